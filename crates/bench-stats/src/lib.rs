@@ -21,10 +21,12 @@
 #![forbid(unsafe_code)]
 
 mod dataset;
+mod error;
 mod model;
 mod sample;
 
 pub use crate::dataset::{Dataset, Observation, Series};
+pub use crate::error::StatsError;
 pub use crate::model::{
     ANALYSIS_SCHEMA, Analysis, BenchmarkSummary, CliffsDeltaReport, Comparison, Control,
     GroupAnalysis, MannWhitneyReport, Omnibus, OmnibusTest, Outcome, OutlierCounts,

@@ -1,0 +1,55 @@
+//! The typed error every fallible estimator returns for degenerate input.
+
+use thiserror::Error;
+
+/// Why a statistic could not be computed. Degenerate input is an answer, not a panic.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum StatsError {
+    /// Fewer observations than the method needs.
+    #[error("{what} needs at least {needed} values, got {got}")]
+    TooFewSamples {
+        /// What needed them (`mann-whitney baseline`, `paired blocks`, ...).
+        what: &'static str,
+        /// Minimum required.
+        needed: usize,
+        /// How many there were.
+        got: usize,
+    },
+    /// Every value is the same, so ranks or variances carry no information.
+    #[error("{what}: all values are equal, nothing to test")]
+    AllTied {
+        /// The method.
+        what: &'static str,
+    },
+    /// A spread needed as a denominator is zero.
+    #[error("{what}: zero variance")]
+    ZeroVariance {
+        /// The method.
+        what: &'static str,
+    },
+    /// A parameter outside its allowed range.
+    #[error("{name} = {value} is invalid: {reason}")]
+    InvalidParameter {
+        /// Parameter name (`alpha`, `confidence`, `resamples`, ...).
+        name: &'static str,
+        /// The value given.
+        value: f64,
+        /// What is allowed.
+        reason: &'static str,
+    },
+    /// Paired data whose two sides have different lengths.
+    #[error("paired data: {left} values against {right}")]
+    LengthMismatch {
+        /// Length of the first side.
+        left: usize,
+        /// Length of the second side.
+        right: usize,
+    },
+    /// A ratio whose denominator is zero or has the wrong sign.
+    #[error("{what}: denominator is zero")]
+    ZeroDenominator {
+        /// The method.
+        what: &'static str,
+    },
+}
