@@ -202,8 +202,8 @@ pub struct PairedReport {
     pub mean_difference: f64,
     /// Block-bootstrap interval of the mean difference.
     pub difference_ci: Option<[f64; 2]>,
-    /// Ratio of block means, candidate over baseline.
-    pub ratio: f64,
+    /// Ratio of block means, candidate over baseline; `None` unless every value is positive.
+    pub ratio: Option<f64>,
     /// Block-bootstrap interval of the ratio.
     pub ratio_ci: Option<[f64; 2]>,
     /// Mean difference over the sd of the differences; `None` when that sd is 0.

@@ -1,0 +1,258 @@
+//! Command-line arguments. Everything here is turned into plain configs once, in `main`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::compute::ComputeArgs;
+use crate::parse::{parse_duration, parse_fraction, parse_percent};
+
+const ABOUT: &str = "Paired, blocked, layout-randomized benchmark comparisons with honest statistics.";
+
+const LONG_ABOUT: &str = "\
+abba tells you whether version B is faster than version A, and by how much. It runs the
+variants inside the same blocks in ABBA/BAAB (or randomized) order, gives every run a random
+environment size to move the stack, and reports block-bootstrap intervals, effect sizes and a
+plain-words verdict.
+
+Run `abba` with no arguments for a 20-second demo on the built-in kernel.";
+
+const AFTER_HELP: &str = "\
+Examples:
+  abba                                          # the built-in demo (chains=1 vs chains=2)
+  abba compare 'old/bin --flag' 'new/bin --flag'
+  abba compare --blocks 30 --output runs.jsonl './a.out' './b.out'
+  abba analyze runs.jsonl --export-markdown report.md
+  abba compute --op int --chains 2 --duration 0.3
+
+Exit codes: 0 success, 1 a --fail-if-* gate tripped, 2 bad usage or input,
+3 a benchmarked command failed or timed out, 130/143 interrupted (raw data kept).";
+
+/// The `abba` command line.
+#[derive(Debug, Parser)]
+#[command(name = "abba", version, about = ABOUT, long_about = LONG_ABOUT, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// What to do; without one, run the built-in demo.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Demo options (used when no subcommand is given).
+    #[command(flatten)]
+    pub demo: DemoArgs,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the chain-count integer kernel and print its throughput.
+    #[command(after_help = "\
+Examples:
+  abba compute --op int --chains 1 --duration 0.3
+  abba compute --chains=2 --threads=1 --json
+
+One dependency chain is limited by the latency of its multiply-add; two independent
+chains overlap in the pipeline, so chains=2 runs at nearly twice the throughput.")]
+    Compute(ComputeArgs),
+    /// Run a blocked experiment over two or more commands and report the comparison.
+    #[command(after_help = COMPARE_HELP)]
+    Compare(CompareArgs),
+    /// Analyze saved data: abba raw JSONL, CSV, or hyperfine --export-json files.
+    #[command(after_help = ANALYZE_HELP)]
+    Analyze(AnalyzeArgs),
+    /// Print a shell completion script.
+    #[command(after_help = "Example:\n  abba completions bash > ~/.local/share/bash-completion/completions/abba")]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+const COMPARE_HELP: &str = "\
+Examples:
+  abba compare 'old/bin --input x' 'new/bin --input x'
+  abba compare --blocks 30 --design random --output runs.jsonl ./a ./b ./c
+  abba compare --shell sh 'make -s test | wc -l' 'make -s test2 | wc -l'
+  abba compare --metric json:items_per_sec --higher-is-better './bench --json' './bench2 --json'
+  abba compare --kernel chains=1 --kernel chains=2
+  abba compare --fail-if-slower 2% ./baseline ./candidate     # CI gate
+
+The first command is the baseline unless --baseline names another. Each block runs every
+variant (twice, in ABBA/BAAB order, for two variants); runs are written to --output as they end,
+so an interrupted experiment can be analyzed or continued with --resume.
+
+Gate rule (--fail-if-slower PCT): exit 1 when the verdict is significant, the candidate is
+worse than the baseline, and the point estimate of the ratio is worse by at least PCT
+(for times: ratio >= 1 + PCT; for higher-is-better metrics: ratio <= 1 - PCT). Otherwise 0.";
+
+const ANALYZE_HELP: &str = "\
+Examples:
+  abba analyze runs.jsonl
+  abba analyze timings.csv --unit ms
+  abba analyze hyperfine.json --json
+  abba analyze monday.jsonl tuesday.jsonl     # two sessions: unpaired, with a warning
+
+CSV: a header row with columns `variant` and `value` (required), `block` (pairs the data by
+block) and `class` (optional). Empty cells, non-numbers, NaN and infinities are errors naming
+the file, line and column.";
+
+/// Options shared by `compare`, `analyze` and the demo: how to analyze and report.
+#[derive(Debug, Args, Clone)]
+pub struct AnalysisArgs {
+    /// The baseline variant's name (default: the first).
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+    /// Significance level.
+    #[arg(long, default_value = "0.05", value_parser = parse_fraction, value_name = "A")]
+    pub alpha: f64,
+    /// Confidence level of every interval.
+    #[arg(long, default_value = "0.95", value_parser = parse_fraction, value_name = "C")]
+    pub confidence: f64,
+    /// Bootstrap resamples per interval.
+    #[arg(long, default_value_t = 2000, value_name = "N")]
+    pub resamples: u32,
+    /// Minimum practical effect: |Cliff's delta| a significant result must reach (0 turns the
+    /// gate off; 0.147 is the negligible/small boundary).
+    #[arg(long, default_value = "0.147", value_name = "X")]
+    pub min_practical_effect: f64,
+    /// Compare across classes in one table instead of per class.
+    #[arg(long)]
+    pub cross_class: bool,
+    /// Print the analysis JSON (abba.analysis/1) on stdout instead of the report.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the analysis JSON to FILE (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Also write the report as GitHub-flavoured Markdown to FILE (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Exit 1 when a candidate is significantly slower by at least PCT (e.g. `2%` or `0.02`).
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub fail_if_slower: Option<f64>,
+    /// No progress output.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `abba compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The commands to compare (the first is the baseline unless --baseline says otherwise).
+    #[arg(value_name = "CMD")]
+    pub commands: Vec<String>,
+    /// A built-in kernel variant, e.g. `chains=2` or `op=fp,chains=4,duration=0.1`
+    /// (runs `abba compute ... --json`, metric json:ops_per_sec, higher is better).
+    #[arg(long, value_name = "SPEC")]
+    pub kernel: Vec<String>,
+    /// Names for the variants, in order (default: the command text).
+    #[arg(long, short = 'n', value_name = "NAME")]
+    pub name: Vec<String>,
+    /// Number of blocks; each block runs every variant.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub blocks: u32,
+    /// Run order inside blocks: abba (ABBA/BAAB, Williams for 3+), random (fresh
+    /// permutation per block), sequential (all of A then all of B: unpaired, for contrast).
+    #[arg(long, default_value = "abba", value_name = "DESIGN")]
+    pub design: String,
+    /// Untimed warm-up runs of every variant before the first block.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub warmup: u32,
+    /// Pause between runs, e.g. `200ms`.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub settle: Option<Duration>,
+    /// Memory layout: `random` gives each run a random environment size (moves the stack),
+    /// `fixed` holds it at one size.
+    #[arg(long, default_value = "random", value_enum)]
+    pub layout: LayoutArg,
+    /// Seed of every random choice (run order, layout, bootstrap). Default: a fresh one,
+    /// printed in the report and stored in the raw file.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Stream the raw runs to FILE.jsonl (flushed run by run).
+    #[arg(long, short, value_name = "FILE.jsonl")]
+    pub output: Option<PathBuf>,
+    /// Kill a run (and its process group) after DURATION and count it as a failure.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub timeout: Option<Duration>,
+    /// Run commands through a shell (`sh`) or directly, split like a POSIX shell (`none`).
+    #[arg(long, default_value = "none", value_enum)]
+    pub shell: ShellArg,
+    /// What to measure: wall, user, sys, cpu, max-rss, or json:FIELD (a number in the last
+    /// JSON object the command prints on stdout).
+    #[arg(long, default_value = "wall", value_name = "METRIC")]
+    pub metric: String,
+    /// Larger values are better (throughput metrics).
+    #[arg(long)]
+    pub higher_is_better: bool,
+    /// A reference workload run once in every block, for the ratio-of-ratios estimate.
+    #[arg(long, value_name = "CMD")]
+    pub reference: Option<String>,
+    /// Pin every run to these cores, e.g. `2` or `0,2-3`.
+    #[arg(long, value_name = "CPUS")]
+    pub pin: Option<String>,
+    /// Show the commands' stdout and stderr.
+    #[arg(long)]
+    pub show_output: bool,
+    /// Record failing runs and carry on instead of stopping with exit 3.
+    #[arg(long)]
+    pub ignore_failure: bool,
+    /// Continue an interrupted experiment from its raw file (same design and seed).
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub resume: Option<PathBuf>,
+    /// Print the schedule and exit without running anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Analysis and report options.
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+/// `abba analyze`.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// Raw JSONL, CSV or hyperfine JSON files. Two raw files are compared unpaired.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Unit of CSV values (e.g. ns, ms, s, ops/s).
+    #[arg(long, default_value = "ns", value_name = "UNIT")]
+    pub unit: String,
+    /// Larger values are better (for CSV data).
+    #[arg(long)]
+    pub higher_is_better: bool,
+    /// Seed of the bootstrap (default: the raw file's seed, else 1).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Analysis and report options.
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+/// The demo's options (no subcommand).
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Blocks of the demo experiment.
+    #[arg(long, default_value_t = 12, value_name = "N", hide = true)]
+    pub demo_blocks: u32,
+    /// Seconds each kernel run lasts in the demo.
+    #[arg(long, default_value_t = 0.3, value_name = "S", hide = true)]
+    pub demo_duration: f64,
+}
+
+/// `--layout`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum LayoutArg {
+    /// A uniformly random environment padding of 0..4095 bytes per run.
+    Random,
+    /// The same padding for every run.
+    Fixed,
+}
+
+/// `--shell`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ShellArg {
+    /// Split the command like a POSIX shell would, without expansion, and run it directly.
+    None,
+    /// Run the command with `sh -c`.
+    Sh,
+}

@@ -1,0 +1,80 @@
+//! Parsers for durations (`200ms`, `1.5s`) and fractions/percentages (`2%`, `0.02`).
+
+use std::time::Duration;
+
+/// Parses `200ms`, `1.5s`, `2m`, `500us`, `100ns`, or a bare number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration (try `200ms`, `1.5s` or `2m`)"))?;
+    let scale = match unit.trim() {
+        "" | "s" | "sec" => 1.0,
+        "ms" => 1e-3,
+        "us" | "µs" => 1e-6,
+        "ns" => 1e-9,
+        "m" | "min" => 60.0,
+        other => return Err(format!("unknown duration unit `{other}` in `{text}` (use ns, us, ms, s or m)")),
+    };
+    let secs = value * scale;
+    if !secs.is_finite() || secs < 0.0 || secs > 1e9 {
+        return Err(format!("`{text}` is not a usable duration (it must be non-negative and finite)"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Parses `2%` as 0.02 and `0.02` as 0.02; must lie in [0, 1].
+pub fn parse_percent(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let value = if let Some(p) = t.strip_suffix('%') {
+        p.trim().parse::<f64>().map(|v| v / 100.0)
+    } else {
+        t.parse::<f64>()
+    }
+    .map_err(|_| format!("`{text}` is not a percentage (try `2%` or `0.02`)"))?;
+    if !(0.0..=1.0).contains(&value) || !value.is_finite() {
+        return Err(format!("`{text}` is out of range: give a fraction between 0 and 1 or a percentage between 0% and 100%"));
+    }
+    Ok(value)
+}
+
+/// Parses a probability strictly between 0 and 1 (`0.05`, or `5%`).
+pub fn parse_fraction(text: &str) -> Result<f64, String> {
+    let value = parse_percent(text)?;
+    if value <= 0.0 || value >= 1.0 {
+        return Err(format!("`{text}` must lie strictly between 0 and 1"));
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_in_every_unit() {
+        assert_eq!(parse_duration("200ms").unwrap(), Duration::from_millis(200));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_duration("500us").unwrap(), Duration::from_micros(500));
+        assert_eq!(parse_duration("1m").unwrap(), Duration::from_secs(60));
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("-1s").is_err());
+        assert!(parse_duration("3 parsecs").unwrap_err().contains("unit"));
+    }
+
+    #[test]
+    fn percentages_and_fractions() {
+        assert_eq!(parse_percent("2%").unwrap(), 0.02);
+        assert_eq!(parse_percent("0.02").unwrap(), 0.02);
+        assert!(parse_percent("150%").is_err());
+        assert!(parse_percent("abc").is_err());
+        assert_eq!(parse_fraction("0.05").unwrap(), 0.05);
+        assert!(parse_fraction("1").is_err());
+        assert!(parse_fraction("0").is_err());
+    }
+}

@@ -1,0 +1,264 @@
+//! The whole analysis, end to end from a `Dataset`: verdicts, outcomes, gates, JSON.
+
+use bench_stats::{
+    AnalysisConfig, Dataset, EffectSize, Grouping, Observation, Outcome, PairwiseComparison,
+    Series, SignificanceContext, SignificanceReport, SignificanceTest, Verdict, analyze,
+    analyze_with,
+};
+
+fn appendix() -> serde_json::Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/appendix/appendix_f.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn values(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
+}
+
+fn blocked(name: &str, values: &[f64]) -> Series {
+    Series {
+        name: name.into(),
+        class: None,
+        observations: values
+            .iter()
+            .enumerate()
+            .map(|(b, &value)| Observation { value, block: Some(b as u32), position: None })
+            .collect(),
+    }
+}
+
+fn unblocked(name: &str, class: Option<&str>, values: &[f64]) -> Series {
+    Series {
+        name: name.into(),
+        class: class.map(str::to_string),
+        observations: values
+            .iter()
+            .map(|&value| Observation { value, block: None, position: None })
+            .collect(),
+    }
+}
+
+fn dataset(series: Vec<Series>, higher_is_better: bool, design: &str) -> Dataset {
+    Dataset {
+        unit: if higher_is_better { "Mops/s".into() } else { "ns".into() },
+        higher_is_better,
+        design: Some(design.into()),
+        series,
+        reference: None,
+    }
+}
+
+fn appendix_pair(key: &str) -> Dataset {
+    let a = appendix();
+    let e = &a[key];
+    dataset(
+        vec![
+            blocked(e["baseline"].as_str().unwrap(), &values(&e["baseline_values"])),
+            blocked(e["candidate"].as_str().unwrap(), &values(&e["candidate_values"])),
+        ],
+        true,
+        "random",
+    )
+}
+
+#[test]
+fn appendix_f_real_effect_is_faster_with_paired_figures() {
+    let analysis = analyze(&appendix_pair("real_effect"), &AnalysisConfig::default()).unwrap();
+    let c = &analysis.groups[0].comparisons[0];
+    assert_eq!(c.verdict, Verdict::Significant);
+    assert_eq!(c.outcome, Outcome::Faster);
+    let p = c.paired.as_ref().unwrap();
+    assert_eq!(p.blocks, 12);
+    assert!((p.mean_difference - 609.3).abs() < 0.05, "{}", p.mean_difference);
+    let [lo, hi] = p.difference_ci.unwrap();
+    assert!((lo - 599.1).abs() < 3.0 && (hi - 621.4).abs() < 3.0, "[{lo}, {hi}]");
+    let r = c.ratio.unwrap();
+    assert!(r > 1.8 && r < 1.9, "{r}");
+    assert!(c.summary.contains("faster"), "{}", c.summary);
+}
+
+#[test]
+fn appendix_f_null_pair_is_not_significant_and_equivalent_within_one_percent() {
+    let analysis = analyze(&appendix_pair("null_effect"), &AnalysisConfig::default()).unwrap();
+    let c = &analysis.groups[0].comparisons[0];
+    assert_eq!(c.verdict, Verdict::NotSignificant);
+    assert_eq!(c.outcome, Outcome::Equivalent, "{}", c.summary);
+    let [lo, hi] = c.ratio_ci.unwrap();
+    assert!(lo < 1.0 && hi > 1.0);
+}
+
+#[test]
+fn sequential_design_is_analyzed_unpaired_with_a_warning() {
+    let mut data = appendix_pair("real_effect");
+    data.design = Some("sequential".into());
+    let analysis = analyze(&data, &AnalysisConfig::default()).unwrap();
+    let c = &analysis.groups[0].comparisons[0];
+    assert!(c.paired.is_none());
+    assert_eq!(c.verdict_basis, "mann-whitney");
+    assert!(analysis.warnings.iter().any(|w| w.code == "unpaired-design"));
+}
+
+#[test]
+fn nbenchmark_three_groups_report_the_omnibus_and_gate_post_hoc() {
+    let data = dataset(
+        vec![
+            unblocked("a", None, &[1.0, 2.0, 3.0]),
+            unblocked("b", None, &[4.0, 5.0, 6.0]),
+            unblocked("c", None, &[7.0, 8.0, 9.0]),
+        ],
+        false,
+        "csv",
+    );
+    let analysis = analyze(&data, &AnalysisConfig::default()).unwrap();
+    let g = &analysis.groups[0];
+    let omnibus = g.omnibus.unwrap();
+    assert!((omnibus.statistic - 7.2).abs() < 1e-12);
+    assert!((omnibus.p_value - 0.02732372244729256).abs() < 1e-9);
+    assert!(omnibus.significant);
+    // Post-hoc exact MWU p = 0.1 for 3 vs 3 fully separated: Holm keeps both at 0.2.
+    for c in &g.comparisons {
+        assert_eq!(c.verdict, Verdict::NotSignificant);
+        assert!((c.p_value_adjusted.unwrap() - 0.2).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn omnibus_not_significant_leaves_candidates_not_tested() {
+    let data = dataset(
+        vec![
+            unblocked("a", None, &[1.0, 5.0, 9.0, 3.0]),
+            unblocked("b", None, &[2.0, 6.0, 8.0, 4.0]),
+            unblocked("c", None, &[1.5, 5.5, 8.5, 3.5]),
+        ],
+        false,
+        "csv",
+    );
+    let analysis = analyze(&data, &AnalysisConfig::default()).unwrap();
+    let g = &analysis.groups[0];
+    assert!(!g.omnibus.unwrap().significant);
+    assert!(g.comparisons.iter().all(|c| c.verdict == Verdict::NotTested));
+    assert!(g.comparisons.iter().all(|c| c.p_value_adjusted.is_none()));
+}
+
+#[test]
+fn practical_gate_downgrades_a_negligible_significant_difference_and_warns() {
+    // Two large interleaved samples whose shift is real but tiny against the spread.
+    let n = 4000;
+    let a: Vec<f64> = (0..n).map(|i| 100.0 + ((i * 7919) % 1000) as f64 / 10.0).collect();
+    let b: Vec<f64> = a.iter().map(|v| v + 3.0).collect();
+    let data = dataset(vec![unblocked("a", None, &a), unblocked("b", None, &b)], false, "csv");
+    let gated = analyze(&data, &AnalysisConfig::default()).unwrap();
+    let c = &gated.groups[0].comparisons[0];
+    assert!(c.mann_whitney.as_ref().unwrap().p_value < 0.05);
+    assert_eq!(c.verdict, Verdict::NotSignificant);
+    assert_eq!(c.cliffs_delta.as_ref().unwrap().magnitude, "negligible");
+    assert!(gated.warnings.iter().any(|w| w.code == "practical-gate"));
+
+    let off = AnalysisConfig { min_practical_effect: 0.0, ..AnalysisConfig::default() };
+    let ungated = analyze(&data, &off).unwrap();
+    assert_eq!(ungated.groups[0].comparisons[0].verdict, Verdict::Significant);
+    assert_eq!(ungated.groups[0].comparisons[0].outcome, Outcome::Slower);
+}
+
+#[test]
+fn per_class_groups_and_cross_class_single_table() {
+    let data = dataset(
+        vec![
+            unblocked("legacy", Some("Parser"), &[10.0, 11.0, 12.0, 10.5]),
+            unblocked("new", Some("Parser"), &[8.0, 8.5, 9.0, 8.2]),
+            unblocked("old", Some("Writer"), &[5.0, 5.1, 5.2, 5.3]),
+            unblocked("fast", Some("Writer"), &[4.0, 4.1, 4.2, 4.3]),
+        ],
+        false,
+        "csv",
+    );
+    let per = analyze(&data, &AnalysisConfig::default()).unwrap();
+    assert_eq!(per.groups.len(), 2);
+    assert_eq!(per.groups[1].class.as_deref(), Some("Writer"));
+    assert_eq!(per.groups[1].baseline, "old");
+    let cross = AnalysisConfig { grouping: Grouping::CrossClass, ..AnalysisConfig::default() };
+    let one = analyze(&data, &cross).unwrap();
+    assert_eq!(one.groups.len(), 1);
+    assert_eq!(one.groups[0].benchmarks.len(), 4);
+    assert_eq!(one.groups[0].benchmarks[2].class.as_deref(), Some("Writer"));
+}
+
+#[derive(Debug)]
+struct AlwaysSignificant;
+
+impl SignificanceTest for AlwaysSignificant {
+    fn name(&self) -> &str {
+        "always"
+    }
+    fn analyze(&self, ctx: &SignificanceContext<'_>) -> SignificanceReport {
+        let pairwise = ctx
+            .candidates()
+            .map(|i| PairwiseComparison {
+                candidate: ctx.groups[i].name.to_string(),
+                p_value: None,
+                p_value_adjusted: None,
+                verdict: Verdict::Significant,
+                effect: Some(EffectSize {
+                    metric: "always".into(),
+                    value: 0.01,
+                    magnitude: "negligible".into(),
+                    practical_value: Some(0.01),
+                }),
+                shift: None,
+            })
+            .collect();
+        SignificanceReport { pairwise, omnibus: None }
+    }
+}
+
+#[test]
+fn custom_tests_are_gated_by_the_engine_too() {
+    let data = dataset(
+        vec![unblocked("a", None, &[1.0, 2.0, 3.0]), unblocked("b", None, &[1.0, 2.0, 3.5])],
+        false,
+        "csv",
+    );
+    let analysis = analyze_with(&data, &AnalysisConfig::default(), Some(&AlwaysSignificant)).unwrap();
+    let c = &analysis.groups[0].comparisons[0];
+    assert_eq!(c.verdict_basis, "always");
+    assert_eq!(c.verdict, Verdict::NotSignificant);
+    assert!(analysis.warnings.iter().any(|w| w.code == "practical-gate"));
+}
+
+#[test]
+fn bad_settings_and_unknown_baselines_are_typed_errors() {
+    let data = appendix_pair("real_effect");
+    let bad = AnalysisConfig { min_practical_effect: 1.5, ..AnalysisConfig::default() };
+    assert!(analyze(&data, &bad).is_err());
+    let unknown = AnalysisConfig { baseline: Some("nope".into()), ..AnalysisConfig::default() };
+    assert!(analyze(&data, &unknown).is_err());
+}
+
+#[test]
+fn degenerate_inputs_give_not_tested_and_json_without_nan() {
+    let cases = vec![
+        vec![unblocked("a", None, &[1.0]), unblocked("b", None, &[2.0])],
+        vec![unblocked("a", None, &[5.0; 6]), unblocked("b", None, &[5.0; 6])],
+        vec![unblocked("a", None, &[1e-300, 2e-300]), unblocked("b", None, &[1e300, 2e300])],
+        vec![blocked("a", &[0.0, 0.0, 0.0]), blocked("b", &[-1.0, 1.0, 0.0])],
+    ];
+    for series in cases {
+        let analysis = analyze(&dataset(series, false, "abba"), &AnalysisConfig::default()).unwrap();
+        let json = serde_json::to_string(&analysis).unwrap();
+        assert!(!json.contains("NaN") && !json.contains("inf"), "{json}");
+        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(back["schema"], "abba.analysis/1");
+    }
+}
+
+#[test]
+fn same_seed_same_analysis_different_seed_different_intervals() {
+    let data = appendix_pair("null_effect");
+    let a = analyze(&data, &AnalysisConfig::default()).unwrap();
+    let b = analyze(&data, &AnalysisConfig::default()).unwrap();
+    assert_eq!(a, b);
+    let other = AnalysisConfig { seed: 99, ..AnalysisConfig::default() };
+    let c = analyze(&data, &other).unwrap();
+    let ci = |x: &bench_stats::Analysis| x.groups[0].comparisons[0].paired.as_ref().unwrap().difference_ci;
+    assert_ne!(ci(&a), ci(&c));
+}
