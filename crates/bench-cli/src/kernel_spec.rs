@@ -35,8 +35,19 @@ pub fn parse_kernel_spec(spec: &str, exe: &Path) -> Result<KernelVariant, String
         };
         *slot = value.trim().to_string();
     }
-    let config = bench_kernel::KernelConfig::parse(&op, &chains, &threads, &duration)
-        .map_err(|e| format!("--kernel `{spec}`: {e}"))?;
+    let bad = |key: &str, value: &str| format!("--kernel `{spec}`: {key}={value} is not a valid value");
+    let config = bench_kernel::KernelConfig {
+        op: op.parse().map_err(|e| format!("--kernel `{spec}`: {e}"))?,
+        chains: chains.parse().map_err(|_| bad("chains", &chains))?,
+        threads: threads.parse().map_err(|_| bad("threads", &threads))?,
+        duration: duration
+            .parse::<f64>()
+            .ok()
+            .and_then(|secs| std::time::Duration::try_from_secs_f64(secs).ok())
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| bad("duration", &duration))?,
+    };
+    config.validate().map_err(|e| format!("--kernel `{spec}`: {e}"))?;
     let argv = vec![
         exe.display().to_string(),
         "compute".into(),
@@ -51,4 +62,28 @@ pub fn parse_kernel_spec(spec: &str, exe: &Path) -> Result<KernelVariant, String
         "--json".into(),
     ];
     Ok(KernelVariant { name: spec.trim().to_string(), argv })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_become_compute_commands() {
+        let k = parse_kernel_spec("op=fp,chains=4,duration=0.1", Path::new("/bin/abba")).unwrap();
+        assert_eq!(k.name, "op=fp,chains=4,duration=0.1");
+        assert_eq!(
+            k.argv.join(" "),
+            "/bin/abba compute --op fp --chains 4 --threads 1 --duration 0.1 --json"
+        );
+    }
+
+    #[test]
+    fn bad_specs_name_the_problem() {
+        let exe = Path::new("abba");
+        assert!(parse_kernel_spec("chains=0", exe).unwrap_err().contains("--chains"));
+        assert!(parse_kernel_spec("chains", exe).unwrap_err().contains("KEY=VALUE"));
+        assert!(parse_kernel_spec("color=red", exe).unwrap_err().contains("unknown key"));
+        assert!(parse_kernel_spec("op=mul", exe).is_err());
+    }
 }

@@ -1,1 +1,46 @@
-fn main() {}
+//! `abba`: paired, blocked, layout-randomized benchmark comparisons.
+//!
+//! This crate only turns arguments into configs and connects the layers: `bench-sched`
+//! runs and records, `bench-stats` analyzes, `bench-report` renders.
+
+mod analyze;
+mod cli;
+mod controls;
+mod compare;
+mod compute;
+mod exit;
+mod kernel_spec;
+mod output;
+mod parse;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser};
+
+use crate::cli::{Cli, Command};
+use crate::exit::Exit;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => compare::run_demo(&cli.demo),
+        Some(Command::Compute(args)) => compute::run(&args)
+            .map(|()| 0)
+            .map_err(|e| exit::usage(e.to_string())),
+        Some(Command::Compare(args)) => compare::run(args),
+        Some(Command::Analyze(args)) => analyze::run(args),
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(shell, &mut Cli::command(), "abba", &mut std::io::stdout());
+            Ok(0)
+        }
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            let code = error.downcast_ref::<Exit>().map_or(2, Exit::code);
+            eprintln!("abba: error: {error:#}");
+            ExitCode::from(u8::try_from(code).unwrap_or(2))
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! `abba analyze`: saved data (raw JSONL, CSV, hyperfine JSON) into the same report.
+
+use std::path::Path;
+
+use bench_sched::{CsvOptions, InputFormat, detect_format, load_files, read_raw};
+use bench_stats::Warning;
+
+use crate::cli::AnalyzeArgs;
+use crate::compare::analysis_config;
+use crate::exit::usage;
+use crate::output::emit;
+
+/// `abba analyze FILE...`.
+pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
+    let paths: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
+    let csv = CsvOptions { unit: args.unit.clone(), higher_is_better: args.higher_is_better };
+    let loaded = load_files(&paths, &csv).map_err(|e| usage(e.to_string()))?;
+
+    // A single raw file also tells its seed, its controls and its run-level warnings.
+    let raw = match paths.as_slice() {
+        [one] => {
+            let bytes = std::fs::read(one).map_err(|e| usage(format!("{}: {e}", one.display())))?;
+            if detect_format(&bytes) == InputFormat::Raw {
+                Some(read_raw(one).map_err(|e| usage(e.to_string()))?)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    let seed = args.seed.or(raw.as_ref().map(|r| r.header.seed)).unwrap_or(1);
+    let config = analysis_config(&args.analysis, seed)?;
+    let mut analysis = bench_stats::analyze(&loaded.dataset, &config).map_err(|e| usage(e.to_string()))?;
+    let mut warnings: Vec<Warning> = loaded
+        .warnings
+        .iter()
+        .map(|w| Warning { code: "input".into(), benchmark: None, message: w.to_string() })
+        .collect();
+    if let Some(raw) = &raw {
+        analysis.controls = crate::controls::controls(&raw.header, &raw.runs);
+        warnings.extend(crate::controls::run_warnings(&raw.header, &raw.runs));
+    }
+    analysis.warnings.extend(warnings);
+    emit(&analysis, &args.analysis)
+}

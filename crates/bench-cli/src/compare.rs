@@ -1,0 +1,254 @@
+//! `abba compare` and the demo: arguments into an experiment config, run, analyze, report.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use bench_sched::{
+    CommandSpec, CpuSet, Design, ExperimentConfig, FailurePolicy, InterruptFlag, Layout, Metric,
+    OutputMode, RawWriter, RealRunner, ResumePoint, SchedError, Shell, Variant, run_experiment,
+};
+use bench_stats::{AnalysisConfig, Grouping, Warning};
+
+use crate::cli::{AnalysisArgs, CompareArgs, DemoArgs, LayoutArg, ShellArg};
+use crate::exit::{Exit, usage};
+use crate::kernel_spec::parse_kernel_spec;
+use crate::output::emit;
+use crate::progress::Progress;
+
+/// Turns the shared analysis flags into the library's config.
+pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<AnalysisConfig> {
+    let config = AnalysisConfig {
+        alpha: args.alpha,
+        confidence: args.confidence,
+        resamples: args.resamples,
+        seed,
+        baseline: args.baseline.clone(),
+        min_practical_effect: args.min_practical_effect,
+        grouping: if args.cross_class { Grouping::CrossClass } else { Grouping::PerClass },
+        ..AnalysisConfig::default()
+    };
+    config.validate().map_err(|e| usage(format!("--{e}")))?;
+    Ok(config)
+}
+
+/// A seed from the operating system's randomness (not the clock), printed and stored.
+fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(std::process::id()) % 1_000_000_000
+}
+
+/// Names for the variants: `--name` where given, else the command text (made unique).
+fn variant_names(commands: &[String], names: &[String]) -> anyhow::Result<Vec<String>> {
+    if names.len() > commands.len() {
+        return Err(usage(format!(
+            "--name given {} times but there are only {} variants",
+            names.len(),
+            commands.len()
+        )));
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (i, command) in commands.iter().enumerate() {
+        let base = names.get(i).cloned().unwrap_or_else(|| command.clone());
+        let mut name = base.clone();
+        let mut k = 2;
+        while out.contains(&name) {
+            if names.get(i).is_some() {
+                return Err(usage(format!("--name `{base}` is used twice: variant names must be unique")));
+            }
+            name = format!("{base} #{k}");
+            k += 1;
+        }
+        out.push(name);
+    }
+    Ok(out)
+}
+
+fn sched_error(error: SchedError, raw: &Path) -> anyhow::Error {
+    let kept = format!("raw data so far kept in {}", raw.display());
+    match error {
+        SchedError::RunFailed { .. } | SchedError::TimedOut { .. } | SchedError::Metric { .. } | SchedError::Spawn { .. } => {
+            anyhow::Error::new(Exit::CommandFailed(format!("{error}\n{kept} (use --ignore-failure to record failures and go on)")))
+        }
+        SchedError::Interrupted { signal } => anyhow::Error::new(Exit::Interrupted {
+            signal,
+            message: format!("interrupted by signal {signal}; {kept}; continue with --resume {}", raw.display()),
+        }),
+        other => usage(other.to_string()),
+    }
+}
+
+/// Where the raw runs go when `--output` is not given: a file in the temp directory, so a
+/// failed or interrupted experiment still leaves its data somewhere.
+fn default_output(seed: u64) -> PathBuf {
+    std::env::temp_dir().join(format!("abba-{}-{seed}.jsonl", std::process::id()))
+}
+
+/// `abba compare`.
+pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
+    let exe = std::env::current_exe().context("cannot find abba's own executable for --kernel")?;
+    if !args.kernel.is_empty() && !args.commands.is_empty() {
+        return Err(usage("give either commands or --kernel variants, not both (their metrics differ)"));
+    }
+    let shell = match args.shell {
+        ShellArg::None => Shell::None,
+        ShellArg::Sh => Shell::Sh,
+    };
+    let (texts, commands, metric, higher_is_better): (Vec<String>, Vec<CommandSpec>, Metric, bool) =
+        if args.kernel.is_empty() {
+            let metric: Metric = args.metric.parse().map_err(|e| usage(format!("--metric: {e}")))?;
+            let commands = args
+                .commands
+                .iter()
+                .map(|c| CommandSpec::parse(c, shell).map_err(|e| usage(e.to_string())))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let hib = args.higher_is_better || metric.higher_is_better();
+            (args.commands.clone(), commands, metric, hib)
+        } else {
+            let mut texts = Vec::new();
+            let mut commands = Vec::new();
+            for spec in &args.kernel {
+                let k = parse_kernel_spec(spec, &exe).map_err(usage)?;
+                let line = shell_words::join(&k.argv);
+                commands.push(CommandSpec::parse(&line, Shell::None).map_err(|e| usage(e.to_string()))?);
+                texts.push(k.name);
+            }
+            (texts, commands, Metric::Json("ops_per_sec".into()), true)
+        };
+    if commands.len() < 2 {
+        return Err(usage(
+            "compare needs at least two variants, e.g. `abba compare './old --x' './new --x'` or `--kernel chains=1 --kernel chains=2`",
+        ));
+    }
+    if args.blocks == 0 {
+        return Err(usage("--blocks must be at least 1"));
+    }
+    let names = variant_names(&texts, &args.name)?;
+    let design: Design = args.design.parse().map_err(|e| usage(format!("--design: {e}")))?;
+    let pin = args
+        .pin
+        .as_deref()
+        .map(|p| p.parse::<CpuSet>().map_err(|e| usage(format!("--pin {p}: {e}"))))
+        .transpose()?;
+    let reference = args
+        .reference
+        .as_deref()
+        .map(|r| CommandSpec::parse(r, shell).map_err(|e| usage(format!("--reference: {e}"))))
+        .transpose()?;
+
+    // A resumed experiment keeps its seed.
+    let resume = args.resume.as_deref().map(ResumePoint::load).transpose().map_err(|e| usage(e.to_string()))?;
+    let resumed_seed = match &args.resume {
+        Some(path) => Some(bench_sched::read_raw(path).map_err(|e| usage(e.to_string()))?.header.seed),
+        None => None,
+    };
+    let seed = args.seed.or(resumed_seed).unwrap_or_else(fresh_seed);
+    let analysis = analysis_config(&args.analysis, seed)?;
+
+    let config = ExperimentConfig {
+        variants: names.iter().zip(commands).map(|(name, command)| Variant { name: name.clone(), command }).collect(),
+        reference,
+        design,
+        blocks: args.blocks,
+        seed,
+        warmup: args.warmup,
+        settle: args.settle.unwrap_or_default(),
+        layout: match args.layout {
+            LayoutArg::Random => Layout::Random,
+            LayoutArg::Fixed => Layout::Fixed(0),
+        },
+        pin,
+        timeout: args.timeout,
+        metric,
+        unit: if args.kernel.is_empty() { None } else { Some("ops/s".into()) },
+        higher_is_better: Some(higher_is_better),
+        output: if args.show_output { OutputMode::Show } else { OutputMode::Discard },
+        on_failure: if args.ignore_failure { FailurePolicy::Ignore } else { FailurePolicy::Stop },
+        abba_version: env!("CARGO_PKG_VERSION").to_string(),
+        stop: InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?,
+        resume,
+        ..ExperimentConfig::default()
+    };
+
+    if args.dry_run {
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        print!("{}", config.schedule().render(&refs));
+        println!("seed {seed}; {} measured runs", config.schedule().runs.len());
+        return Ok(0);
+    }
+
+    let raw_path = args.resume.clone().or(args.output.clone()).unwrap_or_else(|| default_output(seed));
+    let mut writer = match &config.resume {
+        Some(point) => point.open_writer(&config),
+        None => RawWriter::create(&raw_path),
+    }
+    .map_err(|e| usage(e.to_string()))?;
+
+    let schedule = config.schedule();
+    let mut progress = Progress::new(schedule.runs.len() as u64, config.blocks, args.analysis.quiet);
+    let outcome = run_experiment(&config, &mut RealRunner::new(), &mut writer, &mut progress);
+    progress.finish();
+    let outcome = outcome.map_err(|e| sched_error(e, &raw_path))?;
+
+    let loaded = outcome.to_dataset();
+    let mut result = bench_stats::analyze(&loaded.dataset, &analysis).map_err(|e| usage(e.to_string()))?;
+    result.controls = crate::controls::controls(&outcome.header, &outcome.runs);
+    let mut warnings: Vec<Warning> = loaded
+        .warnings
+        .iter()
+        .map(|w| Warning { code: "input".into(), benchmark: None, message: w.to_string() })
+        .collect();
+    warnings.extend(crate::controls::run_warnings(&outcome.header, &outcome.runs));
+    result.warnings.extend(warnings);
+    let code = emit(&result, &args.analysis)?;
+    if !args.analysis.quiet && !args.analysis.json {
+        eprintln!("raw runs: {}", raw_path.display());
+    }
+    Ok(code)
+}
+
+/// The demo: the kernel's chains=1 against chains=2 over 12 ABBA blocks.
+pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
+    eprintln!(
+        "abba demo: one dependency chain of integer multiply-adds (chains=1) against two independent chains (chains=2),\n{} ABBA blocks of {} s runs, each run a child process with a random environment size. Higher is better.\n",
+        demo.demo_blocks, demo.demo_duration
+    );
+    let duration = format!("duration={}", demo.demo_duration);
+    let args = CompareArgs {
+        commands: Vec::new(),
+        kernel: vec![format!("chains=1,{duration}"), format!("chains=2,{duration}")],
+        name: vec!["chains=1".into(), "chains=2".into()],
+        blocks: demo.demo_blocks,
+        design: "abba".into(),
+        warmup: 1,
+        settle: None,
+        layout: LayoutArg::Random,
+        seed: Some(1),
+        output: None,
+        timeout: Some(std::time::Duration::from_secs(60)),
+        shell: ShellArg::None,
+        metric: "wall".into(),
+        higher_is_better: true,
+        reference: None,
+        pin: None,
+        show_output: false,
+        ignore_failure: false,
+        resume: None,
+        dry_run: false,
+        analysis: AnalysisArgs {
+            baseline: None,
+            alpha: 0.05,
+            confidence: 0.95,
+            resamples: 2000,
+            min_practical_effect: 0.147,
+            cross_class: false,
+            json: false,
+            export_json: None,
+            export_markdown: None,
+            fail_if_slower: None,
+            quiet: false,
+        },
+    };
+    let code = run(args)?;
+    println!("\nCompare your own commands: abba compare 'old/bin --flag' 'new/bin --flag'   (abba compare --help for more)");
+    Ok(code)
+}

@@ -1,0 +1,144 @@
+//! The controls section and the run-level warnings of a raw experiment: for every state
+//! dimension the variance-reduction seed names, whether it was randomized, held fixed, or
+//! left uncontrolled, in words.
+
+use std::collections::BTreeSet;
+
+use bench_sched::{RawHeader, RunRecord};
+use bench_stats::{Control, Treatment, Warning};
+
+fn control(dimension: &str, treatment: Treatment, detail: String) -> Control {
+    Control { dimension: dimension.to_string(), treatment, detail }
+}
+
+/// Describes what the experiment in `header` did about each state dimension, from the
+/// header and the measured runs.
+pub fn controls(header: &RawHeader, runs: &[RunRecord]) -> Vec<Control> {
+    let measured: Vec<&RunRecord> = runs.iter().filter(|r| !r.is_reference).collect();
+    let mut out = Vec::new();
+    out.push(match header.design.as_str() {
+        "abba" => control(
+            "run order",
+            Treatment::HeldFixed,
+            "counterbalanced: ABBA on even blocks, BAAB on odd ones (a Williams square for 3+ variants), so drift and first-order carryover cancel within each pair of blocks".into(),
+        ),
+        "random" => control(
+            "run order",
+            Treatment::Randomized,
+            format!("a fresh random order in each of {} blocks (seed {})", header.blocks, header.seed),
+        ),
+        other => control(
+            "run order",
+            Treatment::Uncontrolled,
+            format!("{other}: all runs of one variant, then the next; session drift is confounded with the variants"),
+        ),
+    });
+    let pads: BTreeSet<usize> = measured.iter().map(|r| r.env_pad).collect();
+    out.push(if header.layout.starts_with("random") {
+        control(
+            "environment size / stack layout",
+            Treatment::Randomized,
+            format!(
+                "{} distinct environment paddings (0-4095 bytes) over {} runs move the initial stack, so layout luck averages out instead of biasing one variant",
+                pads.len(),
+                measured.len()
+            ),
+        )
+    } else {
+        control(
+            "environment size / stack layout",
+            Treatment::HeldFixed,
+            format!(
+                "held at {} bytes of padding for every run: the result holds for this one layout only",
+                pads.iter().next().copied().unwrap_or(0)
+            ),
+        )
+    });
+    let cpus: BTreeSet<&str> = measured.iter().filter_map(|r| r.allowed_cpus.as_deref()).collect();
+    out.push(match &header.pin {
+        Some(pin) => control("cores", Treatment::HeldFixed, format!("every run pinned to CPU(s) {pin}")),
+        None => control(
+            "cores",
+            Treatment::Uncontrolled,
+            format!(
+                "the scheduler chose among CPU(s) {} (use --pin to hold this fixed)",
+                if cpus.is_empty() { "all".to_string() } else { cpus.into_iter().collect::<Vec<_>>().join(" / ") }
+            ),
+        ),
+    });
+    let h = &header.host;
+    out.push(control(
+        "frequency governor and turbo",
+        Treatment::Uncontrolled,
+        format!(
+            "governor {}, turbo {}; abba records but does not set them",
+            h.governor.as_deref().unwrap_or("not readable"),
+            h.turbo.as_deref().unwrap_or("not readable")
+        ),
+    ));
+    out.push(match h.aslr {
+        Some(0) => control("ASLR", Treatment::HeldFixed, "disabled (randomize_va_space = 0): the same addresses every run".into()),
+        Some(level) => control(
+            "ASLR",
+            Treatment::Randomized,
+            format!("kernel address-space randomization on (randomize_va_space = {level}): fresh addresses every run"),
+        ),
+        None => control("ASLR", Treatment::Uncontrolled, "setting not readable".into()),
+    });
+    out.push(control(
+        "the harness",
+        Treatment::HeldFixed,
+        format!(
+            "every run through the same runner and clock (abba {}: spawn, wait4, monotonic clock); abba's own environment {} bytes and arguments {} bytes, the same for every run; {} untimed warm-up run(s) per variant, {} ms settle between runs",
+            header.abba_version,
+            h.env_bytes,
+            h.argv_bytes,
+            header.warmup,
+            header.settle_ns / 1_000_000
+        ),
+    ));
+    let load = |l: Option<[f64; 3]>| l.map_or("n/a".to_string(), |l| format!("{:.2}", l[0]));
+    out.push(control(
+        "background load",
+        Treatment::Uncontrolled,
+        format!("1-minute load average {} at the start, {} at the end", load(h.load_start), load(h.load_end)),
+    ));
+    out
+}
+
+/// Run-level warnings: a layout held fixed, and wall time far above CPU time.
+pub fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warning> {
+    let mut out = Vec::new();
+    if !header.layout.starts_with("random") {
+        out.push(Warning {
+            code: "layout".into(),
+            benchmark: None,
+            message: "memory layout held fixed (--layout fixed): a difference may belong to where the code landed, not to the code".into(),
+        });
+    }
+    if header.metric == "wall" {
+        for v in &header.variants {
+            let mut ratios: Vec<f64> = runs
+                .iter()
+                .filter(|r| r.variant == v.name && !r.is_reference && r.wall_ns > 0)
+                .map(|r| (r.user_ns + r.sys_ns) as f64 / r.wall_ns as f64)
+                .collect();
+            if ratios.is_empty() {
+                continue;
+            }
+            ratios.sort_by(f64::total_cmp);
+            let median = ratios[ratios.len() / 2];
+            if median < 0.5 {
+                out.push(Warning {
+                    code: "wall-above-cpu".into(),
+                    benchmark: Some(v.name.clone()),
+                    message: format!(
+                        "wall time is {:.1}x the CPU time (user+sys): the command mostly waits (sleep, I/O, other processes), so wall time measures the wait",
+                        1.0 / median.max(1e-9)
+                    ),
+                });
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,97 @@
+//! What happens after an analysis: the report or JSON on stdout, the exports, the gate.
+
+use std::io::IsTerminal;
+
+use anyhow::Context;
+use bench_report::{ColorMode, RenderOptions, render_console, render_json, render_markdown, write_atomic};
+use bench_stats::{Analysis, Verdict};
+
+use crate::cli::AnalysisArgs;
+
+/// Prints the report (or the JSON), writes the exports, and returns the exit code the
+/// gate decides (0, or 1 when `--fail-if-slower` tripped).
+pub fn emit(analysis: &Analysis, args: &AnalysisArgs) -> anyhow::Result<u8> {
+    // Exports first: a failed export must not leave the user believing it was written.
+    if let Some(path) = &args.export_json {
+        let json = render_json(analysis).context("cannot export the analysis as JSON")?;
+        write_atomic(path, json.as_bytes())
+            .with_context(|| format!("cannot write --export-json {}", path.display()))?;
+    }
+    if let Some(path) = &args.export_markdown {
+        write_atomic(path, render_markdown(analysis).as_bytes())
+            .with_context(|| format!("cannot write --export-markdown {}", path.display()))?;
+    }
+    if args.json {
+        print!("{}", render_json(analysis).context("cannot render the analysis as JSON")?);
+    } else {
+        let mut options = RenderOptions::default();
+        options.color = ColorMode::from(use_color());
+        print!("{}", render_console(analysis, &options));
+    }
+    let tripped = args.fail_if_slower.map(|pct| gate_failures(analysis, pct)).unwrap_or_default();
+    for message in &tripped {
+        eprintln!("abba: gate: {message}");
+    }
+    Ok(if tripped.is_empty() { 0 } else { 1 })
+}
+
+/// Colour on stdout only for a terminal, and never with `NO_COLOR` set.
+fn use_color() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+}
+
+/// The `--fail-if-slower PCT` rule: a candidate trips it when its verdict is significant,
+/// it is worse than the baseline, and its ratio's point estimate is worse by at least PCT
+/// (times: ratio >= 1 + PCT; higher-is-better metrics: ratio <= 1 - PCT).
+pub fn gate_failures(analysis: &Analysis, pct: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    for group in &analysis.groups {
+        for c in &group.comparisons {
+            let Some(ratio) = c.ratio else { continue };
+            let worse = if analysis.higher_is_better { ratio <= 1.0 - pct } else { ratio >= 1.0 + pct };
+            if c.verdict == Verdict::Significant && worse {
+                out.push(format!(
+                    "{} is significantly slower than {} (ratio {ratio:.4}, threshold {:.2}%)",
+                    c.candidate,
+                    group.baseline,
+                    pct * 100.0
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bench_stats::{AnalysisConfig, Dataset, Observation, Series, analyze};
+
+    fn analysis(base: f64, cand: f64, higher: bool) -> Analysis {
+        let series = |name: &str, v: f64| Series {
+            name: name.into(),
+            class: None,
+            observations: (0..12)
+                .map(|b| Observation { value: v + (b % 4) as f64 * 0.1, block: Some(b), position: None })
+                .collect(),
+        };
+        let data = Dataset {
+            unit: "ns".into(),
+            higher_is_better: higher,
+            design: Some("abba".into()),
+            series: vec![series("a", base), series("b", cand)],
+            reference: None,
+        };
+        analyze(&data, &AnalysisConfig::default()).unwrap()
+    }
+
+    #[test]
+    fn gate_trips_only_on_a_significant_regression_past_the_threshold() {
+        assert_eq!(gate_failures(&analysis(100.0, 105.0, false), 0.02).len(), 1);
+        assert!(gate_failures(&analysis(100.0, 101.0, false), 0.02).is_empty());
+        assert!(gate_failures(&analysis(100.0, 95.0, false), 0.02).is_empty());
+        // Throughput: lower is the regression.
+        assert_eq!(gate_failures(&analysis(100.0, 95.0, true), 0.02).len(), 1);
+        assert!(gate_failures(&analysis(100.0, 105.0, true), 0.02).is_empty());
+    }
+}
