@@ -1,1 +1,59 @@
-//! placeholder
+//! # bench-report: readable reports of an abba analysis
+//!
+//! Renders a [`bench_stats::Analysis`] (the `abba.analysis/1` model) three ways, and
+//! writes any of them to disk atomically:
+//!
+//! - [`render_console`]: terminal text, one table per group (per class, or one table
+//!   with a Class column in cross-class mode), the omnibus line, a verdict per
+//!   candidate, per-block tables, reference workload, controls and warnings; colour only
+//!   when [`RenderOptions`] asks for it.
+//! - [`render_markdown`]: the same content as GitHub-flavoured Markdown.
+//! - [`render_json`]: the analysis JSON, refusing NaN and infinities.
+//! - [`write_atomic`]: temporary file, `fsync`, rename; nothing half-written.
+//! - [`format_value`]: one value in its unit, scaled for reading (ns to s, K/M/G rates).
+//!
+//! ```
+//! use bench_report::{RenderOptions, render_console, render_json};
+//! use bench_stats::{ANALYSIS_SCHEMA, Analysis, BenchmarkSummary, GroupAnalysis, OutlierCounts};
+//!
+//! let summary = |name: &str, median: f64| BenchmarkSummary {
+//!     name: name.into(), class: None, n: 3, mean: median, median, stddev: Some(10.0),
+//!     mad: 5.0, min: median - 10.0, max: median + 10.0, p50: median, p90: median + 8.0,
+//!     p99: None, outliers: OutlierCounts::default(),
+//! };
+//! let analysis = Analysis {
+//!     schema: ANALYSIS_SCHEMA.into(), alpha: 0.05, confidence: 0.95, resamples: 2000,
+//!     seed: 1, unit: "ns".into(), higher_is_better: false, min_practical_effect: 0.0,
+//!     design: Some("abba".into()), paired_estimator: None,
+//!     groups: vec![GroupAnalysis {
+//!         class: None, baseline: "A".into(),
+//!         benchmarks: vec![summary("A", 1500.0)], omnibus: None, comparisons: vec![],
+//!     }],
+//!     controls: vec![], warnings: vec![],
+//! };
+//! let text = render_console(&analysis, &RenderOptions::default());
+//! assert!(text.contains("1.500 us"));
+//! assert!(render_json(&analysis)?.contains("\"schema\": \"abba.analysis/1\""));
+//! # Ok::<(), bench_report::ExportError>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod atomic;
+mod console;
+mod error;
+mod json;
+mod markdown;
+mod options;
+mod units;
+mod view;
+
+pub use crate::{
+    atomic::write_atomic,
+    console::render_console,
+    error::ExportError,
+    json::render_json,
+    markdown::render_markdown,
+    options::{Charset, ColorMode, RenderOptions},
+    units::format_value,
+};

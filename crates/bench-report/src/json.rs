@@ -1,0 +1,134 @@
+//! The `abba.analysis/1` JSON export.
+//!
+//! serde_json writes a NaN or infinite `f64` as `null` without complaint, which would
+//! turn a bug upstream into a silent "could not be computed". The model keeps every
+//! value that may be missing in an `Option`, so a non-finite number anywhere is a bug:
+//! [`render_json`] walks the analysis first and refuses to export it.
+
+use bench_stats::{Analysis, ShiftReport};
+
+use crate::error::ExportError;
+
+/// Serializes the analysis as pretty-printed `abba.analysis/1` JSON (field names as
+/// the public contract fixes them; absent values are `null`). Time: O(size of the
+/// analysis).
+///
+/// # Errors
+///
+/// [`ExportError::NonFinite`] naming the first field that holds a NaN or infinity
+/// (including inside `Some`), and [`ExportError::Serialize`] if serde_json fails.
+pub fn render_json(analysis: &Analysis) -> Result<String, ExportError> {
+    check_finite(analysis)?;
+    let mut text = serde_json::to_string_pretty(analysis).map_err(ExportError::Serialize)?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// Collects the path of the first non-finite number.
+struct Finder {
+    bad: Option<String>,
+}
+
+impl Finder {
+    fn num(&mut self, path: impl FnOnce() -> String, v: f64) {
+        if self.bad.is_none() && !v.is_finite() {
+            self.bad = Some(path());
+        }
+    }
+    fn opt(&mut self, path: impl FnOnce() -> String, v: Option<f64>) {
+        if let Some(v) = v {
+            self.num(path, v);
+        }
+    }
+    fn pair(&mut self, path: impl Fn() -> String, v: Option<[f64; 2]>) {
+        if let Some([lo, hi]) = v {
+            self.num(|| format!("{}[0]", path()), lo);
+            self.num(|| format!("{}[1]", path()), hi);
+        }
+    }
+    fn shift(&mut self, path: &str, s: Option<&ShiftReport>) {
+        if let Some(s) = s {
+            self.num(|| format!("{path}.shift"), s.shift);
+            self.opt(|| format!("{path}.ci_low"), s.ci_low);
+            self.opt(|| format!("{path}.ci_high"), s.ci_high);
+        }
+    }
+}
+
+/// Checks every float of the model. Time: O(size of the analysis).
+fn check_finite(a: &Analysis) -> Result<(), ExportError> {
+    let mut f = Finder { bad: None };
+    f.num(|| "alpha".into(), a.alpha);
+    f.num(|| "confidence".into(), a.confidence);
+    f.num(|| "min_practical_effect".into(), a.min_practical_effect);
+    for (gi, g) in a.groups.iter().enumerate() {
+        for (bi, b) in g.benchmarks.iter().enumerate() {
+            let p = format!("groups[{gi}].benchmarks[{bi}]");
+            for (name, v) in [
+                ("mean", b.mean),
+                ("median", b.median),
+                ("mad", b.mad),
+                ("min", b.min),
+                ("max", b.max),
+                ("p50", b.p50),
+                ("p90", b.p90),
+            ] {
+                f.num(|| format!("{p}.{name}"), v);
+            }
+            f.opt(|| format!("{p}.stddev"), b.stddev);
+            f.opt(|| format!("{p}.p99"), b.p99);
+        }
+        if let Some(o) = &g.omnibus {
+            f.num(|| format!("groups[{gi}].omnibus.statistic"), o.statistic);
+            f.num(|| format!("groups[{gi}].omnibus.p_value"), o.p_value);
+        }
+        for (ci, c) in g.comparisons.iter().enumerate() {
+            let p = format!("groups[{gi}].comparisons[{ci}]");
+            f.opt(|| format!("{p}.ratio"), c.ratio);
+            f.pair(|| format!("{p}.ratio_ci"), c.ratio_ci);
+            if let Some(m) = &c.mann_whitney {
+                f.num(|| format!("{p}.mann_whitney.u"), m.u);
+                f.num(|| format!("{p}.mann_whitney.p_value"), m.p_value);
+            }
+            f.opt(|| format!("{p}.p_value_adjusted"), c.p_value_adjusted);
+            if let Some(d) = &c.cliffs_delta {
+                f.num(|| format!("{p}.cliffs_delta.value"), d.value);
+            }
+            f.shift(&format!("{p}.hodges_lehmann"), c.hodges_lehmann.as_ref());
+            if let Some(pr) = &c.paired {
+                let q = format!("{p}.paired");
+                f.num(|| format!("{q}.mean_difference"), pr.mean_difference);
+                f.pair(|| format!("{q}.difference_ci"), pr.difference_ci);
+                f.opt(|| format!("{q}.ratio"), pr.ratio);
+                f.pair(|| format!("{q}.ratio_ci"), pr.ratio_ci);
+                f.opt(|| format!("{q}.cohens_dz"), pr.cohens_dz);
+                f.opt(|| format!("{q}.wilcoxon_p"), pr.wilcoxon_p);
+                f.opt(|| format!("{q}.median_ratio"), pr.median_ratio);
+                f.pair(|| format!("{q}.median_ratio_ci"), pr.median_ratio_ci);
+                f.shift(&format!("{q}.hodges_lehmann"), pr.hodges_lehmann.as_ref());
+                for (k, pair) in pr.block_values.iter().enumerate() {
+                    f.pair(|| format!("{q}.block_values[{k}]"), Some(*pair));
+                }
+                if let Some(v) = &pr.variance_components {
+                    let r = format!("{q}.variance_components");
+                    f.num(|| format!("{r}.between_block"), v.between_block);
+                    f.num(|| format!("{r}.within_block"), v.within_block);
+                    f.opt(|| format!("{r}.pairing_gain"), v.pairing_gain);
+                }
+            }
+            if let Some(r) = &c.reference {
+                let q = format!("{p}.reference");
+                f.num(|| format!("{q}.ratio_of_ratios"), r.ratio_of_ratios);
+                f.pair(|| format!("{q}.ci"), r.ci);
+                f.opt(|| format!("{q}.reference_cv"), r.reference_cv);
+                for (k, v) in r.reference_block_values.iter().enumerate() {
+                    f.num(|| format!("{q}.reference_block_values[{k}]"), *v);
+                }
+            }
+        }
+    }
+    match f.bad {
+        Some(field) => Err(ExportError::NonFinite { field }),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,91 @@
+//! GitHub-flavoured Markdown for a pull-request comment: pipe tables, no colour.
+
+use std::fmt::Write as _;
+
+use bench_stats::Analysis;
+
+use crate::options::Symbols;
+use crate::view::{self, BlockTable, Grid};
+
+/// Renders the analysis as GitHub-flavoured Markdown with the same content as
+/// [`render_console`](crate::render_console): pipe tables, bullet lists, no colour.
+/// Time: O(cells of every table).
+pub fn render_markdown(analysis: &Analysis) -> String {
+    let report = view::build(analysis, &Symbols::MARKDOWN);
+    let mut out = String::from("## abba benchmark report\n\n");
+    let _ = writeln!(out, "{}", report.header.join("  \n"));
+    for g in &report.groups {
+        let _ = writeln!(out, "\n### {}\n", escape(&g.title));
+        out.push_str(&table(&g.table));
+        if let Some(o) = &g.omnibus {
+            let _ = writeln!(out, "\n{}", escape(o));
+        }
+        if !g.verdicts.is_empty() {
+            out.push('\n');
+        }
+        for v in &g.verdicts {
+            let _ = writeln!(
+                out,
+                "- **{}** {}  \n  {}",
+                v.tag,
+                escape(&v.summary),
+                escape(&v.detail)
+            );
+        }
+        for d in &g.details {
+            let _ = writeln!(out, "\n#### {}\n", escape(&d.title));
+            match &d.blocks {
+                BlockTable::Shown(grid) => {
+                    out.push_str(&table(grid));
+                    out.push('\n');
+                }
+                BlockTable::Omitted(n) => {
+                    let _ = writeln!(out, "({n} blocks, table omitted)\n");
+                }
+                BlockTable::Absent => {}
+            }
+            for line in &d.lines {
+                let _ = writeln!(out, "- {}", escape(line));
+            }
+        }
+    }
+    for (title, items) in [
+        ("Controls", &report.controls),
+        ("Warnings", &report.warnings),
+    ] {
+        if !items.is_empty() {
+            let _ = writeln!(out, "\n### {title}\n");
+            for item in items {
+                let _ = writeln!(out, "- {}", escape(item));
+            }
+        }
+    }
+    out
+}
+
+/// Escapes the characters that would break a table cell or start unwanted markup.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if matches!(ch, '|' | '*' | '_' | '`' | '<' | '\\') {
+            out.push('\\');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn table(grid: &Grid) -> String {
+    let mut out = String::new();
+    let row = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+    out.push_str(&row(grid.header.iter().map(|h| escape(h)).collect()));
+    out.push_str(&row(grid
+        .right_aligned
+        .iter()
+        .map(|r| if *r { "---:" } else { ":---" }.to_owned())
+        .collect()));
+    for cells in &grid.rows {
+        out.push_str(&row(cells.iter().map(|c| escape(&c.text)).collect()));
+    }
+    out
+}

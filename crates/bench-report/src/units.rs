@@ -1,0 +1,351 @@
+//! Unit scaling and number formatting shared by every text renderer.
+//!
+//! Times given in `ns`, `us`/`µs`, `ms` or `s` are rescaled to the unit that keeps the
+//! number between 1 and 1000; rates ending in `/s` (`ops/s`, `B/s`) get a K/M/G/T
+//! prefix; any other unit is printed as given.
+
+/// How a unit string is understood.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum UnitKind {
+    /// A duration; the value is how many nanoseconds one unit holds.
+    Time(f64),
+    /// A rate (`.../s`), scaled with decimal prefixes.
+    Rate,
+    /// Anything else: printed as given.
+    Other,
+}
+
+fn kind_of(unit: &str) -> UnitKind {
+    match unit {
+        "ns" => UnitKind::Time(1.0),
+        "us" | "µs" | "μs" => UnitKind::Time(1e3),
+        "ms" => UnitKind::Time(1e6),
+        "s" => UnitKind::Time(1e9),
+        u if u.ends_with("/s") && u.len() > 2 => UnitKind::Rate,
+        _ => UnitKind::Other,
+    }
+}
+
+/// Whether `unit` is one [`Scale`] can rescale (a time or a rate).
+pub(crate) fn is_scalable(unit: &str) -> bool {
+    kind_of(unit) != UnitKind::Other
+}
+
+/// The smallest and largest non-zero finite magnitudes of `values`, if any.
+pub(crate) fn magnitude_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    values
+        .into_iter()
+        .map(f64::abs)
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold(None, |acc, v| match acc {
+            None => Some((v, v)),
+            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+        })
+}
+
+/// A display scale: divide a raw value by `divisor`, then print it with `suffix`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Scale {
+    /// Raw value per displayed unit.
+    divisor: f64,
+    /// The displayed unit (may be empty).
+    suffix: String,
+}
+
+impl Scale {
+    /// The scale that puts `magnitude` (a raw value in `unit`) between 1 and 1000 when the
+    /// unit can be rescaled. Time: O(1).
+    pub(crate) fn for_magnitude(magnitude: f64, unit: &str) -> Scale {
+        let m = if magnitude.is_finite() {
+            magnitude.abs()
+        } else {
+            0.0
+        };
+        match kind_of(unit) {
+            UnitKind::Time(ns_per_unit) => {
+                let ns = m * ns_per_unit;
+                let (per, name) = if ns < 1e3 {
+                    (1.0, "ns")
+                } else if ns < 1e6 {
+                    (1e3, "us")
+                } else if ns < 1e9 {
+                    (1e6, "ms")
+                } else {
+                    (1e9, "s")
+                };
+                Scale {
+                    divisor: per / ns_per_unit,
+                    suffix: name.to_owned(),
+                }
+            }
+            UnitKind::Rate => {
+                let (per, prefix) = if m < 1e3 {
+                    (1.0, "")
+                } else if m < 1e6 {
+                    (1e3, "K")
+                } else if m < 1e9 {
+                    (1e6, "M")
+                } else if m < 1e12 {
+                    (1e9, "G")
+                } else {
+                    (1e12, "T")
+                };
+                Scale {
+                    divisor: per,
+                    suffix: format!("{prefix}{unit}"),
+                }
+            }
+            UnitKind::Other => Scale {
+                divisor: 1.0,
+                suffix: unit.to_owned(),
+            },
+        }
+    }
+
+    /// `value` expressed in this scale.
+    pub(crate) fn apply(&self, value: f64) -> f64 {
+        value / self.divisor
+    }
+
+    /// The unit label of this scale (empty when the data have no unit).
+    pub(crate) fn suffix(&self) -> &str {
+        &self.suffix
+    }
+
+    /// Decimals that give `magnitude` (raw) four significant digits in this scale, at
+    /// least `min`.
+    pub(crate) fn decimals_for(&self, magnitude: f64, min: usize) -> usize {
+        decimals_for_sig(self.apply(magnitude), 4).max(min)
+    }
+
+    /// `value` in this scale with four significant digits and the unit.
+    pub(crate) fn format(&self, value: f64) -> String {
+        if value.is_finite() {
+            self.with_suffix(&sig(self.apply(value), 4))
+        } else {
+            "n/a".to_owned()
+        }
+    }
+
+    /// `number unit`, or just `number` when the unit is empty.
+    pub(crate) fn with_suffix(&self, number: &str) -> String {
+        if self.suffix.is_empty() {
+            number.to_owned()
+        } else {
+            format!("{number} {}", self.suffix)
+        }
+    }
+}
+
+/// Decimals needed to show `x` with `digits` significant digits (0 for whole numbers
+/// at or above `10^(digits-1)`).
+fn decimals_for_sig(x: f64, digits: i32) -> usize {
+    if x == 0.0 || !x.is_finite() {
+        return (digits - 1).max(0) as usize;
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    (digits - 1 - magnitude).clamp(0, 12) as usize
+}
+
+/// `x` with `digits` significant digits, in plain decimal notation.
+pub(crate) fn sig(x: f64, digits: i32) -> String {
+    if x == 0.0 {
+        return "0".to_owned();
+    }
+    format!("{x:.*}", decimals_for_sig(x, digits))
+}
+
+/// Formats one measured value in its unit, rescaled for reading.
+///
+/// Times (`ns`, `us`, `ms`, `s`) become ns/us/ms/s, rates ending in `/s` get a K/M/G/T
+/// prefix, and any other unit is printed as given, all with four significant digits
+/// (scientific notation for other units beyond 10^6 or below 10^-3). A non-finite value
+/// prints `n/a`, never `NaN`. Time: O(1).
+///
+/// # Examples
+///
+/// ```
+/// use bench_report::format_value;
+/// assert_eq!(format_value(1_234_567.0, "ns"), "1.235 ms");
+/// assert_eq!(format_value(725_400_000.0, "ops/s"), "725.4 Mops/s");
+/// assert_eq!(format_value(12.0, "KiB"), "12.00 KiB");
+/// ```
+pub fn format_value(value: f64, unit: &str) -> String {
+    if !value.is_finite() {
+        return "n/a".to_owned();
+    }
+    if kind_of(unit) == UnitKind::Other && value != 0.0 {
+        let a = value.abs();
+        if !(1e-3..1e6).contains(&a) {
+            let number = format!("{value:.3e}");
+            return Scale::for_magnitude(value, unit).with_suffix(&number);
+        }
+    }
+    let scale = Scale::for_magnitude(value, unit);
+    scale.with_suffix(&sig(scale.apply(value), 4))
+}
+
+/// A p-value for text: `0.027`, `0.0049`, `3.1e-12`, `< 1e-300`; `none` when absent or
+/// not finite. Returns the text to follow `p ` (so it carries its own `=` or `<`).
+pub(crate) fn p_clause(p: Option<f64>, none: &str) -> String {
+    match p {
+        Some(p) if p.is_finite() => {
+            if p < 1e-300 {
+                "< 1e-300".to_owned()
+            } else if p >= 0.01 {
+                format!("= {p:.3}")
+            } else if p >= 0.001 {
+                format!("= {p:.4}")
+            } else {
+                format!("= {p:.1e}")
+            }
+        }
+        _ => format!("= {none}"),
+    }
+}
+
+/// A dimensionless statistic with two decimals (scientific beyond 10^6); `none` when
+/// not finite.
+pub(crate) fn stat(x: f64, none: &str) -> String {
+    if !x.is_finite() {
+        none.to_owned()
+    } else if x.abs() >= 1e6 {
+        format!("{x:.3e}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// A ratio and its interval: `1.85x [1.83, 1.88]`. Three or four decimals when the
+/// interval is too narrow for two to tell its ends apart.
+pub(crate) fn ratio_with_ci(ratio: Option<f64>, ci: Option<[f64; 2]>, none: &str) -> String {
+    let Some(r) = ratio.filter(|r| r.is_finite()) else {
+        return none.to_owned();
+    };
+    let ci = ci.filter(|[lo, hi]| lo.is_finite() && hi.is_finite());
+    let decimals = match ci {
+        Some([lo, hi]) if (hi - lo).abs() < 0.004 => 4,
+        Some([lo, hi]) if (hi - lo).abs() < 0.04 => 3,
+        None if (r - 1.0).abs() < 0.05 => 3,
+        _ => 2,
+    };
+    match ci {
+        Some([lo, hi]) => format!("{r:.decimals$}x [{lo:.decimals$}, {hi:.decimals$}]"),
+        None => format!("{r:.decimals$}x"),
+    }
+}
+
+/// A signed shift with its interval in one scale: `+609.3 Mops/s [+599.1, +621.4]`.
+pub(crate) fn shift_with_ci(shift: f64, ci: Option<[f64; 2]>, unit: &str, none: &str) -> String {
+    if !shift.is_finite() {
+        return none.to_owned();
+    }
+    let ci = ci.filter(|[lo, hi]| lo.is_finite() && hi.is_finite());
+    let largest = ci.map_or(shift.abs(), |[lo, hi]| {
+        shift.abs().max(lo.abs()).max(hi.abs())
+    });
+    let scale = Scale::for_magnitude(largest, unit);
+    let d = scale.decimals_for(largest, 0);
+    let point = scale.with_suffix(&format!("{:+.d$}", scale.apply(shift)));
+    match ci {
+        Some([lo, hi]) => format!(
+            "{point} [{:+.d$}, {:+.d$}]",
+            scale.apply(lo),
+            scale.apply(hi)
+        ),
+        None => point,
+    }
+}
+
+/// A setting as the user gave it (shortest exact form), `none` when not finite.
+pub(crate) fn plain(x: f64, none: &str) -> String {
+    if x.is_finite() {
+        x.to_string()
+    } else {
+        none.to_owned()
+    }
+}
+
+/// A percentage with up to two decimals and no trailing zeros: `95%`, `99.9%`; `none`
+/// when not finite.
+pub(crate) fn percent(fraction: f64, none: &str) -> String {
+    if !fraction.is_finite() {
+        return none.to_owned();
+    }
+    let text = format!("{:.2}", fraction * 100.0);
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text}%")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_scale_through_every_step() {
+        assert_eq!(format_value(512.0, "ns"), "512.0 ns");
+        assert_eq!(format_value(1_500.0, "ns"), "1.500 us");
+        assert_eq!(format_value(2_345_678.0, "ns"), "2.346 ms");
+        assert_eq!(format_value(12.5e9, "ns"), "12.50 s");
+        assert_eq!(format_value(0.25, "s"), "250.0 ms");
+        assert_eq!(format_value(1500.0, "us"), "1.500 ms");
+    }
+
+    #[test]
+    fn rates_get_decimal_prefixes() {
+        assert_eq!(format_value(950.0, "ops/s"), "950.0 ops/s");
+        assert_eq!(format_value(12_340.0, "ops/s"), "12.34 Kops/s");
+        assert_eq!(format_value(1_356_300_000.0, "ops/s"), "1.356 Gops/s");
+    }
+
+    #[test]
+    fn other_units_keep_their_name() {
+        assert_eq!(format_value(0.5, "ratio"), "0.5000 ratio");
+        assert_eq!(format_value(2.5e7, "KiB"), "2.500e7 KiB");
+        assert_eq!(format_value(42.0, ""), "42.00");
+        assert_eq!(format_value(f64::NAN, "ns"), "n/a");
+        assert_eq!(format_value(f64::INFINITY, "KiB"), "n/a");
+    }
+
+    #[test]
+    fn p_values_read_well() {
+        assert_eq!(p_clause(Some(0.027_3), "n/a"), "= 0.027");
+        assert_eq!(p_clause(Some(0.004_93), "n/a"), "= 0.0049");
+        assert_eq!(p_clause(Some(3.14e-12), "n/a"), "= 3.1e-12");
+        assert_eq!(p_clause(Some(0.0), "n/a"), "< 1e-300");
+        assert_eq!(p_clause(Some(f64::NAN), "n/a"), "= n/a");
+        assert_eq!(p_clause(None, "—"), "= —");
+    }
+
+    #[test]
+    fn ratio_decimals_follow_the_interval_width() {
+        assert_eq!(
+            ratio_with_ci(Some(1.853), Some([1.83, 1.88]), "n/a"),
+            "1.85x [1.83, 1.88]"
+        );
+        assert_eq!(
+            ratio_with_ci(Some(1.0012), Some([0.998, 1.005]), "n/a"),
+            "1.001x [0.998, 1.005]"
+        );
+        assert_eq!(ratio_with_ci(None, None, "—"), "—");
+    }
+
+    #[test]
+    fn shifts_share_one_scale() {
+        assert_eq!(
+            shift_with_ci(609.3e6, Some([599.1e6, 621.4e6]), "ops/s", "n/a"),
+            "+609.3 Mops/s [+599.1, +621.4]"
+        );
+        assert_eq!(
+            shift_with_ci(-1_200.0, Some([-1_500.0, 30.0]), "ns", "n/a"),
+            "-1.200 us [-1.500, +0.030]"
+        );
+    }
+
+    #[test]
+    fn percentages_trim_zeros() {
+        assert_eq!(percent(0.95, "n/a"), "95%");
+        assert_eq!(percent(0.999, "n/a"), "99.9%");
+        assert_eq!(percent(f64::NAN, "n/a"), "n/a");
+    }
+}

@@ -1,0 +1,619 @@
+//! Turns an [`Analysis`] into format-neutral text pieces (tables as cells, lines as
+//! strings) so the console and Markdown renderers only lay them out.
+
+use bench_stats::{
+    Analysis, BenchmarkSummary, Comparison, GroupAnalysis, OmnibusTest, Outcome, PairedReport,
+    ReferenceReport, ShiftReport, Treatment, Verdict,
+};
+
+use crate::options::Symbols;
+use crate::units::{self, Scale, format_value, p_clause, ratio_with_ci, shift_with_ci, stat};
+
+/// Above this many blocks the per-block table is left out.
+const MAX_BLOCK_COLUMNS: usize = 20;
+
+/// Whether a piece of text says the candidate did better, worse, or neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tone {
+    Plain,
+    Better,
+    Worse,
+}
+
+impl Tone {
+    fn of(outcome: Outcome) -> Tone {
+        match outcome {
+            Outcome::Faster => Tone::Better,
+            Outcome::Slower => Tone::Worse,
+            Outcome::Equivalent | Outcome::Inconclusive => Tone::Plain,
+        }
+    }
+}
+
+/// One table cell.
+#[derive(Debug, Clone)]
+pub(crate) struct Cell {
+    pub(crate) text: String,
+    pub(crate) tone: Tone,
+}
+
+impl Cell {
+    fn plain(text: impl Into<String>) -> Cell {
+        Cell {
+            text: text.into(),
+            tone: Tone::Plain,
+        }
+    }
+    fn toned(text: impl Into<String>, tone: Tone) -> Cell {
+        Cell {
+            text: text.into(),
+            tone,
+        }
+    }
+}
+
+/// A table: header, rows, and which columns hold numbers (right-aligned).
+#[derive(Debug, Clone)]
+pub(crate) struct Grid {
+    pub(crate) header: Vec<String>,
+    pub(crate) rows: Vec<Vec<Cell>>,
+    pub(crate) right_aligned: Vec<bool>,
+}
+
+/// The verdict of one candidate in words.
+#[derive(Debug, Clone)]
+pub(crate) struct VerdictLine {
+    pub(crate) tag: &'static str,
+    pub(crate) tone: Tone,
+    pub(crate) summary: String,
+    pub(crate) detail: String,
+}
+
+/// The per-block table of a paired comparison.
+#[derive(Debug, Clone)]
+pub(crate) enum BlockTable {
+    Shown(Grid),
+    Omitted(usize),
+    Absent,
+}
+
+/// A titled block of detail lines (paired analysis, reference workload).
+#[derive(Debug, Clone)]
+pub(crate) struct Detail {
+    pub(crate) title: String,
+    pub(crate) blocks: BlockTable,
+    pub(crate) lines: Vec<String>,
+}
+
+/// Everything printed for one group.
+#[derive(Debug, Clone)]
+pub(crate) struct GroupView {
+    pub(crate) title: String,
+    pub(crate) table: Grid,
+    pub(crate) omnibus: Option<String>,
+    pub(crate) verdicts: Vec<VerdictLine>,
+    pub(crate) details: Vec<Detail>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone)]
+pub(crate) struct ReportView {
+    pub(crate) header: Vec<String>,
+    pub(crate) groups: Vec<GroupView>,
+    pub(crate) controls: Vec<String>,
+    pub(crate) warnings: Vec<String>,
+}
+
+/// Builds the report pieces. Time: O(total benchmarks + blocks).
+pub(crate) fn build(a: &Analysis, sym: &Symbols) -> ReportView {
+    let cross_class =
+        a.groups.len() == 1 && a.groups[0].benchmarks.iter().any(|b| b.class.is_some());
+    ReportView {
+        header: header(a, sym),
+        groups: a
+            .groups
+            .iter()
+            .map(|g| group(a, g, cross_class, sym))
+            .collect(),
+        controls: a
+            .controls
+            .iter()
+            .map(|c| {
+                let treatment = match c.treatment {
+                    Treatment::Randomized => "randomized",
+                    Treatment::HeldFixed => "held fixed",
+                    Treatment::Uncontrolled => "uncontrolled",
+                };
+                if c.detail.is_empty() {
+                    format!("{}: {treatment}", c.dimension)
+                } else {
+                    format!("{}: {treatment} {} {}", c.dimension, sym.dash, c.detail)
+                }
+            })
+            .collect(),
+        warnings: a
+            .warnings
+            .iter()
+            .map(|w| match &w.benchmark {
+                Some(b) => format!("{} ({b}): {}", w.code, w.message),
+                None => format!("{}: {}", w.code, w.message),
+            })
+            .collect(),
+    }
+}
+
+fn header(a: &Analysis, sym: &Symbols) -> Vec<String> {
+    let mut first = vec![format!(
+        "design {}",
+        a.design.as_deref().unwrap_or("unknown")
+    )];
+    first.push(format!("seed {}", a.seed));
+    first.push(format!("alpha {}", units::plain(a.alpha, sym.none)));
+    first.push(format!(
+        "confidence {}",
+        units::percent(a.confidence, sym.none)
+    ));
+    first.push(format!("{} resamples", a.resamples));
+    if let Some(e) = &a.paired_estimator {
+        first.push(format!("verdict estimator {e}"));
+    }
+    let direction = if a.higher_is_better {
+        "higher is better"
+    } else {
+        "lower is better"
+    };
+    let unit = if a.unit.is_empty() {
+        "no unit"
+    } else {
+        a.unit.as_str()
+    };
+    let mut second = vec![format!("unit {unit} ({direction})")];
+    if a.min_practical_effect > 0.0 {
+        second.push(format!(
+            "minimum practical effect |{}| {} {}",
+            sym.delta,
+            sym.at_least,
+            units::plain(a.min_practical_effect, sym.none)
+        ));
+    }
+    vec![first.join(sym.sep), second.join(sym.sep)]
+}
+
+fn group(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbols) -> GroupView {
+    let title = match (&g.class, cross_class) {
+        (Some(c), _) => format!("Class {c} (baseline {})", g.baseline),
+        (None, true) => match g
+            .benchmarks
+            .iter()
+            .find(|b| designates(b, &g.baseline))
+            .and_then(|b| b.class.as_deref())
+        {
+            Some(c) if !g.baseline.starts_with(c) => {
+                format!("All classes (baseline {} in {c})", g.baseline)
+            }
+            _ => format!("All classes (baseline {})", g.baseline),
+        },
+        (None, false) => format!("Baseline {}", g.baseline),
+    };
+    let omnibus = g.omnibus.map(|o| {
+        let (name, what, letter) = match o.test {
+            OmnibusTest::KruskalWallis => ("Kruskal-Wallis", "groups", "H"),
+            OmnibusTest::Friedman => ("Friedman", "variants", "chi2"),
+        };
+        let verdict = if o.significant {
+            "significant"
+        } else {
+            "not significant"
+        };
+        format!(
+            "Omnibus {name} across {} {what}: {letter}({}) = {}, p {} {} {verdict}",
+            g.benchmarks.len(),
+            o.df,
+            stat(o.statistic, sym.none),
+            p_clause(Some(o.p_value), sym.none),
+            sym.arrow
+        )
+    });
+    let mut details = Vec::new();
+    for c in &g.comparisons {
+        if let Some(p) = &c.paired {
+            details.push(paired_detail(a, g, c, p, sym));
+        }
+        if let Some(r) = &c.reference {
+            details.push(reference_detail(a, g, c, r, sym));
+        }
+    }
+    GroupView {
+        title,
+        table: summary_table(a, g, cross_class, sym),
+        omnibus,
+        verdicts: g.comparisons.iter().map(|c| verdict_line(c, sym)).collect(),
+        details,
+    }
+}
+
+fn reference_detail(
+    a: &Analysis,
+    g: &GroupAnalysis,
+    c: &Comparison,
+    r: &ReferenceReport,
+    sym: &Symbols,
+) -> Detail {
+    let smallest =
+        units::magnitude_range(r.reference_block_values.iter().copied()).map_or(0.0, |(lo, _)| lo);
+    let scale = Scale::for_magnitude(smallest, &a.unit);
+    let mut lines = vec![
+        format!(
+            "ratio of ratios: {}",
+            ratio_with_ci(Some(r.ratio_of_ratios), r.ci, sym.none)
+        ),
+        format!(
+            "reference CV: {}",
+            r.reference_cv
+                .map_or_else(|| sym.none.to_owned(), |v| units::percent(v, sym.none))
+        ),
+    ];
+    if !r.reference_block_values.is_empty() {
+        lines.push(format!(
+            "reference per block ({}): {}",
+            unit_label(&scale),
+            block_numbers(&r.reference_block_values, &scale)
+        ));
+    }
+    Detail {
+        title: format!("Reference workload, {} vs {}", c.candidate, g.baseline),
+        blocks: BlockTable::Absent,
+        lines,
+    }
+}
+
+fn unit_label(scale: &Scale) -> &str {
+    if scale.suffix().is_empty() {
+        "no unit"
+    } else {
+        scale.suffix()
+    }
+}
+
+fn block_numbers(values: &[f64], scale: &Scale) -> String {
+    let largest = values.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    let d = scale.decimals_for(largest, 1);
+    values
+        .iter()
+        .map(|v| format!("{:.d$}", scale.apply(*v)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn summary_table(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbols) -> Grid {
+    let with_p99 = g.benchmarks.iter().any(|b| b.p99.is_some());
+    // One scale for the whole table when the values are within three decades of each
+    // other, so a column reads in one unit; otherwise each value picks its own.
+    let common = units::magnitude_range(g.benchmarks.iter().map(|b| b.median))
+        .filter(|(lo, hi)| units::is_scalable(&a.unit) && hi / lo < 1e3)
+        .map(|(lo, _)| Scale::for_magnitude(lo, &a.unit));
+    let value = |v: f64| match &common {
+        Some(scale) => scale.format(v),
+        None => format_value(v, &a.unit),
+    };
+    let mut header: Vec<String> = Vec::new();
+    if cross_class {
+        header.push("Class".into());
+    }
+    for h in ["Variant", "n", "Median"] {
+        header.push(h.into());
+    }
+    header.push(format!("Mean {} sd", sym.plus_minus));
+    header.push("p90".into());
+    if with_p99 {
+        header.push("p99".into());
+    }
+    for h in ["Ratio", "Sig", "Magnitude", "Shift"] {
+        header.push(h.into());
+    }
+    let mut right_aligned = vec![false; header.len()];
+    let first_number = usize::from(cross_class) + 1;
+    for r in right_aligned
+        .iter_mut()
+        .skip(first_number)
+        .take(4 + usize::from(with_p99))
+    {
+        *r = true;
+    }
+
+    let matched = match_rows(g);
+    let rows = g
+        .benchmarks
+        .iter()
+        .zip(&matched)
+        .map(|(b, role)| {
+            let comparison = match role {
+                Role::Candidate(j) => Some(&g.comparisons[*j]),
+                Role::Baseline | Role::Unmatched => None,
+            };
+            let tone = comparison.map_or(Tone::Plain, |c| Tone::of(c.outcome));
+            let mut row = Vec::with_capacity(header.len());
+            if cross_class {
+                row.push(Cell::plain(b.class.as_deref().unwrap_or(sym.none)));
+            }
+            row.push(Cell::plain(b.name.clone()));
+            row.push(Cell::plain(b.n.to_string()));
+            row.push(Cell::plain(value(b.median)));
+            row.push(Cell::plain(mean_sd(
+                b.mean,
+                b.stddev,
+                common.as_ref(),
+                &a.unit,
+                sym,
+            )));
+            row.push(Cell::plain(value(b.p90)));
+            if with_p99 {
+                row.push(Cell::plain(
+                    b.p99.map_or_else(|| sym.none.to_owned(), value),
+                ));
+            }
+            match comparison {
+                None if *role == Role::Baseline => {
+                    row.push(Cell::plain("baseline"));
+                    row.extend((0..3).map(|_| Cell::plain("")));
+                }
+                None => row.extend((0..4).map(|_| Cell::plain(""))),
+                Some(c) => {
+                    row.push(Cell::toned(
+                        ratio_with_ci(c.ratio, c.ratio_ci, sym.none),
+                        tone,
+                    ));
+                    row.push(Cell::toned(
+                        match c.verdict {
+                            Verdict::Significant => sym.yes,
+                            Verdict::NotSignificant => sym.no,
+                            Verdict::NotTested => "",
+                        },
+                        tone,
+                    ));
+                    row.push(Cell::toned(
+                        c.cliffs_delta.as_ref().map_or_else(
+                            || sym.none.to_owned(),
+                            |d| format!("{} ({:+.2})", d.magnitude, d.value),
+                        ),
+                        tone,
+                    ));
+                    row.push(Cell::toned(shift_cell(a, c, sym), tone));
+                }
+            }
+            row
+        })
+        .collect();
+    Grid {
+        header,
+        rows,
+        right_aligned,
+    }
+}
+
+/// What a benchmark row is in its group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Baseline,
+    Candidate(usize),
+    Unmatched,
+}
+
+/// Whether `name` designates `b`: its name, or `class.name` (names may repeat across
+/// classes in cross-class mode).
+fn designates(b: &BenchmarkSummary, name: &str) -> bool {
+    b.name == name
+        || b.class.as_deref().is_some_and(|c| {
+            name.strip_prefix(c).and_then(|rest| rest.strip_prefix('.')) == Some(b.name.as_str())
+        })
+}
+
+/// Gives each benchmark row its role: the first benchmark designated by the baseline
+/// name is the baseline, and each comparison goes to the first unclaimed row its
+/// candidate designates (in order, so repeated names pair up one by one).
+/// Time: O(benchmarks x comparisons).
+fn match_rows(g: &GroupAnalysis) -> Vec<Role> {
+    let mut roles = vec![Role::Unmatched; g.benchmarks.len()];
+    if let Some(i) = g.benchmarks.iter().position(|b| designates(b, &g.baseline)) {
+        roles[i] = Role::Baseline;
+    }
+    for (j, c) in g.comparisons.iter().enumerate() {
+        let free = g
+            .benchmarks
+            .iter()
+            .zip(&roles)
+            .position(|(b, r)| *r == Role::Unmatched && designates(b, &c.candidate));
+        if let Some(i) = free {
+            roles[i] = Role::Candidate(j);
+        }
+    }
+    roles
+}
+
+fn mean_sd(
+    mean: f64,
+    sd: Option<f64>,
+    common: Option<&Scale>,
+    unit: &str,
+    sym: &Symbols,
+) -> String {
+    if !mean.is_finite() {
+        return sym.none.to_owned();
+    }
+    let scale = common
+        .cloned()
+        .unwrap_or_else(|| Scale::for_magnitude(mean, unit));
+    let m = units::sig(scale.apply(mean), 4);
+    match sd.filter(|s| s.is_finite()) {
+        Some(s) => scale.with_suffix(&format!(
+            "{m} {} {}",
+            sym.plus_minus,
+            units::sig(scale.apply(s), 3)
+        )),
+        None => scale.with_suffix(&m),
+    }
+}
+
+/// The shift a row shows: the paired estimate when blocked (Hodges-Lehmann of the block
+/// differences when the verdict estimator is median-based, else the mean difference),
+/// otherwise the two-sample Hodges-Lehmann shift.
+fn shift_cell(a: &Analysis, c: &Comparison, sym: &Symbols) -> String {
+    let median_based = a
+        .paired_estimator
+        .as_deref()
+        .is_some_and(|e| e.contains("median"));
+    let hl = |s: &ShiftReport| {
+        let ci = s.ci_low.zip(s.ci_high).map(|(lo, hi)| [lo, hi]);
+        shift_with_ci(s.shift, ci, &a.unit, sym.none)
+    };
+    match &c.paired {
+        Some(p) => match (&p.hodges_lehmann, median_based) {
+            (Some(s), true) => hl(s),
+            _ => shift_with_ci(p.mean_difference, p.difference_ci, &a.unit, sym.none),
+        },
+        None => c
+            .hodges_lehmann
+            .as_ref()
+            .map_or_else(|| sym.none.to_owned(), hl),
+    }
+}
+
+fn verdict_line(c: &Comparison, sym: &Symbols) -> VerdictLine {
+    let tag = match c.outcome {
+        Outcome::Faster => "FASTER",
+        Outcome::Slower => "SLOWER",
+        Outcome::Equivalent => "EQUIVALENT",
+        Outcome::Inconclusive => "INCONCLUSIVE",
+    };
+    let mut parts = vec![match c.verdict {
+        Verdict::Significant => format!("significant by {}", c.verdict_basis),
+        Verdict::NotSignificant => format!("not significant by {}", c.verdict_basis),
+        Verdict::NotTested => "not tested".to_owned(),
+    }];
+    if let Some(mw) = &c.mann_whitney {
+        let u = if mw.u.fract() == 0.0 {
+            format!("{:.0}", mw.u)
+        } else {
+            format!("{:.1}", mw.u)
+        };
+        parts.push(format!(
+            "Mann-Whitney U = {u}, p {} ({})",
+            p_clause(Some(mw.p_value), sym.none),
+            mw.method
+        ));
+    }
+    if c.p_value_adjusted.is_some() {
+        parts.push(format!(
+            "Holm-adjusted p {}",
+            p_clause(c.p_value_adjusted, sym.none)
+        ));
+    }
+    VerdictLine {
+        tag,
+        tone: Tone::of(c.outcome),
+        summary: c.summary.clone(),
+        detail: parts.join(sym.sep),
+    }
+}
+
+fn paired_detail(
+    a: &Analysis,
+    g: &GroupAnalysis,
+    c: &Comparison,
+    p: &PairedReport,
+    sym: &Symbols,
+) -> Detail {
+    // The scale of the smallest value, so every block value reads at least 1.
+    let (smallest, largest) =
+        units::magnitude_range(p.block_values.iter().flatten().copied()).unwrap_or((0.0, 0.0));
+    let scale = Scale::for_magnitude(smallest, &a.unit);
+    let blocks = if p.block_values.is_empty() {
+        BlockTable::Absent
+    } else if p.block_values.len() > MAX_BLOCK_COLUMNS {
+        BlockTable::Omitted(p.block_values.len())
+    } else {
+        let d = scale.decimals_for(largest, 1);
+        let mut header = vec!["block".to_owned()];
+        header.extend((1..=p.block_values.len()).map(|i| i.to_string()));
+        let rows = [(&g.baseline, 0), (&c.candidate, 1)]
+            .into_iter()
+            .map(|(name, side)| {
+                let mut row = vec![Cell::plain(name.clone())];
+                row.extend(
+                    p.block_values
+                        .iter()
+                        .map(|v| Cell::plain(format!("{:.d$}", scale.apply(v[side])))),
+                );
+                row
+            })
+            .collect();
+        let mut right_aligned = vec![true; header.len()];
+        right_aligned[0] = false;
+        BlockTable::Shown(Grid {
+            header,
+            rows,
+            right_aligned,
+        })
+    };
+    let (b, base) = (&c.candidate, &g.baseline);
+    let conf = units::percent(a.confidence, sym.none);
+    let mut lines = vec![
+        format!(
+            "difference ({b} - {base}): {} ({conf}, block bootstrap)",
+            shift_with_ci(p.mean_difference, p.difference_ci, &a.unit, sym.none)
+        ),
+        format!(
+            "ratio ({b} / {base}): {}",
+            ratio_with_ci(p.ratio, p.ratio_ci, sym.none)
+        ),
+        format!(
+            "Cohen's dz: {}{}Wilcoxon signed-rank p {}",
+            p.cohens_dz
+                .map_or_else(|| sym.none.to_owned(), |d| stat(d, sym.none)),
+            sym.sep,
+            p_clause(p.wilcoxon_p, sym.none)
+        ),
+    ];
+    if p.median_ratio.is_some() {
+        lines.push(format!(
+            "median block ratio: {}",
+            ratio_with_ci(p.median_ratio, p.median_ratio_ci, sym.none)
+        ));
+    }
+    if let Some(h) = &p.hodges_lehmann {
+        let ci = h.ci_low.zip(h.ci_high).map(|(lo, hi)| [lo, hi]);
+        lines.push(format!(
+            "Hodges-Lehmann of block differences: {}",
+            shift_with_ci(h.shift, ci, &a.unit, sym.none)
+        ));
+    }
+    if let Some(v) = &p.variance_components {
+        let sd = |var: f64| {
+            if var.is_finite() && var >= 0.0 {
+                format_value(var.sqrt(), &a.unit)
+            } else {
+                sym.none.to_owned()
+            }
+        };
+        let gain = v
+            .pairing_gain
+            .filter(|g| g.is_finite())
+            .map_or_else(|| sym.none.to_owned(), |g| format!("{g:.2}x"));
+        lines.push(format!(
+            "variance components: between-block sd {}{}within-block sd {}{}pairing gain {gain}",
+            sd(v.between_block),
+            sym.sep,
+            sd(v.within_block),
+            sym.sep
+        ));
+    }
+    Detail {
+        title: format!(
+            "{b} vs {base}, paired by block ({} blocks, {})",
+            p.blocks,
+            unit_label(&scale)
+        ),
+        blocks,
+        lines,
+    }
+}

