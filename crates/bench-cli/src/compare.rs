@@ -191,12 +191,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
 
     let loaded = outcome.to_dataset();
     let mut result = bench_stats::analyze(&loaded.dataset, &analysis).map_err(|e| usage(e.to_string()))?;
-    result.controls = crate::controls::controls(&outcome.header, &outcome.runs);
-    let mut warnings: Vec<Warning> = loaded
-        .warnings
-        .iter()
-        .map(|w| Warning { code: "input".into(), benchmark: None, message: w.to_string() })
-        .collect();
+    result.controls = crate::controls::controls(&outcome.header, &outcome.runs, outcome.load_end);
+    let mut warnings: Vec<Warning> = loaded.warnings.iter().map(crate::controls::read_warning).collect();
     warnings.extend(crate::controls::run_warnings(&outcome.header, &outcome.runs));
     result.warnings.extend(warnings);
     let code = emit(&result, &args.analysis)?;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use bench_sched::{RawHeader, RunRecord};
+use bench_sched::{RawHeader, ReadWarning, RunRecord};
 use bench_stats::{Control, Treatment, Warning};
 
 fn control(dimension: &str, treatment: Treatment, detail: String) -> Control {
@@ -12,8 +12,8 @@ fn control(dimension: &str, treatment: Treatment, detail: String) -> Control {
 }
 
 /// Describes what the experiment in `header` did about each state dimension, from the
-/// header and the measured runs.
-pub fn controls(header: &RawHeader, runs: &[RunRecord]) -> Vec<Control> {
+/// header, the measured runs and the load average at the end (when known).
+pub fn controls(header: &RawHeader, runs: &[RunRecord], load_end: Option<[f64; 3]>) -> Vec<Control> {
     let measured: Vec<&RunRecord> = runs.iter().filter(|r| !r.is_reference).collect();
     let mut out = Vec::new();
     out.push(match header.design.as_str() {
@@ -101,7 +101,7 @@ pub fn controls(header: &RawHeader, runs: &[RunRecord]) -> Vec<Control> {
     out.push(control(
         "background load",
         Treatment::Uncontrolled,
-        format!("1-minute load average {} at the start, {} at the end", load(h.load_start), load(h.load_end)),
+        format!("1-minute load average {} at the start, {} at the end", load(h.load_start), load(load_end.or(h.load_end))),
     ));
     out
 }
@@ -141,4 +141,19 @@ pub fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warning> {
         }
     }
     out
+}
+
+/// A reader's remark as an analysis warning, with a stable code where one applies.
+pub fn read_warning(w: &ReadWarning) -> Warning {
+    let text = w.message.to_lowercase();
+    let code = if text.contains("merged") || text.contains("unpaired across sessions") {
+        "unpaired-sessions"
+    } else if text.contains("incomplete") {
+        "incomplete-blocks"
+    } else if text.contains("truncated") || text.contains("cut") {
+        "truncated"
+    } else {
+        "input"
+    };
+    Warning { code: code.into(), benchmark: None, message: w.to_string() }
 }
