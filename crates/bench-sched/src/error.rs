@@ -1,0 +1,209 @@
+//! The two error types: [`SchedError`] for running experiments, [`InputError`] for saved data.
+
+use std::path::PathBuf;
+
+/// Why an experiment could not be planned, run or recorded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SchedError {
+    /// The configuration cannot produce an experiment (no variants, zero blocks, ...).
+    #[error("invalid experiment configuration: {0}")]
+    Config(String),
+    /// A command string could not be split into words.
+    #[error("cannot parse command {command:?}: {message}")]
+    CommandSyntax {
+        /// The command as given.
+        command: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A command uses shell syntax but runs without a shell.
+    #[error(
+        "command {command:?} contains shell syntax ({token}) but no shell is used; pass `--shell sh` to run it through `sh -c`"
+    )]
+    ShellSyntaxWithoutShell {
+        /// The command as given.
+        command: String,
+        /// The shell token found.
+        token: String,
+    },
+    /// A program named by a command does not exist or is not executable.
+    #[error("program {program:?} (variant {variant}) was not found or is not executable")]
+    ProgramNotFound {
+        /// The variant whose command names it.
+        variant: String,
+        /// The program as written.
+        program: String,
+    },
+    /// The raw output file could not be created or written.
+    #[error("cannot write {}: {source}", path.display())]
+    Output {
+        /// The output file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A child process could not be started or waited for.
+    #[error("cannot run variant {variant}: {source}")]
+    Spawn {
+        /// The variant being run.
+        variant: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A benchmarked command exited with a non-zero status or was killed.
+    #[error(
+        "variant {variant} failed in block {block} ({status}){}",
+        tail_suffix(stderr_tail)
+    )]
+    RunFailed {
+        /// The variant that failed.
+        variant: String,
+        /// The block it ran in.
+        block: u32,
+        /// `exit code N` or `killed by signal N`.
+        status: String,
+        /// The last bytes of its standard error.
+        stderr_tail: String,
+    },
+    /// A benchmarked command ran longer than the timeout and was killed.
+    #[error(
+        "variant {variant} timed out in block {block} after {timeout_ms} ms{}",
+        tail_suffix(stderr_tail)
+    )]
+    TimedOut {
+        /// The variant that timed out.
+        variant: String,
+        /// The block it ran in.
+        block: u32,
+        /// The timeout in milliseconds.
+        timeout_ms: u128,
+        /// The last bytes of its standard error.
+        stderr_tail: String,
+    },
+    /// The `json:FIELD` metric could not be read from the command's output.
+    #[error("variant {variant} in block {block}: {message}")]
+    Metric {
+        /// The variant whose output was read.
+        variant: String,
+        /// The block it ran in.
+        block: u32,
+        /// What was missing or wrong.
+        message: String,
+    },
+    /// The experiment was stopped by a signal (or [`crate::InterruptFlag::request_stop`]).
+    #[error("interrupted by signal {signal}")]
+    Interrupted {
+        /// The signal number (2 for SIGINT, 15 for SIGTERM).
+        signal: i32,
+    },
+    /// `--resume` was given a file that does not belong to this experiment.
+    #[error("cannot resume {}: {message}", path.display())]
+    ResumeMismatch {
+        /// The raw file.
+        path: PathBuf,
+        /// What differs.
+        message: String,
+    },
+    /// `--resume` was given a file that cannot be read.
+    #[error(transparent)]
+    ResumeInput(#[from] InputError),
+    /// Installing the SIGINT/SIGTERM handlers failed.
+    #[error("cannot install signal handlers: {0}")]
+    Signals(std::io::Error),
+}
+
+fn tail_suffix(tail: &str) -> String {
+    let t = tail.trim_end();
+    if t.is_empty() {
+        String::new()
+    } else {
+        format!("; stderr ends with:\n{t}")
+    }
+}
+
+/// Why saved data (raw JSONL, CSV, hyperfine JSON) could not be read.
+///
+/// `Display` starts with `FILE:LINE:COLUMN:` (or fewer parts when they are unknown), e.g.
+/// `data.csv:3:2: value "abc" is not a number`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputError {
+    /// The file could not be read.
+    #[error("{file}: {source}")]
+    Io {
+        /// The file name as given.
+        file: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A problem located in the file.
+    #[error("{}: {message}", location(file, *line, *column))]
+    Invalid {
+        /// The file name as given.
+        file: String,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// 1-based column (CSV: field number; JSON: character column), when known.
+        column: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+    /// Several files cannot be combined (different metrics or units).
+    #[error("cannot combine {first} and {second}: {message}")]
+    Incompatible {
+        /// The first file.
+        first: String,
+        /// The file that does not fit.
+        second: String,
+        /// What differs.
+        message: String,
+    },
+}
+
+impl InputError {
+    pub(crate) fn at(
+        file: &str,
+        line: Option<usize>,
+        column: Option<usize>,
+        message: impl Into<String>,
+    ) -> Self {
+        InputError::Invalid {
+            file: file.to_owned(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+}
+
+fn location(file: &str, line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!("{file}:{l}:{c}"),
+        (Some(l), None) => format!("{file}:{l}"),
+        _ => file.to_owned(),
+    }
+}
+
+/// A non-fatal remark made while reading saved data (dropped truncated lines, incomplete
+/// blocks, sessions merged without pairing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadWarning {
+    /// The file concerned.
+    pub file: String,
+    /// The line concerned, when there is one.
+    pub line: Option<usize>,
+    /// What happened.
+    pub message: String,
+}
+
+impl std::fmt::Display for ReadWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: {}",
+            location(&self.file, self.line, None),
+            self.message
+        )
+    }
+}

@@ -1,0 +1,148 @@
+//! hyperfine `--export-json` import: each result becomes one unpaired variant, in ns.
+
+use std::path::Path;
+
+use bench_stats::{Dataset, Observation};
+use serde::Deserialize;
+
+use super::{Loaded, empty_series};
+use crate::error::{InputError, ReadWarning};
+
+#[derive(Deserialize)]
+struct Export {
+    results: Vec<ResultEntry>,
+}
+
+#[derive(Deserialize)]
+struct ResultEntry {
+    command: String,
+    times: Option<Vec<f64>>,
+}
+
+/// Reads a hyperfine JSON export; see [`read_hyperfine_bytes`].
+///
+/// # Errors
+/// As [`read_hyperfine_bytes`], or [`InputError::Io`].
+pub fn read_hyperfine(path: &Path) -> Result<Loaded, InputError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| InputError::Io {
+        file: name.clone(),
+        source,
+    })?;
+    read_hyperfine_bytes(&name, &bytes)
+}
+
+/// Parses hyperfine's `--export-json` output: `results[].command` names a variant and
+/// `results[].times` (seconds) become its observations in ns, unpaired, lower is better.
+/// A command that appears twice gets a ` #2` suffix (with a warning). Never panics.
+///
+/// # Errors
+/// [`InputError::Invalid`] naming the file and serde's line and column for malformed JSON,
+/// and for no results, a result without `times`, or a negative or non-finite time.
+pub fn read_hyperfine_bytes(file: &str, bytes: &[u8]) -> Result<Loaded, InputError> {
+    let export: Export = serde_json::from_slice(bytes).map_err(|e| {
+        InputError::at(
+            file,
+            Some(e.line()),
+            Some(e.column()),
+            format!("not a hyperfine --export-json file: {e}"),
+        )
+    })?;
+    if export.results.is_empty() {
+        return Err(InputError::at(
+            file,
+            None,
+            None,
+            "hyperfine export has no results",
+        ));
+    }
+    let mut dataset = Dataset {
+        unit: "ns".to_owned(),
+        higher_is_better: false,
+        design: None,
+        series: Vec::new(),
+        reference: None,
+    };
+    let mut warnings = Vec::new();
+    for (i, r) in export.results.into_iter().enumerate() {
+        let Some(times) = r.times else {
+            return Err(InputError::at(
+                file,
+                None,
+                None,
+                format!("results[{i}] ({:?}) has no \"times\" array", r.command),
+            ));
+        };
+        if times.is_empty() {
+            return Err(InputError::at(
+                file,
+                None,
+                None,
+                format!("results[{i}] ({:?}) has no times", r.command),
+            ));
+        }
+        let mut name = r.command.clone();
+        let mut n = 2;
+        while dataset.series.iter().any(|s| s.name == name) {
+            name = format!("{} #{n}", r.command);
+            n += 1;
+        }
+        if name != r.command {
+            warnings.push(ReadWarning {
+                file: file.to_owned(),
+                line: None,
+                message: format!(
+                    "command {:?} appears more than once; renamed {name:?}",
+                    r.command
+                ),
+            });
+        }
+        let mut series = empty_series(&name, None);
+        for (j, t) in times.into_iter().enumerate() {
+            let ns = t * 1e9;
+            if !ns.is_finite() || ns < 0.0 {
+                return Err(InputError::at(
+                    file,
+                    None,
+                    None,
+                    format!("results[{i}].times[{j}] = {t} is not a valid duration"),
+                ));
+            }
+            series.observations.push(Observation {
+                value: ns,
+                block: None,
+                position: None,
+            });
+        }
+        dataset.series.push(series);
+    }
+    Ok(Loaded { dataset, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn converts_seconds_to_ns() {
+        let json = br#"{"results":[{"command":"sleep 0.1","mean":0.1,"times":[0.1,0.2]},{"command":"true","times":[0.001]}]}"#;
+        let l = read_hyperfine_bytes("h.json", json).unwrap();
+        assert_eq!(l.dataset.series[0].name, "sleep 0.1");
+        assert!((l.dataset.series[0].observations[1].value - 2e8).abs() < 1e-3);
+        assert_eq!(l.dataset.unit, "ns");
+    }
+
+    #[test]
+    fn malformed_names_file_and_location() {
+        let e = read_hyperfine_bytes("h.json", b"{\n  \"results\": [ {\"command\": 3} ]\n}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("h.json:2:"), "{e}");
+        assert!(read_hyperfine_bytes("h.json", br#"{"results":[]}"#).is_err());
+        assert!(
+            read_hyperfine_bytes("h.json", br#"{"results":[{"command":"a","times":[-1.0]}]}"#)
+                .is_err()
+        );
+        assert!(read_hyperfine_bytes("h.json", br#"{"results":[{"command":"a"}]}"#).is_err());
+    }
+}

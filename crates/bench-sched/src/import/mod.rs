@@ -1,0 +1,155 @@
+//! Reading saved data of any supported format into one [`Dataset`].
+
+mod csv;
+mod hyperfine;
+
+pub use self::csv::{CsvOptions, read_csv, read_csv_bytes};
+pub use self::hyperfine::{read_hyperfine, read_hyperfine_bytes};
+
+use std::path::Path;
+
+use bench_stats::{Dataset, Series};
+
+use crate::error::{InputError, ReadWarning};
+use crate::raw::read_raw_bytes;
+
+/// A dataset read from files, with the remarks made while reading.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    /// The data.
+    pub dataset: Dataset,
+    /// Dropped lines and blocks, merged sessions, ...
+    pub warnings: Vec<ReadWarning>,
+}
+
+/// The format of a saved-data file, as detected from its content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum InputFormat {
+    /// abba raw JSONL (`abba.raw/1` header).
+    Raw,
+    /// hyperfine `--export-json`.
+    Hyperfine,
+    /// CSV with a header row.
+    Csv,
+}
+
+/// Detects the format: a first line that is a JSON object with a `"schema"` is raw JSONL, any
+/// other text starting with `{` is hyperfine JSON, everything else CSV. Time: O(first line).
+pub fn detect_format(bytes: &[u8]) -> InputFormat {
+    let first_line = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    if first_line.trim_ascii_start().starts_with(b"{")
+        && String::from_utf8_lossy(first_line).contains("\"schema\"")
+    {
+        InputFormat::Raw
+    } else if bytes.trim_ascii_start().starts_with(b"{") {
+        InputFormat::Hyperfine
+    } else {
+        InputFormat::Csv
+    }
+}
+
+/// Reads one or more files (any mix of formats) into one dataset.
+///
+/// One file gives its own dataset. Several files are sessions measured at different times:
+/// they are merged into one unpaired dataset (blocks and reference values dropped) with a
+/// warning, since pairing across sessions would be wrong. `csv` says the unit and direction
+/// of CSV values.
+///
+/// # Errors
+/// [`InputError`] from the first unreadable file, or [`InputError::Incompatible`] when the
+/// files disagree on unit or direction.
+pub fn load_files(paths: &[&Path], csv: &CsvOptions) -> Result<Loaded, InputError> {
+    let mut loaded = Vec::with_capacity(paths.len());
+    for path in paths {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|source| InputError::Io {
+            file: name.clone(),
+            source,
+        })?;
+        let one = match detect_format(&bytes) {
+            InputFormat::Raw => read_raw_bytes(&name, &bytes)?.to_dataset(),
+            InputFormat::Hyperfine => read_hyperfine_bytes(&name, &bytes)?,
+            InputFormat::Csv => read_csv_bytes(&name, &bytes, csv)?,
+        };
+        loaded.push((name, one));
+    }
+    merge_sessions(loaded)
+}
+
+/// Merges datasets from separate sessions into one unpaired dataset (see [`load_files`]).
+///
+/// # Errors
+/// [`InputError::Incompatible`] when units or directions differ;
+/// [`InputError::Invalid`] when `sessions` is empty.
+pub fn merge_sessions(sessions: Vec<(String, Loaded)>) -> Result<Loaded, InputError> {
+    let mut it = sessions.into_iter();
+    let Some((first_name, first)) = it.next() else {
+        return Err(InputError::at("(no files)", None, None, "no input files"));
+    };
+    let rest: Vec<(String, Loaded)> = it.collect();
+    if rest.is_empty() {
+        return Ok(first);
+    }
+    let mut warnings = first.warnings;
+    let mut dataset = first.dataset;
+    warnings.push(ReadWarning {
+        file: first_name.clone(),
+        line: None,
+        message: format!(
+            "{} files merged: unpaired across sessions (blocks and reference values ignored)",
+            rest.len() + 1
+        ),
+    });
+    unpair(&mut dataset);
+    for (name, l) in rest {
+        if l.dataset.unit != dataset.unit || l.dataset.higher_is_better != dataset.higher_is_better
+        {
+            return Err(InputError::Incompatible {
+                first: first_name,
+                second: name,
+                message: format!(
+                    "unit {:?} (higher is better: {}) vs {:?} (higher is better: {})",
+                    dataset.unit,
+                    dataset.higher_is_better,
+                    l.dataset.unit,
+                    l.dataset.higher_is_better
+                ),
+            });
+        }
+        warnings.extend(l.warnings);
+        let mut other = l.dataset;
+        unpair(&mut other);
+        for s in other.series {
+            match dataset
+                .series
+                .iter_mut()
+                .find(|x| x.name == s.name && x.class == s.class)
+            {
+                Some(x) => x.observations.extend(s.observations),
+                None => dataset.series.push(s),
+            }
+        }
+    }
+    dataset.design = None;
+    dataset.reference = None;
+    Ok(Loaded { dataset, warnings })
+}
+
+fn unpair(d: &mut Dataset) {
+    for s in &mut d.series {
+        for o in &mut s.observations {
+            o.block = None;
+            o.position = None;
+        }
+    }
+}
+
+/// A new series with the given name and no observations.
+pub(crate) fn empty_series(name: &str, class: Option<String>) -> Series {
+    Series {
+        name: name.to_owned(),
+        class,
+        observations: Vec::new(),
+    }
+}

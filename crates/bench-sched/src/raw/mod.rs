@@ -1,0 +1,137 @@
+//! The raw JSONL format `abba.raw/1`: one header line, one line per measured run, and an
+//! optional trailer line `{"end": {...}}` written when the experiment stops.
+
+mod read;
+mod write;
+
+pub use read::{RawData, read_raw, read_raw_bytes};
+pub use write::RawWriter;
+
+use serde::{Deserialize, Serialize};
+
+use crate::host::HostFacts;
+
+/// The `schema` value of a raw file's header.
+pub const RAW_SCHEMA: &str = "abba.raw/1";
+
+/// A variant as recorded in the header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RawVariant {
+    /// Display name (unique).
+    pub name: String,
+    /// The command text as given.
+    pub command: String,
+}
+
+/// The first line of a raw file. Unknown header fields are accepted (newer writers may add
+/// host facts), missing required ones are errors.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RawHeader {
+    /// Always [`RAW_SCHEMA`].
+    pub schema: String,
+    /// Version of the tool that wrote the file.
+    pub abba_version: String,
+    /// `abba`, `random` or `sequential`.
+    pub design: String,
+    /// The seed of the schedule and the layout padding.
+    pub seed: u64,
+    /// Planned number of blocks.
+    pub blocks: u32,
+    /// The variants, in order.
+    pub variants: Vec<RawVariant>,
+    /// The reference workload's command, when one runs every block.
+    pub reference: Option<String>,
+    /// `wall`, `user`, `sys`, `cpu`, `max-rss` or `json:FIELD`.
+    pub metric: String,
+    /// Unit of the metric.
+    pub unit: String,
+    /// Direction of the metric.
+    pub higher_is_better: bool,
+    /// `random` or `fixed:N`.
+    pub layout: String,
+    /// The `--pin` CPU list, if any.
+    pub pin: Option<String>,
+    /// Untimed runs of every variant before block 0.
+    pub warmup: u32,
+    /// Pause between runs, ns.
+    pub settle_ns: u64,
+    /// `none` or `sh`.
+    #[serde(default)]
+    pub shell: Option<String>,
+    /// Per-run timeout, ns.
+    #[serde(default)]
+    pub timeout_ns: Option<u64>,
+    /// Facts about the machine.
+    pub host: HostFacts,
+}
+
+/// One measured run (one line of the raw file).
+///
+/// Unknown fields are rejected when reading: a misspelt field silently ignored would lose
+/// data, and the writer and reader ship together.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct RunRecord {
+    /// 0-based index in execution order.
+    #[serde(default)]
+    pub run: u32,
+    /// Block (repetition index for the sequential design).
+    pub block: u32,
+    /// 0-based place in the block.
+    pub position: u32,
+    /// Variant name (the reference run uses the name `reference`).
+    pub variant: String,
+    /// `true` for the reference workload's run.
+    #[serde(default)]
+    pub is_reference: bool,
+    /// Wall time, ns.
+    pub wall_ns: u64,
+    /// User CPU time, ns.
+    pub user_ns: u64,
+    /// System CPU time, ns.
+    pub sys_ns: u64,
+    /// Peak RSS, KiB.
+    pub max_rss_kib: u64,
+    /// Exit code; `null` when killed by a signal or timed out.
+    pub exit_code: Option<i32>,
+    /// The signal that killed it, if any.
+    #[serde(default)]
+    pub signal: Option<i32>,
+    /// Killed by abba after the timeout.
+    pub timed_out: bool,
+    /// Layout padding in bytes.
+    pub env_pad: usize,
+    /// The metric value when it is not one of the times (max-rss, json), else `null`.
+    #[serde(default)]
+    pub metric: Option<f64>,
+    /// CPUs the child was allowed to run on (`0-3`).
+    #[serde(default)]
+    pub allowed_cpus: Option<String>,
+}
+
+impl RunRecord {
+    /// Whether the run exited with code 0 within the timeout.
+    pub fn succeeded(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out
+    }
+}
+
+/// The optional last line, written when the experiment ends (completed, failed or
+/// interrupted).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RawTrailer {
+    /// `complete`, `failed` or `interrupted`.
+    pub status: String,
+    /// Load averages at the end.
+    pub load_end: Option<[f64; 3]>,
+    /// End time, RFC 3339 UTC.
+    pub end_time: String,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(crate) struct TrailerLine {
+    pub end: RawTrailer,
+}

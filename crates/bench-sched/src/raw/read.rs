@@ -1,0 +1,401 @@
+//! Reading raw JSONL back, and turning it into a [`bench_stats::Dataset`].
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+use bench_stats::{Dataset, Observation, Series};
+use serde_json::Value;
+
+use super::{RAW_SCHEMA, RawHeader, RawTrailer, RunRecord, TrailerLine};
+use crate::design::{Design, Pairing, ReferenceRuns, Schedule};
+use crate::error::{InputError, ReadWarning};
+use crate::import::Loaded;
+use crate::runner::Metric;
+
+/// The parsed content of a raw file.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RawData {
+    /// The file name as given (used in messages).
+    pub file: String,
+    /// The header line.
+    pub header: RawHeader,
+    /// The run lines, in file order.
+    pub runs: Vec<RunRecord>,
+    /// The trailer, when the writer got to write one.
+    pub trailer: Option<RawTrailer>,
+    /// What was dropped while reading (a truncated last line).
+    pub warnings: Vec<ReadWarning>,
+    /// Byte offset just after each run line (parallel to `runs`).
+    pub(crate) run_ends: Vec<u64>,
+    /// Byte offset just after the header line.
+    pub(crate) header_end: u64,
+}
+
+/// Reads a raw file.
+///
+/// # Errors
+/// [`InputError`] naming the file, line and column of the first problem; see
+/// [`read_raw_bytes`].
+pub fn read_raw(path: &Path) -> Result<RawData, InputError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| InputError::Io {
+        file: name.clone(),
+        source,
+    })?;
+    read_raw_bytes(&name, &bytes)
+}
+
+/// Parses raw JSONL from memory; never panics, whatever the bytes.
+///
+/// Rules: line 1 must be a header object with `"schema": "abba.raw/1"`; empty lines are
+/// skipped; a last line that is cut short (no final newline, or JSON ending early) is
+/// dropped with a warning, as left by Ctrl-C or a crash; any other bad line is an error
+/// naming the line (and column for JSON syntax errors). Run lines with unknown fields are
+/// rejected (see [`RunRecord`]). Time: O(bytes).
+///
+/// # Errors
+/// [`InputError::Invalid`] for a missing or wrong schema, malformed JSON, a run of an
+/// unknown variant or a block beyond the header's block count.
+pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<RawData, InputError> {
+    // Split into lines, remembering where each ends (including its newline).
+    let mut lines: Vec<(usize, &[u8], u64, bool)> = Vec::new(); // (line no, text, end offset, had newline)
+    let mut start = 0usize;
+    let mut no = 1usize;
+    while start < bytes.len() {
+        let (end, next, nl) = match bytes[start..].iter().position(|&b| b == b'\n') {
+            Some(i) => (start + i, start + i + 1, true),
+            None => (bytes.len(), bytes.len(), false),
+        };
+        lines.push((no, &bytes[start..end], next as u64, nl));
+        start = next;
+        no += 1;
+    }
+    let err =
+        |line: usize, col: Option<usize>, msg: String| InputError::at(file, Some(line), col, msg);
+    let Some(&(_, first, _, _)) = lines.first() else {
+        return Err(InputError::at(
+            file,
+            None,
+            None,
+            "the file is empty (expected an abba.raw/1 header line)",
+        ));
+    };
+    let first = std::str::from_utf8(first)
+        .map_err(|_| err(1, None, "the header line is not UTF-8".into()))?;
+    let value: Value = serde_json::from_str(first).map_err(|e| {
+        err(
+            1,
+            Some(e.column()),
+            format!("the header is not valid JSON: {e}"),
+        )
+    })?;
+    match value.get("schema").and_then(Value::as_str) {
+        Some(RAW_SCHEMA) => {}
+        Some(other) => {
+            return Err(err(
+                1,
+                None,
+                format!("schema is {other:?}, expected {RAW_SCHEMA:?}"),
+            ));
+        }
+        None => {
+            return Err(err(
+                1,
+                None,
+                format!("missing \"schema\": {RAW_SCHEMA:?} (not an abba raw file)"),
+            ));
+        }
+    }
+    let header: RawHeader =
+        serde_json::from_value(value).map_err(|e| err(1, None, format!("bad header: {e}")))?;
+    validate_header(&header).map_err(|m| err(1, None, m))?;
+    let names: HashSet<&str> = header.variants.iter().map(|v| v.name.as_str()).collect();
+
+    let last_nonempty = lines
+        .iter()
+        .rposition(|(_, t, _, _)| !t.iter().all(u8::is_ascii_whitespace));
+    let mut data = RawData {
+        file: file.to_owned(),
+        header: header.clone(),
+        runs: Vec::new(),
+        trailer: None,
+        warnings: Vec::new(),
+        run_ends: Vec::new(),
+        header_end: lines[0].2,
+    };
+    for (idx, &(no, text, end, had_newline)) in lines.iter().enumerate().skip(1) {
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let is_last = Some(idx) == last_nonempty;
+        let parsed = std::str::from_utf8(text)
+            .map_err(|_| (true, None, "the line is not UTF-8".to_owned()))
+            .and_then(|s| {
+                serde_json::from_str::<Value>(s)
+                    .map_err(|e| (e.is_eof(), Some(e.column()), format!("invalid JSON: {e}")))
+            });
+        let value = match parsed {
+            Ok(v) => v,
+            Err((eof, col, msg)) => {
+                if is_last && (eof || !had_newline) {
+                    data.warnings.push(ReadWarning {
+                        file: file.to_owned(),
+                        line: Some(no),
+                        message: "last line is incomplete (file cut short?); dropped".into(),
+                    });
+                    continue;
+                }
+                return Err(err(no, col, msg));
+            }
+        };
+        if value.get("end").is_some() {
+            let t: TrailerLine = serde_json::from_value(value)
+                .map_err(|e| err(no, None, format!("bad trailer line: {e}")))?;
+            data.trailer = Some(t.end);
+            continue;
+        }
+        let run: RunRecord = serde_json::from_value(value)
+            .map_err(|e| err(no, None, format!("bad run line: {e}")))?;
+        if !run.is_reference && !names.contains(run.variant.as_str()) {
+            return Err(err(
+                no,
+                None,
+                format!("variant {:?} is not declared in the header", run.variant),
+            ));
+        }
+        if run.is_reference && header.reference.is_none() {
+            return Err(err(
+                no,
+                None,
+                "a reference run, but the header declares no reference".into(),
+            ));
+        }
+        if run.block >= header.blocks {
+            return Err(err(
+                no,
+                None,
+                format!(
+                    "block {} is beyond the header's {} blocks",
+                    run.block, header.blocks
+                ),
+            ));
+        }
+        if run.metric.is_some_and(|m| !m.is_finite()) {
+            return Err(err(
+                no,
+                None,
+                "\"metric\" must be a finite number or null".into(),
+            ));
+        }
+        data.runs.push(run);
+        data.run_ends.push(end);
+    }
+    Ok(data)
+}
+
+fn validate_header(h: &RawHeader) -> Result<(), String> {
+    h.design.parse::<Design>().map_err(|e| e.to_string())?;
+    h.metric.parse::<Metric>().map_err(|e| e.to_string())?;
+    if h.variants.is_empty() {
+        return Err("the header lists no variants".into());
+    }
+    let mut seen = HashSet::new();
+    for v in &h.variants {
+        if !seen.insert(v.name.as_str()) {
+            return Err(format!("variant name {:?} appears twice", v.name));
+        }
+    }
+    Ok(())
+}
+
+impl RawData {
+    /// The design recorded in the header.
+    pub fn design(&self) -> Design {
+        self.header.design.parse().unwrap_or_default()
+    }
+
+    /// The schedule the header describes.
+    pub fn schedule(&self) -> Schedule {
+        let reference = if self.header.reference.is_some() {
+            ReferenceRuns::PerBlock
+        } else {
+            ReferenceRuns::None
+        };
+        Schedule::plan(
+            self.design(),
+            self.header.variants.len(),
+            self.header.blocks,
+            self.header.seed,
+            reference,
+        )
+    }
+
+    /// How many leading runs belong to complete blocks (paired designs) or are simply
+    /// present (sequential), i.e. the prefix a resume keeps.
+    pub(crate) fn complete_prefix(&self) -> usize {
+        match self.design().pairing() {
+            Pairing::Unpaired => self.runs.len(),
+            Pairing::Paired => {
+                let per = self.schedule().runs_per_block().max(1);
+                self.runs.len() / per * per
+            }
+        }
+    }
+
+    /// Byte length of the file up to the end of the first `n` runs.
+    pub(crate) fn bytes_through(&self, n: usize) -> u64 {
+        if n == 0 {
+            self.header_end
+        } else {
+            self.run_ends.get(n - 1).copied().unwrap_or(self.header_end)
+        }
+    }
+
+    fn value_of(&self, metric: &Metric, r: &RunRecord) -> Option<f64> {
+        let v = match metric {
+            Metric::Wall => r.wall_ns as f64,
+            Metric::User => r.user_ns as f64,
+            Metric::Sys => r.sys_ns as f64,
+            Metric::Cpu => r.user_ns.saturating_add(r.sys_ns) as f64,
+            Metric::MaxRss => r.metric.unwrap_or(r.max_rss_kib as f64),
+            Metric::Json(_) => r.metric?,
+        };
+        v.is_finite().then_some(v)
+    }
+
+    /// Converts to a dataset for analysis.
+    ///
+    /// Values follow the header's metric (ns for times, KiB for max-rss, the JSON value);
+    /// runs that failed or timed out are left out. Paired designs keep only complete
+    /// blocks whose runs all succeeded, and record block and position; the sequential design
+    /// yields unpaired observations. Reference values become `Dataset::reference`.
+    /// Each dropped block or run is reported as a warning. Time: O(runs).
+    pub fn to_dataset(&self) -> Loaded {
+        let mut warnings = self.warnings.clone();
+        let warn = |warnings: &mut Vec<ReadWarning>, message: String| {
+            warnings.push(ReadWarning {
+                file: self.file.clone(),
+                line: None,
+                message,
+            })
+        };
+        let metric: Metric = self.header.metric.parse().unwrap_or_default();
+        let index: BTreeMap<&str, usize> = self
+            .header
+            .variants
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.name.as_str(), i))
+            .collect();
+        let mut series: Vec<Series> = self
+            .header
+            .variants
+            .iter()
+            .map(|v| Series {
+                name: v.name.clone(),
+                class: None,
+                observations: Vec::new(),
+            })
+            .collect();
+        let mut reference = Vec::new();
+        let failed = self.runs.iter().filter(|r| !r.succeeded()).count();
+        if failed > 0 {
+            warn(
+                &mut warnings,
+                format!("{failed} failed or timed-out run(s) left out"),
+            );
+        }
+        match self.design().pairing() {
+            Pairing::Paired => {
+                let per = self.schedule().runs_per_block();
+                let mut by_block: BTreeMap<u32, Vec<&RunRecord>> = BTreeMap::new();
+                for r in &self.runs {
+                    by_block.entry(r.block).or_default().push(r);
+                }
+                for (block, runs) in by_block {
+                    if runs.len() != per {
+                        warn(
+                            &mut warnings,
+                            format!(
+                                "block {block} has {} of {per} runs (incomplete); dropped",
+                                runs.len()
+                            ),
+                        );
+                        continue;
+                    }
+                    let values: Option<Vec<f64>> = runs
+                        .iter()
+                        .map(|r| {
+                            if r.succeeded() {
+                                self.value_of(&metric, r)
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let Some(values) = values else {
+                        warn(
+                            &mut warnings,
+                            format!("block {block} has a failed run or a missing value; dropped"),
+                        );
+                        continue;
+                    };
+                    for (r, v) in runs.iter().zip(values) {
+                        if r.is_reference {
+                            reference.push((block, v));
+                        } else if let Some(&i) = index.get(r.variant.as_str()) {
+                            series[i].observations.push(Observation {
+                                value: v,
+                                block: Some(block),
+                                position: Some(r.position),
+                            });
+                        }
+                    }
+                }
+            }
+            Pairing::Unpaired => {
+                let mut missing = 0usize;
+                for r in self.runs.iter().filter(|r| r.succeeded()) {
+                    let Some(v) = self.value_of(&metric, r) else {
+                        missing += 1;
+                        continue;
+                    };
+                    if r.is_reference {
+                        reference.push((r.block, v));
+                    } else if let Some(&i) = index.get(r.variant.as_str()) {
+                        series[i].observations.push(Observation {
+                            value: v,
+                            block: None,
+                            position: None,
+                        });
+                    }
+                }
+                if missing > 0 {
+                    let m = &self.header.metric;
+                    warn(
+                        &mut warnings,
+                        format!("{missing} run(s) without a {m} value left out"),
+                    );
+                }
+                let counts: Vec<usize> = series.iter().map(|s| s.observations.len()).collect();
+                if counts.iter().any(|&c| c != counts[0]) {
+                    warn(
+                        &mut warnings,
+                        format!(
+                            "unequal run counts per variant ({counts:?}); the sequential run was cut short?"
+                        ),
+                    );
+                }
+            }
+        }
+        let dataset = Dataset {
+            unit: self.header.unit.clone(),
+            higher_is_better: self.header.higher_is_better,
+            design: Some(self.header.design.clone()),
+            series,
+            reference: (!reference.is_empty()).then_some(reference),
+        };
+        Loaded { dataset, warnings }
+    }
+}

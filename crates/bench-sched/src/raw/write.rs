@@ -1,0 +1,131 @@
+//! [`RawWriter`]: streams the header and each run as one flushed JSON line.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::{RawHeader, RawTrailer, RunRecord, TrailerLine};
+use crate::error::SchedError;
+
+/// Writes a raw JSONL file line by line.
+///
+/// Every line is flushed to the operating system as soon as it is written, so a crash or
+/// Ctrl-C loses at most the run in progress. Lines are not `fsync`ed: flushing protects
+/// against the process dying, which is the failure that matters here; surviving a power
+/// loss is not worth a disk sync inside the measurement loop.
+pub struct RawWriter {
+    out: Option<BufWriter<Box<dyn Write + Send>>>,
+    path: PathBuf,
+    header_written: bool,
+}
+
+impl std::fmt::Debug for RawWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawWriter")
+            .field("path", &self.path)
+            .field("header_written", &self.header_written)
+            .finish()
+    }
+}
+
+impl RawWriter {
+    /// Creates (or truncates) `path` now, so an unwritable output is refused before any
+    /// run.
+    ///
+    /// # Errors
+    /// [`SchedError::Output`] when the file cannot be created.
+    pub fn create(path: &Path) -> Result<RawWriter, SchedError> {
+        let f = File::create(path).map_err(|source| SchedError::Output {
+            path: path.to_owned(),
+            source,
+        })?;
+        Ok(RawWriter {
+            out: Some(BufWriter::new(Box::new(f))),
+            path: path.to_owned(),
+            header_written: false,
+        })
+    }
+
+    /// Opens `path` for appending after its first `keep_bytes` bytes (everything later is
+    /// cut off); used by resume, which keeps the existing header.
+    pub(crate) fn append_after(path: &Path, keep_bytes: u64) -> Result<RawWriter, SchedError> {
+        let err = |source| SchedError::Output {
+            path: path.to_owned(),
+            source,
+        };
+        let f = File::options().write(true).open(path).map_err(err)?;
+        f.set_len(keep_bytes).map_err(err)?;
+        drop(f);
+        let f = File::options().append(true).open(path).map_err(err)?;
+        Ok(RawWriter {
+            out: Some(BufWriter::new(Box::new(f))),
+            path: path.to_owned(),
+            header_written: true,
+        })
+    }
+
+    /// Writes to any sink (a `Vec<u8>`, a pipe); `name` is used in error messages.
+    pub fn to_writer(sink: impl Write + Send + 'static, name: &str) -> RawWriter {
+        RawWriter {
+            out: Some(BufWriter::new(Box::new(sink))),
+            path: PathBuf::from(name),
+            header_written: false,
+        }
+    }
+
+    /// A writer that keeps nothing (no `--output`).
+    pub fn discard() -> RawWriter {
+        RawWriter {
+            out: None,
+            path: PathBuf::from("(discarded)"),
+            header_written: false,
+        }
+    }
+
+    /// Whether a header is already in the file (resume).
+    pub(crate) fn has_header(&self) -> bool {
+        self.header_written
+    }
+
+    fn line<T: serde::Serialize>(&mut self, value: &T) -> Result<(), SchedError> {
+        let Some(out) = self.out.as_mut() else {
+            return Ok(());
+        };
+        let res = serde_json::to_writer(&mut *out, value)
+            .map_err(io::Error::from)
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush());
+        res.map_err(|source| SchedError::Output {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    /// Writes the header line.
+    ///
+    /// # Errors
+    /// [`SchedError::Output`] on a write failure.
+    pub fn write_header(&mut self, header: &RawHeader) -> Result<(), SchedError> {
+        self.line(header)?;
+        self.header_written = true;
+        Ok(())
+    }
+
+    /// Writes and flushes one run line.
+    ///
+    /// # Errors
+    /// [`SchedError::Output`] on a write failure.
+    pub fn write_run(&mut self, run: &RunRecord) -> Result<(), SchedError> {
+        self.line(run)
+    }
+
+    /// Writes the trailer line.
+    ///
+    /// # Errors
+    /// [`SchedError::Output`] on a write failure.
+    pub fn write_trailer(&mut self, trailer: &RawTrailer) -> Result<(), SchedError> {
+        self.line(&TrailerLine {
+            end: trailer.clone(),
+        })
+    }
+}

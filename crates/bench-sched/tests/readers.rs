@@ -1,0 +1,224 @@
+//! Saved-data readers: raw JSONL edge cases, merging, and never panicking on any bytes.
+
+use bench_sched::*;
+use proptest::prelude::*;
+
+const HEADER: &str = r#"{"schema":"abba.raw/1","abba_version":"0.1.0","design":"abba","seed":1,"blocks":3,"variants":[{"name":"A","command":"a"},{"name":"B","command":"b"}],"reference":null,"metric":"wall","unit":"ns","higher_is_better":false,"layout":"random","pin":null,"warmup":0,"settle_ns":0,"host":{"cpu_model":null,"cores":2,"kernel":null,"governor":null,"turbo":null,"aslr":2,"load_start":null,"load_end":null,"env_bytes":10,"argv_bytes":5,"start_time":"2026-01-01T00:00:00Z"},"future_field":true}"#;
+
+fn run_line(block: u32, position: u32, variant: &str, wall: u64) -> String {
+    format!(
+        r#"{{"run":{},"block":{block},"position":{position},"variant":"{variant}","wall_ns":{wall},"user_ns":1,"sys_ns":1,"max_rss_kib":10,"exit_code":0,"timed_out":false,"env_pad":3,"metric":null}}"#,
+        block * 4 + position
+    )
+}
+
+fn abba_file(blocks: u32) -> String {
+    let mut s = format!("{HEADER}\n");
+    for b in 0..blocks {
+        let order = if b % 2 == 0 {
+            ["A", "B", "B", "A"]
+        } else {
+            ["B", "A", "A", "B"]
+        };
+        for (p, v) in order.iter().enumerate() {
+            s.push_str(&run_line(
+                b,
+                p as u32,
+                v,
+                100 + u64::from(b) * 10 + p as u64,
+            ));
+            s.push('\n');
+        }
+    }
+    s
+}
+
+#[test]
+fn complete_file_converts_to_paired_dataset() {
+    let data = read_raw_bytes("r.jsonl", abba_file(3).as_bytes()).unwrap();
+    let loaded = data.to_dataset();
+    assert!(loaded.warnings.is_empty());
+    let a = &loaded.dataset.series[0];
+    assert_eq!(a.name, "A");
+    assert_eq!(a.observations.len(), 6);
+    assert_eq!(
+        (
+            a.observations[0].value,
+            a.observations[0].block,
+            a.observations[0].position
+        ),
+        (100.0, Some(0), Some(0))
+    );
+    assert_eq!(loaded.dataset.design.as_deref(), Some("abba"));
+}
+
+#[test]
+fn truncated_last_line_and_incomplete_block_are_dropped_with_warnings() {
+    let mut text = abba_file(2);
+    text.push_str(&run_line(2, 0, "A", 5));
+    text.push('\n');
+    let cut = run_line(2, 1, "B", 5);
+    text.push_str(&cut[..cut.len() / 2]);
+    let data = read_raw_bytes("r.jsonl", text.as_bytes()).unwrap();
+    assert_eq!(data.runs.len(), 9);
+    assert_eq!(
+        data.warnings[0].to_string(),
+        "r.jsonl:11: last line is incomplete (file cut short?); dropped"
+    );
+    let loaded = data.to_dataset();
+    assert_eq!(loaded.dataset.series[1].observations.len(), 4);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.message == "block 2 has 1 of 4 runs (incomplete); dropped")
+    );
+}
+
+#[test]
+fn bad_lines_in_the_middle_are_errors_with_location() {
+    let mut lines: Vec<String> = abba_file(2).lines().map(str::to_owned).collect();
+    lines[3] = r#"{"block": 0, "position": oops}"#.to_owned();
+    let e = read_raw_bytes("r.jsonl", lines.join("\n").as_bytes())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("r.jsonl:4:"), "{e}");
+    assert!(e.contains("invalid JSON"), "{e}");
+
+    let mut lines: Vec<String> = abba_file(2).lines().map(str::to_owned).collect();
+    lines[2] = lines[2].replace("\"env_pad\"", "\"env_padd\"");
+    let e = read_raw_bytes("r.jsonl", lines.join("\n").as_bytes())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("r.jsonl:3: bad run line: unknown field `env_padd`"),
+        "{e}"
+    );
+
+    let mut lines: Vec<String> = abba_file(1).lines().map(str::to_owned).collect();
+    lines[2] = lines[2].replace("\"B\"", "\"C\"");
+    let e = read_raw_bytes("r.jsonl", lines.join("\n").as_bytes())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("r.jsonl:3: variant \"C\" is not declared"),
+        "{e}"
+    );
+}
+
+#[test]
+fn wrong_or_missing_schema_is_refused() {
+    let e = read_raw_bytes("x.jsonl", b"{\"schema\":\"abba.raw/9\"}\n")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "x.jsonl:1: schema is \"abba.raw/9\", expected \"abba.raw/1\""
+    );
+    let e = read_raw_bytes("x.jsonl", b"{\"a\":1}\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("x.jsonl:1: missing \"schema\""), "{e}");
+    assert!(read_raw_bytes("x.jsonl", b"").is_err());
+}
+
+#[test]
+fn several_files_merge_unpaired_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (p1, p2, p3) = (
+        dir.path().join("one.jsonl"),
+        dir.path().join("two.jsonl"),
+        dir.path().join("three.csv"),
+    );
+    std::fs::write(&p1, abba_file(2)).unwrap();
+    std::fs::write(&p2, abba_file(1)).unwrap();
+    std::fs::write(&p3, "variant,value\nA,1\n").unwrap();
+    let loaded = load_files(&[&p1, &p2], &CsvOptions::default()).unwrap();
+    assert_eq!(loaded.dataset.series[0].observations.len(), 6);
+    assert!(
+        loaded
+            .dataset
+            .series
+            .iter()
+            .flat_map(|s| &s.observations)
+            .all(|o| o.block.is_none())
+    );
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("unpaired across sessions"))
+    );
+    // A CSV of another unit cannot be merged with nanoseconds.
+    let e = load_files(&[&p1, &p3], &CsvOptions::default()).unwrap_err();
+    assert!(matches!(e, InputError::Incompatible { .. }), "{e}");
+    let ok = load_files(
+        &[&p1, &p3],
+        &CsvOptions {
+            unit: "ns".into(),
+            higher_is_better: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(ok.dataset.series[0].observations.len(), 5);
+}
+
+#[test]
+fn formats_are_detected_from_content() {
+    assert_eq!(detect_format(abba_file(1).as_bytes()), InputFormat::Raw);
+    assert_eq!(
+        detect_format(b"{\n  \"results\": []\n}"),
+        InputFormat::Hyperfine
+    );
+    assert_eq!(detect_format(b"variant,value\nA,1\n"), InputFormat::Csv);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn readers_never_panic_on_random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+        let _ = read_raw_bytes("f", &bytes);
+        let _ = read_csv_bytes("f", &bytes, &CsvOptions::default());
+        let _ = read_hyperfine_bytes("f", &bytes);
+    }
+
+    #[test]
+    fn raw_reader_never_panics_on_mangled_files(cut in 0usize..2000, flip in 0usize..2000, byte in any::<u8>()) {
+        let mut bytes = abba_file(2).into_bytes();
+        let n = bytes.len();
+        bytes[flip % n] = byte;
+        bytes.truncate(cut % (n + 1));
+        if let Ok(data) = read_raw_bytes("f", &bytes) {
+            let loaded = data.to_dataset();
+            for s in &loaded.dataset.series {
+                prop_assert!(s.observations.iter().all(|o| o.value.is_finite()));
+            }
+        }
+    }
+
+    #[test]
+    fn csv_reader_handles_valid_ish_rows(rows in proptest::collection::vec(
+        ("[AB\"x, ]{0,3}", prop_oneof![Just("1".to_owned()), Just("NaN".to_owned()), Just("-2.5e3".to_owned()), "[0-9a-z.\"-]{0,5}"], "-?[0-9]{0,2}"),
+        0..12,
+    )) {
+        let mut text = String::from("block,variant,value\n");
+        for (v, x, b) in &rows {
+            text.push_str(&format!("{b},{v},{x}\n"));
+        }
+        if let Ok(l) = read_csv_bytes("f.csv", text.as_bytes(), &CsvOptions::default()) {
+            prop_assert!(l.dataset.series.iter().flat_map(|s| &s.observations).all(|o| o.value.is_finite() && o.block.is_some()));
+        }
+    }
+
+    #[test]
+    fn csv_round_trips_finite_values(values in proptest::collection::vec(-1e12f64..1e12, 1..20)) {
+        let mut text = String::from("variant,value\n");
+        for v in &values {
+            text.push_str(&format!("A,{v}\n"));
+        }
+        let l = read_csv_bytes("f.csv", text.as_bytes(), &CsvOptions::default()).unwrap();
+        let got: Vec<f64> = l.dataset.series[0].observations.iter().map(|o| o.value).collect();
+        prop_assert_eq!(got, values);
+    }
+}
