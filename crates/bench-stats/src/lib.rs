@@ -44,12 +44,12 @@ mod wilcoxon;
 
 pub use crate::analysis::{
     AnalysisConfig, DefaultTest, EffectSize, FriedmanTest, Group, Grouping, KruskalWallisTest,
-    MannWhitneyTest, PairwiseComparison, SignificanceContext, SignificanceReport,
-    SignificanceTest, analyze, analyze_with, paired_dominance,
+    MannWhitneyTest, PairwiseComparison, SignificanceContext, SignificanceReport, SignificanceTest,
+    analyze, analyze_with, paired_dominance,
 };
 pub use crate::bootstrap::{
     BcaParameters, BootstrapConfig, BootstrapInterval, IntervalMethod, MIN_RESAMPLES,
-    bca_parameters_of_mean, bootstrap_mean, bootstrap_statistic, unpaired_bootstrap_difference,
+    bca_from_replicates, bootstrap_mean, bootstrap_statistic, unpaired_bootstrap_difference,
 };
 pub use crate::carryover::{
     CarryoverConfig, CarryoverFinding, CarryoverReport, CarryoverRun, carryover,
@@ -72,7 +72,8 @@ pub use crate::model::{
     ReferenceReport, ShiftReport, Treatment, VarianceComponentsReport, Verdict, Warning,
 };
 pub use crate::paired::{
-    PairedAnalysis, PairedConfig, PairedEstimator, block_bootstrap, cohens_d, paired_analysis,
+    LARGE_SAMPLE_BLOCKS, PairedAnalysis, PairedConfig, PairedEstimator, block_bootstrap, cohens_d,
+    paired_analysis,
 };
 pub use crate::reference::{REFERENCE_BIAS_LIMIT, RatioOfRatios, ratio_of_ratios};
 pub use crate::sample::{Sample, SampleError};

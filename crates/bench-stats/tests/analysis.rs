@@ -7,12 +7,19 @@ use bench_stats::{
 };
 
 fn appendix() -> serde_json::Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/appendix/appendix_f.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/appendix/appendix_f.json"
+    );
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 fn values(v: &serde_json::Value) -> Vec<f64> {
-    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
 }
 
 fn blocked(name: &str, values: &[f64]) -> Series {
@@ -22,7 +29,11 @@ fn blocked(name: &str, values: &[f64]) -> Series {
         observations: values
             .iter()
             .enumerate()
-            .map(|(b, &value)| Observation { value, block: Some(b as u32), position: None })
+            .map(|(b, &value)| Observation {
+                value,
+                block: Some(b as u32),
+                position: None,
+            })
             .collect(),
     }
 }
@@ -33,14 +44,22 @@ fn unblocked(name: &str, class: Option<&str>, values: &[f64]) -> Series {
         class: class.map(str::to_string),
         observations: values
             .iter()
-            .map(|&value| Observation { value, block: None, position: None })
+            .map(|&value| Observation {
+                value,
+                block: None,
+                position: None,
+            })
             .collect(),
     }
 }
 
 fn dataset(series: Vec<Series>, higher_is_better: bool, design: &str) -> Dataset {
     Dataset {
-        unit: if higher_is_better { "Mops/s".into() } else { "ns".into() },
+        unit: if higher_is_better {
+            "Mops/s".into()
+        } else {
+            "ns".into()
+        },
         higher_is_better,
         design: Some(design.into()),
         series,
@@ -53,8 +72,14 @@ fn appendix_pair(key: &str) -> Dataset {
     let e = &a[key];
     dataset(
         vec![
-            blocked(e["baseline"].as_str().unwrap(), &values(&e["baseline_values"])),
-            blocked(e["candidate"].as_str().unwrap(), &values(&e["candidate_values"])),
+            blocked(
+                e["baseline"].as_str().unwrap(),
+                &values(&e["baseline_values"]),
+            ),
+            blocked(
+                e["candidate"].as_str().unwrap(),
+                &values(&e["candidate_values"]),
+            ),
         ],
         true,
         "random",
@@ -69,9 +94,16 @@ fn appendix_f_real_effect_is_faster_with_paired_figures() {
     assert_eq!(c.outcome, Outcome::Faster);
     let p = c.paired.as_ref().unwrap();
     assert_eq!(p.blocks, 12);
-    assert!((p.mean_difference - 609.3).abs() < 0.05, "{}", p.mean_difference);
+    assert!(
+        (p.mean_difference - 609.3).abs() < 0.05,
+        "{}",
+        p.mean_difference
+    );
     let [lo, hi] = p.difference_ci.unwrap();
-    assert!((lo - 599.1).abs() < 3.0 && (hi - 621.4).abs() < 3.0, "[{lo}, {hi}]");
+    assert!(
+        (lo - 599.1).abs() < 3.0 && (hi - 621.4).abs() < 3.0,
+        "[{lo}, {hi}]"
+    );
     let r = c.ratio.unwrap();
     assert!(r > 1.8 && r < 1.9, "{r}");
     assert!(c.summary.contains("faster"), "{}", c.summary);
@@ -95,7 +127,12 @@ fn sequential_design_is_analyzed_unpaired_with_a_warning() {
     let c = &analysis.groups[0].comparisons[0];
     assert!(c.paired.is_none());
     assert_eq!(c.verdict_basis, "mann-whitney");
-    assert!(analysis.warnings.iter().any(|w| w.code == "unpaired-design"));
+    assert!(
+        analysis
+            .warnings
+            .iter()
+            .any(|w| w.code == "unpaired-design")
+    );
 }
 
 #[test]
@@ -136,7 +173,11 @@ fn omnibus_not_significant_leaves_candidates_not_tested() {
     let analysis = analyze(&data, &AnalysisConfig::default()).unwrap();
     let g = &analysis.groups[0];
     assert!(!g.omnibus.unwrap().significant);
-    assert!(g.comparisons.iter().all(|c| c.verdict == Verdict::NotTested));
+    assert!(
+        g.comparisons
+            .iter()
+            .all(|c| c.verdict == Verdict::NotTested)
+    );
     assert!(g.comparisons.iter().all(|c| c.p_value_adjusted.is_none()));
 }
 
@@ -144,9 +185,15 @@ fn omnibus_not_significant_leaves_candidates_not_tested() {
 fn practical_gate_downgrades_a_negligible_significant_difference_and_warns() {
     // Two large interleaved samples whose shift is real but tiny against the spread.
     let n = 4000;
-    let a: Vec<f64> = (0..n).map(|i| 100.0 + ((i * 7919) % 1000) as f64 / 10.0).collect();
+    let a: Vec<f64> = (0..n)
+        .map(|i| 100.0 + ((i * 7919) % 1000) as f64 / 10.0)
+        .collect();
     let b: Vec<f64> = a.iter().map(|v| v + 3.0).collect();
-    let data = dataset(vec![unblocked("a", None, &a), unblocked("b", None, &b)], false, "csv");
+    let data = dataset(
+        vec![unblocked("a", None, &a), unblocked("b", None, &b)],
+        false,
+        "csv",
+    );
     let gated = analyze(&data, &AnalysisConfig::default()).unwrap();
     let c = &gated.groups[0].comparisons[0];
     assert!(c.mann_whitney.as_ref().unwrap().p_value < 0.05);
@@ -154,9 +201,15 @@ fn practical_gate_downgrades_a_negligible_significant_difference_and_warns() {
     assert_eq!(c.cliffs_delta.as_ref().unwrap().magnitude, "negligible");
     assert!(gated.warnings.iter().any(|w| w.code == "practical-gate"));
 
-    let off = AnalysisConfig { min_practical_effect: 0.0, ..AnalysisConfig::default() };
+    let off = AnalysisConfig {
+        min_practical_effect: 0.0,
+        ..AnalysisConfig::default()
+    };
     let ungated = analyze(&data, &off).unwrap();
-    assert_eq!(ungated.groups[0].comparisons[0].verdict, Verdict::Significant);
+    assert_eq!(
+        ungated.groups[0].comparisons[0].verdict,
+        Verdict::Significant
+    );
     assert_eq!(ungated.groups[0].comparisons[0].outcome, Outcome::Slower);
 }
 
@@ -176,7 +229,10 @@ fn per_class_groups_and_cross_class_single_table() {
     assert_eq!(per.groups.len(), 2);
     assert_eq!(per.groups[1].class.as_deref(), Some("Writer"));
     assert_eq!(per.groups[1].baseline, "old");
-    let cross = AnalysisConfig { grouping: Grouping::CrossClass, ..AnalysisConfig::default() };
+    let cross = AnalysisConfig {
+        grouping: Grouping::CrossClass,
+        ..AnalysisConfig::default()
+    };
     let one = analyze(&data, &cross).unwrap();
     assert_eq!(one.groups.len(), 1);
     assert_eq!(one.groups[0].benchmarks.len(), 4);
@@ -207,18 +263,25 @@ impl SignificanceTest for AlwaysSignificant {
                 shift: None,
             })
             .collect();
-        SignificanceReport { pairwise, omnibus: None }
+        SignificanceReport {
+            pairwise,
+            omnibus: None,
+        }
     }
 }
 
 #[test]
 fn custom_tests_are_gated_by_the_engine_too() {
     let data = dataset(
-        vec![unblocked("a", None, &[1.0, 2.0, 3.0]), unblocked("b", None, &[1.0, 2.0, 3.5])],
+        vec![
+            unblocked("a", None, &[1.0, 2.0, 3.0]),
+            unblocked("b", None, &[1.0, 2.0, 3.5]),
+        ],
         false,
         "csv",
     );
-    let analysis = analyze_with(&data, &AnalysisConfig::default(), Some(&AlwaysSignificant)).unwrap();
+    let analysis =
+        analyze_with(&data, &AnalysisConfig::default(), Some(&AlwaysSignificant)).unwrap();
     let c = &analysis.groups[0].comparisons[0];
     assert_eq!(c.verdict_basis, "always");
     assert_eq!(c.verdict, Verdict::NotSignificant);
@@ -228,9 +291,15 @@ fn custom_tests_are_gated_by_the_engine_too() {
 #[test]
 fn bad_settings_and_unknown_baselines_are_typed_errors() {
     let data = appendix_pair("real_effect");
-    let bad = AnalysisConfig { min_practical_effect: 1.5, ..AnalysisConfig::default() };
+    let bad = AnalysisConfig {
+        min_practical_effect: 1.5,
+        ..AnalysisConfig::default()
+    };
     assert!(analyze(&data, &bad).is_err());
-    let unknown = AnalysisConfig { baseline: Some("nope".into()), ..AnalysisConfig::default() };
+    let unknown = AnalysisConfig {
+        baseline: Some("nope".into()),
+        ..AnalysisConfig::default()
+    };
     assert!(analyze(&data, &unknown).is_err());
 }
 
@@ -238,12 +307,22 @@ fn bad_settings_and_unknown_baselines_are_typed_errors() {
 fn degenerate_inputs_give_not_tested_and_json_without_nan() {
     let cases = vec![
         vec![unblocked("a", None, &[1.0]), unblocked("b", None, &[2.0])],
-        vec![unblocked("a", None, &[5.0; 6]), unblocked("b", None, &[5.0; 6])],
-        vec![unblocked("a", None, &[1e-300, 2e-300]), unblocked("b", None, &[1e300, 2e300])],
-        vec![blocked("a", &[0.0, 0.0, 0.0]), blocked("b", &[-1.0, 1.0, 0.0])],
+        vec![
+            unblocked("a", None, &[5.0; 6]),
+            unblocked("b", None, &[5.0; 6]),
+        ],
+        vec![
+            unblocked("a", None, &[1e-300, 2e-300]),
+            unblocked("b", None, &[1e300, 2e300]),
+        ],
+        vec![
+            blocked("a", &[0.0, 0.0, 0.0]),
+            blocked("b", &[-1.0, 1.0, 0.0]),
+        ],
     ];
     for series in cases {
-        let analysis = analyze(&dataset(series, false, "abba"), &AnalysisConfig::default()).unwrap();
+        let analysis =
+            analyze(&dataset(series, false, "abba"), &AnalysisConfig::default()).unwrap();
         let json = serde_json::to_string(&analysis).unwrap();
         assert!(!json.contains("NaN") && !json.contains("inf"), "{json}");
         let back: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -257,8 +336,47 @@ fn same_seed_same_analysis_different_seed_different_intervals() {
     let a = analyze(&data, &AnalysisConfig::default()).unwrap();
     let b = analyze(&data, &AnalysisConfig::default()).unwrap();
     assert_eq!(a, b);
-    let other = AnalysisConfig { seed: 99, ..AnalysisConfig::default() };
+    let other = AnalysisConfig {
+        seed: 99,
+        ..AnalysisConfig::default()
+    };
     let c = analyze(&data, &other).unwrap();
-    let ci = |x: &bench_stats::Analysis| x.groups[0].comparisons[0].paired.as_ref().unwrap().difference_ci;
+    let ci = |x: &bench_stats::Analysis| {
+        x.groups[0].comparisons[0]
+            .paired
+            .as_ref()
+            .unwrap()
+            .difference_ci
+    };
     assert_ne!(ci(&a), ci(&c));
+}
+
+#[test]
+fn very_many_blocks_use_large_sample_intervals_that_still_cover() {
+    use bench_stats::{IntervalMethod, LARGE_SAMPLE_BLOCKS, PairedConfig, PairedEstimator, Sample, paired_analysis};
+    // Deterministic pseudo-noise; candidate is baseline x 1.05 plus independent noise.
+    let n = LARGE_SAMPLE_BLOCKS + 5000;
+    let mut x: u64 = 7;
+    let mut noise = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    };
+    let base: Vec<f64> = (0..n).map(|_| 100.0 + 10.0 * noise()).collect();
+    let cand: Vec<f64> = base.iter().map(|b| b * 1.05 + 2.0 * noise()).collect();
+    for estimator in [PairedEstimator::MeanDifference, PairedEstimator::RatioOfMeans, PairedEstimator::MedianLogRatio] {
+        let config = PairedConfig { estimator, ..PairedConfig::default() };
+        let p = paired_analysis(&Sample::new(&base).unwrap(), &Sample::new(&cand).unwrap(), &config).unwrap();
+        let (point, ci) = p.primary();
+        let ci = ci.as_ref().unwrap();
+        assert_eq!(ci.method, IntervalMethod::LargeSample);
+        assert_eq!(ci.resamples, 0);
+        let truth = if estimator == PairedEstimator::MeanDifference { 5.0 } else { 1.05 };
+        let point = point.unwrap();
+        assert!(ci.low <= point && point <= ci.high);
+        let width = ci.high - ci.low;
+        assert!((point - truth).abs() < 2.0 * width, "{estimator:?}: {point} vs {truth}, ci {ci:?}");
+        assert!(width < 0.02 * truth.abs().max(1.0), "{estimator:?}: too wide {ci:?}");
+    }
 }

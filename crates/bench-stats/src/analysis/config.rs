@@ -67,12 +67,22 @@ impl AnalysisConfig {
     /// # Errors
     /// [`StatsError::InvalidParameter`] naming the first setting out of range.
     pub fn validate(&self) -> Result<(), StatsError> {
-        let bad = |name, value, reason| Err(StatsError::InvalidParameter { name, value, reason });
+        let bad = |name, value, reason| {
+            Err(StatsError::InvalidParameter {
+                name,
+                value,
+                reason,
+            })
+        };
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
             return bad("alpha", self.alpha, "must be strictly between 0 and 1");
         }
         if !(self.confidence > 0.0 && self.confidence < 1.0) {
-            return bad("confidence", self.confidence, "must be strictly between 0 and 1");
+            return bad(
+                "confidence",
+                self.confidence,
+                "must be strictly between 0 and 1",
+            );
         }
         if !(0.0..=1.0).contains(&self.min_practical_effect) {
             return bad(
@@ -82,10 +92,18 @@ impl AnalysisConfig {
             );
         }
         if !(0.0..1.0).contains(&self.equivalence_margin) {
-            return bad("equivalence-margin", self.equivalence_margin, "must lie in [0, 1)");
+            return bad(
+                "equivalence-margin",
+                self.equivalence_margin,
+                "must lie in [0, 1)",
+            );
         }
         if self.resamples < crate::bootstrap::MIN_RESAMPLES {
-            return bad("resamples", f64::from(self.resamples), "at least 100 resamples are needed");
+            return bad(
+                "resamples",
+                f64::from(self.resamples),
+                "at least 100 resamples are needed",
+            );
         }
         Ok(())
     }

@@ -161,7 +161,11 @@ fn not_tested(name: &str) -> PairwiseComparison {
 }
 
 fn verdict_of(p: f64, alpha: f64) -> Verdict {
-    if p < alpha { Verdict::Significant } else { Verdict::NotSignificant }
+    if p < alpha {
+        Verdict::Significant
+    } else {
+        Verdict::NotSignificant
+    }
 }
 
 /// Cliff's delta as the gate's effect: practical value |delta|.
@@ -230,7 +234,10 @@ impl SignificanceTest for MannWhitneyTest {
                 }
             })
             .collect();
-        SignificanceReport { pairwise, omnibus: None }
+        SignificanceReport {
+            pairwise,
+            omnibus: None,
+        }
     }
 }
 
@@ -275,8 +282,14 @@ impl SignificanceTest for FriedmanTest {
 
     fn analyze(&self, ctx: &SignificanceContext<'_>) -> SignificanceReport {
         let Some(blocks) = ctx.blocks else {
-            let pairwise = ctx.candidates().map(|i| not_tested(ctx.groups[i].name)).collect();
-            return SignificanceReport { pairwise, omnibus: None };
+            let pairwise = ctx
+                .candidates()
+                .map(|i| not_tested(ctx.groups[i].name))
+                .collect();
+            return SignificanceReport {
+                pairwise,
+                omnibus: None,
+            };
         };
         let omnibus = friedman(blocks).ok().map(|f| Omnibus {
             test: OmnibusTest::Friedman,
@@ -306,11 +319,16 @@ fn post_hoc(
 ) -> Vec<PairwiseComparison> {
     let candidates: Vec<usize> = ctx.candidates().collect();
     if !omnibus.is_some_and(|o| o.significant) {
-        return candidates.iter().map(|&i| not_tested(ctx.groups[i].name)).collect();
+        return candidates
+            .iter()
+            .map(|&i| not_tested(ctx.groups[i].name))
+            .collect();
     }
     let base = ctx.baseline_group();
-    let raw: Vec<Option<(f64, EffectSize)>> =
-        candidates.iter().map(|&i| test(base, ctx.groups[i])).collect();
+    let raw: Vec<Option<(f64, EffectSize)>> = candidates
+        .iter()
+        .map(|&i| test(base, ctx.groups[i]))
+        .collect();
     let p_raw: Vec<Option<f64>> = raw.iter().map(|r| r.as_ref().map(|(p, _)| *p)).collect();
     let adjusted = holm_bonferroni(&p_raw);
     candidates
@@ -357,7 +375,10 @@ pub(crate) fn check_report(
 ) -> Result<(), StatsError> {
     let expected = ctx.groups.len().saturating_sub(1);
     if report.pairwise.len() != expected {
-        return Err(StatsError::LengthMismatch { left: report.pairwise.len(), right: expected });
+        return Err(StatsError::LengthMismatch {
+            left: report.pairwise.len(),
+            right: expected,
+        });
     }
     Ok(())
 }

@@ -18,7 +18,11 @@ pub(crate) fn outcome_of(
 ) -> Outcome {
     match (verdict, ratio) {
         (Verdict::Significant, Some(r)) if r != 1.0 => {
-            if (r > 1.0) == higher_is_better { Outcome::Faster } else { Outcome::Slower }
+            if (r > 1.0) == higher_is_better {
+                Outcome::Faster
+            } else {
+                Outcome::Slower
+            }
         }
         _ => {
             let m = config.equivalence_margin;
@@ -60,14 +64,22 @@ fn ratio_text(r: f64, ci: Option<[f64; 2]>) -> String {
 fn percent_change(r: f64, higher_is_better: bool) -> String {
     let pct = (r - 1.0).abs() * 100.0;
     let dir = if r > 1.0 { "more" } else { "less" };
-    let quantity = if higher_is_better { "throughput" } else { "time" };
+    let quantity = if higher_is_better {
+        "throughput"
+    } else {
+        "time"
+    };
     format!("{pct:.1}% {dir} {quantity}")
 }
 
 /// The sentence the report prints for one comparison.
 pub(crate) fn describe(f: &Facts<'_>) -> String {
     let (cand, base) = (f.candidate, f.baseline);
-    let measure = if f.higher_is_better { "throughput" } else { "time" };
+    let measure = if f.higher_is_better {
+        "throughput"
+    } else {
+        "time"
+    };
     let scope = match f.blocks {
         Some(b) => format!("paired over {b} blocks"),
         None => format!("unpaired, {} vs {} runs", f.runs.0, f.runs.1),
@@ -77,13 +89,19 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
             Verdict::NotTested => format!(
                 "{cand} vs {base}: not tested ({scope}); too few values or an omnibus test that found no difference"
             ),
-            _ => format!("{cand} vs {base}: no ratio could be formed (values are not all positive); {scope}"),
+            _ => format!(
+                "{cand} vs {base}: no ratio could be formed (values are not all positive); {scope}"
+            ),
         };
     };
     let rt = ratio_text(r, f.ratio_ci);
     match f.outcome {
         Outcome::Faster | Outcome::Slower => {
-            let word = if f.outcome == Outcome::Faster { "faster" } else { "slower" };
+            let word = if f.outcome == Outcome::Faster {
+                "faster"
+            } else {
+                "slower"
+            };
             format!(
                 "{cand} is {word} than {base}: {measure} ratio {rt} ({}), {scope}.",
                 percent_change(r, f.higher_is_better)
@@ -125,7 +143,11 @@ fn more_data_hint(
     runs: (usize, usize),
     margin: f64,
 ) -> String {
-    let unit = if blocks.is_some() { "blocks" } else { "runs per variant" };
+    let unit = if blocks.is_some() {
+        "blocks"
+    } else {
+        "runs per variant"
+    };
     let n = blocks.unwrap_or(runs.0.min(runs.1)).max(1) as f64;
     let Some([lo, hi]) = ci else {
         return format!("More {unit} are needed before any interval can be formed.");
@@ -133,7 +155,11 @@ fn more_data_hint(
     let half = (hi - lo) / 2.0;
     let offset = (r - 1.0).abs();
     // Detect the observed change, or show equivalence within the margin, whichever is nearer.
-    let target = if offset >= margin / 2.0 { offset } else { margin - offset };
+    let target = if offset >= margin / 2.0 {
+        offset
+    } else {
+        margin - offset
+    };
     if half <= 0.0 || target <= 0.0 {
         return String::new();
     }

@@ -1,0 +1,277 @@
+//! Invariants of the descriptives, the bootstrap engine and the paired analysis.
+
+use bench_stats::{
+    BootstrapConfig, CarryoverConfig, CarryoverRun, IntervalMethod, PairedConfig, PairedEstimator,
+    Sample, block_bootstrap, bootstrap_mean, carryover, paired_analysis, ratio_of_ratios,
+    summarize, unpaired_bootstrap_difference, variance_components,
+};
+use proptest::prelude::*;
+
+const METHODS: [IntervalMethod; 3] = [
+    IntervalMethod::Percentile,
+    IntervalMethod::Bca,
+    IntervalMethod::Studentized,
+];
+
+fn cfg(seed: u64, method: IntervalMethod) -> BootstrapConfig {
+    BootstrapConfig {
+        resamples: 200,
+        confidence: 0.9,
+        seed,
+        method,
+    }
+}
+
+/// Finite values of every magnitude, including the extremes of the f64 range we promise.
+fn any_value() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        -1e6..1e6_f64,
+        Just(0.0),
+        Just(1e-300),
+        Just(-1e-300),
+        Just(1e300),
+        Just(-1e300),
+        1e-300..1e-290_f64,
+        1e290..1e300_f64,
+    ]
+}
+
+/// Positive, moderately spread values: throughputs or times.
+fn positive() -> impl Strategy<Value = f64> {
+    1.0..1000.0_f64
+}
+
+fn paired(len: std::ops::Range<usize>) -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
+    len.prop_flat_map(|n| {
+        (
+            prop::collection::vec(positive(), n),
+            prop::collection::vec(positive(), n),
+        )
+    })
+}
+
+fn close(a: f64, b: f64, scale: f64) -> bool {
+    (a - b).abs() <= 1e-9 * scale.abs().max(1.0)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn summary_is_ordered_and_finite(v in prop::collection::vec(any_value(), 1..150)) {
+        let s = summarize(&Sample::new(&v).unwrap());
+        prop_assert!(s.min <= s.p50 && s.p50 <= s.p90 && s.p90 <= s.max);
+        prop_assert!(s.mean.is_finite() && s.mad.is_finite() && s.mad >= 0.0);
+        prop_assert_eq!(s.p99.is_ok(), v.len() >= 100);
+        if let Ok(p99) = s.p99 {
+            prop_assert!(s.p90 <= p99 && p99 <= s.max);
+        }
+        prop_assert_eq!(s.stddev.is_some(), v.len() >= 2 && s.stddev.is_some_and(f64::is_finite));
+    }
+
+    #[test]
+    fn percentile_intervals_stay_within_the_block_range((b, c) in paired(2..20), seed in any::<u64>()) {
+        let (bs, cs) = (Sample::new(&b).unwrap(), Sample::new(&c).unwrap());
+        let d: Vec<f64> = b.iter().zip(&c).map(|(b, c)| c - b).collect();
+        let (dmin, dmax) = d.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        let ci = block_bootstrap(&bs, &cs, PairedEstimator::MeanDifference, &cfg(seed, IntervalMethod::Percentile)).unwrap();
+        prop_assert!(ci.low <= ci.high);
+        prop_assert!(dmin - 1e-9 <= ci.low && ci.high <= dmax + 1e-9);
+        prop_assert!(dmin - 1e-9 <= ci.estimate && ci.estimate <= dmax + 1e-9);
+        // A ratio of sums lies between the smallest and largest per-block ratio.
+        let r: Vec<f64> = b.iter().zip(&c).map(|(b, c)| c / b).collect();
+        let (rmin, rmax) = r.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        let ci = block_bootstrap(&bs, &cs, PairedEstimator::RatioOfMeans, &cfg(seed, IntervalMethod::Percentile)).unwrap();
+        prop_assert!(rmin * (1.0 - 1e-12) <= ci.low && ci.low <= ci.high && ci.high <= rmax * (1.0 + 1e-12));
+    }
+
+    #[test]
+    fn every_method_gives_ordered_bounds((b, c) in paired(3..16), seed in any::<u64>()) {
+        let (bs, cs) = (Sample::new(&b).unwrap(), Sample::new(&c).unwrap());
+        for method in METHODS {
+            let p = paired_analysis(&bs, &cs, &PairedConfig { bootstrap: cfg(seed, method), estimator: PairedEstimator::MedianLogRatio }).unwrap();
+            for ci in [&p.difference_ci, &p.ratio_ci, &p.median_ratio_ci].into_iter().flatten() {
+                prop_assert!(ci.low <= ci.high && ci.low.is_finite() && ci.high.is_finite());
+                prop_assert!(ci.resamples + ci.skipped == 200);
+            }
+            prop_assert!(p.primary().0.is_some());
+        }
+    }
+
+    #[test]
+    fn mean_difference_is_shift_equivariant((b, c) in paired(2..16), k in -500.0..500.0_f64, seed in any::<u64>()) {
+        let (bs, cs) = (Sample::new(&b).unwrap(), Sample::new(&c).unwrap());
+        let shifted: Vec<f64> = c.iter().map(|x| x + k).collect();
+        let ss = Sample::new(&shifted).unwrap();
+        for method in [IntervalMethod::Percentile, IntervalMethod::Studentized] {
+            let base = block_bootstrap(&bs, &cs, PairedEstimator::MeanDifference, &cfg(seed, method)).unwrap();
+            let moved = block_bootstrap(&bs, &ss, PairedEstimator::MeanDifference, &cfg(seed, method)).unwrap();
+            prop_assert!(close(moved.estimate, base.estimate + k, 1000.0));
+            prop_assert!(close(moved.low, base.low + k, 1000.0), "{:?} {:?}", base, moved);
+            prop_assert!(close(moved.high, base.high + k, 1000.0));
+        }
+    }
+
+    #[test]
+    fn ratios_are_scale_invariant((b, c) in paired(2..16), s in 1e-3..1e3_f64, seed in any::<u64>()) {
+        let (bs, cs) = (Sample::new(&b).unwrap(), Sample::new(&c).unwrap());
+        let scale = |v: &[f64]| Sample::new(&v.iter().map(|x| x * s).collect::<Vec<_>>()).unwrap();
+        let (b2, c2) = (scale(&b), scale(&c));
+        for est in [PairedEstimator::RatioOfMeans, PairedEstimator::MedianLogRatio] {
+            let one = block_bootstrap(&bs, &cs, est, &cfg(seed, IntervalMethod::Percentile)).unwrap();
+            let two = block_bootstrap(&b2, &c2, est, &cfg(seed, IntervalMethod::Percentile)).unwrap();
+            for (x, y) in [(one.estimate, two.estimate), (one.low, two.low), (one.high, two.high)] {
+                prop_assert!((x - y).abs() <= 1e-9 * x.abs(), "{est:?}: {x} vs {y}");
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_panics_or_returns_nan_on_extreme_input(
+        b in prop::collection::vec(any_value(), 1..12),
+        c in prop::collection::vec(any_value(), 1..12),
+        r in prop::collection::vec(any_value(), 1..12),
+        seed in any::<u64>(),
+    ) {
+        let (bs, cs, rs) = (Sample::new(&b).unwrap(), Sample::new(&c).unwrap(), Sample::new(&r).unwrap());
+        for method in METHODS {
+            let config = cfg(seed, method);
+            let mut intervals = Vec::new();
+            if let Ok(p) = paired_analysis(&bs, &cs, &PairedConfig { bootstrap: config, estimator: PairedEstimator::MeanDifference }) {
+                prop_assert!(p.mean_difference.is_finite());
+                for v in [p.sd_difference, p.ratio, p.median_ratio, p.cohens_dz, p.cohens_d_unpaired].into_iter().flatten() {
+                    prop_assert!(v.is_finite());
+                }
+                intervals.extend([p.difference_ci, p.ratio_ci, p.median_ratio_ci].into_iter().flatten());
+            }
+            intervals.extend(unpaired_bootstrap_difference(&bs, &cs, &config));
+            intervals.extend(bootstrap_mean(&bs, &config));
+            if let Ok(rr) = ratio_of_ratios(&bs, &cs, &rs, &config) {
+                prop_assert!(rr.estimate.is_finite());
+                prop_assert!(rr.reference_cv.is_none_or(f64::is_finite));
+                intervals.extend(rr.interval);
+            }
+            for ci in intervals {
+                prop_assert!(ci.low.is_finite() && ci.high.is_finite() && ci.estimate.is_finite());
+                prop_assert!(ci.low <= ci.high && ci.standard_error.is_finite());
+            }
+        }
+        if let Ok(vc) = variance_components(&[b.clone(), c.clone(), r.clone()]) {
+            prop_assert!(vc.between_block >= 0.0 && vc.within_block >= 0.0);
+            prop_assert!(vc.pairing_gain.is_none_or(|g| g.is_finite() && g >= 1.0));
+        }
+        let runs: Vec<CarryoverRun> = b.iter().enumerate().map(|(i, &value)| CarryoverRun {
+            variant: [0, 1, 1, 0][i % 4], block: (i / 4) as u32, position: (i % 4) as u32, value,
+        }).collect();
+        if let Ok(rep) = carryover(&runs, &CarryoverConfig::default()) {
+            prop_assert!(rep.p_value > 0.0 && rep.p_value <= 1.0);
+        }
+    }
+
+    #[test]
+    fn same_seed_same_result((b, c) in paired(2..12), seed in any::<u64>()) {
+        let (bs, cs) = (Sample::new(&b).unwrap(), Sample::new(&c).unwrap());
+        for method in METHODS {
+            let config = PairedConfig { bootstrap: cfg(seed, method), estimator: PairedEstimator::MeanDifference };
+            prop_assert_eq!(paired_analysis(&bs, &cs, &config), paired_analysis(&bs, &cs, &config));
+        }
+    }
+}
+
+#[test]
+fn different_seeds_give_different_intervals() {
+    let b = Sample::new(&[10.0, 12.0, 9.0, 11.0, 13.0, 10.5, 9.5, 12.5]).unwrap();
+    let c = Sample::new(&[11.0, 12.5, 10.0, 12.0, 13.2, 11.0, 10.1, 13.0]).unwrap();
+    let one = block_bootstrap(
+        &b,
+        &c,
+        PairedEstimator::MeanDifference,
+        &cfg(1, IntervalMethod::Percentile),
+    )
+    .unwrap();
+    let two = block_bootstrap(
+        &b,
+        &c,
+        PairedEstimator::MeanDifference,
+        &cfg(2, IntervalMethod::Percentile),
+    )
+    .unwrap();
+    assert_ne!((one.low, one.high), (two.low, two.high));
+}
+
+/// The bootstrap is bit-identical whatever the number of rayon threads.
+#[cfg(feature = "parallel")]
+#[test]
+fn bootstrap_is_bit_identical_on_1_and_4_threads() {
+    let b: Vec<f64> = (0..40).map(|i| 100.0 + ((i * 37) % 11) as f64).collect();
+    let c: Vec<f64> = (0..40)
+        .map(|i| 103.0 + ((i * 53) % 13) as f64 * 0.7)
+        .collect();
+    let (bs, cs) = (Sample::new(&b).unwrap(), Sample::new(&c).unwrap());
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            METHODS
+                .iter()
+                .map(|&method| {
+                    let config = BootstrapConfig {
+                        resamples: 2000,
+                        confidence: 0.95,
+                        seed: 42,
+                        method,
+                    };
+                    let p = paired_analysis(
+                        &bs,
+                        &cs,
+                        &PairedConfig {
+                            bootstrap: config,
+                            estimator: PairedEstimator::MeanDifference,
+                        },
+                    )
+                    .unwrap();
+                    let u = unpaired_bootstrap_difference(&bs, &cs, &config).unwrap();
+                    [
+                        p.difference_ci.unwrap(),
+                        p.ratio_ci.unwrap(),
+                        p.median_ratio_ci.unwrap(),
+                        u,
+                    ]
+                    .iter()
+                    .flat_map(|ci| {
+                        [
+                            ci.low.to_bits(),
+                            ci.high.to_bits(),
+                            ci.standard_error.to_bits(),
+                        ]
+                    })
+                    .collect::<Vec<u64>>()
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(run(1), run(4));
+}
+
+#[test]
+fn invalid_configs_are_typed_errors() {
+    let s = Sample::new(&[1.0, 2.0, 3.0]).unwrap();
+    for (resamples, confidence) in [(2000, 0.0), (2000, 1.0), (2000, f64::NAN), (99, 0.95)] {
+        let config = BootstrapConfig {
+            resamples,
+            confidence,
+            ..BootstrapConfig::default()
+        };
+        assert!(matches!(
+            bootstrap_mean(&s, &config),
+            Err(bench_stats::StatsError::InvalidParameter { .. })
+        ));
+    }
+    let short = Sample::new(&[1.0, 2.0]).unwrap();
+    assert!(matches!(
+        paired_analysis(&s, &short, &PairedConfig::default()),
+        Err(bench_stats::StatsError::LengthMismatch { left: 3, right: 2 })
+    ));
+}
