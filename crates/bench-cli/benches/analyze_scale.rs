@@ -6,7 +6,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use bench_sched::{CommandSpec, RealRunner, RunRequest, Runner, Shell};
+use bench_sched::{
+    CommandSpec, InterruptFlag, OutputMode, RealRunner, RunRequest, Runner, Shell, Termination,
+};
 
 const ROWS: usize = 1_000_000;
 const REPEATS: usize = 3;
@@ -52,17 +54,38 @@ fn main() {
     let dir = std::env::temp_dir().join("abba-analyze-scale");
     std::fs::create_dir_all(&dir).unwrap();
     let mut runner = RealRunner::new();
+    let stop = InterruptFlag::new();
     println!("abba analyze, {ROWS} rows, {REPEATS} runs each (medians)");
-    println!("{:<10} {:>10} {:>12} {:>14}", "layout", "file MB", "wall s", "peak RSS MiB");
+    println!(
+        "{:<10} {:>10} {:>12} {:>14}",
+        "layout", "file MB", "wall s", "peak RSS MiB"
+    );
     for blocked in [false, true] {
-        let csv = dir.join(if blocked { "blocked.csv" } else { "unpaired.csv" });
+        let csv = dir.join(if blocked {
+            "blocked.csv"
+        } else {
+            "unpaired.csv"
+        });
         let bytes = write_csv(&csv, blocked).unwrap();
-        let line = format!("{} analyze {} --json --quiet", abba.display(), csv.display());
+        let line = format!(
+            "{} analyze {} --json --quiet",
+            abba.display(),
+            csv.display()
+        );
         let command = CommandSpec::parse(&line, Shell::None).unwrap();
         let (mut walls, mut rss) = (Vec::new(), Vec::new());
         for _ in 0..REPEATS {
-            let m = runner.run(&RunRequest::new(&command)).unwrap();
-            assert_eq!(m.exit_code(), Some(0), "abba analyze failed");
+            let request = RunRequest {
+                command: &command,
+                env_pad: 0,
+                pin: None,
+                timeout: None,
+                output: OutputMode::Discard,
+                capture_json: false,
+                stop: &stop,
+            };
+            let m = runner.run("analyze", &request).unwrap();
+            assert_eq!(m.termination, Termination::Exited(0), "abba analyze failed");
             walls.push(m.wall_ns as f64 / 1e9);
             rss.push(m.max_rss_kib as f64 / 1024.0);
         }

@@ -15,7 +15,10 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     // Flags are checked before any file is read.
     analysis_config(&args.analysis, 1)?;
     let paths: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
-    let csv = CsvOptions { unit: args.unit.clone(), higher_is_better: args.higher_is_better };
+    let csv = CsvOptions {
+        unit: args.unit.clone(),
+        higher_is_better: args.higher_is_better,
+    };
     let loaded = load_files(&paths, &csv).map_err(|e| usage(e.to_string()))?;
 
     // A single raw file also tells its seed, its controls and its run-level warnings.
@@ -30,12 +33,24 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         }
         _ => None,
     };
-    let seed = args.seed.or(raw.as_ref().map(|r| r.header.seed)).unwrap_or(1);
+    let seed = args
+        .seed
+        .or(raw.as_ref().map(|r| r.header.seed))
+        .unwrap_or(1);
     let config = analysis_config(&args.analysis, seed)?;
-    let mut analysis = bench_stats::analyze(&loaded.dataset, &config).map_err(|e| usage(e.to_string()))?;
-    let mut warnings: Vec<Warning> = loaded.warnings.iter().map(crate::controls::read_warning).collect();
+    let mut analysis =
+        bench_stats::analyze(&loaded.dataset, &config).map_err(|e| usage(e.to_string()))?;
+    let mut warnings: Vec<Warning> = loaded
+        .warnings
+        .iter()
+        .map(crate::controls::read_warning)
+        .collect();
     if let Some(raw) = &raw {
-        analysis.controls = crate::controls::controls(&raw.header, &raw.runs, raw.trailer.as_ref().and_then(|t| t.load_end));
+        analysis.controls = crate::controls::controls(
+            &raw.header,
+            &raw.runs,
+            raw.trailer.as_ref().and_then(|t| t.load_end),
+        );
         warnings.extend(crate::controls::run_warnings(&raw.header, &raw.runs));
     }
     analysis.warnings.extend(warnings);

@@ -8,7 +8,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::compute::ComputeArgs;
 use crate::parse::{parse_duration, parse_fraction, parse_percent};
 
-const ABOUT: &str = "Paired, blocked, layout-randomized benchmark comparisons with honest statistics.";
+const ABOUT: &str =
+    "Paired, blocked, layout-randomized benchmark comparisons with honest statistics.";
 
 const LONG_ABOUT: &str = "\
 abba tells you whether version B is faster than version A, and by how much. It runs the
@@ -55,12 +56,14 @@ chains overlap in the pipeline, so chains=2 runs at nearly twice the throughput.
     Compute(ComputeArgs),
     /// Run a blocked experiment over two or more commands and report the comparison.
     #[command(after_help = COMPARE_HELP)]
-    Compare(CompareArgs),
+    Compare(Box<CompareArgs>),
     /// Analyze saved data: abba raw JSONL, CSV, or hyperfine --export-json files.
     #[command(after_help = ANALYZE_HELP)]
-    Analyze(AnalyzeArgs),
+    Analyze(Box<AnalyzeArgs>),
     /// Print a shell completion script.
-    #[command(after_help = "Example:\n  abba completions bash > ~/.local/share/bash-completion/completions/abba")]
+    #[command(
+        after_help = "Example:\n  abba completions bash > ~/.local/share/bash-completion/completions/abba"
+    )]
     Completions {
         /// The shell.
         #[arg(value_enum)]

@@ -24,7 +24,11 @@ pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<Analysi
         seed,
         baseline: args.baseline.clone(),
         min_practical_effect: args.min_practical_effect,
-        grouping: if args.cross_class { Grouping::CrossClass } else { Grouping::PerClass },
+        grouping: if args.cross_class {
+            Grouping::CrossClass
+        } else {
+            Grouping::PerClass
+        },
         ..AnalysisConfig::default()
     };
     config.validate().map_err(|e| usage(format!("--{e}")))?;
@@ -53,7 +57,9 @@ fn variant_names(commands: &[String], names: &[String]) -> anyhow::Result<Vec<St
         let mut k = 2;
         while out.contains(&name) {
             if names.get(i).is_some() {
-                return Err(usage(format!("--name `{base}` is used twice: variant names must be unique")));
+                return Err(usage(format!(
+                    "--name `{base}` is used twice: variant names must be unique"
+                )));
             }
             name = format!("{base} #{k}");
             k += 1;
@@ -66,12 +72,18 @@ fn variant_names(commands: &[String], names: &[String]) -> anyhow::Result<Vec<St
 fn sched_error(error: SchedError, raw: &Path) -> anyhow::Error {
     let kept = format!("raw data so far kept in {}", raw.display());
     match error {
-        SchedError::RunFailed { .. } | SchedError::TimedOut { .. } | SchedError::Metric { .. } | SchedError::Spawn { .. } => {
-            anyhow::Error::new(Exit::CommandFailed(format!("{error}\n{kept} (use --ignore-failure to record failures and go on)")))
-        }
+        SchedError::RunFailed { .. }
+        | SchedError::TimedOut { .. }
+        | SchedError::Metric { .. }
+        | SchedError::Spawn { .. } => anyhow::Error::new(Exit::CommandFailed(format!(
+            "{error}\n{kept} (use --ignore-failure to record failures and go on)"
+        ))),
         SchedError::Interrupted { signal } => anyhow::Error::new(Exit::Interrupted {
             signal,
-            message: format!("interrupted by signal {signal}; {kept}; continue with --resume {}", raw.display()),
+            message: format!(
+                "interrupted by signal {signal}; {kept}; continue with --resume {}",
+                raw.display()
+            ),
         }),
         other => usage(other.to_string()),
     }
@@ -87,7 +99,9 @@ fn default_output(seed: u64) -> PathBuf {
 pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let exe = std::env::current_exe().context("cannot find abba's own executable for --kernel")?;
     if !args.kernel.is_empty() && !args.commands.is_empty() {
-        return Err(usage("give either commands or --kernel variants, not both (their metrics differ)"));
+        return Err(usage(
+            "give either commands or --kernel variants, not both (their metrics differ)",
+        ));
     }
     let shell = match args.shell {
         ShellArg::None => Shell::None,
@@ -95,7 +109,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     };
     let (texts, commands, metric, higher_is_better): (Vec<String>, Vec<CommandSpec>, Metric, bool) =
         if args.kernel.is_empty() {
-            let metric: Metric = args.metric.parse().map_err(|e| usage(format!("--metric: {e}")))?;
+            let metric: Metric = args
+                .metric
+                .parse()
+                .map_err(|e| usage(format!("--metric: {e}")))?;
             let commands = args
                 .commands
                 .iter()
@@ -109,7 +126,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
             for spec in &args.kernel {
                 let k = parse_kernel_spec(spec, &exe).map_err(usage)?;
                 let line = shell_words::join(&k.argv);
-                commands.push(CommandSpec::parse(&line, Shell::None).map_err(|e| usage(e.to_string()))?);
+                commands.push(
+                    CommandSpec::parse(&line, Shell::None).map_err(|e| usage(e.to_string()))?,
+                );
                 texts.push(k.name);
             }
             (texts, commands, Metric::Json("ops_per_sec".into()), true)
@@ -123,11 +142,17 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         return Err(usage("--blocks must be at least 1"));
     }
     let names = variant_names(&texts, &args.name)?;
-    let design: Design = args.design.parse().map_err(|e| usage(format!("--design: {e}")))?;
+    let design: Design = args
+        .design
+        .parse()
+        .map_err(|e| usage(format!("--design: {e}")))?;
     let pin = args
         .pin
         .as_deref()
-        .map(|p| p.parse::<CpuSet>().map_err(|e| usage(format!("--pin {p}: {e}"))))
+        .map(|p| {
+            p.parse::<CpuSet>()
+                .map_err(|e| usage(format!("--pin {p}: {e}")))
+        })
         .transpose()?;
     let reference = args
         .reference
@@ -136,16 +161,33 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         .transpose()?;
 
     // A resumed experiment keeps its seed.
-    let resume = args.resume.as_deref().map(ResumePoint::load).transpose().map_err(|e| usage(e.to_string()))?;
+    let resume = args
+        .resume
+        .as_deref()
+        .map(ResumePoint::load)
+        .transpose()
+        .map_err(|e| usage(e.to_string()))?;
     let resumed_seed = match &args.resume {
-        Some(path) => Some(bench_sched::read_raw(path).map_err(|e| usage(e.to_string()))?.header.seed),
+        Some(path) => Some(
+            bench_sched::read_raw(path)
+                .map_err(|e| usage(e.to_string()))?
+                .header
+                .seed,
+        ),
         None => None,
     };
     let seed = args.seed.or(resumed_seed).unwrap_or_else(fresh_seed);
     let analysis = analysis_config(&args.analysis, seed)?;
 
     let config = ExperimentConfig {
-        variants: names.iter().zip(commands).map(|(name, command)| Variant { name: name.clone(), command }).collect(),
+        variants: names
+            .iter()
+            .zip(commands)
+            .map(|(name, command)| Variant {
+                name: name.clone(),
+                command,
+            })
+            .collect(),
         reference,
         design,
         blocks: args.blocks,
@@ -159,24 +201,42 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         pin,
         timeout: args.timeout,
         metric,
-        unit: if args.kernel.is_empty() { None } else { Some("ops/s".into()) },
+        unit: if args.kernel.is_empty() {
+            None
+        } else {
+            Some("ops/s".into())
+        },
         higher_is_better: Some(higher_is_better),
-        output: if args.show_output { OutputMode::Show } else { OutputMode::Discard },
-        on_failure: if args.ignore_failure { FailurePolicy::Ignore } else { FailurePolicy::Stop },
+        output: if args.show_output {
+            OutputMode::Show
+        } else {
+            OutputMode::Discard
+        },
+        on_failure: if args.ignore_failure {
+            FailurePolicy::Ignore
+        } else {
+            FailurePolicy::Stop
+        },
         abba_version: env!("CARGO_PKG_VERSION").to_string(),
         stop: InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?,
         resume,
-        ..ExperimentConfig::default()
     };
 
     if args.dry_run {
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         print!("{}", config.schedule().render(&refs));
-        println!("seed {seed}; {} measured runs", config.schedule().runs.len());
+        println!(
+            "seed {seed}; {} measured runs",
+            config.schedule().runs.len()
+        );
         return Ok(0);
     }
 
-    let raw_path = args.resume.clone().or(args.output.clone()).unwrap_or_else(|| default_output(seed));
+    let raw_path = args
+        .resume
+        .clone()
+        .or(args.output.clone())
+        .unwrap_or_else(|| default_output(seed));
     let mut writer = match &config.resume {
         Some(point) => point.open_writer(&config),
         None => RawWriter::create(&raw_path),
@@ -184,16 +244,28 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     .map_err(|e| usage(e.to_string()))?;
 
     let schedule = config.schedule();
-    let mut progress = Progress::new(schedule.runs.len() as u64, config.blocks, args.analysis.quiet);
+    let mut progress = Progress::new(
+        schedule.runs.len() as u64,
+        config.blocks,
+        args.analysis.quiet,
+    );
     let outcome = run_experiment(&config, &mut RealRunner::new(), &mut writer, &mut progress);
     progress.finish();
     let outcome = outcome.map_err(|e| sched_error(e, &raw_path))?;
 
     let loaded = outcome.to_dataset();
-    let mut result = bench_stats::analyze(&loaded.dataset, &analysis).map_err(|e| usage(e.to_string()))?;
+    let mut result =
+        bench_stats::analyze(&loaded.dataset, &analysis).map_err(|e| usage(e.to_string()))?;
     result.controls = crate::controls::controls(&outcome.header, &outcome.runs, outcome.load_end);
-    let mut warnings: Vec<Warning> = loaded.warnings.iter().map(crate::controls::read_warning).collect();
-    warnings.extend(crate::controls::run_warnings(&outcome.header, &outcome.runs));
+    let mut warnings: Vec<Warning> = loaded
+        .warnings
+        .iter()
+        .map(crate::controls::read_warning)
+        .collect();
+    warnings.extend(crate::controls::run_warnings(
+        &outcome.header,
+        &outcome.runs,
+    ));
     result.warnings.extend(warnings);
     let code = emit(&result, &args.analysis)?;
     if !args.analysis.quiet && !args.analysis.json {
@@ -211,7 +283,10 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
     let duration = format!("duration={}", demo.demo_duration);
     let args = CompareArgs {
         commands: Vec::new(),
-        kernel: vec![format!("chains=1,{duration}"), format!("chains=2,{duration}")],
+        kernel: vec![
+            format!("chains=1,{duration}"),
+            format!("chains=2,{duration}"),
+        ],
         name: vec!["chains=1".into(), "chains=2".into()],
         blocks: demo.demo_blocks,
         design: "abba".into(),
@@ -245,6 +320,8 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         },
     };
     let code = run(args)?;
-    println!("\nCompare your own commands: abba compare 'old/bin --flag' 'new/bin --flag'   (abba compare --help for more)");
+    println!(
+        "\nCompare your own commands: abba compare 'old/bin --flag' 'new/bin --flag'   (abba compare --help for more)"
+    );
     Ok(code)
 }

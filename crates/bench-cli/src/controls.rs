@@ -8,12 +8,20 @@ use bench_sched::{RawHeader, ReadWarning, RunRecord};
 use bench_stats::{Control, Treatment, Warning};
 
 fn control(dimension: &str, treatment: Treatment, detail: String) -> Control {
-    Control { dimension: dimension.to_string(), treatment, detail }
+    Control {
+        dimension: dimension.to_string(),
+        treatment,
+        detail,
+    }
 }
 
 /// Describes what the experiment in `header` did about each state dimension, from the
 /// header, the measured runs and the load average at the end (when known).
-pub fn controls(header: &RawHeader, runs: &[RunRecord], load_end: Option<[f64; 3]>) -> Vec<Control> {
+pub fn controls(
+    header: &RawHeader,
+    runs: &[RunRecord],
+    load_end: Option<[f64; 3]>,
+) -> Vec<Control> {
     let measured: Vec<&RunRecord> = runs.iter().filter(|r| !r.is_reference).collect();
     let mut out = Vec::new();
     out.push(match header.design.as_str() {
@@ -54,15 +62,26 @@ pub fn controls(header: &RawHeader, runs: &[RunRecord], load_end: Option<[f64; 3
             ),
         )
     });
-    let cpus: BTreeSet<&str> = measured.iter().filter_map(|r| r.allowed_cpus.as_deref()).collect();
+    let cpus: BTreeSet<&str> = measured
+        .iter()
+        .filter_map(|r| r.allowed_cpus.as_deref())
+        .collect();
     out.push(match &header.pin {
-        Some(pin) => control("cores", Treatment::HeldFixed, format!("every run pinned to CPU(s) {pin}")),
+        Some(pin) => control(
+            "cores",
+            Treatment::HeldFixed,
+            format!("every run pinned to CPU(s) {pin}"),
+        ),
         None => control(
             "cores",
             Treatment::Uncontrolled,
             format!(
                 "the scheduler chose among CPU(s) {} (use --pin to hold this fixed)",
-                if cpus.is_empty() { "all".to_string() } else { cpus.into_iter().collect::<Vec<_>>().join(" / ") }
+                if cpus.is_empty() {
+                    "all".to_string()
+                } else {
+                    cpus.into_iter().collect::<Vec<_>>().join(" / ")
+                }
             ),
         ),
     });
@@ -101,7 +120,11 @@ pub fn controls(header: &RawHeader, runs: &[RunRecord], load_end: Option<[f64; 3
     out.push(control(
         "background load",
         Treatment::Uncontrolled,
-        format!("1-minute load average {} at the start, {} at the end", load(h.load_start), load(load_end.or(h.load_end))),
+        format!(
+            "1-minute load average {} at the start, {} at the end",
+            load(h.load_start),
+            load(load_end.or(h.load_end))
+        ),
     ));
     out
 }
@@ -155,5 +178,9 @@ pub fn read_warning(w: &ReadWarning) -> Warning {
     } else {
         "input"
     };
-    Warning { code: code.into(), benchmark: None, message: w.to_string() }
+    Warning {
+        code: code.into(),
+        benchmark: None,
+        message: w.to_string(),
+    }
 }

@@ -19,9 +19,11 @@ pub fn parse_kernel_spec(spec: &str, exe: &Path) -> Result<KernelVariant, String
     let mut threads = "1".to_string();
     let mut duration = "0.3".to_string();
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (key, value) = part
-            .split_once('=')
-            .ok_or_else(|| format!("--kernel `{spec}`: `{part}` is not KEY=VALUE (keys: op, chains, threads, duration)"))?;
+        let (key, value) = part.split_once('=').ok_or_else(|| {
+            format!(
+                "--kernel `{spec}`: `{part}` is not KEY=VALUE (keys: op, chains, threads, duration)"
+            )
+        })?;
         let slot = match key.trim() {
             "op" => &mut op,
             "chains" => &mut chains,
@@ -35,7 +37,8 @@ pub fn parse_kernel_spec(spec: &str, exe: &Path) -> Result<KernelVariant, String
         };
         *slot = value.trim().to_string();
     }
-    let bad = |key: &str, value: &str| format!("--kernel `{spec}`: {key}={value} is not a valid value");
+    let bad =
+        |key: &str, value: &str| format!("--kernel `{spec}`: {key}={value} is not a valid value");
     let config = bench_kernel::KernelConfig {
         op: op.parse().map_err(|e| format!("--kernel `{spec}`: {e}"))?,
         chains: chains.parse().map_err(|_| bad("chains", &chains))?,
@@ -47,7 +50,9 @@ pub fn parse_kernel_spec(spec: &str, exe: &Path) -> Result<KernelVariant, String
             .filter(|d| !d.is_zero())
             .ok_or_else(|| bad("duration", &duration))?,
     };
-    config.validate().map_err(|e| format!("--kernel `{spec}`: {e}"))?;
+    config
+        .validate()
+        .map_err(|e| format!("--kernel `{spec}`: {e}"))?;
     let argv = vec![
         exe.display().to_string(),
         "compute".into(),
@@ -61,7 +66,10 @@ pub fn parse_kernel_spec(spec: &str, exe: &Path) -> Result<KernelVariant, String
         format!("{}", config.duration.as_secs_f64()),
         "--json".into(),
     ];
-    Ok(KernelVariant { name: spec.trim().to_string(), argv })
+    Ok(KernelVariant {
+        name: spec.trim().to_string(),
+        argv,
+    })
 }
 
 #[cfg(test)]
@@ -81,9 +89,21 @@ mod tests {
     #[test]
     fn bad_specs_name_the_problem() {
         let exe = Path::new("abba");
-        assert!(parse_kernel_spec("chains=0", exe).unwrap_err().contains("--chains"));
-        assert!(parse_kernel_spec("chains", exe).unwrap_err().contains("KEY=VALUE"));
-        assert!(parse_kernel_spec("color=red", exe).unwrap_err().contains("unknown key"));
+        assert!(
+            parse_kernel_spec("chains=0", exe)
+                .unwrap_err()
+                .contains("--chains")
+        );
+        assert!(
+            parse_kernel_spec("chains", exe)
+                .unwrap_err()
+                .contains("KEY=VALUE")
+        );
+        assert!(
+            parse_kernel_spec("color=red", exe)
+                .unwrap_err()
+                .contains("unknown key")
+        );
         assert!(parse_kernel_spec("op=mul", exe).is_err());
     }
 }

@@ -5,9 +5,9 @@
 
 mod analyze;
 mod cli;
-mod controls;
 mod compare;
 mod compute;
+mod controls;
 mod exit;
 mod kernel_spec;
 mod output;
@@ -28,8 +28,8 @@ fn main() -> ExitCode {
         Some(Command::Compute(args)) => compute::run(&args)
             .map(|()| 0)
             .map_err(|e| exit::usage(e.to_string())),
-        Some(Command::Compare(args)) => compare::run(args),
-        Some(Command::Analyze(args)) => analyze::run(args),
+        Some(Command::Compare(args)) => compare::run(*args),
+        Some(Command::Analyze(args)) => analyze::run(*args),
         Some(Command::Completions { shell }) => {
             clap_complete::generate(shell, &mut Cli::command(), "abba", &mut std::io::stdout());
             Ok(0)

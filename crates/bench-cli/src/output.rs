@@ -3,7 +3,9 @@
 use std::io::IsTerminal;
 
 use anyhow::Context;
-use bench_report::{ColorMode, RenderOptions, render_console, render_json, render_markdown, write_atomic};
+use bench_report::{
+    ColorMode, RenderOptions, render_console, render_json, render_markdown, write_atomic,
+};
 use bench_stats::{Analysis, Verdict};
 
 use crate::cli::AnalysisArgs;
@@ -22,13 +24,19 @@ pub fn emit(analysis: &Analysis, args: &AnalysisArgs) -> anyhow::Result<u8> {
             .with_context(|| format!("cannot write --export-markdown {}", path.display()))?;
     }
     if args.json {
-        print!("{}", render_json(analysis).context("cannot render the analysis as JSON")?);
+        print!(
+            "{}",
+            render_json(analysis).context("cannot render the analysis as JSON")?
+        );
     } else {
         let mut options = RenderOptions::default();
         options.color = ColorMode::from(use_color());
         print!("{}", render_console(analysis, &options));
     }
-    let tripped = args.fail_if_slower.map(|pct| gate_failures(analysis, pct)).unwrap_or_default();
+    let tripped = args
+        .fail_if_slower
+        .map(|pct| gate_failures(analysis, pct))
+        .unwrap_or_default();
     for message in &tripped {
         eprintln!("abba: gate: {message}");
     }
@@ -48,7 +56,11 @@ pub fn gate_failures(analysis: &Analysis, pct: f64) -> Vec<String> {
     for group in &analysis.groups {
         for c in &group.comparisons {
             let Some(ratio) = c.ratio else { continue };
-            let worse = if analysis.higher_is_better { ratio <= 1.0 - pct } else { ratio >= 1.0 + pct };
+            let worse = if analysis.higher_is_better {
+                ratio <= 1.0 - pct
+            } else {
+                ratio >= 1.0 + pct
+            };
             if c.verdict == Verdict::Significant && worse {
                 out.push(format!(
                     "{} is significantly slower than {} (ratio {ratio:.4}, threshold {:.2}%)",
@@ -72,7 +84,11 @@ mod tests {
             name: name.into(),
             class: None,
             observations: (0..12)
-                .map(|b| Observation { value: v + (b % 4) as f64 * 0.1, block: Some(b), position: None })
+                .map(|b| Observation {
+                    value: v + (b % 4) as f64 * 0.1,
+                    block: Some(b),
+                    position: None,
+                })
                 .collect(),
         };
         let data = Dataset {

@@ -6,7 +6,9 @@ use std::time::Duration;
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
+        .find(|c: char| {
+            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')
+        })
         .unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
     let value: f64 = number
@@ -18,11 +20,17 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "us" | "µs" => 1e-6,
         "ns" => 1e-9,
         "m" | "min" => 60.0,
-        other => return Err(format!("unknown duration unit `{other}` in `{text}` (use ns, us, ms, s or m)")),
+        other => {
+            return Err(format!(
+                "unknown duration unit `{other}` in `{text}` (use ns, us, ms, s or m)"
+            ));
+        }
     };
     let secs = value * scale;
-    if !secs.is_finite() || secs < 0.0 || secs > 1e9 {
-        return Err(format!("`{text}` is not a usable duration (it must be non-negative and finite)"));
+    if !(0.0..=1e9).contains(&secs) {
+        return Err(format!(
+            "`{text}` is not a usable duration (it must be non-negative and finite)"
+        ));
     }
     Ok(Duration::from_secs_f64(secs))
 }
@@ -37,7 +45,9 @@ pub fn parse_percent(text: &str) -> Result<f64, String> {
     }
     .map_err(|_| format!("`{text}` is not a percentage (try `2%` or `0.02`)"))?;
     if !(0.0..=1.0).contains(&value) || !value.is_finite() {
-        return Err(format!("`{text}` is out of range: give a fraction between 0 and 1 or a percentage between 0% and 100%"));
+        return Err(format!(
+            "`{text}` is out of range: give a fraction between 0 and 1 or a percentage between 0% and 100%"
+        ));
     }
     Ok(value)
 }

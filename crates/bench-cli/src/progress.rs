@@ -28,7 +28,10 @@ impl Progress {
         .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
         bar.enable_steady_tick(Duration::from_millis(200));
-        Progress { bar: Some(bar), blocks }
+        Progress {
+            bar: Some(bar),
+            blocks,
+        }
     }
 
     /// Removes the bar before the report prints.
@@ -48,7 +51,12 @@ impl Observer for Progress {
 
     fn on_run_start(&mut self, run: &PlannedRun, variant: &Variant) {
         if let Some(bar) = &self.bar {
-            bar.set_message(format!("block {} of {}: {}", run.block + 1, self.blocks, variant.name));
+            bar.set_message(format!(
+                "block {} of {}: {}",
+                run.block + 1,
+                self.blocks,
+                variant.name
+            ));
         }
     }
 

@@ -21,7 +21,10 @@ fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
 
 fn json_of(output: &[u8]) -> Value {
     serde_json::from_slice(output).unwrap_or_else(|e| {
-        panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(output))
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(output)
+        )
     })
 }
 
@@ -35,7 +38,9 @@ fn compare_finds_a_real_difference_in_the_right_direction() {
     let dir = tempfile::tempdir().unwrap();
     let raw = dir.path().join("runs.jsonl");
     let out = abba()
-        .args(["compare", "--blocks", "6", "--warmup", "0", "--seed", "3", "--json", "--quiet"])
+        .args([
+            "compare", "--blocks", "6", "--warmup", "0", "--seed", "3", "--json", "--quiet",
+        ])
         .arg("--output")
         .arg(&raw)
         .args(["-n", "long", "-n", "short"])
@@ -54,12 +59,20 @@ fn compare_finds_a_real_difference_in_the_right_direction() {
     assert_eq!(c["paired"]["blocks"], 6);
     // The raw file has a header and one line per run (6 blocks x 4 runs).
     let text = std::fs::read_to_string(&raw).unwrap();
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines[0]["schema"], "abba.raw/1");
     let runs = lines.iter().filter(|l| l.get("wall_ns").is_some()).count();
     assert_eq!(runs, 24);
     // ...and analyzes to the same verdict.
-    let again = abba().arg("analyze").arg(&raw).arg("--json").assert().success();
+    let again = abba()
+        .arg("analyze")
+        .arg(&raw)
+        .arg("--json")
+        .assert()
+        .success();
     let w = json_of(&again.get_output().stdout);
     assert_eq!(w["groups"][0]["comparisons"][0]["outcome"], "faster");
     assert_eq!(w["seed"], 3);
@@ -68,7 +81,18 @@ fn compare_finds_a_real_difference_in_the_right_direction() {
 #[test]
 fn dry_run_prints_the_abba_schedule_without_running() {
     abba()
-        .args(["compare", "--dry-run", "--blocks", "2", "--seed", "1", "-n", "A", "-n", "B"])
+        .args([
+            "compare",
+            "--dry-run",
+            "--blocks",
+            "2",
+            "--seed",
+            "1",
+            "-n",
+            "A",
+            "-n",
+            "B",
+        ])
         .args(["/no/such/program-a", "/no/such/program-b"])
         .assert()
         .success()
@@ -92,7 +116,14 @@ fn missing_program_exits_2_before_anything_runs() {
 #[test]
 fn shell_syntax_without_shell_is_refused_with_a_hint() {
     abba()
-        .args(["compare", "--blocks", "2", "--quiet", "true", "echo a | wc -l"])
+        .args([
+            "compare",
+            "--blocks",
+            "2",
+            "--quiet",
+            "true",
+            "echo a | wc -l",
+        ])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--shell"));
@@ -103,13 +134,18 @@ fn a_failing_command_exits_3_and_keeps_valid_raw_data() {
     let dir = tempfile::tempdir().unwrap();
     let raw = dir.path().join("runs.jsonl");
     abba()
-        .args(["compare", "--blocks", "3", "--warmup", "0", "--quiet", "--design", "random"])
+        .args([
+            "compare", "--blocks", "3", "--warmup", "0", "--quiet", "--design", "random",
+        ])
         .arg("--output")
         .arg(&raw)
         .args(["true", "sh -c 'echo broken-input >&2; exit 7'"])
         .assert()
         .code(3)
-        .stderr(predicate::str::contains("broken-input").and(predicate::str::contains(raw.display().to_string())));
+        .stderr(
+            predicate::str::contains("broken-input")
+                .and(predicate::str::contains(raw.display().to_string())),
+        );
     let text = std::fs::read_to_string(&raw).unwrap();
     for line in text.lines() {
         serde_json::from_str::<Value>(line).expect("every line of the raw file parses");
@@ -120,7 +156,16 @@ fn a_failing_command_exits_3_and_keeps_valid_raw_data() {
 fn a_hanging_command_times_out_with_exit_3() {
     let dir = tempfile::tempdir().unwrap();
     abba()
-        .args(["compare", "--blocks", "1", "--warmup", "0", "--quiet", "--timeout", "200ms"])
+        .args([
+            "compare",
+            "--blocks",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--timeout",
+            "200ms",
+        ])
         .arg("--output")
         .arg(dir.path().join("r.jsonl"))
         .args(["true", "sleep 30"])
@@ -135,13 +180,25 @@ fn an_output_directory_that_does_not_exist_is_refused_before_any_run() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("ran.log");
     abba()
-        .args(["compare", "--blocks", "1", "--quiet", "--shell", "sh", "--output", "/no/such/dir/runs.jsonl"])
+        .args([
+            "compare",
+            "--blocks",
+            "1",
+            "--quiet",
+            "--shell",
+            "sh",
+            "--output",
+            "/no/such/dir/runs.jsonl",
+        ])
         .arg(format!("echo a >> {}", log.display()))
         .arg(format!("echo b >> {}", log.display()))
         .assert()
         .code(2)
         .stderr(predicate::str::contains("/no/such/dir"));
-    assert!(!log.exists(), "nothing may run before the output is known to be writable");
+    assert!(
+        !log.exists(),
+        "nothing may run before the output is known to be writable"
+    );
 }
 
 #[test]
@@ -149,14 +206,19 @@ fn runs_follow_the_abba_order_through_a_log_the_children_append_to() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("order.log");
     abba()
-        .args(["compare", "--blocks", "2", "--warmup", "0", "--quiet", "--shell", "sh", "--json"])
+        .args([
+            "compare", "--blocks", "2", "--warmup", "0", "--quiet", "--shell", "sh", "--json",
+        ])
         .arg("--output")
         .arg(dir.path().join("r.jsonl"))
         .arg(format!("echo A >> {}", log.display()))
         .arg(format!("echo B >> {}", log.display()))
         .assert()
         .success();
-    let order: String = std::fs::read_to_string(&log).unwrap().split_whitespace().collect();
+    let order: String = std::fs::read_to_string(&log)
+        .unwrap()
+        .split_whitespace()
+        .collect();
     assert_eq!(order, "ABBABAAB");
 }
 
@@ -177,7 +239,12 @@ fn analyze_reads_paired_csv_and_gates_on_a_regression() {
         .code(1)
         .stdout(predicate::str::contains("SLOWER"))
         .stderr(predicate::str::contains("significantly slower"));
-    abba().arg("analyze").arg(&path).args(["--fail-if-slower", "20%"]).assert().code(0);
+    abba()
+        .arg("analyze")
+        .arg(&path)
+        .args(["--fail-if-slower", "20%"])
+        .assert()
+        .code(0);
     // The same data seen as throughput is an improvement: the gate stays quiet.
     abba()
         .arg("analyze")
@@ -191,14 +258,25 @@ fn analyze_reads_paired_csv_and_gates_on_a_regression() {
 #[test]
 fn analyze_reads_hyperfine_json_as_unpaired_variants() {
     let dir = tempfile::tempdir().unwrap();
-    let times = |base: f64| (0..20).map(|i| base + i as f64 * 1e-4).map(|t| t.to_string()).collect::<Vec<_>>().join(",");
+    let times = |base: f64| {
+        (0..20)
+            .map(|i| base + i as f64 * 1e-4)
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     let json = format!(
         r#"{{"results":[{{"command":"sleep 0.01","times":[{}]}},{{"command":"sleep 0.02","times":[{}]}}]}}"#,
         times(0.010),
         times(0.020)
     );
     let path = write(dir.path(), "hf.json", &json);
-    let out = abba().arg("analyze").arg(&path).arg("--json").assert().success();
+    let out = abba()
+        .arg("analyze")
+        .arg(&path)
+        .arg("--json")
+        .assert()
+        .success();
     let v = json_of(&out.get_output().stdout);
     let c = &v["groups"][0]["comparisons"][0];
     assert_eq!(c["candidate"], "sleep 0.02");
@@ -210,7 +288,11 @@ fn analyze_reads_hyperfine_json_as_unpaired_variants() {
 #[test]
 fn exports_are_written_and_markdown_has_the_table() {
     let dir = tempfile::tempdir().unwrap();
-    let csv = write(dir.path(), "t.csv", "variant,value\na,1\na,2\na,3\nb,4\nb,5\nb,6\n");
+    let csv = write(
+        dir.path(),
+        "t.csv",
+        "variant,value\na,1\na,2\na,3\nb,4\nb,5\nb,6\n",
+    );
     let md = dir.path().join("r.md");
     let js = dir.path().join("r.json");
     abba()
@@ -223,7 +305,10 @@ fn exports_are_written_and_markdown_has_the_table() {
         .assert()
         .success();
     assert!(std::fs::read_to_string(&md).unwrap().contains("| Variant"));
-    assert_eq!(json_of(&std::fs::read(&js).unwrap())["schema"], "abba.analysis/1");
+    assert_eq!(
+        json_of(&std::fs::read(&js).unwrap())["schema"],
+        "abba.analysis/1"
+    );
 }
 
 #[test]
@@ -254,35 +339,77 @@ fn malformed_inputs_exit_2_naming_file_and_line() {
         ("nan.csv", "variant,value\na,1\na,NaN\n", "3"),
         ("inf.csv", "variant,value\na,1\na,inf\n", "3"),
         ("cell.csv", "variant,value\na,1\na,\n", "3"),
-        ("mixed.csv", "block,variant,value\n0,a,1\n0,b,2\n1,a,1\n", "b"),
+        (
+            "mixed.csv",
+            "block,variant,value\n0,a,1\n0,b,2\n1,a,1\n",
+            "b",
+        ),
         ("schema.jsonl", "{\"schema\":\"abba.raw/9\"}\n", "schema"),
-        ("hf.json", "{\"results\": [ {\"command\": \"x\", \"times\": [1, \"a\"] } ]}", "hf.json"),
+        (
+            "hf.json",
+            "{\"results\": [ {\"command\": \"x\", \"times\": [1, \"a\"] } ]}",
+            "hf.json",
+        ),
     ];
     for (name, text, needle) in cases {
         let path = write(dir.path(), name, text);
         let out = abba().arg("analyze").arg(&path).assert().code(2);
         let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-        assert!(stderr.contains(needle), "{name}: stderr does not name `{needle}`: {stderr}");
+        assert!(
+            stderr.contains(needle),
+            "{name}: stderr does not name `{needle}`: {stderr}"
+        );
         assert!(!stderr.contains("panicked"), "{name}: {stderr}");
     }
-    abba().args(["analyze", "/no/such/file.csv"]).assert().code(2).stderr(predicate::str::contains("/no/such/file.csv"));
+    abba()
+        .args(["analyze", "/no/such/file.csv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("/no/such/file.csv"));
 }
 
 #[test]
 fn bad_flags_exit_2_naming_the_flag() {
-    abba().args(["compute", "--chains", "0"]).assert().code(2).stderr(predicate::str::contains("--chains"));
-    abba().args(["compute", "--chains", "17"]).assert().code(2).stderr(predicate::str::contains("16"));
-    abba().args(["compute", "--duration", "-1"]).assert().code(2).stderr(predicate::str::contains("--duration"));
+    abba()
+        .args(["compute", "--chains", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--chains"));
+    abba()
+        .args(["compute", "--chains", "17"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("16"));
+    abba()
+        .args(["compute", "--duration", "-1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--duration"));
     abba().args(["compute", "--op", "mul"]).assert().code(2);
-    abba().args(["compute", "--threads", "0"]).assert().code(2).stderr(predicate::str::contains("--threads"));
-    abba().args(["compare", "--settle", "soon", "a", "b"]).assert().code(2).stderr(predicate::str::contains("--settle"));
-    abba().args(["compare", "--fail-if-slower", "200%", "a", "b"]).assert().code(2);
+    abba()
+        .args(["compute", "--threads", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--threads"));
+    abba()
+        .args(["compare", "--settle", "soon", "a", "b"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--settle"));
+    abba()
+        .args(["compare", "--fail-if-slower", "200%", "a", "b"])
+        .assert()
+        .code(2);
     abba()
         .args(["analyze", "--min-practical-effect", "2", "x.csv"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("min-practical-effect"));
-    abba().args(["compare", "only-one"]).assert().code(2).stderr(predicate::str::contains("two"));
+    abba()
+        .args(["compare", "only-one"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("two"));
 }
 
 #[test]
@@ -291,10 +418,27 @@ fn compute_prints_one_line_or_one_json_object() {
         .args(["compute", "--duration", "0.02", "--chains", "2"])
         .assert()
         .success()
-        .stdout(predicate::str::is_match(r"^int chains=2 threads=1: .*M ops/s \(.*M ops in 0\.0\d\d s\)\n$").unwrap());
-    let out = abba().args(["compute", "--duration", "0.02", "--op", "fp", "--json"]).assert().success();
+        .stdout(
+            predicate::str::is_match(
+                r"^int chains=2 threads=1: .*M ops/s \(.*M ops in 0\.0\d\d s\)\n$",
+            )
+            .unwrap(),
+        );
+    let out = abba()
+        .args(["compute", "--duration", "0.02", "--op", "fp", "--json"])
+        .assert()
+        .success();
     let v = json_of(&out.get_output().stdout);
-    for key in ["op", "chains", "threads", "duration_s", "ops", "elapsed_s", "ops_per_sec", "checksum"] {
+    for key in [
+        "op",
+        "chains",
+        "threads",
+        "duration_s",
+        "ops",
+        "elapsed_s",
+        "ops_per_sec",
+        "checksum",
+    ] {
         assert!(v.get(key).is_some(), "missing {key}: {v}");
     }
 }
@@ -302,7 +446,11 @@ fn compute_prints_one_line_or_one_json_object() {
 #[test]
 fn completions_are_printed_for_each_shell() {
     for shell in ["bash", "zsh", "fish"] {
-        abba().args(["completions", shell]).assert().success().stdout(predicate::str::contains("abba"));
+        abba()
+            .args(["completions", shell])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("abba"));
     }
 }
 
@@ -312,7 +460,10 @@ fn sigint_mid_experiment_exits_130_and_leaves_analyzable_raw_data() {
     let raw = dir.path().join("runs.jsonl");
     let bin = assert_cmd::cargo::cargo_bin("abba");
     let mut child = StdCommand::new(bin)
-        .args(["compare", "--blocks", "200", "--warmup", "0", "--quiet", "--design", "random", "--seed", "5"])
+        .args([
+            "compare", "--blocks", "200", "--warmup", "0", "--quiet", "--design", "random",
+            "--seed", "5",
+        ])
         .arg("--output")
         .arg(&raw)
         .args(["sleep 0.05", "sleep 0.06"])
@@ -322,20 +473,30 @@ fn sigint_mid_experiment_exits_130_and_leaves_analyzable_raw_data() {
     // Wait until at least two blocks are on disk, then interrupt.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
-        let lines = std::fs::read_to_string(&raw).map(|t| t.lines().count()).unwrap_or(0);
+        let lines = std::fs::read_to_string(&raw)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
         if lines >= 6 || std::time::Instant::now() > deadline {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    StdCommand::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    StdCommand::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     let text = std::fs::read_to_string(&raw).unwrap();
     for line in text.lines() {
         serde_json::from_str::<Value>(line).expect("every line parses after SIGINT");
     }
-    let out = abba().arg("analyze").arg(&raw).arg("--json").assert().success();
+    let out = abba()
+        .arg("analyze")
+        .arg(&raw)
+        .arg("--json")
+        .assert()
+        .success();
     let v = json_of(&out.get_output().stdout);
     assert!(v["groups"][0]["benchmarks"][0]["n"].as_u64().unwrap() >= 2);
 }
