@@ -456,6 +456,15 @@ fn completions_are_printed_for_each_shell() {
 
 #[test]
 fn sigint_mid_experiment_exits_130_and_leaves_analyzable_raw_data() {
+    interrupt_mid_experiment("INT", 130);
+}
+
+#[test]
+fn sigterm_mid_experiment_exits_143_and_leaves_analyzable_raw_data() {
+    interrupt_mid_experiment("TERM", 143);
+}
+
+fn interrupt_mid_experiment(signal: &str, code: i32) {
     let dir = tempfile::tempdir().unwrap();
     let raw = dir.path().join("runs.jsonl");
     let bin = assert_cmd::cargo::cargo_bin("abba");
@@ -489,7 +498,7 @@ fn sigint_mid_experiment_exits_130_and_leaves_analyzable_raw_data() {
     assert_eq!(status.code(), Some(130));
     let text = std::fs::read_to_string(&raw).unwrap();
     for line in text.lines() {
-        serde_json::from_str::<Value>(line).expect("every line parses after SIGINT");
+        serde_json::from_str::<Value>(line).expect("every line parses after the signal");
     }
     let out = abba()
         .arg("analyze")
@@ -499,4 +508,51 @@ fn sigint_mid_experiment_exits_130_and_leaves_analyzable_raw_data() {
         .success();
     let v = json_of(&out.get_output().stdout);
     assert!(v["groups"][0]["benchmarks"][0]["n"].as_u64().unwrap() >= 2);
+}
+
+#[test]
+fn an_interrupted_experiment_resumes_to_completion() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("runs.jsonl");
+    let args = [
+        "compare", "--blocks", "8", "--warmup", "0", "--quiet", "--design", "random", "--seed", "9",
+    ];
+    let bin = assert_cmd::cargo::cargo_bin("abba");
+    let mut child = StdCommand::new(&bin)
+        .args(args)
+        .arg("--output")
+        .arg(&raw)
+        .args(["sleep 0.05", "sleep 0.05"])
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::fs::read_to_string(&raw)
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+        < 6
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    StdCommand::new("kill")
+        .arg("-INT")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let out = abba()
+        .args(args)
+        .arg("--resume")
+        .arg(&raw)
+        .args(["sleep 0.05", "sleep 0.05", "--json"])
+        .assert()
+        .success();
+    let v = json_of(&out.get_output().stdout);
+    assert_eq!(v["groups"][0]["comparisons"][0]["paired"]["blocks"], 8);
+    let runs = std::fs::read_to_string(&raw)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"wall_ns\""))
+        .count();
+    assert_eq!(runs, 16);
 }
