@@ -556,3 +556,39 @@ fn an_interrupted_experiment_resumes_to_completion() {
         .count();
     assert_eq!(runs, 16);
 }
+
+#[test]
+fn two_raw_sessions_are_compared_unpaired_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for session in 0..2 {
+        let raw = dir.path().join(format!("s{session}.jsonl"));
+        abba()
+            .args([
+                "compare", "--blocks", "3", "--warmup", "0", "--quiet", "--json", "-n", "A", "-n",
+                "B",
+            ])
+            .arg("--output")
+            .arg(&raw)
+            .args(["true", "true"])
+            .assert()
+            .success();
+        files.push(raw);
+    }
+    let out = abba()
+        .arg("analyze")
+        .args(&files)
+        .arg("--json")
+        .assert()
+        .success();
+    let v = json_of(&out.get_output().stdout);
+    let codes: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"unpaired-sessions"), "{codes:?}");
+    assert!(v["groups"][0]["comparisons"][0]["paired"].is_null());
+    assert_eq!(v["groups"][0]["benchmarks"][0]["n"], 12);
+}

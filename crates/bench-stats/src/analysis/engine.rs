@@ -244,17 +244,23 @@ fn analyze_group(
             b
         })
         .collect::<Vec<_>>();
+    let withheld: Vec<String> = members
+        .iter()
+        .zip(&samples)
+        .filter(|(_, sample)| sample.len() < 100)
+        .map(|(s, sample)| format!("{} (n = {})", s.name, sample.len()))
+        .collect();
+    if !withheld.is_empty() {
+        warnings.push(warning(
+            "p99-withheld",
+            None,
+            format!(
+                "p99 withheld for {}: with fewer than 100 values the 99th percentile is just the maximum; median and p90 are reported instead",
+                withheld.join(", ")
+            ),
+        ));
+    }
     for (s, sample) in members.iter().zip(&samples) {
-        if sample.len() < 100 {
-            warnings.push(warning(
-                "p99-withheld",
-                Some(&s.name),
-                format!(
-                    "p99 withheld: with {} values the 99th percentile is only the maximum; it needs 100 or more",
-                    sample.len()
-                ),
-            ));
-        }
         if let Ok(iid) = iid_checks(sample) {
             if iid.drift {
                 warnings.push(warning(

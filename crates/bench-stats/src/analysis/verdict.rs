@@ -164,7 +164,11 @@ fn more_data_hint(
         return String::new();
     }
     let needed = (n * (half / target).powi(2)).ceil();
-    if needed > 50.0 * n || needed > 1e6 {
+    if needed <= n {
+        format!(
+            "A few more {unit} would likely settle it: the interval only just reaches no-change."
+        )
+    } else if needed > 50.0 * n || needed > 1e6 {
         format!(
             "More {unit} would not settle it soon: the noise is large against the difference (about {:.0}x as many {unit} would be needed); reduce noise first.",
             needed / n
