@@ -284,11 +284,9 @@ fn large_sample_interval(
         PairedEstimator::MedianLogRatio => {
             let mut l = blocks.positive()?.to_vec();
             l.sort_by(f64::total_cmp);
-            let half = z * n.sqrt() / 2.0;
-            let lo = ((n / 2.0 - half).floor().max(0.0)) as usize;
-            let hi = ((n / 2.0 + half).ceil() as usize).min(l.len() - 1);
             let m = crate::summary::quantile_sorted(&l, 0.5).exp();
-            let (low, high) = (l[lo].exp(), l[hi].exp());
+            let (lo, hi) = crate::summary::median_interval_sorted(&l, z);
+            let (low, high) = (lo.exp(), hi.exp());
             (m, low, high, (high - low) / (2.0 * z))
         }
     };

@@ -285,6 +285,16 @@ pub(crate) fn variance_parts(values: &[f64]) -> Option<(f64, f64)> {
 }
 
 /// Median of a non-empty slice (copies and sorts). Time: O(n log n).
+/// The distribution-free interval of the median of `sorted` (ascending, non-empty): the
+/// order statistics at ranks `n/2 -+ z sqrt(n)/2` (binomial normal approximation).
+pub(crate) fn median_interval_sorted(sorted: &[f64], z: f64) -> (f64, f64) {
+    let n = sorted.len() as f64;
+    let half = z * n.sqrt() / 2.0;
+    let lo = (n / 2.0 - half).floor().max(0.0) as usize;
+    let hi = ((n / 2.0 + half).ceil() as usize).min(sorted.len() - 1);
+    (sorted[lo.min(sorted.len() - 1)], sorted[hi])
+}
+
 /// Median by selection, O(n); the same value as [`quantile_sorted`] at 0.5. `values` must
 /// not be empty.
 pub(crate) fn median(values: &[f64]) -> f64 {

@@ -22,7 +22,7 @@ use crate::iid::iid_checks;
 use crate::mann_whitney::mann_whitney_u;
 use crate::model::{
     ANALYSIS_SCHEMA, Analysis, CliffsDeltaReport, Comparison, GroupAnalysis, MannWhitneyReport,
-    PairedReport, ShiftReport, VarianceComponentsReport, Verdict, Warning,
+    PairedReport, ShiftReport, Verdict, Warning,
 };
 use crate::paired::{PairedAnalysis, PairedConfig, PairedEstimator, paired_analysis};
 use crate::sample::Sample;
@@ -595,43 +595,28 @@ fn paired_report(
     config: &AnalysisConfig,
 ) -> PairedReport {
     let diffs: Vec<f64> = pa.block_values.iter().map(|v| v[1] - v[0]).collect();
-    let hl = paired_hodges_lehmann(&diffs, config.confidence)
+    let mut report = pa.to_report();
+    report.wilcoxon_p = wilcoxon_signed_rank(&diffs).ok().map(|w| w.p_value);
+    report.hodges_lehmann = paired_hodges_lehmann(&diffs, config.confidence)
         .ok()
         .map(|s| ShiftReport {
             shift: s.estimate,
             ci_low: Some(s.ci_low),
             ci_high: Some(s.ci_high),
         });
-    let variance_components = input.table.and_then(|t| {
-        paired_variance_components(
+    // Variance components need replicates: ABBA gives two runs of each variant per block.
+    report.variance_components = input.table.and_then(|t| {
+        let (base, cand) = (
             &t.replicates[input.baseline],
             &t.replicates[input.candidate],
-        )
-        .ok()
-        .filter(|_| {
-            t.replicates[input.baseline].iter().any(|r| r.len() > 1)
-                || t.replicates[input.candidate].iter().any(|r| r.len() > 1)
-        })
-        .map(|vc| VarianceComponentsReport {
-            between_block: vc.between_block,
-            within_block: vc.within_block,
-            pairing_gain: vc.pairing_gain,
-        })
+        );
+        let replicated = base.iter().chain(cand.iter()).any(|r| r.len() > 1);
+        replicated
+            .then(|| paired_variance_components(base, cand).ok())
+            .flatten()
+            .map(|vc| vc.to_report())
     });
-    PairedReport {
-        blocks: pa.blocks,
-        mean_difference: pa.mean_difference,
-        difference_ci: interval_bounds(&pa.difference_ci),
-        ratio: pa.ratio,
-        ratio_ci: interval_bounds(&pa.ratio_ci),
-        cohens_dz: pa.cohens_dz,
-        wilcoxon_p: wilcoxon_signed_rank(&diffs).ok().map(|w| w.p_value),
-        median_ratio: pa.median_ratio,
-        median_ratio_ci: interval_bounds(&pa.median_ratio_ci),
-        hodges_lehmann: hl,
-        block_values: pa.block_values.clone(),
-        variance_components,
-    }
+    report
 }
 
 fn fmt_p(p: Option<f64>) -> String {
@@ -716,12 +701,9 @@ fn median_ratio_large(
         if sorted[0] <= 0.0 {
             return None;
         }
-        let n = sorted.len() as f64;
-        let half = z * n.sqrt() / 2.0;
-        let lo = ((n / 2.0 - half).floor().max(0.0)) as usize;
-        let hi = ((n / 2.0 + half).ceil() as usize).min(sorted.len() - 1);
         let med = crate::summary::quantile_sorted(&sorted, 0.5);
-        Some((med.ln(), (sorted[hi].ln() - sorted[lo].ln()) / (2.0 * z)))
+        let (lo, hi) = crate::summary::median_interval_sorted(&sorted, z);
+        Some((med.ln(), (hi.ln() - lo.ln()) / (2.0 * z)))
     };
     let (Some((mb, sb)), Some((mc, sc))) = (log_median_and_se(base), log_median_and_se(cand))
     else {
