@@ -1,1 +1,103 @@
-fn main() {}
+//! `cargo xtask`: project tasks that measure abba with abba.
+//!
+//! - `reproduce-appendix`: Appendix F's experiments re-run on this machine beside the
+//!   appendix's own figures ([`appendix`]); `--check` recomputes the published figures
+//!   from the fixtures (also run by `cargo test`).
+//! - `chain-sweep`: chains 1..8 in randomized blocks, Friedman + Holm-corrected Wilcoxon,
+//!   and an independent confirmation of the sweep's standout step ([`sweep`]).
+//! - `scipy-timing`: bench-stats' rank tests timed against SciPy's.
+
+mod appendix;
+mod run;
+mod scipy_timing;
+mod sweep;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+/// Project tasks of the abba workspace (run as `cargo xtask <TASK>`).
+#[derive(Parser, Debug)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand, Debug)]
+enum Task {
+    /// Re-run Appendix F (chains=1 vs chains=2, a null pair, an unpaired contrast) through
+    /// abba's scheduler and kernel, and print it beside the appendix's own figures.
+    ///
+    /// Builds `abba` in release mode, runs `abba compute --op int --threads 1 --json`
+    /// as child processes in randomized blocks, and writes `target/appendix/REPORT.md`
+    /// plus the raw JSONL of every experiment under `target/appendix/`.
+    ReproduceAppendix(AppendixArgs),
+    /// Sweep chains 1..8 in randomized blocks; Friedman omnibus, Holm-corrected Wilcoxon
+    /// of each chain count against its neighbour, then an independent confirmation of the
+    /// sweep's largest neighbour step before calling it a finding.
+    ChainSweep(sweep::SweepArgs),
+    /// Time bench-stats' Mann-Whitney U and Kruskal-Wallis against SciPy on 10^6 values
+    /// (skipped when python3 cannot import SciPy).
+    ScipyTiming,
+}
+
+/// Flags of `reproduce-appendix`.
+#[derive(clap::Args, Debug)]
+struct AppendixArgs {
+    /// Run no kernel: recompute every statistic from fixtures/appendix/ and fail (listing
+    /// each mismatch) unless each matches the published figure within its tolerance.
+    #[arg(long)]
+    check: bool,
+    /// Print one JSON object (`real`, `null`, `unpaired`, `appendix`) instead of the report.
+    #[arg(long, conflicts_with = "check")]
+    json: bool,
+    /// Blocks of each paired experiment, and runs of each unpaired session.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(2..=1000))]
+    blocks: u32,
+    /// Seed of the run orders, layout padding and bootstrap resampling.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Seconds per kernel run.
+    #[arg(long, default_value_t = 0.3)]
+    duration: f64,
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let root = run::workspace_root();
+    match cli.task {
+        Task::ReproduceAppendix(a) if a.check => appendix::run_check(&root, a.seed),
+        Task::ReproduceAppendix(a) => appendix::reproduce(
+            &root,
+            &appendix::ReproduceConfig {
+                blocks: a.blocks,
+                seed: a.seed,
+                duration: a.duration,
+                output: if a.json {
+                    appendix::OutputFormat::Json
+                } else {
+                    appendix::OutputFormat::Console
+                },
+            },
+        ),
+        Task::ChainSweep(a) => sweep::run(&root, &a.config()?),
+        Task::ScipyTiming => scipy_timing::run(&root),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn check_and_json_conflict() {
+        assert!(Cli::try_parse_from(["xtask", "reproduce-appendix", "--check", "--json"]).is_err());
+        assert!(Cli::try_parse_from(["xtask", "reproduce-appendix", "--blocks", "1"]).is_err());
+    }
+}

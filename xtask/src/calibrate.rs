@@ -1,0 +1,965 @@
+//! `cargo xtask calibrate`: how often `abba compare` says "significant" on this machine,
+//! with real child processes, when nothing differs and when a small known difference
+//! exists.
+//!
+//! Two scenarios, each repeated `--reps` times with a fresh seed (`--seed + rep`):
+//!
+//! - **A/A**: one real command (`abba compute --duration 0.050 --chains 1`, a CPU-bound
+//!   process of about 55 ms wall time) compared with itself. Every "significant" verdict
+//!   is a false positive, so the rate estimates the false-positive rate (size) of the test.
+//! - **A/B**: the same command against one doing `--effect-ms` more work (default 1 ms,
+//!   about +1.9 % wall time). A "significant" verdict with outcome `slower` is a
+//!   detection; significant-but-`faster` is counted apart as a wrong-direction call.
+//!
+//! Each scenario runs through `abba compare` twice per repetition: with the default
+//! design (ABBA blocks, paired) and with `--design sequential` (all of A, then all of B:
+//! unpaired), both with the same number of measured runs (checked with `--dry-run`).
+//! Each saved raw file is then re-analyzed with `abba analyze --min-practical-effect 0`,
+//! which shows what the practical-effect gate costs in power. Rates carry Wilson score
+//! intervals (Wilson 1927), the Monte-Carlo error of a finite number of repetitions.
+//!
+//! The table goes to stdout and to `target/calibrate/REPORT.md`; every raw run file and
+//! analysis JSON stays under `target/calibrate/` so any row can be re-analyzed.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail, ensure};
+use serde_json::Value;
+
+/// The standard normal quantile of 0.975 (two-sided 95 % intervals).
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// Flags of `calibrate`.
+#[derive(clap::Args, Debug)]
+pub struct CalibrateArgs {
+    /// Repetitions of every (scenario, design) cell; each uses the seed `--seed + rep`.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub reps: u32,
+    /// ABBA blocks per comparison (4 runs each, so 30 blocks = 120 runs); the sequential
+    /// design gets as many runs.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    pub blocks: u32,
+    /// Base seed of run orders, layout padding and bootstrap.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Seconds of work of the A command (`abba compute --duration`).
+    #[arg(long, default_value_t = 0.050, value_parser = parse_positive)]
+    pub duration: f64,
+    /// Extra milliseconds of work in B, the known difference of the A/B scenario.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_positive)]
+    pub effect_ms: f64,
+    /// Measure with this `abba` binary instead of building the workspace's in release mode.
+    #[arg(long, value_name = "PATH")]
+    pub abba: Option<PathBuf>,
+}
+
+fn parse_positive(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("`{text}` is not a positive number")),
+    }
+}
+
+/// Runs the calibration and prints (and saves) the table.
+///
+/// Cost: `4 * reps` real experiments of `4 * blocks` runs each, plus `4 * reps` cheap
+/// re-analyses; about 30 s per repetition with the defaults on a 2-core machine.
+///
+/// # Errors
+/// When abba cannot be built or started, a benchmarked command fails, the two designs
+/// would make different numbers of runs, or abba's JSON lacks a field this reads.
+pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
+    let abba = match &args.abba {
+        Some(path) => {
+            ensure!(path.is_file(), "{} is not a file", path.display());
+            path.clone()
+        }
+        None => build_abba(root)?,
+    };
+    let out_dir = root.join("target").join("calibrate");
+    std::fs::create_dir_all(&out_dir)
+        .with_context(|| format!("creating {}", out_dir.display()))?;
+
+    let cmd_a = compute_command(&abba, args.duration);
+    let cmd_b = compute_command(&abba, args.duration + args.effect_ms / 1000.0);
+    let designs = [Design::Abba, Design::Sequential];
+    let runs = matched_runs(&abba, &cmd_a, args.blocks, &designs)?;
+
+    let load_start = load_average();
+    let started = Instant::now();
+    let mut cells: Vec<Cell> = Vec::new();
+    for scenario in [Scenario::Null, Scenario::Shift] {
+        for design in designs {
+            cells.push(Cell::new(scenario, design));
+        }
+    }
+    for rep in 0..args.reps {
+        let seed = args.seed.wrapping_add(u64::from(rep));
+        // Rotate the order of the four experiments so slow drift of the machine does not
+        // always fall on the same cell.
+        let order: Vec<usize> = (0..cells.len())
+            .map(|i| (i + rep as usize) % cells.len())
+            .collect();
+        for i in order {
+            let cell = &mut cells[i];
+            let cand = match cell.scenario {
+                Scenario::Null => &cmd_a,
+                Scenario::Shift => &cmd_b,
+            };
+            let stem = format!(
+                "{}-{}-{rep:03}",
+                cell.scenario.slug(),
+                cell.design.flag()
+            );
+            let t0 = Instant::now();
+            let obs = experiment(
+                &abba,
+                &out_dir,
+                &stem,
+                [&cmd_a, cand],
+                cell.design,
+                cell.design.blocks(args.blocks),
+                seed,
+            )?;
+            eprintln!(
+                "rep {}/{} {} {}: {} (gate off: {}), ratio {} ({:.1} s)",
+                rep + 1,
+                args.reps,
+                cell.scenario.label(),
+                cell.design.flag(),
+                obs.default.call.text(),
+                obs.gate_off.text(),
+                obs.default.ratio.map_or("-".to_owned(), |r| format!("{r:.4}")),
+                t0.elapsed().as_secs_f64()
+            );
+            cell.push(obs);
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let load_end = load_average();
+
+    let table = render_table(&cells, runs);
+    let facts = render_facts(&cells, args, runs);
+    let command = format!(
+        "cargo xtask calibrate --reps {} --blocks {} --seed {} --duration {} --effect-ms {}",
+        args.reps, args.blocks, args.seed, args.duration, args.effect_ms
+    );
+    println!("{table}\n{facts}");
+    println!(
+        "{} experiments in {elapsed:.0} s ({:.1} min)",
+        4 * args.reps,
+        elapsed / 60.0
+    );
+
+    let mut report = String::new();
+    let _ = writeln!(report, "# abba calibration\n");
+    let _ = writeln!(report, "Command: `{command}`\n");
+    let _ = writeln!(
+        report,
+        "A = `{}`, B = `{}`; {} repetitions of each cell, {runs} measured runs per experiment, \
+         seeds {}..={}. Runtime {elapsed:.0} s. Cores: {}; 1-minute load {} at the start, {} at the end.\n",
+        display_command(&cmd_a),
+        display_command(&cmd_b),
+        args.reps,
+        args.seed,
+        args.seed.wrapping_add(u64::from(args.reps) - 1),
+        std::thread::available_parallelism().map_or(0, usize::from),
+        load_start.map_or("?".to_owned(), |l| format!("{l:.2}")),
+        load_end.map_or("?".to_owned(), |l| format!("{l:.2}")),
+    );
+    let _ = writeln!(report, "{table}\n{facts}");
+    let _ = writeln!(report, "{LEGEND}");
+    let path = out_dir.join("REPORT.md");
+    std::fs::write(&path, report).with_context(|| format!("writing {}", path.display()))?;
+    eprintln!(
+        "wrote {} (raw runs and analyses beside it)",
+        path.display()
+    );
+    Ok(())
+}
+
+const LEGEND: &str = "\
+Rate: the share of repetitions called significant (A/A: in either direction, the \
+false-positive rate; A/B: significant and slower, the detection rate), with its Wilson \
+95% interval. slower/faster: significant calls by direction. Gate off: the same raw runs \
+re-analyzed with `--min-practical-effect 0`. Gated: significant calls the practical-effect \
+gate turned into not significant. Ratio: B/A as reported (median of block log-ratios when \
+paired, ratio of medians when not); IQR over the repetitions. CI width: mean width of the \
+95% ratio interval, in percent.";
+
+/// Which pair of commands is compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scenario {
+    /// The command against itself: no true difference.
+    Null,
+    /// The command against one doing `--effect-ms` more work.
+    Shift,
+}
+
+impl Scenario {
+    fn slug(self) -> &'static str {
+        match self {
+            Scenario::Null => "aa",
+            Scenario::Shift => "ab",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Scenario::Null => "A/A",
+            Scenario::Shift => "A/B",
+        }
+    }
+
+    /// Whether a call counts toward this scenario's rate (false positive or detection).
+    fn counts(self, call: Call) -> bool {
+        match self {
+            Scenario::Null => call.is_significant(),
+            Scenario::Shift => call == Call::Slower,
+        }
+    }
+}
+
+/// The run order `abba compare` is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Design {
+    /// abba's default: ABBA/BAAB blocks, 4 runs per block for two variants.
+    Abba,
+    /// All of A, then all of B: 2 runs per "block" for two variants.
+    Sequential,
+}
+
+impl Design {
+    fn flag(self) -> &'static str {
+        match self {
+            Design::Abba => "abba",
+            Design::Sequential => "sequential",
+        }
+    }
+
+    /// The `--blocks` that gives this design as many runs as `abba_blocks` ABBA blocks.
+    fn blocks(self, abba_blocks: u32) -> u32 {
+        match self {
+            Design::Abba => abba_blocks,
+            Design::Sequential => abba_blocks.saturating_mul(2),
+        }
+    }
+}
+
+/// What one comparison concluded, direction included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Call {
+    /// Significant, candidate slower.
+    Slower,
+    /// Significant, candidate faster.
+    Faster,
+    /// Significant, but the point ratio is exactly 1 (no direction).
+    Undirected,
+    /// Not significant.
+    NotSignificant,
+    /// No test was possible.
+    NotTested,
+}
+
+impl Call {
+    fn is_significant(self) -> bool {
+        matches!(self, Call::Slower | Call::Faster | Call::Undirected)
+    }
+
+    fn text(self) -> &'static str {
+        match self {
+            Call::Slower => "significant slower",
+            Call::Faster => "significant faster",
+            Call::Undirected => "significant (no direction)",
+            Call::NotSignificant => "not significant",
+            Call::NotTested => "not tested",
+        }
+    }
+}
+
+/// The fields this task reads from one `abba.analysis/1` document (first group, first
+/// comparison).
+#[derive(Debug, Clone, PartialEq)]
+struct Reading {
+    call: Call,
+    ratio: Option<f64>,
+    ratio_ci: Option<[f64; 2]>,
+    /// The practical-effect gate downgraded a significant test result.
+    gated: bool,
+    /// Per-run coefficient of variation of the baseline (stddev / mean).
+    baseline_cv: Option<f64>,
+    /// Means of baseline and candidate.
+    means: Option<[f64; 2]>,
+}
+
+/// Extracts a [`Reading`] from analysis JSON text.
+fn parse_analysis(text: &str) -> Result<Reading> {
+    let doc: Value = serde_json::from_str(text).context("analysis output is not JSON")?;
+    ensure!(
+        doc["schema"] == "abba.analysis/1",
+        "unexpected analysis schema {}",
+        doc["schema"]
+    );
+    let group = &doc["groups"][0];
+    let cmp = &group["comparisons"][0];
+    let verdict = cmp["verdict"]
+        .as_str()
+        .context("groups[0].comparisons[0].verdict missing")?;
+    let outcome = cmp["outcome"]
+        .as_str()
+        .context("groups[0].comparisons[0].outcome missing")?;
+    let call = match (verdict, outcome) {
+        ("significant", "slower") => Call::Slower,
+        ("significant", "faster") => Call::Faster,
+        ("significant", _) => Call::Undirected,
+        ("not_significant", _) => Call::NotSignificant,
+        ("not_tested", _) => Call::NotTested,
+        (other, _) => bail!("unknown verdict `{other}`"),
+    };
+    let ratio = cmp["ratio"].as_f64();
+    let ratio_ci = match (cmp["ratio_ci"][0].as_f64(), cmp["ratio_ci"][1].as_f64()) {
+        (Some(lo), Some(hi)) => Some([lo, hi]),
+        _ => None,
+    };
+    let candidate = cmp["candidate"].as_str();
+    let gated = doc["warnings"].as_array().is_some_and(|ws| {
+        ws.iter().any(|w| {
+            w["code"] == "practical-gate"
+                && (w["benchmark"].is_null() || w["benchmark"].as_str() == candidate)
+        })
+    });
+    let mean_sd = |name: Option<&str>| -> Option<(f64, f64)> {
+        let b = group["benchmarks"]
+            .as_array()?
+            .iter()
+            .find(|b| b["name"].as_str() == name)?;
+        Some((b["mean"].as_f64()?, b["stddev"].as_f64()?))
+    };
+    let base = mean_sd(group["baseline"].as_str());
+    let cand = mean_sd(candidate);
+    let baseline_cv = base.and_then(|(m, s)| (m > 0.0).then(|| s / m));
+    let means = match (base, cand) {
+        (Some((a, _)), Some((b, _))) => Some([a, b]),
+        _ => None,
+    };
+    Ok(Reading {
+        call,
+        ratio,
+        ratio_ci,
+        gated,
+        baseline_cv,
+        means,
+    })
+}
+
+/// One experiment: the default analysis and the gate-off re-analysis of its raw runs.
+#[derive(Debug, Clone, PartialEq)]
+struct Observation {
+    default: Reading,
+    gate_off: Call,
+}
+
+/// Counts of calls.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Tally {
+    slower: u32,
+    faster: u32,
+    undirected: u32,
+    not_significant: u32,
+    not_tested: u32,
+}
+
+impl Tally {
+    fn add(&mut self, call: Call) {
+        match call {
+            Call::Slower => self.slower += 1,
+            Call::Faster => self.faster += 1,
+            Call::Undirected => self.undirected += 1,
+            Call::NotSignificant => self.not_significant += 1,
+            Call::NotTested => self.not_tested += 1,
+        }
+    }
+
+    fn total(&self) -> u32 {
+        self.slower + self.faster + self.undirected + self.not_significant + self.not_tested
+    }
+
+    /// Calls that count toward `scenario`'s rate.
+    fn hits(&self, scenario: Scenario) -> u32 {
+        match scenario {
+            Scenario::Null => self.slower + self.faster + self.undirected,
+            Scenario::Shift => self.slower,
+        }
+    }
+}
+
+/// A proportion with its Wilson score interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Rate {
+    hits: u32,
+    n: u32,
+    low: f64,
+    high: f64,
+}
+
+/// Wilson's score interval for `hits` successes in `n` trials at normal quantile `z`
+/// (Wilson 1927; the interval R's `prop.test(correct = FALSE)` reports). `None` when
+/// `n == 0` or `hits > n`. Time: O(1).
+fn wilson(hits: u32, n: u32, z: f64) -> Option<Rate> {
+    if n == 0 || hits > n {
+        return None;
+    }
+    let nf = f64::from(n);
+    let p = f64::from(hits) / nf;
+    let z2 = z * z;
+    let denom = 1.0 + z2 / nf;
+    let centre = (p + z2 / (2.0 * nf)) / denom;
+    let half = z / denom * (p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)).sqrt();
+    Some(Rate {
+        hits,
+        n,
+        low: (centre - half).max(0.0),
+        high: (centre + half).min(1.0),
+    })
+}
+
+/// Linear-interpolation quantile (Hyndman–Fan type 7, R's default) of sorted finite
+/// values; `None` when empty. Time: O(1).
+fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    let h = q.clamp(0.0, 1.0) * last as f64;
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(last);
+    Some(sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo]))
+}
+
+fn sorted_finite(values: impl Iterator<Item = f64>) -> Vec<f64> {
+    let mut v: Vec<f64> = values.filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+/// All repetitions of one (scenario, design) pair.
+#[derive(Debug, Clone)]
+struct Cell {
+    scenario: Scenario,
+    design: Design,
+    observations: Vec<Observation>,
+}
+
+/// What the table shows of a [`Cell`].
+#[derive(Debug, Clone, PartialEq)]
+struct CellSummary {
+    default: Tally,
+    gate_off: Tally,
+    gated: u32,
+    rate: Option<Rate>,
+    rate_gate_off: Option<Rate>,
+    median_ratio: Option<f64>,
+    ratio_iqr: Option<[f64; 2]>,
+    /// Mean width of the ratio interval.
+    mean_ci_width: Option<f64>,
+}
+
+impl Cell {
+    fn new(scenario: Scenario, design: Design) -> Self {
+        Cell {
+            scenario,
+            design,
+            observations: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, obs: Observation) {
+        self.observations.push(obs);
+    }
+
+    fn summary(&self) -> CellSummary {
+        let mut default = Tally::default();
+        let mut gate_off = Tally::default();
+        for o in &self.observations {
+            default.add(o.default.call);
+            gate_off.add(o.gate_off);
+        }
+        let ratios = sorted_finite(self.observations.iter().filter_map(|o| o.default.ratio));
+        let widths = sorted_finite(
+            self.observations
+                .iter()
+                .filter_map(|o| o.default.ratio_ci.map(|[lo, hi]| hi - lo)),
+        );
+        let mean_ci_width =
+            (!widths.is_empty()).then(|| widths.iter().sum::<f64>() / widths.len() as f64);
+        CellSummary {
+            default,
+            gate_off,
+            gated: self
+                .observations
+                .iter()
+                .filter(|o| o.default.gated)
+                .count() as u32,
+            rate: wilson(default.hits(self.scenario), default.total(), Z95),
+            rate_gate_off: wilson(gate_off.hits(self.scenario), gate_off.total(), Z95),
+            median_ratio: quantile(&ratios, 0.5),
+            ratio_iqr: quantile(&ratios, 0.25).zip(quantile(&ratios, 0.75)).map(|(a, b)| [a, b]),
+            mean_ci_width,
+        }
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0}%", 100.0 * x)
+}
+
+fn rate_text(rate: Option<Rate>) -> String {
+    match rate {
+        Some(r) => format!(
+            "{}/{} = {} [{}, {}]",
+            r.hits,
+            r.n,
+            pct(f64::from(r.hits) / f64::from(r.n)),
+            pct(r.low),
+            pct(r.high)
+        ),
+        None => "-".to_owned(),
+    }
+}
+
+/// The side-by-side table, as GitHub Markdown (also readable on a terminal).
+fn render_table(cells: &[Cell], runs: u32) -> String {
+    let header = [
+        "scenario",
+        "design",
+        "runs",
+        "rate [95% CI]",
+        "slower/faster",
+        "gate off: rate [95% CI]",
+        "gated",
+        "median ratio",
+        "ratio IQR",
+        "CI width",
+    ];
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for cell in cells {
+        let s = cell.summary();
+        rows.push(vec![
+            match cell.scenario {
+                Scenario::Null => "A/A (false positives)".to_owned(),
+                Scenario::Shift => "A/B (detections)".to_owned(),
+            },
+            cell.design.flag().to_owned(),
+            runs.to_string(),
+            rate_text(s.rate),
+            format!("{}/{}", s.default.slower, s.default.faster),
+            rate_text(s.rate_gate_off),
+            s.gated.to_string(),
+            s.median_ratio.map_or("-".to_owned(), |r| format!("{r:.4}")),
+            s.ratio_iqr
+                .map_or("-".to_owned(), |[a, b]| format!("{a:.4}-{b:.4}")),
+            s.mean_ci_width
+                .map_or("-".to_owned(), |w| format!("{:.1}%", 100.0 * w)),
+        ]);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([header[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[String]| -> String {
+        let mut out = String::from("|");
+        for (c, w) in cells.iter().zip(&widths) {
+            let _ = write!(out, " {c:<w$} |");
+        }
+        out
+    };
+    let mut out = line(&header.map(str::to_owned));
+    out.push('\n');
+    out.push_str(&line(
+        &widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>(),
+    ));
+    for r in &rows {
+        out.push('\n');
+        out.push_str(&line(r));
+    }
+    out.push('\n');
+    out
+}
+
+/// The noise and the realized effect, measured from the experiments themselves.
+fn render_facts(cells: &[Cell], args: &CalibrateArgs, runs: u32) -> String {
+    let cvs = sorted_finite(
+        cells
+            .iter()
+            .flat_map(|c| &c.observations)
+            .filter_map(|o| o.default.baseline_cv),
+    );
+    let shifts = sorted_finite(
+        cells
+            .iter()
+            .filter(|c| c.scenario == Scenario::Shift)
+            .flat_map(|c| &c.observations)
+            .filter_map(|o| o.default.means.map(|[a, b]| b / a)),
+    );
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Known difference: B does {} ms more work than A's {} ms; mean(B)/mean(A) over the A/B \
+         experiments: median {}.",
+        args.effect_ms,
+        args.duration * 1000.0,
+        quantile(&shifts, 0.5).map_or("-".to_owned(), |r| format!("{r:.4}"))
+    );
+    let _ = writeln!(
+        out,
+        "Noise: per-run SD of A as a share of its mean, median over all experiments {} \
+         (range {}-{}); {runs} runs per experiment.",
+        quantile(&cvs, 0.5).map_or("-".to_owned(), |c| format!("{:.1}%", 100.0 * c)),
+        quantile(&cvs, 0.0).map_or("-".to_owned(), |c| format!("{:.1}%", 100.0 * c)),
+        quantile(&cvs, 1.0).map_or("-".to_owned(), |c| format!("{:.1}%", 100.0 * c)),
+    );
+    out
+}
+
+/// `abba compute --duration SECONDS --chains 1` as a command line for `abba compare`.
+fn compute_command(abba: &Path, seconds: f64) -> String {
+    format!(
+        "{} compute --duration {seconds:.6} --chains 1",
+        shell_quote(&abba.to_string_lossy())
+    )
+}
+
+/// Quotes a path for abba's POSIX-like command splitting when it needs it.
+fn shell_quote(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@".contains(c))
+    {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The command with the binary's directory dropped, for the report.
+fn display_command(cmd: &str) -> String {
+    match cmd.split_once(' ') {
+        Some((bin, rest)) => {
+            let name = Path::new(bin.trim_matches('\''))
+                .file_name()
+                .map_or(bin.to_owned(), |n| n.to_string_lossy().into_owned());
+            format!("{name} {rest}")
+        }
+        None => cmd.to_owned(),
+    }
+}
+
+/// Checks with `--dry-run` that every design makes the same number of measured runs,
+/// and returns that number.
+fn matched_runs(abba: &Path, cmd: &str, blocks: u32, designs: &[Design]) -> Result<u32> {
+    let mut counts = Vec::new();
+    for &design in designs {
+        let out = Command::new(abba)
+            .args(["compare", "--dry-run", "--seed", "1", "-n", "A", "-n", "B"])
+            .args(["--design", design.flag()])
+            .args(["--blocks", &design.blocks(blocks).to_string()])
+            .args([cmd, cmd])
+            .output()
+            .with_context(|| format!("starting {}", abba.display()))?;
+        ensure!(
+            out.status.success(),
+            "abba compare --dry-run failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let n = measured_runs(&text).with_context(|| {
+            format!("no `N measured runs` line in the --dry-run output of {}", design.flag())
+        })?;
+        counts.push((design, n));
+    }
+    let first = counts.first().map_or(0, |c| c.1);
+    if counts.iter().any(|c| c.1 != first) {
+        let list: Vec<String> = counts
+            .iter()
+            .map(|(d, n)| format!("{}: {n}", d.flag()))
+            .collect();
+        bail!("the designs would make different numbers of runs ({})", list.join(", "));
+    }
+    Ok(first)
+}
+
+/// The `N` of the `... N measured runs` line `abba compare --dry-run` ends with.
+fn measured_runs(text: &str) -> Option<u32> {
+    text.lines().rev().find_map(|line| {
+        let head = line.trim().strip_suffix(" measured runs")?;
+        head.rsplit([' ', ';']).next()?.parse().ok()
+    })
+}
+
+/// Runs one `abba compare`, saves its raw runs and analysis under `dir/STEM.*`, and
+/// re-analyzes the raw runs with the practical gate off.
+fn experiment(
+    abba: &Path,
+    dir: &Path,
+    stem: &str,
+    cmds: [&str; 2],
+    design: Design,
+    blocks: u32,
+    seed: u64,
+) -> Result<Observation> {
+    let raw = dir.join(format!("{stem}.jsonl"));
+    let out = Command::new(abba)
+        .args(["compare", "--json", "--quiet", "-n", "A", "-n", "B"])
+        .args(["--design", design.flag()])
+        .args(["--blocks", &blocks.to_string()])
+        .args(["--seed", &seed.to_string()])
+        .arg("--output")
+        .arg(&raw)
+        .args(cmds)
+        .output()
+        .with_context(|| format!("starting {}", abba.display()))?;
+    ensure!(
+        out.status.success(),
+        "abba compare ({stem}) exited with {}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+    let text = String::from_utf8(out.stdout).context("abba compare printed non-UTF-8")?;
+    let json_path = dir.join(format!("{stem}.json"));
+    std::fs::write(&json_path, &text)
+        .with_context(|| format!("writing {}", json_path.display()))?;
+    let default = parse_analysis(&text).with_context(|| format!("reading {stem}'s analysis"))?;
+
+    let out = Command::new(abba)
+        .args(["analyze", "--json", "--quiet", "--min-practical-effect", "0"])
+        .arg(&raw)
+        .output()
+        .with_context(|| format!("starting {}", abba.display()))?;
+    ensure!(
+        out.status.success(),
+        "abba analyze {} exited with {}: {}",
+        raw.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+    let gate_off = parse_analysis(&String::from_utf8_lossy(&out.stdout))
+        .with_context(|| format!("reading the gate-off analysis of {}", raw.display()))?
+        .call;
+    Ok(Observation { default, gate_off })
+}
+
+/// `$CARGO_TARGET_DIR` when set (relative to `root` unless absolute), else `root/target`.
+fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() {
+                dir
+            } else {
+                root.join(dir)
+            }
+        }
+        None => root.join("target"),
+    }
+}
+
+/// `$CARGO build --release -p bench-cli` (`cargo` when `$CARGO` is unset); returns the
+/// binary's path.
+fn build_abba(root: &Path) -> Result<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("building abba: {cargo} build --release -p bench-cli");
+    let status = Command::new(&cargo)
+        .args(["build", "--release", "-p", "bench-cli"])
+        .current_dir(root)
+        .status()
+        .with_context(|| format!("starting {cargo}"))?;
+    ensure!(status.success(), "`{cargo} build --release -p bench-cli` failed");
+    let abba = target_dir(root).join("release").join("abba");
+    ensure!(abba.is_file(), "{} was not built", abba.display());
+    Ok(abba)
+}
+
+/// The 1-minute load average, where `/proc/loadavg` exists.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn analysis(verdict: &str, outcome: &str, gate_warning: bool) -> String {
+        let warning = if gate_warning {
+            r#"{"code": "practical-gate", "benchmark": "B", "message": "below the minimum"}"#
+        } else {
+            r#"{"code": "p99-withheld", "benchmark": "A", "message": "n < 100"}"#
+        };
+        format!(
+            r#"{{
+  "schema": "abba.analysis/1", "alpha": 0.05, "confidence": 0.95,
+  "groups": [{{
+    "class": null, "baseline": "A",
+    "benchmarks": [
+      {{"name": "A", "n": 60, "mean": 50.0, "stddev": 12.0}},
+      {{"name": "B", "n": 60, "mean": 51.0, "stddev": 11.0}}
+    ],
+    "comparisons": [{{
+      "candidate": "B", "verdict": "{verdict}", "outcome": "{outcome}",
+      "ratio": 1.02, "ratio_ci": [1.005, 1.035], "paired": null
+    }}]
+  }}],
+  "warnings": [{warning}]
+}}"#
+        )
+    }
+
+    #[test]
+    fn analysis_fields_are_extracted() {
+        let r = parse_analysis(&analysis("significant", "slower", false)).unwrap();
+        assert_eq!(r.call, Call::Slower);
+        assert_eq!(r.ratio, Some(1.02));
+        assert_eq!(r.ratio_ci, Some([1.005, 1.035]));
+        assert!(!r.gated);
+        assert_eq!(r.baseline_cv, Some(12.0 / 50.0));
+        assert_eq!(r.means, Some([50.0, 51.0]));
+    }
+
+    #[test]
+    fn verdicts_map_to_calls_and_the_gate_warning_is_seen() {
+        let cases = [
+            ("significant", "faster", false, Call::Faster, false),
+            ("significant", "inconclusive", false, Call::Undirected, false),
+            ("not_significant", "inconclusive", true, Call::NotSignificant, true),
+            ("not_significant", "equivalent", false, Call::NotSignificant, false),
+            ("not_tested", "inconclusive", false, Call::NotTested, false),
+        ];
+        for (verdict, outcome, gate, call, gated) in cases {
+            let r = parse_analysis(&analysis(verdict, outcome, gate)).unwrap();
+            assert_eq!((r.call, r.gated), (call, gated), "{verdict}/{outcome}");
+        }
+    }
+
+    #[test]
+    fn malformed_analysis_is_an_error() {
+        assert!(parse_analysis("not json").is_err());
+        assert!(parse_analysis(r#"{"schema": "other/1"}"#).is_err());
+        assert!(parse_analysis(&analysis("maybe", "slower", false)).is_err());
+        let no_ci = analysis("significant", "slower", false)
+            .replace(r#""ratio": 1.02, "ratio_ci": [1.005, 1.035]"#, r#""ratio": null, "ratio_ci": null"#);
+        let r = parse_analysis(&no_ci).unwrap();
+        assert_eq!((r.ratio, r.ratio_ci), (None, None));
+    }
+
+    #[test]
+    fn wilson_matches_r_prop_test() {
+        // R: prop.test(3, 10, correct = FALSE)$conf.int = 0.1077913 0.6032219
+        let r = wilson(3, 10, Z95).unwrap();
+        assert!((r.low - 0.107_791_3).abs() < 1e-6, "{}", r.low);
+        assert!((r.high - 0.603_221_9).abs() < 1e-6, "{}", r.high);
+        // R: prop.test(0, 20, correct = FALSE)$conf.int = 0.0000000 0.1611252
+        let r = wilson(0, 20, Z95).unwrap();
+        assert_eq!(r.low, 0.0);
+        assert!((r.high - 0.161_125_2).abs() < 1e-6, "{}", r.high);
+        // Symmetry: k of n and n-k of n mirror around one half.
+        let (a, b) = (wilson(7, 40, Z95).unwrap(), wilson(33, 40, Z95).unwrap());
+        assert!((a.low - (1.0 - b.high)).abs() < 1e-12);
+        assert!(wilson(0, 0, Z95).is_none());
+        assert!(wilson(5, 4, Z95).is_none());
+    }
+
+    #[test]
+    fn tally_counts_by_scenario() {
+        let mut t = Tally::default();
+        for call in [
+            Call::Slower,
+            Call::Slower,
+            Call::Faster,
+            Call::Undirected,
+            Call::NotSignificant,
+            Call::NotTested,
+        ] {
+            t.add(call);
+        }
+        assert_eq!(t.total(), 6);
+        assert_eq!(t.hits(Scenario::Null), 4);
+        assert_eq!(t.hits(Scenario::Shift), 2);
+    }
+
+    fn reading(call: Call, ratio: f64, width: f64, gated: bool) -> Reading {
+        Reading {
+            call,
+            ratio: Some(ratio),
+            ratio_ci: Some([ratio - width / 2.0, ratio + width / 2.0]),
+            gated,
+            baseline_cv: Some(0.2),
+            means: Some([1.0, ratio]),
+        }
+    }
+
+    #[test]
+    fn cell_summary_tallies_both_analyses() {
+        let mut cell = Cell::new(Scenario::Shift, Design::Abba);
+        let obs = [
+            (Call::Slower, Call::Slower, 1.03, 0.02, false),
+            (Call::NotSignificant, Call::Slower, 1.01, 0.04, true),
+            (Call::NotSignificant, Call::NotSignificant, 1.00, 0.06, false),
+            (Call::Faster, Call::Faster, 0.98, 0.04, false),
+        ];
+        for (call, off, ratio, width, gated) in obs {
+            cell.push(Observation {
+                default: reading(call, ratio, width, gated),
+                gate_off: off,
+            });
+        }
+        let s = cell.summary();
+        assert_eq!(s.rate.map(|r| (r.hits, r.n)), Some((1, 4)));
+        assert_eq!(s.rate_gate_off.map(|r| (r.hits, r.n)), Some((2, 4)));
+        assert_eq!(s.gated, 1);
+        assert_eq!((s.default.slower, s.default.faster), (1, 1));
+        // Ratios sorted 0.98, 1.00, 1.01, 1.03: median 1.005, type-7 quartiles 0.995, 1.015.
+        assert!((s.median_ratio.unwrap() - 1.005).abs() < 1e-12);
+        let [q1, q3] = s.ratio_iqr.unwrap();
+        assert!((q1 - 0.995).abs() < 1e-12 && (q3 - 1.015).abs() < 1e-12);
+        assert!((s.mean_ci_width.unwrap() - 0.04).abs() < 1e-12);
+
+        let table = render_table(&[cell], 120);
+        assert!(table.contains("| A/B (detections) | abba"), "{table}");
+        assert!(table.contains("1/4 = 25%"), "{table}");
+        assert!(table.contains("2/4 = 50%"), "{table}");
+    }
+
+    #[test]
+    fn dry_run_run_count_is_read() {
+        assert_eq!(measured_runs("block 0: A B B A\nseed 1; 120 measured runs\n"), Some(120));
+        assert_eq!(measured_runs("repetition 0: A B\nseed 7; 6 measured runs"), Some(6));
+        assert_eq!(measured_runs("block 0: A B B A\n"), None);
+    }
+
+    #[test]
+    fn sequential_gets_the_runs_of_abba() {
+        // Two variants: an ABBA block is 4 runs, a sequential repetition 2.
+        assert_eq!(4 * Design::Abba.blocks(30), 2 * Design::Sequential.blocks(30));
+    }
+
+    #[test]
+    fn commands_are_quoted_only_when_needed() {
+        assert_eq!(
+            compute_command(Path::new("/t/release/abba"), 0.051),
+            "/t/release/abba compute --duration 0.051000 --chains 1"
+        );
+        assert_eq!(shell_quote("/a b/abba"), "'/a b/abba'");
+        assert_eq!(
+            display_command("'/a b/abba' compute --duration 0.05"),
+            "abba compute --duration 0.05"
+        );
+    }
+}

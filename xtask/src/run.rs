@@ -1,0 +1,403 @@
+//! Shared experiment helpers of the xtask subcommands: finding the workspace, building
+//! the `abba` binary, running blocked kernel experiments through `bench-sched`, and
+//! rendering plain text / Markdown tables.
+//!
+//! Every kernel run is a child process `abba compute --op OP --chains N --threads 1
+//! --duration S --json`, scheduled by [`bench_sched::run_experiment`] with a seeded run
+//! order and seeded environment padding ([`Layout::Random`]), and measured through the
+//! JSON field `ops_per_sec`. Values handed back are in millions of operations per second,
+//! the appendix's unit.
+
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail, ensure};
+use bench_kernel::Op;
+use bench_sched::{
+    CommandSpec, Design, ExperimentConfig, Layout, Metric, Observer, RawWriter, RealRunner,
+    RunRecord, Shell, Variant, run_experiment,
+};
+
+/// Operations per second in one "M ops/s".
+pub const MEGA: f64 = 1e6;
+
+/// The workspace root: the parent of this crate's manifest directory.
+pub fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
+
+/// The target directory: `$CARGO_TARGET_DIR` when set, else `ROOT/target`.
+pub fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() {
+                dir
+            } else {
+                root.join(dir)
+            }
+        }
+        None => root.join("target"),
+    }
+}
+
+/// Builds `abba` in release mode (`$CARGO build --release -p bench-cli`, `cargo` when
+/// `$CARGO` is unset) and returns the path of the binary.
+///
+/// # Errors
+/// When cargo cannot be started, the build fails, or the binary is missing afterwards.
+pub fn build_abba(root: &Path) -> Result<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("building abba: {cargo} build --release -p bench-cli");
+    let status = Command::new(&cargo)
+        .args(["build", "--release", "-p", "bench-cli"])
+        .current_dir(root)
+        .status()
+        .with_context(|| format!("starting {cargo}"))?;
+    ensure!(
+        status.success(),
+        "`{cargo} build --release -p bench-cli` failed"
+    );
+    let abba = target_dir(root).join("release").join("abba");
+    ensure!(abba.is_file(), "{} was not built", abba.display());
+    Ok(abba)
+}
+
+/// One configuration of the chain-count kernel (`abba compute`), single-threaded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KernelSpec {
+    /// The operation every chain repeats.
+    pub op: Op,
+    /// Independent dependency chains.
+    pub chains: usize,
+    /// Seconds per run.
+    pub duration: f64,
+}
+
+impl KernelSpec {
+    /// The command line that runs this configuration with the binary `abba`.
+    ///
+    /// # Errors
+    /// When the binary's path cannot be quoted for the command parser.
+    pub fn command(&self, abba: &Path) -> Result<CommandSpec> {
+        let path = abba.to_str().context("the abba path is not UTF-8")?;
+        ensure!(
+            !path.contains('\''),
+            "the abba path contains a single quote"
+        );
+        let text = format!(
+            "'{path}' compute --op {} --chains {} --threads 1 --duration {} --json",
+            self.op, self.chains, self.duration
+        );
+        Ok(CommandSpec::parse(&text, Shell::None)?)
+    }
+
+    /// The display name `chains=N`.
+    pub fn name(&self) -> String {
+        format!("chains={}", self.chains)
+    }
+}
+
+/// A blocked experiment to run: named kernel variants, design, blocks, seed, and where the
+/// raw JSONL goes.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Label for progress messages.
+    pub label: String,
+    /// `(name, kernel)` per variant; names must be unique.
+    pub variants: Vec<(String, KernelSpec)>,
+    /// Run-order design.
+    pub design: Design,
+    /// Blocks (each variant runs once per block).
+    pub blocks: u32,
+    /// Seed of the run order and the layout padding.
+    pub seed: u64,
+    /// Raw file (`abba.raw/1`), written run by run.
+    pub raw: PathBuf,
+}
+
+/// Values of a blocked experiment: `values[v][b]` is variant `v`'s value in block `b`,
+/// M ops/s.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockTable {
+    /// Variant names, in the plan's order.
+    pub names: Vec<String>,
+    /// One row per variant, one column per block.
+    pub values: Vec<Vec<f64>>,
+}
+
+/// Prints one line per finished block to stderr.
+struct Progress<'a> {
+    label: &'a str,
+    blocks: u32,
+}
+
+impl Observer for Progress<'_> {
+    fn on_block_end(&mut self, block: u32) {
+        let done = block + 1 == self.blocks;
+        if std::io::stderr().is_terminal() {
+            eprint!("\r  {}: block {}/{}", self.label, block + 1, self.blocks);
+            if done {
+                eprintln!();
+            }
+        } else if done {
+            eprintln!("  {}: {} blocks done", self.label, self.blocks);
+        }
+    }
+}
+
+/// Runs `plan` with `abba` as child processes (one untimed warm-up run per variant, then
+/// the schedule) and returns the per-block values in M ops/s.
+///
+/// # Errors
+/// Scheduler errors (a failed run stops the experiment), an unwritable raw file, or a run
+/// without its `ops_per_sec` value.
+pub fn run_plan(abba: &Path, plan: &Plan) -> Result<BlockTable> {
+    let variants = plan
+        .variants
+        .iter()
+        .map(|(name, kernel)| {
+            Ok(Variant {
+                name: name.clone(),
+                command: kernel.command(abba)?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let config = ExperimentConfig {
+        variants,
+        design: plan.design,
+        blocks: plan.blocks,
+        seed: plan.seed,
+        warmup: 1,
+        layout: Layout::Random,
+        metric: Metric::Json("ops_per_sec".into()),
+        unit: Some("ops/s".into()),
+        higher_is_better: Some(true),
+        ..ExperimentConfig::default()
+    };
+    if let Some(dir) = plan.raw.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let mut out = RawWriter::create(&plan.raw)?;
+    let mut progress = Progress {
+        label: &plan.label,
+        blocks: plan.blocks,
+    };
+    let outcome = run_experiment(&config, &mut RealRunner::new(), &mut out, &mut progress)
+        .with_context(|| format!("{} (raw data: {})", plan.label, plan.raw.display()))?;
+    let names: Vec<String> = plan.variants.iter().map(|(n, _)| n.clone()).collect();
+    let values = block_values(&names, plan.blocks, &outcome.runs)?;
+    Ok(BlockTable { names, values })
+}
+
+/// Arranges measured runs as `values[variant][block]` in M ops/s.
+fn block_values(names: &[String], blocks: u32, runs: &[RunRecord]) -> Result<Vec<Vec<f64>>> {
+    let mut cell: HashMap<(&str, u32), f64> = HashMap::new();
+    for run in runs.iter().filter(|r| !r.is_reference && r.succeeded()) {
+        let Some(metric) = run.metric else {
+            bail!(
+                "run {} of {} has no ops_per_sec value",
+                run.run,
+                run.variant
+            );
+        };
+        cell.insert((run.variant.as_str(), run.block), metric / MEGA);
+    }
+    names
+        .iter()
+        .map(|name| {
+            (0..blocks)
+                .map(|b| {
+                    cell.get(&(name.as_str(), b))
+                        .copied()
+                        .with_context(|| format!("no value for {name} in block {}", b + 1))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Text alignment of one table column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    /// Flush left (labels).
+    Left,
+    /// Flush right (numbers).
+    Right,
+}
+
+/// A simple table rendered either as aligned plain text or as GitHub Markdown.
+#[derive(Debug, Clone, Default)]
+pub struct TextTable {
+    /// Column headers.
+    pub headers: Vec<String>,
+    /// Rows, each as long as `headers`.
+    pub rows: Vec<Vec<String>>,
+    /// Alignment per column (missing entries: right, the first column: left).
+    pub align: Vec<Align>,
+}
+
+impl TextTable {
+    /// A table with these headers; the first column is left-aligned, the others right.
+    pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Self {
+        let headers: Vec<String> = headers.into_iter().map(Into::into).collect();
+        let align = (0..headers.len())
+            .map(|i| if i == 0 { Align::Left } else { Align::Right })
+            .collect();
+        TextTable {
+            headers,
+            rows: Vec::new(),
+            align,
+        }
+    }
+
+    /// Appends a row.
+    pub fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) {
+        self.rows.push(cells.into_iter().map(Into::into).collect());
+    }
+
+    fn widths(&self) -> Vec<usize> {
+        let mut w: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
+        for row in &self.rows {
+            for (i, c) in row.iter().enumerate() {
+                if i < w.len() {
+                    w[i] = w[i].max(c.chars().count());
+                }
+            }
+        }
+        w
+    }
+
+    fn cell(&self, i: usize, text: &str, width: usize) -> String {
+        match self.align.get(i).copied().unwrap_or(Align::Right) {
+            Align::Left => format!("{text:<width$}"),
+            Align::Right => format!("{text:>width$}"),
+        }
+    }
+
+    /// Aligned plain text, two spaces between columns, a rule under the header.
+    pub fn plain(&self) -> String {
+        let w = self.widths();
+        let line = |cells: &[String]| {
+            let parts: Vec<String> = cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| self.cell(i, c, w.get(i).copied().unwrap_or(0)))
+                .collect();
+            parts.join("  ").trim_end().to_owned() + "\n"
+        };
+        let mut out = line(&self.headers);
+        out += &(w
+            .iter()
+            .map(|&n| "-".repeat(n))
+            .collect::<Vec<_>>()
+            .join("  ")
+            + "\n");
+        for row in &self.rows {
+            out += &line(row);
+        }
+        out
+    }
+
+    /// GitHub-flavoured Markdown.
+    pub fn markdown(&self) -> String {
+        let esc = |s: &str| s.replace('|', "\\|");
+        let mut out = format!(
+            "| {} |\n",
+            self.headers
+                .iter()
+                .map(|h| esc(h))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        let rule: Vec<&str> = (0..self.headers.len())
+            .map(
+                |i| match self.align.get(i).copied().unwrap_or(Align::Right) {
+                    Align::Left => "---",
+                    Align::Right => "---:",
+                },
+            )
+            .collect();
+        out += &format!("| {} |\n", rule.join(" | "));
+        for row in &self.rows {
+            out += &format!(
+                "| {} |\n",
+                row.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_command_has_the_appendix_flags() {
+        let k = KernelSpec {
+            op: Op::Int,
+            chains: 2,
+            duration: 0.3,
+        };
+        let c = k.command(Path::new("/x y/abba")).unwrap();
+        assert_eq!(
+            c.argv(),
+            [
+                "/x y/abba",
+                "compute",
+                "--op",
+                "int",
+                "--chains",
+                "2",
+                "--threads",
+                "1",
+                "--duration",
+                "0.3",
+                "--json"
+            ]
+        );
+        assert_eq!(k.name(), "chains=2");
+    }
+
+    #[test]
+    fn tables_render_aligned_and_as_markdown() {
+        let mut t = TextTable::new(["name", "value"]);
+        t.row(["a|b", "1.0"]);
+        t.row(["long name", "10.25"]);
+        assert_eq!(
+            t.plain(),
+            "name       value\n---------  -----\na|b          1.0\nlong name  10.25\n"
+        );
+        assert_eq!(
+            t.markdown(),
+            "| name | value |\n| --- | ---: |\n| a\\|b | 1.0 |\n| long name | 10.25 |\n"
+        );
+    }
+
+    #[test]
+    fn block_values_are_arranged_by_variant_and_block_in_mega_units() {
+        let rec = |variant: &str, block: u32, metric: Option<f64>| {
+            let line = serde_json::json!({
+                "run": 0, "block": block, "position": 0, "variant": variant,
+                "wall_ns": 1, "user_ns": 1, "sys_ns": 0, "max_rss_kib": 1,
+                "exit_code": 0, "timed_out": false, "env_pad": 0, "metric": metric,
+            });
+            serde_json::from_value::<RunRecord>(line).unwrap()
+        };
+        let names = vec!["A".to_owned(), "B".to_owned()];
+        let runs = [
+            rec("B", 0, Some(2e6)),
+            rec("A", 0, Some(1e6)),
+            rec("A", 1, Some(3e6)),
+            rec("B", 1, Some(4e6)),
+        ];
+        let v = block_values(&names, 2, &runs).unwrap();
+        assert_eq!(v, vec![vec![1.0, 3.0], vec![2.0, 4.0]]);
+        assert!(block_values(&names, 3, &runs).is_err());
+        assert!(block_values(&names, 2, &[rec("A", 0, None)]).is_err());
+    }
+}
