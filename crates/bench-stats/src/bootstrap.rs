@@ -55,6 +55,11 @@ pub enum IntervalMethod {
     /// [`crate::LARGE_SAMPLE_BLOCKS`] blocks, where the bootstrap would cost minutes and the
     /// large-sample theory is accurate; it cannot be requested for a bootstrap.
     LargeSample,
+    /// No resampling: the Hodges-Lehmann interval from inverting the Wilcoxon signed-rank
+    /// test (exact critical values for small untied samples), reported by
+    /// [`crate::PairedEstimator::HodgesLehmannLogRatio`]; it cannot be requested for a
+    /// bootstrap.
+    SignedRank,
 }
 
 impl IntervalMethod {
@@ -65,6 +70,7 @@ impl IntervalMethod {
             IntervalMethod::Bca => "bca",
             IntervalMethod::Studentized => "studentized",
             IntervalMethod::LargeSample => "large-sample",
+            IntervalMethod::SignedRank => "signed-rank",
         }
     }
 }
@@ -279,11 +285,11 @@ pub(crate) fn run<S: Statistic>(
     let seed = config.seed;
 
     let (replicates, low, high) = match config.method {
-        IntervalMethod::LargeSample => {
+        IntervalMethod::LargeSample | IntervalMethod::SignedRank => {
             return Err(StatsError::InvalidParameter {
                 name: "interval method",
                 value: f64::NAN,
-                reason: "large-sample intervals are not a bootstrap; choose percentile, bca or studentized",
+                reason: "large-sample and signed-rank intervals are not a bootstrap; choose percentile, bca or studentized",
             });
         }
         IntervalMethod::Percentile | IntervalMethod::Bca => {

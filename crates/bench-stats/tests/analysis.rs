@@ -353,7 +353,9 @@ fn same_seed_same_analysis_different_seed_different_intervals() {
 
 #[test]
 fn very_many_blocks_use_large_sample_intervals_that_still_cover() {
-    use bench_stats::{IntervalMethod, LARGE_SAMPLE_BLOCKS, PairedConfig, PairedEstimator, Sample, paired_analysis};
+    use bench_stats::{
+        IntervalMethod, LARGE_SAMPLE_BLOCKS, PairedConfig, PairedEstimator, Sample, paired_analysis,
+    };
     // Deterministic pseudo-noise; candidate is baseline x 1.05 plus independent noise.
     let n = LARGE_SAMPLE_BLOCKS + 5000;
     let mut x: u64 = 7;
@@ -365,18 +367,40 @@ fn very_many_blocks_use_large_sample_intervals_that_still_cover() {
     };
     let base: Vec<f64> = (0..n).map(|_| 100.0 + 10.0 * noise()).collect();
     let cand: Vec<f64> = base.iter().map(|b| b * 1.05 + 2.0 * noise()).collect();
-    for estimator in [PairedEstimator::MeanDifference, PairedEstimator::RatioOfMeans, PairedEstimator::MedianLogRatio] {
-        let config = PairedConfig { estimator, ..PairedConfig::default() };
-        let p = paired_analysis(&Sample::new(&base).unwrap(), &Sample::new(&cand).unwrap(), &config).unwrap();
+    for estimator in [
+        PairedEstimator::MeanDifference,
+        PairedEstimator::RatioOfMeans,
+        PairedEstimator::MedianLogRatio,
+    ] {
+        let config = PairedConfig {
+            estimator,
+            ..PairedConfig::default()
+        };
+        let p = paired_analysis(
+            &Sample::new(&base).unwrap(),
+            &Sample::new(&cand).unwrap(),
+            &config,
+        )
+        .unwrap();
         let (point, ci) = p.primary();
         let ci = ci.as_ref().unwrap();
         assert_eq!(ci.method, IntervalMethod::LargeSample);
         assert_eq!(ci.resamples, 0);
-        let truth = if estimator == PairedEstimator::MeanDifference { 5.0 } else { 1.05 };
+        let truth = if estimator == PairedEstimator::MeanDifference {
+            5.0
+        } else {
+            1.05
+        };
         let point = point.unwrap();
         assert!(ci.low <= point && point <= ci.high);
         let width = ci.high - ci.low;
-        assert!((point - truth).abs() < 2.0 * width, "{estimator:?}: {point} vs {truth}, ci {ci:?}");
-        assert!(width < 0.02 * truth.abs().max(1.0), "{estimator:?}: too wide {ci:?}");
+        assert!(
+            (point - truth).abs() < 2.0 * width,
+            "{estimator:?}: {point} vs {truth}, ci {ci:?}"
+        );
+        assert!(
+            width < 0.02 * truth.abs().max(1.0),
+            "{estimator:?}: too wide {ci:?}"
+        );
     }
 }

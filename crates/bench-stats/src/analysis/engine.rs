@@ -367,7 +367,7 @@ fn analyze_group(
         }
         (_, Some(_)) => (
             paired_bootstrap_report(&ctx, &paired, config),
-            format!("paired-bootstrap:{}", config.paired_estimator.as_str()),
+            paired_basis(config.paired_estimator),
         ),
         (None, None) => {
             let name = if members.len() >= 3 {
@@ -414,8 +414,19 @@ fn analyze_group(
     })
 }
 
-/// The two-variant paired verdict: the configured estimator's block-bootstrap interval
-/// excludes "no difference". Its practical value is the paired dominance over blocks.
+/// The verdict basis of a two-variant paired comparison: `paired-signed-rank:hl-log-ratio`
+/// for the default, `paired-bootstrap:<estimator>` for the bootstrap estimators.
+fn paired_basis(estimator: PairedEstimator) -> String {
+    match estimator {
+        PairedEstimator::HodgesLehmannLogRatio => {
+            format!("paired-signed-rank:{}", estimator.as_str())
+        }
+        _ => format!("paired-bootstrap:{}", estimator.as_str()),
+    }
+}
+
+/// The two-variant paired verdict: the configured estimator's interval (block bootstrap,
+/// or signed-rank inversion for the default) excludes "no difference". Its practical value is the paired dominance over blocks.
 fn paired_bootstrap_report(
     ctx: &SignificanceContext<'_>,
     paired: &[Option<PairedAnalysis>],
@@ -502,10 +513,9 @@ fn build_comparison(
     let (ratio, ratio_ci) = match input.paired {
         Some(pa) => {
             let (point, ci) = match config.paired_estimator {
-                PairedEstimator::MeanDifference | PairedEstimator::RatioOfMeans => {
-                    (pa.ratio, &pa.ratio_ci)
-                }
-                _ => (pa.median_ratio, &pa.median_ratio_ci),
+                PairedEstimator::MedianLogRatio => (pa.median_ratio, &pa.median_ratio_ci),
+                PairedEstimator::HodgesLehmannLogRatio => (pa.hl_ratio, &pa.hl_ratio_ci),
+                _ => (pa.ratio, &pa.ratio_ci),
             };
             (point, interval_bounds(ci))
         }
