@@ -80,8 +80,7 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
         None => build_abba(root)?,
     };
     let out_dir = root.join("target").join("calibrate");
-    std::fs::create_dir_all(&out_dir)
-        .with_context(|| format!("creating {}", out_dir.display()))?;
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
 
     let cmd_a = compute_command(&abba, args.duration);
     let cmd_b = compute_command(&abba, args.duration + args.effect_ms / 1000.0);
@@ -109,11 +108,7 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
                 Scenario::Null => &cmd_a,
                 Scenario::Shift => &cmd_b,
             };
-            let stem = format!(
-                "{}-{}-{rep:03}",
-                cell.scenario.slug(),
-                cell.design.flag()
-            );
+            let stem = format!("{}-{}-{rep:03}", cell.scenario.slug(), cell.design.flag());
             let t0 = Instant::now();
             let obs = experiment(
                 &abba,
@@ -132,7 +127,9 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
                 cell.design.flag(),
                 obs.default.call.text(),
                 obs.gate_off.text(),
-                obs.default.ratio.map_or("-".to_owned(), |r| format!("{r:.4}")),
+                obs.default
+                    .ratio
+                    .map_or("-".to_owned(), |r| format!("{r:.4}")),
                 t0.elapsed().as_secs_f64()
             );
             cell.push(obs);
@@ -161,8 +158,8 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
         report,
         "A = `{}`, B = `{}`; {} repetitions of each cell, {runs} measured runs per experiment, \
          seeds {}..={}. Runtime {elapsed:.0} s. Cores: {}; 1-minute load {} at the start, {} at the end.\n",
-        display_command(&cmd_a),
-        display_command(&cmd_b),
+        compute_command(Path::new("abba"), args.duration),
+        compute_command(Path::new("abba"), args.duration + args.effect_ms / 1000.0),
         args.reps,
         args.seed,
         args.seed.wrapping_add(u64::from(args.reps) - 1),
@@ -174,10 +171,7 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
     let _ = writeln!(report, "{LEGEND}");
     let path = out_dir.join("REPORT.md");
     std::fs::write(&path, report).with_context(|| format!("writing {}", path.display()))?;
-    eprintln!(
-        "wrote {} (raw runs and analyses beside it)",
-        path.display()
-    );
+    eprintln!("wrote {} (raw runs and analyses beside it)", path.display());
     Ok(())
 }
 
@@ -211,14 +205,6 @@ impl Scenario {
         match self {
             Scenario::Null => "A/A",
             Scenario::Shift => "A/B",
-        }
-    }
-
-    /// Whether a call counts toward this scenario's rate (false positive or detection).
-    fn counts(self, call: Call) -> bool {
-        match self {
-            Scenario::Null => call.is_significant(),
-            Scenario::Shift => call == Call::Slower,
         }
     }
 }
@@ -265,10 +251,6 @@ enum Call {
 }
 
 impl Call {
-    fn is_significant(self) -> bool {
-        matches!(self, Call::Slower | Call::Faster | Call::Undirected)
-    }
-
     fn text(self) -> &'static str {
         match self {
             Call::Slower => "significant slower",
@@ -495,15 +477,13 @@ impl Cell {
         CellSummary {
             default,
             gate_off,
-            gated: self
-                .observations
-                .iter()
-                .filter(|o| o.default.gated)
-                .count() as u32,
+            gated: self.observations.iter().filter(|o| o.default.gated).count() as u32,
             rate: wilson(default.hits(self.scenario), default.total(), Z95),
             rate_gate_off: wilson(gate_off.hits(self.scenario), gate_off.total(), Z95),
             median_ratio: quantile(&ratios, 0.5),
-            ratio_iqr: quantile(&ratios, 0.25).zip(quantile(&ratios, 0.75)).map(|(a, b)| [a, b]),
+            ratio_iqr: quantile(&ratios, 0.25)
+                .zip(quantile(&ratios, 0.75))
+                .map(|(a, b)| [a, b]),
             mean_ci_width,
         }
     }
@@ -645,19 +625,6 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// The command with the binary's directory dropped, for the report.
-fn display_command(cmd: &str) -> String {
-    match cmd.split_once(' ') {
-        Some((bin, rest)) => {
-            let name = Path::new(bin.trim_matches('\''))
-                .file_name()
-                .map_or(bin.to_owned(), |n| n.to_string_lossy().into_owned());
-            format!("{name} {rest}")
-        }
-        None => cmd.to_owned(),
-    }
-}
-
 /// Checks with `--dry-run` that every design makes the same number of measured runs,
 /// and returns that number.
 fn matched_runs(abba: &Path, cmd: &str, blocks: u32, designs: &[Design]) -> Result<u32> {
@@ -677,7 +644,10 @@ fn matched_runs(abba: &Path, cmd: &str, blocks: u32, designs: &[Design]) -> Resu
         );
         let text = String::from_utf8_lossy(&out.stdout);
         let n = measured_runs(&text).with_context(|| {
-            format!("no `N measured runs` line in the --dry-run output of {}", design.flag())
+            format!(
+                "no `N measured runs` line in the --dry-run output of {}",
+                design.flag()
+            )
         })?;
         counts.push((design, n));
     }
@@ -687,7 +657,10 @@ fn matched_runs(abba: &Path, cmd: &str, blocks: u32, designs: &[Design]) -> Resu
             .iter()
             .map(|(d, n)| format!("{}: {n}", d.flag()))
             .collect();
-        bail!("the designs would make different numbers of runs ({})", list.join(", "));
+        bail!(
+            "the designs would make different numbers of runs ({})",
+            list.join(", ")
+        );
     }
     Ok(first)
 }
@@ -735,7 +708,13 @@ fn experiment(
     let default = parse_analysis(&text).with_context(|| format!("reading {stem}'s analysis"))?;
 
     let out = Command::new(abba)
-        .args(["analyze", "--json", "--quiet", "--min-practical-effect", "0"])
+        .args([
+            "analyze",
+            "--json",
+            "--quiet",
+            "--min-practical-effect",
+            "0",
+        ])
         .arg(&raw)
         .output()
         .with_context(|| format!("starting {}", abba.display()))?;
@@ -777,7 +756,10 @@ fn build_abba(root: &Path) -> Result<PathBuf> {
         .current_dir(root)
         .status()
         .with_context(|| format!("starting {cargo}"))?;
-    ensure!(status.success(), "`{cargo} build --release -p bench-cli` failed");
+    ensure!(
+        status.success(),
+        "`{cargo} build --release -p bench-cli` failed"
+    );
     let abba = target_dir(root).join("release").join("abba");
     ensure!(abba.is_file(), "{} was not built", abba.display());
     Ok(abba)
@@ -837,9 +819,27 @@ mod tests {
     fn verdicts_map_to_calls_and_the_gate_warning_is_seen() {
         let cases = [
             ("significant", "faster", false, Call::Faster, false),
-            ("significant", "inconclusive", false, Call::Undirected, false),
-            ("not_significant", "inconclusive", true, Call::NotSignificant, true),
-            ("not_significant", "equivalent", false, Call::NotSignificant, false),
+            (
+                "significant",
+                "inconclusive",
+                false,
+                Call::Undirected,
+                false,
+            ),
+            (
+                "not_significant",
+                "inconclusive",
+                true,
+                Call::NotSignificant,
+                true,
+            ),
+            (
+                "not_significant",
+                "equivalent",
+                false,
+                Call::NotSignificant,
+                false,
+            ),
             ("not_tested", "inconclusive", false, Call::NotTested, false),
         ];
         for (verdict, outcome, gate, call, gated) in cases {
@@ -853,8 +853,10 @@ mod tests {
         assert!(parse_analysis("not json").is_err());
         assert!(parse_analysis(r#"{"schema": "other/1"}"#).is_err());
         assert!(parse_analysis(&analysis("maybe", "slower", false)).is_err());
-        let no_ci = analysis("significant", "slower", false)
-            .replace(r#""ratio": 1.02, "ratio_ci": [1.005, 1.035]"#, r#""ratio": null, "ratio_ci": null"#);
+        let no_ci = analysis("significant", "slower", false).replace(
+            r#""ratio": 1.02, "ratio_ci": [1.005, 1.035]"#,
+            r#""ratio": null, "ratio_ci": null"#,
+        );
         let r = parse_analysis(&no_ci).unwrap();
         assert_eq!((r.ratio, r.ratio_ci), (None, None));
     }
@@ -911,7 +913,13 @@ mod tests {
         let obs = [
             (Call::Slower, Call::Slower, 1.03, 0.02, false),
             (Call::NotSignificant, Call::Slower, 1.01, 0.04, true),
-            (Call::NotSignificant, Call::NotSignificant, 1.00, 0.06, false),
+            (
+                Call::NotSignificant,
+                Call::NotSignificant,
+                1.00,
+                0.06,
+                false,
+            ),
             (Call::Faster, Call::Faster, 0.98, 0.04, false),
         ];
         for (call, off, ratio, width, gated) in obs {
@@ -939,15 +947,24 @@ mod tests {
 
     #[test]
     fn dry_run_run_count_is_read() {
-        assert_eq!(measured_runs("block 0: A B B A\nseed 1; 120 measured runs\n"), Some(120));
-        assert_eq!(measured_runs("repetition 0: A B\nseed 7; 6 measured runs"), Some(6));
+        assert_eq!(
+            measured_runs("block 0: A B B A\nseed 1; 120 measured runs\n"),
+            Some(120)
+        );
+        assert_eq!(
+            measured_runs("repetition 0: A B\nseed 7; 6 measured runs"),
+            Some(6)
+        );
         assert_eq!(measured_runs("block 0: A B B A\n"), None);
     }
 
     #[test]
     fn sequential_gets_the_runs_of_abba() {
         // Two variants: an ABBA block is 4 runs, a sequential repetition 2.
-        assert_eq!(4 * Design::Abba.blocks(30), 2 * Design::Sequential.blocks(30));
+        assert_eq!(
+            4 * Design::Abba.blocks(30),
+            2 * Design::Sequential.blocks(30)
+        );
     }
 
     #[test]
@@ -956,10 +973,6 @@ mod tests {
             compute_command(Path::new("/t/release/abba"), 0.051),
             "/t/release/abba compute --duration 0.051000 --chains 1"
         );
-        assert_eq!(shell_quote("/a b/abba"), "'/a b/abba'");
-        assert_eq!(
-            display_command("'/a b/abba' compute --duration 0.05"),
-            "abba compute --duration 0.05"
-        );
+        assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
     }
 }

@@ -87,9 +87,16 @@ pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<(), ExportEr
 /// Writes straight to an existing device or pipe (no temporary file, no rename).
 fn write_special(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
     let io = |action: &'static str| {
-        move |source: io::Error| ExportError::Io { path: path.to_path_buf(), action, source }
+        move |source: io::Error| ExportError::Io {
+            path: path.to_path_buf(),
+            action,
+            source,
+        }
     };
-    let mut file = OpenOptions::new().write(true).open(path).map_err(io("open"))?;
+    let mut file = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(io("open"))?;
     file.write_all(bytes).map_err(io("write"))?;
     file.flush().map_err(io("write"))
 }

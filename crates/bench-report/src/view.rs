@@ -455,13 +455,13 @@ fn mean_sd(
 }
 
 /// The shift a row shows: the paired estimate when blocked (Hodges-Lehmann of the block
-/// differences when the verdict estimator is median-based, else the mean difference),
-/// otherwise the two-sample Hodges-Lehmann shift.
+/// differences when the verdict estimator is robust, i.e. median- or HL-based, else the
+/// mean difference), otherwise the two-sample Hodges-Lehmann shift.
 fn shift_cell(a: &Analysis, c: &Comparison, sym: &Symbols) -> String {
     let median_based = a
         .paired_estimator
         .as_deref()
-        .is_some_and(|e| e.contains("median"));
+        .is_some_and(|e| e.contains("median") || e.starts_with("hl-"));
     let hl = |s: &ShiftReport| {
         let ci = s.ci_low.zip(s.ci_high).map(|(lo, hi)| [lo, hi]);
         shift_with_ci(s.shift, ci, &a.unit, sym.none)

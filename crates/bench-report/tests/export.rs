@@ -274,7 +274,12 @@ fn write_atomic_to_a_full_device_reports_the_error_and_keeps_the_device() {
     let err = bench_report::write_atomic(full, b"{\"schema\": \"abba.analysis/1\"}\n").unwrap_err();
     let text = err.to_string();
     assert!(text.contains("/dev/full"), "{text}");
-    assert!(std::fs::metadata(full).unwrap().file_type().is_char_device());
+    assert!(
+        std::fs::metadata(full)
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
     // No temporary file was left in /dev.
     let leftovers = std::fs::read_dir("/dev")
         .unwrap()
