@@ -592,3 +592,20 @@ fn two_raw_sessions_are_compared_unpaired_with_a_warning() {
     assert!(v["groups"][0]["comparisons"][0]["paired"].is_null());
     assert_eq!(v["groups"][0]["benchmarks"][0]["n"], 12);
 }
+
+#[test]
+fn the_demo_runs_the_kernel_pair_and_ends_with_the_next_step() {
+    // The real demo is 12 blocks of 0.3 s runs; the hidden flags shorten it for the suite.
+    abba()
+        .args(["--demo-blocks", "4", "--demo-duration", "0.03"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("chains=1")
+                .and(predicate::str::contains("chains=2"))
+                .and(predicate::str::contains("Controls"))
+                .and(predicate::str::contains(
+                    "abba compare 'old/bin --flag' 'new/bin --flag'",
+                )),
+        );
+}
