@@ -108,7 +108,7 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
                 Scenario::Null => &cmd_a,
                 Scenario::Shift => &cmd_b,
             };
-            let stem = format!("{}-{}-{rep:03}", cell.scenario.slug(), cell.design.flag());
+            let stem = format!("{}-{}-seed{seed}", cell.scenario.slug(), cell.design.flag());
             let t0 = Instant::now();
             let obs = experiment(
                 &abba,

@@ -8,6 +8,7 @@
 //! - `scipy-timing`: bench-stats' rank tests timed against SciPy's.
 
 mod appendix;
+mod calibrate;
 mod run;
 mod scipy_timing;
 mod sweep;
@@ -39,6 +40,10 @@ enum Task {
     /// Time bench-stats' Mann-Whitney U and Kruskal-Wallis against SciPy on 10^6 values
     /// (skipped when python3 cannot import SciPy).
     ScipyTiming,
+    /// Real A/A and A/B comparisons through `abba compare` (default ABBA design and
+    /// `--design sequential`, same number of runs): false-positive and detection rates
+    /// side by side, written to `target/calibrate/REPORT.md`.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 /// Flags of `reproduce-appendix`.
@@ -82,6 +87,7 @@ fn main() -> Result<()> {
         ),
         Task::ChainSweep(a) => sweep::run(&root, &a.config()?),
         Task::ScipyTiming => scipy_timing::run(&root),
+        Task::Calibrate(a) => calibrate::run(&root, &a),
     }
 }
 
