@@ -491,11 +491,12 @@ fn interrupt_mid_experiment(signal: &str, code: i32) {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     StdCommand::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .arg(format!("-{signal}"))
+        .arg(child.id().to_string())
         .status()
         .unwrap();
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
+    assert_eq!(status.code(), Some(code));
     let text = std::fs::read_to_string(&raw).unwrap();
     for line in text.lines() {
         serde_json::from_str::<Value>(line).expect("every line parses after the signal");
