@@ -77,7 +77,7 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
             ensure!(path.is_file(), "{} is not a file", path.display());
             path.clone()
         }
-        None => build_abba(root)?,
+        None => crate::run::build_abba(root)?,
     };
     let out_dir = root.join("target").join("calibrate");
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
@@ -731,48 +731,9 @@ fn experiment(
     Ok(Observation { default, gate_off })
 }
 
-/// `$CARGO_TARGET_DIR` when set (relative to `root` unless absolute), else `root/target`.
-fn target_dir(root: &Path) -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => {
-            let dir = PathBuf::from(dir);
-            if dir.is_absolute() {
-                dir
-            } else {
-                root.join(dir)
-            }
-        }
-        None => root.join("target"),
-    }
-}
-
-/// `$CARGO build --release -p bench-cli` (`cargo` when `$CARGO` is unset); returns the
-/// binary's path.
-fn build_abba(root: &Path) -> Result<PathBuf> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    eprintln!("building abba: {cargo} build --release -p bench-cli");
-    let status = Command::new(&cargo)
-        .args(["build", "--release", "-p", "bench-cli"])
-        .current_dir(root)
-        .status()
-        .with_context(|| format!("starting {cargo}"))?;
-    ensure!(
-        status.success(),
-        "`{cargo} build --release -p bench-cli` failed"
-    );
-    let abba = target_dir(root).join("release").join("abba");
-    ensure!(abba.is_file(), "{} was not built", abba.display());
-    Ok(abba)
-}
-
-/// The 1-minute load average, where `/proc/loadavg` exists.
+/// The 1-minute load average, where the system reports one.
 fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
+    bench_sched::load_average().map(|l| l[0])
 }
 
 #[cfg(test)]
