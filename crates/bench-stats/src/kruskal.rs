@@ -8,7 +8,9 @@
 //!
 //! Speed (2 shared cores, `cargo bench -p bench-stats --bench rank_tests --
 //! --warm-up-time 1 --measurement-time 2`): three groups totalling 10^6 uniform random
-//! values took a median of 111 ms per test (criterion's `median` estimate).
+//! values took 47 ms per test on a quiet machine (criterion's point estimate; 111 ms
+//! before the radix-sort ranking). `cargo xtask scipy-timing`: 55 ms against SciPy's
+//! 225 ms (4.1x).
 
 use crate::rank::group_rank_sums;
 use crate::special::chi2_sf;
