@@ -413,6 +413,19 @@ fn bad_flags_exit_2_naming_the_flag() {
 }
 
 #[test]
+fn an_unknown_baseline_is_named_with_the_choices() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(dir.path(), "t.csv", "variant,value\na,1\na,2\nb,4\nb,5\n");
+    abba()
+        .arg("analyze")
+        .arg(&csv)
+        .args(["--baseline", "c"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("\"c\"").and(predicate::str::contains("a, b")));
+}
+
+#[test]
 fn compute_prints_one_line_or_one_json_object() {
     abba()
         .args(["compute", "--duration", "0.02", "--chains", "2"])

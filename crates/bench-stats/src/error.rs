@@ -46,6 +46,14 @@ pub enum StatsError {
         /// Length of the second side.
         right: usize,
     },
+    /// A baseline name that no variant has.
+    #[error("baseline {name:?} is not one of the variants ({known})")]
+    UnknownBaseline {
+        /// The name asked for.
+        name: String,
+        /// The variant names there are, comma-separated.
+        known: String,
+    },
     /// A ratio whose denominator is zero or has the wrong sign.
     #[error("{what}: denominator is zero")]
     ZeroDenominator {

@@ -33,8 +33,8 @@ use crate::wilcoxon::{paired_hodges_lehmann, wilcoxon_signed_rank};
 /// Analyzes `data` with abba's built-in tests.
 ///
 /// # Errors
-/// [`StatsError::InvalidParameter`] for a setting out of range or a baseline name that no
-/// series has, [`StatsError::TooFewSamples`] when the dataset holds no values at all.
+/// [`StatsError::InvalidParameter`] for a setting out of range,
+/// [`StatsError::UnknownBaseline`] for a baseline name that no series has, [`StatsError::TooFewSamples`] when the dataset holds no values at all.
 /// Degenerate comparisons (one value, all ties) are not errors: they come back as
 /// `not_tested` with a reason.
 ///
@@ -99,10 +99,10 @@ pub fn analyze_with(
     }
     if let Some(name) = &config.baseline {
         if !series.iter().any(|s| &s.name == name) {
-            return Err(StatsError::InvalidParameter {
-                name: "baseline",
-                value: f64::NAN,
-                reason: "no variant has that name",
+            let known: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+            return Err(StatsError::UnknownBaseline {
+                name: name.clone(),
+                known: known.join(", "),
             });
         }
     }
@@ -220,9 +220,12 @@ fn analyze_group(
         .iter()
         .map(|s| Sample::from_vec(s.observations.iter().map(|o| o.value).collect()))
         .collect::<Result<_, _>>()
-        .map_err(|_| StatsError::InvalidParameter {
+        .map_err(|e| StatsError::InvalidParameter {
             name: "value",
-            value: f64::NAN,
+            value: match e {
+                crate::sample::SampleError::NonFinite { value, .. } => value,
+                _ => 0.0,
+            },
             reason: "every value must be a finite number",
         })?;
     let baseline = config
