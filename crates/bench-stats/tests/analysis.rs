@@ -404,3 +404,72 @@ fn very_many_blocks_use_large_sample_intervals_that_still_cover() {
         );
     }
 }
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn value() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            4 => 1.0..1000.0f64,
+            1 => Just(5.0),
+            1 => prop_oneof![Just(1e-300), Just(1e300), Just(-3.0), Just(0.0)],
+            1 => -1e6..1e6f64,
+        ]
+    }
+
+    fn dataset_strategy() -> impl Strategy<Value = Dataset> {
+        (
+            2usize..5,
+            1usize..16,
+            any::<bool>(),
+            any::<bool>(),
+            proptest::collection::vec(value(), 64..65),
+        )
+            .prop_map(|(k, n, blocked, classes, pool)| {
+                let series = (0..k)
+                    .map(|v| Series {
+                        name: format!("v{v}"),
+                        class: classes.then(|| format!("c{}", v % 2)),
+                        observations: (0..n)
+                            .map(|i| Observation {
+                                value: pool[(v * 17 + i * 5) % pool.len()],
+                                block: blocked.then_some(i as u32),
+                                position: blocked.then_some(v as u32),
+                            })
+                            .collect(),
+                    })
+                    .collect();
+                Dataset {
+                    unit: "ns".into(),
+                    higher_is_better: classes,
+                    design: Some(if blocked { "abba" } else { "csv" }.into()),
+                    series,
+                    reference: None,
+                }
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Any finite data: an analysis (never a panic), and JSON without NaN or infinities.
+        #[test]
+        fn analyze_never_panics_and_never_writes_nan(data in dataset_strategy()) {
+            let config = AnalysisConfig { resamples: 200, ..AnalysisConfig::default() };
+            let analysis = analyze(&data, &config).expect("finite data always analyzes");
+            let json = serde_json::to_string(&analysis).unwrap();
+            prop_assert!(!json.contains("NaN") && !json.contains("inf"), "{}", json);
+            for g in &analysis.groups {
+                for c in &g.comparisons {
+                    if let Some(p) = c.mann_whitney.as_ref().map(|m| m.p_value) {
+                        prop_assert!((0.0..=1.0).contains(&p));
+                    }
+                    if let Some([lo, hi]) = c.ratio_ci {
+                        prop_assert!(lo <= hi);
+                    }
+                }
+            }
+        }
+    }
+}

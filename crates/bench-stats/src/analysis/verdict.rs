@@ -53,10 +53,19 @@ pub(crate) struct Facts<'a> {
     pub config: &'a AnalysisConfig,
 }
 
+/// A ratio for reading: three decimals, scientific notation when extreme.
+fn num(x: f64) -> String {
+    if x != 0.0 && !(1e-3..1e6).contains(&x.abs()) {
+        format!("{x:.3e}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
 fn ratio_text(r: f64, ci: Option<[f64; 2]>) -> String {
     match ci {
-        Some([lo, hi]) => format!("{r:.3}x [{lo:.3}, {hi:.3}]"),
-        None => format!("{r:.3}x (no interval)"),
+        Some([lo, hi]) => format!("{}x [{}, {}]", num(r), num(lo), num(hi)),
+        None => format!("{}x (no interval)", num(r)),
     }
 }
 
@@ -69,6 +78,9 @@ fn percent_change(r: f64, higher_is_better: bool) -> String {
     } else {
         "time"
     };
+    if pct >= 1e6 {
+        return format!("{} times the {quantity}", num(r));
+    }
     format!("{pct:.1}% {dir} {quantity}")
 }
 
@@ -164,6 +176,11 @@ fn more_data_hint(
         return String::new();
     }
     let needed = (n * (half / target).powi(2)).ceil();
+    if !needed.is_finite() {
+        return format!(
+            "More {unit} would not settle it soon: the spread is extreme against the difference; reduce noise first."
+        );
+    }
     if needed <= n {
         format!(
             "A few more {unit} would likely settle it: the interval only just reaches no-change."
