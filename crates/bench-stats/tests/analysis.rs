@@ -473,3 +473,35 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn too_few_blocks_for_any_paired_test_are_not_tested() {
+    // B beats A in every one of 4 blocks: the exact signed-rank p cannot go below 2/16.
+    let data = dataset(
+        vec![
+            blocked("a", &[10.0, 11.0, 10.5, 10.2]),
+            blocked("b", &[12.0, 14.0, 13.0, 13.5]),
+        ],
+        false,
+        "abba",
+    );
+    let analysis = analyze(&data, &AnalysisConfig::default()).unwrap();
+    let c = &analysis.groups[0].comparisons[0];
+    assert_eq!(c.verdict, Verdict::NotTested);
+    assert_eq!(c.outcome, Outcome::Inconclusive);
+    assert!(c.summary.contains("at least 6"), "{}", c.summary);
+    // Six blocks all in one direction can be significant.
+    let data = dataset(
+        vec![
+            blocked("a", &[10.0, 11.0, 10.5, 10.2, 10.1, 10.9]),
+            blocked("b", &[12.0, 14.0, 13.0, 13.5, 12.2, 13.3]),
+        ],
+        false,
+        "abba",
+    );
+    let analysis = analyze(&data, &AnalysisConfig::default()).unwrap();
+    assert_eq!(
+        analysis.groups[0].comparisons[0].verdict,
+        Verdict::Significant
+    );
+}

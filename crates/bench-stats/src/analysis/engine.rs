@@ -428,6 +428,13 @@ fn paired_basis(estimator: PairedEstimator) -> String {
     }
 }
 
+/// The fewest blocks with which a two-sided paired test can reach `alpha` at all: the
+/// smallest exact sign or signed-rank p-value with `n` blocks is `2 / 2^n`, so
+/// `n >= log2(2 / alpha)` (6 blocks at alpha = 0.05).
+pub(crate) fn min_paired_blocks(alpha: f64) -> usize {
+    (2.0 / alpha).log2().ceil().max(2.0) as usize
+}
+
 /// The two-variant paired verdict: the configured estimator's interval (block bootstrap,
 /// or signed-rank inversion for the default) excludes "no difference". Its practical value is the paired dominance over blocks.
 fn paired_bootstrap_report(
@@ -451,7 +458,14 @@ fn paired_bootstrap_report(
             };
             let (point, interval) = pa.primary();
             let null = config.paired_estimator.null_value();
+            // Too few blocks: no paired test can reach alpha, and an interval formed anyway
+            // would cover less than it claims (the signed-rank one falls back to min..max).
+            let enough = pa.blocks >= min_paired_blocks(config.alpha)
+                && interval
+                    .as_ref()
+                    .is_ok_and(|ci| ci.confidence + 1e-9 >= config.confidence);
             let verdict = match (point, interval) {
+                _ if !enough => Verdict::NotTested,
                 (Some(_), Ok(ci)) if ci.low > null || ci.high < null => Verdict::Significant,
                 (Some(_), Ok(_)) => Verdict::NotSignificant,
                 _ => Verdict::NotTested,
@@ -569,6 +583,12 @@ fn build_comparison(
         higher_is_better: input.data.higher_is_better,
         blocks: input.paired.map(|p| p.blocks),
         runs: (base.len(), cand.len()),
+        basis,
+        too_few_blocks: input
+            .paired
+            .map(|p| p.blocks)
+            .filter(|&b| b < min_paired_blocks(config.alpha))
+            .map(|b| (b, min_paired_blocks(config.alpha))),
         downgraded,
         effect: pw.effect.as_ref(),
         config,

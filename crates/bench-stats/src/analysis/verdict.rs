@@ -47,6 +47,10 @@ pub(crate) struct Facts<'a> {
     pub blocks: Option<usize>,
     /// Runs of (baseline, candidate).
     pub runs: (usize, usize),
+    /// What decided the verdict (for the borderline wording).
+    pub basis: &'a str,
+    /// `(blocks, needed)` when a paired comparison has too few blocks to be tested.
+    pub too_few_blocks: Option<(usize, usize)>,
     /// The practical value that failed the gate, if one did.
     pub downgraded: Option<f64>,
     pub effect: Option<&'a EffectSize>,
@@ -133,15 +137,29 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
                     f.config.min_practical_effect
                 );
             }
+            if let Some((have, need)) = f.too_few_blocks {
+                return format!(
+                    "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}). Ratio {rt}; run more blocks.",
+                    f.config.alpha
+                );
+            }
             if f.verdict == Verdict::NotTested {
                 return format!(
-                    "{cand} vs {base}: not tested ({scope}); with 3+ variants the omnibus test found no difference, so no pairwise claim is made. Ratio {rt}."
+                    "{cand} vs {base}: not tested ({scope}); too few values, or with 3+ variants an omnibus test that found no difference, so no pairwise claim is made. Ratio {rt}."
                 );
             }
             let more = more_data_hint(r, f.ratio_ci, f.blocks, f.runs, f.config.equivalence_margin);
-            format!(
-                "The data cannot tell {cand} from {base}: {measure} ratio {rt} includes no-change, {scope}. {more}"
-            )
+            let includes = f.ratio_ci.is_none_or(|[lo, hi]| lo <= 1.0 && 1.0 <= hi);
+            if includes {
+                format!(
+                    "The data cannot tell {cand} from {base}: {measure} ratio {rt} includes no-change, {scope}. {more}"
+                )
+            } else {
+                format!(
+                    "Borderline: the {measure} ratio {rt} excludes no-change, but the test that decides ({}) does not find {cand} different from {base}, {scope}. {more}",
+                    f.basis
+                )
+            }
         }
     }
 }
