@@ -15,6 +15,18 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     // Flags are checked before any file is read.
     analysis_config(&args.analysis, 1)?;
     let paths: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
+    for (i, a) in paths.iter().enumerate() {
+        let same = |b: &&Path| match (a.canonicalize(), b.canonicalize()) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => a == b,
+        };
+        if paths[..i].iter().any(same) {
+            return Err(usage(format!(
+                "{} is given twice: its runs would count double",
+                a.display()
+            )));
+        }
+    }
     let csv = CsvOptions {
         unit: args.unit.clone(),
         higher_is_better: args.higher_is_better,
@@ -38,6 +50,18 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         .or(raw.as_ref().map(|r| r.header.seed))
         .unwrap_or(1);
     let config = analysis_config(&args.analysis, seed)?;
+    if loaded
+        .dataset
+        .series
+        .iter()
+        .all(|s| s.observations.is_empty())
+    {
+        let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(usage(format!(
+            "{}: no successful runs or values to analyze",
+            files.join(", ")
+        )));
+    }
     let mut analysis =
         bench_stats::analyze(&loaded.dataset, &config).map_err(|e| usage(e.to_string()))?;
     let mut warnings: Vec<Warning> = loaded

@@ -5,14 +5,15 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use bench_sched::{
     CommandSpec, CpuSet, Design, ExperimentConfig, FailurePolicy, InterruptFlag, Layout, Metric,
-    OutputMode, RawWriter, RealRunner, ResumePoint, SchedError, Shell, Variant, run_experiment,
+    OutputMode, RawWriter, RealRunner, ResumePoint, Runner, SchedError, Shell, Variant,
+    run_experiment,
 };
 use bench_stats::{AnalysisConfig, Grouping, Warning};
 
 use crate::cli::{AnalysisArgs, CompareArgs, DemoArgs, LayoutArg, ShellArg};
 use crate::exit::{Exit, usage};
 use crate::kernel_spec::parse_kernel_spec;
-use crate::output::emit;
+use crate::output::{check_export_paths, emit, write_stdout};
 use crate::progress::Progress;
 
 /// Turns the shared analysis flags into the library's config.
@@ -142,11 +143,23 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         return Err(usage("--blocks must be at least 1"));
     }
     let names = variant_names(&texts, &args.name)?;
+    if let Some(baseline) = &args.analysis.baseline {
+        if !names.contains(baseline) {
+            return Err(usage(format!(
+                "--baseline {baseline:?} is not one of the variants ({})",
+                names.join(", ")
+            )));
+        }
+    }
+    if args.timeout.is_some_and(|t| t.is_zero()) {
+        return Err(usage("--timeout must be longer than 0"));
+    }
+    check_export_paths(&args.analysis)?;
     let design: Design = args
         .design
         .parse()
         .map_err(|e| usage(format!("--design: {e}")))?;
-    let pin = args
+    let pin: Option<CpuSet> = args
         .pin
         .as_deref()
         .map(|p| {
@@ -154,6 +167,17 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
                 .map_err(|e| usage(format!("--pin {p}: {e}")))
         })
         .transpose()?;
+    if let Some(pin) = &pin {
+        let allowed = RealRunner::new().allowed_cpus(None);
+        if let Some(allowed) = allowed {
+            if let Some(bad) = pin.cpus().iter().find(|c| !allowed.cpus().contains(c)) {
+                return Err(usage(format!(
+                    "--pin {}: CPU {bad} is not available to abba (allowed: {allowed})",
+                    args.pin.as_deref().unwrap_or_default()
+                )));
+            }
+        }
+    }
     let reference = args
         .reference
         .as_deref()
@@ -207,10 +231,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
             Some("ops/s".into())
         },
         higher_is_better: Some(higher_is_better),
-        output: if args.show_output {
-            OutputMode::Show
-        } else {
-            OutputMode::Discard
+        output: match (args.show_output, args.analysis.json) {
+            (true, true) => OutputMode::ShowOnStderr,
+            (true, false) => OutputMode::Show,
+            (false, _) => OutputMode::Discard,
         },
         on_failure: if args.ignore_failure {
             FailurePolicy::Ignore
@@ -224,11 +248,12 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
 
     if args.dry_run {
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        print!("{}", config.schedule().render(&refs));
-        println!(
-            "seed {seed}; {} measured runs",
-            config.schedule().runs.len()
-        );
+        let schedule = config.schedule();
+        write_stdout(&format!(
+            "{}seed {seed}; {} measured runs\n",
+            schedule.render(&refs),
+            schedule.runs.len()
+        ))?;
         return Ok(0);
     }
 
@@ -252,6 +277,20 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let outcome = run_experiment(&config, &mut RealRunner::new(), &mut writer, &mut progress);
     progress.finish();
     let outcome = outcome.map_err(|e| sched_error(e, &raw_path))?;
+    for name in &names {
+        let runs: Vec<_> = outcome
+            .runs
+            .iter()
+            .filter(|r| &r.variant == name && !r.is_reference)
+            .collect();
+        if !runs.is_empty() && runs.iter().all(|r| !r.succeeded()) {
+            return Err(anyhow::Error::new(Exit::CommandFailed(format!(
+                "variant {name}: all {} runs failed, nothing to compare; raw data kept in {}",
+                runs.len(),
+                raw_path.display()
+            ))));
+        }
+    }
 
     let loaded = outcome.to_dataset();
     let mut result =

@@ -31,8 +31,9 @@ fn main() -> ExitCode {
         Some(Command::Compare(args)) => compare::run(*args),
         Some(Command::Analyze(args)) => analyze::run(*args),
         Some(Command::Completions { shell }) => {
-            clap_complete::generate(shell, &mut Cli::command(), "abba", &mut std::io::stdout());
-            Ok(0)
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "abba", &mut script);
+            output::write_stdout(&String::from_utf8_lossy(&script)).map(|()| 0)
         }
     };
     match result {

@@ -1,6 +1,7 @@
 //! What happens after an analysis: the report or JSON on stdout, the exports, the gate.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
 
 use anyhow::Context;
 use bench_report::{
@@ -9,6 +10,7 @@ use bench_report::{
 use bench_stats::{Analysis, Verdict};
 
 use crate::cli::AnalysisArgs;
+use crate::exit::usage;
 
 /// Prints the report (or the JSON), writes the exports, and returns the exit code the
 /// gate decides (0, or 1 when `--fail-if-slower` tripped).
@@ -16,22 +18,19 @@ pub fn emit(analysis: &Analysis, args: &AnalysisArgs) -> anyhow::Result<u8> {
     // Exports first: a failed export must not leave the user believing it was written.
     if let Some(path) = &args.export_json {
         let json = render_json(analysis).context("cannot export the analysis as JSON")?;
-        write_atomic(path, json.as_bytes())
-            .with_context(|| format!("cannot write --export-json {}", path.display()))?;
+        write_atomic(path, json.as_bytes()).map_err(|e| usage(format!("--export-json: {e}")))?;
     }
     if let Some(path) = &args.export_markdown {
         write_atomic(path, render_markdown(analysis).as_bytes())
-            .with_context(|| format!("cannot write --export-markdown {}", path.display()))?;
+            .map_err(|e| usage(format!("--export-markdown: {e}")))?;
     }
     if args.json {
-        print!(
-            "{}",
-            render_json(analysis).context("cannot render the analysis as JSON")?
-        );
+        let json = render_json(analysis).context("cannot render the analysis as JSON")?;
+        write_stdout(&json)?;
     } else {
         let mut options = RenderOptions::default();
         options.color = ColorMode::from(use_color());
-        print!("{}", render_console(analysis, &options));
+        write_stdout(&render_console(analysis, &options))?;
     }
     let tripped = args
         .fail_if_slower
@@ -41,6 +40,42 @@ pub fn emit(analysis: &Analysis, args: &AnalysisArgs) -> anyhow::Result<u8> {
         eprintln!("abba: gate: {message}");
     }
     Ok(if tripped.is_empty() { 0 } else { 1 })
+}
+
+/// Writes to stdout; a reader that went away (`| head`) ends the output quietly, any other
+/// failure (a full disk) is an error naming stdout.
+pub fn write_stdout(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(usage(format!("cannot write to stdout: {e}"))),
+    }
+}
+
+/// Refuses an export path whose directory does not exist, before any run is spent on it.
+pub fn check_export_paths(args: &AnalysisArgs) -> anyhow::Result<()> {
+    for (flag, path) in [
+        ("--export-json", &args.export_json),
+        ("--export-markdown", &args.export_markdown),
+    ] {
+        let Some(path) = path else { continue };
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !dir.is_dir() {
+            return Err(usage(format!(
+                "{flag} {}: the directory {} does not exist",
+                path.display(),
+                dir.display()
+            )));
+        }
+        if path.is_dir() {
+            return Err(usage(format!("{flag} {}: is a directory", path.display())));
+        }
+    }
+    Ok(())
 }
 
 /// Colour on stdout only for a terminal, and never with `NO_COLOR` set.

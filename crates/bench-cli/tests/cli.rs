@@ -623,3 +623,162 @@ fn the_demo_runs_the_kernel_pair_and_ends_with_the_next_step() {
                 )),
         );
 }
+
+#[test]
+fn bad_compare_settings_are_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("ran.log");
+    let a = format!("echo a >> {}", log.display());
+    let b = format!("echo b >> {}", log.display());
+    let cases: &[(&[&str], &str)] = &[
+        (&["--baseline", "nope"], "nope"),
+        (&["--timeout", "0s"], "--timeout"),
+        (&["--export-json", "/no/such/dir/a.json"], "--export-json"),
+        (
+            &["--export-markdown", "/no/such/dir/a.md"],
+            "--export-markdown",
+        ),
+        (&["--pin", "4095"], "--pin"),
+    ];
+    for (flags, needle) in cases {
+        abba()
+            .args([
+                "compare", "--blocks", "1", "--quiet", "--shell", "sh", "-n", "A", "-n", "B",
+            ])
+            .args(*flags)
+            .arg(&a)
+            .arg(&b)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(*needle));
+        assert!(!log.exists(), "{flags:?}: nothing may run");
+    }
+}
+
+#[test]
+fn a_closed_or_full_stdout_is_handled_without_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(dir.path(), "t.csv", "variant,value\na,1\na,2\nb,4\nb,5\n");
+    let bin = assert_cmd::cargo::cargo_bin("abba");
+    // A reader that goes away at once (output far beyond a pipe's buffer): abba ends
+    // quietly with 0 instead of panicking with 101.
+    let out = StdCommand::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "'{}' compare --dry-run --blocks 20000 x y | head -c 1 >/dev/null; echo \"status=${{PIPESTATUS[0]}}\"",
+            bin.display()
+        ))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("status=0"),
+        "{stdout} / {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    if Path::new("/dev/full").exists() {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = StdCommand::new(&bin)
+            .arg("analyze")
+            .arg(&csv)
+            .arg("--json")
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains("stdout"));
+    }
+}
+
+#[test]
+fn the_same_file_twice_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(dir.path(), "t.csv", "variant,value\na,1\na,2\nb,4\nb,5\n");
+    abba()
+        .arg("analyze")
+        .arg(&csv)
+        .arg(&csv)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("twice"));
+}
+
+#[test]
+fn dry_run_of_the_sequential_design_shows_one_session_per_variant() {
+    abba()
+        .args([
+            "compare",
+            "--dry-run",
+            "--design",
+            "sequential",
+            "--blocks",
+            "3",
+            "-n",
+            "A",
+            "-n",
+            "B",
+            "x",
+            "y",
+        ])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("runs 1-3: 3 x A")
+                .and(predicate::str::contains("runs 4-6: 3 x B")),
+        );
+}
+
+#[test]
+fn show_output_with_json_keeps_stdout_parseable() {
+    let out = abba()
+        .args([
+            "compare",
+            "--blocks",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--show-output",
+            "--json",
+        ])
+        .args(["echo hello-from-a", "echo hello-from-b"])
+        .assert()
+        .success();
+    let v = json_of(&out.get_output().stdout);
+    assert_eq!(v["schema"], "abba.analysis/1");
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("hello-from-a"));
+}
+
+#[test]
+fn a_variant_whose_every_run_fails_is_a_command_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    abba()
+        .args([
+            "compare",
+            "--blocks",
+            "2",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--ignore-failure",
+            "-n",
+            "ok",
+            "-n",
+            "bad",
+        ])
+        .arg("--output")
+        .arg(dir.path().join("r.jsonl"))
+        .args(["true", "false"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("bad").and(predicate::str::contains("all 4 runs failed")));
+}

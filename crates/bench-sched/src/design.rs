@@ -226,12 +226,39 @@ impl Schedule {
     /// Renders one line per block with the given variant names (`R` names the reference).
     pub fn render(&self, names: &[&str]) -> String {
         let mut out = String::new();
+        if self.pairing == Pairing::Unpaired {
+            // Sequential runs are one session per variant: show them in run order.
+            let mut runs: Vec<&PlannedRun> = self.runs.iter().collect();
+            runs.sort_by_key(|r| r.run_index);
+            let name = |r: &PlannedRun| match r.target {
+                Target::Variant(i) => names
+                    .get(i)
+                    .map_or_else(|| i.to_string(), |n| (*n).to_owned()),
+                Target::Reference => "R".to_owned(),
+            };
+            let mut i = 0;
+            while i < runs.len() {
+                let first = name(runs[i]);
+                let mut j = i;
+                while j < runs.len() && name(runs[j]) == first {
+                    j += 1;
+                }
+                out.push_str(&format!("runs {}-{}: {} x {first}\n", i + 1, j, j - i));
+                i = j;
+            }
+            return out;
+        }
         let label = match self.pairing {
             Pairing::Paired => "block",
             Pairing::Unpaired => "repetition",
         };
-        for b in 0..self.blocks {
-            let mut runs: Vec<&PlannedRun> = self.runs.iter().filter(|r| r.block == b).collect();
+        let mut by_block: Vec<Vec<&PlannedRun>> = vec![Vec::new(); self.blocks as usize];
+        for r in &self.runs {
+            if let Some(cell) = by_block.get_mut(r.block as usize) {
+                cell.push(r);
+            }
+        }
+        for (b, mut runs) in by_block.into_iter().enumerate() {
             runs.sort_by_key(|r| r.run_index);
             let cells: Vec<String> = runs
                 .iter()
@@ -242,7 +269,12 @@ impl Schedule {
                     Target::Reference => "R".to_owned(),
                 })
                 .collect();
-            out.push_str(&format!("{label} {b}: {}\n", cells.join(" ")));
+            let sep = if cells.iter().any(|c| c.contains(char::is_whitespace)) {
+                " | "
+            } else {
+                " "
+            };
+            out.push_str(&format!("{label} {b}: {}\n", cells.join(sep)));
         }
         out
     }
@@ -250,7 +282,7 @@ impl Schedule {
 
 impl fmt::Display for Schedule {
     /// One line per block: `block 3: 1 0 0 1` (variant indices, `R` for the reference);
-    /// the sequential design prints `repetition N` instead.
+    /// the sequential design prints its sessions in run order (`runs 1-10: 10 x 0`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.render(&[]))
     }
@@ -462,7 +494,7 @@ mod tests {
             s.runs.iter().map(|r| r.block).collect::<Vec<_>>(),
             vec![0, 1, 2, 0, 1, 2]
         );
-        assert!(s.to_string().starts_with("repetition 0: 0 1\n"));
+        assert_eq!(s.to_string(), "runs 1-3: 3 x 0\nruns 4-6: 3 x 1\n");
     }
 
     #[test]

@@ -244,6 +244,16 @@ pub enum OutputMode {
     Discard,
     /// Let the child write to abba's stdout and stderr.
     Show,
+    /// Let the child write, but send its stdout to abba's stderr (so abba's own stdout,
+    /// e.g. `--json`, stays machine-readable).
+    ShowOnStderr,
+}
+
+impl OutputMode {
+    /// `true` for both modes that show the child's output.
+    pub fn shows(self) -> bool {
+        matches!(self, OutputMode::Show | OutputMode::ShowOnStderr)
+    }
 }
 
 /// Everything a runner needs for one run.

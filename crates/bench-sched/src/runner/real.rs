@@ -2,6 +2,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::os::fd::AsFd;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -100,14 +101,16 @@ fn last_json_line(f: &mut File, echo: OutputMode) -> io::Result<Option<String>> 
     let mut reader = BufReader::new(f);
     let mut line = Vec::new();
     let mut last = None;
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out: Box<dyn Write> = match echo {
+        OutputMode::ShowOnStderr => Box::new(io::stderr().lock()),
+        _ => Box::new(io::stdout().lock()),
+    };
     loop {
         line.clear();
         if reader.read_until(b'\n', &mut line)? == 0 {
             break;
         }
-        if echo == OutputMode::Show {
+        if echo.shows() {
             out.write_all(&line)?;
         }
         let text = String::from_utf8_lossy(&line);
@@ -151,7 +154,7 @@ impl Runner for RealRunner {
             sys::pin_child(&mut cmd, pin.cpus());
         }
         match req.output {
-            OutputMode::Show => {
+            OutputMode::Show | OutputMode::ShowOnStderr => {
                 cmd.stderr(Stdio::inherit());
             }
             OutputMode::Discard => {
@@ -162,6 +165,12 @@ impl Runner for RealRunner {
             cmd.stdout(fresh(&mut self.stdout_file).map_err(spawn_err)?);
         } else if req.output == OutputMode::Show {
             cmd.stdout(Stdio::inherit());
+        } else if req.output == OutputMode::ShowOnStderr {
+            let fd = io::stderr()
+                .as_fd()
+                .try_clone_to_owned()
+                .map_err(spawn_err)?;
+            cmd.stdout(Stdio::from(fd));
         } else {
             cmd.stdout(Stdio::null());
         }
