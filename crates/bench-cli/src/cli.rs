@@ -14,10 +14,10 @@ const ABOUT: &str =
 const LONG_ABOUT: &str = "\
 abba tells you whether version B is faster than version A, and by how much. It runs the
 variants inside the same blocks in ABBA/BAAB (or randomized) order, gives every run a random
-environment size to move the stack, and reports block-bootstrap intervals, effect sizes and a
-plain-words verdict.
+environment size to move the stack, and reports paired intervals (Hodges-Lehmann of the
+per-block ratios, block bootstrap), effect sizes and a plain-words verdict.
 
-Run `abba` with no arguments for a 20-second demo on the built-in kernel.";
+Run `abba` with no arguments for a 15-second demo on the built-in kernel.";
 
 const AFTER_HELP: &str = "\
 Examples:

@@ -152,6 +152,11 @@ pub(crate) fn sig(x: f64, digits: i32) -> String {
     if x == 0.0 {
         return "0".to_owned();
     }
+    if !(1e-3..1e6).contains(&x.abs()) {
+        // Extreme magnitudes (after unit scaling) read better in scientific notation than
+        // as hundreds of digits.
+        return format!("{x:.*e}", (digits - 1).max(0) as usize);
+    }
     format!("{x:.*}", decimals_for_sig(x, digits))
 }
 
@@ -279,6 +284,22 @@ pub(crate) fn percent(fraction: f64, none: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn extreme_values_use_scientific_notation() {
+        assert!(
+            format_value(1e300, "ns").contains("e"),
+            "{}",
+            format_value(1e300, "ns")
+        );
+        assert!(
+            format_value(1e-300, "ns").contains("e-"),
+            "{}",
+            format_value(1e-300, "ns")
+        );
+        assert!(format_value(1e300, "ns").len() < 20);
+        assert_eq!(format_value(1500.0, "ns"), format_value(1500.0, "ns")); // stable
+    }
+
     use super::*;
 
     #[test]
