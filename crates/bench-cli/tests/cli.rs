@@ -782,3 +782,44 @@ fn a_variant_whose_every_run_fails_is_a_command_failure() {
         .code(3)
         .stderr(predicate::str::contains("bad").and(predicate::str::contains("all 4 runs failed")));
 }
+
+#[test]
+fn a_benchmark_by_variant_csv_gives_one_comparison_per_class() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("class,variant,value\n");
+    for i in 0..8 {
+        let j = f64::from(i) * 0.1;
+        csv.push_str(&format!(
+            "parse,old,{}\nparse,new,{}\nwrite,old,{}\nwrite,new,{}\n",
+            10.0 + j,
+            8.0 + j,
+            50.0 + j,
+            60.0 + j
+        ));
+    }
+    let path = write(dir.path(), "classes.csv", &csv);
+    let out = abba()
+        .arg("analyze")
+        .arg(&path)
+        .args(["--baseline", "old", "--json"])
+        .assert()
+        .success();
+    let v = json_of(&out.get_output().stdout);
+    let groups = v["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    assert_eq!(groups[0]["class"], "parse");
+    assert_eq!(groups[0]["baseline"], "old");
+    assert_eq!(groups[0]["comparisons"][0]["outcome"], "faster");
+    assert_eq!(groups[1]["class"], "write");
+    assert_eq!(groups[1]["comparisons"][0]["outcome"], "slower");
+    // Cross-class: one table, names repeat, each row still compared against the one baseline.
+    let out = abba()
+        .arg("analyze")
+        .arg(&path)
+        .args(["--cross-class", "--json"])
+        .assert()
+        .success();
+    let v = json_of(&out.get_output().stdout);
+    assert_eq!(v["groups"].as_array().unwrap().len(), 1);
+    assert_eq!(v["groups"][0]["comparisons"].as_array().unwrap().len(), 3);
+}

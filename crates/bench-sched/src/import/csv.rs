@@ -96,7 +96,8 @@ fn split_fields(line: &str) -> Result<Vec<String>, usize> {
 /// [`InputError::Invalid`] naming `file:line:column` for: an empty file, a header without
 /// rows, a missing or duplicated column, a row with the wrong number of fields, an empty
 /// cell, a value that is not a number or is NaN or infinite, a block that is negative or
-/// not a whole number, a variant with two classes, and variants with different block sets.
+/// not a whole number, and variants of one class with different block sets. A variant is
+/// identified by (class, name), so the same names may appear in several classes.
 pub fn read_csv_bytes(
     file: &str,
     bytes: &[u8],
@@ -231,20 +232,14 @@ pub fn read_csv_bytes(
             None => None,
             Some(c) => Some(cell(c, "class")?.to_owned()),
         };
-        let idx = match dataset.series.iter().position(|s| s.name == variant) {
-            Some(i) => {
-                if dataset.series[i].class != class {
-                    return Err(err(
-                        Some(line),
-                        c_class.map(|c| c + 1),
-                        format!(
-                            "variant {variant:?} has two classes: {:?} and {:?}",
-                            dataset.series[i].class, class
-                        ),
-                    ));
-                }
-                i
-            }
+        // A variant is identified by its class and name: `old` and `new` may appear in every
+        // class of a benchmark x variant table.
+        let idx = match dataset
+            .series
+            .iter()
+            .position(|s| s.name == variant && s.class == class)
+        {
+            Some(i) => i,
             None => {
                 dataset.series.push(empty_series(variant, class));
                 blocks_of.push((line, BTreeSet::new()));
@@ -268,9 +263,14 @@ pub fn read_csv_bytes(
         ));
     }
     if c_block.is_some() {
-        let (_, first) = &blocks_of[0];
-        for (i, (line, set)) in blocks_of.iter().enumerate().skip(1) {
-            if set != first {
+        // Within a class (the variants compared with each other), every variant needs the
+        // same blocks.
+        for (i, (line, set)) in blocks_of.iter().enumerate() {
+            let class = &dataset.series[i].class;
+            let Some(first) = dataset.series.iter().position(|s| &s.class == class) else {
+                continue;
+            };
+            if set != &blocks_of[first].1 {
                 return Err(err(
                     Some(*line),
                     None,
@@ -278,8 +278,8 @@ pub fn read_csv_bytes(
                         "variant {:?} has blocks {} but {:?} has {}; every variant needs the same blocks",
                         dataset.series[i].name,
                         show_set(set),
-                        dataset.series[0].name,
-                        show_set(first)
+                        dataset.series[first].name,
+                        show_set(&blocks_of[first].1)
                     ),
                 ));
             }
@@ -352,7 +352,14 @@ mod tests {
         assert!(msg("variant,value\n\"A,1\n").contains("unterminated quote"));
         let mixed = msg("variant,value,block\nA,1,0\nA,1,1\nB,2,0\n");
         assert!(mixed.contains("variant \"B\" has blocks {0}"), "{mixed}");
-        assert!(msg("variant,value,class\nA,1,x\nA,2,y\n").contains("two classes"));
+        // The same name in two classes is two variants, one per class.
+        let two = read_csv_bytes(
+            "t.csv",
+            b"variant,value,class\nA,1,x\nA,2,y\n",
+            &CsvOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(two.dataset.series.len(), 2);
     }
 
     #[test]

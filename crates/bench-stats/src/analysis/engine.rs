@@ -383,12 +383,10 @@ fn analyze_group(
     };
 
     let mut comparisons = Vec::new();
-    for &i in order.iter().skip(1) {
-        let Some(pw) = report
-            .pairwise
-            .iter()
-            .find(|p| p.candidate == members[i].name)
-        else {
+    // One answer per candidate, in group order (names may repeat across classes in
+    // cross-class mode, so answers are matched by position, not by name).
+    for (k, &i) in order.iter().skip(1).enumerate() {
+        let Some(pw) = report.pairwise.get(k) else {
             continue;
         };
         let input = CandidateInput {

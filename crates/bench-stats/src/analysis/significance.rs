@@ -91,7 +91,8 @@ pub struct PairwiseComparison {
 /// A test's whole answer.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SignificanceReport {
-    /// One per candidate, in group order.
+    /// One per candidate, in group order (every group but the baseline, in the order of
+    /// [`SignificanceContext::candidates`]); the engine matches them by position.
     pub pairwise: Vec<PairwiseComparison>,
     /// The omnibus verdict, for omnibus tests.
     pub omnibus: Option<Omnibus>,
