@@ -316,6 +316,12 @@ fn analyze_group(
             None,
             "sequential design: all runs of one variant, then the next; the comparison is unpaired, so drift between the sessions counts as an effect. Use --design abba to pair them".into(),
         ));
+    } else if table.is_none() && members.len() >= 2 {
+        warnings.push(warning(
+            "unpaired-design",
+            None,
+            "the data carry no blocks, so the variants are compared unpaired (every run against every run): whatever drifted between the times each variant was measured counts as an effect. `abba compare` measures them in blocks".into(),
+        ));
     }
 
     let groups: Vec<Group<'_>> = members
