@@ -14,8 +14,9 @@ use bench_kernel::{Kernel, KernelConfig, KernelError, KernelResult, Op, duration
 /// Flags of `abba compute`.
 #[derive(clap::Args, Debug)]
 pub struct ComputeArgs {
-    /// How long to run, in seconds (greater than 0, at most 3600).
-    #[arg(long, default_value_t = 0.3, allow_negative_numbers = true)]
+    /// How long to run: seconds (`0.3`) or with a unit (`300ms`, `1.5s`); greater than 0,
+    /// at most 3600 s.
+    #[arg(long, default_value_t = 0.3, allow_negative_numbers = true, value_parser = seconds)]
     pub duration: f64,
     /// Threads, each running its own chains (1 to 1024).
     #[arg(long, default_value_t = 1)]
@@ -30,6 +31,14 @@ pub struct ComputeArgs {
     /// ops_per_sec, checksum) instead of the one-line summary.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A plain number of seconds (range-checked later by the kernel's validation, so `-1`
+/// and `nan` get its message), or a duration with a unit.
+fn seconds(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .or_else(|_| crate::parse::parse_duration(text).map(|d| d.as_secs_f64()))
 }
 
 /// Why `abba compute` failed.
