@@ -31,7 +31,23 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         unit: args.unit.clone(),
         higher_is_better: args.higher_is_better,
     };
-    let loaded = load_files(&paths, &csv).map_err(|e| usage(e.to_string()))?;
+    let mut loaded = load_files(&paths, &csv).map_err(|e| usage(e.to_string()))?;
+    // Imported data say nothing of their run order: name what the analysis will assume.
+    if loaded.dataset.design.is_none() {
+        let blocked = loaded
+            .dataset
+            .series
+            .iter()
+            .all(|s| s.observations.iter().all(|o| o.block.is_some()));
+        loaded.dataset.design = Some(
+            if blocked {
+                "blocks from file"
+            } else {
+                "unpaired (no blocks)"
+            }
+            .to_string(),
+        );
+    }
 
     // A single raw file also tells its seed, its controls and its run-level warnings.
     let raw = match paths.as_slice() {
