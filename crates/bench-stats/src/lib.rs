@@ -87,6 +87,7 @@ pub use crate::summary::{
 pub use crate::variance::{VarianceComponents, paired_variance_components, variance_components};
 pub use crate::wilcoxon::{
     ContinuityCorrection, PAIRED_HL_MAX_DIFFERENCES, PairedShift, WILCOXON_AUTO_EXACT_MAX,
-    WILCOXON_EXACT_MAX, WilcoxonConfig, WilcoxonMethod, WilcoxonMethodChoice, WilcoxonOutcome,
-    paired_hodges_lehmann, wilcoxon_signed_rank, wilcoxon_signed_rank_with,
+    WILCOXON_EXACT_MAX, WILCOXON_PERMUTATION_MAX, WilcoxonConfig, WilcoxonMethod,
+    WilcoxonMethodChoice, WilcoxonOutcome, paired_hodges_lehmann, wilcoxon_signed_rank,
+    wilcoxon_signed_rank_with,
 };

@@ -44,13 +44,24 @@ pub enum WilcoxonMethod {
     Exact,
     /// Tie-corrected normal approximation.
     Asymptotic,
+    /// Exact permutation distribution over all `2^n` sign assignments of the (tied or
+    /// zero-containing) differences: SciPy's `auto` choice for at most
+    /// [`WILCOXON_PERMUTATION_MAX`] differences with ties or zeros.
+    Permutation,
 }
+
+/// Most differences (zeros included) for which [`WilcoxonMethodChoice::Auto`] enumerates
+/// the permutation distribution when there are ties or zeros (`2^13` sign assignments), as
+/// `scipy.stats.wilcoxon(method='auto')` does.
+pub const WILCOXON_PERMUTATION_MAX: usize = 13;
 
 /// Which method the caller asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum WilcoxonMethodChoice {
-    /// Exact for at most 50 differences without ties or zeros, else asymptotic (default).
+    /// Exact for at most 50 differences without ties or zeros; with ties or zeros, the
+    /// permutation distribution for at most 13 differences; else asymptotic (default,
+    /// SciPy's `method='auto'`).
     #[default]
     Auto,
     /// Exact whenever there are no ties or zeros and `n <=` [`WILCOXON_EXACT_MAX`].
@@ -178,7 +189,16 @@ pub fn wilcoxon_signed_rank_with(
             WilcoxonMethodChoice::Exact => n <= WILCOXON_EXACT_MAX,
             WilcoxonMethodChoice::Asymptotic => false,
         };
-    let (p, method, z) = if exact {
+    let permutation = !clean
+        && config.method == WilcoxonMethodChoice::Auto
+        && differences.len() <= WILCOXON_PERMUTATION_MAX;
+    let (p, method, z) = if permutation {
+        (
+            permutation_p(&nonzero, &ranks.ranks, t_plus, config.alternative),
+            WilcoxonMethod::Permutation,
+            None,
+        )
+    } else if exact {
         let pmf = signed_rank_pmf(n);
         let t = t_plus.round() as usize;
         let cdf = |k: usize| pmf[..=k].iter().sum::<f64>();
@@ -222,6 +242,32 @@ pub fn wilcoxon_signed_rank_with(
         n_used: n,
         zeros,
     })
+}
+
+/// p-value of `T+` from all `2^n` sign assignments of the non-zero differences (zeros
+/// flip to themselves, so they scale every count alike and drop out). Mid-ranks are
+/// multiples of 1/2, so the enumeration works on doubled ranks, exactly. Time: O(2^n n).
+fn permutation_p(nonzero: &[f64], ranks: &[f64], t_plus: f64, alternative: Alternative) -> f64 {
+    let twice: Vec<u64> = ranks.iter().map(|r| (2.0 * r).round() as u64).collect();
+    let observed = (2.0 * t_plus).round() as u64;
+    debug_assert_eq!(nonzero.len(), twice.len());
+    let n = twice.len();
+    let (mut ge, mut le) = (0_u64, 0_u64);
+    for mask in 0_u64..(1 << n) {
+        let t: u64 = (0..n)
+            .filter(|&i| mask >> i & 1 == 1)
+            .map(|i| twice[i])
+            .sum();
+        ge += u64::from(t >= observed);
+        le += u64::from(t <= observed);
+    }
+    let total = (1_u64 << n) as f64;
+    let (ge, le) = (ge as f64 / total, le as f64 / total);
+    match alternative {
+        Alternative::TwoSided => (2.0 * ge.min(le)).min(1.0),
+        Alternative::Greater => ge,
+        Alternative::Less => le,
+    }
 }
 
 /// Null probability mass of `T+` for `n` untied non-zero differences: entry `t` is

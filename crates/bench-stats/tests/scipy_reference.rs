@@ -382,3 +382,47 @@ fn scipy_special_function_spot_values() {
         );
     }
 }
+
+#[test]
+fn scipy_wilcoxon_permutation_cases() {
+    use bench_stats::{Alternative, WilcoxonMethodChoice};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/scipy/wilcoxon_permutation.json"
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let cases = r["cases"].as_array().unwrap();
+    assert!(cases.len() >= 60);
+    for (i, c) in cases.iter().enumerate() {
+        let d: Vec<f64> = c["d"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        let alternative = match c["alternative"].as_str().unwrap() {
+            "greater" => Alternative::Greater,
+            "less" => Alternative::Less,
+            _ => Alternative::TwoSided,
+        };
+        let cfg = WilcoxonConfig {
+            alternative,
+            method: WilcoxonMethodChoice::Auto,
+            ..WilcoxonConfig::default()
+        };
+        let w = wilcoxon_signed_rank_with(&d, &cfg).unwrap();
+        assert_eq!(w.method, WilcoxonMethod::Permutation, "case {i}");
+        assert_eq!(
+            w.statistic,
+            c["statistic"].as_f64().unwrap(),
+            "case {i} statistic"
+        );
+        assert_close(
+            w.p_value,
+            c["p_value"].as_f64().unwrap(),
+            EXACT_REL,
+            &format!("wilcoxon permutation {i}"),
+        );
+    }
+}
