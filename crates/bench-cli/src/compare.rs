@@ -91,7 +91,8 @@ fn sched_error(error: SchedError, raw: &Path) -> anyhow::Error {
 }
 
 /// Where the raw runs go when `--output` is not given: a file in the temp directory, so a
-/// failed or interrupted experiment still leaves its data somewhere.
+/// failed or interrupted experiment still leaves its data somewhere (removed once the
+/// report is out).
 fn default_output(seed: u64) -> PathBuf {
     std::env::temp_dir().join(format!("abba-{}-{seed}.jsonl", std::process::id()))
 }
@@ -307,7 +308,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     ));
     result.warnings.extend(warnings);
     let code = emit(&result, &args.analysis)?;
-    if !args.analysis.quiet && !args.analysis.json {
+    if args.output.is_none() && args.resume.is_none() {
+        // The temporary raw file only guards against a failed or interrupted run; once the
+        // report exists it goes (keep runs with --output).
+        let _ = std::fs::remove_file(&raw_path);
+    } else if !args.analysis.quiet && !args.analysis.json {
         eprintln!("raw runs: {}", raw_path.display());
     }
     Ok(code)
