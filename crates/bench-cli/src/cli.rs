@@ -188,6 +188,10 @@ pub struct CompareArgs {
     /// Larger values are better (throughput metrics).
     #[arg(long)]
     pub higher_is_better: bool,
+    /// Unit of a json:FIELD metric for the report (e.g. `items/s`, `MiB`); times and RSS
+    /// know their own.
+    #[arg(long, value_name = "UNIT")]
+    pub unit: Option<String>,
     /// A reference workload run once in every block, for the ratio-of-ratios estimate.
     #[arg(long, value_name = "CMD")]
     pub reference: Option<String>,

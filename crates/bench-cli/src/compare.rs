@@ -227,7 +227,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         timeout: args.timeout,
         metric,
         unit: if args.kernel.is_empty() {
-            None
+            args.unit.clone()
         } else {
             Some("ops/s".into())
         },
@@ -343,6 +343,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         shell: ShellArg::None,
         metric: "wall".into(),
         higher_is_better: true,
+        unit: None,
         reference: None,
         pin: None,
         show_output: false,
