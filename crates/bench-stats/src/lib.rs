@@ -8,14 +8,34 @@
 //!   signed-rank, Holm-Bonferroni, Cliff's delta with Romano magnitudes, Hodges-Lehmann.
 //! - Bootstrap: seeded percentile, BCa and studentized intervals; block bootstrap for
 //!   paired designs, bit-identical whatever the thread count.
-//! - Paired analysis of blocked data, variance components, ratio of ratios, carryover.
-//! - [`Analysis`]: the `abba.analysis/1` model that ties them together.
+//! - Paired analysis of blocked data (the default verdict: Hodges-Lehmann of the per-block
+//!   log-ratios with its signed-rank interval, chosen by calibration), variance components,
+//!   ratio of ratios, carryover.
+//! - [`analyze`] and [`Analysis`]: a [`Dataset`] in, the `abba.analysis/1` model out, with
+//!   a pluggable [`SignificanceTest`] and the practical-significance gate.
 //!
 //! ```
-//! use bench_stats::Sample;
-//! let a = Sample::new(&[10.0, 11.0, 10.5])?;
-//! assert_eq!(a.len(), 3);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! use bench_stats::{AnalysisConfig, Dataset, Observation, Outcome, Series, analyze};
+//! // Two variants measured in the same 8 blocks; B is about 10% faster in every block.
+//! let series = |name: &str, scale: f64| Series {
+//!     name: name.into(),
+//!     class: None,
+//!     observations: (0..8u32)
+//!         .map(|b| Observation { value: scale * (100.0 + f64::from(b % 3)), block: Some(b), position: None })
+//!         .collect(),
+//! };
+//! let data = Dataset {
+//!     unit: "ns".into(),
+//!     higher_is_better: false,
+//!     design: Some("abba".into()),
+//!     series: vec![series("A", 1.0), series("B", 0.9)],
+//!     reference: None,
+//! };
+//! let analysis = analyze(&data, &AnalysisConfig::default())?;
+//! let b = &analysis.groups[0].comparisons[0];
+//! assert_eq!(b.outcome, Outcome::Faster);
+//! assert!((b.ratio.unwrap() - 0.9).abs() < 1e-9);
+//! # Ok::<(), bench_stats::StatsError>(())
 //! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
