@@ -7,7 +7,8 @@
 //! skipped (successfully, with a message) when `python3` cannot import SciPy.
 
 use anyhow::{Context, Result, bail};
-use bench_stats::{Sample, kruskal_wallis, mann_whitney_u};
+use bench_stats::Sample;
+use bench_stats::rank::{kruskal_wallis, mann_whitney_u};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;

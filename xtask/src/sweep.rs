@@ -20,10 +20,11 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use bench_kernel::Op;
 use bench_sched::Design;
-use bench_stats::{
-    BootstrapConfig, BootstrapInterval, FriedmanOutcome, PairedConfig, Sample, bootstrap_statistic,
-    friedman, holm_bonferroni, paired_analysis, summarize, wilcoxon_signed_rank,
-};
+use bench_stats::Sample;
+use bench_stats::descriptive::summarize;
+use bench_stats::paired::{PairedConfig, paired_analysis};
+use bench_stats::rank::{FriedmanOutcome, friedman, holm_bonferroni, wilcoxon_signed_rank};
+use bench_stats::resample::{BootstrapConfig, BootstrapInterval, bootstrap_statistic};
 
 use crate::run::{BlockTable, KernelSpec, Plan, TextTable, build_abba, run_plan, target_dir};
 

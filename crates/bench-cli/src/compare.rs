@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use bench_sched::{
     CommandSpec, CpuSet, Design, ExperimentConfig, FailurePolicy, InterruptFlag, Layout, Metric,
-    OutputMode, RawWriter, RealRunner, ResumePoint, Runner, SchedError, Shell, Variant,
-    run_experiment,
+    Input, OutputMode, RawWriter, RealRunner, ResumePoint, Runner, SchedError, Shell, Variant,
+    analyze_input, run_experiment,
 };
-use bench_stats::{AnalysisConfig, Grouping, Warning};
+use bench_stats::{AnalysisConfig, Grouping, Warning, WarningCode};
 
 use crate::cli::{AnalysisArgs, CompareArgs, DemoArgs, LayoutArg, ShellArg};
 use crate::exit::{Exit, usage};
@@ -293,21 +293,16 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         }
     }
 
-    let loaded = outcome.to_dataset();
-    let mut result =
-        bench_stats::analyze(&loaded.dataset, &analysis).map_err(|e| usage(e.to_string()))?;
-    result.controls = crate::controls::controls(&outcome.header, &outcome.runs, outcome.load_end);
-    let mut warnings: Vec<Warning> = loaded
-        .warnings
-        .iter()
-        .map(crate::controls::read_warning)
-        .collect();
-    warnings.extend(crate::controls::run_warnings(
-        &outcome.header,
-        &outcome.runs,
-    ));
-    result.warnings.extend(warnings);
-    let code = emit(&result, &args.analysis)?;
+    let mut result = analyze_input(&Input::from_outcome(&outcome), &analysis)
+        .map_err(|e| usage(e.to_string()))?;
+    if cfg!(debug_assertions) && !args.kernel.is_empty() {
+        result.warnings.push(Warning::new(
+            WarningCode::DebugBuild,
+            None,
+            "this abba is a debug build and the kernel variants run its own code: build with --release (cargo run --release -p bench-cli) for the speeds users see",
+        ));
+    }
+    let code = emit(result, &args.analysis)?;
     if args.output.is_none() && args.resume.is_none() {
         // The temporary raw file only guards against a failed or interrupted run; once the
         // report exists it goes (keep runs with --output).

@@ -1,18 +1,20 @@
 //! `abba`: paired, blocked, layout-randomized benchmark comparisons.
 //!
 //! This crate only turns arguments into configs and connects the layers: `bench-sched`
-//! runs and records, `bench-stats` analyzes, `bench-report` renders.
+//! runs, records and assembles the analysis ([`bench_sched::analyze_input`]),
+//! `bench-stats` computes it, `bench-report` renders it. Its own words are the flags: a
+//! remedy the libraries state as a fact is worded as the flag that applies it (`words`).
 
 mod analyze;
 mod cli;
 mod compare;
 mod compute;
-mod controls;
 mod exit;
 mod kernel_spec;
 mod output;
 mod parse;
 mod progress;
+mod words;
 
 use std::process::ExitCode;
 

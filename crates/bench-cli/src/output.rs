@@ -14,7 +14,9 @@ use crate::exit::usage;
 
 /// Prints the report (or the JSON), writes the exports, and returns the exit code the
 /// gate decides (0, or 1 when `--fail-if-slower` tripped).
-pub fn emit(analysis: &Analysis, args: &AnalysisArgs) -> anyhow::Result<u8> {
+pub fn emit(mut analysis: Analysis, args: &AnalysisArgs) -> anyhow::Result<u8> {
+    crate::words::word_remedies(&mut analysis);
+    let analysis = &analysis;
     // Exports first: a failed export must not leave the user believing it was written.
     if let Some(path) = &args.export_json {
         let json = render_json(analysis).context("cannot export the analysis as JSON")?;
@@ -112,27 +114,18 @@ pub fn gate_failures(analysis: &Analysis, pct: f64) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bench_stats::{AnalysisConfig, Dataset, Observation, Series, analyze};
+    use bench_stats::{AnalysisConfig, Dataset, Design, Observation, Series, analyze};
 
     fn analysis(base: f64, cand: f64, higher: bool) -> Analysis {
-        let series = |name: &str, v: f64| Series {
-            name: name.into(),
-            class: None,
-            observations: (0..12)
-                .map(|b| Observation {
-                    value: v + (b % 4) as f64 * 0.1,
-                    block: Some(b),
-                    position: None,
-                })
-                .collect(),
+        let series = |name: &str, v: f64| {
+            Series::new(
+                name,
+                (0..12).map(|b| Observation::in_block(v + f64::from(b % 4) * 0.1, b)),
+            )
         };
-        let data = Dataset {
-            unit: "ns".into(),
-            higher_is_better: higher,
-            design: Some("abba".into()),
-            series: vec![series("a", base), series("b", cand)],
-            reference: None,
-        };
+        let data = Dataset::new("ns", vec![series("a", base), series("b", cand)])
+            .with_higher_is_better(higher)
+            .with_design(Design::Abba);
         analyze(&data, &AnalysisConfig::default()).unwrap()
     }
 

@@ -5,7 +5,8 @@
 //! value that may be missing in an `Option`, so a non-finite number anywhere is a bug:
 //! [`render_json`] walks the analysis first and refuses to export it.
 
-use bench_stats::{Analysis, ShiftReport};
+use bench_stats::Analysis;
+use bench_stats::model::ShiftReport;
 
 use crate::error::ExportError;
 
@@ -92,7 +93,7 @@ fn check_finite(a: &Analysis) -> Result<(), ExportError> {
             }
             f.opt(|| format!("{p}.p_value_adjusted"), c.p_value_adjusted);
             if let Some(d) = &c.cliffs_delta {
-                f.num(|| format!("{p}.cliffs_delta.value"), d.value);
+                f.num(|| format!("{p}.cliffs_delta.value"), d.delta);
             }
             f.shift(&format!("{p}.hodges_lehmann"), c.hodges_lehmann.as_ref());
             if let Some(pr) = &c.paired {

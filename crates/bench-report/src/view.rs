@@ -1,10 +1,8 @@
 //! Turns an [`Analysis`] into format-neutral text pieces (tables as cells, lines as
 //! strings) so the console and Markdown renderers only lay them out.
 
-use bench_stats::{
-    Analysis, BenchmarkSummary, Comparison, GroupAnalysis, OmnibusTest, Outcome, PairedReport,
-    ReferenceReport, ShiftReport, Treatment, Verdict,
-};
+use bench_stats::{Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Verdict};
+use bench_stats::model::{OmnibusTest, PairedReport, ReferenceReport, ShiftReport, Treatment};
 
 use crate::options::Symbols;
 use crate::units::{self, Scale, format_value, p_clause, ratio_with_ci, shift_with_ci, stat};
@@ -106,8 +104,7 @@ pub(crate) struct ReportView {
 
 /// Builds the report pieces. Time: O(total benchmarks + blocks).
 pub(crate) fn build(a: &Analysis, sym: &Symbols) -> ReportView {
-    let cross_class =
-        a.groups.len() == 1 && a.groups[0].benchmarks.iter().any(|b| b.class.is_some());
+    let cross_class = a.grouping == Grouping::CrossClass;
     ReportView {
         header: header(a, sym),
         groups: a
@@ -145,7 +142,7 @@ pub(crate) fn build(a: &Analysis, sym: &Symbols) -> ReportView {
 fn header(a: &Analysis, sym: &Symbols) -> Vec<String> {
     let mut first = vec![format!(
         "design {}",
-        a.design.as_deref().unwrap_or("unknown")
+        a.design.map_or("unknown", |d| d.as_str())
     )];
     first.push(format!("seed {}", a.seed));
     first.push(format!("alpha {}", units::plain(a.alpha, sym.none)));
@@ -155,7 +152,7 @@ fn header(a: &Analysis, sym: &Symbols) -> Vec<String> {
     ));
     first.push(format!("{} resamples", a.resamples));
     if let Some(e) = &a.paired_estimator {
-        first.push(format!("verdict estimator {e}"));
+        first.push(format!("verdict estimator {}", e.as_str()));
     }
     let direction = if a.higher_is_better {
         "higher is better"
@@ -182,12 +179,7 @@ fn header(a: &Analysis, sym: &Symbols) -> Vec<String> {
 fn group(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbols) -> GroupView {
     let title = match (&g.class, cross_class) {
         (Some(c), _) => format!("Class {c} (baseline {})", g.baseline),
-        (None, true) => match g
-            .benchmarks
-            .iter()
-            .find(|b| designates(b, &g.baseline))
-            .and_then(|b| b.class.as_deref())
-        {
+        (None, true) => match g.benchmarks.first().and_then(|b| b.class.as_deref()) {
             Some(c) if !g.baseline.starts_with(c) => {
                 format!("All classes (baseline {} in {c})", g.baseline)
             }
@@ -321,16 +313,14 @@ fn summary_table(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbo
         *r = true;
     }
 
-    let matched = match_rows(g);
+    // Row 0 is the baseline, row k + 1 the candidate of comparison k.
     let rows = g
         .benchmarks
         .iter()
-        .zip(&matched)
-        .map(|(b, role)| {
-            let comparison = match role {
-                Role::Candidate(j) => Some(&g.comparisons[*j]),
-                Role::Baseline | Role::Unmatched => None,
-            };
+        .enumerate()
+        .map(|(i, b)| {
+            let is_baseline = i == 0;
+            let comparison = i.checked_sub(1).and_then(|k| g.comparisons.get(k));
             let tone = comparison.map_or(Tone::Plain, |c| Tone::of(c.outcome));
             let mut row = Vec::with_capacity(header.len());
             if cross_class {
@@ -353,7 +343,7 @@ fn summary_table(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbo
                 ));
             }
             match comparison {
-                None if *role == Role::Baseline => {
+                None if is_baseline => {
                     row.push(Cell::plain("baseline"));
                     row.extend((0..3).map(|_| Cell::plain("")));
                 }
@@ -374,7 +364,7 @@ fn summary_table(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbo
                     row.push(Cell::toned(
                         c.cliffs_delta.as_ref().map_or_else(
                             || sym.none.to_owned(),
-                            |d| format!("{} ({:+.2})", d.magnitude, d.value),
+                            |d| format!("{} ({:+.2})", d.magnitude.as_str(), d.delta),
                         ),
                         tone,
                     ));
@@ -389,45 +379,6 @@ fn summary_table(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbo
         rows,
         right_aligned,
     }
-}
-
-/// What a benchmark row is in its group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Baseline,
-    Candidate(usize),
-    Unmatched,
-}
-
-/// Whether `name` designates `b`: its name, or `class.name` (names may repeat across
-/// classes in cross-class mode).
-fn designates(b: &BenchmarkSummary, name: &str) -> bool {
-    b.name == name
-        || b.class.as_deref().is_some_and(|c| {
-            name.strip_prefix(c).and_then(|rest| rest.strip_prefix('.')) == Some(b.name.as_str())
-        })
-}
-
-/// Gives each benchmark row its role: the first benchmark designated by the baseline
-/// name is the baseline, and each comparison goes to the first unclaimed row its
-/// candidate designates (in order, so repeated names pair up one by one).
-/// Time: O(benchmarks x comparisons).
-fn match_rows(g: &GroupAnalysis) -> Vec<Role> {
-    let mut roles = vec![Role::Unmatched; g.benchmarks.len()];
-    if let Some(i) = g.benchmarks.iter().position(|b| designates(b, &g.baseline)) {
-        roles[i] = Role::Baseline;
-    }
-    for (j, c) in g.comparisons.iter().enumerate() {
-        let free = g
-            .benchmarks
-            .iter()
-            .zip(&roles)
-            .position(|(b, r)| *r == Role::Unmatched && designates(b, &c.candidate));
-        if let Some(i) = free {
-            roles[i] = Role::Candidate(j);
-        }
-    }
-    roles
 }
 
 fn mean_sd(
@@ -458,10 +409,10 @@ fn mean_sd(
 /// differences when the verdict estimator is robust, i.e. median- or HL-based, else the
 /// mean difference), otherwise the two-sample Hodges-Lehmann shift.
 fn shift_cell(a: &Analysis, c: &Comparison, sym: &Symbols) -> String {
-    let median_based = a
-        .paired_estimator
-        .as_deref()
-        .is_some_and(|e| e.contains("median") || e.starts_with("hl-"));
+    let median_based = matches!(
+        a.paired_estimator,
+        Some(PairedEstimator::MedianLogRatio | PairedEstimator::HodgesLehmannLogRatio)
+    );
     let hl = |s: &ShiftReport| {
         let ci = s.ci_low.zip(s.ci_high).map(|(lo, hi)| [lo, hi]);
         shift_with_ci(s.shift, ci, &a.unit, sym.none)

@@ -1,7 +1,7 @@
 //! Renderers on analyses of arbitrary finite data: no panic, no NaN, JSON always renders.
 
 use bench_report::{RenderOptions, render_console, render_json, render_markdown};
-use bench_stats::{AnalysisConfig, Dataset, Observation, Series, analyze};
+use bench_stats::{Design, AnalysisConfig, Dataset, Observation, Series, analyze};
 use proptest::prelude::*;
 
 fn value() -> impl Strategy<Value = f64> {
@@ -24,25 +24,23 @@ proptest! {
         pool in proptest::collection::vec(value(), 40),
     ) {
         let series = (0..k)
-            .map(|v| Series {
-                name: format!("variant {v}"),
-                class: None,
-                observations: (0..n)
-                    .map(|i| Observation {
-                        value: pool[(v * 7 + i * 3) % pool.len()],
-                        block: blocked.then_some(i as u32),
-                        position: blocked.then_some(v as u32),
-                    })
-                    .collect(),
+            .map(|v| {
+                Series::new(
+                    format!("variant {v}"),
+                    (0..n).map(|i| {
+                        let value = pool[(v * 7 + i * 3) % pool.len()];
+                        if blocked {
+                            Observation::in_block(value, i as u32).at_position(v as u32)
+                        } else {
+                            Observation::new(value)
+                        }
+                    }),
+                )
             })
             .collect();
-        let data = Dataset {
-            unit: if higher { "ops/s".into() } else { "ns".into() },
-            higher_is_better: higher,
-            design: Some(if blocked { "abba" } else { "csv" }.into()),
-            series,
-            reference: None,
-        };
+        let data = Dataset::new(if higher { "ops/s" } else { "ns" }, series)
+            .with_higher_is_better(higher);
+        let data = if blocked { data.with_design(Design::Abba) } else { data };
         let config = AnalysisConfig { resamples: 200, ..AnalysisConfig::default() };
         let analysis = analyze(&data, &config).expect("finite data analyzes");
         let console = render_console(&analysis, &RenderOptions::default());

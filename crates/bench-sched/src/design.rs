@@ -30,6 +30,15 @@ pub enum Design {
 }
 
 impl Design {
+    /// The analysis model's name for this design.
+    pub fn to_model(self) -> bench_stats::Design {
+        match self {
+            Design::Abba => bench_stats::Design::Abba,
+            Design::Random => bench_stats::Design::Random,
+            Design::Sequential => bench_stats::Design::Sequential,
+        }
+    }
+
     /// The name used on the command line and in raw files (`abba`, `random`, `sequential`).
     pub fn name(self) -> &'static str {
         match self {

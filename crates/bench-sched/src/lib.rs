@@ -14,6 +14,9 @@
 //! - **Importers** ([`load_files`], [`read_csv`], [`read_hyperfine`]): CSV and hyperfine
 //!   JSON into a [`bench_stats::Dataset`]; errors ([`InputError`]) name file, line, column.
 //! - **Host facts** ([`HostFacts`]) for the header.
+//! - **The whole analysis** ([`analyze_input`], [`Input`]): saved or fresh runs into the
+//!   complete `abba.analysis/1` result, controls and run-level warnings included; the one
+//!   entry point `abba compare`, `abba analyze` and the xtask commands share.
 //!
 //! ```
 //! use bench_sched::*;
@@ -68,6 +71,7 @@ mod host;
 mod import;
 mod interrupt;
 mod layout;
+mod pipeline;
 mod raw;
 mod rng;
 mod runner;
@@ -89,6 +93,7 @@ pub use crate::import::{
 };
 pub use crate::interrupt::{InterruptFlag, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
+pub use crate::pipeline::{Experiment, Input, analyze_input};
 pub use crate::raw::{
     RAW_SCHEMA, RawData, RawHeader, RawTrailer, RawVariant, RawWriter, RunRecord, read_raw,
     read_raw_bytes,

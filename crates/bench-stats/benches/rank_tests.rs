@@ -3,7 +3,8 @@
 //!
 //! `cargo bench -p bench-stats --bench rank_tests -- --warm-up-time 1 --measurement-time 2`
 
-use bench_stats::{Sample, hodges_lehmann, kruskal_wallis, mann_whitney_u};
+use bench_stats::Sample;
+use bench_stats::rank::{hodges_lehmann, kruskal_wallis, mann_whitney_u};
 use criterion::{Criterion, criterion_group, criterion_main};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

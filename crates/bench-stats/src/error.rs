@@ -54,10 +54,39 @@ pub enum StatsError {
         /// The variant names there are, comma-separated.
         known: String,
     },
+    /// A name that is not one of the known ones (a design, an estimator).
+    #[error("unknown {what} {name:?}")]
+    UnknownName {
+        /// What was named.
+        what: &'static str,
+        /// The name given.
+        name: String,
+    },
     /// A ratio whose denominator is zero or has the wrong sign.
     #[error("{what}: denominator is zero")]
     ZeroDenominator {
         /// The method.
         what: &'static str,
     },
+}
+
+impl From<crate::descriptive::SampleError> for StatsError {
+    /// An empty sample is [`StatsError::TooFewSamples`]; a NaN or infinite value is
+    /// [`StatsError::InvalidParameter`] named `value`.
+    fn from(e: crate::descriptive::SampleError) -> Self {
+        match e {
+            crate::descriptive::SampleError::Empty => StatsError::TooFewSamples {
+                what: "sample",
+                needed: 1,
+                got: 0,
+            },
+            crate::descriptive::SampleError::NonFinite { value, .. } => {
+                StatsError::InvalidParameter {
+                    name: "value",
+                    value,
+                    reason: "every value must be a finite number",
+                }
+            }
+        }
+    }
 }

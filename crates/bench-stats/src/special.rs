@@ -131,7 +131,7 @@ fn erf_small(x: f64) -> f64 {
 ///
 /// # Examples
 /// ```
-/// let v = bench_stats::erfc(1.0);
+/// let v = bench_stats::special::erfc(1.0);
 /// assert!((v - 0.157_299_207_050_285_13).abs() < 1e-16);
 /// ```
 pub fn erfc(x: f64) -> f64 {
@@ -150,7 +150,7 @@ pub fn erfc(x: f64) -> f64 {
 ///
 /// # Examples
 /// ```
-/// let p = bench_stats::normal_sf(1.959_963_984_540_054);
+/// let p = bench_stats::special::normal_sf(1.959_963_984_540_054);
 /// assert!((p - 0.025).abs() < 1e-15);
 /// ```
 pub fn normal_sf(z: f64) -> f64 {
@@ -224,9 +224,9 @@ fn acklam_lower(p: f64) -> f64 {
 ///
 /// # Examples
 /// ```
-/// let z = bench_stats::normal_ppf(0.975).unwrap();
+/// let z = bench_stats::special::normal_ppf(0.975).unwrap();
 /// assert!((z - 1.959_963_984_540_054).abs() < 1e-13);
-/// assert!(bench_stats::normal_ppf(1.0).is_none());
+/// assert!(bench_stats::special::normal_ppf(1.0).is_none());
 /// ```
 pub fn normal_ppf(p: f64) -> Option<f64> {
     if !(p > 0.0 && p < 1.0) {
@@ -386,7 +386,7 @@ pub fn regularized_gamma_q(a: f64, x: f64) -> Option<f64> {
 /// # Examples
 /// ```
 /// // Kruskal-Wallis H = 7.2 on 2 degrees of freedom.
-/// let p = bench_stats::chi2_sf(7.2, 2).unwrap();
+/// let p = bench_stats::special::chi2_sf(7.2, 2).unwrap();
 /// assert!((p - (-3.6f64).exp()).abs() < 1e-16);
 /// ```
 pub fn chi2_sf(x: f64, df: u32) -> Option<f64> {

@@ -1,10 +1,7 @@
 //! The whole analysis, end to end from a `Dataset`: verdicts, outcomes, gates, JSON.
 
-use bench_stats::{
-    AnalysisConfig, Dataset, EffectSize, Grouping, Observation, Outcome, PairwiseComparison,
-    Series, SignificanceContext, SignificanceReport, SignificanceTest, Verdict, analyze,
-    analyze_with,
-};
+use bench_stats::analysis::{EffectSize, PairwiseComparison, SignificanceContext, SignificanceReport};
+use bench_stats::{AnalysisConfig, Dataset, Grouping, Observation, Outcome, Series, SignificanceTest, Verdict, analyze, analyze_with};
 
 fn appendix() -> serde_json::Value {
     let path = concat!(
@@ -23,47 +20,30 @@ fn values(v: &serde_json::Value) -> Vec<f64> {
 }
 
 fn blocked(name: &str, values: &[f64]) -> Series {
-    Series {
-        name: name.into(),
-        class: None,
-        observations: values
+    Series::new(
+        name,
+        values
             .iter()
             .enumerate()
-            .map(|(b, &value)| Observation {
-                value,
-                block: Some(b as u32),
-                position: None,
-            })
-            .collect(),
-    }
+            .map(|(b, &value)| Observation::in_block(value, b as u32)),
+    )
 }
 
 fn unblocked(name: &str, class: Option<&str>, values: &[f64]) -> Series {
-    Series {
-        name: name.into(),
-        class: class.map(str::to_string),
-        observations: values
-            .iter()
-            .map(|&value| Observation {
-                value,
-                block: None,
-                position: None,
-            })
-            .collect(),
+    let s = Series::new(name, values.iter().map(|&value| Observation::new(value)));
+    match class {
+        Some(c) => s.with_class(c),
+        None => s,
     }
 }
 
+/// `design` is a design name, or anything else (`"csv"`) for an unknown design.
 fn dataset(series: Vec<Series>, higher_is_better: bool, design: &str) -> Dataset {
-    Dataset {
-        unit: if higher_is_better {
-            "Mops/s".into()
-        } else {
-            "ns".into()
-        },
-        higher_is_better,
-        design: Some(design.into()),
-        series,
-        reference: None,
+    let unit = if higher_is_better { "Mops/s" } else { "ns" };
+    let data = Dataset::new(unit, series).with_higher_is_better(higher_is_better);
+    match design.parse() {
+        Ok(d) => data.with_design(d),
+        Err(_) => data,
     }
 }
 
@@ -122,7 +102,7 @@ fn appendix_f_null_pair_is_not_significant_and_equivalent_within_one_percent() {
 #[test]
 fn sequential_design_is_analyzed_unpaired_with_a_warning() {
     let mut data = appendix_pair("real_effect");
-    data.design = Some("sequential".into());
+    data.design = Some(bench_stats::Design::Sequential);
     let analysis = analyze(&data, &AnalysisConfig::default()).unwrap();
     let c = &analysis.groups[0].comparisons[0];
     assert!(c.paired.is_none());
@@ -353,9 +333,9 @@ fn same_seed_same_analysis_different_seed_different_intervals() {
 
 #[test]
 fn very_many_blocks_use_large_sample_intervals_that_still_cover() {
-    use bench_stats::{
-        IntervalMethod, LARGE_SAMPLE_BLOCKS, PairedConfig, PairedEstimator, Sample, paired_analysis,
-    };
+    use bench_stats::{PairedEstimator, Sample};
+    use bench_stats::paired::{LARGE_SAMPLE_BLOCKS, PairedConfig, paired_analysis};
+    use bench_stats::resample::IntervalMethod;
     // Deterministic pseudo-noise; candidate is baseline x 1.05 plus independent noise.
     let n = LARGE_SAMPLE_BLOCKS + 5000;
     let mut x: u64 = 7;
@@ -428,25 +408,22 @@ mod fuzz {
         )
             .prop_map(|(k, n, blocked, classes, pool)| {
                 let series = (0..k)
-                    .map(|v| Series {
-                        name: format!("v{v}"),
-                        class: classes.then(|| format!("c{}", v % 2)),
-                        observations: (0..n)
-                            .map(|i| Observation {
-                                value: pool[(v * 17 + i * 5) % pool.len()],
-                                block: blocked.then_some(i as u32),
-                                position: blocked.then_some(v as u32),
-                            })
-                            .collect(),
+                    .map(|v| {
+                        let s = Series::new(
+                            format!("v{v}"),
+                            (0..n).map(|i| {
+                                let value = pool[(v * 17 + i * 5) % pool.len()];
+                                if blocked {
+                                    Observation::in_block(value, i as u32).at_position(v as u32)
+                                } else {
+                                    Observation::new(value)
+                                }
+                            }),
+                        );
+                        if classes { s.with_class(format!("c{}", v % 2)) } else { s }
                     })
                     .collect();
-                Dataset {
-                    unit: "ns".into(),
-                    higher_is_better: classes,
-                    design: Some(if blocked { "abba" } else { "csv" }.into()),
-                    series,
-                    reference: None,
-                }
+                dataset(series, classes, if blocked { "abba" } else { "csv" })
             })
     }
 

@@ -4,7 +4,9 @@
 
 mod support;
 
-use bench_stats::{Sample, bca_from_replicates, percentile};
+use bench_stats::Sample;
+use bench_stats::descriptive::percentile;
+use bench_stats::resample::bca_from_replicates;
 use serde_json::Value;
 use support::{EXACT_REL, assert_close};
 

@@ -21,11 +21,11 @@
 
 mod sim;
 
-use bench_stats::{
-    AnalysisConfig, BootstrapConfig, CarryoverConfig, CarryoverFinding, CarryoverRun,
-    IntervalMethod, PairedEstimator, Sample, Verdict, analyze, block_bootstrap, carryover,
-    mann_whitney_u, paired_hodges_lehmann, wilcoxon_signed_rank,
-};
+use bench_stats::{AnalysisConfig, PairedEstimator, Sample, Verdict, analyze};
+use bench_stats::diagnostics::{CarryoverConfig, CarryoverFinding, CarryoverRun, carryover};
+use bench_stats::paired::block_bootstrap;
+use bench_stats::rank::{mann_whitney_u, paired_hodges_lehmann, wilcoxon_signed_rank};
+use bench_stats::resample::{BootstrapConfig, IntervalMethod};
 use sim::{Design, Experiment, SimConfig, simulate, values};
 
 const ALPHA: f64 = 0.05;
@@ -352,7 +352,7 @@ fn simulator_reproduces_the_measured_machine() {
 /// Blocks needed for 80 % power, extrapolated from the power `p` measured at 30 blocks
 /// (normal approximation: the standardized effect grows like sqrt(n)).
 fn blocks_for_80_percent(p: f64) -> f64 {
-    let q = |p: f64| bench_stats::normal_ppf(p).expect("p in (0, 1)");
+    let q = |p: f64| bench_stats::special::normal_ppf(p).expect("p in (0, 1)");
     let z = q(1.0 - ALPHA / 2.0);
     30.0 * ((z + q(0.8)) / (z + q(p.clamp(0.01, 0.99)))).powi(2)
 }
@@ -740,7 +740,7 @@ fn carryover_abba_cancels_it_alternation_does_not_and_the_diagnostic_fires() {
     assert!(warned > 0);
 }
 
-/// Whether `bench_stats::carryover` finds a position effect in an ABBA experiment.
+/// Whether `bench_stats::diagnostics::carryover` finds a position effect in an ABBA experiment.
 fn carryover_fires(e: &Experiment) -> bool {
     let runs: Vec<CarryoverRun> = e
         .runs

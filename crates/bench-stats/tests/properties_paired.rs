@@ -1,10 +1,10 @@
 //! Invariants of the descriptives, the bootstrap engine and the paired analysis.
 
-use bench_stats::{
-    BootstrapConfig, CarryoverConfig, CarryoverRun, IntervalMethod, PairedConfig, PairedEstimator,
-    Sample, block_bootstrap, bootstrap_mean, carryover, paired_analysis, ratio_of_ratios,
-    summarize, unpaired_bootstrap_difference, variance_components,
-};
+use bench_stats::{PairedEstimator, Sample};
+use bench_stats::descriptive::summarize;
+use bench_stats::diagnostics::{CarryoverConfig, CarryoverRun, carryover};
+use bench_stats::paired::{PairedConfig, block_bootstrap, paired_analysis, ratio_of_ratios, variance_components};
+use bench_stats::resample::{BootstrapConfig, IntervalMethod, bootstrap_mean, unpaired_bootstrap_difference};
 use proptest::prelude::*;
 
 const METHODS: [IntervalMethod; 3] = [

@@ -4,12 +4,9 @@
 
 mod support;
 
-use bench_stats::{
-    Alternative, Magnitude, MannWhitneyConfig, MannWhitneyMethod, MannWhitneyMethodChoice, Sample,
-    WilcoxonConfig, WilcoxonMethod, WilcoxonMethodChoice, chi2_sf, cliffs_delta, erfc, friedman,
-    hodges_lehmann, holm_bonferroni, kruskal_wallis, ln_gamma, mann_whitney_u, mann_whitney_u_with,
-    normal_cdf, normal_ppf, normal_sf, wilcoxon_signed_rank, wilcoxon_signed_rank_with,
-};
+use bench_stats::Sample;
+use bench_stats::rank::{Alternative, Magnitude, MannWhitneyConfig, MannWhitneyMethod, MannWhitneyMethodChoice, WilcoxonConfig, WilcoxonMethod, WilcoxonMethodChoice, cliffs_delta, friedman, hodges_lehmann, holm_bonferroni, kruskal_wallis, mann_whitney_u, mann_whitney_u_with, wilcoxon_signed_rank, wilcoxon_signed_rank_with};
+use bench_stats::special::{chi2_sf, erfc, ln_gamma, normal_cdf, normal_ppf, normal_sf};
 use serde_json::Value;
 use support::{EXACT_REL, TAIL_REL, assert_close};
 
@@ -385,7 +382,7 @@ fn scipy_special_function_spot_values() {
 
 #[test]
 fn scipy_wilcoxon_permutation_cases() {
-    use bench_stats::{Alternative, WilcoxonMethodChoice};
+    use bench_stats::rank::{Alternative, WilcoxonMethodChoice};
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../fixtures/scipy/wilcoxon_permutation.json"

@@ -4,7 +4,9 @@
 
 mod support;
 
-use bench_stats::{BootstrapConfig, Sample, ratio_of_ratios, variance_components};
+use bench_stats::Sample;
+use bench_stats::paired::{ratio_of_ratios, variance_components};
+use bench_stats::resample::BootstrapConfig;
 use serde_json::Value;
 use support::{EXACT_REL, assert_close};
 
@@ -106,7 +108,7 @@ fn numpy_ratio_of_ratios_cases() {
 
 #[test]
 fn scipy_binomtest_carryover_cases() {
-    use bench_stats::{CarryoverConfig, CarryoverRun, carryover};
+    use bench_stats::diagnostics::{CarryoverConfig, CarryoverRun, carryover};
     let r = reference();
     for (i, case) in r["carryover"].as_array().unwrap().iter().enumerate() {
         let runs: Vec<CarryoverRun> = case["runs"]

@@ -153,13 +153,8 @@ pub fn read_csv_bytes(
     let (c_variant, c_value) = (need("variant")?, need("value")?);
     let (c_block, c_class) = (col.get("block").copied(), col.get("class").copied());
 
-    let mut dataset = Dataset {
-        unit: options.unit.clone(),
-        higher_is_better: options.higher_is_better,
-        design: None,
-        series: Vec::new(),
-        reference: None,
-    };
+    let mut dataset = Dataset::new(options.unit.clone(), Vec::new())
+        .with_higher_is_better(options.higher_is_better);
     let mut blocks_of: Vec<(usize, BTreeSet<u32>)> = Vec::new(); // (first line, blocks) per series
     let mut any_row = false;
     for (line, row) in rows {
@@ -249,10 +244,9 @@ pub fn read_csv_bytes(
         if let Some(b) = block {
             blocks_of[idx].1.insert(b);
         }
-        dataset.series[idx].observations.push(Observation {
-            value,
-            block,
-            position: None,
+        dataset.series[idx].observations.push(match block {
+            Some(b) => Observation::in_block(value, b),
+            None => Observation::new(value),
         });
     }
     if !any_row {

@@ -56,13 +56,7 @@ pub fn read_hyperfine_bytes(file: &str, bytes: &[u8]) -> Result<Loaded, InputErr
             "hyperfine export has no results",
         ));
     }
-    let mut dataset = Dataset {
-        unit: "ns".to_owned(),
-        higher_is_better: false,
-        design: None,
-        series: Vec::new(),
-        reference: None,
-    };
+    let mut dataset = Dataset::new("ns", Vec::new());
     let mut warnings = Vec::new();
     for (i, r) in export.results.into_iter().enumerate() {
         let Some(times) = r.times else {
@@ -108,11 +102,7 @@ pub fn read_hyperfine_bytes(file: &str, bytes: &[u8]) -> Result<Loaded, InputErr
                     format!("results[{i}].times[{j}] = {t} is not a valid duration"),
                 ));
             }
-            series.observations.push(Observation {
-                value: ns,
-                block: None,
-                position: None,
-            });
+            series.observations.push(Observation::new(ns));
         }
         dataset.series.push(series);
     }

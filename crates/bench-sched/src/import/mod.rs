@@ -147,9 +147,9 @@ fn unpair(d: &mut Dataset) {
 
 /// A new series with the given name and no observations.
 pub(crate) fn empty_series(name: &str, class: Option<String>) -> Series {
-    Series {
-        name: name.to_owned(),
-        class,
-        observations: Vec::new(),
+    let series = Series::new(name, []);
+    match class {
+        Some(c) => series.with_class(c),
+        None => series,
     }
 }

@@ -292,11 +292,7 @@ impl RawData {
             .header
             .variants
             .iter()
-            .map(|v| Series {
-                name: v.name.clone(),
-                class: None,
-                observations: Vec::new(),
-            })
+            .map(|v| Series::new(v.name.clone(), []))
             .collect();
         let mut reference = Vec::new();
         let failed = self.runs.iter().filter(|r| !r.succeeded()).count();
@@ -345,11 +341,9 @@ impl RawData {
                         if r.is_reference {
                             reference.push((block, v));
                         } else if let Some(&i) = index.get(r.variant.as_str()) {
-                            series[i].observations.push(Observation {
-                                value: v,
-                                block: Some(block),
-                                position: Some(r.position),
-                            });
+                            series[i]
+                                .observations
+                                .push(Observation::in_block(v, block).at_position(r.position));
                         }
                     }
                 }
@@ -364,11 +358,7 @@ impl RawData {
                     if r.is_reference {
                         reference.push((r.block, v));
                     } else if let Some(&i) = index.get(r.variant.as_str()) {
-                        series[i].observations.push(Observation {
-                            value: v,
-                            block: None,
-                            position: None,
-                        });
+                        series[i].observations.push(Observation::new(v));
                     }
                 }
                 if missing > 0 {
@@ -389,13 +379,12 @@ impl RawData {
                 }
             }
         }
-        let dataset = Dataset {
-            unit: self.header.unit.clone(),
-            higher_is_better: self.header.higher_is_better,
-            design: Some(self.header.design.clone()),
-            series,
-            reference: (!reference.is_empty()).then_some(reference),
-        };
+        let mut dataset = Dataset::new(self.header.unit.clone(), series)
+            .with_higher_is_better(self.header.higher_is_better)
+            .with_design(self.design().to_model());
+        if !reference.is_empty() {
+            dataset = dataset.with_reference(reference);
+        }
         Loaded { dataset, warnings }
     }
 }

@@ -1,17 +1,27 @@
 //! Settings of one analysis.
 
-use crate::bootstrap::IntervalMethod;
+use crate::resample::bootstrap::IntervalMethod;
 use crate::error::StatsError;
-use crate::paired::PairedEstimator;
+use crate::paired::estimators::PairedEstimator;
 
 /// Which classes are compared with each other.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
 pub enum Grouping {
     /// Each class gets its own baseline and table (the default).
     #[default]
     PerClass,
     /// Every benchmark in one table against one baseline.
     CrossClass,
+}
+
+impl Grouping {
+    /// `true` for [`Grouping::PerClass`].
+    pub fn is_per_class(&self) -> bool {
+        *self == Grouping::PerClass
+    }
 }
 
 /// Everything an analysis can be told. `Default` gives abba's defaults.
@@ -100,7 +110,7 @@ impl AnalysisConfig {
                 "must lie in [0, 1)",
             );
         }
-        if self.resamples < crate::bootstrap::MIN_RESAMPLES {
+        if self.resamples < crate::resample::bootstrap::MIN_RESAMPLES {
             return bad(
                 "resamples",
                 f64::from(self.resamples),

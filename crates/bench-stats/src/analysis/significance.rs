@@ -12,15 +12,15 @@
 
 use std::fmt;
 
-use crate::cliff::cliffs_delta;
+use crate::rank::cliff::cliffs_delta;
 use crate::error::StatsError;
-use crate::friedman::friedman;
-use crate::holm::holm_bonferroni;
-use crate::kruskal::kruskal_wallis;
-use crate::mann_whitney::mann_whitney_u;
-use crate::model::{Omnibus, OmnibusTest, ShiftReport, Verdict};
-use crate::sample::Sample;
-use crate::wilcoxon::wilcoxon_signed_rank;
+use crate::rank::friedman::friedman;
+use crate::rank::holm::holm_bonferroni;
+use crate::rank::kruskal::kruskal_wallis;
+use crate::rank::mann_whitney::mann_whitney_u;
+use crate::model::report::{Omnibus, OmnibusTest, ShiftReport, Verdict};
+use crate::descriptive::sample::Sample;
+use crate::rank::wilcoxon::wilcoxon_signed_rank;
 
 /// One group handed to a test: a name and its pre-trim samples.
 #[derive(Debug, Clone, Copy)]
@@ -103,8 +103,9 @@ pub struct SignificanceReport {
 /// # Examples
 /// The median-ratio rule: significant when the medians differ by more than a threshold.
 /// ```
-/// use bench_stats::{EffectSize, Group, PairwiseComparison, Sample, SignificanceContext,
-///                   SignificanceReport, SignificanceTest, Verdict, summarize};
+/// use bench_stats::{Sample, SignificanceTest, Verdict};
+/// use bench_stats::analysis::{EffectSize, Group, PairwiseComparison, SignificanceContext, SignificanceReport};
+/// use bench_stats::descriptive::summarize;
 ///
 /// #[derive(Debug)]
 /// struct MedianRatio { threshold_percent: f64 }
@@ -201,7 +202,7 @@ pub(crate) fn dominance_effect(baseline: &[f64], candidate: &[f64]) -> Option<Ef
     Some(EffectSize {
         metric: "paired-dominance".into(),
         value,
-        magnitude: crate::cliff::Magnitude::from_delta(value).as_str().into(),
+        magnitude: crate::rank::cliff::Magnitude::from_delta(value).as_str().into(),
         practical_value: Some(value.abs()),
     })
 }
@@ -261,7 +262,9 @@ impl SignificanceTest for KruskalWallisTest {
             p_value: kw.p_value,
             significant: kw.p_value < ctx.alpha,
         });
-        let pairwise = post_hoc(ctx, omnibus.as_ref(), |base, g| {
+        let base = ctx.baseline_group();
+        let pairwise = post_hoc(ctx, omnibus.as_ref(), |i| {
+            let g = ctx.groups[i];
             mann_whitney_u(base.sample, g.sample)
                 .ok()
                 .map(|mw| (mw.p_value, cliff_effect(base.sample, g.sample)))
@@ -301,9 +304,8 @@ impl SignificanceTest for FriedmanTest {
         });
         let column = |g: usize| blocks.iter().map(|row| row[g]).collect::<Vec<f64>>();
         let base = column(ctx.baseline);
-        let index_of = |name: &str| ctx.groups.iter().position(|g| g.name == name);
-        let pairwise = post_hoc(ctx, omnibus.as_ref(), |_, g| {
-            let cand = column(index_of(g.name)?);
+        let pairwise = post_hoc(ctx, omnibus.as_ref(), |i| {
+            let cand = column(i);
             let diffs: Vec<f64> = cand.iter().zip(&base).map(|(c, b)| c - b).collect();
             let p = wilcoxon_signed_rank(&diffs).ok()?.p_value;
             Some((p, dominance_effect(&base, &cand)?))
@@ -312,11 +314,12 @@ impl SignificanceTest for FriedmanTest {
     }
 }
 
-/// The omnibus-gated, Holm-corrected post-hoc step shared by the two omnibus tests.
+/// The omnibus-gated, Holm-corrected post-hoc step shared by the two omnibus tests. `test`
+/// gets the candidate's index in `ctx.groups` (names may repeat across classes).
 fn post_hoc(
     ctx: &SignificanceContext<'_>,
     omnibus: Option<&Omnibus>,
-    test: impl Fn(Group<'_>, Group<'_>) -> Option<(f64, EffectSize)>,
+    test: impl Fn(usize) -> Option<(f64, EffectSize)>,
 ) -> Vec<PairwiseComparison> {
     let candidates: Vec<usize> = ctx.candidates().collect();
     if !omnibus.is_some_and(|o| o.significant) {
@@ -325,11 +328,7 @@ fn post_hoc(
             .map(|&i| not_tested(ctx.groups[i].name))
             .collect();
     }
-    let base = ctx.baseline_group();
-    let raw: Vec<Option<(f64, EffectSize)>> = candidates
-        .iter()
-        .map(|&i| test(base, ctx.groups[i]))
-        .collect();
+    let raw: Vec<Option<(f64, EffectSize)>> = candidates.iter().map(|&i| test(i)).collect();
     let p_raw: Vec<Option<f64>> = raw.iter().map(|r| r.as_ref().map(|(p, _)| *p)).collect();
     let adjusted = holm_bonferroni(&p_raw);
     candidates

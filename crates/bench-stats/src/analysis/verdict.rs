@@ -2,7 +2,7 @@
 
 use crate::analysis::config::AnalysisConfig;
 use crate::analysis::significance::EffectSize;
-use crate::model::{Outcome, Verdict};
+use crate::model::report::{Outcome, Verdict};
 
 /// Classifies a comparison into faster, slower, equivalent or inconclusive.
 ///
@@ -48,7 +48,7 @@ pub(crate) struct Facts<'a> {
     /// Runs of (baseline, candidate).
     pub runs: (usize, usize),
     /// What decided the verdict (for the borderline wording).
-    pub basis: &'a str,
+    pub basis: &'a crate::model::report::VerdictBasis,
     /// `(blocks, needed)` when a paired comparison has too few blocks to be tested.
     pub too_few_blocks: Option<(usize, usize)>,
     /// The practical value that failed the gate, if one did.

@@ -215,19 +215,18 @@ impl Session {
 }
 
 fn series(name: &str, runs: &[(usize, u32, u32, f64)], variant: usize, blocked: bool) -> Series {
-    Series {
-        name: name.into(),
-        class: None,
-        observations: runs
-            .iter()
+    Series::new(
+        name,
+        runs.iter()
             .filter(|r| r.0 == variant)
-            .map(|&(_, block, position, value)| Observation {
-                value,
-                block: blocked.then_some(block),
-                position: blocked.then_some(position),
-            })
-            .collect(),
-    }
+            .map(|&(_, block, position, value)| {
+                if blocked {
+                    Observation::in_block(value, block).at_position(position)
+                } else {
+                    Observation::new(value)
+                }
+            }),
+    )
 }
 
 /// Simulates one experiment of `blocks` blocks with `seed` (the same seed gives the same
@@ -299,16 +298,16 @@ pub fn simulate(cfg: &SimConfig, design: Design, blocks: u32, seed: u64) -> Expe
     } else {
         Vec::new()
     };
-    let dataset = Dataset {
-        unit: "ms".into(),
-        higher_is_better: false,
-        design: Some(design.name().into()),
-        series: vec![
+    let mut dataset = Dataset::new(
+        "ms",
+        vec![
             series("A", &runs, 0, blocked),
             series("B", &runs, 1, blocked),
         ],
-        reference: None,
-    };
+    );
+    if let Ok(d) = design.name().parse() {
+        dataset = dataset.with_design(d);
+    }
     Experiment {
         dataset,
         block_means,

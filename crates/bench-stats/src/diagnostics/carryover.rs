@@ -33,7 +33,7 @@
 use std::collections::BTreeMap;
 
 use crate::StatsError;
-use crate::summary::mean;
+use crate::descriptive::summary::mean;
 
 /// One run of an ABBA/BAAB experiment.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -110,7 +110,7 @@ pub struct CarryoverReport {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{carryover, CarryoverConfig, CarryoverFinding, CarryoverRun};
+/// use bench_stats::diagnostics::{carryover, CarryoverConfig, CarryoverFinding, CarryoverRun};
 /// // Version effect +10; every run right after the other variant reads 5 higher.
 /// let mut runs = Vec::new();
 /// for block in 0..8u32 {

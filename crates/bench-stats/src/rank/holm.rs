@@ -15,7 +15,7 @@
 ///
 /// # Examples
 /// ```
-/// let adj = bench_stats::holm_bonferroni(&[Some(0.01), None, Some(0.04), Some(0.03)]);
+/// let adj = bench_stats::rank::holm_bonferroni(&[Some(0.01), None, Some(0.04), Some(0.03)]);
 /// assert_eq!(adj[1], None);
 /// let v: Vec<f64> = adj.iter().flatten().copied().collect();
 /// // sorted: 0.01 * 3 = 0.03, 0.03 * 2 = 0.06, max(0.04 * 1, 0.06) = 0.06

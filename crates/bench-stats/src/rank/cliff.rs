@@ -8,10 +8,12 @@
 //! `n_a n_b` comparisons. Checked against a brute-force NumPy count.
 
 use crate::Sample;
-use crate::rank::cmp_f64;
+use crate::rank::ranks::cmp_f64;
 
 /// Romano et al. (2006) magnitude of `|delta|`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 #[non_exhaustive]
 pub enum Magnitude {
     /// `|delta| < 0.147`.
@@ -63,16 +65,42 @@ impl std::fmt::Display for Magnitude {
     }
 }
 
-/// Cliff's delta of a candidate against a baseline.
+impl CliffsDelta {
+    /// A delta with its magnitude label, as read from a report (the pair counts are 0).
+    pub fn new(delta: f64, magnitude: Magnitude) -> CliffsDelta {
+        CliffsDelta {
+            delta,
+            magnitude,
+            greater: 0,
+            less: 0,
+        }
+    }
+}
+
+impl PartialEq<&str> for Magnitude {
+    /// Compares with the lowercase label ([`Magnitude::as_str`]).
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// Cliff's delta of a candidate against a baseline. In the analysis JSON it is
+/// `{"value": delta, "magnitude": "small"}`; the pair counts are not serialized (a document
+/// read back has them 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct CliffsDelta {
     /// `(#(b > a) - #(b < a)) / (n_a n_b)`, in `[-1, 1]`.
+    #[cfg_attr(feature = "serde", serde(rename = "value"))]
     pub delta: f64,
     /// Romano magnitude of `|delta|`.
     pub magnitude: Magnitude,
     /// Number of pairs with candidate > baseline.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub greater: u64,
     /// Number of pairs with candidate < baseline.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub less: u64,
 }
 
@@ -82,7 +110,8 @@ pub struct CliffsDelta {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{Sample, cliffs_delta, Magnitude};
+/// use bench_stats::Sample;
+/// use bench_stats::rank::{cliffs_delta, Magnitude};
 /// let a = Sample::new(&[1.0, 2.0, 3.0])?;
 /// let b = Sample::new(&[2.0, 3.0, 4.0])?;
 /// let d = cliffs_delta(&a, &b);

@@ -8,7 +8,7 @@
 //! p-value is the chi-square survival function on `k - 1` degrees of freedom.
 
 use crate::StatsError;
-use crate::rank::mid_ranks;
+use crate::rank::ranks::mid_ranks;
 use crate::special::chi2_sf;
 
 /// Result of a Friedman test.
@@ -41,7 +41,7 @@ pub struct FriedmanOutcome {
 /// # Examples
 /// ```
 /// let blocks = [[1.0, 2.0, 3.0], [1.0, 3.0, 2.0], [1.0, 2.0, 3.0]];
-/// let f = bench_stats::friedman(&blocks)?;
+/// let f = bench_stats::rank::friedman(&blocks)?;
 /// assert_eq!(f.df, 2);
 /// assert!((f.statistic - 4.666_666_666_666_667).abs() < 1e-12);
 /// # Ok::<(), bench_stats::StatsError>(())

@@ -20,9 +20,9 @@
 //! that would already move the interval's edge noticeably. The reference's block values
 //! are always returned so a reader can judge for themselves.
 
-use crate::bootstrap::{self, BootstrapConfig, BootstrapInterval, Statistic};
-use crate::model::ReferenceReport;
-use crate::summary::{mean, variance_parts};
+use crate::resample::bootstrap::{self, BootstrapConfig, BootstrapInterval, Statistic};
+use crate::model::report::ReferenceReport;
+use crate::descriptive::summary::{mean, variance_parts};
 use crate::{Sample, StatsError};
 
 /// Approximate relative ratio bias (`CV²` of the reference) above which the reference is
@@ -92,7 +92,9 @@ impl Statistic for RorStat {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{ratio_of_ratios, BootstrapConfig, Sample};
+/// use bench_stats::Sample;
+/// use bench_stats::paired::ratio_of_ratios;
+/// use bench_stats::resample::BootstrapConfig;
 /// let reference = Sample::new(&[100.0, 90.0, 110.0, 95.0])?; // block state
 /// let base = Sample::new(&[200.0, 180.0, 220.0, 190.0])?;
 /// let cand = Sample::new(&[220.0, 198.0, 242.0, 209.0])?;

@@ -1,44 +1,43 @@
 //! The controls section and the run-level warnings of a raw experiment: for every state
 //! dimension the variance-reduction seed names, whether it was randomized, held fixed, or
-//! left uncontrolled, in words.
+//! left uncontrolled, in words (facts only; a front end words the remedies).
 
 use std::collections::BTreeSet;
 
-use bench_sched::{RawHeader, ReadWarning, RunRecord};
-use bench_stats::{Control, Treatment, Warning};
+use bench_stats::model::{Control, Remedy, Treatment};
+use bench_stats::{Warning, WarningCode};
+
+use crate::design::Design;
+use crate::raw::{RawHeader, RunRecord};
 
 fn control(dimension: &str, treatment: Treatment, detail: String) -> Control {
-    Control {
-        dimension: dimension.to_string(),
-        treatment,
-        detail,
-    }
+    Control::new(dimension, treatment, detail)
 }
 
 /// Describes what the experiment in `header` did about each state dimension, from the
 /// header, the measured runs and the load average at the end (when known).
-pub fn controls(
+pub(crate) fn controls(
     header: &RawHeader,
     runs: &[RunRecord],
     load_end: Option<[f64; 3]>,
 ) -> Vec<Control> {
     let measured: Vec<&RunRecord> = runs.iter().filter(|r| !r.is_reference).collect();
     let mut out = Vec::new();
-    out.push(match header.design.as_str() {
-        "abba" => control(
+    out.push(match header.design.parse::<Design>().unwrap_or_default() {
+        Design::Abba => control(
             "run order",
             Treatment::HeldFixed,
             "counterbalanced: ABBA on even blocks, BAAB on odd ones (a Williams square for 3+ variants), so drift and first-order carryover cancel within each pair of blocks".into(),
         ),
-        "random" => control(
+        Design::Random => control(
             "run order",
             Treatment::Randomized,
             format!("a fresh random order in each of {} blocks (seed {})", header.blocks, header.seed),
         ),
-        other => control(
+        Design::Sequential => control(
             "run order",
             Treatment::Uncontrolled,
-            format!("{other}: all runs of one variant, then the next; session drift is confounded with the variants"),
+            format!("{}: all runs of one variant, then the next; session drift is confounded with the variants", header.design),
         ),
     });
     let pads: BTreeSet<usize> = measured.iter().map(|r| r.env_pad).collect();
@@ -76,14 +75,15 @@ pub fn controls(
             "cores",
             Treatment::Uncontrolled,
             format!(
-                "the scheduler chose among CPU(s) {} (use --pin to hold this fixed)",
+                "the scheduler chose among CPU(s) {}",
                 if cpus.is_empty() {
                     "all".to_string()
                 } else {
                     cpus.into_iter().collect::<Vec<_>>().join(" / ")
                 }
             ),
-        ),
+        )
+        .with_remedy(Remedy::PinCpus),
     });
     let h = &header.host;
     out.push(control(
@@ -130,14 +130,17 @@ pub fn controls(
 }
 
 /// Run-level warnings: a layout held fixed, and wall time far above CPU time.
-pub fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warning> {
+pub(crate) fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warning> {
     let mut out = Vec::new();
     if !header.layout.starts_with("random") {
-        out.push(Warning {
-            code: "layout".into(),
-            benchmark: None,
-            message: "memory layout held fixed (--layout fixed): a difference may belong to where the code landed, not to the code".into(),
-        });
+        out.push(
+            Warning::new(
+                WarningCode::Layout,
+                None,
+                "memory layout held fixed: a difference may belong to where the code landed, not to the code",
+            )
+            .with_remedy(Remedy::RandomizeLayout),
+        );
     }
     if header.metric == "wall" {
         for v in &header.variants {
@@ -152,35 +155,16 @@ pub fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warning> {
             ratios.sort_by(f64::total_cmp);
             let median = ratios[ratios.len() / 2];
             if median < 0.5 {
-                out.push(Warning {
-                    code: "wall-above-cpu".into(),
-                    benchmark: Some(v.name.clone()),
-                    message: format!(
+                out.push(Warning::new(
+                    WarningCode::WallAboveCpu,
+                    Some(&v.name),
+                    format!(
                         "wall time is {:.1}x the CPU time (user+sys): the command mostly waits (sleep, I/O, other processes), so wall time measures the wait",
                         1.0 / median.max(1e-9)
                     ),
-                });
+                ));
             }
         }
     }
     out
-}
-
-/// A reader's remark as an analysis warning, with a stable code where one applies.
-pub fn read_warning(w: &ReadWarning) -> Warning {
-    let text = w.message.to_lowercase();
-    let code = if text.contains("merged") || text.contains("unpaired across sessions") {
-        "unpaired-sessions"
-    } else if text.contains("incomplete") {
-        "incomplete-blocks"
-    } else if text.contains("truncated") || text.contains("cut") {
-        "truncated"
-    } else {
-        "input"
-    };
-    Warning {
-        code: code.into(),
-        benchmark: None,
-        message: w.to_string(),
-    }
 }

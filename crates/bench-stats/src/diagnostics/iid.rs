@@ -12,7 +12,7 @@
 
 use crate::Sample;
 use crate::StatsError;
-use crate::mann_whitney::{MannWhitneyConfig, mann_whitney_slices};
+use crate::rank::mann_whitney::{MannWhitneyConfig, mann_whitney_slices};
 
 /// Thresholds of [`iid_checks_with`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,7 +69,8 @@ impl IidChecks {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{Sample, iid_checks};
+/// use bench_stats::Sample;
+/// use bench_stats::diagnostics::iid_checks;
 /// let ramp: Vec<f64> = (0..100).map(|i| 100.0 + f64::from(i)).collect();
 /// let c = iid_checks(&Sample::new(&ramp)?)?;
 /// assert!(c.drift && c.autocorrelated);

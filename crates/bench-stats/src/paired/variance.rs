@@ -13,8 +13,8 @@
 //! same standard error: the pairing gain.
 
 use crate::StatsError;
-use crate::model::VarianceComponentsReport;
-use crate::summary::mean;
+use crate::model::report::VarianceComponentsReport;
+use crate::descriptive::summary::mean;
 
 /// The method-of-moments variance components of blocked replicates.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,7 +60,7 @@ impl VarianceComponents {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::variance_components;
+/// use bench_stats::paired::variance_components;
 /// let blocks = [vec![10.0, 10.2], vec![12.0, 12.2], vec![11.0, 11.4]];
 /// let vc = variance_components(&blocks)?;
 /// assert!(vc.between_block > vc.within_block);

@@ -10,23 +10,25 @@
 //! Conventions: differences are candidate minus baseline; ratios are candidate over
 //! baseline.
 
-use crate::bootstrap::{self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic};
-use crate::model::PairedReport;
-use crate::summary::{mean, median, variance_parts};
-use crate::wilcoxon::paired_hodges_lehmann;
+use crate::resample::bootstrap::{self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic};
+use crate::model::report::PairedReport;
+use crate::descriptive::summary::{mean, median, variance_parts};
+use crate::rank::wilcoxon::paired_hodges_lehmann;
 use crate::{Sample, StatsError};
 
 /// The paired statistic: what [`block_bootstrap`] resamples, and in [`PairedConfig`] the
 /// single switch choosing which estimate decides a paired verdict.
 ///
-/// `MeanDifference` is the appendix's statistic and the default; which one abba uses by
-/// default may change, and callers should read [`PairedAnalysis::primary`] rather than
-/// hard-code a field.
+/// The default is [`PairedEstimator::HodgesLehmannLogRatio`], the same for
+/// [`PairedConfig`] and [`crate::AnalysisConfig`]; `MeanDifference` is the appendix's
+/// statistic. The default may change with calibration: read [`PairedAnalysis::primary`]
+/// rather than hard-code a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum PairedEstimator {
     /// Mean of per-block differences, candidate - baseline. Unit: the data's unit.
-    #[default]
     MeanDifference,
     /// Ratio of block means, `mean(candidate) / mean(baseline)`. Needs positive values.
     RatioOfMeans,
@@ -41,11 +43,14 @@ pub enum PairedEstimator {
     /// are symmetric under no change, which ABBA/BAAB and randomized orders give. abba's
     /// default: the only candidate that held its false-positive rate and coverage at every
     /// block count in the calibration (README, Trust). Needs positive values.
+    #[cfg_attr(feature = "serde", serde(rename = "hl-log-ratio"))]
+    #[default]
     HodgesLehmannLogRatio,
 }
 
 impl PairedEstimator {
-    /// Stable kebab-case name: `mean-difference`, `ratio-of-means`, `median-log-ratio`.
+    /// Stable kebab-case name: `mean-difference`, `ratio-of-means`, `median-log-ratio`,
+    /// `hl-log-ratio`.
     pub fn as_str(self) -> &'static str {
         match self {
             PairedEstimator::MeanDifference => "mean-difference",
@@ -53,6 +58,19 @@ impl PairedEstimator {
             PairedEstimator::MedianLogRatio => "median-log-ratio",
             PairedEstimator::HodgesLehmannLogRatio => "hl-log-ratio",
         }
+    }
+
+    /// Every estimator, in the order of [`PairedEstimator::as_str`]'s list.
+    pub const ALL: [PairedEstimator; 4] = [
+        PairedEstimator::MeanDifference,
+        PairedEstimator::RatioOfMeans,
+        PairedEstimator::MedianLogRatio,
+        PairedEstimator::HodgesLehmannLogRatio,
+    ];
+
+    /// The estimator called `name` ([`PairedEstimator::as_str`]), if any.
+    pub fn from_name(name: &str) -> Option<PairedEstimator> {
+        Self::ALL.into_iter().find(|e| e.as_str() == name)
     }
 
     /// The value meaning "no difference": 0 for the difference, 1 for the ratios.
@@ -199,7 +217,7 @@ fn jackknife_se(stat: &BlockStat<'_, '_>, idx: &[Vec<usize>]) -> Option<f64> {
 /// Block bootstrap interval of one paired statistic.
 ///
 /// `baseline[i]` and `candidate[i]` are block `i`'s values. Whole blocks are resampled
-/// with replacement; see [`crate::BootstrapConfig`] and [`crate::IntervalMethod`] for the
+/// with replacement; see [`crate::resample::BootstrapConfig`] and [`crate::resample::IntervalMethod`] for the
 /// interval. Time: O(B n) for the mean difference and ratio, O(B n log n) for the median
 /// (O(B n² log n) when studentized, through the jackknife standard error).
 ///
@@ -210,7 +228,9 @@ fn jackknife_se(stat: &BlockStat<'_, '_>, idx: &[Vec<usize>]) -> Option<f64> {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{block_bootstrap, BootstrapConfig, PairedEstimator, Sample};
+/// use bench_stats::{PairedEstimator, Sample};
+/// use bench_stats::paired::block_bootstrap;
+/// use bench_stats::resample::BootstrapConfig;
 /// let base = Sample::new(&[100.0, 104.0, 98.0, 101.0, 99.0, 103.0])?;
 /// let cand = Sample::new(&[90.0, 95.0, 88.0, 91.0, 90.0, 92.0])?;
 /// let ci = block_bootstrap(&base, &cand, PairedEstimator::MeanDifference,
@@ -334,8 +354,8 @@ fn large_sample_interval(
         PairedEstimator::MedianLogRatio => {
             let mut l = blocks.positive()?.to_vec();
             l.sort_by(f64::total_cmp);
-            let m = crate::summary::quantile_sorted(&l, 0.5).exp();
-            let (lo, hi) = crate::summary::median_interval_sorted(&l, z);
+            let m = crate::descriptive::summary::quantile_sorted(&l, 0.5).exp();
+            let (lo, hi) = crate::descriptive::summary::median_interval_sorted(&l, z);
             let (low, high) = (lo.exp(), hi.exp());
             (m, low, high, (high - low) / (2.0 * z))
         }
@@ -450,7 +470,8 @@ impl PairedAnalysis {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{paired_analysis, PairedConfig, Sample};
+/// use bench_stats::Sample;
+/// use bench_stats::paired::{paired_analysis, PairedConfig};
 /// let base = Sample::new(&[725.4, 720.8, 726.0, 671.8, 719.2, 722.7])?;
 /// let cand = Sample::new(&[1356.3, 1338.7, 1314.4, 1329.9, 1328.3, 1332.6])?;
 /// let p = paired_analysis(&base, &cand, &PairedConfig::default())?;
@@ -525,7 +546,8 @@ pub fn paired_analysis(
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{cohens_d, Sample};
+/// use bench_stats::Sample;
+/// use bench_stats::paired::cohens_d;
 /// let a = Sample::new(&[1.0, 2.0, 3.0])?;
 /// let b = Sample::new(&[3.0, 4.0, 5.0])?;
 /// assert_eq!(cohens_d(&a, &b), Some(2.0));

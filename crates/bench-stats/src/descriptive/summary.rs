@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use crate::model::{BenchmarkSummary, OutlierCounts};
+use crate::model::report::{BenchmarkSummary, OutlierCounts};
 use crate::{Sample, StatsError};
 
 /// Smallest sample size for which a p99 is reported. Below it the 99th percentile is
@@ -135,7 +135,8 @@ impl Summary {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{summarize, Sample};
+/// use bench_stats::Sample;
+/// use bench_stats::descriptive::summarize;
 /// let s = summarize(&Sample::new(&[1.0, 2.0, 3.0, 4.0, 100.0])?);
 /// assert_eq!(s.median, 3.0);
 /// assert_eq!(s.outliers.high_severe, 1);
@@ -198,7 +199,8 @@ pub fn benchmark_summary(name: &str, sample: &Sample) -> BenchmarkSummary {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{percentile, Sample};
+/// use bench_stats::Sample;
+/// use bench_stats::descriptive::percentile;
 /// let s = Sample::new(&[1.0, 2.0, 3.0, 4.0])?;
 /// assert_eq!(percentile(&s, 50.0)?, 2.5);
 /// assert_eq!(percentile(&s, 90.0)?, 3.7);

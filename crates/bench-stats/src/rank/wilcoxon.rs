@@ -23,8 +23,8 @@
 //! `k = floor(M/2 - z_(1-alpha/2) sigma)` (normal approximation), at least 1.
 
 use crate::StatsError;
-use crate::mann_whitney::Alternative;
-use crate::rank::{cmp_f64, mid_ranks};
+use crate::rank::mann_whitney::Alternative;
+use crate::rank::ranks::{cmp_f64, mid_ranks};
 use crate::special::{normal_cdf, normal_ppf, normal_sf};
 
 /// Largest number of non-zero differences for which the automatic choice is exact.
@@ -125,7 +125,7 @@ pub struct WilcoxonOutcome {
 /// # Examples
 /// ```
 /// let d = [1.5, 2.0, -0.5, 3.0, 2.5, 4.0, 1.0];
-/// let w = bench_stats::wilcoxon_signed_rank(&d)?;
+/// let w = bench_stats::rank::wilcoxon_signed_rank(&d)?;
 /// assert_eq!(w.t_minus, 1.0);
 /// assert!((w.p_value - 4.0 / 128.0).abs() < 1e-15);
 /// # Ok::<(), bench_stats::StatsError>(())
@@ -325,7 +325,7 @@ pub struct PairedShift {
 /// # Examples
 /// ```
 /// let d = [1.0, 2.0, 3.0];
-/// let hl = bench_stats::paired_hodges_lehmann(&d, 0.95)?;
+/// let hl = bench_stats::rank::paired_hodges_lehmann(&d, 0.95)?;
 /// // Walsh averages: 1, 1.5, 2, 2, 2.5, 3 -> median 2.
 /// assert_eq!(hl.estimate, 2.0);
 /// # Ok::<(), bench_stats::StatsError>(())

@@ -10,9 +10,9 @@
 //! stride-subsampled (positions `floor(i len / 512)`) to at most
 //! [`HL_MAX_PER_GROUP`] values, deterministically.
 
-use crate::rank::mid_ranks;
+use crate::rank::ranks::mid_ranks;
 use crate::special::normal_ppf;
-use crate::wilcoxon::{check_confidence, kth_smallest, median_in_place, stride_subsample};
+use crate::rank::wilcoxon::{check_confidence, kth_smallest, median_in_place, stride_subsample};
 use crate::{Sample, StatsError};
 
 /// Each group is stride-subsampled to at most this many values before pairing.
@@ -49,7 +49,8 @@ pub struct ShiftEstimate {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{Sample, hodges_lehmann};
+/// use bench_stats::Sample;
+/// use bench_stats::rank::hodges_lehmann;
 /// let a = Sample::new(&[10.0, 11.0, 12.0, 13.0])?;
 /// let b = Sample::new(&[12.0, 13.0, 14.0, 15.0])?;
 /// let s = hodges_lehmann(&a, &b, 0.95)?;

@@ -12,7 +12,7 @@
 //! before the radix-sort ranking). `cargo xtask scipy-timing`: 55 ms against SciPy's
 //! 225 ms (4.1x).
 
-use crate::rank::group_rank_sums;
+use crate::rank::ranks::group_rank_sums;
 use crate::special::chi2_sf;
 use crate::{Sample, StatsError};
 
@@ -42,7 +42,8 @@ pub struct KruskalWallisOutcome {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{Sample, kruskal_wallis};
+/// use bench_stats::Sample;
+/// use bench_stats::rank::kruskal_wallis;
 /// let g1 = Sample::new(&[1.0, 2.0, 3.0])?;
 /// let g2 = Sample::new(&[4.0, 5.0, 6.0])?;
 /// let g3 = Sample::new(&[7.0, 8.0, 9.0])?;

@@ -6,6 +6,11 @@
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
+pub use crate::analysis::Grouping;
+pub use crate::model::dataset::Design;
+pub use crate::paired::PairedEstimator;
+pub use crate::rank::CliffsDelta;
+
 /// The schema tag written into every analysis.
 pub const ANALYSIS_SCHEMA: &str = "abba.analysis/1";
 
@@ -29,10 +34,18 @@ pub struct Analysis {
     pub higher_is_better: bool,
     /// Minimum practical effect (|Cliff's delta|) a significant verdict must reach; 0 = off.
     pub min_practical_effect: f64,
-    /// The run-order design of the data, when known (`abba`, `random`, `sequential`, `csv`, ...).
-    pub design: Option<String>,
-    /// Which estimator decides paired verdicts (`mean-percentile`, `median-log-ratio`, ...).
-    pub paired_estimator: Option<String>,
+    /// The run-order design of the data, when known.
+    pub design: Option<Design>,
+    /// Which estimator decides two-variant paired verdicts (`hl-log-ratio`,
+    /// `mean-difference`, `ratio-of-means`, `median-log-ratio`).
+    pub paired_estimator: Option<PairedEstimator>,
+    /// Per-class groups (the default) or one cross-class group. Serialized only when
+    /// cross-class (`"grouping": "cross-class"`), so per-class documents are unchanged.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Grouping::is_per_class")
+    )]
+    pub grouping: Grouping,
     /// One per class (per-class mode) or a single group (cross-class mode).
     pub groups: Vec<GroupAnalysis>,
     /// What the experiment did about each state dimension (empty for imported data).
@@ -53,8 +66,31 @@ pub struct GroupAnalysis {
     pub benchmarks: Vec<BenchmarkSummary>,
     /// The omnibus test, for 3+ benchmarks.
     pub omnibus: Option<Omnibus>,
-    /// One per candidate (every benchmark but the baseline).
+    /// One per candidate (every benchmark but the baseline), in the order of
+    /// `benchmarks[1..]`: comparison `k` is about row `k + 1` (see [`GroupAnalysis::row_of`]).
     pub comparisons: Vec<Comparison>,
+}
+
+impl GroupAnalysis {
+    /// The descriptive row of comparison `k`'s candidate: `benchmarks[k + 1]` (the
+    /// baseline's row is `benchmarks[0]`). `None` when `k` is out of range.
+    pub fn row_of(&self, k: usize) -> Option<&BenchmarkSummary> {
+        if k < self.comparisons.len() {
+            self.benchmarks.get(k + 1)
+        } else {
+            None
+        }
+    }
+
+    /// Each comparison with its candidate's descriptive row.
+    pub fn comparisons_with_rows(
+        &self,
+    ) -> impl Iterator<Item = (&Comparison, Option<&BenchmarkSummary>)> + '_ {
+        self.comparisons
+            .iter()
+            .enumerate()
+            .map(|(k, c)| (c, self.row_of(k)))
+    }
 }
 
 /// Descriptive statistics of one benchmark.
@@ -170,16 +206,6 @@ pub struct MannWhitneyReport {
     pub method: String,
 }
 
-/// Cliff's delta with its Romano magnitude label.
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-pub struct CliffsDeltaReport {
-    /// (#(b>a) - #(b<a)) / (n_a n_b), a = baseline, b = candidate.
-    pub value: f64,
-    /// `negligible`, `small`, `medium` or `large`.
-    pub magnitude: String,
-}
-
 /// A location shift with its interval (candidate minus baseline).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
@@ -230,13 +256,18 @@ pub struct Comparison {
     pub candidate: String,
     /// The authoritative significance verdict.
     pub verdict: Verdict,
-    /// What decided it: `paired-bootstrap`, `mann-whitney`, a custom test's name, ...
-    pub verdict_basis: String,
+    /// What decided it (serialized as `paired-signed-rank:hl-log-ratio`,
+    /// `paired-bootstrap:<estimator>`, `friedman+wilcoxon-holm`,
+    /// `kruskal-wallis+mann-whitney-holm`, `mann-whitney`, or a custom test's name).
+    pub verdict_basis: VerdictBasis,
     /// The outcome in plain terms (faster, slower, equivalent, inconclusive).
     pub outcome: Outcome,
     /// The sentence the reports print for this candidate.
     pub summary: String,
-    /// Ratio candidate / baseline: of block means when paired, of medians otherwise.
+    /// Ratio candidate / baseline as the deciding estimator gives it: for two-variant
+    /// paired data the configured [`PairedEstimator`]'s ratio (by default the
+    /// Hodges-Lehmann estimate of the block log-ratios; the ratio of block means for
+    /// `mean-difference` and `ratio-of-means`), otherwise the ratio of medians.
     pub ratio: Option<f64>,
     /// Interval of `ratio`.
     pub ratio_ci: Option<[f64; 2]>,
@@ -244,8 +275,9 @@ pub struct Comparison {
     pub mann_whitney: Option<MannWhitneyReport>,
     /// Holm-Bonferroni adjusted p, when an omnibus gated the post-hoc tests.
     pub p_value_adjusted: Option<f64>,
-    /// Cliff's delta of candidate runs against baseline runs.
-    pub cliffs_delta: Option<CliffsDeltaReport>,
+    /// Cliff's delta of candidate runs against baseline runs (its magnitude reads
+    /// `negligible` when the practical gate downgraded the verdict).
+    pub cliffs_delta: Option<CliffsDelta>,
     /// Hodges-Lehmann shift of candidate runs against baseline runs.
     pub hodges_lehmann: Option<ShiftReport>,
     /// Present when the data are blocked.
@@ -258,14 +290,32 @@ pub struct Comparison {
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Warning {
-    /// Stable machine code: `drift`, `autocorrelation`, `practical-gate`, `p99-withheld`,
-    /// `unpaired-design`, `layout`, `carryover`, `noisy-reference`, `incomplete-blocks`,
-    /// `wall-above-cpu`, `unpaired-sessions`, ...
-    pub code: String,
+    /// Stable machine code (serialized kebab-case: `drift`, `practical-gate`, ...).
+    pub code: WarningCode,
     /// The benchmark it concerns, if one.
     pub benchmark: Option<String>,
-    /// The explanation in words.
+    /// The explanation in words: facts only, no command-line flags.
     pub message: String,
+    /// What the user can change to address it, when something can; a front end words it
+    /// in its own terms (the CLI names the flag). Not serialized.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub remedy: Option<Remedy>,
+}
+
+/// A setting that addresses a [`Warning`], named by what it does rather than by a flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Remedy {
+    /// Set the minimum practical effect to 0 to turn the practical gate off.
+    DisablePracticalGate,
+    /// Run the variants in ABBA blocks so they are paired.
+    PairInBlocks,
+    /// Let the machine settle between runs.
+    SettleBetweenRuns,
+    /// Pin the runs to fixed CPUs.
+    PinCpus,
+    /// Randomize the memory layout per run.
+    RandomizeLayout,
 }
 
 /// How one state dimension of the experiment was treated (the variance-reduction seed:
@@ -292,6 +342,27 @@ pub struct Control {
     pub treatment: Treatment,
     /// In words: over how many draws, at what value, or what was observed.
     pub detail: String,
+    /// What the user can change to control it, when something can (not serialized).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub remedy: Option<Remedy>,
+}
+
+impl Control {
+    /// A state dimension, its treatment and the detail in words.
+    pub fn new(dimension: impl Into<String>, treatment: Treatment, detail: impl Into<String>) -> Self {
+        Control {
+            dimension: dimension.into(),
+            treatment,
+            detail: detail.into(),
+            remedy: None,
+        }
+    }
+
+    /// The same control with a remedy.
+    pub fn with_remedy(mut self, remedy: Remedy) -> Self {
+        self.remedy = Some(remedy);
+        self
+    }
 }
 
 /// Ratio of ratios against a reference workload measured in every block.
@@ -318,4 +389,194 @@ pub struct VarianceComponentsReport {
     pub within_block: f64,
     /// (sigma_b^2 + sigma_w^2) / sigma_w^2: the effective-sample-size gain of pairing.
     pub pairing_gain: Option<f64>,
+}
+
+impl Warning {
+    /// A warning about the whole analysis or, with `benchmark`, about one benchmark.
+    pub fn new(code: WarningCode, benchmark: Option<&str>, message: impl Into<String>) -> Self {
+        Warning {
+            code,
+            benchmark: benchmark.map(str::to_owned),
+            message: message.into(),
+            remedy: None,
+        }
+    }
+
+    /// The same warning with a remedy.
+    pub fn with_remedy(mut self, remedy: Remedy) -> Self {
+        self.remedy = Some(remedy);
+        self
+    }
+}
+
+/// The stable code of a [`Warning`]: what kind of distrust it asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum WarningCode {
+    /// A series with no values was left out.
+    NoData,
+    /// p99 withheld: fewer than [`crate::descriptive::P99_MIN_SAMPLES`] values.
+    #[cfg_attr(feature = "serde", serde(rename = "p99-withheld"))]
+    P99Withheld,
+    /// The first and second halves of a series differ.
+    Drift,
+    /// Consecutive runs are correlated.
+    Autocorrelation,
+    /// Blocks missing a variant were dropped.
+    IncompleteBlocks,
+    /// A raw file was cut short (its last run line unreadable or missing).
+    Truncated,
+    /// The comparison is unpaired (sequential design, or data without blocks).
+    UnpairedDesign,
+    /// A significant verdict was downgraded by the practical gate.
+    PracticalGate,
+    /// The reference workload varies enough to bias the ratio of ratios.
+    NoisyReference,
+    /// Runs follow their position in the block more than their version.
+    Carryover,
+    /// The memory layout was held fixed.
+    Layout,
+    /// Wall time far above CPU time: the command mostly waits.
+    WallAboveCpu,
+    /// Raw files of separate sessions were merged unpaired.
+    UnpairedSessions,
+    /// Any other remark of an input reader.
+    Input,
+    /// What is measured depends on a debug (unoptimized) build of abba itself.
+    DebugBuild,
+}
+
+impl WarningCode {
+    /// The stable kebab-case code, as serialized.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WarningCode::NoData => "no-data",
+            WarningCode::P99Withheld => "p99-withheld",
+            WarningCode::Drift => "drift",
+            WarningCode::Autocorrelation => "autocorrelation",
+            WarningCode::IncompleteBlocks => "incomplete-blocks",
+            WarningCode::Truncated => "truncated",
+            WarningCode::UnpairedDesign => "unpaired-design",
+            WarningCode::PracticalGate => "practical-gate",
+            WarningCode::NoisyReference => "noisy-reference",
+            WarningCode::Carryover => "carryover",
+            WarningCode::Layout => "layout",
+            WarningCode::WallAboveCpu => "wall-above-cpu",
+            WarningCode::UnpairedSessions => "unpaired-sessions",
+            WarningCode::Input => "input",
+            WarningCode::DebugBuild => "debug-build",
+        }
+    }
+}
+
+impl std::fmt::Display for WarningCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What decided a comparison's verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum VerdictBasis {
+    /// Two-variant paired data, an interval from inverting the signed-rank test
+    /// (`paired-signed-rank:hl-log-ratio`).
+    PairedSignedRank(PairedEstimator),
+    /// Two-variant paired data, a block-bootstrap interval
+    /// (`paired-bootstrap:<estimator>`).
+    PairedBootstrap(PairedEstimator),
+    /// Friedman omnibus, then Holm-adjusted Wilcoxon signed-rank post-hoc tests
+    /// (`friedman+wilcoxon-holm`).
+    Friedman,
+    /// Kruskal-Wallis omnibus, then Holm-adjusted Mann-Whitney post-hoc tests
+    /// (`kruskal-wallis+mann-whitney-holm`).
+    KruskalWallis,
+    /// Mann-Whitney U of two unpaired groups.
+    MannWhitney,
+    /// A custom [`crate::SignificanceTest`], by its name.
+    Custom(String),
+}
+
+impl VerdictBasis {
+    /// The paired basis of `estimator`: signed-rank inversion for the Hodges-Lehmann
+    /// estimator, the block bootstrap for the others.
+    pub fn paired(estimator: PairedEstimator) -> VerdictBasis {
+        match estimator {
+            PairedEstimator::HodgesLehmannLogRatio => VerdictBasis::PairedSignedRank(estimator),
+            _ => VerdictBasis::PairedBootstrap(estimator),
+        }
+    }
+
+    /// The paired estimator, for the paired bases.
+    pub fn paired_estimator(&self) -> Option<PairedEstimator> {
+        match self {
+            VerdictBasis::PairedSignedRank(e) | VerdictBasis::PairedBootstrap(e) => Some(*e),
+            _ => None,
+        }
+    }
+
+    /// The serialized form.
+    pub fn to_text(&self) -> String {
+        match self {
+            VerdictBasis::PairedSignedRank(e) => format!("paired-signed-rank:{}", e.as_str()),
+            VerdictBasis::PairedBootstrap(e) => format!("paired-bootstrap:{}", e.as_str()),
+            VerdictBasis::Friedman => "friedman+wilcoxon-holm".into(),
+            VerdictBasis::KruskalWallis => "kruskal-wallis+mann-whitney-holm".into(),
+            VerdictBasis::MannWhitney => "mann-whitney".into(),
+            VerdictBasis::Custom(name) => name.clone(),
+        }
+    }
+
+    /// Reads the serialized form back; any text that is not a built-in basis is a custom
+    /// test's name.
+    pub fn from_text(text: &str) -> VerdictBasis {
+        let paired = |rest: &str| PairedEstimator::from_name(rest);
+        if let Some(e) = text.strip_prefix("paired-signed-rank:").and_then(paired) {
+            return VerdictBasis::PairedSignedRank(e);
+        }
+        if let Some(e) = text.strip_prefix("paired-bootstrap:").and_then(paired) {
+            return VerdictBasis::PairedBootstrap(e);
+        }
+        match text {
+            "friedman+wilcoxon-holm" => VerdictBasis::Friedman,
+            "kruskal-wallis+mann-whitney-holm" => VerdictBasis::KruskalWallis,
+            "mann-whitney" => VerdictBasis::MannWhitney,
+            other => VerdictBasis::Custom(other.to_owned()),
+        }
+    }
+}
+
+impl PartialEq<&str> for WarningCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<&str> for VerdictBasis {
+    fn eq(&self, other: &&str) -> bool {
+        self.to_text() == *other
+    }
+}
+
+impl std::fmt::Display for VerdictBasis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_text())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl Serialize for VerdictBasis {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_text())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> Deserialize<'de> for VerdictBasis {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Ok(VerdictBasis::from_text(&text))
+    }
 }

@@ -34,7 +34,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::Sample;
 use crate::StatsError;
 use crate::special::{normal_cdf, normal_ppf};
-use crate::summary::{mean, quantile_sorted, variance_parts};
+use crate::descriptive::summary::{mean, quantile_sorted, variance_parts};
 
 /// Fewest resamples [`BootstrapConfig::validate`] accepts.
 pub const MIN_RESAMPLES: u32 = 100;
@@ -52,7 +52,7 @@ pub enum IntervalMethod {
     Studentized,
     /// No resampling: a normal-theory (mean, delta-method ratio) or order-statistic
     /// (median) interval. The paired analysis switches to it by itself above
-    /// [`crate::LARGE_SAMPLE_BLOCKS`] blocks, where the bootstrap would cost minutes and the
+    /// [`crate::paired::LARGE_SAMPLE_BLOCKS`] blocks, where the bootstrap would cost minutes and the
     /// large-sample theory is accurate; it cannot be requested for a bootstrap.
     LargeSample,
     /// No resampling: the Hodges-Lehmann interval from inverting the Wilcoxon signed-rank
@@ -492,7 +492,8 @@ impl Statistic for MeanStat<'_> {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{bootstrap_mean, BootstrapConfig, Sample};
+/// use bench_stats::Sample;
+/// use bench_stats::resample::{bootstrap_mean, BootstrapConfig};
 /// let s = Sample::new(&[10.0, 12.0, 11.0, 13.0, 9.0, 11.5])?;
 /// let ci = bootstrap_mean(&s, &BootstrapConfig::default())?;
 /// assert!(ci.low < ci.estimate && ci.estimate < ci.high);
@@ -551,7 +552,8 @@ impl Statistic for MeanDiffStat<'_> {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{unpaired_bootstrap_difference, BootstrapConfig, Sample};
+/// use bench_stats::Sample;
+/// use bench_stats::resample::{unpaired_bootstrap_difference, BootstrapConfig};
 /// let a = Sample::new(&[10.0, 11.0, 10.5, 10.2, 10.8])?;
 /// let b = Sample::new(&[12.0, 12.5, 11.8, 12.2, 12.1])?;
 /// let ci = unpaired_bootstrap_difference(&a, &b, &BootstrapConfig::default())?;
@@ -604,7 +606,7 @@ where
 ///
 /// # Examples
 /// ```
-/// use bench_stats::{bootstrap_statistic, BootstrapConfig};
+/// use bench_stats::resample::{bootstrap_statistic, BootstrapConfig};
 /// let x = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0];
 /// let max = |idx: &[usize]| idx.iter().map(|&i| x[i]).reduce(f64::max);
 /// let ci = bootstrap_statistic(x.len(), max, &BootstrapConfig::default())?;

@@ -1,0 +1,32 @@
+//! The CLI's words for what the libraries state as facts: each [`Remedy`] a warning or a
+//! control carries becomes the flag that applies it.
+
+use bench_stats::Analysis;
+use bench_stats::model::Remedy;
+
+/// The text appended to a warning's message or a control's detail for `remedy`.
+fn remedy_text(remedy: Remedy) -> &'static str {
+    match remedy {
+        Remedy::DisablePracticalGate => " (--min-practical-effect 0 turns the gate off)",
+        Remedy::PairInBlocks => ". Use --design abba to pair them",
+        Remedy::SettleBetweenRuns => ", but consider --settle",
+        Remedy::PinCpus => " (use --pin to hold this fixed)",
+        Remedy::RandomizeLayout => " (--layout random randomizes it per run)",
+        _ => "",
+    }
+}
+
+/// Words every remedy of `analysis` as the flag that applies it (once: the remedy is
+/// taken).
+pub fn word_remedies(analysis: &mut Analysis) {
+    for w in &mut analysis.warnings {
+        if let Some(r) = w.remedy.take() {
+            w.message.push_str(remedy_text(r));
+        }
+    }
+    for c in &mut analysis.controls {
+        if let Some(r) = c.remedy.take() {
+            c.detail.push_str(remedy_text(r));
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The last step of the pipeline: saved or freshly measured runs into the complete
+//! [`Analysis`], controls and run-level warnings included.
+//!
+//! It lives here, one layer above `bench-stats`, because it needs both sides: the
+//! statistics come from [`bench_stats::analyze`], while the controls section and the
+//! run-level warnings are read off the raw experiment (its header, every run record, the
+//! load at the end), which only this crate knows. `abba compare`, `abba analyze` and the
+//! xtask commands all call [`analyze_input`]; a library user gets exactly the report the
+//! CLI prints, minus the CLI's wording of remedies as flags.
+//!
+//! ```
+//! use bench_sched::*;
+//! use bench_stats::AnalysisConfig;
+//! let config = ExperimentConfig {
+//!     variants: vec![
+//!         Variant { name: "A".into(), command: CommandSpec::parse("./a", Shell::None)? },
+//!         Variant { name: "B".into(), command: CommandSpec::parse("./b", Shell::None)? },
+//!     ],
+//!     blocks: 8,
+//!     ..ExperimentConfig::default()
+//! };
+//! let mut sink = RawWriter::to_writer(Vec::new(), "memory");
+//! let outcome = run_experiment(&config, &mut FakeRunner::new(), &mut sink, &mut NoopObserver, &InterruptFlag::new())?;
+//! let analysis = analyze_input(&Input::from_outcome(&outcome), &AnalysisConfig::default())?;
+//! assert_eq!(analysis.groups[0].comparisons.len(), 1);
+//! assert!(!analysis.controls.is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod controls;
+
+use std::path::Path;
+
+use bench_stats::{Analysis, AnalysisConfig, Design, StatsError, Warning, WarningCode};
+
+use crate::error::{InputError, ReadWarning, ReadWarningKind};
+use crate::experiment::Outcome;
+use crate::import::{CsvOptions, InputFormat, Loaded, detect_format, merge_sessions};
+use crate::import::{read_csv_bytes, read_hyperfine_bytes};
+use crate::raw::{RawData, RawHeader, RunRecord, read_raw_bytes};
+
+/// The experiment behind a dataset, when it is known (one raw file, or a run just made).
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    /// The raw header: design, seed, variants, settings, host facts.
+    pub header: RawHeader,
+    /// Every run record, failed and reference runs included.
+    pub runs: Vec<RunRecord>,
+    /// The 1-minute load average at the end, when known.
+    pub load_end: Option<[f64; 3]>,
+}
+
+/// Data ready to analyze: the dataset with the readers' remarks, and the experiment it
+/// came from when there is exactly one.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// The dataset and the readers' warnings.
+    pub loaded: Loaded,
+    /// The experiment, for one raw file or a run just made.
+    pub experiment: Option<Experiment>,
+}
+
+impl Input {
+    /// Reads saved data: raw JSONL, CSV or hyperfine JSON, detected from the content, each
+    /// file read once. Several files are merged unpaired (see [`crate::load_files`]); a single
+    /// raw file keeps its experiment.
+    ///
+    /// # Errors
+    /// [`InputError`] naming the file (and line, column) that cannot be read.
+    pub fn load(paths: &[&Path], csv: &CsvOptions) -> Result<Input, InputError> {
+        let mut sessions = Vec::with_capacity(paths.len());
+        let mut raws = Vec::new();
+        for path in paths {
+            let name = path.display().to_string();
+            let bytes = std::fs::read(path).map_err(|source| InputError::Io {
+                file: name.clone(),
+                source,
+            })?;
+            let one = match detect_format(&bytes) {
+                InputFormat::Raw => {
+                    let raw = read_raw_bytes(&name, &bytes)?;
+                    let loaded = raw.to_dataset();
+                    raws.push(raw);
+                    loaded
+                }
+                InputFormat::Hyperfine => read_hyperfine_bytes(&name, &bytes)?,
+                InputFormat::Csv => read_csv_bytes(&name, &bytes, csv)?,
+            };
+            sessions.push((name, one));
+        }
+        let experiment = match (paths.len(), raws.pop()) {
+            (1, Some(raw)) => Some(Experiment::from_raw(raw)),
+            _ => None,
+        };
+        Ok(Input {
+            loaded: merge_sessions(sessions)?,
+            experiment,
+        })
+    }
+
+    /// One raw file's data and experiment.
+    pub fn from_raw(raw: RawData) -> Input {
+        Input {
+            loaded: raw.to_dataset(),
+            experiment: Some(Experiment::from_raw(raw)),
+        }
+    }
+
+    /// The runs of an experiment just made.
+    pub fn from_outcome(outcome: &Outcome) -> Input {
+        Input {
+            loaded: outcome.to_dataset(),
+            experiment: Some(Experiment {
+                header: outcome.header.clone(),
+                runs: outcome.runs.clone(),
+                load_end: outcome.load_end,
+            }),
+        }
+    }
+
+    /// The seed the experiment recorded, when there is one.
+    pub fn recorded_seed(&self) -> Option<u64> {
+        self.experiment.as_ref().map(|e| e.header.seed)
+    }
+
+    /// `true` when no series holds a value.
+    pub fn is_empty(&self) -> bool {
+        self.loaded
+            .dataset
+            .series
+            .iter()
+            .all(|s| s.observations.is_empty())
+    }
+}
+
+impl Experiment {
+    fn from_raw(raw: RawData) -> Experiment {
+        let load_end = raw.trailer.as_ref().and_then(|t| t.load_end);
+        Experiment {
+            header: raw.header,
+            runs: raw.runs,
+            load_end,
+        }
+    }
+}
+
+/// The complete analysis of `input`: [`bench_stats::analyze`] of its dataset (imported
+/// data of unknown design are named by what the analysis assumes: paired by the file's
+/// blocks, or unpaired), then the readers' remarks, the experiment's controls and its
+/// run-level warnings.
+///
+/// # Errors
+/// [`StatsError`] from [`bench_stats::analyze`]: a setting out of range, an unknown
+/// baseline, or no values at all.
+pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis, StatsError> {
+    let mut dataset = input.loaded.dataset.clone();
+    if dataset.design.is_none() {
+        let blocked = dataset
+            .series
+            .iter()
+            .all(|s| s.observations.iter().all(|o| o.block.is_some()));
+        dataset.design = Some(if blocked {
+            Design::BlocksFromFile
+        } else {
+            Design::Unpaired
+        });
+    }
+    let mut analysis = bench_stats::analyze(&dataset, config)?;
+    analysis
+        .warnings
+        .extend(input.loaded.warnings.iter().map(read_warning));
+    if let Some(e) = &input.experiment {
+        analysis.controls = controls::controls(&e.header, &e.runs, e.load_end);
+        analysis
+            .warnings
+            .extend(controls::run_warnings(&e.header, &e.runs));
+    }
+    Ok(analysis)
+}
+
+/// A reader's remark as an analysis warning, coded by its kind.
+fn read_warning(w: &ReadWarning) -> Warning {
+    let code = match w.kind {
+        ReadWarningKind::UnpairedSessions => WarningCode::UnpairedSessions,
+        ReadWarningKind::IncompleteBlocks => WarningCode::IncompleteBlocks,
+        ReadWarningKind::Truncated => WarningCode::Truncated,
+        _ => WarningCode::Input,
+    };
+    Warning::new(code, None, w.to_string())
+}

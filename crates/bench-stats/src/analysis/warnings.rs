@@ -1,0 +1,205 @@
+//! The warnings of one group: percentiles withheld, drift and autocorrelation of each
+//! series, dropped blocks, unpaired designs, and ABBA carryover. Facts only: a front end
+//! words the remedies in its own terms.
+
+use std::collections::BTreeMap;
+
+use crate::analysis::blocks::BlockTable;
+use crate::descriptive::Sample;
+use crate::diagnostics::carryover::{CarryoverConfig, CarryoverFinding, CarryoverRun, carryover};
+use crate::diagnostics::iid::iid_checks;
+use crate::model::dataset::{Dataset, Design, Series};
+use crate::model::report::{Remedy, Warning, WarningCode};
+
+pub(crate) fn fmt_p(p: Option<f64>) -> String {
+    match p {
+        Some(p) if p < 1e-4 => format!("{p:.1e}"),
+        Some(p) => format!("{p:.4}"),
+        None => "n/a".to_string(),
+    }
+}
+
+/// The ABBA carryover diagnostic for a two-variant blocked group: warns when the values
+/// follow position (who ran just before) rather than version.
+pub(crate) fn carryover_warnings(
+    data: &Dataset,
+    members: &[&Series],
+    table: &BlockTable,
+    warnings: &mut Vec<Warning>,
+) {
+    if data.design != Some(Design::Abba) {
+        return;
+    }
+    // Positions among the two variants' runs only (a reference run may sit in the block).
+    let mut by_block: BTreeMap<u32, Vec<(u32, usize, f64)>> = BTreeMap::new();
+    for (variant, s) in members.iter().enumerate() {
+        for o in &s.observations {
+            if let (Some(b), Some(p)) = (o.block, o.position) {
+                if table.ids.binary_search(&b).is_ok() {
+                    by_block.entry(b).or_default().push((p, variant, o.value));
+                }
+            }
+        }
+    }
+    let mut runs = Vec::new();
+    for (block, mut cells) in by_block {
+        cells.sort_by_key(|c| c.0);
+        for (position, (_, variant, value)) in cells.into_iter().enumerate() {
+            runs.push(CarryoverRun {
+                variant,
+                block,
+                position: position as u32,
+                value,
+            });
+        }
+    }
+    let Ok(report) = carryover(&runs, &CarryoverConfig::default()) else {
+        return;
+    };
+    let warning = match report.finding {
+        CarryoverFinding::NotDetected => return,
+        CarryoverFinding::PositionDominates => Warning::new(
+            WarningCode::Carryover,
+            None,
+            format!(
+                "carryover: runs that follow the other variant differ by {:+.4} on average (sign test p = {}), as much as the version effect itself; the result may reflect run order, not the change",
+                report.position_effect,
+                fmt_p(Some(report.p_value))
+            ),
+        ),
+        _ => Warning::new(
+            WarningCode::Carryover,
+            None,
+            format!(
+                "carryover: runs that follow the other variant differ by {:+.4} on average (sign test p = {}); ABBA order cancels a symmetric carryover",
+                report.position_effect,
+                fmt_p(Some(report.p_value))
+            ),
+        )
+        .with_remedy(Remedy::SettleBetweenRuns),
+    };
+    warnings.push(warning);
+}
+
+/// p99 is withheld for every member with fewer than [`crate::descriptive::P99_MIN_SAMPLES`]
+/// values: one warning naming them.
+pub(crate) fn p99_withheld(members: &[&Series], samples: &[Sample], warnings: &mut Vec<Warning>) {
+    let min = crate::descriptive::P99_MIN_SAMPLES;
+    let withheld: Vec<String> = members
+        .iter()
+        .zip(samples)
+        .filter(|(_, sample)| sample.len() < min)
+        .map(|(s, sample)| format!("{} (n = {})", s.name, sample.len()))
+        .collect();
+    if !withheld.is_empty() {
+        warnings.push(Warning::new(
+            WarningCode::P99Withheld,
+            None,
+            format!(
+                "p99 withheld for {}: with fewer than {min} values the 99th percentile is just the maximum; median and p90 are reported instead",
+                withheld.join(", ")
+            ),
+        ));
+    }
+}
+
+/// Drift and autocorrelation of each member's run stream.
+pub(crate) fn iid(members: &[&Series], samples: &[Sample], warnings: &mut Vec<Warning>) {
+    for (s, sample) in members.iter().zip(samples) {
+        let Ok(iid) = iid_checks(sample) else {
+            continue;
+        };
+        if iid.drift {
+            warnings.push(Warning::new(
+                WarningCode::Drift,
+                Some(&s.name),
+                format!(
+                    "the first and second halves of the runs differ (split-half Mann-Whitney p = {}): the machine's state moved during the experiment",
+                    fmt_p(iid.drift_p_value)
+                ),
+            ));
+        }
+        if iid.autocorrelated {
+            warnings.push(Warning::new(
+                WarningCode::Autocorrelation,
+                Some(&s.name),
+                format!(
+                    "consecutive runs are correlated (lag-1 r = {:.2}); the effective number of independent runs is about {:.0} of {}",
+                    iid.lag1_autocorrelation.unwrap_or(0.0),
+                    iid.effective_n.unwrap_or(0.0),
+                    iid.n
+                ),
+            ));
+        }
+    }
+}
+
+/// Blocks dropped because a member did not run in them, and comparisons that are unpaired
+/// (by design, or because the data carry no blocks).
+pub(crate) fn pairing(
+    data: &Dataset,
+    members: usize,
+    table: Option<&BlockTable>,
+    warnings: &mut Vec<Warning>,
+) {
+    if let Some(t) = table.filter(|t| t.dropped > 0) {
+        warnings.push(Warning::new(
+            WarningCode::IncompleteBlocks,
+            None,
+            format!(
+                "{} incomplete block(s) dropped: only blocks in which every variant ran are compared",
+                t.dropped
+            ),
+        ));
+    }
+    if members < 2 {
+        return;
+    }
+    if data.design == Some(Design::Sequential) {
+        warnings.push(
+            Warning::new(
+                WarningCode::UnpairedDesign,
+                None,
+                "sequential design: all runs of one variant, then the next; the comparison is unpaired, so drift between the sessions counts as an effect",
+            )
+            .with_remedy(Remedy::PairInBlocks),
+        );
+    } else if table.is_none() {
+        warnings.push(Warning::new(
+            WarningCode::UnpairedDesign,
+            None,
+            "the data carry no blocks, so the variants are compared unpaired (every run against every run): whatever drifted between the times each variant was measured counts as an effect. `abba compare` measures them in blocks",
+        ));
+    }
+}
+
+/// The gate's downgrade of a significant verdict whose practical value is below the
+/// minimum.
+pub(crate) fn practical_gate(
+    candidate: &str,
+    metric: &str,
+    value: f64,
+    minimum: f64,
+) -> Warning {
+    Warning::new(
+        WarningCode::PracticalGate,
+        Some(candidate),
+        format!(
+            "significant, but the practical effect {metric} = {value:.3} is below the minimum {minimum:.3}: reported as not significant"
+        ),
+    )
+    .with_remedy(Remedy::DisablePracticalGate)
+}
+
+/// A reference workload noisy enough to bias the ratio of ratios.
+pub(crate) fn noisy_reference(candidate: &str, cv: f64, bias: f64) -> Warning {
+    Warning::new(
+        WarningCode::NoisyReference,
+        Some(candidate),
+        format!(
+            "the reference varies by {:.1}% from block to block, enough to bias the ratio of ratios by about {:.2}%; judge it against the block values",
+            cv * 100.0,
+            bias * 100.0
+        ),
+    )
+}

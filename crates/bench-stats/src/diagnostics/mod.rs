@@ -1,0 +1,8 @@
+//! Checks of the assumptions behind the intervals: independence and stationarity of a run
+//! stream (drift, autocorrelation), and carryover between the runs of an ABBA block.
+
+pub mod carryover;
+pub mod iid;
+
+pub use carryover::{CarryoverConfig, CarryoverFinding, CarryoverReport, CarryoverRun, carryover};
+pub use iid::{IidChecks, IidConfig, iid_checks, iid_checks_with};

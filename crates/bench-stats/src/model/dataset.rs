@@ -1,0 +1,188 @@
+//! The input of an analysis: named series of observations, optionally blocked.
+
+#[cfg(feature = "serde")]
+use serde::{Deserialize, Serialize};
+
+/// The run-order design that produced a dataset. It decides whether blocks pair the
+/// variants: every design but [`Design::Sequential`] and [`Design::Unpaired`] compares
+/// within blocks when the data carry them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[non_exhaustive]
+pub enum Design {
+    /// ABBA on even blocks, BAAB on odd ones (a Williams square for 3+ variants).
+    #[cfg_attr(feature = "serde", serde(rename = "abba"))]
+    Abba,
+    /// A fresh random order in every block.
+    #[cfg_attr(feature = "serde", serde(rename = "random"))]
+    Random,
+    /// All runs of one variant, then the next: unpaired by construction.
+    #[cfg_attr(feature = "serde", serde(rename = "sequential"))]
+    Sequential,
+    /// Imported data with a block column: paired by those blocks, order unknown.
+    #[cfg_attr(feature = "serde", serde(rename = "blocks from file"))]
+    BlocksFromFile,
+    /// Imported data without blocks: compared unpaired.
+    #[cfg_attr(feature = "serde", serde(rename = "unpaired (no blocks)"))]
+    Unpaired,
+}
+
+impl Design {
+    /// The serialized name (`abba`, `random`, `sequential`, `blocks from file`,
+    /// `unpaired (no blocks)`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Design::Abba => "abba",
+            Design::Random => "random",
+            Design::Sequential => "sequential",
+            Design::BlocksFromFile => "blocks from file",
+            Design::Unpaired => "unpaired (no blocks)",
+        }
+    }
+
+    /// `false` for the designs whose runs must never be paired by block.
+    pub fn pairs_blocks(self) -> bool {
+        !matches!(self, Design::Sequential | Design::Unpaired)
+    }
+}
+
+impl std::str::FromStr for Design {
+    type Err = crate::StatsError;
+
+    /// Parses the names of [`Design::as_str`].
+    fn from_str(s: &str) -> Result<Design, crate::StatsError> {
+        [
+            Design::Abba,
+            Design::Random,
+            Design::Sequential,
+            Design::BlocksFromFile,
+            Design::Unpaired,
+        ]
+        .into_iter()
+        .find(|d| d.as_str() == s)
+        .ok_or(crate::StatsError::UnknownName { what: "design", name: s.to_owned() })
+    }
+}
+
+impl std::fmt::Display for Design {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One observation of one variant. Build it with [`Observation::new`] or
+/// [`Observation::in_block`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct Observation {
+    /// The measured value (time in the dataset's unit, or a throughput).
+    pub value: f64,
+    /// The block it was measured in, when the design is blocked (0-based).
+    pub block: Option<u32>,
+    /// Its 0-based position inside the block, when known (for the carryover diagnostic).
+    pub position: Option<u32>,
+}
+
+/// All observations of one variant, in arrival order. Build it with [`Series::new`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Series {
+    /// Variant name (unique within the dataset).
+    pub name: String,
+    /// Optional class: per-class mode compares only within a class.
+    pub class: Option<String>,
+    /// Observations in the order they were measured.
+    pub observations: Vec<Observation>,
+}
+
+/// Everything an analysis needs to know about the data. Build it with [`Dataset::new`]
+/// and the `with_*` methods.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Dataset {
+    /// Unit of the values (`ns`, `ops/s`, ...).
+    pub unit: String,
+    /// `true` when larger values are better.
+    pub higher_is_better: bool,
+    /// The run-order design that produced the data, when known.
+    pub design: Option<Design>,
+    /// The variants, first one the default baseline.
+    pub series: Vec<Series>,
+    /// Values of a reference workload, one per block, when one ran (`--reference`).
+    pub reference: Option<Vec<(u32, f64)>>,
+}
+
+impl Observation {
+    /// A value measured outside any block (unpaired data).
+    pub fn new(value: f64) -> Observation {
+        Observation {
+            value,
+            block: None,
+            position: None,
+        }
+    }
+
+    /// A value measured in block `block` (0-based).
+    pub fn in_block(value: f64, block: u32) -> Observation {
+        Observation {
+            value,
+            block: Some(block),
+            position: None,
+        }
+    }
+
+    /// The same observation at 0-based `position` inside its block.
+    pub fn at_position(mut self, position: u32) -> Observation {
+        self.position = Some(position);
+        self
+    }
+}
+
+impl Series {
+    /// The observations of the variant called `name`, in the order they were measured.
+    pub fn new(name: impl Into<String>, observations: impl IntoIterator<Item = Observation>) -> Series {
+        Series {
+            name: name.into(),
+            class: None,
+            observations: observations.into_iter().collect(),
+        }
+    }
+
+    /// The same series in class `class` (per-class mode compares only within a class).
+    pub fn with_class(mut self, class: impl Into<String>) -> Series {
+        self.class = Some(class.into());
+        self
+    }
+}
+
+impl Dataset {
+    /// Series of values in `unit` where lower is better (times), design unknown, no
+    /// reference workload. The first series is the default baseline.
+    pub fn new(unit: impl Into<String>, series: Vec<Series>) -> Dataset {
+        Dataset {
+            unit: unit.into(),
+            higher_is_better: false,
+            design: None,
+            series,
+            reference: None,
+        }
+    }
+
+    /// The same data with larger values better (throughput) when `yes`.
+    pub fn with_higher_is_better(mut self, yes: bool) -> Dataset {
+        self.higher_is_better = yes;
+        self
+    }
+
+    /// The same data with the design that produced it.
+    pub fn with_design(mut self, design: Design) -> Dataset {
+        self.design = Some(design);
+        self
+    }
+
+    /// The same data with a reference workload's value per block: `(block, value)`.
+    pub fn with_reference(mut self, values: Vec<(u32, f64)>) -> Dataset {
+        self.reference = Some(values);
+        self
+    }
+}

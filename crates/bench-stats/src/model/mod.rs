@@ -1,0 +1,8 @@
+//! The data model: what an analysis takes in ([`Dataset`]) and what it gives back
+//! ([`Analysis`], the `abba.analysis/1` document every renderer and script reads).
+
+pub mod dataset;
+pub mod report;
+
+pub use dataset::{Dataset, Observation, Series};
+pub use report::*;

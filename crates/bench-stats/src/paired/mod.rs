@@ -1,0 +1,14 @@
+//! Blocked (paired) data: the block bootstrap and the paired estimators, effect sizes
+//! (Cohen's dz), variance components (what pairing gains), and the ratio of ratios against
+//! a reference workload.
+
+pub mod estimators;
+pub mod reference;
+pub mod variance;
+
+pub use estimators::{
+    LARGE_SAMPLE_BLOCKS, PairedAnalysis, PairedConfig, PairedEstimator, block_bootstrap,
+    cohens_d, paired_analysis,
+};
+pub use reference::{REFERENCE_BIAS_LIMIT, RatioOfRatios, ratio_of_ratios};
+pub use variance::{VarianceComponents, paired_variance_components, variance_components};
