@@ -204,6 +204,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let seed = args.seed.or(resumed_seed).unwrap_or_else(fresh_seed);
     let analysis = analysis_config(&args.analysis, seed)?;
 
+    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     let config = ExperimentConfig {
         variants: names
             .iter()
@@ -243,7 +244,6 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
             FailurePolicy::Stop
         },
         abba_version: env!("CARGO_PKG_VERSION").to_string(),
-        stop: InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?,
         resume,
     };
 
@@ -275,7 +275,13 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         config.blocks,
         args.analysis.quiet,
     );
-    let outcome = run_experiment(&config, &mut RealRunner::new(), &mut writer, &mut progress);
+    let outcome = run_experiment(
+        &config,
+        &stop,
+        &mut RealRunner::new(),
+        &mut writer,
+        &mut progress,
+    );
     progress.finish();
     let outcome = outcome.map_err(|e| sched_error(e, &raw_path))?;
     for name in &names {

@@ -29,7 +29,8 @@
 //! print!("{}", config.schedule()); // block 0: 0 1 1 0 ...
 //! let mut runner = FakeRunner::new();
 //! let mut sink = RawWriter::to_writer(Vec::new(), "memory");
-//! let outcome = run_experiment(&config, &mut runner, &mut sink, &mut NoopObserver)?;
+//! let stop = InterruptFlag::new(); // a binary uses InterruptFlag::from_signals()?
+//! let outcome = run_experiment(&config, &stop, &mut runner, &mut sink, &mut NoopObserver)?;
 //! let loaded = outcome.to_dataset();
 //! assert_eq!(loaded.dataset.series[0].observations.len(), 8); // 2 per block
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -5,7 +5,6 @@ use std::time::Duration;
 use crate::cpus::CpuSet;
 use crate::design::{Design, ReferenceRuns, Schedule};
 use crate::error::SchedError;
-use crate::interrupt::InterruptFlag;
 use crate::layout::Layout;
 use crate::runner::{CommandSpec, Metric, OutputMode};
 
@@ -69,8 +68,6 @@ pub struct ExperimentConfig {
     pub on_failure: FailurePolicy,
     /// Version string written in the header. Default: this crate's version.
     pub abba_version: String,
-    /// Stop flag (use [`InterruptFlag::from_signals`] in a binary). Default: a fresh flag.
-    pub stop: InterruptFlag,
     /// Continue a previous run of the same experiment. Default: none.
     pub resume: Option<ResumePoint>,
 }
@@ -94,7 +91,6 @@ impl Default for ExperimentConfig {
             output: OutputMode::Discard,
             on_failure: FailurePolicy::Stop,
             abba_version: env!("CARGO_PKG_VERSION").to_owned(),
-            stop: InterruptFlag::new(),
             resume: None,
         }
     }

@@ -57,7 +57,8 @@ fn status_text(t: Termination) -> String {
 /// Before the first run every program is resolved (a missing one stops everything). A run
 /// that fails (non-zero exit, signal, timeout, unreadable `json:` metric) is recorded and,
 /// under [`FailurePolicy::Stop`], ends the experiment with an error naming the variant,
-/// block and stderr tail. When the stop flag is raised the running child's process group
+/// block and stderr tail. When `stop` is raised (use [`InterruptFlag::from_signals`] in a
+/// binary, a fresh [`InterruptFlag::new`] otherwise) the running child's process group
 /// is killed, the cut-off run is not recorded, a trailer line is written, and
 /// [`SchedError::Interrupted`] is returned; the file stays readable.
 ///
@@ -77,13 +78,20 @@ fn status_text(t: Termination) -> String {
 ///     ..ExperimentConfig::default()
 /// };
 /// let mut runner = FakeRunner::new();
-/// let outcome = run_experiment(&config, &mut runner, &mut RawWriter::discard(), &mut NoopObserver)?;
+/// let outcome = run_experiment(
+///     &config,
+///     &InterruptFlag::new(),
+///     &mut runner,
+///     &mut RawWriter::discard(),
+///     &mut NoopObserver,
+/// )?;
 /// assert_eq!(outcome.runs.len(), 8); // ABBA + BAAB
 /// assert_eq!(runner.calls().len(), 10); // plus one warm-up run per variant
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn run_experiment(
     config: &ExperimentConfig,
+    stop: &InterruptFlag,
     runner: &mut dyn Runner,
     out: &mut RawWriter,
     observer: &mut dyn Observer,
@@ -117,7 +125,6 @@ pub fn run_experiment(
     let allowed = runner
         .allowed_cpus(config.pin.as_ref())
         .map(|c| c.to_string());
-    let stop = &config.stop;
     let request = |command, env_pad| RunRequest {
         command,
         env_pad,

@@ -67,7 +67,14 @@ fn runs_follow_the_schedule_with_warmup_and_pads() {
     };
     let mut fake = FakeRunner::new();
     let mut obs = Recorder::default();
-    let outcome = run_experiment(&config, &mut fake, &mut RawWriter::discard(), &mut obs).unwrap();
+    let outcome = run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut fake,
+        &mut RawWriter::discard(),
+        &mut obs,
+    )
+    .unwrap();
     let order: Vec<&str> = fake.calls().iter().map(|c| c.variant.as_str()).collect();
     assert_eq!(
         order,
@@ -113,6 +120,7 @@ fn same_seed_same_pads_different_seed_differs() {
         let mut fake = FakeRunner::new();
         run_experiment(
             &config,
+            &InterruptFlag::new(),
             &mut fake,
             &mut RawWriter::discard(),
             &mut NoopObserver,
@@ -146,7 +154,14 @@ fn failure_stops_with_variant_block_and_stderr_unless_ignored() {
     let mut fake = FakeRunner::new().with_script(script);
     let buf = Shared::default();
     let mut w = RawWriter::to_writer(buf.clone(), "mem");
-    let err = run_experiment(&config, &mut fake, &mut w, &mut NoopObserver).unwrap_err();
+    let err = run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut fake,
+        &mut w,
+        &mut NoopObserver,
+    )
+    .unwrap_err();
     drop(w);
     assert_eq!(
         err.to_string(),
@@ -163,6 +178,7 @@ fn failure_stops_with_variant_block_and_stderr_unless_ignored() {
     let mut fake = FakeRunner::new().with_script(script);
     let outcome = run_experiment(
         &ignore,
+        &InterruptFlag::new(),
         &mut fake,
         &mut RawWriter::discard(),
         &mut NoopObserver,
@@ -200,6 +216,7 @@ fn json_metric_reads_the_field_or_fails() {
     };
     let outcome = run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut FakeRunner::new().with_script(with_json(r#"{"ops": 3.5}"#)),
         &mut RawWriter::discard(),
         &mut NoopObserver,
@@ -212,6 +229,7 @@ fn json_metric_reads_the_field_or_fails() {
     for bad in [r#"{"ops": "fast"}"#, r#"{"other": 1}"#] {
         let err = run_experiment(
             &config,
+            &InterruptFlag::new(),
             &mut FakeRunner::new().with_script(with_json(bad)),
             &mut RawWriter::discard(),
             &mut NoopObserver,
@@ -226,6 +244,7 @@ fn json_metric_reads_the_field_or_fails() {
     let script = with_json(r#"{"other": 1}"#);
     run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut FakeRunner::new().with_script(script),
         &mut w,
         &mut NoopObserver,
@@ -242,6 +261,7 @@ fn json_metric_reads_the_field_or_fails() {
     config.higher_is_better = Some(true);
     let err = run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut FakeRunner::new(),
         &mut RawWriter::discard(),
         &mut NoopObserver,
@@ -258,7 +278,6 @@ fn stop_request_is_not_recorded_and_reports_the_signal() {
         variants: variants(&["A", "B"]),
         blocks: 4,
         warmup: 0,
-        stop: flag,
         ..ExperimentConfig::default()
     };
     let mut fake = FakeRunner::new().with_script(move |_, n| {
@@ -269,7 +288,7 @@ fn stop_request_is_not_recorded_and_reports_the_signal() {
     });
     let buf = Shared::default();
     let mut w = RawWriter::to_writer(buf.clone(), "mem");
-    let err = run_experiment(&config, &mut fake, &mut w, &mut NoopObserver).unwrap_err();
+    let err = run_experiment(&config, &flag, &mut fake, &mut w, &mut NoopObserver).unwrap_err();
     drop(w);
     assert!(matches!(
         err,
@@ -301,6 +320,7 @@ fn preflight_and_config_errors_come_before_any_run() {
     let mut fake = FakeRunner::new().with_missing("prog-B");
     let err = run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut fake,
         &mut RawWriter::discard(),
         &mut NoopObserver,
@@ -318,6 +338,7 @@ fn preflight_and_config_errors_come_before_any_run() {
     assert!(matches!(
         run_experiment(
             &dup,
+            &InterruptFlag::new(),
             &mut FakeRunner::new(),
             &mut RawWriter::discard(),
             &mut NoopObserver
@@ -332,6 +353,7 @@ fn preflight_and_config_errors_come_before_any_run() {
     assert!(
         run_experiment(
             &zero,
+            &InterruptFlag::new(),
             &mut FakeRunner::new(),
             &mut RawWriter::discard(),
             &mut NoopObserver
@@ -352,6 +374,7 @@ fn reference_runs_once_per_block_into_dataset_reference() {
     let mut fake = FakeRunner::new();
     let outcome = run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut fake,
         &mut RawWriter::discard(),
         &mut NoopObserver,
@@ -384,6 +407,7 @@ fn sequential_yields_unpaired_observations() {
     let mut fake = FakeRunner::new();
     let outcome = run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut fake,
         &mut RawWriter::discard(),
         &mut NoopObserver,
