@@ -7,8 +7,8 @@ use crate::design::{PlannedRun, Target};
 use crate::error::SchedError;
 use crate::host::{load_average, rfc3339_utc};
 use crate::interrupt::InterruptFlag;
-use crate::raw::{RawTrailer, RawWriter, RunRecord};
-use crate::runner::{Metric, RunMeasurement, RunRequest, Runner, Termination};
+use crate::raw::{RawHeader, RawTrailer, RawWriter, RunRecord};
+use crate::runner::{CommandSpec, Metric, RunMeasurement, RunRequest, Runner, Termination};
 
 use super::header::new_header;
 use super::{ExperimentConfig, FailurePolicy, Observer, Outcome, REFERENCE_NAME, Variant};
@@ -96,6 +96,39 @@ pub fn run_experiment(
     out: &mut RawWriter,
     observer: &mut dyn Observer,
 ) -> Result<Outcome, SchedError> {
+    let reference = preflight(config, runner)?;
+    let (header, mut runs, skip) = starting_point(config);
+    if !out.has_header() {
+        out.write_header(&header)?;
+    }
+    let allowed = runner
+        .allowed_cpus(config.pin.as_ref())
+        .map(|c| c.to_string());
+    let mut session = Session {
+        config,
+        stop,
+        runner,
+        out,
+        observer,
+        reference: reference.as_ref(),
+        allowed,
+    };
+    session.warm_up()?;
+    session.measure(skip, &mut runs)?;
+    session.finish("complete")?;
+    Ok(Outcome {
+        header,
+        runs,
+        load_end: load_average(),
+    })
+}
+
+/// Checks the configuration (and a resume file against it) and resolves every program
+/// before anything runs; returns the reference workload as a variant.
+fn preflight(
+    config: &ExperimentConfig,
+    runner: &mut dyn Runner,
+) -> Result<Option<Variant>, SchedError> {
     config.validate()?;
     if let Some(r) = &config.resume {
         r.check(config)?;
@@ -110,22 +143,30 @@ pub fn run_experiment(
     if let Some(r) = &reference {
         runner.preflight(&r.name, &r.command)?;
     }
-    let schedule = config.schedule();
-    let (header, mut runs, skip) = match &config.resume {
+    Ok(reference)
+}
+
+/// The header, the runs already done and how many planned runs to skip: a resume keeps the
+/// file's header and its complete blocks, a fresh experiment starts from nothing.
+fn starting_point(config: &ExperimentConfig) -> (RawHeader, Vec<RunRecord>, usize) {
+    match &config.resume {
         Some(r) => {
             let (header, runs) = r.kept();
             let keep = runs.len();
             (header, runs, keep)
         }
         None => (new_header(config), Vec::new(), 0),
-    };
-    if !out.has_header() {
-        out.write_header(&header)?;
     }
-    let allowed = runner
-        .allowed_cpus(config.pin.as_ref())
-        .map(|c| c.to_string());
-    let request = |command, env_pad| RunRequest {
+}
+
+/// What one run asks of the runner.
+fn request<'a>(
+    config: &'a ExperimentConfig,
+    stop: &'a InterruptFlag,
+    command: &'a CommandSpec,
+    env_pad: usize,
+) -> RunRequest<'a> {
+    RunRequest {
         command,
         env_pad,
         pin: config.pin.as_ref(),
@@ -133,83 +174,117 @@ pub fn run_experiment(
         output: config.output,
         capture_json: config.metric.needs_stdout(),
         stop,
-    };
-    let finish = |out: &mut RawWriter, status: &str| {
-        out.write_trailer(&RawTrailer {
+    }
+}
+
+/// An experiment under way: the caller's configuration, stop flag, runner, output and
+/// observer, borrowed for the length of the loop.
+struct Session<'a> {
+    config: &'a ExperimentConfig,
+    stop: &'a InterruptFlag,
+    runner: &'a mut dyn Runner,
+    out: &'a mut RawWriter,
+    observer: &'a mut dyn Observer,
+    reference: Option<&'a Variant>,
+    /// The CPUs the children may use, recorded in every run line.
+    allowed: Option<String>,
+}
+
+impl Session<'_> {
+    /// Writes the trailer line with `status` (`complete`, `failed`, `interrupted`).
+    fn finish(&mut self, status: &str) -> Result<(), SchedError> {
+        self.out.write_trailer(&RawTrailer {
             status: status.to_owned(),
             load_end: load_average(),
             end_time: rfc3339_utc(SystemTime::now()),
         })
-    };
-    let interrupted = |out: &mut RawWriter, signal: i32| -> SchedError {
-        match finish(out, "interrupted") {
-            Ok(()) => SchedError::Interrupted { signal },
-            Err(e) => e,
-        }
-    };
+    }
 
-    // Warm-up: untimed, unrecorded; failures still count as failures.
-    let warm: Vec<&Variant> = config.variants.iter().chain(reference.as_ref()).collect();
-    for w in 0..config.warmup {
-        for (i, v) in warm.iter().enumerate() {
-            if let Some(sig) = stop.stop_requested() {
-                return Err(interrupted(out, sig));
-            }
-            observer.on_warmup(v);
-            let fake_run = PlannedRun {
-                run_index: 0,
-                block: u32::MAX - w,
-                position: i as u32,
-                target: Target::Variant(i),
-            };
-            let m = runner.run(
-                &v.name,
-                &request(&v.command, config.layout.pad_for(config.seed, &fake_run)),
-            )?;
-            if let Some(sig) = stop.stop_requested() {
-                return Err(interrupted(out, sig));
-            }
-            if config.on_failure == FailurePolicy::Stop {
-                check_termination(config, &v.name, 0, &m).inspect_err(|_| {
-                    let _ = finish(out, "failed");
-                })?;
-            }
+    /// Once a stop is requested: writes the `interrupted` trailer and returns
+    /// [`SchedError::Interrupted`] (or the error writing the trailer).
+    fn check_stop(&mut self) -> Result<(), SchedError> {
+        match self.stop.stop_requested() {
+            None => Ok(()),
+            Some(signal) => Err(match self.finish("interrupted") {
+                Ok(()) => SchedError::Interrupted { signal },
+                Err(e) => e,
+            }),
         }
     }
 
-    let mut left_in_block: HashMap<u32, usize> = HashMap::new();
-    for r in &schedule.runs[skip..] {
-        *left_in_block.entry(r.block).or_default() += 1;
-    }
-    for (n, planned) in schedule.runs.iter().enumerate().skip(skip) {
-        if n > skip || config.warmup > 0 {
-            sleep_unless_stopped(config.settle, stop);
-        }
-        if let Some(sig) = stop.stop_requested() {
-            return Err(interrupted(out, sig));
-        }
-        let variant = match planned.target {
-            Target::Variant(i) => &config.variants[i],
-            Target::Reference => reference
-                .as_ref()
-                .ok_or_else(|| SchedError::Config("reference run without a reference".into()))?,
-        };
-        observer.on_run_start(planned, variant);
-        let env_pad = config.layout.pad_for(config.seed, planned);
-        let m = runner.run(&variant.name, &request(&variant.command, env_pad))?;
-        if let Some(sig) = stop.stop_requested() {
-            return Err(interrupted(out, sig));
-        }
-        let (metric, metric_error) = match &config.metric {
-            Metric::Json(field) if m.termination == Termination::Exited(0) => {
-                match json_field(m.last_json.as_deref(), field) {
-                    Ok(v) => (Some(v), None),
-                    Err(e) => (None, Some(e)),
+    /// Untimed, unrecorded runs of every variant and the reference; failures still count
+    /// as failures.
+    fn warm_up(&mut self) -> Result<(), SchedError> {
+        let config = self.config;
+        let warm: Vec<&Variant> = config.variants.iter().chain(self.reference).collect();
+        for w in 0..config.warmup {
+            for (i, v) in warm.iter().enumerate() {
+                self.check_stop()?;
+                self.observer.on_warmup(v);
+                let fake_run = PlannedRun {
+                    run_index: 0,
+                    block: u32::MAX - w,
+                    position: i as u32,
+                    target: Target::Variant(i),
+                };
+                let env_pad = config.layout.pad_for(config.seed, &fake_run);
+                let m = self
+                    .runner
+                    .run(&v.name, &request(config, self.stop, &v.command, env_pad))?;
+                self.check_stop()?;
+                if config.on_failure == FailurePolicy::Stop {
+                    check_termination(config, &v.name, 0, &m).inspect_err(|_| {
+                        let _ = self.finish("failed");
+                    })?;
                 }
             }
-            Metric::MaxRss => (Some(m.max_rss_kib as f64), None),
-            _ => (None, None),
+        }
+        Ok(())
+    }
+
+    /// Runs the schedule from planned run `skip` on, settling before each run, appending
+    /// each record to `runs` and telling the observer when a block is complete.
+    fn measure(&mut self, skip: usize, runs: &mut Vec<RunRecord>) -> Result<(), SchedError> {
+        let config = self.config;
+        let schedule = config.schedule();
+        let mut left_in_block: HashMap<u32, usize> = HashMap::new();
+        for r in &schedule.runs[skip..] {
+            *left_in_block.entry(r.block).or_default() += 1;
+        }
+        for (n, planned) in schedule.runs.iter().enumerate().skip(skip) {
+            if n > skip || config.warmup > 0 {
+                sleep_unless_stopped(config.settle, self.stop);
+            }
+            self.check_stop()?;
+            runs.push(self.run_planned(planned)?);
+            if let Some(left) = left_in_block.get_mut(&planned.block) {
+                *left -= 1;
+                if *left == 0 {
+                    self.observer.on_block_end(planned.block);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One measured run: runs it, writes its record, and under [`FailurePolicy::Stop`]
+    /// ends the experiment (after the `failed` trailer) when it failed.
+    fn run_planned(&mut self, planned: &PlannedRun) -> Result<RunRecord, SchedError> {
+        let config = self.config;
+        let variant = match planned.target {
+            Target::Variant(i) => &config.variants[i],
+            Target::Reference => self
+                .reference
+                .ok_or_else(|| SchedError::Config("reference run without a reference".into()))?,
         };
+        self.observer.on_run_start(planned, variant);
+        let env_pad = config.layout.pad_for(config.seed, planned);
+        let m = self.runner.run(
+            &variant.name,
+            &request(config, self.stop, &variant.command, env_pad),
+        )?;
+        self.check_stop()?;
+        let metric = metric_value(&config.metric, &m);
         let record = RunRecord {
             run: planned.run_index,
             block: planned.block,
@@ -230,42 +305,43 @@ pub fn run_experiment(
             },
             timed_out: m.termination == Termination::TimedOut,
             env_pad,
-            metric,
-            allowed_cpus: allowed.clone(),
+            metric: metric.as_ref().ok().copied().flatten(),
+            allowed_cpus: self.allowed.clone(),
         };
-        out.write_run(&record)?;
-        observer.on_run_end(&record);
-        runs.push(record);
+        self.out.write_run(&record)?;
+        self.observer.on_run_end(&record);
         if config.on_failure == FailurePolicy::Stop {
             let failed =
                 check_termination(config, &variant.name, planned.block, &m).and_then(|()| {
-                    match metric_error {
-                        Some(message) => Err(SchedError::Metric {
+                    match metric {
+                        Err(message) => Err(SchedError::Metric {
                             variant: variant.name.clone(),
                             block: planned.block,
                             message,
                         }),
-                        None => Ok(()),
+                        Ok(_) => Ok(()),
                     }
                 });
             if let Err(e) = failed {
-                finish(out, "failed")?;
+                self.finish("failed")?;
                 return Err(e);
             }
         }
-        if let Some(left) = left_in_block.get_mut(&planned.block) {
-            *left -= 1;
-            if *left == 0 {
-                observer.on_block_end(planned.block);
-            }
-        }
+        Ok(record)
     }
-    finish(out, "complete")?;
-    Ok(Outcome {
-        header,
-        runs,
-        load_end: load_average(),
-    })
+}
+
+/// The value a run line records in `metric`: the `json:` field of a successful run, the
+/// max RSS, or none (time metrics are read from the time fields). `Err` says why a `json:`
+/// field could not be read.
+fn metric_value(metric: &Metric, m: &RunMeasurement) -> Result<Option<f64>, String> {
+    match metric {
+        Metric::Json(field) if m.termination == Termination::Exited(0) => {
+            json_field(m.last_json.as_deref(), field).map(Some)
+        }
+        Metric::MaxRss => Ok(Some(m.max_rss_kib as f64)),
+        _ => Ok(None),
+    }
 }
 
 fn check_termination(
