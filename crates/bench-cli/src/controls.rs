@@ -168,18 +168,8 @@ pub fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warning> {
 
 /// A reader's remark as an analysis warning, with a stable code where one applies.
 pub fn read_warning(w: &ReadWarning) -> Warning {
-    let text = w.message.to_lowercase();
-    let code = if text.contains("merged") || text.contains("unpaired across sessions") {
-        "unpaired-sessions"
-    } else if text.contains("incomplete") {
-        "incomplete-blocks"
-    } else if text.contains("truncated") || text.contains("cut") {
-        "truncated"
-    } else {
-        "input"
-    };
     Warning {
-        code: code.into(),
+        code: w.kind.code().into(),
         benchmark: None,
         message: w.to_string(),
     }

@@ -78,7 +78,7 @@ pub use crate::cpus::{CpuListError, CpuSet, MAX_CPU};
 pub use crate::design::{
     Design, DesignParseError, Pairing, PlannedRun, ReferenceRuns, Schedule, Target,
 };
-pub use crate::error::{InputError, ReadWarning, SchedError};
+pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
     ExperimentConfig, FailurePolicy, NoopObserver, Observer, Outcome, REFERENCE_NAME, ResumePoint,
     Variant, run_experiment,

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{RAW_SCHEMA, RawHeader, RawTrailer, RunRecord, TrailerLine};
 use crate::design::{Design, Pairing, ReferenceRuns, Schedule};
-use crate::error::{InputError, ReadWarning};
+use crate::error::{InputError, ReadWarning, ReadWarningKind};
 use crate::import::Loaded;
 use crate::runner::Metric;
 
@@ -89,6 +89,7 @@ pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<RawData, InputError> {
             Err(bad) => {
                 if Some(idx) == last_nonempty && (bad.eof || !line.had_newline) {
                     data.warnings.push(ReadWarning {
+                        kind: ReadWarningKind::Truncated,
                         file: file.to_owned(),
                         line: Some(line.no),
                         message: "last line is incomplete (file cut short?); dropped".into(),
@@ -314,7 +315,10 @@ impl RawData {
         let mut out = Gathered::new(self);
         let failed = self.runs.iter().filter(|r| !r.succeeded()).count();
         if failed > 0 {
-            out.warn(format!("{failed} failed or timed-out run(s) left out"));
+            out.warn(
+                ReadWarningKind::Input,
+                format!("{failed} failed or timed-out run(s) left out"),
+            );
         }
         match self.design().pairing() {
             Pairing::Paired => self.gather_paired(&metric, &mut out),
@@ -342,10 +346,13 @@ impl RawData {
         }
         for (block, runs) in by_block {
             if runs.len() != per {
-                out.warn(format!(
-                    "block {block} has {} of {per} runs (incomplete); dropped",
-                    runs.len()
-                ));
+                out.warn(
+                    ReadWarningKind::IncompleteBlocks,
+                    format!(
+                        "block {block} has {} of {per} runs (incomplete); dropped",
+                        runs.len()
+                    ),
+                );
                 continue;
             }
             let values: Option<Vec<f64>> = runs
@@ -359,9 +366,10 @@ impl RawData {
                 })
                 .collect();
             let Some(values) = values else {
-                out.warn(format!(
-                    "block {block} has a failed run or a missing value; dropped"
-                ));
+                out.warn(
+                    ReadWarningKind::Input,
+                    format!("block {block} has a failed run or a missing value; dropped"),
+                );
                 continue;
             };
             for (r, v) in runs.iter().zip(values) {
@@ -381,13 +389,19 @@ impl RawData {
         }
         if missing > 0 {
             let m = &self.header.metric;
-            out.warn(format!("{missing} run(s) without a {m} value left out"));
+            out.warn(
+                ReadWarningKind::Input,
+                format!("{missing} run(s) without a {m} value left out"),
+            );
         }
         let counts: Vec<usize> = out.series.iter().map(|s| s.observations.len()).collect();
         if counts.iter().any(|&c| c != counts[0]) {
-            out.warn(format!(
-                "unequal run counts per variant ({counts:?}); the sequential run was cut short?"
-            ));
+            out.warn(
+                ReadWarningKind::Truncated,
+                format!(
+                    "unequal run counts per variant ({counts:?}); the sequential run was cut short?"
+                ),
+            );
         }
     }
 }
@@ -425,8 +439,9 @@ impl<'a> Gathered<'a> {
         }
     }
 
-    fn warn(&mut self, message: String) {
+    fn warn(&mut self, kind: ReadWarningKind, message: String) {
         self.warnings.push(ReadWarning {
+            kind,
             file: self.file.to_owned(),
             line: None,
             message,
