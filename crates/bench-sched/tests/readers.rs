@@ -245,14 +245,29 @@ proptest! {
 
     #[test]
     fn raw_reader_never_panics_on_mangled_files(cut in 0usize..2000, flip in 0usize..2000, byte in any::<u8>()) {
-        let mut bytes = abba_file(2).into_bytes();
+        let original = abba_file(2).into_bytes();
+        let mut bytes = original.clone();
         let n = bytes.len();
-        bytes[flip % n] = byte;
-        bytes.truncate(cut % (n + 1));
-        if let Ok(data) = read_raw_bytes("f", &bytes) {
-            let loaded = data.to_dataset();
-            for s in &loaded.dataset.series {
-                prop_assert!(s.observations.iter().all(|o| o.value.is_finite()));
+        let (flip, cut) = (flip % n, cut % (n + 1));
+        bytes[flip] = byte;
+        bytes.truncate(cut);
+        // Cut anywhere after the header line, without a change to what is left: only the
+        // cut-off last line may go, so reading must succeed.
+        let header_end = original.iter().position(|&b| b == b'\n').unwrap() + 1;
+        let intact = cut >= header_end && (flip >= cut || original[flip] == byte);
+        match read_raw_bytes("f", &bytes) {
+            Ok(data) => {
+                let loaded = data.to_dataset();
+                for s in &loaded.dataset.series {
+                    prop_assert!(s.observations.iter().all(|o| o.value.is_finite()));
+                }
+            }
+            Err(e) => {
+                prop_assert!(!intact, "an intact prefix was refused: {}", e);
+                prop_assert!(
+                    matches!(&e, InputError::Invalid { file, .. } if file == "f"),
+                    "{:?}", e
+                );
             }
         }
     }
@@ -266,8 +281,13 @@ proptest! {
         for (v, x, b) in &rows {
             text.push_str(&format!("{b},{v},{x}\n"));
         }
-        if let Ok(l) = read_csv_bytes("f.csv", text.as_bytes(), &CsvOptions::default()) {
-            prop_assert!(l.dataset.series.iter().flat_map(|s| &s.observations).all(|o| o.value.is_finite() && o.block.is_some()));
+        match read_csv_bytes("f.csv", text.as_bytes(), &CsvOptions::default()) {
+            Ok(l) => prop_assert!(l.dataset.series.iter().flat_map(|s| &s.observations).all(|o| o.value.is_finite() && o.block.is_some())),
+            // Every refusal names the file and a line of it (the header is line 1).
+            Err(e) => prop_assert!(
+                matches!(&e, InputError::Invalid { file, line: Some(l), .. } if file == "f.csv" && (1..=rows.len() + 1).contains(l)),
+                "{:?}", e
+            ),
         }
     }
 

@@ -350,16 +350,15 @@ fn preflight_and_config_errors_come_before_any_run() {
         blocks: 0,
         ..ExperimentConfig::default()
     };
-    assert!(
-        run_experiment(
-            &zero,
-            &InterruptFlag::new(),
-            &mut FakeRunner::new(),
-            &mut RawWriter::discard(),
-            &mut NoopObserver
-        )
-        .is_err()
-    );
+    let err = run_experiment(
+        &zero,
+        &InterruptFlag::new(),
+        &mut FakeRunner::new(),
+        &mut RawWriter::discard(),
+        &mut NoopObserver,
+    )
+    .unwrap_err();
+    assert!(matches!(err, SchedError::Config(_)), "{err}");
 }
 
 #[test]
