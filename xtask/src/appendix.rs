@@ -23,10 +23,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use bench_kernel::Op;
 use bench_sched::{CsvOptions, Design, read_csv};
-use bench_stats::{PairedEstimator, Sample};
 use bench_stats::descriptive::{P99_MIN_SAMPLES, Summary, summarize};
 use bench_stats::paired::{PairedAnalysis, PairedConfig, paired_analysis};
-use bench_stats::resample::{BootstrapConfig, BootstrapInterval, IntervalMethod, bootstrap_mean, unpaired_bootstrap_difference};
+use bench_stats::resample::{
+    BootstrapConfig, BootstrapInterval, IntervalMethod, bootstrap_mean,
+    unpaired_bootstrap_difference,
+};
+use bench_stats::{PairedEstimator, Sample};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};

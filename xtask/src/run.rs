@@ -186,8 +186,14 @@ pub fn run_plan(abba: &Path, plan: &Plan) -> Result<BlockTable> {
         label: &plan.label,
         blocks: plan.blocks,
     };
-    let outcome = run_experiment(&config, &mut RealRunner::new(), &mut out, &mut progress)
-        .with_context(|| format!("{} (raw data: {})", plan.label, plan.raw.display()))?;
+    let outcome = run_experiment(
+        &config,
+        &bench_sched::InterruptFlag::new(),
+        &mut RealRunner::new(),
+        &mut out,
+        &mut progress,
+    )
+    .with_context(|| format!("{} (raw data: {})", plan.label, plan.raw.display()))?;
     let names: Vec<String> = plan.variants.iter().map(|(n, _)| n.clone()).collect();
     let values = block_values(&names, plan.blocks, &outcome.runs)?;
     Ok(BlockTable { names, values })

@@ -516,7 +516,7 @@ mod tests {
             low,
             high,
             standard_error: 0.0,
-            method: bench_stats::IntervalMethod::Percentile,
+            method: bench_stats::resample::IntervalMethod::Percentile,
             confidence: 0.95,
             resamples: 2000,
             skipped: 0,

@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use bench_sched::{
-    CommandSpec, CpuSet, Design, ExperimentConfig, FailurePolicy, InterruptFlag, Layout, Metric,
-    Input, OutputMode, RawWriter, RealRunner, ResumePoint, Runner, SchedError, Shell, Variant,
+    CommandSpec, CpuSet, Design, ExperimentConfig, FailurePolicy, Input, InterruptFlag, Layout,
+    Metric, OutputMode, RawWriter, RealRunner, ResumePoint, Runner, SchedError, Shell, Variant,
     analyze_input, run_experiment,
 };
 use bench_stats::{AnalysisConfig, Grouping, Warning, WarningCode};
@@ -204,6 +204,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let seed = args.seed.or(resumed_seed).unwrap_or_else(fresh_seed);
     let analysis = analysis_config(&args.analysis, seed)?;
 
+    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     let config = ExperimentConfig {
         variants: names
             .iter()
@@ -243,7 +244,6 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
             FailurePolicy::Stop
         },
         abba_version: env!("CARGO_PKG_VERSION").to_string(),
-        stop: InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?,
         resume,
     };
 
@@ -275,7 +275,13 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         config.blocks,
         args.analysis.quiet,
     );
-    let outcome = run_experiment(&config, &mut RealRunner::new(), &mut writer, &mut progress);
+    let outcome = run_experiment(
+        &config,
+        &stop,
+        &mut RealRunner::new(),
+        &mut writer,
+        &mut progress,
+    );
     progress.finish();
     let outcome = outcome.map_err(|e| sched_error(e, &raw_path))?;
     for name in &names {

@@ -77,7 +77,9 @@ pub struct KernelResult {
 /// How a worker decides how many steps to run.
 #[derive(Debug, Clone, Copy)]
 enum Budget {
-    Until(Instant),
+    /// Run for this long from the worker's own start (so no worker's elapsed time can fall
+    /// short of the duration, however late its thread started).
+    For(Duration),
     Steps(u64),
 }
 
@@ -114,9 +116,8 @@ impl Kernel {
     ///
     /// Time: the configured duration (plus at most one chunk and the thread start-up).
     pub fn run(&self) -> KernelResult {
-        let deadline = Instant::now() + self.config.duration;
         self.run_with(
-            Budget::Until(deadline),
+            Budget::For(self.config.duration),
             Some(self.config.duration.as_secs_f64()),
         )
     }
@@ -201,7 +202,8 @@ fn work(op: Op, chains: usize, thread: usize, budget: Budget) -> Worker {
                 left -= n;
             }
         }
-        Budget::Until(deadline) => {
+        Budget::For(duration) => {
+            let deadline = start + duration;
             lanes.advance(CALIBRATION_STEPS);
             let first = start.elapsed();
             let chunk = chunk_steps(first);

@@ -1,8 +1,10 @@
 //! Turns an [`Analysis`] into format-neutral text pieces (tables as cells, lines as
 //! strings) so the console and Markdown renderers only lay them out.
 
-use bench_stats::{Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Verdict};
 use bench_stats::model::{OmnibusTest, PairedReport, ReferenceReport, ShiftReport, Treatment};
+use bench_stats::{
+    Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Verdict,
+};
 
 use crate::options::Symbols;
 use crate::units::{self, Scale, format_value, p_clause, ratio_with_ci, shift_with_ci, stat};

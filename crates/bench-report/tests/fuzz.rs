@@ -1,7 +1,7 @@
 //! Renderers on analyses of arbitrary finite data: no panic, no NaN, JSON always renders.
 
 use bench_report::{RenderOptions, render_console, render_json, render_markdown};
-use bench_stats::{Design, AnalysisConfig, Dataset, Observation, Series, analyze};
+use bench_stats::{AnalysisConfig, Dataset, Design, Observation, Series, analyze};
 use proptest::prelude::*;
 
 fn value() -> impl Strategy<Value = f64> {

@@ -189,12 +189,42 @@ fn location(file: &str, line: Option<usize>, column: Option<usize>) -> String {
 /// blocks, sessions merged without pairing).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadWarning {
+    /// What kind of remark it is (match on this, not on the message).
+    pub kind: ReadWarningKind,
     /// The file concerned.
     pub file: String,
     /// The line concerned, when there is one.
     pub line: Option<usize>,
-    /// What happened.
+    /// What happened, for people.
     pub message: String,
+}
+
+/// What a [`ReadWarning`] is about; [`ReadWarningKind::code`] names it stably.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ReadWarningKind {
+    /// Several files were merged: unpaired across sessions, blocks and reference values
+    /// ignored.
+    UnpairedSessions,
+    /// A block lacks runs (a variant or the reference is missing) and was dropped.
+    IncompleteBlocks,
+    /// The file was cut short: its unparsable last line was dropped, or a sequential run
+    /// ended with unequal run counts per variant.
+    Truncated,
+    /// Anything else: failed runs or missing values left out, duplicate names renamed.
+    Input,
+}
+
+impl ReadWarningKind {
+    /// The stable code: `unpaired-sessions`, `incomplete-blocks`, `truncated` or `input`.
+    pub fn code(self) -> &'static str {
+        match self {
+            ReadWarningKind::UnpairedSessions => "unpaired-sessions",
+            ReadWarningKind::IncompleteBlocks => "incomplete-blocks",
+            ReadWarningKind::Truncated => "truncated",
+            ReadWarningKind::Input => "input",
+        }
+    }
 }
 
 impl std::fmt::Display for ReadWarning {

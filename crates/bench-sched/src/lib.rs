@@ -32,7 +32,8 @@
 //! print!("{}", config.schedule()); // block 0: 0 1 1 0 ...
 //! let mut runner = FakeRunner::new();
 //! let mut sink = RawWriter::to_writer(Vec::new(), "memory");
-//! let outcome = run_experiment(&config, &mut runner, &mut sink, &mut NoopObserver)?;
+//! let stop = InterruptFlag::new(); // a binary uses InterruptFlag::from_signals()?
+//! let outcome = run_experiment(&config, &stop, &mut runner, &mut sink, &mut NoopObserver)?;
 //! let loaded = outcome.to_dataset();
 //! assert_eq!(loaded.dataset.series[0].observations.len(), 8); // 2 per block
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -81,7 +82,7 @@ pub use crate::cpus::{CpuListError, CpuSet, MAX_CPU};
 pub use crate::design::{
     Design, DesignParseError, Pairing, PlannedRun, ReferenceRuns, Schedule, Target,
 };
-pub use crate::error::{InputError, ReadWarning, SchedError};
+pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
     ExperimentConfig, FailurePolicy, NoopObserver, Observer, Outcome, REFERENCE_NAME, ResumePoint,
     Variant, run_experiment,

@@ -49,7 +49,7 @@ fn complete_file_converts_to_paired_dataset() {
         ),
         (100.0, Some(0), Some(0))
     );
-    assert_eq!(loaded.dataset.design.as_deref(), Some("abba"));
+    assert_eq!(loaded.dataset.design.map(|d| d.as_str()), Some("abba"));
 }
 
 #[test]
@@ -73,6 +73,65 @@ fn truncated_last_line_and_incomplete_block_are_dropped_with_warnings() {
             .iter()
             .any(|w| w.message == "block 2 has 1 of 4 runs (incomplete); dropped")
     );
+}
+
+fn kinds(warnings: &[ReadWarning]) -> Vec<ReadWarningKind> {
+    warnings.iter().map(|w| w.kind).collect()
+}
+
+#[test]
+fn a_file_cut_short_mid_run_warns_truncated() {
+    // Two complete blocks, then half of block 2's first run line: the cut line is dropped.
+    let mut text = abba_file(2);
+    let cut = run_line(2, 0, "A", 5);
+    text.push_str(&cut[..cut.len() / 2]);
+    let data = read_raw_bytes("r.jsonl", text.as_bytes()).unwrap();
+    assert_eq!(kinds(&data.warnings), [ReadWarningKind::Truncated]);
+    assert_eq!(data.warnings[0].kind.code(), "truncated");
+    assert_eq!(data.warnings[0].line, Some(10));
+    // No run of block 2 survived, so no block is incomplete.
+    assert_eq!(
+        kinds(&data.to_dataset().warnings),
+        [ReadWarningKind::Truncated]
+    );
+
+    // Cut after block 2's first run: truncated, and block 2 incomplete; one kind each.
+    let mut text = abba_file(2);
+    text.push_str(&run_line(2, 0, "A", 5));
+    text.push('\n');
+    let cut = run_line(2, 1, "B", 5);
+    text.push_str(&cut[..cut.len() / 2]);
+    let loaded = read_raw_bytes("r.jsonl", text.as_bytes())
+        .unwrap()
+        .to_dataset();
+    assert_eq!(
+        kinds(&loaded.warnings),
+        [
+            ReadWarningKind::Truncated,
+            ReadWarningKind::IncompleteBlocks
+        ]
+    );
+}
+
+#[test]
+fn a_block_missing_a_variant_warns_incomplete_blocks() {
+    // Every line whole, but block 1 lost both runs of B.
+    let text: String = abba_file(3)
+        .lines()
+        .filter(|l| !(l.contains(r#""block":1,"#) && l.contains(r#""variant":"B""#)))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let data = read_raw_bytes("r.jsonl", text.as_bytes()).unwrap();
+    assert_eq!(data.runs.len(), 10);
+    assert!(data.warnings.is_empty(), "{:?}", data.warnings);
+    let loaded = data.to_dataset();
+    assert_eq!(kinds(&loaded.warnings), [ReadWarningKind::IncompleteBlocks]);
+    assert_eq!(loaded.warnings[0].kind.code(), "incomplete-blocks");
+    assert_eq!(
+        loaded.warnings[0].message,
+        "block 1 has 2 of 4 runs (incomplete); dropped"
+    );
+    assert_eq!(loaded.dataset.series[1].observations.len(), 4);
 }
 
 #[test]
@@ -143,12 +202,13 @@ fn several_files_merge_unpaired_with_a_warning() {
             .flat_map(|s| &s.observations)
             .all(|o| o.block.is_none())
     );
-    assert!(
-        loaded
-            .warnings
-            .iter()
-            .any(|w| w.message.contains("unpaired across sessions"))
-    );
+    let merged: Vec<&ReadWarning> = loaded
+        .warnings
+        .iter()
+        .filter(|w| w.kind == ReadWarningKind::UnpairedSessions)
+        .collect();
+    assert_eq!(merged.len(), 1, "{:?}", loaded.warnings);
+    assert!(merged[0].message.contains("unpaired across sessions"));
     // A CSV of another unit cannot be merged with nanoseconds.
     let e = load_files(&[&p1, &p3], &CsvOptions::default()).unwrap_err();
     assert!(matches!(e, InputError::Incompatible { .. }), "{e}");
@@ -185,14 +245,29 @@ proptest! {
 
     #[test]
     fn raw_reader_never_panics_on_mangled_files(cut in 0usize..2000, flip in 0usize..2000, byte in any::<u8>()) {
-        let mut bytes = abba_file(2).into_bytes();
+        let original = abba_file(2).into_bytes();
+        let mut bytes = original.clone();
         let n = bytes.len();
-        bytes[flip % n] = byte;
-        bytes.truncate(cut % (n + 1));
-        if let Ok(data) = read_raw_bytes("f", &bytes) {
-            let loaded = data.to_dataset();
-            for s in &loaded.dataset.series {
-                prop_assert!(s.observations.iter().all(|o| o.value.is_finite()));
+        let (flip, cut) = (flip % n, cut % (n + 1));
+        bytes[flip] = byte;
+        bytes.truncate(cut);
+        // Cut anywhere after the header line, without a change to what is left: only the
+        // cut-off last line may go, so reading must succeed.
+        let header_end = original.iter().position(|&b| b == b'\n').unwrap() + 1;
+        let intact = cut >= header_end && (flip >= cut || original[flip] == byte);
+        match read_raw_bytes("f", &bytes) {
+            Ok(data) => {
+                let loaded = data.to_dataset();
+                for s in &loaded.dataset.series {
+                    prop_assert!(s.observations.iter().all(|o| o.value.is_finite()));
+                }
+            }
+            Err(e) => {
+                prop_assert!(!intact, "an intact prefix was refused: {}", e);
+                prop_assert!(
+                    matches!(&e, InputError::Invalid { file, .. } if file == "f"),
+                    "{:?}", e
+                );
             }
         }
     }
@@ -206,8 +281,13 @@ proptest! {
         for (v, x, b) in &rows {
             text.push_str(&format!("{b},{v},{x}\n"));
         }
-        if let Ok(l) = read_csv_bytes("f.csv", text.as_bytes(), &CsvOptions::default()) {
-            prop_assert!(l.dataset.series.iter().flat_map(|s| &s.observations).all(|o| o.value.is_finite() && o.block.is_some()));
+        match read_csv_bytes("f.csv", text.as_bytes(), &CsvOptions::default()) {
+            Ok(l) => prop_assert!(l.dataset.series.iter().flat_map(|s| &s.observations).all(|o| o.value.is_finite() && o.block.is_some())),
+            // Every refusal names the file and a line of it (the header is line 1).
+            Err(e) => prop_assert!(
+                matches!(&e, InputError::Invalid { file, line: Some(l), .. } if file == "f.csv" && (1..=rows.len() + 1).contains(l)),
+                "{:?}", e
+            ),
         }
     }
 

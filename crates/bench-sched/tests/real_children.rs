@@ -45,6 +45,7 @@ fn children_run_in_abba_order_and_the_file_reads_back() {
     let mut writer = RawWriter::create(&out).unwrap();
     let outcome = run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut RealRunner::new(),
         &mut writer,
         &mut NoopObserver,
@@ -85,6 +86,7 @@ fn williams_order_for_three_variants_reaches_the_children() {
     };
     run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut RealRunner::new(),
         &mut RawWriter::discard(),
         &mut NoopObserver,
@@ -116,6 +118,7 @@ fn rusage_of_an_allocating_spinning_command_is_plausible() {
     };
     let outcome = run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut RealRunner::new(),
         &mut RawWriter::discard(),
         &mut NoopObserver,
@@ -149,6 +152,7 @@ fn failing_command_stops_with_variant_block_and_stderr() {
     let mut writer = RawWriter::create(&out).unwrap();
     let err = run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut RealRunner::new(),
         &mut writer,
         &mut NoopObserver,
@@ -178,6 +182,7 @@ fn ignore_failure_records_and_continues() {
     };
     let outcome = run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut RealRunner::new(),
         &mut RawWriter::discard(),
         &mut NoopObserver,
@@ -214,6 +219,7 @@ fn timeout_kills_the_process_group() {
     };
     let err = run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut RealRunner::new(),
         &mut RawWriter::discard(),
         &mut NoopObserver,
@@ -246,6 +252,7 @@ fn missing_program_is_refused_before_any_run() {
     );
     let err = run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut RealRunner::new(),
         &mut RawWriter::discard(),
         &mut NoopObserver,
@@ -260,14 +267,17 @@ fn missing_program_is_refused_before_any_run() {
         name: "C".into(),
         command: CommandSpec::parse("./not/here", Shell::None).unwrap(),
     };
+    let err = run_experiment(
+        &base(vec![rel], 1),
+        &InterruptFlag::new(),
+        &mut RealRunner::new(),
+        &mut RawWriter::discard(),
+        &mut NoopObserver,
+    )
+    .unwrap_err();
     assert!(
-        run_experiment(
-            &base(vec![rel], 1),
-            &mut RealRunner::new(),
-            &mut RawWriter::discard(),
-            &mut NoopObserver
-        )
-        .is_err()
+        matches!(err, SchedError::ProgramNotFound { ref program, .. } if program == "./not/here"),
+        "{err}"
     );
 }
 
@@ -278,6 +288,8 @@ fn unwritable_output_is_refused_up_front() {
     assert!(err.to_string().contains("/nonexistent-dir-abba/raw.jsonl"));
 }
 
+/// Pinning and `/proc/self/status` are Linux's: off Linux this test does not exist.
+#[cfg(target_os = "linux")]
 #[test]
 fn json_metric_pads_and_pinning_reach_the_child() {
     let dir = tempfile::tempdir().unwrap();
@@ -293,6 +305,7 @@ fn json_metric_pads_and_pinning_reach_the_child() {
     };
     let outcome = run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut RealRunner::new(),
         &mut RawWriter::discard(),
         &mut NoopObserver,
@@ -311,6 +324,7 @@ fn json_metric_pads_and_pinning_reach_the_child() {
     };
     let err = run_experiment(
         &bad,
+        &InterruptFlag::new(),
         &mut RealRunner::new(),
         &mut RawWriter::discard(),
         &mut NoopObserver,
@@ -345,17 +359,20 @@ fn stop_mid_experiment_keeps_complete_blocks_and_resume_finishes() {
     let go_slow = dir.path().join("slow");
     let script = format!("if [ -e {} ]; then sleep 5; fi", go_slow.display());
     let flag = InterruptFlag::new();
-    let config = ExperimentConfig {
-        stop: flag.clone(),
-        ..base(vec![sh_variant("A", &script), sh_variant("B", &script)], 4)
-    };
+    let config = base(vec![sh_variant("A", &script), sh_variant("B", &script)], 4);
     let mut writer = RawWriter::create(&out).unwrap();
     let mut observer = StopInBlock2 {
-        flag,
+        flag: flag.clone(),
         go_slow: go_slow.clone(),
     };
-    let err =
-        run_experiment(&config, &mut RealRunner::new(), &mut writer, &mut observer).unwrap_err();
+    let err = run_experiment(
+        &config,
+        &flag,
+        &mut RealRunner::new(),
+        &mut writer,
+        &mut observer,
+    )
+    .unwrap_err();
     drop(writer);
     assert!(
         matches!(err, SchedError::Interrupted { signal: SIGINT }),
@@ -385,13 +402,13 @@ fn stop_mid_experiment_keeps_complete_blocks_and_resume_finishes() {
     let resume = ResumePoint::load(&out).unwrap();
     assert_eq!(resume.completed_runs(), 8);
     let config = ExperimentConfig {
-        stop: InterruptFlag::new(),
         resume: Some(resume.clone()),
         ..config
     };
     let mut writer = resume.open_writer(&config).unwrap();
     let outcome = run_experiment(
         &config,
+        &InterruptFlag::new(),
         &mut RealRunner::new(),
         &mut writer,
         &mut NoopObserver,

@@ -23,7 +23,6 @@ fn sigint_from_a_child_stops_the_experiment_and_kills_the_running_child() {
         variants: vec![v("A"), v("B")],
         blocks: 3,
         warmup: 0,
-        stop: flag.clone(),
         ..ExperimentConfig::default()
     };
     struct Mark(std::path::PathBuf);
@@ -37,6 +36,7 @@ fn sigint_from_a_child_stops_the_experiment_and_kills_the_running_child() {
     let mut writer = RawWriter::create(&out).unwrap();
     let err = run_experiment(
         &config,
+        &flag,
         &mut RealRunner::new(),
         &mut writer,
         &mut Mark(marker),

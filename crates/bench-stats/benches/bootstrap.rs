@@ -19,9 +19,9 @@
 
 use std::hint::black_box;
 
-use bench_stats::{PairedEstimator, Sample};
 use bench_stats::paired::block_bootstrap;
 use bench_stats::resample::{BootstrapConfig, bootstrap_mean};
+use bench_stats::{PairedEstimator, Sample};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn blocks(c: &mut Criterion) {

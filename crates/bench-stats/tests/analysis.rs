@@ -1,7 +1,12 @@
 //! The whole analysis, end to end from a `Dataset`: verdicts, outcomes, gates, JSON.
 
-use bench_stats::analysis::{EffectSize, PairwiseComparison, SignificanceContext, SignificanceReport};
-use bench_stats::{AnalysisConfig, Dataset, Grouping, Observation, Outcome, Series, SignificanceTest, Verdict, analyze, analyze_with};
+use bench_stats::analysis::{
+    EffectSize, PairwiseComparison, SignificanceContext, SignificanceReport,
+};
+use bench_stats::{
+    AnalysisConfig, Dataset, Grouping, Observation, Outcome, Series, SignificanceTest, Verdict,
+    analyze, analyze_with,
+};
 
 fn appendix() -> serde_json::Value {
     let path = concat!(
@@ -333,9 +338,9 @@ fn same_seed_same_analysis_different_seed_different_intervals() {
 
 #[test]
 fn very_many_blocks_use_large_sample_intervals_that_still_cover() {
-    use bench_stats::{PairedEstimator, Sample};
     use bench_stats::paired::{LARGE_SAMPLE_BLOCKS, PairedConfig, paired_analysis};
     use bench_stats::resample::IntervalMethod;
+    use bench_stats::{PairedEstimator, Sample};
     // Deterministic pseudo-noise; candidate is baseline x 1.05 plus independent noise.
     let n = LARGE_SAMPLE_BLOCKS + 5000;
     let mut x: u64 = 7;
@@ -420,7 +425,11 @@ mod fuzz {
                                 }
                             }),
                         );
-                        if classes { s.with_class(format!("c{}", v % 2)) } else { s }
+                        if classes {
+                            s.with_class(format!("c{}", v % 2))
+                        } else {
+                            s
+                        }
                     })
                     .collect();
                 dataset(series, classes, if blocked { "abba" } else { "csv" })

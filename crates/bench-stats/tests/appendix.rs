@@ -8,10 +8,10 @@
 
 mod support;
 
-use bench_stats::{PairedEstimator, Sample};
 use bench_stats::descriptive::summarize;
 use bench_stats::paired::{PairedConfig, block_bootstrap, paired_analysis};
 use bench_stats::resample::{BootstrapConfig, IntervalMethod, unpaired_bootstrap_difference};
+use bench_stats::{PairedEstimator, Sample};
 use serde_json::Value;
 use support::{EXACT_REL, assert_close};
 

@@ -21,11 +21,11 @@
 
 mod sim;
 
-use bench_stats::{AnalysisConfig, PairedEstimator, Sample, Verdict, analyze};
 use bench_stats::diagnostics::{CarryoverConfig, CarryoverFinding, CarryoverRun, carryover};
 use bench_stats::paired::block_bootstrap;
 use bench_stats::rank::{mann_whitney_u, paired_hodges_lehmann, wilcoxon_signed_rank};
 use bench_stats::resample::{BootstrapConfig, IntervalMethod};
+use bench_stats::{AnalysisConfig, PairedEstimator, Sample, Verdict, analyze};
 use sim::{Design, Experiment, SimConfig, simulate, values};
 
 const ALPHA: f64 = 0.05;

@@ -1,10 +1,14 @@
 //! Invariants of the descriptives, the bootstrap engine and the paired analysis.
 
-use bench_stats::{PairedEstimator, Sample};
 use bench_stats::descriptive::summarize;
 use bench_stats::diagnostics::{CarryoverConfig, CarryoverRun, carryover};
-use bench_stats::paired::{PairedConfig, block_bootstrap, paired_analysis, ratio_of_ratios, variance_components};
-use bench_stats::resample::{BootstrapConfig, IntervalMethod, bootstrap_mean, unpaired_bootstrap_difference};
+use bench_stats::paired::{
+    PairedConfig, block_bootstrap, paired_analysis, ratio_of_ratios, variance_components,
+};
+use bench_stats::resample::{
+    BootstrapConfig, IntervalMethod, bootstrap_mean, unpaired_bootstrap_difference,
+};
+use bench_stats::{PairedEstimator, Sample};
 use proptest::prelude::*;
 
 const METHODS: [IntervalMethod; 3] = [

@@ -3,10 +3,13 @@
 
 mod support;
 
-use bench_stats::{Sample, StatsError};
 use bench_stats::diagnostics::iid_checks;
-use bench_stats::rank::{cliffs_delta, friedman, hodges_lehmann, holm_bonferroni, kruskal_wallis, mann_whitney_u, paired_hodges_lehmann, wilcoxon_signed_rank};
+use bench_stats::rank::{
+    cliffs_delta, friedman, hodges_lehmann, holm_bonferroni, kruskal_wallis, mann_whitney_u,
+    paired_hodges_lehmann, wilcoxon_signed_rank,
+};
 use bench_stats::special::{chi2_sf, normal_ppf, normal_sf};
+use bench_stats::{Sample, StatsError};
 use proptest::prelude::*;
 
 /// Finite values mixing ordinary numbers, extreme magnitudes and a tiny palette that
@@ -234,7 +237,8 @@ fn hodges_lehmann_intervals_have_nominal_coverage() {
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
-    let mut normal = move || bench_stats::special::normal_ppf(rng.random_range(1e-12..1.0 - 1e-12)).unwrap();
+    let mut normal =
+        move || bench_stats::special::normal_ppf(rng.random_range(1e-12..1.0 - 1e-12)).unwrap();
     let reps = 1000;
     let (mut paired_hits, mut two_sample_hits) = (0, 0);
     for rep in 0..reps {

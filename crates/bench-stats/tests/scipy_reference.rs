@@ -5,7 +5,12 @@
 mod support;
 
 use bench_stats::Sample;
-use bench_stats::rank::{Alternative, Magnitude, MannWhitneyConfig, MannWhitneyMethod, MannWhitneyMethodChoice, WilcoxonConfig, WilcoxonMethod, WilcoxonMethodChoice, cliffs_delta, friedman, hodges_lehmann, holm_bonferroni, kruskal_wallis, mann_whitney_u, mann_whitney_u_with, wilcoxon_signed_rank, wilcoxon_signed_rank_with};
+use bench_stats::rank::{
+    Alternative, Magnitude, MannWhitneyConfig, MannWhitneyMethod, MannWhitneyMethodChoice,
+    WilcoxonConfig, WilcoxonMethod, WilcoxonMethodChoice, cliffs_delta, friedman, hodges_lehmann,
+    holm_bonferroni, kruskal_wallis, mann_whitney_u, mann_whitney_u_with, wilcoxon_signed_rank,
+    wilcoxon_signed_rank_with,
+};
 use bench_stats::special::{chi2_sf, erfc, ln_gamma, normal_cdf, normal_ppf, normal_sf};
 use serde_json::Value;
 use support::{EXACT_REL, TAIL_REL, assert_close};

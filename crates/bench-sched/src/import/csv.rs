@@ -103,71 +103,141 @@ pub fn read_csv_bytes(
     bytes: &[u8],
     options: &CsvOptions,
 ) -> Result<Loaded, InputError> {
-    let err =
-        |line: Option<usize>, col: Option<usize>, msg: String| InputError::at(file, line, col, msg);
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let line = bytes[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1;
-        err(Some(line), None, "the file is not UTF-8 text".into())
-    })?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = decode(file, bytes)?;
     let mut rows = text
         .lines()
         .enumerate()
         .map(|(i, l)| (i + 1, l))
         .filter(|(_, l)| !l.trim().is_empty());
     let Some((header_line, header)) = rows.next() else {
-        return Err(err(
+        return Err(InputError::at(
+            file,
             None,
             None,
-            "the file is empty (expected a header row with variant,value)".into(),
+            "the file is empty (expected a header row with variant,value)",
         ));
     };
-    let names = split_fields(header)
-        .map_err(|c| err(Some(header_line), Some(c), "unterminated quote".into()))?;
-    let mut col = BTreeMap::new();
-    for (i, n) in names.iter().enumerate() {
-        let key = n.to_ascii_lowercase();
-        if matches!(key.as_str(), "variant" | "value" | "block" | "class")
-            && col.insert(key.clone(), i).is_some()
-        {
-            return Err(err(
-                Some(header_line),
-                Some(i + 1),
-                format!("column {key:?} appears twice"),
-            ));
-        }
-    }
-    let need = |name: &str| {
-        col.get(name).copied().ok_or_else(|| {
-            err(
-                Some(header_line),
-                None,
-                format!("missing column {name:?} (the header row needs variant and value)"),
-            )
-        })
-    };
-    let (c_variant, c_value) = (need("variant")?, need("value")?);
-    let (c_block, c_class) = (col.get("block").copied(), col.get("class").copied());
+    let columns = Columns::from_header(file, header_line, header)?;
 
     let mut dataset = Dataset::new(options.unit.clone(), Vec::new())
         .with_higher_is_better(options.higher_is_better);
     let mut blocks_of: Vec<(usize, BTreeSet<u32>)> = Vec::new(); // (first line, blocks) per series
     let mut any_row = false;
-    for (line, row) in rows {
+    for (line, text) in rows {
         any_row = true;
-        let fields =
-            split_fields(row).map_err(|c| err(Some(line), Some(c), "unterminated quote".into()))?;
-        if fields.len() != names.len() {
+        let row = columns.parse_row(file, line, text)?;
+        // A variant is identified by its class and name: `old` and `new` may appear in every
+        // class of a benchmark x variant table.
+        let idx = match dataset
+            .series
+            .iter()
+            .position(|s| s.name == row.variant && s.class == row.class)
+        {
+            Some(i) => i,
+            None => {
+                dataset.series.push(empty_series(&row.variant, row.class));
+                blocks_of.push((line, BTreeSet::new()));
+                dataset.series.len() - 1
+            }
+        };
+        if let Some(b) = row.block {
+            blocks_of[idx].1.insert(b);
+        }
+        dataset.series[idx].observations.push(match row.block {
+            Some(b) => Observation::in_block(row.value, b),
+            None => Observation::new(row.value),
+        });
+    }
+    if !any_row {
+        return Err(InputError::at(
+            file,
+            Some(header_line),
+            None,
+            "only a header row, no data",
+        ));
+    }
+    if columns.block.is_some() {
+        check_same_blocks(file, &dataset, &blocks_of)?;
+    }
+    Ok(Loaded {
+        dataset,
+        warnings: Vec::new(),
+    })
+}
+
+/// The bytes as UTF-8 text without a byte-order mark; the error names the first bad line.
+fn decode<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, InputError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        InputError::at(file, Some(line), None, "the file is not UTF-8 text")
+    })?;
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
+}
+
+/// Where the known columns are (0-based field numbers), as named by the header row.
+struct Columns {
+    /// Fields in the header row; every data row needs as many.
+    count: usize,
+    variant: usize,
+    value: usize,
+    block: Option<usize>,
+    class: Option<usize>,
+}
+
+/// One checked data row.
+struct Row {
+    variant: String,
+    value: f64,
+    block: Option<u32>,
+    class: Option<String>,
+}
+
+impl Columns {
+    /// Finds the columns by name (case-insensitive): `variant` and `value` are required,
+    /// and none of the known names may appear twice.
+    fn from_header(file: &str, line: usize, header: &str) -> Result<Columns, InputError> {
+        let err = |col: Option<usize>, msg: String| InputError::at(file, Some(line), col, msg);
+        let names = split_fields(header).map_err(|c| err(Some(c), "unterminated quote".into()))?;
+        let mut col = BTreeMap::new();
+        for (i, n) in names.iter().enumerate() {
+            let key = n.to_ascii_lowercase();
+            if matches!(key.as_str(), "variant" | "value" | "block" | "class")
+                && col.insert(key.clone(), i).is_some()
+            {
+                return Err(err(Some(i + 1), format!("column {key:?} appears twice")));
+            }
+        }
+        let need = |name: &str| {
+            col.get(name).copied().ok_or_else(|| {
+                err(
+                    None,
+                    format!("missing column {name:?} (the header row needs variant and value)"),
+                )
+            })
+        };
+        Ok(Columns {
+            count: names.len(),
+            variant: need("variant")?,
+            value: need("value")?,
+            block: col.get("block").copied(),
+            class: col.get("class").copied(),
+        })
+    }
+
+    /// Splits and checks the data row `text` found at `line`.
+    fn parse_row(&self, file: &str, line: usize, text: &str) -> Result<Row, InputError> {
+        let err = |col: Option<usize>, msg: String| InputError::at(file, Some(line), col, msg);
+        let fields = split_fields(text).map_err(|c| err(Some(c), "unterminated quote".into()))?;
+        if fields.len() != self.count {
             return Err(err(
-                Some(line),
                 None,
                 format!(
                     "expected {} fields like the header, found {}",
-                    names.len(),
+                    self.count,
                     fields.len()
                 ),
             ));
@@ -175,114 +245,84 @@ pub fn read_csv_bytes(
         let cell = |c: usize, what: &str| -> Result<&str, InputError> {
             let v = fields[c].as_str();
             if v.is_empty() {
-                Err(err(Some(line), Some(c + 1), format!("empty {what} cell")))
+                Err(err(Some(c + 1), format!("empty {what} cell")))
             } else {
                 Ok(v)
             }
         };
-        let variant = cell(c_variant, "variant")?;
-        let raw_value = cell(c_value, "value")?;
-        let value: f64 = raw_value.parse().map_err(|_| {
-            err(
-                Some(line),
-                Some(c_value + 1),
-                format!("value {raw_value:?} is not a number"),
-            )
-        })?;
-        if value.is_nan() {
-            return Err(err(Some(line), Some(c_value + 1), "value is NaN".into()));
-        }
-        if value.is_infinite() {
-            return Err(err(
-                Some(line),
-                Some(c_value + 1),
-                format!("value {raw_value:?} is infinite"),
-            ));
-        }
-        let block =
-            match c_block {
-                None => None,
-                Some(c) => {
-                    let b = cell(c, "block")?;
-                    let n: i64 = b.parse().map_err(|_| {
-                        err(
-                            Some(line),
-                            Some(c + 1),
-                            format!("block {b:?} is not a whole number"),
-                        )
-                    })?;
-                    if n < 0 {
-                        return Err(err(
-                            Some(line),
-                            Some(c + 1),
-                            format!("block {n} is negative"),
-                        ));
-                    }
-                    Some(u32::try_from(n).map_err(|_| {
-                        err(Some(line), Some(c + 1), format!("block {n} is too large"))
-                    })?)
-                }
-            };
-        let class = match c_class {
+        let variant = cell(self.variant, "variant")?.to_owned();
+        let value =
+            parse_value(cell(self.value, "value")?).map_err(|m| err(Some(self.value + 1), m))?;
+        let block = match self.block {
+            None => None,
+            Some(c) => Some(parse_block(cell(c, "block")?).map_err(|m| err(Some(c + 1), m))?),
+        };
+        let class = match self.class {
             None => None,
             Some(c) => Some(cell(c, "class")?.to_owned()),
         };
-        // A variant is identified by its class and name: `old` and `new` may appear in every
-        // class of a benchmark x variant table.
-        let idx = match dataset
-            .series
-            .iter()
-            .position(|s| s.name == variant && s.class == class)
-        {
-            Some(i) => i,
-            None => {
-                dataset.series.push(empty_series(variant, class));
-                blocks_of.push((line, BTreeSet::new()));
-                dataset.series.len() - 1
-            }
+        Ok(Row {
+            variant,
+            value,
+            block,
+            class,
+        })
+    }
+}
+
+/// A `value` cell: a finite number.
+fn parse_value(raw: &str) -> Result<f64, String> {
+    let value: f64 = raw
+        .parse()
+        .map_err(|_| format!("value {raw:?} is not a number"))?;
+    if value.is_nan() {
+        return Err("value is NaN".into());
+    }
+    if value.is_infinite() {
+        return Err(format!("value {raw:?} is infinite"));
+    }
+    Ok(value)
+}
+
+/// A `block` cell: a whole number in `0..=u32::MAX`.
+fn parse_block(raw: &str) -> Result<u32, String> {
+    let n: i64 = raw
+        .parse()
+        .map_err(|_| format!("block {raw:?} is not a whole number"))?;
+    if n < 0 {
+        return Err(format!("block {n} is negative"));
+    }
+    u32::try_from(n).map_err(|_| format!("block {n} is too large"))
+}
+
+/// Within a class (the variants compared with each other), every variant needs the same
+/// blocks; `blocks_of` holds each series' first line and block set.
+fn check_same_blocks(
+    file: &str,
+    dataset: &Dataset,
+    blocks_of: &[(usize, BTreeSet<u32>)],
+) -> Result<(), InputError> {
+    for (i, (line, set)) in blocks_of.iter().enumerate() {
+        let class = &dataset.series[i].class;
+        let Some(first) = dataset.series.iter().position(|s| &s.class == class) else {
+            continue;
         };
-        if let Some(b) = block {
-            blocks_of[idx].1.insert(b);
-        }
-        dataset.series[idx].observations.push(match block {
-            Some(b) => Observation::in_block(value, b),
-            None => Observation::new(value),
-        });
-    }
-    if !any_row {
-        return Err(err(
-            Some(header_line),
-            None,
-            "only a header row, no data".into(),
-        ));
-    }
-    if c_block.is_some() {
-        // Within a class (the variants compared with each other), every variant needs the
-        // same blocks.
-        for (i, (line, set)) in blocks_of.iter().enumerate() {
-            let class = &dataset.series[i].class;
-            let Some(first) = dataset.series.iter().position(|s| &s.class == class) else {
-                continue;
-            };
-            if set != &blocks_of[first].1 {
-                return Err(err(
-                    Some(*line),
-                    None,
-                    format!(
-                        "variant {:?} has blocks {} but {:?} has {}; every variant needs the same blocks",
-                        dataset.series[i].name,
-                        show_set(set),
-                        dataset.series[first].name,
-                        show_set(&blocks_of[first].1)
-                    ),
-                ));
-            }
+        if set != &blocks_of[first].1 {
+            return Err(InputError::at(
+                file,
+                Some(*line),
+                None,
+                format!(
+                    "variant {:?} has blocks {} but {:?} has {}; every variant needs the same blocks",
+                    dataset.series[i].name,
+                    show_set(set),
+                    dataset.series[first].name,
+                    show_set(&blocks_of[first].1)
+                ),
+            ));
         }
     }
-    Ok(Loaded {
-        dataset,
-        warnings: Vec::new(),
-    })
+    Ok(())
 }
 
 fn show_set(s: &BTreeSet<u32>) -> String {
@@ -312,14 +352,7 @@ mod tests {
         let d = l.dataset;
         assert_eq!(d.series.len(), 2);
         assert_eq!(d.series[1].name, "B, fast");
-        assert_eq!(
-            d.series[0].observations[1],
-            Observation {
-                value: 1.0,
-                block: Some(1),
-                position: None
-            }
-        );
+        assert_eq!(d.series[0].observations[1], Observation::in_block(1.0, 1));
         assert_eq!(d.unit, "value");
     }
 

@@ -6,7 +6,7 @@ use bench_stats::{Dataset, Observation};
 use serde::Deserialize;
 
 use super::{Loaded, empty_series};
-use crate::error::{InputError, ReadWarning};
+use crate::error::{InputError, ReadWarning, ReadWarningKind};
 
 #[derive(Deserialize)]
 struct Export {
@@ -83,6 +83,7 @@ pub fn read_hyperfine_bytes(file: &str, bytes: &[u8]) -> Result<Loaded, InputErr
         }
         if name != r.command {
             warnings.push(ReadWarning {
+                kind: ReadWarningKind::Input,
                 file: file.to_owned(),
                 line: None,
                 message: format!(

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use bench_stats::{Dataset, Series};
 
-use crate::error::{InputError, ReadWarning};
+use crate::error::{InputError, ReadWarning, ReadWarningKind};
 use crate::raw::read_raw_bytes;
 
 /// A dataset read from files, with the remarks made while reading.
@@ -94,6 +94,7 @@ pub fn merge_sessions(sessions: Vec<(String, Loaded)>) -> Result<Loaded, InputEr
     let mut warnings = first.warnings;
     let mut dataset = first.dataset;
     warnings.push(ReadWarning {
+        kind: ReadWarningKind::UnpairedSessions,
         file: first_name.clone(),
         line: None,
         message: format!(

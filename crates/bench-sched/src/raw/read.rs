@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{RAW_SCHEMA, RawHeader, RawTrailer, RunRecord, TrailerLine};
 use crate::design::{Design, Pairing, ReferenceRuns, Schedule};
-use crate::error::{InputError, ReadWarning};
+use crate::error::{InputError, ReadWarning, ReadWarningKind};
 use crate::import::Loaded;
 use crate::runner::Metric;
 
@@ -58,22 +58,8 @@ pub fn read_raw(path: &Path) -> Result<RawData, InputError> {
 /// [`InputError::Invalid`] for a missing or wrong schema, malformed JSON, a run of an
 /// unknown variant or a block beyond the header's block count.
 pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<RawData, InputError> {
-    // Split into lines, remembering where each ends (including its newline).
-    let mut lines: Vec<(usize, &[u8], u64, bool)> = Vec::new(); // (line no, text, end offset, had newline)
-    let mut start = 0usize;
-    let mut no = 1usize;
-    while start < bytes.len() {
-        let (end, next, nl) = match bytes[start..].iter().position(|&b| b == b'\n') {
-            Some(i) => (start + i, start + i + 1, true),
-            None => (bytes.len(), bytes.len(), false),
-        };
-        lines.push((no, &bytes[start..end], next as u64, nl));
-        start = next;
-        no += 1;
-    }
-    let err =
-        |line: usize, col: Option<usize>, msg: String| InputError::at(file, Some(line), col, msg);
-    let Some(&(_, first, _, _)) = lines.first() else {
+    let lines = split_lines(bytes);
+    let Some(first) = lines.first() else {
         return Err(InputError::at(
             file,
             None,
@@ -81,11 +67,101 @@ pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<RawData, InputError> {
             "the file is empty (expected an abba.raw/1 header line)",
         ));
     };
-    let first = std::str::from_utf8(first)
-        .map_err(|_| err(1, None, "the header line is not UTF-8".into()))?;
-    let value: Value = serde_json::from_str(first).map_err(|e| {
+    let header = parse_header(file, first.text)?;
+    let names: HashSet<&str> = header.variants.iter().map(|v| v.name.as_str()).collect();
+    let last_nonempty = lines.iter().rposition(|l| !l.is_blank());
+    let mut data = RawData {
+        file: file.to_owned(),
+        header: header.clone(),
+        runs: Vec::new(),
+        trailer: None,
+        warnings: Vec::new(),
+        run_ends: Vec::new(),
+        header_end: first.end,
+    };
+    for (idx, line) in lines.iter().enumerate().skip(1) {
+        if line.is_blank() {
+            continue;
+        }
+        let err = |col: Option<usize>, msg: String| InputError::at(file, Some(line.no), col, msg);
+        let value = match parse_json(line.text) {
+            Ok(v) => v,
+            Err(bad) => {
+                if Some(idx) == last_nonempty && (bad.eof || !line.had_newline) {
+                    data.warnings.push(ReadWarning {
+                        kind: ReadWarningKind::Truncated,
+                        file: file.to_owned(),
+                        line: Some(line.no),
+                        message: "last line is incomplete (file cut short?); dropped".into(),
+                    });
+                    continue;
+                }
+                return Err(err(bad.column, bad.message));
+            }
+        };
+        if value.get("end").is_some() {
+            let t: TrailerLine = serde_json::from_value(value)
+                .map_err(|e| err(None, format!("bad trailer line: {e}")))?;
+            data.trailer = Some(t.end);
+            continue;
+        }
+        let run: RunRecord =
+            serde_json::from_value(value).map_err(|e| err(None, format!("bad run line: {e}")))?;
+        check_run(&run, &header, &names).map_err(|m| err(None, m))?;
+        data.runs.push(run);
+        data.run_ends.push(line.end);
+    }
+    Ok(data)
+}
+
+/// One line of the file.
+struct Line<'a> {
+    /// 1-based line number.
+    no: usize,
+    /// The text, without its newline.
+    text: &'a [u8],
+    /// Byte offset just after the line (and its newline).
+    end: u64,
+    /// Whether a newline ends it (the last line of a cut-off file has none).
+    had_newline: bool,
+}
+
+impl Line<'_> {
+    fn is_blank(&self) -> bool {
+        self.text.iter().all(u8::is_ascii_whitespace)
+    }
+}
+
+/// Splits into lines, remembering where each ends. Time: O(bytes).
+fn split_lines(bytes: &[u8]) -> Vec<Line<'_>> {
+    let mut lines = Vec::new();
+    let mut start = 0usize;
+    let mut no = 1usize;
+    while start < bytes.len() {
+        let (end, next, had_newline) = match bytes[start..].iter().position(|&b| b == b'\n') {
+            Some(i) => (start + i, start + i + 1, true),
+            None => (bytes.len(), bytes.len(), false),
+        };
+        lines.push(Line {
+            no,
+            text: &bytes[start..end],
+            end: next as u64,
+            had_newline,
+        });
+        start = next;
+        no += 1;
+    }
+    lines
+}
+
+/// Parses and checks line 1: JSON, `"schema": "abba.raw/1"`, a known design and metric,
+/// unique variant names.
+fn parse_header(file: &str, text: &[u8]) -> Result<RawHeader, InputError> {
+    let err = |col: Option<usize>, msg: String| InputError::at(file, Some(1), col, msg);
+    let text =
+        std::str::from_utf8(text).map_err(|_| err(None, "the header line is not UTF-8".into()))?;
+    let value: Value = serde_json::from_str(text).map_err(|e| {
         err(
-            1,
             Some(e.column()),
             format!("the header is not valid JSON: {e}"),
         )
@@ -94,104 +170,67 @@ pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<RawData, InputError> {
         Some(RAW_SCHEMA) => {}
         Some(other) => {
             return Err(err(
-                1,
                 None,
                 format!("schema is {other:?}, expected {RAW_SCHEMA:?}"),
             ));
         }
         None => {
             return Err(err(
-                1,
                 None,
                 format!("missing \"schema\": {RAW_SCHEMA:?} (not an abba raw file)"),
             ));
         }
     }
     let header: RawHeader =
-        serde_json::from_value(value).map_err(|e| err(1, None, format!("bad header: {e}")))?;
-    validate_header(&header).map_err(|m| err(1, None, m))?;
-    let names: HashSet<&str> = header.variants.iter().map(|v| v.name.as_str()).collect();
+        serde_json::from_value(value).map_err(|e| err(None, format!("bad header: {e}")))?;
+    validate_header(&header).map_err(|m| err(None, m))?;
+    Ok(header)
+}
 
-    let last_nonempty = lines
-        .iter()
-        .rposition(|(_, t, _, _)| !t.iter().all(u8::is_ascii_whitespace));
-    let mut data = RawData {
-        file: file.to_owned(),
-        header: header.clone(),
-        runs: Vec::new(),
-        trailer: None,
-        warnings: Vec::new(),
-        run_ends: Vec::new(),
-        header_end: lines[0].2,
-    };
-    for (idx, &(no, text, end, had_newline)) in lines.iter().enumerate().skip(1) {
-        if text.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let is_last = Some(idx) == last_nonempty;
-        let parsed = std::str::from_utf8(text)
-            .map_err(|_| (true, None, "the line is not UTF-8".to_owned()))
-            .and_then(|s| {
-                serde_json::from_str::<Value>(s)
-                    .map_err(|e| (e.is_eof(), Some(e.column()), format!("invalid JSON: {e}")))
-            });
-        let value = match parsed {
-            Ok(v) => v,
-            Err((eof, col, msg)) => {
-                if is_last && (eof || !had_newline) {
-                    data.warnings.push(ReadWarning {
-                        file: file.to_owned(),
-                        line: Some(no),
-                        message: "last line is incomplete (file cut short?); dropped".into(),
-                    });
-                    continue;
-                }
-                return Err(err(no, col, msg));
-            }
-        };
-        if value.get("end").is_some() {
-            let t: TrailerLine = serde_json::from_value(value)
-                .map_err(|e| err(no, None, format!("bad trailer line: {e}")))?;
-            data.trailer = Some(t.end);
-            continue;
-        }
-        let run: RunRecord = serde_json::from_value(value)
-            .map_err(|e| err(no, None, format!("bad run line: {e}")))?;
-        if !run.is_reference && !names.contains(run.variant.as_str()) {
-            return Err(err(
-                no,
-                None,
-                format!("variant {:?} is not declared in the header", run.variant),
-            ));
-        }
-        if run.is_reference && header.reference.is_none() {
-            return Err(err(
-                no,
-                None,
-                "a reference run, but the header declares no reference".into(),
-            ));
-        }
-        if run.block >= header.blocks {
-            return Err(err(
-                no,
-                None,
-                format!(
-                    "block {} is beyond the header's {} blocks",
-                    run.block, header.blocks
-                ),
-            ));
-        }
-        if run.metric.is_some_and(|m| !m.is_finite()) {
-            return Err(err(
-                no,
-                None,
-                "\"metric\" must be a finite number or null".into(),
-            ));
-        }
-        data.runs.push(run);
-        data.run_ends.push(end);
+/// Why a line is not JSON.
+struct BadLine {
+    /// The JSON ended early (as when the line was cut off).
+    eof: bool,
+    column: Option<usize>,
+    message: String,
+}
+
+/// Parses a run or trailer line as JSON.
+fn parse_json(text: &[u8]) -> Result<Value, BadLine> {
+    let text = std::str::from_utf8(text).map_err(|_| BadLine {
+        eof: true,
+        column: None,
+        message: "the line is not UTF-8".to_owned(),
+    })?;
+    serde_json::from_str::<Value>(text).map_err(|e| BadLine {
+        eof: e.is_eof(),
+        column: Some(e.column()),
+        message: format!("invalid JSON: {e}"),
+    })
+}
+
+/// Checks a run line against the header: a declared variant (or the declared reference), a
+/// block within the block count, a finite metric or none.
+fn check_run(run: &RunRecord, header: &RawHeader, names: &HashSet<&str>) -> Result<(), String> {
+    if !run.is_reference && !names.contains(run.variant.as_str()) {
+        return Err(format!(
+            "variant {:?} is not declared in the header",
+            run.variant
+        ));
     }
-    Ok(data)
+    if run.is_reference && header.reference.is_none() {
+        return Err("a reference run, but the header declares no reference".into());
+    }
+    if run.block >= header.blocks {
+        return Err(format!(
+            "block {} is beyond the header's {} blocks",
+            run.block, header.blocks
+        ));
+    }
+    if run.metric.is_some_and(|m| !m.is_finite()) {
+        return Err("\"metric\" must be a finite number or null".into());
+    }
+    Ok(())
 }
 
 fn validate_header(h: &RawHeader) -> Result<(), String> {
@@ -272,119 +311,148 @@ impl RawData {
     /// yields unpaired observations. Reference values become `Dataset::reference`.
     /// Each dropped block or run is reported as a warning. Time: O(runs).
     pub fn to_dataset(&self) -> Loaded {
-        let mut warnings = self.warnings.clone();
-        let warn = |warnings: &mut Vec<ReadWarning>, message: String| {
-            warnings.push(ReadWarning {
-                file: self.file.clone(),
-                line: None,
-                message,
-            })
-        };
         let metric: Metric = self.header.metric.parse().unwrap_or_default();
-        let index: BTreeMap<&str, usize> = self
-            .header
-            .variants
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (v.name.as_str(), i))
-            .collect();
-        let mut series: Vec<Series> = self
-            .header
-            .variants
-            .iter()
-            .map(|v| Series::new(v.name.clone(), []))
-            .collect();
-        let mut reference = Vec::new();
+        let mut out = Gathered::new(self);
         let failed = self.runs.iter().filter(|r| !r.succeeded()).count();
         if failed > 0 {
-            warn(
-                &mut warnings,
+            out.warn(
+                ReadWarningKind::Input,
                 format!("{failed} failed or timed-out run(s) left out"),
             );
         }
         match self.design().pairing() {
-            Pairing::Paired => {
-                let per = self.schedule().runs_per_block();
-                let mut by_block: BTreeMap<u32, Vec<&RunRecord>> = BTreeMap::new();
-                for r in &self.runs {
-                    by_block.entry(r.block).or_default().push(r);
-                }
-                for (block, runs) in by_block {
-                    if runs.len() != per {
-                        warn(
-                            &mut warnings,
-                            format!(
-                                "block {block} has {} of {per} runs (incomplete); dropped",
-                                runs.len()
-                            ),
-                        );
-                        continue;
-                    }
-                    let values: Option<Vec<f64>> = runs
-                        .iter()
-                        .map(|r| {
-                            if r.succeeded() {
-                                self.value_of(&metric, r)
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let Some(values) = values else {
-                        warn(
-                            &mut warnings,
-                            format!("block {block} has a failed run or a missing value; dropped"),
-                        );
-                        continue;
-                    };
-                    for (r, v) in runs.iter().zip(values) {
-                        if r.is_reference {
-                            reference.push((block, v));
-                        } else if let Some(&i) = index.get(r.variant.as_str()) {
-                            series[i]
-                                .observations
-                                .push(Observation::in_block(v, block).at_position(r.position));
-                        }
-                    }
-                }
-            }
-            Pairing::Unpaired => {
-                let mut missing = 0usize;
-                for r in self.runs.iter().filter(|r| r.succeeded()) {
-                    let Some(v) = self.value_of(&metric, r) else {
-                        missing += 1;
-                        continue;
-                    };
-                    if r.is_reference {
-                        reference.push((r.block, v));
-                    } else if let Some(&i) = index.get(r.variant.as_str()) {
-                        series[i].observations.push(Observation::new(v));
-                    }
-                }
-                if missing > 0 {
-                    let m = &self.header.metric;
-                    warn(
-                        &mut warnings,
-                        format!("{missing} run(s) without a {m} value left out"),
-                    );
-                }
-                let counts: Vec<usize> = series.iter().map(|s| s.observations.len()).collect();
-                if counts.iter().any(|&c| c != counts[0]) {
-                    warn(
-                        &mut warnings,
-                        format!(
-                            "unequal run counts per variant ({counts:?}); the sequential run was cut short?"
-                        ),
-                    );
-                }
-            }
+            Pairing::Paired => self.gather_paired(&metric, &mut out),
+            Pairing::Unpaired => self.gather_unpaired(&metric, &mut out),
         }
-        let mut dataset = Dataset::new(self.header.unit.clone(), series)
+        let mut dataset = Dataset::new(self.header.unit.clone(), out.series)
             .with_higher_is_better(self.header.higher_is_better)
             .with_design(self.design().to_model());
-        if !reference.is_empty() {
-            dataset = dataset.with_reference(reference);
+        if !out.reference.is_empty() {
+            dataset = dataset.with_reference(out.reference);
         }
-        Loaded { dataset, warnings }
+        Loaded {
+            dataset,
+            warnings: out.warnings,
+        }
+    }
+
+    /// Paired designs: keeps complete blocks whose runs all succeeded with a value.
+    fn gather_paired(&self, metric: &Metric, out: &mut Gathered<'_>) {
+        let per = self.schedule().runs_per_block();
+        let mut by_block: BTreeMap<u32, Vec<&RunRecord>> = BTreeMap::new();
+        for r in &self.runs {
+            by_block.entry(r.block).or_default().push(r);
+        }
+        for (block, runs) in by_block {
+            if runs.len() != per {
+                out.warn(
+                    ReadWarningKind::IncompleteBlocks,
+                    format!(
+                        "block {block} has {} of {per} runs (incomplete); dropped",
+                        runs.len()
+                    ),
+                );
+                continue;
+            }
+            let values: Option<Vec<f64>> = runs
+                .iter()
+                .map(|r| {
+                    if r.succeeded() {
+                        self.value_of(metric, r)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let Some(values) = values else {
+                out.warn(
+                    ReadWarningKind::Input,
+                    format!("block {block} has a failed run or a missing value; dropped"),
+                );
+                continue;
+            };
+            for (r, v) in runs.iter().zip(values) {
+                out.push(r, v, Pairing::Paired);
+            }
+        }
+    }
+
+    /// The sequential design: every successful run with a value, unpaired.
+    fn gather_unpaired(&self, metric: &Metric, out: &mut Gathered<'_>) {
+        let mut missing = 0usize;
+        for r in self.runs.iter().filter(|r| r.succeeded()) {
+            match self.value_of(metric, r) {
+                Some(v) => out.push(r, v, Pairing::Unpaired),
+                None => missing += 1,
+            }
+        }
+        if missing > 0 {
+            let m = &self.header.metric;
+            out.warn(
+                ReadWarningKind::Input,
+                format!("{missing} run(s) without a {m} value left out"),
+            );
+        }
+        let counts: Vec<usize> = out.series.iter().map(|s| s.observations.len()).collect();
+        if counts.iter().any(|&c| c != counts[0]) {
+            out.warn(
+                ReadWarningKind::Truncated,
+                format!(
+                    "unequal run counts per variant ({counts:?}); the sequential run was cut short?"
+                ),
+            );
+        }
+    }
+}
+
+/// What [`RawData::to_dataset`] collects: one series per header variant, the reference
+/// values, and the warnings (the reader's first).
+struct Gathered<'a> {
+    file: &'a str,
+    index: BTreeMap<&'a str, usize>,
+    series: Vec<Series>,
+    reference: Vec<(u32, f64)>,
+    warnings: Vec<ReadWarning>,
+}
+
+impl<'a> Gathered<'a> {
+    fn new(data: &'a RawData) -> Self {
+        let variants = &data.header.variants;
+        Gathered {
+            file: &data.file,
+            index: variants
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (v.name.as_str(), i))
+                .collect(),
+            series: variants
+                .iter()
+                .map(|v| Series::new(v.name.clone(), []))
+                .collect(),
+            reference: Vec::new(),
+            warnings: data.warnings.clone(),
+        }
+    }
+
+    fn warn(&mut self, kind: ReadWarningKind, message: String) {
+        self.warnings.push(ReadWarning {
+            kind,
+            file: self.file.to_owned(),
+            line: None,
+            message,
+        });
+    }
+
+    /// Adds run `r` with value `v` to the reference or to its variant's series (with block
+    /// and position when paired).
+    fn push(&mut self, r: &RunRecord, v: f64, pairing: Pairing) {
+        if r.is_reference {
+            self.reference.push((r.block, v));
+        } else if let Some(&i) = self.index.get(r.variant.as_str()) {
+            self.series[i].observations.push(match pairing {
+                Pairing::Paired => Observation::in_block(v, r.block).at_position(r.position),
+                Pairing::Unpaired => Observation::new(v),
+            });
+        }
     }
 }

@@ -26,8 +26,7 @@ pub(crate) fn block_table(members: &[&Series]) -> Option<BlockTable> {
         }
         per_member.push(map);
     }
-    let all: BTreeSet<u32> =
-        per_member.iter().flat_map(|m| m.keys().copied()).collect();
+    let all: BTreeSet<u32> = per_member.iter().flat_map(|m| m.keys().copied()).collect();
     let ids: Vec<u32> = all
         .iter()
         .copied()

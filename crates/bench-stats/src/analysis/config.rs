@@ -1,8 +1,8 @@
 //! Settings of one analysis.
 
-use crate::resample::bootstrap::IntervalMethod;
 use crate::error::StatsError;
 use crate::paired::estimators::PairedEstimator;
+use crate::resample::bootstrap::IntervalMethod;
 
 /// Which classes are compared with each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]

@@ -288,7 +288,10 @@ fn decide(
 ) -> Result<(SignificanceReport, VerdictBasis), StatsError> {
     let k = ctx.groups.len();
     let decided = match (custom, ctx.blocks.is_some()) {
-        (Some(test), _) => (test.analyze(ctx), VerdictBasis::Custom(test.name().to_string())),
+        (Some(test), _) => (
+            test.analyze(ctx),
+            VerdictBasis::Custom(test.name().to_string()),
+        ),
         (None, true) if k >= 3 => (FriedmanTest.analyze(ctx), VerdictBasis::Friedman),
         (None, true) => (
             paired_bootstrap_report(ctx, paired, config),

@@ -12,14 +12,14 @@
 
 use std::fmt;
 
-use crate::rank::cliff::cliffs_delta;
+use crate::descriptive::sample::Sample;
 use crate::error::StatsError;
+use crate::model::report::{Omnibus, OmnibusTest, ShiftReport, Verdict};
+use crate::rank::cliff::cliffs_delta;
 use crate::rank::friedman::friedman;
 use crate::rank::holm::holm_bonferroni;
 use crate::rank::kruskal::kruskal_wallis;
 use crate::rank::mann_whitney::mann_whitney_u;
-use crate::model::report::{Omnibus, OmnibusTest, ShiftReport, Verdict};
-use crate::descriptive::sample::Sample;
 use crate::rank::wilcoxon::wilcoxon_signed_rank;
 
 /// One group handed to a test: a name and its pre-trim samples.
@@ -202,7 +202,9 @@ pub(crate) fn dominance_effect(baseline: &[f64], candidate: &[f64]) -> Option<Ef
     Some(EffectSize {
         metric: "paired-dominance".into(),
         value,
-        magnitude: crate::rank::cliff::Magnitude::from_delta(value).as_str().into(),
+        magnitude: crate::rank::cliff::Magnitude::from_delta(value)
+            .as_str()
+            .into(),
         practical_value: Some(value.abs()),
     })
 }

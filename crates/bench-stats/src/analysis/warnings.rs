@@ -175,12 +175,7 @@ pub(crate) fn pairing(
 
 /// The gate's downgrade of a significant verdict whose practical value is below the
 /// minimum.
-pub(crate) fn practical_gate(
-    candidate: &str,
-    metric: &str,
-    value: f64,
-    minimum: f64,
-) -> Warning {
+pub(crate) fn practical_gate(candidate: &str, metric: &str, value: f64, minimum: f64) -> Warning {
     Warning::new(
         WarningCode::PracticalGate,
         Some(candidate),

@@ -60,7 +60,10 @@ impl std::str::FromStr for Design {
         ]
         .into_iter()
         .find(|d| d.as_str() == s)
-        .ok_or(crate::StatsError::UnknownName { what: "design", name: s.to_owned() })
+        .ok_or(crate::StatsError::UnknownName {
+            what: "design",
+            name: s.to_owned(),
+        })
     }
 }
 
@@ -140,7 +143,10 @@ impl Observation {
 
 impl Series {
     /// The observations of the variant called `name`, in the order they were measured.
-    pub fn new(name: impl Into<String>, observations: impl IntoIterator<Item = Observation>) -> Series {
+    pub fn new(
+        name: impl Into<String>,
+        observations: impl IntoIterator<Item = Observation>,
+    ) -> Series {
         Series {
             name: name.into(),
             class: None,

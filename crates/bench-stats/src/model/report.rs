@@ -349,7 +349,11 @@ pub struct Control {
 
 impl Control {
     /// A state dimension, its treatment and the detail in words.
-    pub fn new(dimension: impl Into<String>, treatment: Treatment, detail: impl Into<String>) -> Self {
+    pub fn new(
+        dimension: impl Into<String>,
+        treatment: Treatment,
+        detail: impl Into<String>,
+    ) -> Self {
         Control {
             dimension: dimension.into(),
             treatment,

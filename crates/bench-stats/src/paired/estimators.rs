@@ -10,10 +10,12 @@
 //! Conventions: differences are candidate minus baseline; ratios are candidate over
 //! baseline.
 
-use crate::resample::bootstrap::{self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic};
-use crate::model::report::PairedReport;
 use crate::descriptive::summary::{mean, median, variance_parts};
+use crate::model::report::PairedReport;
 use crate::rank::wilcoxon::paired_hodges_lehmann;
+use crate::resample::bootstrap::{
+    self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic,
+};
 use crate::{Sample, StatsError};
 
 /// The paired statistic: what [`block_bootstrap`] resamples, and in [`PairedConfig`] the

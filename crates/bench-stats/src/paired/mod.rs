@@ -7,8 +7,8 @@ pub mod reference;
 pub mod variance;
 
 pub use estimators::{
-    LARGE_SAMPLE_BLOCKS, PairedAnalysis, PairedConfig, PairedEstimator, block_bootstrap,
-    cohens_d, paired_analysis,
+    LARGE_SAMPLE_BLOCKS, PairedAnalysis, PairedConfig, PairedEstimator, block_bootstrap, cohens_d,
+    paired_analysis,
 };
 pub use reference::{REFERENCE_BIAS_LIMIT, RatioOfRatios, ratio_of_ratios};
 pub use variance::{VarianceComponents, paired_variance_components, variance_components};

@@ -20,9 +20,9 @@
 //! that would already move the interval's edge noticeably. The reference's block values
 //! are always returned so a reader can judge for themselves.
 
-use crate::resample::bootstrap::{self, BootstrapConfig, BootstrapInterval, Statistic};
-use crate::model::report::ReferenceReport;
 use crate::descriptive::summary::{mean, variance_parts};
+use crate::model::report::ReferenceReport;
+use crate::resample::bootstrap::{self, BootstrapConfig, BootstrapInterval, Statistic};
 use crate::{Sample, StatsError};
 
 /// Approximate relative ratio bias (`CV²` of the reference) above which the reference is

@@ -13,8 +13,8 @@
 //! same standard error: the pairing gain.
 
 use crate::StatsError;
-use crate::model::report::VarianceComponentsReport;
 use crate::descriptive::summary::mean;
+use crate::model::report::VarianceComponentsReport;
 
 /// The method-of-moments variance components of blocked replicates.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -11,8 +11,8 @@
 //! [`HL_MAX_PER_GROUP`] values, deterministically.
 
 use crate::rank::ranks::mid_ranks;
-use crate::special::normal_ppf;
 use crate::rank::wilcoxon::{check_confidence, kth_smallest, median_in_place, stride_subsample};
+use crate::special::normal_ppf;
 use crate::{Sample, StatsError};
 
 /// Each group is stride-subsampled to at most this many values before pairing.

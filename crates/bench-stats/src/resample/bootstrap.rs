@@ -33,8 +33,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::Sample;
 use crate::StatsError;
-use crate::special::{normal_cdf, normal_ppf};
 use crate::descriptive::summary::{mean, quantile_sorted, variance_parts};
+use crate::special::{normal_cdf, normal_ppf};
 
 /// Fewest resamples [`BootstrapConfig::validate`] accepts.
 pub const MIN_RESAMPLES: u32 = 100;

@@ -58,7 +58,9 @@ pub(crate) fn median_ratio(
     ];
     let point = crate::resample::bootstrap::Statistic::value(&stat, &identity);
     let ci = if base.len() >= 2 && cand.len() >= 2 && point.is_some() {
-        crate::resample::bootstrap::run(&stat, &boot).ok().map(|i| i.bounds())
+        crate::resample::bootstrap::run(&stat, &boot)
+            .ok()
+            .map(|i| i.bounds())
     } else {
         None
     };

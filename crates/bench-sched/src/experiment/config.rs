@@ -1,0 +1,149 @@
+//! What defines an experiment: the variants, the design and every option of the loop.
+
+use std::time::Duration;
+
+use crate::cpus::CpuSet;
+use crate::design::{Design, ReferenceRuns, Schedule};
+use crate::error::SchedError;
+use crate::layout::Layout;
+use crate::runner::{CommandSpec, Metric, OutputMode};
+
+use super::ResumePoint;
+
+/// Name recorded for reference-workload runs.
+pub const REFERENCE_NAME: &str = "reference";
+
+/// A named command to benchmark.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    /// Display name, unique within the experiment.
+    pub name: String,
+    /// What to run.
+    pub command: CommandSpec,
+}
+
+/// What to do when a benchmarked command fails or times out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum FailurePolicy {
+    /// Record the failed run and stop with an error (default).
+    #[default]
+    Stop,
+    /// Record the failed run and go on (`--ignore-failure`); analysis leaves it out.
+    Ignore,
+}
+
+/// Everything that defines an experiment.
+#[derive(Debug, Clone)]
+pub struct ExperimentConfig {
+    /// The variants; the first is the default baseline. Default: none (must be filled).
+    pub variants: Vec<Variant>,
+    /// A reference workload run once per block at a seeded position. Default: none.
+    pub reference: Option<CommandSpec>,
+    /// Run order. Default: [`Design::Abba`].
+    pub design: Design,
+    /// Number of blocks. Default: 10.
+    pub blocks: u32,
+    /// Seed of the run order and the layout padding. Default: 1.
+    pub seed: u64,
+    /// Untimed runs of every variant (and the reference) before block 0. Default: 1.
+    pub warmup: u32,
+    /// Pause before every run after the first. Default: zero.
+    pub settle: Duration,
+    /// Environment padding. Default: [`Layout::Random`].
+    pub layout: Layout,
+    /// CPUs to pin the children to. Default: none (inherit abba's mask).
+    pub pin: Option<CpuSet>,
+    /// Per-run timeout. Default: none.
+    pub timeout: Option<Duration>,
+    /// What each run yields. Default: [`Metric::Wall`].
+    pub metric: Metric,
+    /// Unit override. Default: none ([`Metric::unit`]).
+    pub unit: Option<String>,
+    /// Direction override. Default: none ([`Metric::higher_is_better`]).
+    pub higher_is_better: Option<bool>,
+    /// Show or discard the children's output. Default: discard.
+    pub output: OutputMode,
+    /// Failure handling. Default: stop.
+    pub on_failure: FailurePolicy,
+    /// Version string written in the header. Default: this crate's version.
+    pub abba_version: String,
+    /// Continue a previous run of the same experiment. Default: none.
+    pub resume: Option<ResumePoint>,
+}
+
+impl Default for ExperimentConfig {
+    fn default() -> Self {
+        ExperimentConfig {
+            variants: Vec::new(),
+            reference: None,
+            design: Design::Abba,
+            blocks: 10,
+            seed: 1,
+            warmup: 1,
+            settle: Duration::ZERO,
+            layout: Layout::Random,
+            pin: None,
+            timeout: None,
+            metric: Metric::Wall,
+            unit: None,
+            higher_is_better: None,
+            output: OutputMode::Discard,
+            on_failure: FailurePolicy::Stop,
+            abba_version: env!("CARGO_PKG_VERSION").to_owned(),
+            resume: None,
+        }
+    }
+}
+
+impl ExperimentConfig {
+    /// The schedule this configuration runs (what `--dry-run` prints).
+    pub fn schedule(&self) -> Schedule {
+        let reference = if self.reference.is_some() {
+            ReferenceRuns::PerBlock
+        } else {
+            ReferenceRuns::None
+        };
+        Schedule::plan(
+            self.design,
+            self.variants.len(),
+            self.blocks,
+            self.seed,
+            reference,
+        )
+    }
+
+    pub(super) fn unit(&self) -> String {
+        self.unit
+            .clone()
+            .unwrap_or_else(|| self.metric.unit().to_owned())
+    }
+
+    pub(super) fn higher(&self) -> bool {
+        self.higher_is_better
+            .unwrap_or_else(|| self.metric.higher_is_better())
+    }
+
+    pub(super) fn validate(&self) -> Result<(), SchedError> {
+        if self.variants.is_empty() {
+            return Err(SchedError::Config("no variants to run".into()));
+        }
+        if self.blocks == 0 {
+            return Err(SchedError::Config("blocks must be at least 1".into()));
+        }
+        for (i, v) in self.variants.iter().enumerate() {
+            if self.variants[..i].iter().any(|w| w.name == v.name) {
+                return Err(SchedError::Config(format!(
+                    "variant name {:?} is used twice",
+                    v.name
+                )));
+            }
+            if self.reference.is_some() && v.name == REFERENCE_NAME {
+                return Err(SchedError::Config(format!(
+                    "variant name {REFERENCE_NAME:?} is reserved for the reference workload"
+                )));
+            }
+        }
+        Ok(())
+    }
+}

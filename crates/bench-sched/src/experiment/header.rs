@@ -1,0 +1,40 @@
+//! The raw file's header line, built from an experiment's configuration.
+
+use crate::host::HostFacts;
+use crate::raw::{RAW_SCHEMA, RawHeader, RawVariant};
+
+use super::{ExperimentConfig, Variant};
+
+pub(super) fn raw_variant(v: &Variant) -> RawVariant {
+    RawVariant {
+        name: v.name.clone(),
+        command: v.command.text().to_owned(),
+    }
+}
+
+pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
+    RawHeader {
+        schema: RAW_SCHEMA.to_owned(),
+        abba_version: config.abba_version.clone(),
+        design: config.design.name().to_owned(),
+        seed: config.seed,
+        blocks: config.blocks,
+        variants: config.variants.iter().map(raw_variant).collect(),
+        reference: config.reference.as_ref().map(|c| c.text().to_owned()),
+        metric: config.metric.to_string(),
+        unit: config.unit(),
+        higher_is_better: config.higher(),
+        layout: config.layout.to_string(),
+        pin: config.pin.as_ref().map(ToString::to_string),
+        warmup: config.warmup,
+        settle_ns: u64::try_from(config.settle.as_nanos()).unwrap_or(u64::MAX),
+        shell: config
+            .variants
+            .first()
+            .map(|v| v.command.shell().to_string()),
+        timeout_ns: config
+            .timeout
+            .map(|t| u64::try_from(t.as_nanos()).unwrap_or(u64::MAX)),
+        host: HostFacts::collect(),
+    }
+}

@@ -1,0 +1,19 @@
+//! Experiments: the configuration ([`ExperimentConfig`]), the loop ([`run_experiment`]),
+//! its progress hooks ([`Observer`]), what it returns ([`Outcome`]) and how it continues a
+//! previous raw file ([`ResumePoint`]).
+
+mod config;
+mod header;
+mod observer;
+mod outcome;
+mod resume;
+mod run;
+
+pub use config::{ExperimentConfig, FailurePolicy, REFERENCE_NAME, Variant};
+pub use observer::{NoopObserver, Observer};
+pub use outcome::Outcome;
+pub use resume::ResumePoint;
+pub use run::run_experiment;
+
+#[cfg(test)]
+mod tests;

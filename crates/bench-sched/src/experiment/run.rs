@@ -1,0 +1,368 @@
+//! The loop: pre-flight, warm-up, then every planned run, streamed to the raw file.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::design::{PlannedRun, Target};
+use crate::error::SchedError;
+use crate::host::{load_average, rfc3339_utc};
+use crate::interrupt::InterruptFlag;
+use crate::raw::{RawHeader, RawTrailer, RawWriter, RunRecord};
+use crate::runner::{CommandSpec, Metric, RunMeasurement, RunRequest, Runner, Termination};
+
+use super::header::new_header;
+use super::{ExperimentConfig, FailurePolicy, Observer, Outcome, REFERENCE_NAME, Variant};
+
+fn sleep_unless_stopped(d: Duration, stop: &InterruptFlag) {
+    let until = Instant::now() + d;
+    while stop.stop_requested().is_none() {
+        let now = Instant::now();
+        if now >= until {
+            break;
+        }
+        std::thread::sleep((until - now).min(Duration::from_millis(20)));
+    }
+}
+
+/// Reads numeric `field` from the last JSON object line.
+fn json_field(line: Option<&str>, field: &str) -> Result<f64, String> {
+    let line = line.ok_or_else(|| {
+        format!("the command printed no JSON object on stdout (metric json:{field})")
+    })?;
+    let value: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| format!("bad JSON on stdout: {e}"))?;
+    match value.get(field) {
+        None => Err(format!(
+            "the last JSON object on stdout has no field {field:?}"
+        )),
+        Some(v) => v
+            .as_f64()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("field {field:?} is {v}, not a finite number")),
+    }
+}
+
+fn status_text(t: Termination) -> String {
+    match t {
+        Termination::Exited(c) => format!("exit code {c}"),
+        Termination::Signaled(s) => format!("killed by signal {s}"),
+        Termination::TimedOut => "timed out".into(),
+        Termination::Interrupted => "interrupted".into(),
+    }
+}
+
+/// Runs the experiment: pre-flight, warm-up, then the schedule, writing each run to `out`
+/// as it ends.
+///
+/// Before the first run every program is resolved (a missing one stops everything). A run
+/// that fails (non-zero exit, signal, timeout, unreadable `json:` metric) is recorded and,
+/// under [`FailurePolicy::Stop`], ends the experiment with an error naming the variant,
+/// block and stderr tail. When `stop` is raised (use [`InterruptFlag::from_signals`] in a
+/// binary, a fresh [`InterruptFlag::new`] otherwise) the running child's process group
+/// is killed, the cut-off run is not recorded, a trailer line is written, and
+/// [`SchedError::Interrupted`] is returned; the file stays readable.
+///
+/// # Errors
+/// [`SchedError`]: configuration, missing program, spawn, run failure, timeout, metric,
+/// output, resume mismatch or interruption.
+///
+/// # Examples
+/// ```
+/// use bench_sched::*;
+/// let config = ExperimentConfig {
+///     variants: vec![
+///         Variant { name: "A".into(), command: CommandSpec::parse("prog-a", Shell::None)? },
+///         Variant { name: "B".into(), command: CommandSpec::parse("prog-b", Shell::None)? },
+///     ],
+///     blocks: 2,
+///     ..ExperimentConfig::default()
+/// };
+/// let mut runner = FakeRunner::new();
+/// let outcome = run_experiment(
+///     &config,
+///     &InterruptFlag::new(),
+///     &mut runner,
+///     &mut RawWriter::discard(),
+///     &mut NoopObserver,
+/// )?;
+/// assert_eq!(outcome.runs.len(), 8); // ABBA + BAAB
+/// assert_eq!(runner.calls().len(), 10); // plus one warm-up run per variant
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn run_experiment(
+    config: &ExperimentConfig,
+    stop: &InterruptFlag,
+    runner: &mut dyn Runner,
+    out: &mut RawWriter,
+    observer: &mut dyn Observer,
+) -> Result<Outcome, SchedError> {
+    let reference = preflight(config, runner)?;
+    let (header, mut runs, skip) = starting_point(config);
+    if !out.has_header() {
+        out.write_header(&header)?;
+    }
+    let allowed = runner
+        .allowed_cpus(config.pin.as_ref())
+        .map(|c| c.to_string());
+    let mut session = Session {
+        config,
+        stop,
+        runner,
+        out,
+        observer,
+        reference: reference.as_ref(),
+        allowed,
+    };
+    session.warm_up()?;
+    session.measure(skip, &mut runs)?;
+    session.finish("complete")?;
+    Ok(Outcome {
+        header,
+        runs,
+        load_end: load_average(),
+    })
+}
+
+/// Checks the configuration (and a resume file against it) and resolves every program
+/// before anything runs; returns the reference workload as a variant.
+fn preflight(
+    config: &ExperimentConfig,
+    runner: &mut dyn Runner,
+) -> Result<Option<Variant>, SchedError> {
+    config.validate()?;
+    if let Some(r) = &config.resume {
+        r.check(config)?;
+    }
+    for v in &config.variants {
+        runner.preflight(&v.name, &v.command)?;
+    }
+    let reference = config.reference.as_ref().map(|c| Variant {
+        name: REFERENCE_NAME.to_owned(),
+        command: c.clone(),
+    });
+    if let Some(r) = &reference {
+        runner.preflight(&r.name, &r.command)?;
+    }
+    Ok(reference)
+}
+
+/// The header, the runs already done and how many planned runs to skip: a resume keeps the
+/// file's header and its complete blocks, a fresh experiment starts from nothing.
+fn starting_point(config: &ExperimentConfig) -> (RawHeader, Vec<RunRecord>, usize) {
+    match &config.resume {
+        Some(r) => {
+            let (header, runs) = r.kept();
+            let keep = runs.len();
+            (header, runs, keep)
+        }
+        None => (new_header(config), Vec::new(), 0),
+    }
+}
+
+/// What one run asks of the runner.
+fn request<'a>(
+    config: &'a ExperimentConfig,
+    stop: &'a InterruptFlag,
+    command: &'a CommandSpec,
+    env_pad: usize,
+) -> RunRequest<'a> {
+    RunRequest {
+        command,
+        env_pad,
+        pin: config.pin.as_ref(),
+        timeout: config.timeout,
+        output: config.output,
+        capture_json: config.metric.needs_stdout(),
+        stop,
+    }
+}
+
+/// An experiment under way: the caller's configuration, stop flag, runner, output and
+/// observer, borrowed for the length of the loop.
+struct Session<'a> {
+    config: &'a ExperimentConfig,
+    stop: &'a InterruptFlag,
+    runner: &'a mut dyn Runner,
+    out: &'a mut RawWriter,
+    observer: &'a mut dyn Observer,
+    reference: Option<&'a Variant>,
+    /// The CPUs the children may use, recorded in every run line.
+    allowed: Option<String>,
+}
+
+impl Session<'_> {
+    /// Writes the trailer line with `status` (`complete`, `failed`, `interrupted`).
+    fn finish(&mut self, status: &str) -> Result<(), SchedError> {
+        self.out.write_trailer(&RawTrailer {
+            status: status.to_owned(),
+            load_end: load_average(),
+            end_time: rfc3339_utc(SystemTime::now()),
+        })
+    }
+
+    /// Once a stop is requested: writes the `interrupted` trailer and returns
+    /// [`SchedError::Interrupted`] (or the error writing the trailer).
+    fn check_stop(&mut self) -> Result<(), SchedError> {
+        match self.stop.stop_requested() {
+            None => Ok(()),
+            Some(signal) => Err(match self.finish("interrupted") {
+                Ok(()) => SchedError::Interrupted { signal },
+                Err(e) => e,
+            }),
+        }
+    }
+
+    /// Untimed, unrecorded runs of every variant and the reference; failures still count
+    /// as failures.
+    fn warm_up(&mut self) -> Result<(), SchedError> {
+        let config = self.config;
+        let warm: Vec<&Variant> = config.variants.iter().chain(self.reference).collect();
+        for w in 0..config.warmup {
+            for (i, v) in warm.iter().enumerate() {
+                self.check_stop()?;
+                self.observer.on_warmup(v);
+                let fake_run = PlannedRun {
+                    run_index: 0,
+                    block: u32::MAX - w,
+                    position: i as u32,
+                    target: Target::Variant(i),
+                };
+                let env_pad = config.layout.pad_for(config.seed, &fake_run);
+                let m = self
+                    .runner
+                    .run(&v.name, &request(config, self.stop, &v.command, env_pad))?;
+                self.check_stop()?;
+                if config.on_failure == FailurePolicy::Stop {
+                    check_termination(config, &v.name, 0, &m).inspect_err(|_| {
+                        let _ = self.finish("failed");
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the schedule from planned run `skip` on, settling before each run, appending
+    /// each record to `runs` and telling the observer when a block is complete.
+    fn measure(&mut self, skip: usize, runs: &mut Vec<RunRecord>) -> Result<(), SchedError> {
+        let config = self.config;
+        let schedule = config.schedule();
+        let mut left_in_block: HashMap<u32, usize> = HashMap::new();
+        for r in &schedule.runs[skip..] {
+            *left_in_block.entry(r.block).or_default() += 1;
+        }
+        for (n, planned) in schedule.runs.iter().enumerate().skip(skip) {
+            if n > skip || config.warmup > 0 {
+                sleep_unless_stopped(config.settle, self.stop);
+            }
+            self.check_stop()?;
+            runs.push(self.run_planned(planned)?);
+            if let Some(left) = left_in_block.get_mut(&planned.block) {
+                *left -= 1;
+                if *left == 0 {
+                    self.observer.on_block_end(planned.block);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One measured run: runs it, writes its record, and under [`FailurePolicy::Stop`]
+    /// ends the experiment (after the `failed` trailer) when it failed.
+    fn run_planned(&mut self, planned: &PlannedRun) -> Result<RunRecord, SchedError> {
+        let config = self.config;
+        let variant = match planned.target {
+            Target::Variant(i) => &config.variants[i],
+            Target::Reference => self
+                .reference
+                .ok_or_else(|| SchedError::Config("reference run without a reference".into()))?,
+        };
+        self.observer.on_run_start(planned, variant);
+        let env_pad = config.layout.pad_for(config.seed, planned);
+        let m = self.runner.run(
+            &variant.name,
+            &request(config, self.stop, &variant.command, env_pad),
+        )?;
+        self.check_stop()?;
+        let metric = metric_value(&config.metric, &m);
+        let record = RunRecord {
+            run: planned.run_index,
+            block: planned.block,
+            position: planned.position,
+            variant: variant.name.clone(),
+            is_reference: planned.target == Target::Reference,
+            wall_ns: m.wall_ns,
+            user_ns: m.user_ns,
+            sys_ns: m.sys_ns,
+            max_rss_kib: m.max_rss_kib,
+            exit_code: match m.termination {
+                Termination::Exited(c) => Some(c),
+                _ => None,
+            },
+            signal: match m.termination {
+                Termination::Signaled(s) => Some(s),
+                _ => None,
+            },
+            timed_out: m.termination == Termination::TimedOut,
+            env_pad,
+            metric: metric.as_ref().ok().copied().flatten(),
+            allowed_cpus: self.allowed.clone(),
+        };
+        self.out.write_run(&record)?;
+        self.observer.on_run_end(&record);
+        if config.on_failure == FailurePolicy::Stop {
+            let failed =
+                check_termination(config, &variant.name, planned.block, &m).and_then(|()| {
+                    match metric {
+                        Err(message) => Err(SchedError::Metric {
+                            variant: variant.name.clone(),
+                            block: planned.block,
+                            message,
+                        }),
+                        Ok(_) => Ok(()),
+                    }
+                });
+            if let Err(e) = failed {
+                self.finish("failed")?;
+                return Err(e);
+            }
+        }
+        Ok(record)
+    }
+}
+
+/// The value a run line records in `metric`: the `json:` field of a successful run, the
+/// max RSS, or none (time metrics are read from the time fields). `Err` says why a `json:`
+/// field could not be read.
+fn metric_value(metric: &Metric, m: &RunMeasurement) -> Result<Option<f64>, String> {
+    match metric {
+        Metric::Json(field) if m.termination == Termination::Exited(0) => {
+            json_field(m.last_json.as_deref(), field).map(Some)
+        }
+        Metric::MaxRss => Ok(Some(m.max_rss_kib as f64)),
+        _ => Ok(None),
+    }
+}
+
+fn check_termination(
+    config: &ExperimentConfig,
+    variant: &str,
+    block: u32,
+    m: &RunMeasurement,
+) -> Result<(), SchedError> {
+    match m.termination {
+        Termination::Exited(0) => Ok(()),
+        Termination::TimedOut => Err(SchedError::TimedOut {
+            variant: variant.to_owned(),
+            block,
+            timeout_ms: config.timeout.map_or(0, |t| t.as_millis()),
+            stderr_tail: m.stderr_tail.clone(),
+        }),
+        t => Err(SchedError::RunFailed {
+            variant: variant.to_owned(),
+            block,
+            status: status_text(t),
+            stderr_tail: m.stderr_tail.clone(),
+        }),
+    }
+}

@@ -1,0 +1,425 @@
+//! The loop against the fake runner: order, pads, failures, metrics, stops, references.
+
+use crate::*;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn variants(names: &[&str]) -> Vec<Variant> {
+    names
+        .iter()
+        .map(|n| Variant {
+            name: (*n).into(),
+            command: CommandSpec::parse(&format!("prog-{n}"), Shell::None).unwrap(),
+        })
+        .collect()
+}
+
+fn failing(code: i32, stderr: &str) -> RunMeasurement {
+    RunMeasurement {
+        wall_ns: 1,
+        user_ns: 0,
+        sys_ns: 0,
+        max_rss_kib: 0,
+        termination: Termination::Exited(code),
+        last_json: None,
+        stderr_tail: stderr.into(),
+    }
+}
+
+#[derive(Default)]
+struct Recorder {
+    events: Vec<String>,
+}
+
+impl Observer for Recorder {
+    fn on_warmup(&mut self, v: &Variant) {
+        self.events.push(format!("warm {}", v.name));
+    }
+    fn on_run_start(&mut self, r: &PlannedRun, v: &Variant) {
+        self.events.push(format!("start {} {}", r.block, v.name));
+    }
+    fn on_block_end(&mut self, b: u32) {
+        self.events.push(format!("end {b}"));
+    }
+}
+
+#[test]
+fn runs_follow_the_schedule_with_warmup_and_pads() {
+    let config = ExperimentConfig {
+        variants: variants(&["A", "B"]),
+        blocks: 3,
+        warmup: 2,
+        seed: 5,
+        ..ExperimentConfig::default()
+    };
+    let mut fake = FakeRunner::new();
+    let mut obs = Recorder::default();
+    let outcome = run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut fake,
+        &mut RawWriter::discard(),
+        &mut obs,
+    )
+    .unwrap();
+    let order: Vec<&str> = fake.calls().iter().map(|c| c.variant.as_str()).collect();
+    assert_eq!(
+        order,
+        [
+            "A", "B", "A", "B", "A", "B", "B", "A", "B", "A", "A", "B", "A", "B", "B", "A"
+        ]
+    );
+    let schedule = config.schedule();
+    for (call, (planned, rec)) in fake.calls()[4..]
+        .iter()
+        .zip(schedule.runs.iter().zip(&outcome.runs))
+    {
+        assert_eq!(call.env_pad, Layout::Random.pad_for(5, planned));
+        assert_eq!(rec.env_pad, call.env_pad);
+        assert_eq!(
+            (rec.block, rec.position, rec.run),
+            (planned.block, planned.position, planned.run_index)
+        );
+    }
+    assert_eq!(obs.events[..2], ["warm A", "warm B"]);
+    assert_eq!(
+        obs.events
+            .iter()
+            .filter(|e| e.starts_with("end"))
+            .cloned()
+            .collect::<Vec<_>>(),
+        ["end 0", "end 1", "end 2"]
+    );
+    assert_eq!(obs.events.iter().position(|e| e == "end 0"), Some(8));
+}
+
+#[test]
+fn same_seed_same_pads_different_seed_differs() {
+    let pads = |seed| {
+        let config = ExperimentConfig {
+            variants: variants(&["A", "B", "C"]),
+            design: Design::Random,
+            blocks: 5,
+            warmup: 0,
+            seed,
+            ..ExperimentConfig::default()
+        };
+        let mut fake = FakeRunner::new();
+        run_experiment(
+            &config,
+            &InterruptFlag::new(),
+            &mut fake,
+            &mut RawWriter::discard(),
+            &mut NoopObserver,
+        )
+        .unwrap();
+        fake.calls()
+            .iter()
+            .map(|c| (c.variant.clone(), c.env_pad))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(pads(1), pads(1));
+    assert_ne!(pads(1), pads(2));
+}
+
+#[test]
+fn failure_stops_with_variant_block_and_stderr_unless_ignored() {
+    let config = ExperimentConfig {
+        variants: variants(&["A", "B"]),
+        blocks: 3,
+        warmup: 0,
+        ..ExperimentConfig::default()
+    };
+    // Runs: block 0 = A B B A, block 1 = B A A B; call 5 is A in block 1.
+    let script = |_: &crate::runner::FakeCall, n: usize| {
+        if n == 5 {
+            failing(7, "segfault-ish")
+        } else {
+            FakeRunner::success(100)
+        }
+    };
+    let mut fake = FakeRunner::new().with_script(script);
+    let buf = Shared::default();
+    let mut w = RawWriter::to_writer(buf.clone(), "mem");
+    let err = run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut fake,
+        &mut w,
+        &mut NoopObserver,
+    )
+    .unwrap_err();
+    drop(w);
+    assert_eq!(
+        err.to_string(),
+        "variant A failed in block 1 (exit code 7); stderr ends with:\nsegfault-ish"
+    );
+    let data = read_raw_bytes("mem", &buf.0.lock().unwrap()).unwrap();
+    assert_eq!(data.runs.len(), 6);
+    assert_eq!(data.runs[5].exit_code, Some(7));
+
+    let ignore = ExperimentConfig {
+        on_failure: FailurePolicy::Ignore,
+        ..config
+    };
+    let mut fake = FakeRunner::new().with_script(script);
+    let outcome = run_experiment(
+        &ignore,
+        &InterruptFlag::new(),
+        &mut fake,
+        &mut RawWriter::discard(),
+        &mut NoopObserver,
+    )
+    .unwrap();
+    assert_eq!(outcome.runs.len(), 12);
+    let loaded = outcome.to_dataset();
+    assert_eq!(
+        loaded.dataset.series[0].observations.len(),
+        4,
+        "block 1 dropped"
+    );
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("block 1 has a failed run"))
+    );
+}
+
+#[test]
+fn json_metric_reads_the_field_or_fails() {
+    let mut config = ExperimentConfig {
+        variants: variants(&["A", "B"]),
+        blocks: 1,
+        warmup: 0,
+        metric: Metric::Json("ops".into()),
+        ..ExperimentConfig::default()
+    };
+    let with_json = |json: &'static str| {
+        move |_: &crate::runner::FakeCall, _: usize| RunMeasurement {
+            last_json: Some(json.into()),
+            ..FakeRunner::success(5)
+        }
+    };
+    let outcome = run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut FakeRunner::new().with_script(with_json(r#"{"ops": 3.5}"#)),
+        &mut RawWriter::discard(),
+        &mut NoopObserver,
+    )
+    .unwrap();
+    assert!(outcome.runs.iter().all(|r| r.metric == Some(3.5)));
+    assert_eq!(outcome.header.unit, "value");
+    let d = outcome.to_dataset().dataset;
+    assert_eq!(d.series[0].observations[0].value, 3.5);
+    for bad in [r#"{"ops": "fast"}"#, r#"{"other": 1}"#] {
+        let err = run_experiment(
+            &config,
+            &InterruptFlag::new(),
+            &mut FakeRunner::new().with_script(with_json(bad)),
+            &mut RawWriter::discard(),
+            &mut NoopObserver,
+        )
+        .unwrap_err();
+        assert!(matches!(err, SchedError::Metric { block: 0, .. }), "{err}");
+    }
+    // The file of such a failed experiment still reads; the block without values is
+    // dropped with a warning.
+    let buf = Shared::default();
+    let mut w = RawWriter::to_writer(buf.clone(), "mem");
+    let script = with_json(r#"{"other": 1}"#);
+    run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut FakeRunner::new().with_script(script),
+        &mut w,
+        &mut NoopObserver,
+    )
+    .unwrap_err();
+    drop(w);
+    let data = read_raw_bytes("mem", &buf.0.lock().unwrap()).unwrap();
+    assert_eq!(data.runs[0].metric, None);
+    assert_eq!(
+        data.trailer.as_ref().map(|t| t.status.as_str()),
+        Some("failed")
+    );
+    assert!(data.to_dataset().dataset.series[0].observations.is_empty());
+    config.higher_is_better = Some(true);
+    let err = run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut FakeRunner::new(),
+        &mut RawWriter::discard(),
+        &mut NoopObserver,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("printed no JSON object"));
+}
+
+#[test]
+fn stop_request_is_not_recorded_and_reports_the_signal() {
+    let flag = InterruptFlag::new();
+    let f2 = flag.clone();
+    let config = ExperimentConfig {
+        variants: variants(&["A", "B"]),
+        blocks: 4,
+        warmup: 0,
+        ..ExperimentConfig::default()
+    };
+    let mut fake = FakeRunner::new().with_script(move |_, n| {
+        if n == 6 {
+            f2.request_stop_with(SIGTERM_NUM);
+        }
+        FakeRunner::success(10)
+    });
+    let buf = Shared::default();
+    let mut w = RawWriter::to_writer(buf.clone(), "mem");
+    let err = run_experiment(&config, &flag, &mut fake, &mut w, &mut NoopObserver).unwrap_err();
+    drop(w);
+    assert!(matches!(
+        err,
+        SchedError::Interrupted {
+            signal: SIGTERM_NUM
+        }
+    ));
+    assert_eq!(fake.calls().len(), 7);
+    let data = read_raw_bytes("mem", &buf.0.lock().unwrap()).unwrap();
+    assert_eq!(data.runs.len(), 6);
+    let loaded = data.to_dataset();
+    assert_eq!(loaded.dataset.series[0].observations.len(), 2);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("block 1 has 2 of 4"))
+    );
+}
+
+const SIGTERM_NUM: i32 = 15;
+
+#[test]
+fn preflight_and_config_errors_come_before_any_run() {
+    let config = ExperimentConfig {
+        variants: variants(&["A", "B"]),
+        ..ExperimentConfig::default()
+    };
+    let mut fake = FakeRunner::new().with_missing("prog-B");
+    let err = run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut fake,
+        &mut RawWriter::discard(),
+        &mut NoopObserver,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "program \"prog-B\" (variant B) was not found or is not executable"
+    );
+    assert!(fake.calls().is_empty());
+    let dup = ExperimentConfig {
+        variants: variants(&["A", "A"]),
+        ..ExperimentConfig::default()
+    };
+    assert!(matches!(
+        run_experiment(
+            &dup,
+            &InterruptFlag::new(),
+            &mut FakeRunner::new(),
+            &mut RawWriter::discard(),
+            &mut NoopObserver
+        ),
+        Err(SchedError::Config(_))
+    ));
+    let zero = ExperimentConfig {
+        variants: variants(&["A"]),
+        blocks: 0,
+        ..ExperimentConfig::default()
+    };
+    let err = run_experiment(
+        &zero,
+        &InterruptFlag::new(),
+        &mut FakeRunner::new(),
+        &mut RawWriter::discard(),
+        &mut NoopObserver,
+    )
+    .unwrap_err();
+    assert!(matches!(err, SchedError::Config(_)), "{err}");
+}
+
+#[test]
+fn reference_runs_once_per_block_into_dataset_reference() {
+    let config = ExperimentConfig {
+        variants: variants(&["A", "B"]),
+        reference: Some(CommandSpec::parse("ref", Shell::None).unwrap()),
+        blocks: 3,
+        warmup: 1,
+        ..ExperimentConfig::default()
+    };
+    let mut fake = FakeRunner::new();
+    let outcome = run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut fake,
+        &mut RawWriter::discard(),
+        &mut NoopObserver,
+    )
+    .unwrap();
+    assert_eq!(
+        fake.calls().iter().filter(|c| c.command == "ref").count(),
+        4
+    );
+    assert_eq!(outcome.runs.iter().filter(|r| r.is_reference).count(), 3);
+    let d = outcome.to_dataset().dataset;
+    assert_eq!(
+        d.reference
+            .as_ref()
+            .map(|r| r.iter().map(|x| x.0).collect::<Vec<_>>()),
+        Some(vec![0, 1, 2])
+    );
+    assert_eq!(d.series[0].observations.len(), 6);
+}
+
+#[test]
+fn sequential_yields_unpaired_observations() {
+    let config = ExperimentConfig {
+        variants: variants(&["A", "B"]),
+        design: Design::Sequential,
+        blocks: 3,
+        warmup: 0,
+        ..ExperimentConfig::default()
+    };
+    let mut fake = FakeRunner::new();
+    let outcome = run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut fake,
+        &mut RawWriter::discard(),
+        &mut NoopObserver,
+    )
+    .unwrap();
+    let order: Vec<&str> = fake.calls().iter().map(|c| c.variant.as_str()).collect();
+    assert_eq!(order, ["A", "A", "A", "B", "B", "B"]);
+    let d = outcome.to_dataset().dataset;
+    assert_eq!(d.design.map(|d| d.as_str()), Some("sequential"));
+    assert!(
+        d.series
+            .iter()
+            .flat_map(|s| &s.observations)
+            .all(|o| o.block.is_none())
+    );
+}
