@@ -82,8 +82,8 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
     let out_dir = root.join("target").join("calibrate");
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
 
-    let cmd_a = compute_command(&abba, args.duration);
-    let cmd_b = compute_command(&abba, args.duration + args.effect_ms / 1000.0);
+    let cmd_a = compute_command(&abba, args.duration)?;
+    let cmd_b = compute_command(&abba, args.duration + args.effect_ms / 1000.0)?;
     let designs = [Design::Abba, Design::Sequential];
     let runs = matched_runs(&abba, &cmd_a, args.blocks, &designs)?;
 
@@ -158,8 +158,8 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
         report,
         "A = `{}`, B = `{}`; {} repetitions of each cell, {runs} measured runs per experiment, \
          seeds {}..={}. Runtime {elapsed:.0} s. Cores: {}; 1-minute load {} at the start, {} at the end.\n",
-        compute_command(Path::new("abba"), args.duration),
-        compute_command(Path::new("abba"), args.duration + args.effect_ms / 1000.0),
+        compute_command(Path::new("abba"), args.duration)?,
+        compute_command(Path::new("abba"), args.duration + args.effect_ms / 1000.0)?,
         args.reps,
         args.seed,
         args.seed.wrapping_add(u64::from(args.reps) - 1),
@@ -606,23 +606,16 @@ fn render_facts(cells: &[Cell], args: &CalibrateArgs, runs: u32) -> String {
     out
 }
 
-/// `abba compute --duration SECONDS --chains 1` as a command line for `abba compare`.
-fn compute_command(abba: &Path, seconds: f64) -> String {
-    format!(
-        "{} compute --duration {seconds:.6} --chains 1",
-        shell_quote(&abba.to_string_lossy())
-    )
-}
-
-/// Quotes a path for abba's POSIX-like command splitting when it needs it.
-fn shell_quote(s: &str) -> String {
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@".contains(c))
-    {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
+/// `abba compute --duration SECONDS --chains 1` as a command line for `abba compare`
+/// ([`crate::run::compute_command`] quotes the path).
+fn compute_command(abba: &Path, seconds: f64) -> Result<String> {
+    let args = [
+        "--duration".to_owned(),
+        format!("{seconds:.6}"),
+        "--chains".to_owned(),
+        "1".to_owned(),
+    ];
+    crate::run::compute_command(abba, &args)
 }
 
 /// Checks with `--dry-run` that every design makes the same number of measured runs,
@@ -931,9 +924,12 @@ mod tests {
     #[test]
     fn commands_are_quoted_only_when_needed() {
         assert_eq!(
-            compute_command(Path::new("/t/release/abba"), 0.051),
+            compute_command(Path::new("/t/release/abba"), 0.051).unwrap(),
             "/t/release/abba compute --duration 0.051000 --chains 1"
         );
-        assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
+        assert_eq!(
+            compute_command(Path::new("/a b/it's"), 0.05).unwrap(),
+            r"'/a b/it'\''s' compute --duration 0.050000 --chains 1"
+        );
     }
 }

@@ -66,6 +66,21 @@ pub fn build_abba(root: &Path) -> Result<PathBuf> {
     Ok(abba)
 }
 
+/// The command line `ABBA compute ARGS...`, each word quoted with [`shell_words::quote`]
+/// where it needs it, so that splitting it with POSIX shell rules (as `abba compare` and
+/// [`CommandSpec::parse`] do) gives back exactly `[ABBA, "compute", ARGS...]`. The one
+/// place every xtask task writes an `abba compute` command. Time: O(length).
+///
+/// # Errors
+/// When the binary's path is not UTF-8.
+pub fn compute_command<S: AsRef<str>>(abba: &Path, args: &[S]) -> Result<String> {
+    let path = abba.to_str().context("the abba path is not UTF-8")?;
+    let words = [path, "compute"]
+        .into_iter()
+        .chain(args.iter().map(AsRef::as_ref));
+    Ok(shell_words::join(words))
+}
+
 /// One configuration of the chain-count kernel (`abba compute`), single-threaded.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KernelSpec {
@@ -78,20 +93,27 @@ pub struct KernelSpec {
 }
 
 impl KernelSpec {
-    /// The command line that runs this configuration with the binary `abba`.
+    /// The flags of this configuration after `abba compute`.
+    pub fn compute_args(&self) -> Vec<String> {
+        vec![
+            "--op".into(),
+            self.op.to_string(),
+            "--chains".into(),
+            self.chains.to_string(),
+            "--threads".into(),
+            "1".into(),
+            "--duration".into(),
+            self.duration.to_string(),
+            "--json".into(),
+        ]
+    }
+
+    /// The command that runs this configuration with the binary `abba`.
     ///
     /// # Errors
-    /// When the binary's path cannot be quoted for the command parser.
+    /// When the binary's path is not UTF-8.
     pub fn command(&self, abba: &Path) -> Result<CommandSpec> {
-        let path = abba.to_str().context("the abba path is not UTF-8")?;
-        ensure!(
-            !path.contains('\''),
-            "the abba path contains a single quote"
-        );
-        let text = format!(
-            "'{path}' compute --op {} --chains {} --threads 1 --duration {} --json",
-            self.op, self.chains, self.duration
-        );
+        let text = compute_command(abba, &self.compute_args())?;
         Ok(CommandSpec::parse(&text, Shell::None)?)
     }
 
@@ -361,6 +383,28 @@ mod tests {
             ]
         );
         assert_eq!(k.name(), "chains=2");
+    }
+
+    #[test]
+    fn a_path_with_a_space_and_a_quote_round_trips() {
+        let abba = Path::new("/tmp/it's a dir/abba");
+        let args = ["--duration", "0.051000", "--chains", "1"];
+        let line = compute_command(abba, &args).unwrap();
+        let want = [
+            "/tmp/it's a dir/abba",
+            "compute",
+            "--duration",
+            "0.051000",
+            "--chains",
+            "1",
+        ];
+        assert_eq!(shell_words::split(&line).unwrap(), want);
+        assert_eq!(CommandSpec::parse(&line, Shell::None).unwrap().argv(), want);
+        // Plain paths and flags stay unquoted.
+        assert_eq!(
+            compute_command(Path::new("/t/release/abba"), &args).unwrap(),
+            "/t/release/abba compute --duration 0.051000 --chains 1"
+        );
     }
 
     #[test]
