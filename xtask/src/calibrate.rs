@@ -27,7 +27,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
-use serde_json::Value;
+use bench_stats::{ANALYSIS_SCHEMA, Analysis, Outcome, Verdict, Warning};
 
 /// The standard normal quantile of 0.975 (two-sided 95 % intervals).
 const Z95: f64 = 1.959_963_984_540_054;
@@ -277,63 +277,63 @@ struct Reading {
     means: Option<[f64; 2]>,
 }
 
-/// Extracts a [`Reading`] from analysis JSON text.
+/// The warning code of a significant result the practical-effect gate turned into "not
+/// significant"; the one warning code this task reads.
+const PRACTICAL_GATE: &str = "practical-gate";
+
+/// Whether `warning` says the practical-effect gate downgraded `candidate`'s result (a
+/// warning without a benchmark concerns every comparison).
+fn gated(warning: &Warning, candidate: &str) -> bool {
+    warning.code == PRACTICAL_GATE
+        && warning
+            .benchmark
+            .as_deref()
+            .is_none_or(|name| name == candidate)
+}
+
+/// Reads analysis JSON text as the `abba.analysis/1` model and takes its [`Reading`].
 fn parse_analysis(text: &str) -> Result<Reading> {
-    let doc: Value = serde_json::from_str(text).context("analysis output is not JSON")?;
+    let analysis: Analysis =
+        serde_json::from_str(text).context("analysis output is not an abba.analysis/1 document")?;
     ensure!(
-        doc["schema"] == "abba.analysis/1",
+        analysis.schema == ANALYSIS_SCHEMA,
         "unexpected analysis schema {}",
-        doc["schema"]
+        analysis.schema
     );
-    let group = &doc["groups"][0];
-    let cmp = &group["comparisons"][0];
-    let verdict = cmp["verdict"]
-        .as_str()
-        .context("groups[0].comparisons[0].verdict missing")?;
-    let outcome = cmp["outcome"]
-        .as_str()
-        .context("groups[0].comparisons[0].outcome missing")?;
-    let call = match (verdict, outcome) {
-        ("significant", "slower") => Call::Slower,
-        ("significant", "faster") => Call::Faster,
-        ("significant", _) => Call::Undirected,
-        ("not_significant", _) => Call::NotSignificant,
-        ("not_tested", _) => Call::NotTested,
-        (other, _) => bail!("unknown verdict `{other}`"),
+    reading(&analysis)
+}
+
+/// The [`Reading`] of the first comparison of the first group.
+fn reading(analysis: &Analysis) -> Result<Reading> {
+    let group = analysis
+        .groups
+        .first()
+        .context("the analysis has no group")?;
+    let cmp = group
+        .comparisons
+        .first()
+        .context("groups[0] has no comparison")?;
+    let call = match (cmp.verdict, cmp.outcome) {
+        (Verdict::Significant, Outcome::Slower) => Call::Slower,
+        (Verdict::Significant, Outcome::Faster) => Call::Faster,
+        (Verdict::Significant, _) => Call::Undirected,
+        (Verdict::NotSignificant, _) => Call::NotSignificant,
+        (Verdict::NotTested, _) => Call::NotTested,
     };
-    let ratio = cmp["ratio"].as_f64();
-    let ratio_ci = match (cmp["ratio_ci"][0].as_f64(), cmp["ratio_ci"][1].as_f64()) {
-        (Some(lo), Some(hi)) => Some([lo, hi]),
-        _ => None,
-    };
-    let candidate = cmp["candidate"].as_str();
-    let gated = doc["warnings"].as_array().is_some_and(|ws| {
-        ws.iter().any(|w| {
-            w["code"] == "practical-gate"
-                && (w["benchmark"].is_null() || w["benchmark"].as_str() == candidate)
-        })
+    let summary = |name: &str| group.benchmarks.iter().find(|b| b.name == name);
+    let base = summary(&group.baseline);
+    let cand = summary(&cmp.candidate);
+    let baseline_cv = base.and_then(|b| {
+        let sd = b.stddev?;
+        (b.mean > 0.0).then(|| sd / b.mean)
     });
-    let mean_sd = |name: Option<&str>| -> Option<(f64, f64)> {
-        let b = group["benchmarks"]
-            .as_array()?
-            .iter()
-            .find(|b| b["name"].as_str() == name)?;
-        Some((b["mean"].as_f64()?, b["stddev"].as_f64()?))
-    };
-    let base = mean_sd(group["baseline"].as_str());
-    let cand = mean_sd(candidate);
-    let baseline_cv = base.and_then(|(m, s)| (m > 0.0).then(|| s / m));
-    let means = match (base, cand) {
-        (Some((a, _)), Some((b, _))) => Some([a, b]),
-        _ => None,
-    };
     Ok(Reading {
         call,
-        ratio,
-        ratio_ci,
-        gated,
+        ratio: cmp.ratio,
+        ratio_ci: cmp.ratio_ci,
+        gated: analysis.warnings.iter().any(|w| gated(w, &cmp.candidate)),
         baseline_cv,
-        means,
+        means: base.zip(cand).map(|(a, b)| [a.mean, b.mean]),
     })
 }
 
@@ -733,34 +733,82 @@ fn load_average() -> Option<f64> {
 mod tests {
     use super::*;
 
-    fn analysis(verdict: &str, outcome: &str, gate_warning: bool) -> String {
+    use bench_stats::{BenchmarkSummary, Comparison, GroupAnalysis, OutlierCounts};
+
+    fn summary(name: &str, mean: f64, stddev: f64) -> BenchmarkSummary {
+        BenchmarkSummary {
+            name: name.into(),
+            class: None,
+            n: 60,
+            mean,
+            median: mean,
+            stddev: Some(stddev),
+            mad: stddev,
+            min: mean - stddev,
+            max: mean + stddev,
+            p50: mean,
+            p90: mean + stddev,
+            p99: None,
+            outliers: OutlierCounts::default(),
+        }
+    }
+
+    /// One A/B analysis as `abba compare --json` prints it.
+    fn analysis(verdict: Verdict, outcome: Outcome, gate_warning: bool) -> String {
         let warning = if gate_warning {
-            r#"{"code": "practical-gate", "benchmark": "B", "message": "below the minimum"}"#
+            Warning {
+                code: PRACTICAL_GATE.into(),
+                benchmark: Some("B".into()),
+                message: "below the minimum".into(),
+            }
         } else {
-            r#"{"code": "p99-withheld", "benchmark": "A", "message": "n < 100"}"#
+            Warning {
+                code: "p99-withheld".into(),
+                benchmark: Some("A".into()),
+                message: "n < 100".into(),
+            }
         };
-        format!(
-            r#"{{
-  "schema": "abba.analysis/1", "alpha": 0.05, "confidence": 0.95,
-  "groups": [{{
-    "class": null, "baseline": "A",
-    "benchmarks": [
-      {{"name": "A", "n": 60, "mean": 50.0, "stddev": 12.0}},
-      {{"name": "B", "n": 60, "mean": 51.0, "stddev": 11.0}}
-    ],
-    "comparisons": [{{
-      "candidate": "B", "verdict": "{verdict}", "outcome": "{outcome}",
-      "ratio": 1.02, "ratio_ci": [1.005, 1.035], "paired": null
-    }}]
-  }}],
-  "warnings": [{warning}]
-}}"#
-        )
+        let analysis = Analysis {
+            schema: ANALYSIS_SCHEMA.into(),
+            alpha: 0.05,
+            confidence: 0.95,
+            resamples: 2000,
+            seed: 1,
+            unit: "ns".into(),
+            higher_is_better: false,
+            min_practical_effect: 0.01,
+            design: Some("abba".into()),
+            paired_estimator: None,
+            groups: vec![GroupAnalysis {
+                class: None,
+                baseline: "A".into(),
+                benchmarks: vec![summary("A", 50.0, 12.0), summary("B", 51.0, 11.0)],
+                omnibus: None,
+                comparisons: vec![Comparison {
+                    candidate: "B".into(),
+                    verdict,
+                    verdict_basis: String::new(),
+                    outcome,
+                    summary: String::new(),
+                    ratio: Some(1.02),
+                    ratio_ci: Some([1.005, 1.035]),
+                    mann_whitney: None,
+                    p_value_adjusted: None,
+                    cliffs_delta: None,
+                    hodges_lehmann: None,
+                    paired: None,
+                    reference: None,
+                }],
+            }],
+            controls: vec![],
+            warnings: vec![warning],
+        };
+        serde_json::to_string_pretty(&analysis).unwrap()
     }
 
     #[test]
     fn analysis_fields_are_extracted() {
-        let r = parse_analysis(&analysis("significant", "slower", false)).unwrap();
+        let r = parse_analysis(&analysis(Verdict::Significant, Outcome::Slower, false)).unwrap();
         assert_eq!(r.call, Call::Slower);
         assert_eq!(r.ratio, Some(1.02));
         assert_eq!(r.ratio_ci, Some([1.005, 1.035]));
@@ -771,46 +819,51 @@ mod tests {
 
     #[test]
     fn verdicts_map_to_calls_and_the_gate_warning_is_seen() {
+        use Outcome::{Equivalent, Faster, Inconclusive};
+        use Verdict::{NotSignificant, NotTested, Significant};
         let cases = [
-            ("significant", "faster", false, Call::Faster, false),
+            (Significant, Faster, false, Call::Faster, false),
+            (Significant, Inconclusive, false, Call::Undirected, false),
             (
-                "significant",
-                "inconclusive",
-                false,
-                Call::Undirected,
-                false,
-            ),
-            (
-                "not_significant",
-                "inconclusive",
+                NotSignificant,
+                Inconclusive,
                 true,
                 Call::NotSignificant,
                 true,
             ),
             (
-                "not_significant",
-                "equivalent",
+                NotSignificant,
+                Equivalent,
                 false,
                 Call::NotSignificant,
                 false,
             ),
-            ("not_tested", "inconclusive", false, Call::NotTested, false),
+            (NotTested, Inconclusive, false, Call::NotTested, false),
         ];
         for (verdict, outcome, gate, call, gated) in cases {
             let r = parse_analysis(&analysis(verdict, outcome, gate)).unwrap();
-            assert_eq!((r.call, r.gated), (call, gated), "{verdict}/{outcome}");
+            assert_eq!((r.call, r.gated), (call, gated), "{verdict:?}/{outcome:?}");
         }
     }
 
     #[test]
     fn malformed_analysis_is_an_error() {
+        let good = analysis(Verdict::Significant, Outcome::Slower, false);
         assert!(parse_analysis("not json").is_err());
         assert!(parse_analysis(r#"{"schema": "other/1"}"#).is_err());
-        assert!(parse_analysis(&analysis("maybe", "slower", false)).is_err());
-        let no_ci = analysis("significant", "slower", false).replace(
-            r#""ratio": 1.02, "ratio_ci": [1.005, 1.035]"#,
-            r#""ratio": null, "ratio_ci": null"#,
-        );
+        let other_schema = good.replace(ANALYSIS_SCHEMA, "abba.analysis/2");
+        assert!(parse_analysis(&other_schema).is_err());
+        let unknown_verdict = good.replace(r#""significant""#, r#""maybe""#);
+        assert!(parse_analysis(&unknown_verdict).is_err());
+        let no_ci = good
+            .replace(r#""ratio": 1.02"#, r#""ratio": null"#)
+            .replace(
+                r#""ratio_ci": [
+            1.005,
+            1.035
+          ]"#,
+                r#""ratio_ci": null"#,
+            );
         let r = parse_analysis(&no_ci).unwrap();
         assert_eq!((r.ratio, r.ratio_ci), (None, None));
     }
