@@ -33,7 +33,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::run::{BlockTable, KernelSpec, Plan, TextTable, build_abba, run_plan, target_dir};
+use crate::run::{BlockTable, KernelSpec, Plan, build_abba, run_plan, target_dir};
+use crate::table::TextTable;
 
 /// Resamples of every bootstrap interval (the appendix's 2000).
 pub const RESAMPLES: u32 = 2000;

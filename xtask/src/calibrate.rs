@@ -29,6 +29,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail, ensure};
 use bench_stats::{ANALYSIS_SCHEMA, Analysis, Outcome, Verdict, Warning};
 
+use crate::table::{Align, TextTable};
+
 /// The standard normal quantile of 0.975 (two-sided 95 % intervals).
 const Z95: f64 = 1.959_963_984_540_054;
 
@@ -521,10 +523,11 @@ fn render_table(cells: &[Cell], runs: u32) -> String {
         "ratio IQR",
         "CI width",
     ];
-    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut table = TextTable::new(header);
+    table.align = vec![Align::Left; header.len()];
     for cell in cells {
         let s = cell.summary();
-        rows.push(vec![
+        table.row([
             match cell.scenario {
                 Scenario::Null => "A/A (false positives)".to_owned(),
                 Scenario::Shift => "A/B (detections)".to_owned(),
@@ -542,33 +545,7 @@ fn render_table(cells: &[Cell], runs: u32) -> String {
                 .map_or("-".to_owned(), |w| format!("{:.1}%", 100.0 * w)),
         ]);
     }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            rows.iter()
-                .map(|r| r[i].chars().count())
-                .chain([header[i].len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: &[String]| -> String {
-        let mut out = String::from("|");
-        for (c, w) in cells.iter().zip(&widths) {
-            let _ = write!(out, " {c:<w$} |");
-        }
-        out
-    };
-    let mut out = line(&header.map(str::to_owned));
-    out.push('\n');
-    out.push_str(&line(
-        &widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>(),
-    ));
-    for r in &rows {
-        out.push('\n');
-        out.push_str(&line(r));
-    }
-    out.push('\n');
-    out
+    table.markdown_padded()
 }
 
 /// The noise and the realized effect, measured from the experiments themselves.

@@ -1,6 +1,6 @@
 //! Shared experiment helpers of the xtask subcommands: finding the workspace, building
-//! the `abba` binary, running blocked kernel experiments through `bench-sched`, and
-//! rendering plain text / Markdown tables.
+//! the `abba` binary, writing `abba compute` command lines, and running blocked kernel
+//! experiments through `bench-sched`.
 //!
 //! Every kernel run is a child process `abba compute --op OP --chains N --threads 1
 //! --duration S --json`, scheduled by [`bench_sched::run_experiment`] with a seeded run
@@ -242,118 +242,6 @@ fn block_values(names: &[String], blocks: u32, runs: &[RunRecord]) -> Result<Vec
         .collect()
 }
 
-/// Text alignment of one table column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Align {
-    /// Flush left (labels).
-    Left,
-    /// Flush right (numbers).
-    Right,
-}
-
-/// A simple table rendered either as aligned plain text or as GitHub Markdown.
-#[derive(Debug, Clone, Default)]
-pub struct TextTable {
-    /// Column headers.
-    pub headers: Vec<String>,
-    /// Rows, each as long as `headers`.
-    pub rows: Vec<Vec<String>>,
-    /// Alignment per column (missing entries: right, the first column: left).
-    pub align: Vec<Align>,
-}
-
-impl TextTable {
-    /// A table with these headers; the first column is left-aligned, the others right.
-    pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Self {
-        let headers: Vec<String> = headers.into_iter().map(Into::into).collect();
-        let align = (0..headers.len())
-            .map(|i| if i == 0 { Align::Left } else { Align::Right })
-            .collect();
-        TextTable {
-            headers,
-            rows: Vec::new(),
-            align,
-        }
-    }
-
-    /// Appends a row.
-    pub fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) {
-        self.rows.push(cells.into_iter().map(Into::into).collect());
-    }
-
-    fn widths(&self) -> Vec<usize> {
-        let mut w: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
-        for row in &self.rows {
-            for (i, c) in row.iter().enumerate() {
-                if i < w.len() {
-                    w[i] = w[i].max(c.chars().count());
-                }
-            }
-        }
-        w
-    }
-
-    fn cell(&self, i: usize, text: &str, width: usize) -> String {
-        match self.align.get(i).copied().unwrap_or(Align::Right) {
-            Align::Left => format!("{text:<width$}"),
-            Align::Right => format!("{text:>width$}"),
-        }
-    }
-
-    /// Aligned plain text, two spaces between columns, a rule under the header.
-    pub fn plain(&self) -> String {
-        let w = self.widths();
-        let line = |cells: &[String]| {
-            let parts: Vec<String> = cells
-                .iter()
-                .enumerate()
-                .map(|(i, c)| self.cell(i, c, w.get(i).copied().unwrap_or(0)))
-                .collect();
-            parts.join("  ").trim_end().to_owned() + "\n"
-        };
-        let mut out = line(&self.headers);
-        out += &(w
-            .iter()
-            .map(|&n| "-".repeat(n))
-            .collect::<Vec<_>>()
-            .join("  ")
-            + "\n");
-        for row in &self.rows {
-            out += &line(row);
-        }
-        out
-    }
-
-    /// GitHub-flavoured Markdown.
-    pub fn markdown(&self) -> String {
-        let esc = |s: &str| s.replace('|', "\\|");
-        let mut out = format!(
-            "| {} |\n",
-            self.headers
-                .iter()
-                .map(|h| esc(h))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        );
-        let rule: Vec<&str> = (0..self.headers.len())
-            .map(
-                |i| match self.align.get(i).copied().unwrap_or(Align::Right) {
-                    Align::Left => "---",
-                    Align::Right => "---:",
-                },
-            )
-            .collect();
-        out += &format!("| {} |\n", rule.join(" | "));
-        for row in &self.rows {
-            out += &format!(
-                "| {} |\n",
-                row.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
-            );
-        }
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -404,21 +292,6 @@ mod tests {
         assert_eq!(
             compute_command(Path::new("/t/release/abba"), &args).unwrap(),
             "/t/release/abba compute --duration 0.051000 --chains 1"
-        );
-    }
-
-    #[test]
-    fn tables_render_aligned_and_as_markdown() {
-        let mut t = TextTable::new(["name", "value"]);
-        t.row(["a|b", "1.0"]);
-        t.row(["long name", "10.25"]);
-        assert_eq!(
-            t.plain(),
-            "name       value\n---------  -----\na|b          1.0\nlong name  10.25\n"
-        );
-        assert_eq!(
-            t.markdown(),
-            "| name | value |\n| --- | ---: |\n| a\\|b | 1.0 |\n| long name | 10.25 |\n"
         );
     }
 

@@ -25,7 +25,8 @@ use bench_stats::{
     friedman, holm_bonferroni, paired_analysis, summarize, wilcoxon_signed_rank,
 };
 
-use crate::run::{BlockTable, KernelSpec, Plan, TextTable, build_abba, run_plan, target_dir};
+use crate::run::{BlockTable, KernelSpec, Plan, build_abba, run_plan, target_dir};
+use crate::table::TextTable;
 
 /// Significance level of the omnibus and the Holm-corrected post-hoc tests.
 pub const ALPHA: f64 = 0.05;
