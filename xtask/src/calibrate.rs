@@ -91,9 +91,50 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
 
     let load_start = load_average();
     let started = Instant::now();
+    let cells = run_cells(&abba, &out_dir, args, [&cmd_a, &cmd_b], &designs)?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let load_end = load_average();
+
+    let table = render_table(&cells, runs);
+    let facts = render_facts(&cells, args, runs);
+    let command = format!(
+        "cargo xtask calibrate --reps {} --blocks {} --seed {} --duration {} --effect-ms {}",
+        args.reps, args.blocks, args.seed, args.duration, args.effect_ms
+    );
+    println!("{table}\n{facts}");
+    println!(
+        "{} experiments in {elapsed:.0} s ({:.1} min)",
+        4 * args.reps,
+        elapsed / 60.0
+    );
+
+    let runtime = Runtime {
+        elapsed,
+        load_start,
+        load_end,
+    };
+    let report = report(args, &command, runs, &runtime, &format!("{table}\n{facts}"))?;
+    let path = out_dir.join("REPORT.md");
+    std::fs::write(&path, report).with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("wrote {} (raw runs and analyses beside it)", path.display());
+    Ok(())
+}
+
+/// Runs every (scenario, design) cell `--reps` times, repetition `rep` with seed
+/// `--seed + rep`, and returns the cells with their observations.
+///
+/// # Errors
+/// When an experiment fails (see [`experiment`]).
+fn run_cells(
+    abba: &Path,
+    out_dir: &Path,
+    args: &CalibrateArgs,
+    [cmd_a, cmd_b]: [&str; 2],
+    designs: &[Design],
+) -> Result<Vec<Cell>> {
     let mut cells: Vec<Cell> = Vec::new();
     for scenario in [Scenario::Null, Scenario::Shift] {
-        for design in designs {
+        for &design in designs {
             cells.push(Cell::new(scenario, design));
         }
     }
@@ -107,16 +148,16 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
         for i in order {
             let cell = &mut cells[i];
             let cand = match cell.scenario {
-                Scenario::Null => &cmd_a,
-                Scenario::Shift => &cmd_b,
+                Scenario::Null => cmd_a,
+                Scenario::Shift => cmd_b,
             };
             let stem = format!("{}-{}-seed{seed}", cell.scenario.slug(), cell.design.flag());
             let t0 = Instant::now();
             let obs = experiment(
-                &abba,
-                &out_dir,
+                abba,
+                out_dir,
                 &stem,
-                [&cmd_a, cand],
+                [cmd_a, cand],
                 cell.design,
                 cell.design.blocks(args.blocks),
                 seed,
@@ -137,22 +178,37 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
             cell.push(obs);
         }
     }
-    let elapsed = started.elapsed().as_secs_f64();
-    let load_end = load_average();
+    Ok(cells)
+}
 
-    let table = render_table(&cells, runs);
-    let facts = render_facts(&cells, args, runs);
-    let command = format!(
-        "cargo xtask calibrate --reps {} --blocks {} --seed {} --duration {} --effect-ms {}",
-        args.reps, args.blocks, args.seed, args.duration, args.effect_ms
-    );
-    println!("{table}\n{facts}");
-    println!(
-        "{} experiments in {elapsed:.0} s ({:.1} min)",
-        4 * args.reps,
-        elapsed / 60.0
-    );
+/// When and under what load the experiments ran.
+#[derive(Debug, Clone, Copy)]
+struct Runtime {
+    /// Seconds from the first experiment to the last.
+    elapsed: f64,
+    /// 1-minute load average before the first experiment.
+    load_start: Option<f64>,
+    /// 1-minute load average after the last.
+    load_end: Option<f64>,
+}
 
+/// `REPORT.md`: the command, the settings and the machine, `body` (table and facts), and
+/// the legend.
+///
+/// # Errors
+/// When the report's command lines cannot be written.
+fn report(
+    args: &CalibrateArgs,
+    command: &str,
+    runs: u32,
+    runtime: &Runtime,
+    body: &str,
+) -> Result<String> {
+    let Runtime {
+        elapsed,
+        load_start,
+        load_end,
+    } = *runtime;
     let mut report = String::new();
     let _ = writeln!(report, "# abba calibration\n");
     let _ = writeln!(report, "Command: `{command}`\n");
@@ -169,12 +225,9 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
         load_start.map_or("?".to_owned(), |l| format!("{l:.2}")),
         load_end.map_or("?".to_owned(), |l| format!("{l:.2}")),
     );
-    let _ = writeln!(report, "{table}\n{facts}");
+    let _ = writeln!(report, "{body}");
     let _ = writeln!(report, "{LEGEND}");
-    let path = out_dir.join("REPORT.md");
-    std::fs::write(&path, report).with_context(|| format!("writing {}", path.display()))?;
-    eprintln!("wrote {} (raw runs and analyses beside it)", path.display());
-    Ok(())
+    Ok(report)
 }
 
 const LEGEND: &str = "\
@@ -927,6 +980,37 @@ mod tests {
         assert!(table.contains("| A/B (detections) | abba"), "{table}");
         assert!(table.contains("1/4 = 25%"), "{table}");
         assert!(table.contains("2/4 = 50%"), "{table}");
+    }
+
+    #[test]
+    fn report_names_the_commands_seeds_and_load() {
+        let args = CalibrateArgs {
+            reps: 3,
+            blocks: 30,
+            seed: 5,
+            duration: 0.05,
+            effect_ms: 1.0,
+            abba: None,
+        };
+        let runtime = Runtime {
+            elapsed: 61.0,
+            load_start: Some(0.5),
+            load_end: None,
+        };
+        let text = report(&args, "cargo xtask calibrate", 120, &runtime, "TABLE").unwrap();
+        assert!(text.starts_with("# abba calibration\n\nCommand: `cargo xtask calibrate`\n"));
+        assert!(
+            text.contains(
+                "A = `abba compute --duration 0.050000 --chains 1`, \
+                 B = `abba compute --duration 0.051000 --chains 1`; 3 repetitions"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("seeds 5..=7. Runtime 61 s."), "{text}");
+        assert!(
+            text.contains("load 0.50 at the start, ? at the end.\n\nTABLE\n"),
+            "{text}"
+        );
     }
 
     #[test]
