@@ -345,15 +345,19 @@ mod tests {
     use super::*;
     use crate::run::workspace_root;
 
-    /// The `--check` of `cargo xtask reproduce-appendix`, under `cargo test`.
+    /// The `--check` of `cargo xtask reproduce-appendix`, under `cargo test`: the one
+    /// verification of the appendix's published figures. On bootstrap seeds 1..=8, so the
+    /// tolerances are not tuned to one seed.
     #[test]
     fn appendix_f_figures_match_the_published_ones() {
         let root = workspace_root();
         let fixture = Fixture::load(&root).unwrap();
-        let items = check(&root, &fixture, 1).unwrap();
-        let failed: Vec<_> = items.iter().filter(|i| !i.passed).collect();
-        assert!(failed.is_empty(), "{failed:#?}");
-        assert!(items.len() > 30);
+        for seed in 1..=8 {
+            let items = check(&root, &fixture, seed).unwrap();
+            let failed: Vec<_> = items.iter().filter(|i| !i.passed).collect();
+            assert!(failed.is_empty(), "seed {seed}: {failed:#?}");
+            assert!(items.len() > 30);
+        }
         run_check(&root, 1).unwrap();
     }
 
