@@ -27,7 +27,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
-use serde_json::Value;
+use bench_stats::{ANALYSIS_SCHEMA, Analysis, Outcome, Verdict, Warning, WarningCode};
+
+use crate::table::{Align, TextTable};
 
 /// The standard normal quantile of 0.975 (two-sided 95 % intervals).
 const Z95: f64 = 1.959_963_984_540_054;
@@ -82,16 +84,57 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
     let out_dir = root.join("target").join("calibrate");
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
 
-    let cmd_a = compute_command(&abba, args.duration);
-    let cmd_b = compute_command(&abba, args.duration + args.effect_ms / 1000.0);
+    let cmd_a = compute_command(&abba, args.duration)?;
+    let cmd_b = compute_command(&abba, args.duration + args.effect_ms / 1000.0)?;
     let designs = [Design::Abba, Design::Sequential];
     let runs = matched_runs(&abba, &cmd_a, args.blocks, &designs)?;
 
     let load_start = load_average();
     let started = Instant::now();
+    let cells = run_cells(&abba, &out_dir, args, [&cmd_a, &cmd_b], &designs)?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let load_end = load_average();
+
+    let table = render_table(&cells, runs);
+    let facts = render_facts(&cells, args, runs);
+    let command = format!(
+        "cargo xtask calibrate --reps {} --blocks {} --seed {} --duration {} --effect-ms {}",
+        args.reps, args.blocks, args.seed, args.duration, args.effect_ms
+    );
+    println!("{table}\n{facts}");
+    println!(
+        "{} experiments in {elapsed:.0} s ({:.1} min)",
+        4 * args.reps,
+        elapsed / 60.0
+    );
+
+    let runtime = Runtime {
+        elapsed,
+        load_start,
+        load_end,
+    };
+    let report = report(args, &command, runs, &runtime, &format!("{table}\n{facts}"))?;
+    let path = out_dir.join("REPORT.md");
+    std::fs::write(&path, report).with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("wrote {} (raw runs and analyses beside it)", path.display());
+    Ok(())
+}
+
+/// Runs every (scenario, design) cell `--reps` times, repetition `rep` with seed
+/// `--seed + rep`, and returns the cells with their observations.
+///
+/// # Errors
+/// When an experiment fails (see [`experiment`]).
+fn run_cells(
+    abba: &Path,
+    out_dir: &Path,
+    args: &CalibrateArgs,
+    [cmd_a, cmd_b]: [&str; 2],
+    designs: &[Design],
+) -> Result<Vec<Cell>> {
     let mut cells: Vec<Cell> = Vec::new();
     for scenario in [Scenario::Null, Scenario::Shift] {
-        for design in designs {
+        for &design in designs {
             cells.push(Cell::new(scenario, design));
         }
     }
@@ -105,16 +148,16 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
         for i in order {
             let cell = &mut cells[i];
             let cand = match cell.scenario {
-                Scenario::Null => &cmd_a,
-                Scenario::Shift => &cmd_b,
+                Scenario::Null => cmd_a,
+                Scenario::Shift => cmd_b,
             };
             let stem = format!("{}-{}-seed{seed}", cell.scenario.slug(), cell.design.flag());
             let t0 = Instant::now();
             let obs = experiment(
-                &abba,
-                &out_dir,
+                abba,
+                out_dir,
                 &stem,
-                [&cmd_a, cand],
+                [cmd_a, cand],
                 cell.design,
                 cell.design.blocks(args.blocks),
                 seed,
@@ -135,22 +178,37 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
             cell.push(obs);
         }
     }
-    let elapsed = started.elapsed().as_secs_f64();
-    let load_end = load_average();
+    Ok(cells)
+}
 
-    let table = render_table(&cells, runs);
-    let facts = render_facts(&cells, args, runs);
-    let command = format!(
-        "cargo xtask calibrate --reps {} --blocks {} --seed {} --duration {} --effect-ms {}",
-        args.reps, args.blocks, args.seed, args.duration, args.effect_ms
-    );
-    println!("{table}\n{facts}");
-    println!(
-        "{} experiments in {elapsed:.0} s ({:.1} min)",
-        4 * args.reps,
-        elapsed / 60.0
-    );
+/// When and under what load the experiments ran.
+#[derive(Debug, Clone, Copy)]
+struct Runtime {
+    /// Seconds from the first experiment to the last.
+    elapsed: f64,
+    /// 1-minute load average before the first experiment.
+    load_start: Option<f64>,
+    /// 1-minute load average after the last.
+    load_end: Option<f64>,
+}
 
+/// `REPORT.md`: the command, the settings and the machine, `body` (table and facts), and
+/// the legend.
+///
+/// # Errors
+/// When the report's command lines cannot be written.
+fn report(
+    args: &CalibrateArgs,
+    command: &str,
+    runs: u32,
+    runtime: &Runtime,
+    body: &str,
+) -> Result<String> {
+    let Runtime {
+        elapsed,
+        load_start,
+        load_end,
+    } = *runtime;
     let mut report = String::new();
     let _ = writeln!(report, "# abba calibration\n");
     let _ = writeln!(report, "Command: `{command}`\n");
@@ -158,8 +216,8 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
         report,
         "A = `{}`, B = `{}`; {} repetitions of each cell, {runs} measured runs per experiment, \
          seeds {}..={}. Runtime {elapsed:.0} s. Cores: {}; 1-minute load {} at the start, {} at the end.\n",
-        compute_command(Path::new("abba"), args.duration),
-        compute_command(Path::new("abba"), args.duration + args.effect_ms / 1000.0),
+        compute_command(Path::new("abba"), args.duration)?,
+        compute_command(Path::new("abba"), args.duration + args.effect_ms / 1000.0)?,
         args.reps,
         args.seed,
         args.seed.wrapping_add(u64::from(args.reps) - 1),
@@ -167,12 +225,9 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
         load_start.map_or("?".to_owned(), |l| format!("{l:.2}")),
         load_end.map_or("?".to_owned(), |l| format!("{l:.2}")),
     );
-    let _ = writeln!(report, "{table}\n{facts}");
+    let _ = writeln!(report, "{body}");
     let _ = writeln!(report, "{LEGEND}");
-    let path = out_dir.join("REPORT.md");
-    std::fs::write(&path, report).with_context(|| format!("writing {}", path.display()))?;
-    eprintln!("wrote {} (raw runs and analyses beside it)", path.display());
-    Ok(())
+    Ok(report)
 }
 
 const LEGEND: &str = "\
@@ -277,63 +332,59 @@ struct Reading {
     means: Option<[f64; 2]>,
 }
 
-/// Extracts a [`Reading`] from analysis JSON text.
+/// Whether `warning` says the practical-effect gate downgraded `candidate`'s result (a
+/// warning without a benchmark concerns every comparison).
+fn gated(warning: &Warning, candidate: &str) -> bool {
+    warning.code == WarningCode::PracticalGate
+        && warning
+            .benchmark
+            .as_deref()
+            .is_none_or(|name| name == candidate)
+}
+
+/// Reads analysis JSON text as the `abba.analysis/1` model and takes its [`Reading`].
 fn parse_analysis(text: &str) -> Result<Reading> {
-    let doc: Value = serde_json::from_str(text).context("analysis output is not JSON")?;
+    let analysis: Analysis =
+        serde_json::from_str(text).context("analysis output is not an abba.analysis/1 document")?;
     ensure!(
-        doc["schema"] == "abba.analysis/1",
+        analysis.schema == ANALYSIS_SCHEMA,
         "unexpected analysis schema {}",
-        doc["schema"]
+        analysis.schema
     );
-    let group = &doc["groups"][0];
-    let cmp = &group["comparisons"][0];
-    let verdict = cmp["verdict"]
-        .as_str()
-        .context("groups[0].comparisons[0].verdict missing")?;
-    let outcome = cmp["outcome"]
-        .as_str()
-        .context("groups[0].comparisons[0].outcome missing")?;
-    let call = match (verdict, outcome) {
-        ("significant", "slower") => Call::Slower,
-        ("significant", "faster") => Call::Faster,
-        ("significant", _) => Call::Undirected,
-        ("not_significant", _) => Call::NotSignificant,
-        ("not_tested", _) => Call::NotTested,
-        (other, _) => bail!("unknown verdict `{other}`"),
+    reading(&analysis)
+}
+
+/// The [`Reading`] of the first comparison of the first group.
+fn reading(analysis: &Analysis) -> Result<Reading> {
+    let group = analysis
+        .groups
+        .first()
+        .context("the analysis has no group")?;
+    let cmp = group
+        .comparisons
+        .first()
+        .context("groups[0] has no comparison")?;
+    let call = match (cmp.verdict, cmp.outcome) {
+        (Verdict::Significant, Outcome::Slower) => Call::Slower,
+        (Verdict::Significant, Outcome::Faster) => Call::Faster,
+        (Verdict::Significant, _) => Call::Undirected,
+        (Verdict::NotSignificant, _) => Call::NotSignificant,
+        (Verdict::NotTested, _) => Call::NotTested,
     };
-    let ratio = cmp["ratio"].as_f64();
-    let ratio_ci = match (cmp["ratio_ci"][0].as_f64(), cmp["ratio_ci"][1].as_f64()) {
-        (Some(lo), Some(hi)) => Some([lo, hi]),
-        _ => None,
-    };
-    let candidate = cmp["candidate"].as_str();
-    let gated = doc["warnings"].as_array().is_some_and(|ws| {
-        ws.iter().any(|w| {
-            w["code"] == "practical-gate"
-                && (w["benchmark"].is_null() || w["benchmark"].as_str() == candidate)
-        })
+    let summary = |name: &str| group.benchmarks.iter().find(|b| b.name == name);
+    let base = summary(&group.baseline);
+    let cand = summary(&cmp.candidate);
+    let baseline_cv = base.and_then(|b| {
+        let sd = b.stddev?;
+        (b.mean > 0.0).then(|| sd / b.mean)
     });
-    let mean_sd = |name: Option<&str>| -> Option<(f64, f64)> {
-        let b = group["benchmarks"]
-            .as_array()?
-            .iter()
-            .find(|b| b["name"].as_str() == name)?;
-        Some((b["mean"].as_f64()?, b["stddev"].as_f64()?))
-    };
-    let base = mean_sd(group["baseline"].as_str());
-    let cand = mean_sd(candidate);
-    let baseline_cv = base.and_then(|(m, s)| (m > 0.0).then(|| s / m));
-    let means = match (base, cand) {
-        (Some((a, _)), Some((b, _))) => Some([a, b]),
-        _ => None,
-    };
     Ok(Reading {
         call,
-        ratio,
-        ratio_ci,
-        gated,
+        ratio: cmp.ratio,
+        ratio_ci: cmp.ratio_ci,
+        gated: analysis.warnings.iter().any(|w| gated(w, &cmp.candidate)),
         baseline_cv,
-        means,
+        means: base.zip(cand).map(|(a, b)| [a.mean, b.mean]),
     })
 }
 
@@ -521,10 +572,11 @@ fn render_table(cells: &[Cell], runs: u32) -> String {
         "ratio IQR",
         "CI width",
     ];
-    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut table = TextTable::new(header);
+    table.align = vec![Align::Left; header.len()];
     for cell in cells {
         let s = cell.summary();
-        rows.push(vec![
+        table.row([
             match cell.scenario {
                 Scenario::Null => "A/A (false positives)".to_owned(),
                 Scenario::Shift => "A/B (detections)".to_owned(),
@@ -542,33 +594,7 @@ fn render_table(cells: &[Cell], runs: u32) -> String {
                 .map_or("-".to_owned(), |w| format!("{:.1}%", 100.0 * w)),
         ]);
     }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            rows.iter()
-                .map(|r| r[i].chars().count())
-                .chain([header[i].len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: &[String]| -> String {
-        let mut out = String::from("|");
-        for (c, w) in cells.iter().zip(&widths) {
-            let _ = write!(out, " {c:<w$} |");
-        }
-        out
-    };
-    let mut out = line(&header.map(str::to_owned));
-    out.push('\n');
-    out.push_str(&line(
-        &widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>(),
-    ));
-    for r in &rows {
-        out.push('\n');
-        out.push_str(&line(r));
-    }
-    out.push('\n');
-    out
+    table.markdown_padded()
 }
 
 /// The noise and the realized effect, measured from the experiments themselves.
@@ -606,23 +632,16 @@ fn render_facts(cells: &[Cell], args: &CalibrateArgs, runs: u32) -> String {
     out
 }
 
-/// `abba compute --duration SECONDS --chains 1` as a command line for `abba compare`.
-fn compute_command(abba: &Path, seconds: f64) -> String {
-    format!(
-        "{} compute --duration {seconds:.6} --chains 1",
-        shell_quote(&abba.to_string_lossy())
-    )
-}
-
-/// Quotes a path for abba's POSIX-like command splitting when it needs it.
-fn shell_quote(s: &str) -> String {
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@".contains(c))
-    {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
+/// `abba compute --duration SECONDS --chains 1` as a command line for `abba compare`
+/// ([`crate::run::compute_command`] quotes the path).
+fn compute_command(abba: &Path, seconds: f64) -> Result<String> {
+    let args = [
+        "--duration".to_owned(),
+        format!("{seconds:.6}"),
+        "--chains".to_owned(),
+        "1".to_owned(),
+    ];
+    crate::run::compute_command(abba, &args)
 }
 
 /// Checks with `--dry-run` that every design makes the same number of measured runs,
@@ -740,34 +759,76 @@ fn load_average() -> Option<f64> {
 mod tests {
     use super::*;
 
-    fn analysis(verdict: &str, outcome: &str, gate_warning: bool) -> String {
+    use bench_stats::model::{BenchmarkSummary, OutlierCounts};
+    use bench_stats::{Comparison, GroupAnalysis, Grouping, VerdictBasis};
+
+    fn summary(name: &str, mean: f64, stddev: f64) -> BenchmarkSummary {
+        BenchmarkSummary {
+            name: name.into(),
+            class: None,
+            n: 60,
+            mean,
+            median: mean,
+            stddev: Some(stddev),
+            mad: stddev,
+            min: mean - stddev,
+            max: mean + stddev,
+            p50: mean,
+            p90: mean + stddev,
+            p99: None,
+            outliers: OutlierCounts::default(),
+        }
+    }
+
+    /// One A/B analysis as `abba compare --json` prints it.
+    fn analysis(verdict: Verdict, outcome: Outcome, gate_warning: bool) -> String {
         let warning = if gate_warning {
-            r#"{"code": "practical-gate", "benchmark": "B", "message": "below the minimum"}"#
+            Warning::new(WarningCode::PracticalGate, Some("B"), "below the minimum")
         } else {
-            r#"{"code": "p99-withheld", "benchmark": "A", "message": "n < 100"}"#
+            Warning::new(WarningCode::P99Withheld, Some("A"), "n < 100")
         };
-        format!(
-            r#"{{
-  "schema": "abba.analysis/1", "alpha": 0.05, "confidence": 0.95,
-  "groups": [{{
-    "class": null, "baseline": "A",
-    "benchmarks": [
-      {{"name": "A", "n": 60, "mean": 50.0, "stddev": 12.0}},
-      {{"name": "B", "n": 60, "mean": 51.0, "stddev": 11.0}}
-    ],
-    "comparisons": [{{
-      "candidate": "B", "verdict": "{verdict}", "outcome": "{outcome}",
-      "ratio": 1.02, "ratio_ci": [1.005, 1.035], "paired": null
-    }}]
-  }}],
-  "warnings": [{warning}]
-}}"#
-        )
+        let analysis = Analysis {
+            schema: ANALYSIS_SCHEMA.into(),
+            alpha: 0.05,
+            confidence: 0.95,
+            resamples: 2000,
+            seed: 1,
+            unit: "ns".into(),
+            higher_is_better: false,
+            min_practical_effect: 0.01,
+            design: Some(bench_stats::Design::Abba),
+            paired_estimator: None,
+            grouping: Grouping::PerClass,
+            groups: vec![GroupAnalysis {
+                class: None,
+                baseline: "A".into(),
+                benchmarks: vec![summary("A", 50.0, 12.0), summary("B", 51.0, 11.0)],
+                omnibus: None,
+                comparisons: vec![Comparison {
+                    candidate: "B".into(),
+                    verdict,
+                    verdict_basis: VerdictBasis::MannWhitney,
+                    outcome,
+                    summary: String::new(),
+                    ratio: Some(1.02),
+                    ratio_ci: Some([1.005, 1.035]),
+                    mann_whitney: None,
+                    p_value_adjusted: None,
+                    cliffs_delta: None,
+                    hodges_lehmann: None,
+                    paired: None,
+                    reference: None,
+                }],
+            }],
+            controls: vec![],
+            warnings: vec![warning],
+        };
+        serde_json::to_string_pretty(&analysis).unwrap()
     }
 
     #[test]
     fn analysis_fields_are_extracted() {
-        let r = parse_analysis(&analysis("significant", "slower", false)).unwrap();
+        let r = parse_analysis(&analysis(Verdict::Significant, Outcome::Slower, false)).unwrap();
         assert_eq!(r.call, Call::Slower);
         assert_eq!(r.ratio, Some(1.02));
         assert_eq!(r.ratio_ci, Some([1.005, 1.035]));
@@ -778,46 +839,51 @@ mod tests {
 
     #[test]
     fn verdicts_map_to_calls_and_the_gate_warning_is_seen() {
+        use Outcome::{Equivalent, Faster, Inconclusive};
+        use Verdict::{NotSignificant, NotTested, Significant};
         let cases = [
-            ("significant", "faster", false, Call::Faster, false),
+            (Significant, Faster, false, Call::Faster, false),
+            (Significant, Inconclusive, false, Call::Undirected, false),
             (
-                "significant",
-                "inconclusive",
-                false,
-                Call::Undirected,
-                false,
-            ),
-            (
-                "not_significant",
-                "inconclusive",
+                NotSignificant,
+                Inconclusive,
                 true,
                 Call::NotSignificant,
                 true,
             ),
             (
-                "not_significant",
-                "equivalent",
+                NotSignificant,
+                Equivalent,
                 false,
                 Call::NotSignificant,
                 false,
             ),
-            ("not_tested", "inconclusive", false, Call::NotTested, false),
+            (NotTested, Inconclusive, false, Call::NotTested, false),
         ];
         for (verdict, outcome, gate, call, gated) in cases {
             let r = parse_analysis(&analysis(verdict, outcome, gate)).unwrap();
-            assert_eq!((r.call, r.gated), (call, gated), "{verdict}/{outcome}");
+            assert_eq!((r.call, r.gated), (call, gated), "{verdict:?}/{outcome:?}");
         }
     }
 
     #[test]
     fn malformed_analysis_is_an_error() {
+        let good = analysis(Verdict::Significant, Outcome::Slower, false);
         assert!(parse_analysis("not json").is_err());
         assert!(parse_analysis(r#"{"schema": "other/1"}"#).is_err());
-        assert!(parse_analysis(&analysis("maybe", "slower", false)).is_err());
-        let no_ci = analysis("significant", "slower", false).replace(
-            r#""ratio": 1.02, "ratio_ci": [1.005, 1.035]"#,
-            r#""ratio": null, "ratio_ci": null"#,
-        );
+        let other_schema = good.replace(ANALYSIS_SCHEMA, "abba.analysis/2");
+        assert!(parse_analysis(&other_schema).is_err());
+        let unknown_verdict = good.replace(r#""significant""#, r#""maybe""#);
+        assert!(parse_analysis(&unknown_verdict).is_err());
+        let no_ci = good
+            .replace(r#""ratio": 1.02"#, r#""ratio": null"#)
+            .replace(
+                r#""ratio_ci": [
+            1.005,
+            1.035
+          ]"#,
+                r#""ratio_ci": null"#,
+            );
         let r = parse_analysis(&no_ci).unwrap();
         assert_eq!((r.ratio, r.ratio_ci), (None, None));
     }
@@ -907,6 +973,37 @@ mod tests {
     }
 
     #[test]
+    fn report_names_the_commands_seeds_and_load() {
+        let args = CalibrateArgs {
+            reps: 3,
+            blocks: 30,
+            seed: 5,
+            duration: 0.05,
+            effect_ms: 1.0,
+            abba: None,
+        };
+        let runtime = Runtime {
+            elapsed: 61.0,
+            load_start: Some(0.5),
+            load_end: None,
+        };
+        let text = report(&args, "cargo xtask calibrate", 120, &runtime, "TABLE").unwrap();
+        assert!(text.starts_with("# abba calibration\n\nCommand: `cargo xtask calibrate`\n"));
+        assert!(
+            text.contains(
+                "A = `abba compute --duration 0.050000 --chains 1`, \
+                 B = `abba compute --duration 0.051000 --chains 1`; 3 repetitions"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("seeds 5..=7. Runtime 61 s."), "{text}");
+        assert!(
+            text.contains("load 0.50 at the start, ? at the end.\n\nTABLE\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn dry_run_run_count_is_read() {
         assert_eq!(
             measured_runs("block 0: A B B A\nseed 1; 120 measured runs\n"),
@@ -931,9 +1028,12 @@ mod tests {
     #[test]
     fn commands_are_quoted_only_when_needed() {
         assert_eq!(
-            compute_command(Path::new("/t/release/abba"), 0.051),
+            compute_command(Path::new("/t/release/abba"), 0.051).unwrap(),
             "/t/release/abba compute --duration 0.051000 --chains 1"
         );
-        assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
+        assert_eq!(
+            compute_command(Path::new("/a b/it's"), 0.05).unwrap(),
+            r"'/a b/it'\''s' compute --duration 0.050000 --chains 1"
+        );
     }
 }

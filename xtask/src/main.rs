@@ -12,6 +12,7 @@ mod calibrate;
 mod run;
 mod scipy_timing;
 mod sweep;
+mod table;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};

@@ -1,6 +1,6 @@
 //! Shared experiment helpers of the xtask subcommands: finding the workspace, building
-//! the `abba` binary, running blocked kernel experiments through `bench-sched`, and
-//! rendering plain text / Markdown tables.
+//! the `abba` binary, writing `abba compute` command lines, and running blocked kernel
+//! experiments through `bench-sched`.
 //!
 //! Every kernel run is a child process `abba compute --op OP --chains N --threads 1
 //! --duration S --json`, scheduled by [`bench_sched::run_experiment`] with a seeded run
@@ -66,6 +66,21 @@ pub fn build_abba(root: &Path) -> Result<PathBuf> {
     Ok(abba)
 }
 
+/// The command line `ABBA compute ARGS...`, each word quoted with [`shell_words::quote`]
+/// where it needs it, so that splitting it with POSIX shell rules (as `abba compare` and
+/// [`CommandSpec::parse`] do) gives back exactly `[ABBA, "compute", ARGS...]`. The one
+/// place every xtask task writes an `abba compute` command. Time: O(length).
+///
+/// # Errors
+/// When the binary's path is not UTF-8.
+pub fn compute_command<S: AsRef<str>>(abba: &Path, args: &[S]) -> Result<String> {
+    let path = abba.to_str().context("the abba path is not UTF-8")?;
+    let words = [path, "compute"]
+        .into_iter()
+        .chain(args.iter().map(AsRef::as_ref));
+    Ok(shell_words::join(words))
+}
+
 /// One configuration of the chain-count kernel (`abba compute`), single-threaded.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KernelSpec {
@@ -78,20 +93,27 @@ pub struct KernelSpec {
 }
 
 impl KernelSpec {
-    /// The command line that runs this configuration with the binary `abba`.
+    /// The flags of this configuration after `abba compute`.
+    pub fn compute_args(&self) -> Vec<String> {
+        vec![
+            "--op".into(),
+            self.op.to_string(),
+            "--chains".into(),
+            self.chains.to_string(),
+            "--threads".into(),
+            "1".into(),
+            "--duration".into(),
+            self.duration.to_string(),
+            "--json".into(),
+        ]
+    }
+
+    /// The command that runs this configuration with the binary `abba`.
     ///
     /// # Errors
-    /// When the binary's path cannot be quoted for the command parser.
+    /// When the binary's path is not UTF-8.
     pub fn command(&self, abba: &Path) -> Result<CommandSpec> {
-        let path = abba.to_str().context("the abba path is not UTF-8")?;
-        ensure!(
-            !path.contains('\''),
-            "the abba path contains a single quote"
-        );
-        let text = format!(
-            "'{path}' compute --op {} --chains {} --threads 1 --duration {} --json",
-            self.op, self.chains, self.duration
-        );
+        let text = compute_command(abba, &self.compute_args())?;
         Ok(CommandSpec::parse(&text, Shell::None)?)
     }
 
@@ -226,118 +248,6 @@ fn block_values(names: &[String], blocks: u32, runs: &[RunRecord]) -> Result<Vec
         .collect()
 }
 
-/// Text alignment of one table column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Align {
-    /// Flush left (labels).
-    Left,
-    /// Flush right (numbers).
-    Right,
-}
-
-/// A simple table rendered either as aligned plain text or as GitHub Markdown.
-#[derive(Debug, Clone, Default)]
-pub struct TextTable {
-    /// Column headers.
-    pub headers: Vec<String>,
-    /// Rows, each as long as `headers`.
-    pub rows: Vec<Vec<String>>,
-    /// Alignment per column (missing entries: right, the first column: left).
-    pub align: Vec<Align>,
-}
-
-impl TextTable {
-    /// A table with these headers; the first column is left-aligned, the others right.
-    pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Self {
-        let headers: Vec<String> = headers.into_iter().map(Into::into).collect();
-        let align = (0..headers.len())
-            .map(|i| if i == 0 { Align::Left } else { Align::Right })
-            .collect();
-        TextTable {
-            headers,
-            rows: Vec::new(),
-            align,
-        }
-    }
-
-    /// Appends a row.
-    pub fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) {
-        self.rows.push(cells.into_iter().map(Into::into).collect());
-    }
-
-    fn widths(&self) -> Vec<usize> {
-        let mut w: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
-        for row in &self.rows {
-            for (i, c) in row.iter().enumerate() {
-                if i < w.len() {
-                    w[i] = w[i].max(c.chars().count());
-                }
-            }
-        }
-        w
-    }
-
-    fn cell(&self, i: usize, text: &str, width: usize) -> String {
-        match self.align.get(i).copied().unwrap_or(Align::Right) {
-            Align::Left => format!("{text:<width$}"),
-            Align::Right => format!("{text:>width$}"),
-        }
-    }
-
-    /// Aligned plain text, two spaces between columns, a rule under the header.
-    pub fn plain(&self) -> String {
-        let w = self.widths();
-        let line = |cells: &[String]| {
-            let parts: Vec<String> = cells
-                .iter()
-                .enumerate()
-                .map(|(i, c)| self.cell(i, c, w.get(i).copied().unwrap_or(0)))
-                .collect();
-            parts.join("  ").trim_end().to_owned() + "\n"
-        };
-        let mut out = line(&self.headers);
-        out += &(w
-            .iter()
-            .map(|&n| "-".repeat(n))
-            .collect::<Vec<_>>()
-            .join("  ")
-            + "\n");
-        for row in &self.rows {
-            out += &line(row);
-        }
-        out
-    }
-
-    /// GitHub-flavoured Markdown.
-    pub fn markdown(&self) -> String {
-        let esc = |s: &str| s.replace('|', "\\|");
-        let mut out = format!(
-            "| {} |\n",
-            self.headers
-                .iter()
-                .map(|h| esc(h))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        );
-        let rule: Vec<&str> = (0..self.headers.len())
-            .map(
-                |i| match self.align.get(i).copied().unwrap_or(Align::Right) {
-                    Align::Left => "---",
-                    Align::Right => "---:",
-                },
-            )
-            .collect();
-        out += &format!("| {} |\n", rule.join(" | "));
-        for row in &self.rows {
-            out += &format!(
-                "| {} |\n",
-                row.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
-            );
-        }
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,17 +280,24 @@ mod tests {
     }
 
     #[test]
-    fn tables_render_aligned_and_as_markdown() {
-        let mut t = TextTable::new(["name", "value"]);
-        t.row(["a|b", "1.0"]);
-        t.row(["long name", "10.25"]);
+    fn a_path_with_a_space_and_a_quote_round_trips() {
+        let abba = Path::new("/tmp/it's a dir/abba");
+        let args = ["--duration", "0.051000", "--chains", "1"];
+        let line = compute_command(abba, &args).unwrap();
+        let want = [
+            "/tmp/it's a dir/abba",
+            "compute",
+            "--duration",
+            "0.051000",
+            "--chains",
+            "1",
+        ];
+        assert_eq!(shell_words::split(&line).unwrap(), want);
+        assert_eq!(CommandSpec::parse(&line, Shell::None).unwrap().argv(), want);
+        // Plain paths and flags stay unquoted.
         assert_eq!(
-            t.plain(),
-            "name       value\n---------  -----\na|b          1.0\nlong name  10.25\n"
-        );
-        assert_eq!(
-            t.markdown(),
-            "| name | value |\n| --- | ---: |\n| a\\|b | 1.0 |\n| long name | 10.25 |\n"
+            compute_command(Path::new("/t/release/abba"), &args).unwrap(),
+            "/t/release/abba compute --duration 0.051000 --chains 1"
         );
     }
 

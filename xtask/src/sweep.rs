@@ -26,7 +26,8 @@ use bench_stats::paired::{PairedConfig, paired_analysis};
 use bench_stats::rank::{FriedmanOutcome, friedman, holm_bonferroni, wilcoxon_signed_rank};
 use bench_stats::resample::{BootstrapConfig, BootstrapInterval, bootstrap_statistic};
 
-use crate::run::{BlockTable, KernelSpec, Plan, TextTable, build_abba, run_plan, target_dir};
+use crate::run::{BlockTable, KernelSpec, Plan, build_abba, run_plan, target_dir};
+use crate::table::TextTable;
 
 /// Significance level of the omnibus and the Holm-corrected post-hoc tests.
 pub const ALPHA: f64 = 0.05;
@@ -298,22 +299,7 @@ fn p_text(p: Option<f64>) -> String {
 pub fn run(root: &Path, config: &SweepConfig) -> Result<()> {
     let abba = build_abba(root)?;
     let dir = target_dir(root).join("chain-sweep");
-    let kernel = |chains| KernelSpec {
-        op: config.op,
-        chains,
-        duration: config.duration,
-    };
-    let variants: Vec<(String, KernelSpec)> = (1..=config.max_chains)
-        .map(|c| (kernel(c).name(), kernel(c)))
-        .collect();
-    let sweep_plan = Plan {
-        label: "sweep".into(),
-        variants,
-        design: Design::Random,
-        blocks: config.blocks,
-        seed: config.seed,
-        raw: dir.join("sweep.jsonl"),
-    };
+    let sweep_plan = sweep_plan(config, &dir);
     let table = run_plan(&abba, &sweep_plan)?;
     let a = analyse(&table, config.post_hoc, config.seed)?;
 
@@ -322,15 +308,56 @@ pub fn run(root: &Path, config: &SweepConfig) -> Result<()> {
          {} blocks, design random, seed {}\n",
         config.op, config.duration, config.max_chains, config.blocks, config.seed
     );
-    let against = match config.post_hoc {
+    print!("{}", sweep_table(&a, config.post_hoc).plain());
+    print_tests(&a, config);
+    print_hypothesis(&a);
+
+    let confirm_plan = confirmation_plan(config, &sweep_plan, a.standout, &dir);
+    let confirm = run_plan(&abba, &confirm_plan)?;
+    print_confirmation(&a, config, &confirm_plan, &confirm)?;
+    println!(
+        "raw data: {}, {}",
+        sweep_plan.raw.display(),
+        confirm_plan.raw.display()
+    );
+    Ok(())
+}
+
+/// The sweep: chains 1..=max_chains in random order per block, raw runs in
+/// `DIR/sweep.jsonl`.
+fn sweep_plan(config: &SweepConfig, dir: &Path) -> Plan {
+    let kernel = |chains| KernelSpec {
+        op: config.op,
+        chains,
+        duration: config.duration,
+    };
+    Plan {
+        label: "sweep".into(),
+        variants: (1..=config.max_chains)
+            .map(|c| (kernel(c).name(), kernel(c)))
+            .collect(),
+        design: Design::Random,
+        blocks: config.blocks,
+        seed: config.seed,
+        raw: dir.join("sweep.jsonl"),
+    }
+}
+
+/// What the post-hoc tests compare each chain count with, as the table and text say it.
+fn against(post_hoc: PostHoc) -> &'static str {
+    match post_hoc {
         PostHoc::Neighbour => "previous",
         PostHoc::First => "chains=1",
-    };
+    }
+}
+
+/// One row per chain count: median and its interval, then the post-hoc comparison.
+fn sweep_table(a: &SweepAnalysis, post_hoc: PostHoc) -> TextTable {
     let mut t = TextTable::new([
         "chains".to_owned(),
         "median M ops/s".to_owned(),
         "95% CI of median".to_owned(),
-        format!("ratio vs {against}"),
+        format!("ratio vs {}", against(post_hoc)),
         "95% CI (blocks)".to_owned(),
         "Wilcoxon p".to_owned(),
         "Holm p".to_owned(),
@@ -353,7 +380,13 @@ pub fn run(root: &Path, config: &SweepConfig) -> Result<()> {
         }
         t.row(row);
     }
-    print!("{}", t.plain());
+    t
+}
+
+/// The omnibus line, the Holm-corrected post-hoc line and, when the blocks are too few
+/// for any post-hoc test to reject, a note saying how many would do.
+fn print_tests(a: &SweepAnalysis, config: &SweepConfig) {
+    let against = against(config.post_hoc);
     let f = &a.friedman;
     println!(
         "\nFriedman omnibus over {} blocks: chi2 = {:.2}, df = {}, p = {} -> {}",
@@ -397,43 +430,60 @@ pub fn run(root: &Path, config: &SweepConfig) -> Result<()> {
             min_wilcoxon_p(config.blocks)
         );
     }
+}
 
+/// The sweep's standout, stated as a hypothesis.
+fn print_hypothesis(a: &SweepAnalysis) {
     let s = a.standout;
-    let sweep_ratio = a.neighbour_ratios[s - 1];
     println!(
         "\nHYPOTHESIS (from the sweep, not a result): the largest relative step between \
          neighbours is {} -> {}, ratio {:.3}x. It was picked after looking at {} steps, so it \
          needs an independent confirmation.",
         a.names[s - 1],
         a.names[s],
-        sweep_ratio,
+        a.neighbour_ratios[s - 1],
         a.neighbour_ratios.len()
     );
+}
 
-    let confirm_seed = config.seed.wrapping_add(CONFIRM_SEED_OFFSET);
-    let confirm_plan = Plan {
+/// The confirmation: only the standout and its lower neighbour, fresh seed and blocks,
+/// raw runs in `DIR/confirmation.jsonl`.
+fn confirmation_plan(config: &SweepConfig, sweep: &Plan, standout: usize, dir: &Path) -> Plan {
+    Plan {
         label: "confirmation".into(),
         variants: vec![
-            sweep_plan.variants[s - 1].clone(),
-            sweep_plan.variants[s].clone(),
+            sweep.variants[standout - 1].clone(),
+            sweep.variants[standout].clone(),
         ],
         design: Design::Random,
         blocks: config.confirm_blocks,
-        seed: confirm_seed,
+        seed: config.seed.wrapping_add(CONFIRM_SEED_OFFSET),
         raw: dir.join("confirmation.jsonl"),
-    };
-    let confirm = run_plan(&abba, &confirm_plan)?;
-    let (ratio, ci) = paired_ratio(&confirm.values[0], &confirm.values[1], confirm_seed)?;
-    let verdict = judge(sweep_ratio, &ci);
+    }
+}
+
+/// The confirmation's ratio and interval, and the verdict on the sweep's standout.
+///
+/// # Errors
+/// Values that break the paired ratio.
+fn print_confirmation(
+    a: &SweepAnalysis,
+    config: &SweepConfig,
+    plan: &Plan,
+    confirm: &BlockTable,
+) -> Result<()> {
+    let s = a.standout;
+    let (ratio, ci) = paired_ratio(&confirm.values[0], &confirm.values[1], plan.seed)?;
     println!(
-        "Confirmation: {} vs {} alone, {} fresh blocks, design random, seed {confirm_seed}: \
+        "Confirmation: {} vs {} alone, {} fresh blocks, design random, seed {}: \
          ratio {ratio:.3}x, 95% block-bootstrap interval {}",
         a.names[s - 1],
         a.names[s],
         config.confirm_blocks,
+        plan.seed,
         ratio_text(&ci)
     );
-    match verdict {
+    match judge(a.neighbour_ratios[s - 1], &ci) {
         Confirmation::Confirmed => println!(
             "FINDING: {} differs from {} by {ratio:.3}x, confirmed by an independent experiment \
              (interval excludes 1 on the sweep's side).",
@@ -449,11 +499,6 @@ pub fn run(root: &Path, config: &SweepConfig) -> Result<()> {
              standout was not reproducible."
         ),
     }
-    println!(
-        "raw data: {}, {}",
-        sweep_plan.raw.display(),
-        confirm_plan.raw.display()
-    );
     Ok(())
 }
 
@@ -500,6 +545,20 @@ mod tests {
         }
         // Six blocks, all of one sign: exact p = 2/64, and Holm over 3 keeps it above 0.05.
         assert!((a.steps[1].p_value.unwrap() - 2.0 / 64.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn sweep_table_has_a_row_per_chain_count() {
+        let a = analyse(&synthetic(), PostHoc::Neighbour, 1).unwrap();
+        let text = sweep_table(&a, PostHoc::Neighbour).plain();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2 + 4, "{text}");
+        assert!(lines[0].contains("ratio vs previous"), "{text}");
+        assert!(
+            lines[2].starts_with("chains=1") && lines[2].ends_with('-'),
+            "{text}"
+        );
+        assert!(lines[4].contains("1.8"), "{text}");
     }
 
     #[test]
