@@ -8,6 +8,7 @@ use bench_stats::model::{Control, Remedy, Treatment};
 use bench_stats::{Warning, WarningCode};
 
 use crate::design::Design;
+use crate::layout::Layout;
 use crate::raw::{RawHeader, RunRecord};
 
 fn control(dimension: &str, treatment: Treatment, detail: String) -> Control {
@@ -41,7 +42,7 @@ pub(crate) fn controls(
         ),
     });
     let pads: BTreeSet<usize> = measured.iter().map(|r| r.env_pad).collect();
-    out.push(if header.layout.starts_with("random") {
+    out.push(if randomized_layout(header) {
         control(
             "environment size / stack layout",
             Treatment::Randomized,
@@ -132,7 +133,7 @@ pub(crate) fn controls(
 /// Run-level warnings: a layout held fixed, and wall time far above CPU time.
 pub(crate) fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warning> {
     let mut out = Vec::new();
-    if !header.layout.starts_with("random") {
+    if !randomized_layout(header) {
         out.push(
             Warning::new(
                 WarningCode::Layout,
@@ -167,4 +168,9 @@ pub(crate) fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warnin
         }
     }
     out
+}
+
+/// Whether the header's layout is randomized per run.
+fn randomized_layout(header: &RawHeader) -> bool {
+    matches!(header.layout.parse(), Ok(Layout::Random))
 }
