@@ -23,8 +23,19 @@ pub(crate) fn controls(
     load_end: Option<[f64; 3]>,
 ) -> Vec<Control> {
     let measured: Vec<&RunRecord> = runs.iter().filter(|r| !r.is_reference).collect();
-    let mut out = Vec::new();
-    out.push(match header.design.parse::<Design>().unwrap_or_default() {
+    vec![
+        run_order(header),
+        layout(header, &measured),
+        cores(header, &measured),
+        frequency(header),
+        aslr(header),
+        harness(header),
+        background_load(header, load_end),
+    ]
+}
+
+fn run_order(header: &RawHeader) -> Control {
+    match header.design.parse::<Design>().unwrap_or_default() {
         Design::Abba => control(
             "run order",
             Treatment::HeldFixed,
@@ -40,9 +51,12 @@ pub(crate) fn controls(
             Treatment::Uncontrolled,
             format!("{}: all runs of one variant, then the next; session drift is confounded with the variants", header.design),
         ),
-    });
+    }
+}
+
+fn layout(header: &RawHeader, measured: &[&RunRecord]) -> Control {
     let pads: BTreeSet<usize> = measured.iter().map(|r| r.env_pad).collect();
-    out.push(if randomized_layout(header) {
+    if randomized_layout(header) {
         control(
             "environment size / stack layout",
             Treatment::Randomized,
@@ -61,33 +75,37 @@ pub(crate) fn controls(
                 pads.iter().next().copied().unwrap_or(0)
             ),
         )
-    });
+    }
+}
+
+fn cores(header: &RawHeader, measured: &[&RunRecord]) -> Control {
+    if let Some(pin) = &header.pin {
+        return control(
+            "cores",
+            Treatment::HeldFixed,
+            format!("every run pinned to CPU(s) {pin}"),
+        );
+    }
     let cpus: BTreeSet<&str> = measured
         .iter()
         .filter_map(|r| r.allowed_cpus.as_deref())
         .collect();
-    out.push(match &header.pin {
-        Some(pin) => control(
-            "cores",
-            Treatment::HeldFixed,
-            format!("every run pinned to CPU(s) {pin}"),
-        ),
-        None => control(
-            "cores",
-            Treatment::Uncontrolled,
-            format!(
-                "the scheduler chose among CPU(s) {}",
-                if cpus.is_empty() {
-                    "all".to_string()
-                } else {
-                    cpus.into_iter().collect::<Vec<_>>().join(" / ")
-                }
-            ),
-        )
-        .with_remedy(Remedy::PinCpus),
-    });
+    let among = if cpus.is_empty() {
+        "all".to_string()
+    } else {
+        cpus.into_iter().collect::<Vec<_>>().join(" / ")
+    };
+    control(
+        "cores",
+        Treatment::Uncontrolled,
+        format!("the scheduler chose among CPU(s) {among}"),
+    )
+    .with_remedy(Remedy::PinCpus)
+}
+
+fn frequency(header: &RawHeader) -> Control {
     let h = &header.host;
-    out.push(control(
+    control(
         "frequency governor and turbo",
         Treatment::Uncontrolled,
         format!(
@@ -95,17 +113,34 @@ pub(crate) fn controls(
             h.governor.as_deref().unwrap_or("not readable"),
             h.turbo.as_deref().unwrap_or("not readable")
         ),
-    ));
-    out.push(match h.aslr {
-        Some(0) => control("ASLR", Treatment::HeldFixed, "disabled (randomize_va_space = 0): the same addresses every run".into()),
+    )
+}
+
+fn aslr(header: &RawHeader) -> Control {
+    match header.host.aslr {
+        Some(0) => control(
+            "ASLR",
+            Treatment::HeldFixed,
+            "disabled (randomize_va_space = 0): the same addresses every run".into(),
+        ),
         Some(level) => control(
             "ASLR",
             Treatment::Randomized,
-            format!("kernel address-space randomization on (randomize_va_space = {level}): fresh addresses every run"),
+            format!(
+                "kernel address-space randomization on (randomize_va_space = {level}): fresh addresses every run"
+            ),
         ),
-        None => control("ASLR", Treatment::Uncontrolled, "setting not readable".into()),
-    });
-    out.push(control(
+        None => control(
+            "ASLR",
+            Treatment::Uncontrolled,
+            "setting not readable".into(),
+        ),
+    }
+}
+
+fn harness(header: &RawHeader) -> Control {
+    let h = &header.host;
+    control(
         "the harness",
         Treatment::HeldFixed,
         format!(
@@ -116,9 +151,13 @@ pub(crate) fn controls(
             header.warmup,
             header.settle_ns / 1_000_000
         ),
-    ));
+    )
+}
+
+fn background_load(header: &RawHeader, load_end: Option<[f64; 3]>) -> Control {
+    let h = &header.host;
     let load = |l: Option<[f64; 3]>| l.map_or("n/a".to_string(), |l| format!("{:.2}", l[0]));
-    out.push(control(
+    control(
         "background load",
         Treatment::Uncontrolled,
         format!(
@@ -126,8 +165,7 @@ pub(crate) fn controls(
             load(h.load_start),
             load(load_end.or(h.load_end))
         ),
-    ));
-    out
+    )
 }
 
 /// Run-level warnings: a layout held fixed, and wall time far above CPU time.
