@@ -11,7 +11,7 @@ use std::path::Path;
 use bench_stats::{Dataset, Series};
 
 use crate::error::{InputError, ReadWarning, ReadWarningKind};
-use crate::raw::read_raw_bytes;
+use crate::raw::{RawData, read_raw_bytes};
 
 /// A dataset read from files, with the remarks made while reading.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,19 +62,37 @@ pub fn detect_format(bytes: &[u8]) -> InputFormat {
 pub fn load_files(paths: &[&Path], csv: &CsvOptions) -> Result<Loaded, InputError> {
     let mut loaded = Vec::with_capacity(paths.len());
     for path in paths {
-        let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| InputError::Io {
-            file: name.clone(),
-            source,
-        })?;
-        let one = match detect_format(&bytes) {
-            InputFormat::Raw => read_raw_bytes(&name, &bytes)?.to_dataset(),
-            InputFormat::Hyperfine => read_hyperfine_bytes(&name, &bytes)?,
-            InputFormat::Csv => read_csv_bytes(&name, &bytes, csv)?,
-        };
+        let (name, one, _) = read_file(path, csv)?;
         loaded.push((name, one));
     }
     merge_sessions(loaded)
+}
+
+/// Reads one saved-data file, its format detected from the content: its name, its data,
+/// and for a raw file the whole record (header, runs, trailer).
+pub(crate) fn read_file(
+    path: &Path,
+    csv: &CsvOptions,
+) -> Result<(String, Loaded, Option<RawData>), InputError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| InputError::Io {
+        file: name.clone(),
+        source,
+    })?;
+    Ok(match detect_format(&bytes) {
+        InputFormat::Raw => {
+            let raw = read_raw_bytes(&name, &bytes)?;
+            (name, raw.to_dataset(), Some(raw))
+        }
+        InputFormat::Hyperfine => {
+            let one = read_hyperfine_bytes(&name, &bytes)?;
+            (name, one, None)
+        }
+        InputFormat::Csv => {
+            let one = read_csv_bytes(&name, &bytes, csv)?;
+            (name, one, None)
+        }
+    })
 }
 
 /// Merges datasets from separate sessions into one unpaired dataset (see [`load_files`]).

@@ -36,9 +36,8 @@ use bench_stats::{Analysis, AnalysisConfig, Design, StatsError, Warning, Warning
 
 use crate::error::{InputError, ReadWarning, ReadWarningKind};
 use crate::experiment::Outcome;
-use crate::import::{CsvOptions, InputFormat, Loaded, detect_format, merge_sessions};
-use crate::import::{read_csv_bytes, read_hyperfine_bytes};
-use crate::raw::{RawData, RawHeader, RunRecord, read_raw_bytes};
+use crate::import::{CsvOptions, Loaded, merge_sessions, read_file};
+use crate::raw::{RawData, RawHeader, RunRecord};
 
 /// The experiment behind a dataset, when it is known (one raw file, or a run just made).
 #[derive(Debug, Clone)]
@@ -72,22 +71,9 @@ impl Input {
         let mut sessions = Vec::with_capacity(paths.len());
         let mut raws = Vec::new();
         for path in paths {
-            let name = path.display().to_string();
-            let bytes = std::fs::read(path).map_err(|source| InputError::Io {
-                file: name.clone(),
-                source,
-            })?;
-            let one = match detect_format(&bytes) {
-                InputFormat::Raw => {
-                    let raw = read_raw_bytes(&name, &bytes)?;
-                    let loaded = raw.to_dataset();
-                    raws.push(raw);
-                    loaded
-                }
-                InputFormat::Hyperfine => read_hyperfine_bytes(&name, &bytes)?,
-                InputFormat::Csv => read_csv_bytes(&name, &bytes, csv)?,
-            };
+            let (name, one, raw) = read_file(path, csv)?;
             sessions.push((name, one));
+            raws.extend(raw);
         }
         let experiment = match (paths.len(), raws.pop()) {
             (1, Some(raw)) => Some(Experiment::from_raw(raw)),
