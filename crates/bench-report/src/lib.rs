@@ -14,7 +14,8 @@
 //!
 //! ```
 //! use bench_report::{RenderOptions, render_console, render_json};
-//! use bench_stats::{ANALYSIS_SCHEMA, Analysis, BenchmarkSummary, GroupAnalysis, OutlierCounts};
+//! use bench_stats::model::report::{BenchmarkSummary, OutlierCounts};
+//! use bench_stats::{ANALYSIS_SCHEMA, Analysis, Design, GroupAnalysis, Grouping};
 //!
 //! let summary = |name: &str, median: f64| BenchmarkSummary {
 //!     name: name.into(), class: None, n: 3, mean: median, median, stddev: Some(10.0),
@@ -24,7 +25,7 @@
 //! let analysis = Analysis {
 //!     schema: ANALYSIS_SCHEMA.into(), alpha: 0.05, confidence: 0.95, resamples: 2000,
 //!     seed: 1, unit: "ns".into(), higher_is_better: false, min_practical_effect: 0.0,
-//!     design: Some("abba".into()), paired_estimator: None,
+//!     design: Some(Design::Abba), paired_estimator: None, grouping: Grouping::PerClass,
 //!     groups: vec![GroupAnalysis {
 //!         class: None, baseline: "A".into(),
 //!         benchmarks: vec![summary("A", 1500.0)], omnibus: None, comparisons: vec![],

@@ -20,7 +20,7 @@
 //!     ..ExperimentConfig::default()
 //! };
 //! let mut sink = RawWriter::to_writer(Vec::new(), "memory");
-//! let outcome = run_experiment(&config, &mut FakeRunner::new(), &mut sink, &mut NoopObserver, &InterruptFlag::new())?;
+//! let outcome = run_experiment(&config, &InterruptFlag::new(), &mut FakeRunner::new(), &mut sink, &mut NoopObserver)?;
 //! let analysis = analyze_input(&Input::from_outcome(&outcome), &AnalysisConfig::default())?;
 //! assert_eq!(analysis.groups[0].comparisons.len(), 1);
 //! assert!(!analysis.controls.is_empty());
