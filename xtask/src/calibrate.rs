@@ -369,7 +369,8 @@ fn reading(analysis: &Analysis) -> Result<Reading> {
         (Verdict::Significant, Outcome::Faster) => Call::Faster,
         (Verdict::Significant, _) => Call::Undirected,
         (Verdict::NotSignificant, _) => Call::NotSignificant,
-        (Verdict::NotTested, _) => Call::NotTested,
+        // Not tested, and any verdict a later version adds.
+        _ => Call::NotTested,
     };
     let summary = |name: &str| group.benchmarks.iter().find(|b| b.name == name);
     let base = summary(&group.baseline);
@@ -818,6 +819,7 @@ mod tests {
                     hodges_lehmann: None,
                     paired: None,
                     reference: None,
+                    custom_test: None,
                 }],
             }],
             controls: vec![],

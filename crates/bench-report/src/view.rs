@@ -25,7 +25,8 @@ impl Tone {
         match outcome {
             Outcome::Faster => Tone::Better,
             Outcome::Slower => Tone::Worse,
-            Outcome::Equivalent | Outcome::Inconclusive => Tone::Plain,
+            // Equivalent, inconclusive, and any outcome a later version adds.
+            _ => Tone::Plain,
         }
     }
 }
@@ -122,6 +123,7 @@ pub(crate) fn build(a: &Analysis, sym: &Symbols) -> ReportView {
                     Treatment::Randomized => "randomized",
                     Treatment::HeldFixed => "held fixed",
                     Treatment::Uncontrolled => "uncontrolled",
+                    _ => "other",
                 };
                 if c.detail.is_empty() {
                     format!("{}: {treatment}", c.dimension)
@@ -193,6 +195,7 @@ fn group(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbols) -> G
         let (name, what, letter) = match o.test {
             OmnibusTest::KruskalWallis => ("Kruskal-Wallis", "groups", "H"),
             OmnibusTest::Friedman => ("Friedman", "variants", "chi2"),
+            _ => ("Omnibus test", "variants", "statistic"),
         };
         let verdict = if o.significant {
             "significant"
@@ -359,7 +362,7 @@ fn summary_table(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbo
                         match c.verdict {
                             Verdict::Significant => sym.yes,
                             Verdict::NotSignificant => sym.no,
-                            Verdict::NotTested => "",
+                            _ => "",
                         },
                         tone,
                     ));
@@ -436,12 +439,12 @@ fn verdict_line(c: &Comparison, sym: &Symbols) -> VerdictLine {
         Outcome::Faster => "FASTER",
         Outcome::Slower => "SLOWER",
         Outcome::Equivalent => "EQUIVALENT",
-        Outcome::Inconclusive => "INCONCLUSIVE",
+        _ => "INCONCLUSIVE",
     };
     let mut parts = vec![match c.verdict {
         Verdict::Significant => format!("significant by {}", c.verdict_basis),
         Verdict::NotSignificant => format!("not significant by {}", c.verdict_basis),
-        Verdict::NotTested => "not tested".to_owned(),
+        _ => "not tested".to_owned(),
     }];
     if let Some(mw) = &c.mann_whitney {
         let u = if mw.u.fract() == 0.0 {

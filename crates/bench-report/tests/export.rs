@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::fs;
 
 use bench_report::{ExportError, render_json, render_markdown, write_atomic};
+use bench_stats::{CustomTestReport, Grouping};
 use serde_json::Value;
 
 fn keys(v: &Value) -> BTreeSet<String> {
@@ -143,14 +144,34 @@ fn json_round_trips_to_the_same_analysis() {
     assert_eq!(render_json(&back).unwrap(), text);
 }
 
+/// Our model's null handling: a value that could not be computed is written as `null`
+/// (the key is kept, as the contract asks), while the additions beyond the contract
+/// (`grouping`, `custom_test`) are left out entirely unless they say something.
 #[test]
-fn serde_json_alone_writes_nan_as_null() {
-    // What happens without the check: the NaN silently becomes `null`, which the
-    // contract reserves for "could not be computed".
+fn json_keeps_missing_values_as_null_and_leaves_out_unused_additions() {
     let mut a = fixtures::paired_two();
-    a.groups[0].benchmarks[1].mean = f64::NAN;
-    let raw: Value = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
-    assert!(raw["groups"][0]["benchmarks"][1]["mean"].is_null());
+    a.groups[0].comparisons[0].reference = None;
+    a.groups[0].comparisons[0].custom_test = None;
+    a.grouping = Grouping::PerClass;
+    let v = analysis_json(&a);
+    let comparison = v["groups"][0]["comparisons"][0].as_object().unwrap();
+    assert_eq!(comparison.get("reference"), Some(&Value::Null));
+    assert!(!comparison.contains_key("custom_test"), "{comparison:?}");
+    assert!(v.as_object().unwrap().get("grouping").is_none());
+
+    a.grouping = Grouping::CrossClass;
+    a.groups[0].comparisons[0].custom_test = Some(CustomTestReport {
+        name: "median-ratio".into(),
+        p_value: None,
+        effect: None,
+        shift: None,
+    });
+    let v = analysis_json(&a);
+    assert_eq!(v["grouping"], "cross-class");
+    let custom = &v["groups"][0]["comparisons"][0]["custom_test"];
+    assert_eq!(custom["name"], "median-ratio");
+    // Inside the addition, absent values are null like everywhere else.
+    assert_eq!(custom["p_value"], Value::Null);
 }
 
 #[test]

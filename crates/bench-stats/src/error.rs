@@ -62,6 +62,17 @@ pub enum StatsError {
         /// The name given.
         name: String,
     },
+    /// A NaN or infinity where a finite number is needed: in the input, or in an
+    /// intermediate result that overflowed the `f64` range. Every estimator reports a
+    /// non-finite value this way.
+    #[error("{what}: {value} is not a finite number")]
+    NonFinite {
+        /// Which value (`wilcoxon difference`, `friedman value`, ...), with the cause when
+        /// it was computed (`... overflows f64; rescale the data`).
+        what: &'static str,
+        /// The offending value.
+        value: f64,
+    },
     /// A ratio whose denominator is zero or has the wrong sign.
     #[error("{what}: denominator is zero")]
     ZeroDenominator {
@@ -72,7 +83,7 @@ pub enum StatsError {
 
 impl From<crate::descriptive::SampleError> for StatsError {
     /// An empty sample is [`StatsError::TooFewSamples`]; a NaN or infinite value is
-    /// [`StatsError::InvalidParameter`] named `value`.
+    /// [`StatsError::NonFinite`].
     fn from(e: crate::descriptive::SampleError) -> Self {
         match e {
             crate::descriptive::SampleError::Empty => StatsError::TooFewSamples {
@@ -80,13 +91,10 @@ impl From<crate::descriptive::SampleError> for StatsError {
                 needed: 1,
                 got: 0,
             },
-            crate::descriptive::SampleError::NonFinite { value, .. } => {
-                StatsError::InvalidParameter {
-                    name: "value",
-                    value,
-                    reason: "every value must be a finite number",
-                }
-            }
+            crate::descriptive::SampleError::NonFinite { value, .. } => StatsError::NonFinite {
+                what: "sample value",
+                value,
+            },
         }
     }
 }

@@ -50,6 +50,9 @@
 //! assert!(test.p_value < 0.05); // exact two-sided p = 2/252
 //! # Ok::<(), bench_stats::StatsError>(())
 //! ```
+//!
+//! Features: `serde` (default) derives `Serialize`/`Deserialize` for the [`model`];
+//! `parallel` (default) runs the bootstrap on rayon, bit-identical to the serial path.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -68,7 +71,12 @@ pub use crate::analysis::{AnalysisConfig, Grouping, SignificanceTest, analyze, a
 pub use crate::descriptive::{Sample, SampleError};
 pub use crate::error::StatsError;
 pub use crate::model::{
-    ANALYSIS_SCHEMA, Analysis, Comparison, Dataset, Design, GroupAnalysis, Observation, Outcome,
-    Series, Verdict, VerdictBasis, Warning, WarningCode,
+    ANALYSIS_SCHEMA, Analysis, Comparison, CustomTestReport, Dataset, Design, EffectReport,
+    GroupAnalysis, Observation, Outcome, Series, Verdict, VerdictBasis, Warning, WarningCode,
 };
 pub use crate::paired::PairedEstimator;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

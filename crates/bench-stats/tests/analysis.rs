@@ -1,11 +1,14 @@
 //! The whole analysis, end to end from a `Dataset`: verdicts, outcomes, gates, JSON.
 
+use std::sync::Mutex;
+
 use bench_stats::analysis::{
     EffectSize, PairwiseComparison, SignificanceContext, SignificanceReport,
 };
+use bench_stats::model::report::ShiftReport;
 use bench_stats::{
     AnalysisConfig, Dataset, Grouping, Observation, Outcome, Series, SignificanceTest, Verdict,
-    analyze, analyze_with,
+    VerdictBasis, analyze, analyze_with,
 };
 
 fn appendix() -> serde_json::Value {
@@ -234,24 +237,13 @@ impl SignificanceTest for AlwaysSignificant {
     fn analyze(&self, ctx: &SignificanceContext<'_>) -> SignificanceReport {
         let pairwise = ctx
             .candidates()
-            .map(|i| PairwiseComparison {
-                candidate: ctx.groups[i].name.to_string(),
-                p_value: None,
-                p_value_adjusted: None,
-                verdict: Verdict::Significant,
-                effect: Some(EffectSize {
-                    metric: "always".into(),
-                    value: 0.01,
-                    magnitude: "negligible".into(),
-                    practical_value: Some(0.01),
-                }),
-                shift: None,
+            .map(|i| {
+                PairwiseComparison::new(ctx.groups[i].name, Verdict::Significant).with_effect(
+                    EffectSize::new("always", 0.01, "negligible").with_practical_value(0.01),
+                )
             })
             .collect();
-        SignificanceReport {
-            pairwise,
-            omnibus: None,
-        }
+        SignificanceReport::new(pairwise)
     }
 }
 
@@ -271,6 +263,167 @@ fn custom_tests_are_gated_by_the_engine_too() {
     assert_eq!(c.verdict_basis, "always");
     assert_eq!(c.verdict, Verdict::NotSignificant);
     assert!(analysis.warnings.iter().any(|w| w.code == "practical-gate"));
+}
+
+/// A custom test that records the blocks it was given and answers with a fixed p-value,
+/// shift and effect per candidate (the candidate's position as the shift).
+#[derive(Debug, Default)]
+struct Recording {
+    blocks_seen: Mutex<Vec<Vec<f64>>>,
+}
+
+impl SignificanceTest for Recording {
+    fn name(&self) -> &str {
+        "recording"
+    }
+    fn analyze(&self, ctx: &SignificanceContext<'_>) -> SignificanceReport {
+        if let Some(blocks) = ctx.blocks {
+            self.blocks_seen
+                .lock()
+                .unwrap()
+                .extend(blocks.iter().cloned());
+        }
+        let pairwise = ctx
+            .candidates()
+            .map(|i| {
+                PairwiseComparison::new(ctx.groups[i].name, Verdict::Significant)
+                    .with_p_value(0.001 * i as f64)
+                    .with_shift(ShiftReport {
+                        shift: i as f64,
+                        ci_low: Some(i as f64 - 0.5),
+                        ci_high: None,
+                    })
+                    .with_effect(EffectSize::new("custom-metric", 0.75, "large"))
+            })
+            .collect();
+        SignificanceReport::new(pairwise)
+    }
+}
+
+#[test]
+fn custom_test_on_blocked_data_sees_the_blocks_and_its_answer_is_reported() {
+    let data = dataset(
+        vec![
+            blocked("old", &[10.0, 11.0, 12.0, 13.0]),
+            blocked("new", &[9.0, 10.5, 11.0, 12.5]),
+        ],
+        false,
+        "abba",
+    );
+    let test = Recording::default();
+    let analysis = analyze_with(&data, &AnalysisConfig::default(), Some(&test)).unwrap();
+    // Called with the per-block values: [old, new] in each of the 4 blocks.
+    let seen = test.blocks_seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        vec![
+            vec![10.0, 9.0],
+            vec![11.0, 10.5],
+            vec![12.0, 11.0],
+            vec![13.0, 12.5],
+        ]
+    );
+    let c = &analysis.groups[0].comparisons[0];
+    assert_eq!(c.verdict_basis, VerdictBasis::Custom("recording".into()));
+    assert_eq!(c.verdict, Verdict::Significant);
+    assert!(c.paired.is_some(), "the paired detail is still reported");
+    let custom = c
+        .custom_test
+        .as_ref()
+        .expect("the custom test's answer is reported");
+    assert_eq!(custom.name, "recording");
+    assert_eq!(custom.p_value, Some(0.001));
+    let shift = custom.shift.expect("shift reported");
+    assert_eq!(
+        (shift.shift, shift.ci_low, shift.ci_high),
+        (1.0, Some(0.5), None)
+    );
+    let effect = custom.effect.as_ref().expect("effect reported");
+    assert_eq!(
+        (
+            effect.metric.as_str(),
+            effect.value,
+            effect.magnitude.as_str()
+        ),
+        ("custom-metric", 0.75, "large")
+    );
+    let json = serde_json::to_value(&analysis).unwrap();
+    assert_eq!(
+        json["groups"][0]["comparisons"][0]["custom_test"]["p_value"],
+        0.001
+    );
+}
+
+#[test]
+fn built_in_comparisons_serialize_no_custom_test_field() {
+    let analysis = analyze(&appendix_pair("real_effect"), &AnalysisConfig::default()).unwrap();
+    let c = &analysis.groups[0].comparisons[0];
+    assert_eq!(c.custom_test, None);
+    let json = serde_json::to_value(&analysis).unwrap();
+    let fields = json["groups"][0]["comparisons"][0].as_object().unwrap();
+    assert!(!fields.contains_key("custom_test"), "{fields:?}");
+    // And a document without the field reads back (to the same document: remedies are
+    // not serialized, so the structs themselves may differ).
+    let back: bench_stats::Analysis = serde_json::from_value(json.clone()).unwrap();
+    assert_eq!(back.groups[0].comparisons[0].custom_test, None);
+    assert_eq!(serde_json::to_value(&back).unwrap(), json);
+}
+
+/// Regression: the Friedman post-hoc once took a candidate's column by its name, so in
+/// cross-class mode a candidate named like another class's variant was tested on the
+/// wrong column (and `old` of the second class on the baseline's own column: not tested).
+#[test]
+fn friedman_post_hoc_in_cross_class_mode_tests_each_candidate_on_its_own_column() {
+    let blocks = 12;
+    let series = |name: &str, class: &str, base: f64| {
+        Series::new(
+            name,
+            (0..blocks).map(|b| Observation::in_block(base + f64::from(b % 4) * 0.1, b)),
+        )
+        .with_class(class)
+    };
+    let data = dataset(
+        vec![
+            series("old", "Reader", 100.0),
+            series("new", "Reader", 100.05),
+            // Same names as the first class, clearly different values.
+            series("old", "Writer", 150.0),
+            series("new", "Writer", 50.0),
+        ],
+        false,
+        "abba",
+    );
+    let config = AnalysisConfig {
+        grouping: Grouping::CrossClass,
+        ..AnalysisConfig::default()
+    };
+    let analysis = analyze(&data, &config).unwrap();
+    let g = &analysis.groups[0];
+    assert_eq!(g.comparisons.len(), 3);
+    assert!(g.omnibus.is_some_and(|o| o.significant), "{:?}", g.omnibus);
+    for (c, row) in g.comparisons_with_rows() {
+        assert_eq!(c.verdict_basis, VerdictBasis::Friedman);
+        assert_ne!(
+            c.verdict,
+            Verdict::NotTested,
+            "{} {:?}",
+            c.candidate,
+            row.unwrap().class
+        );
+        assert!(c.p_value_adjusted.is_some(), "{}", c.candidate);
+    }
+    // Writer/old (named like the baseline) is slower, Writer/new faster: each from its own
+    // column. Every block orders them the same way, so both are significant.
+    let writer: Vec<_> = g
+        .comparisons_with_rows()
+        .filter(|(_, row)| row.unwrap().class.as_deref() == Some("Writer"))
+        .map(|(c, _)| c)
+        .collect();
+    assert_eq!(writer.len(), 2);
+    assert_eq!(writer[0].candidate, "old");
+    assert_eq!(writer[0].outcome, Outcome::Slower);
+    assert_eq!(writer[1].candidate, "new");
+    assert_eq!(writer[1].outcome, Outcome::Faster);
 }
 
 #[test]

@@ -9,9 +9,11 @@
 //!
 //! Findings (numbers in the printed tables): no interval reaches 80 % power for a 2 % effect
 //! within 120 runs on this noise; mean-based intervals are anti-conservative (the spike
-//! tail); the median log-ratio's percentile bootstrap, abba's configured default, is
-//! slightly liberal; the paired Hodges-Lehmann log-ratio with its exact signed-rank
-//! interval is calibrated at every size with the same power, and is the recommendation.
+//! tail); the median log-ratio's percentile bootstrap, abba's former default, is slightly
+//! liberal; the paired Hodges-Lehmann log-ratio with its exact signed-rank interval is
+//! calibrated at every size with the same power, and is now the configured default
+//! (`AnalysisConfig::default()`, checked by
+//! `default_verdict_through_analyze_with_the_practical_gate`).
 //!
 //! Cost control (debug builds): intervals are computed with the crate's `block_bootstrap`
 //! rather than the whole `analyze` wherever only the interval matters, with 500 resamples

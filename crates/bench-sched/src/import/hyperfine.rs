@@ -45,7 +45,7 @@ pub fn read_hyperfine_bytes(file: &str, bytes: &[u8]) -> Result<Loaded, InputErr
             file,
             Some(e.line()),
             Some(e.column()),
-            format!("not a hyperfine --export-json file: {e}"),
+            format!("not a hyperfine JSON export: {e}"),
         )
     })?;
     if export.results.is_empty() {

@@ -13,7 +13,8 @@ use crate::descriptive::Sample;
 use crate::error::StatsError;
 use crate::model::dataset::{Dataset, Series};
 use crate::model::report::{
-    Comparison, MannWhitneyReport, PairedReport, ShiftReport, Verdict, VerdictBasis, Warning,
+    Comparison, CustomTestReport, EffectReport, MannWhitneyReport, PairedReport, ShiftReport,
+    Verdict, VerdictBasis, Warning,
 };
 use crate::paired::estimators::{PairedAnalysis, PairedEstimator};
 use crate::paired::variance::paired_variance_components;
@@ -159,7 +160,26 @@ pub(crate) fn build_comparison(
         hodges_lehmann: hl,
         paired,
         reference,
+        custom_test: custom_test_report(basis, pw),
     }
+}
+
+/// What a custom test answered, when one decided (the built-ins' answers are already in
+/// the comparison's own fields).
+fn custom_test_report(basis: &VerdictBasis, pw: &PairwiseComparison) -> Option<CustomTestReport> {
+    let VerdictBasis::Custom(name) = basis else {
+        return None;
+    };
+    Some(CustomTestReport {
+        name: name.clone(),
+        p_value: pw.p_value,
+        effect: pw.effect.as_ref().map(|e| EffectReport {
+            metric: e.metric.clone(),
+            value: e.value,
+            magnitude: e.magnitude.clone(),
+        }),
+        shift: pw.shift,
+    })
 }
 
 fn paired_report(

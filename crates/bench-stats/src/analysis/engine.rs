@@ -48,8 +48,11 @@ pub fn analyze(data: &Dataset, config: &AnalysisConfig) -> Result<Analysis, Stat
     analyze_with(data, config, None)
 }
 
-/// Like [`analyze`], with a custom significance test for unpaired groups (blocked data keep
-/// the paired tests).
+/// Like [`analyze`], with a custom significance test deciding every group's verdicts, on
+/// unpaired and blocked data alike (on blocked data the test sees the per-block values in
+/// [`SignificanceContext::blocks`]). What the test returns for each candidate (p-value,
+/// effect, shift) is reported in [`crate::Comparison::custom_test`]; the practical gate
+/// applies to its effect's practical value.
 ///
 /// # Errors
 /// As [`analyze`]; also [`StatsError::LengthMismatch`] when the custom test answers for the

@@ -20,7 +20,7 @@ use crate::rank::friedman::friedman;
 use crate::rank::holm::holm_bonferroni;
 use crate::rank::kruskal::kruskal_wallis;
 use crate::rank::mann_whitney::mann_whitney_u;
-use crate::rank::wilcoxon::wilcoxon_signed_rank;
+use crate::rank::wilcoxon::wilcoxon_signed_rank_pairs;
 
 /// One group handed to a test: a name and its pre-trim samples.
 #[derive(Debug, Clone, Copy)]
@@ -57,8 +57,9 @@ impl SignificanceContext<'_> {
     }
 }
 
-/// An effect size a test attaches to a comparison.
+/// An effect size a test attaches to a comparison. Build it with [`EffectSize::new`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct EffectSize {
     /// What it measures (`cliffs-delta`, `paired-dominance`, `median-ratio`, ...).
     pub metric: String,
@@ -71,8 +72,10 @@ pub struct EffectSize {
     pub practical_value: Option<f64>,
 }
 
-/// One candidate's answer.
+/// One candidate's answer. Build it with [`PairwiseComparison::new`] and the `with_*`
+/// methods.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PairwiseComparison {
     /// The candidate's name.
     pub candidate: String,
@@ -88,8 +91,9 @@ pub struct PairwiseComparison {
     pub shift: Option<ShiftReport>,
 }
 
-/// A test's whole answer.
+/// A test's whole answer. Build it with [`SignificanceReport::new`].
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SignificanceReport {
     /// One per candidate, in group order (every group but the baseline, in the order of
     /// [`SignificanceContext::candidates`]); the engine matches them by position.
@@ -98,7 +102,93 @@ pub struct SignificanceReport {
     pub omnibus: Option<Omnibus>,
 }
 
+impl EffectSize {
+    /// An effect size named `metric` (`cliffs-delta`, `median-ratio`, ...) with its value
+    /// and magnitude label, left out of the practical gate (no practical value).
+    pub fn new(metric: impl Into<String>, value: f64, magnitude: impl Into<String>) -> Self {
+        EffectSize {
+            metric: metric.into(),
+            value,
+            magnitude: magnitude.into(),
+            practical_value: None,
+        }
+    }
+
+    /// The same effect with a practical value in `[0, 1]`, which the practical gate
+    /// compares with its minimum.
+    #[must_use]
+    pub fn with_practical_value(mut self, value: f64) -> Self {
+        self.practical_value = Some(value);
+        self
+    }
+}
+
+impl PairwiseComparison {
+    /// The answer for `candidate`: its verdict, with no p-value, effect or shift yet.
+    pub fn new(candidate: impl Into<String>, verdict: Verdict) -> Self {
+        PairwiseComparison {
+            candidate: candidate.into(),
+            p_value: None,
+            p_value_adjusted: None,
+            verdict,
+            effect: None,
+            shift: None,
+        }
+    }
+
+    /// The same answer with a raw p-value.
+    #[must_use]
+    pub fn with_p_value(mut self, p: f64) -> Self {
+        self.p_value = Some(p);
+        self
+    }
+
+    /// The same answer with a p-value adjusted for multiple comparisons.
+    #[must_use]
+    pub fn with_p_value_adjusted(mut self, p: f64) -> Self {
+        self.p_value_adjusted = Some(p);
+        self
+    }
+
+    /// The same answer with an effect size.
+    #[must_use]
+    pub fn with_effect(mut self, effect: EffectSize) -> Self {
+        self.effect = Some(effect);
+        self
+    }
+
+    /// The same answer with a location shift (candidate minus baseline) and its interval.
+    #[must_use]
+    pub fn with_shift(mut self, shift: ShiftReport) -> Self {
+        self.shift = Some(shift);
+        self
+    }
+}
+
+impl SignificanceReport {
+    /// A report of one answer per candidate, in the order of
+    /// [`SignificanceContext::candidates`], without an omnibus result.
+    pub fn new(pairwise: Vec<PairwiseComparison>) -> Self {
+        SignificanceReport {
+            pairwise,
+            omnibus: None,
+        }
+    }
+
+    /// The same report with an omnibus result.
+    #[must_use]
+    pub fn with_omnibus(mut self, omnibus: Omnibus) -> Self {
+        self.omnibus = Some(omnibus);
+        self
+    }
+}
+
 /// A significance strategy. Implement it to swap in any rule; the built-ins implement it too.
+///
+/// What a custom test returns (p-value, effect, shift) is reported in each comparison's
+/// [`custom_test`](crate::Comparison::custom_test); its verdict, after the practical gate,
+/// is the comparison's verdict. [`crate::analyze_with`] calls it on blocked data too, with
+/// [`SignificanceContext::blocks`] set.
 ///
 /// # Examples
 /// The median-ratio rule: significant when the medians differ by more than a threshold.
@@ -117,22 +207,15 @@ pub struct SignificanceReport {
 ///         let pairwise = ctx.candidates().map(|i| {
 ///             let g = ctx.groups[i];
 ///             let delta = (summarize(g.sample).median / base - 1.0).abs() * 100.0;
-///             PairwiseComparison {
-///                 candidate: g.name.to_string(),
-///                 p_value: None,
-///                 p_value_adjusted: None,
-///                 verdict: if delta > self.threshold_percent { Verdict::Significant }
-///                          else { Verdict::NotSignificant },
-///                 effect: Some(EffectSize {
-///                     metric: "median-ratio".into(),
-///                     value: delta,
-///                     magnitude: if delta < 5.0 { "negligible" } else { "large" }.into(),
-///                     practical_value: Some((delta / 100.0).min(1.0)),
-///                 }),
-///                 shift: None,
-///             }
+///             let verdict = if delta > self.threshold_percent { Verdict::Significant }
+///                           else { Verdict::NotSignificant };
+///             let magnitude = if delta < 5.0 { "negligible" } else { "large" };
+///             PairwiseComparison::new(g.name, verdict).with_effect(
+///                 EffectSize::new("median-ratio", delta, magnitude)
+///                     .with_practical_value((delta / 100.0).min(1.0)),
+///             )
 ///         }).collect();
-///         SignificanceReport { pairwise, omnibus: None }
+///         SignificanceReport::new(pairwise)
 ///     }
 /// }
 ///
@@ -152,14 +235,7 @@ pub trait SignificanceTest: fmt::Debug + Send + Sync {
 }
 
 fn not_tested(name: &str) -> PairwiseComparison {
-    PairwiseComparison {
-        candidate: name.to_string(),
-        p_value: None,
-        p_value_adjusted: None,
-        verdict: Verdict::NotTested,
-        effect: None,
-        shift: None,
-    }
+    PairwiseComparison::new(name, Verdict::NotTested)
 }
 
 fn verdict_of(p: f64, alpha: f64) -> Verdict {
@@ -308,8 +384,7 @@ impl SignificanceTest for FriedmanTest {
         let base = column(ctx.baseline);
         let pairwise = post_hoc(ctx, omnibus.as_ref(), |i| {
             let cand = column(i);
-            let diffs: Vec<f64> = cand.iter().zip(&base).map(|(c, b)| c - b).collect();
-            let p = wilcoxon_signed_rank(&diffs).ok()?.p_value;
+            let p = wilcoxon_signed_rank_pairs(&base, &cand).ok()?.p_value;
             Some((p, dominance_effect(&base, &cand)?))
         });
         SignificanceReport { pairwise, omnibus }

@@ -20,6 +20,7 @@ pub const P99_MIN_SAMPLES: usize = 100;
 
 /// Why a p99 was not reported: the sample is too small for a tail estimate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct P99Withheld {
     /// Values in the sample.
     pub n: usize,
@@ -42,6 +43,7 @@ impl std::error::Error for P99Withheld {}
 
 /// Tukey fences computed from the quartiles.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct TukeyFences {
     /// First quartile (25th percentile, linear interpolation).
     pub q1: f64,
@@ -79,6 +81,7 @@ impl TukeyFences {
 
 /// Descriptive statistics of one sample. Build it with [`summarize`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Summary {
     /// Number of values.
     pub n: usize,

@@ -75,6 +75,7 @@ pub enum CarryoverFinding {
 
 /// The carryover diagnostic's result.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CarryoverReport {
     /// Complete ABBA/BAAB blocks used.
     pub blocks_used: usize,
@@ -104,9 +105,9 @@ pub struct CarryoverReport {
 /// Time: O(r log r) for r runs.
 ///
 /// # Errors
-/// [`StatsError::InvalidParameter`] for `alpha` outside (0, 1), a variant other than 0 or
-/// 1, or a non-finite value; [`StatsError::TooFewSamples`] when fewer than 2 complete
-/// blocks remain.
+/// [`StatsError::InvalidParameter`] for `alpha` outside (0, 1) or a variant other than 0
+/// or 1; [`StatsError::NonFinite`] for a NaN or infinite value (or a block contrast that
+/// overflows); [`StatsError::TooFewSamples`] when fewer than 2 complete blocks remain.
 ///
 /// # Examples
 /// ```
@@ -147,10 +148,9 @@ pub fn carryover(
             });
         }
         if !run.value.is_finite() {
-            return Err(StatsError::InvalidParameter {
-                name: "value",
+            return Err(StatsError::NonFinite {
+                what: "carryover run value",
                 value: run.value,
-                reason: "must be finite",
             });
         }
         by_block.entry(run.block).or_default().push(*run);
@@ -166,10 +166,9 @@ pub fn carryover(
         };
         let k = (-y[0].1 + 3.0 * y[1].1 - 3.0 * y[2].1 + y[3].1) / 4.0;
         if !k.is_finite() {
-            return Err(StatsError::InvalidParameter {
-                name: "value",
+            return Err(StatsError::NonFinite {
+                what: "carryover block contrast (overflows f64; rescale the data)",
                 value: k,
-                reason: "the block contrast overflowed f64; rescale the data",
             });
         }
         contrasts.push(k);

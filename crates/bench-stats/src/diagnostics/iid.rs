@@ -37,6 +37,7 @@ impl Default for IidConfig {
 
 /// Outcome of the i.i.d. checks.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct IidChecks {
     /// Number of values checked.
     pub n: usize,

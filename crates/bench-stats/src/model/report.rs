@@ -1,7 +1,20 @@
 //! The analysis result, `abba.analysis/1`: what every renderer and script reads.
 //!
 //! Field names follow `shared/spec/interfaces.md` exactly; fields beyond the contract are
-//! additions, never renames. A value that cannot be computed is `None` (JSON `null`).
+//! additions, never renames (they are listed in the repository's `docs/json.md`). A value
+//! that cannot be computed is `None` (JSON `null`).
+//!
+//! # Why the document structs are exhaustive
+//!
+//! The structs here ([`Analysis`], [`GroupAnalysis`], [`BenchmarkSummary`],
+//! [`Comparison`], [`PairedReport`], ...) are the serialized document itself, not results
+//! a caller only reads: renderers, converters and their tests build them field by field
+//! (struct literals), and deserialize them from JSON. They are deliberately left without
+//! `#[non_exhaustive]`, so a field added to the document is a compile error at every
+//! place that builds one, which is where the new field has to be decided. The enums whose
+//! sets of values will grow ([`Verdict`], [`Outcome`], [`OmnibusTest`], [`Treatment`],
+//! [`WarningCode`], [`Remedy`], [`VerdictBasis`]) are `#[non_exhaustive]`: match them with
+//! a wildcard arm.
 
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
@@ -15,6 +28,8 @@ pub use crate::rank::CliffsDelta;
 pub const ANALYSIS_SCHEMA: &str = "abba.analysis/1";
 
 /// One whole analysis: settings, one entry per comparison group, and warnings.
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Analysis {
@@ -55,6 +70,8 @@ pub struct Analysis {
 }
 
 /// The comparisons inside one group against its baseline.
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct GroupAnalysis {
@@ -94,6 +111,8 @@ impl GroupAnalysis {
 }
 
 /// Descriptive statistics of one benchmark.
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct BenchmarkSummary {
@@ -126,6 +145,8 @@ pub struct BenchmarkSummary {
 }
 
 /// Counts of Tukey-fence outliers.
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct OutlierCounts {
@@ -143,6 +164,7 @@ pub struct OutlierCounts {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
 pub enum OmnibusTest {
     /// Kruskal-Wallis H (unpaired groups).
     KruskalWallis,
@@ -151,6 +173,8 @@ pub enum OmnibusTest {
 }
 
 /// The omnibus result across all benchmarks of a group.
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Omnibus {
@@ -170,6 +194,7 @@ pub struct Omnibus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
 pub enum Verdict {
     /// The difference is statistically significant (and passes the practical gate).
     Significant,
@@ -183,6 +208,7 @@ pub enum Verdict {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
 pub enum Outcome {
     /// Significantly better (faster, or higher throughput).
     Faster,
@@ -195,6 +221,8 @@ pub enum Outcome {
 }
 
 /// Mann-Whitney U result as the contract lays it out.
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct MannWhitneyReport {
@@ -207,6 +235,8 @@ pub struct MannWhitneyReport {
 }
 
 /// A location shift with its interval (candidate minus baseline).
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct ShiftReport {
@@ -219,6 +249,8 @@ pub struct ShiftReport {
 }
 
 /// The paired (blocked) analysis of one candidate against the baseline.
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct PairedReport {
@@ -249,6 +281,8 @@ pub struct PairedReport {
 }
 
 /// One candidate against the group's baseline.
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Comparison {
@@ -284,6 +318,45 @@ pub struct Comparison {
     pub paired: Option<PairedReport>,
     /// Present when a reference workload ran in every block.
     pub reference: Option<ReferenceReport>,
+    /// What a custom [`crate::SignificanceTest`] answered for this candidate, when one
+    /// decided the verdict (beyond the contract). Serialized only when present, so the
+    /// documents of the built-in tests are unchanged.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub custom_test: Option<CustomTestReport>,
+}
+
+/// What a custom [`crate::SignificanceTest`] returned for one candidate
+/// ([`Comparison::custom_test`]).
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct CustomTestReport {
+    /// The test's name (also the comparison's `verdict_basis`).
+    pub name: String,
+    /// The raw p-value the test gave, if any.
+    pub p_value: Option<f64>,
+    /// The effect size the test gave, if any.
+    pub effect: Option<EffectReport>,
+    /// The location shift (candidate minus baseline) the test gave, if any.
+    pub shift: Option<ShiftReport>,
+}
+
+/// An effect size as a custom test named it.
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct EffectReport {
+    /// What it measures (`cliffs-delta`, `median-ratio`, ...).
+    pub metric: String,
+    /// Its value.
+    pub value: f64,
+    /// The test's magnitude label (`negligible`, `small`, ...).
+    pub magnitude: String,
 }
 
 /// Something the reader should know before trusting a number.
@@ -323,6 +396,7 @@ pub enum Remedy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
 pub enum Treatment {
     /// Drawn at random per run or per block (the detail says over how many draws).
     Randomized,
@@ -370,6 +444,8 @@ impl Control {
 }
 
 /// Ratio of ratios against a reference workload measured in every block.
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct ReferenceReport {
@@ -384,6 +460,8 @@ pub struct ReferenceReport {
 }
 
 /// Between- and within-block variance by one-way random-effects method of moments.
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct VarianceComponentsReport {
@@ -571,6 +649,7 @@ impl std::fmt::Display for VerdictBasis {
 }
 
 #[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for VerdictBasis {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.to_text())
@@ -578,6 +657,7 @@ impl Serialize for VerdictBasis {
 }
 
 #[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for VerdictBasis {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;

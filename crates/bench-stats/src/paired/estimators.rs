@@ -116,11 +116,10 @@ impl<'a> Blocks<'a> {
             });
         }
         let differences: Vec<f64> = b.iter().zip(c).map(|(b, c)| c - b).collect();
-        if differences.iter().any(|d| !d.is_finite()) {
-            return Err(StatsError::InvalidParameter {
-                name: "block difference",
-                value: f64::INFINITY,
-                reason: "a candidate - baseline difference overflowed f64; rescale the data",
+        if let Some(&d) = differences.iter().find(|d| !d.is_finite()) {
+            return Err(StatsError::NonFinite {
+                what: "block difference (candidate - baseline overflows f64; rescale the data)",
+                value: d,
             });
         }
         let positive = b.iter().chain(c).all(|&v| v > 0.0);
@@ -285,10 +284,9 @@ fn signed_rank_interval(
     let hl = paired_hodges_lehmann(l, config.confidence)?;
     let (estimate, low, high) = (hl.estimate.exp(), hl.ci_low.exp(), hl.ci_high.exp());
     if ![estimate, low, high].iter().all(|v| v.is_finite()) {
-        return Err(StatsError::InvalidParameter {
-            name: "hodges-lehmann ratio",
+        return Err(StatsError::NonFinite {
+            what: "hodges-lehmann ratio (overflows f64; rescale the data)",
             value: f64::INFINITY,
-            reason: "overflowed f64; rescale the data",
         });
     }
     let z = crate::special::normal_ppf(0.5 + config.confidence / 2.0).unwrap_or(1.96);
@@ -366,10 +364,9 @@ fn large_sample_interval(
         .iter()
         .all(|v| v.is_finite())
     {
-        return Err(StatsError::InvalidParameter {
-            name: "large-sample interval",
+        return Err(StatsError::NonFinite {
+            what: "large-sample interval (overflows f64; rescale the data)",
             value: f64::INFINITY,
-            reason: "overflowed f64; rescale the data",
         });
     }
     Ok(BootstrapInterval {
@@ -387,6 +384,7 @@ fn large_sample_interval(
 
 /// Everything the paired analysis of one candidate against a baseline yields.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PairedAnalysis {
     /// Number of blocks.
     pub blocks: usize,
@@ -467,7 +465,8 @@ impl PairedAnalysis {
 ///
 /// # Errors
 /// [`StatsError::LengthMismatch`] when the two samples differ in length;
-/// [`StatsError::TooFewSamples`] for fewer than 2 blocks; an invalid bootstrap config.
+/// [`StatsError::TooFewSamples`] for fewer than 2 blocks; [`StatsError::NonFinite`] when a
+/// block difference overflows `f64`; an invalid bootstrap config.
 /// Failures of an individual interval are reported in its field instead.
 ///
 /// # Examples

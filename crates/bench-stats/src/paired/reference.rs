@@ -31,6 +31,7 @@ pub const REFERENCE_BIAS_LIMIT: f64 = 1e-3;
 
 /// The ratio-of-ratios estimate with its interval and the reference's noise.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct RatioOfRatios {
     /// `mean(c_i / r_i) / mean(b_i / r_i)`.
     pub estimate: f64,
@@ -87,7 +88,8 @@ impl Statistic for RorStat {
 /// # Errors
 /// [`StatsError::LengthMismatch`] when the three samples differ in length;
 /// [`StatsError::ZeroDenominator`] unless every reference and baseline value is positive;
-/// [`StatsError::InvalidParameter`] for an invalid config or an overflowing ratio.
+/// [`StatsError::InvalidParameter`] for an invalid config; [`StatsError::NonFinite`] for an
+/// overflowing ratio.
 /// A failed interval (e.g. one block) is reported in [`RatioOfRatios::interval`].
 ///
 /// # Examples
@@ -131,10 +133,9 @@ pub fn ratio_of_ratios(
     let norm_b: Vec<f64> = b.iter().zip(r).map(|(b, r)| b / r).collect();
     let norm_c: Vec<f64> = c.iter().zip(r).map(|(c, r)| c / r).collect();
     let block_ratios: Vec<f64> = norm_c.iter().zip(&norm_b).map(|(c, b)| c / b).collect();
-    let overflow = |v: f64| StatsError::InvalidParameter {
-        name: "ratio of ratios",
+    let overflow = |v: f64| StatsError::NonFinite {
+        what: "ratio of ratios (a ratio overflows f64; rescale the data)",
         value: v,
-        reason: "a ratio overflowed or underflowed f64; rescale the data",
     };
     if let Some(&v) = norm_b
         .iter()

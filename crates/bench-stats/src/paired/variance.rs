@@ -18,6 +18,7 @@ use crate::model::report::VarianceComponentsReport;
 
 /// The method-of-moments variance components of blocked replicates.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct VarianceComponents {
     /// Number of blocks `a`.
     pub blocks: usize,
@@ -55,8 +56,8 @@ impl VarianceComponents {
 ///
 /// # Errors
 /// [`StatsError::TooFewSamples`] for fewer than 2 blocks, an empty block, or no block with
-/// 2 replicates (no within-block degrees of freedom); [`StatsError::InvalidParameter`] for
-/// a non-finite value or sums that overflow.
+/// 2 replicates (no within-block degrees of freedom); [`StatsError::NonFinite`] for a NaN
+/// or infinite value or sums that overflow.
 ///
 /// # Examples
 /// ```
@@ -89,10 +90,9 @@ pub fn variance_components<B: AsRef<[f64]>>(
             });
         }
         if let Some(&v) = b.iter().find(|v| !v.is_finite()) {
-            return Err(StatsError::InvalidParameter {
-                name: "value",
+            return Err(StatsError::NonFinite {
+                what: "variance components value",
                 value: v,
-                reason: "must be finite",
             });
         }
         all.extend_from_slice(b);
@@ -122,10 +122,9 @@ pub fn variance_components<B: AsRef<[f64]>>(
     let between_block = ((ms_between - ms_within) / n0).max(0.0);
     let within_block = ms_within;
     if !(ms_between.is_finite() && ms_within.is_finite() && between_block.is_finite()) {
-        return Err(StatsError::InvalidParameter {
-            name: "value",
+        return Err(StatsError::NonFinite {
+            what: "variance components (sums of squares overflow f64; rescale the data)",
             value: f64::INFINITY,
-            reason: "sums of squares overflowed f64; rescale the data",
         });
     }
     let pairing_gain = (within_block > 0.0)

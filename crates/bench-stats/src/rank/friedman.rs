@@ -13,6 +13,7 @@ use crate::special::chi2_sf;
 
 /// Result of a Friedman test.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct FriedmanOutcome {
     /// The tie-corrected Friedman chi-square statistic.
     pub statistic: f64,
@@ -35,8 +36,9 @@ pub struct FriedmanOutcome {
 /// # Errors
 /// [`StatsError::TooFewSamples`] for fewer than 2 blocks or 3 treatments;
 /// [`StatsError::LengthMismatch`] when a block's length differs from the first block's;
-/// [`StatsError::InvalidParameter`] for a NaN or infinite value (or more than
-/// `u32::MAX` treatments); [`StatsError::AllTied`] when every block is entirely tied.
+/// [`StatsError::NonFinite`] for a NaN or infinite value; [`StatsError::InvalidParameter`]
+/// for more than `u32::MAX + 1` treatments; [`StatsError::AllTied`] when every block is
+/// entirely tied.
 ///
 /// # Examples
 /// ```
@@ -79,10 +81,9 @@ pub fn friedman<B: AsRef<[f64]>>(blocks: &[B]) -> Result<FriedmanOutcome, StatsE
             });
         }
         if let Some(&bad) = row.iter().find(|v| !v.is_finite()) {
-            return Err(StatsError::InvalidParameter {
-                name: "friedman value",
+            return Err(StatsError::NonFinite {
+                what: "friedman value",
                 value: bad,
-                reason: "values must be finite",
             });
         }
         let r = mid_ranks(row);

@@ -20,6 +20,7 @@ pub const HL_MAX_PER_GROUP: usize = 512;
 
 /// Hodges-Lehmann location shift of a candidate against a baseline.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct ShiftEstimate {
     /// Median of `b_j - a_i`; positive when the candidate's values are larger.
     pub shift: f64,
@@ -44,8 +45,9 @@ pub struct ShiftEstimate {
 /// the at most 262 144 differences), plus O((m + n) log(m + n)) for the ties.
 ///
 /// # Errors
-/// [`StatsError::InvalidParameter`] when `confidence` is not strictly between 0 and 1,
-/// or when the shift overflows `f64` (values near `f64::MAX` of opposite signs).
+/// [`StatsError::InvalidParameter`] when `confidence` is not strictly between 0 and 1;
+/// [`StatsError::NonFinite`] when the shift overflows `f64` (values near `f64::MAX` of
+/// opposite signs).
 ///
 /// # Examples
 /// ```
@@ -91,10 +93,9 @@ pub fn hodges_lehmann(
         .into_iter()
         .find(|v| !v.is_finite())
     {
-        return Err(StatsError::InvalidParameter {
-            name: "hodges-lehmann shift",
+        return Err(StatsError::NonFinite {
+            what: "hodges-lehmann shift (pairwise differences overflow f64; rescale the data)",
             value: bad,
-            reason: "pairwise differences overflow f64",
         });
     }
     Ok(ShiftEstimate {

@@ -18,6 +18,7 @@ use crate::{Sample, StatsError};
 
 /// Result of a Kruskal-Wallis test.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct KruskalWallisOutcome {
     /// The tie-corrected H statistic.
     pub h: f64,

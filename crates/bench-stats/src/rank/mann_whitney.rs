@@ -96,6 +96,7 @@ pub struct MannWhitneyConfig {
 
 /// Result of a Mann-Whitney U test.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct MannWhitneyOutcome {
     /// `min(U1, U2)`, the statistic reported in the analysis JSON.
     pub u: f64,

@@ -9,11 +9,12 @@
 //! - Exact (automatic when `n <= 50`, no tied `|d|` and no zero difference): the null
 //!   distribution of `T+` is that of a sum of a random subset of `{1, ..., n}`, built by
 //!   dynamic programming; two-sided `p = min(1, 2 min(P(T+ >= t), P(T+ <= t)))`.
+//! - Permutation (automatic with tied `|d|` or zero differences, when there are at most
+//!   [`WILCOXON_PERMUTATION_MAX`] = 13 differences, zeros included): the exact
+//!   distribution of `T+` over all `2^n` sign assignments of the mid-ranks, as SciPy's
+//!   `method='auto'` does.
 //! - Otherwise the normal approximation `z = (T+ - n(n+1)/4) / sigma` with
 //!   `sigma^2 = (n(n+1)(2n+1) - sum(t^3 - t)/2) / 24`.
-//!
-//! One deliberate difference: for `n <= 13` with ties or zeros SciPy's `method='auto'`
-//! switches to a permutation test; this crate uses the normal approximation there.
 //!
 //! The confidence interval of the Hodges-Lehmann estimate is the textbook inversion of
 //! the signed-rank test (Hollander & Wolfe, *Nonparametric Statistical Methods*, §3.2),
@@ -94,6 +95,7 @@ pub struct WilcoxonConfig {
 
 /// Result of a Wilcoxon signed-rank test.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct WilcoxonOutcome {
     /// SciPy's statistic: `min(T+, T-)` when two-sided, `T+` otherwise.
     pub statistic: f64,
@@ -119,8 +121,8 @@ pub struct WilcoxonOutcome {
 /// Time: O(n log n); the exact branch adds O(n^3) with `n <= 50`.
 ///
 /// # Errors
-/// [`StatsError::TooFewSamples`] for an empty slice; [`StatsError::InvalidParameter`] for
-/// a NaN or infinite difference; [`StatsError::AllTied`] when every difference is zero.
+/// [`StatsError::TooFewSamples`] for an empty slice; [`StatsError::NonFinite`] for a NaN
+/// or infinite difference; [`StatsError::AllTied`] when every difference is zero.
 ///
 /// # Examples
 /// ```
@@ -134,12 +136,47 @@ pub fn wilcoxon_signed_rank(differences: &[f64]) -> Result<WilcoxonOutcome, Stat
     wilcoxon_signed_rank_with(differences, &WilcoxonConfig::default())
 }
 
+/// The paired form of [`wilcoxon_signed_rank`]: the test of the differences
+/// `candidate[i] - baseline[i]`.
+///
+/// Time: as [`wilcoxon_signed_rank`].
+///
+/// # Errors
+/// [`StatsError::LengthMismatch`] when the two sides differ in length; otherwise as
+/// [`wilcoxon_signed_rank`] ([`StatsError::NonFinite`] also when a difference overflows).
+///
+/// # Examples
+/// ```
+/// let baseline = [10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0];
+/// let candidate = [11.5, 12.0, 9.5, 13.0, 12.5, 14.0, 11.0];
+/// let w = bench_stats::rank::wilcoxon_signed_rank_pairs(&baseline, &candidate)?;
+/// assert_eq!(w.t_minus, 1.0);
+/// assert!(bench_stats::rank::wilcoxon_signed_rank_pairs(&baseline, &candidate[1..]).is_err());
+/// # Ok::<(), bench_stats::StatsError>(())
+/// ```
+pub fn wilcoxon_signed_rank_pairs(
+    baseline: &[f64],
+    candidate: &[f64],
+) -> Result<WilcoxonOutcome, StatsError> {
+    wilcoxon_signed_rank(&paired_differences(baseline, candidate)?)
+}
+
+/// `candidate[i] - baseline[i]` for equally long sides.
+fn paired_differences(baseline: &[f64], candidate: &[f64]) -> Result<Vec<f64>, StatsError> {
+    if baseline.len() != candidate.len() {
+        return Err(StatsError::LengthMismatch {
+            left: baseline.len(),
+            right: candidate.len(),
+        });
+    }
+    Ok(baseline.iter().zip(candidate).map(|(b, c)| c - b).collect())
+}
+
 fn check_finite(values: &[f64], name: &'static str) -> Result<(), StatsError> {
     match values.iter().find(|v| !v.is_finite()) {
-        Some(&bad) => Err(StatsError::InvalidParameter {
-            name,
+        Some(&bad) => Err(StatsError::NonFinite {
+            what: name,
             value: bad,
-            reason: "values must be finite",
         }),
         None => Ok(()),
     }
@@ -290,6 +327,7 @@ pub(crate) fn signed_rank_pmf(n: usize) -> Vec<f64> {
 
 /// Hodges-Lehmann estimate of a paired shift with its confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct PairedShift {
     /// Median of the Walsh averages `(d_i + d_j) / 2`, `i <= j`.
     pub estimate: f64,
@@ -319,8 +357,9 @@ pub struct PairedShift {
 /// plus O(n^3) for the exact critical value; memory O(M).
 ///
 /// # Errors
-/// [`StatsError::TooFewSamples`] for an empty slice; [`StatsError::InvalidParameter`] for
-/// a non-finite difference or a confidence outside `(0, 1)`.
+/// [`StatsError::TooFewSamples`] for an empty slice; [`StatsError::NonFinite`] for a NaN
+/// or infinite difference; [`StatsError::InvalidParameter`] for a confidence outside
+/// `(0, 1)`.
 ///
 /// # Examples
 /// ```
@@ -398,6 +437,30 @@ pub fn paired_hodges_lehmann(
         method,
         n_used: n,
     })
+}
+
+/// The paired form of [`paired_hodges_lehmann`]: the estimate of the differences
+/// `candidate[i] - baseline[i]`.
+///
+/// Time: as [`paired_hodges_lehmann`].
+///
+/// # Errors
+/// [`StatsError::LengthMismatch`] when the two sides differ in length; otherwise as
+/// [`paired_hodges_lehmann`] ([`StatsError::NonFinite`] also when a difference
+/// overflows).
+///
+/// # Examples
+/// ```
+/// let hl = bench_stats::rank::paired_hodges_lehmann_pairs(&[5.0, 5.0, 5.0], &[6.0, 7.0, 8.0], 0.95)?;
+/// assert_eq!(hl.estimate, 2.0);
+/// # Ok::<(), bench_stats::StatsError>(())
+/// ```
+pub fn paired_hodges_lehmann_pairs(
+    baseline: &[f64],
+    candidate: &[f64],
+    confidence: f64,
+) -> Result<PairedShift, StatsError> {
+    paired_hodges_lehmann(&paired_differences(baseline, candidate)?, confidence)
 }
 
 pub(crate) fn check_confidence(confidence: f64) -> Result<(), StatsError> {

@@ -348,10 +348,9 @@ pub(crate) fn run<S: Statistic>(
         }
     };
     if !(low.is_finite() && high.is_finite()) {
-        return Err(StatsError::InvalidParameter {
-            name: "values",
+        return Err(StatsError::NonFinite {
+            what: "bootstrap interval (overflows f64; rescale the data)",
             value: if low.is_finite() { high } else { low },
-            reason: "the interval overflowed the f64 range; rescale the data",
         });
     }
     let used = replicates.len() as u32;
@@ -371,6 +370,7 @@ pub(crate) fn run<S: Statistic>(
 
 /// The parts of a BCa interval, as `scipy.stats.bootstrap(method="BCa")` forms them.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct BcaParameters {
     /// Bias correction `Phi^-1(p)`, `p = (#(theta* < theta_hat) + #(theta* <= theta_hat)) /
     /// (2 B)` (SciPy's mid-rank `_percentile_of_score`, so ties at the estimate count half).
@@ -548,7 +548,7 @@ impl Statistic for MeanDiffStat<'_> {
 /// data that really are unpaired. Time: O(B (n_b + n_c)).
 ///
 /// # Errors
-/// As [`bootstrap_mean`]; [`StatsError::InvalidParameter`] if the difference overflows.
+/// As [`bootstrap_mean`]; [`StatsError::NonFinite`] if the difference overflows.
 ///
 /// # Examples
 /// ```
@@ -638,8 +638,9 @@ where
 ///
 /// # Errors
 /// [`StatsError::TooFewSamples`] for fewer than 2 values or no replicates;
-/// [`StatsError::InvalidParameter`] for `confidence` outside (0, 1), a non-finite
-/// replicate, or when every replicate lies on one side of the mean.
+/// [`StatsError::InvalidParameter`] for `confidence` outside (0, 1) or when every
+/// replicate lies on one side of the mean; [`StatsError::NonFinite`] for a NaN or infinite
+/// replicate.
 pub fn bca_from_replicates(
     sample: &Sample,
     replicates: &[f64],
@@ -660,10 +661,9 @@ pub fn bca_from_replicates(
         });
     }
     if let Some(&v) = replicates.iter().find(|v| !v.is_finite()) {
-        return Err(StatsError::InvalidParameter {
-            name: "replicate",
+        return Err(StatsError::NonFinite {
+            what: "bootstrap replicate",
             value: v,
-            reason: "must be finite",
         });
     }
     let stat = MeanStat(sample.values());
