@@ -293,30 +293,7 @@ fn summary_table(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbo
         Some(scale) => scale.format(v),
         None => format_value(v, &a.unit),
     };
-    let mut header: Vec<String> = Vec::new();
-    if cross_class {
-        header.push("Class".into());
-    }
-    for h in ["Variant", "n", "Median"] {
-        header.push(h.into());
-    }
-    header.push(format!("Mean {} sd", sym.plus_minus));
-    header.push("p90".into());
-    if with_p99 {
-        header.push("p99".into());
-    }
-    for h in ["Ratio", "Sig", "Magnitude", "Shift"] {
-        header.push(h.into());
-    }
-    let mut right_aligned = vec![false; header.len()];
-    let first_number = usize::from(cross_class) + 1;
-    for r in right_aligned
-        .iter_mut()
-        .skip(first_number)
-        .take(4 + usize::from(with_p99))
-    {
-        *r = true;
-    }
+    let (header, right_aligned) = summary_header(cross_class, with_p99, sym);
 
     // Row 0 is the baseline, row k + 1 the candidate of comparison k.
     let rows = g
@@ -326,7 +303,6 @@ fn summary_table(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbo
         .map(|(i, b)| {
             let is_baseline = i == 0;
             let comparison = i.checked_sub(1).and_then(|k| g.comparisons.get(k));
-            let tone = comparison.map_or(Tone::Plain, |c| Tone::of(c.outcome));
             let mut row = Vec::with_capacity(header.len());
             if cross_class {
                 row.push(Cell::plain(b.class.as_deref().unwrap_or(sym.none)));
@@ -353,28 +329,7 @@ fn summary_table(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbo
                     row.extend((0..3).map(|_| Cell::plain("")));
                 }
                 None => row.extend((0..4).map(|_| Cell::plain(""))),
-                Some(c) => {
-                    row.push(Cell::toned(
-                        ratio_with_ci(c.ratio, c.ratio_ci, sym.none),
-                        tone,
-                    ));
-                    row.push(Cell::toned(
-                        match c.verdict {
-                            Verdict::Significant => sym.yes,
-                            Verdict::NotSignificant => sym.no,
-                            _ => "",
-                        },
-                        tone,
-                    ));
-                    row.push(Cell::toned(
-                        c.cliffs_delta.as_ref().map_or_else(
-                            || sym.none.to_owned(),
-                            |d| format!("{} ({:+.2})", d.magnitude.as_str(), d.delta),
-                        ),
-                        tone,
-                    ));
-                    row.push(Cell::toned(shift_cell(a, c, sym), tone));
-                }
+                Some(c) => row.extend(comparison_cells(a, c, sym)),
             }
             row
         })
@@ -384,6 +339,55 @@ fn summary_table(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbo
         rows,
         right_aligned,
     }
+}
+
+/// The summary table's header and which of its columns are right-aligned (the numbers).
+fn summary_header(cross_class: bool, with_p99: bool, sym: &Symbols) -> (Vec<String>, Vec<bool>) {
+    let mut header: Vec<String> = Vec::new();
+    if cross_class {
+        header.push("Class".into());
+    }
+    for h in ["Variant", "n", "Median"] {
+        header.push(h.into());
+    }
+    header.push(format!("Mean {} sd", sym.plus_minus));
+    header.push("p90".into());
+    if with_p99 {
+        header.push("p99".into());
+    }
+    for h in ["Ratio", "Sig", "Magnitude", "Shift"] {
+        header.push(h.into());
+    }
+    let mut right_aligned = vec![false; header.len()];
+    let first_number = usize::from(cross_class) + 1;
+    for r in right_aligned
+        .iter_mut()
+        .skip(first_number)
+        .take(4 + usize::from(with_p99))
+    {
+        *r = true;
+    }
+    (header, right_aligned)
+}
+
+/// A candidate's Ratio, Sig, Magnitude and Shift cells, toned by its outcome.
+fn comparison_cells(a: &Analysis, c: &Comparison, sym: &Symbols) -> [Cell; 4] {
+    let tone = Tone::of(c.outcome);
+    let sig = match c.verdict {
+        Verdict::Significant => sym.yes,
+        Verdict::NotSignificant => sym.no,
+        _ => "",
+    };
+    let magnitude = c.cliffs_delta.as_ref().map_or_else(
+        || sym.none.to_owned(),
+        |d| format!("{} ({:+.2})", d.magnitude.as_str(), d.delta),
+    );
+    [
+        Cell::toned(ratio_with_ci(c.ratio, c.ratio_ci, sym.none), tone),
+        Cell::toned(sig, tone),
+        Cell::toned(magnitude, tone),
+        Cell::toned(shift_cell(a, c, sym), tone),
+    ]
 }
 
 fn mean_sd(
@@ -472,6 +476,45 @@ fn verdict_line(c: &Comparison, sym: &Symbols) -> VerdictLine {
     }
 }
 
+/// The per-block values of a paired comparison, baseline row then candidate row; left out
+/// above [`MAX_BLOCK_COLUMNS`] blocks.
+fn block_table(
+    g: &GroupAnalysis,
+    c: &Comparison,
+    p: &PairedReport,
+    scale: &Scale,
+    largest: f64,
+) -> BlockTable {
+    if p.block_values.is_empty() {
+        return BlockTable::Absent;
+    }
+    if p.block_values.len() > MAX_BLOCK_COLUMNS {
+        return BlockTable::Omitted(p.block_values.len());
+    }
+    let d = scale.decimals_for(largest, 1);
+    let mut header = vec!["block".to_owned()];
+    header.extend((1..=p.block_values.len()).map(|i| i.to_string()));
+    let rows = [(&g.baseline, 0), (&c.candidate, 1)]
+        .into_iter()
+        .map(|(name, side)| {
+            let mut row = vec![Cell::plain(name.clone())];
+            row.extend(
+                p.block_values
+                    .iter()
+                    .map(|v| Cell::plain(format!("{:.d$}", scale.apply(v[side])))),
+            );
+            row
+        })
+        .collect();
+    let mut right_aligned = vec![true; header.len()];
+    right_aligned[0] = false;
+    BlockTable::Shown(Grid {
+        header,
+        rows,
+        right_aligned,
+    })
+}
+
 fn paired_detail(
     a: &Analysis,
     g: &GroupAnalysis,
@@ -483,34 +526,7 @@ fn paired_detail(
     let (smallest, largest) =
         units::magnitude_range(p.block_values.iter().flatten().copied()).unwrap_or((0.0, 0.0));
     let scale = Scale::for_magnitude(smallest, &a.unit);
-    let blocks = if p.block_values.is_empty() {
-        BlockTable::Absent
-    } else if p.block_values.len() > MAX_BLOCK_COLUMNS {
-        BlockTable::Omitted(p.block_values.len())
-    } else {
-        let d = scale.decimals_for(largest, 1);
-        let mut header = vec!["block".to_owned()];
-        header.extend((1..=p.block_values.len()).map(|i| i.to_string()));
-        let rows = [(&g.baseline, 0), (&c.candidate, 1)]
-            .into_iter()
-            .map(|(name, side)| {
-                let mut row = vec![Cell::plain(name.clone())];
-                row.extend(
-                    p.block_values
-                        .iter()
-                        .map(|v| Cell::plain(format!("{:.d$}", scale.apply(v[side])))),
-                );
-                row
-            })
-            .collect();
-        let mut right_aligned = vec![true; header.len()];
-        right_aligned[0] = false;
-        BlockTable::Shown(Grid {
-            header,
-            rows,
-            right_aligned,
-        })
-    };
+    let blocks = block_table(g, c, p, &scale, largest);
     let (b, base) = (&c.candidate, &g.baseline);
     let conf = units::percent(a.confidence, sym.none);
     let mut lines = vec![

@@ -62,51 +62,14 @@ pub(crate) fn build_comparison(
             ci_high: Some(s.ci_high),
         });
 
-    // The ratio the report leads with: the paired estimator's, else the ratio of medians.
-    let (ratio, ratio_ci) = match input.paired {
-        Some(pa) => {
-            let (point, ci) = match config.paired_estimator {
-                PairedEstimator::MedianLogRatio => (pa.median_ratio, &pa.median_ratio_ci),
-                PairedEstimator::HodgesLehmannLogRatio => (pa.hl_ratio, &pa.hl_ratio_ci),
-                _ => (pa.ratio, &pa.ratio_ci),
-            };
-            (point, interval_bounds(ci))
-        }
-        None => median_ratio(
-            base,
-            cand,
-            &BootstrapConfig {
-                resamples: config.resamples,
-                confidence: config.confidence,
-                seed: config.seed,
-                method: crate::resample::bootstrap::IntervalMethod::Percentile,
-            },
-        ),
-    };
+    let (ratio, ratio_ci) = headline_ratio(input);
 
     let paired = input.paired.map(|pa| paired_report(pa, input, config));
     let reference = input
         .table
         .and_then(|t| reference_report(input.data, t, input, config, warnings));
 
-    // The practical gate, applied to whatever the test said.
-    let mut verdict = pw.verdict;
-    let practical = pw.effect.as_ref().and_then(|e| e.practical_value);
-    let mut downgraded = None;
-    if verdict == Verdict::Significant && config.min_practical_effect > 0.0 {
-        if let Some(value) = practical {
-            if value < config.min_practical_effect {
-                verdict = Verdict::NotSignificant;
-                downgraded = Some(value);
-                warnings.push(warnings::practical_gate(
-                    name,
-                    pw.effect.as_ref().map_or("", |e| e.metric.as_str()),
-                    value,
-                    config.min_practical_effect,
-                ));
-            }
-        }
-    }
+    let (verdict, downgraded) = practical_gate(pw, config, name, warnings);
     let outcome = outcome_of(
         verdict,
         ratio,
@@ -161,6 +124,60 @@ pub(crate) fn build_comparison(
         paired,
         reference,
         custom_test: custom_test_report(basis, pw),
+    }
+}
+
+/// The ratio the report leads with: the paired estimator's (the ratio of block means for
+/// the mean-difference estimator), else the unpaired ratio of medians.
+fn headline_ratio(input: &CandidateInput<'_>) -> (Option<f64>, Option<[f64; 2]>) {
+    let config = input.config;
+    match input.paired {
+        Some(pa) => {
+            let (point, ci) = match config.paired_estimator {
+                PairedEstimator::MedianLogRatio => (pa.median_ratio, &pa.median_ratio_ci),
+                PairedEstimator::HodgesLehmannLogRatio => (pa.hl_ratio, &pa.hl_ratio_ci),
+                _ => (pa.ratio, &pa.ratio_ci),
+            };
+            (point, interval_bounds(ci))
+        }
+        None => median_ratio(
+            &input.samples[input.baseline],
+            &input.samples[input.candidate],
+            &BootstrapConfig {
+                resamples: config.resamples,
+                confidence: config.confidence,
+                seed: config.seed,
+                method: crate::resample::bootstrap::IntervalMethod::Percentile,
+            },
+        ),
+    }
+}
+
+/// The practical gate, applied to whatever the test said: a significant verdict whose
+/// practical value is below the minimum becomes not significant, with a warning. Returns
+/// the verdict and the practical value that failed, if one did.
+fn practical_gate(
+    pw: &PairwiseComparison,
+    config: &AnalysisConfig,
+    candidate: &str,
+    warnings: &mut Vec<Warning>,
+) -> (Verdict, Option<f64>) {
+    let practical = pw.effect.as_ref().and_then(|e| e.practical_value);
+    match practical {
+        Some(value)
+            if pw.verdict == Verdict::Significant
+                && config.min_practical_effect > 0.0
+                && value < config.min_practical_effect =>
+        {
+            warnings.push(warnings::practical_gate(
+                candidate,
+                pw.effect.as_ref().map_or("", |e| e.metric.as_str()),
+                value,
+                config.min_practical_effect,
+            ));
+            (Verdict::NotSignificant, Some(value))
+        }
+        _ => (pw.verdict, None),
     }
 }
 
