@@ -8,7 +8,7 @@ use bench_sched::{
     Metric, Outcome, OutputMode, RawWriter, RealRunner, ResumePoint, Runner, SchedError, Shell,
     Variant, analyze_input, run_experiment,
 };
-use bench_stats::{AnalysisConfig, Grouping, Warning, WarningCode};
+use bench_stats::{AnalysisConfig, Grouping};
 
 use crate::cli::{AnalysisArgs, CompareArgs, DemoArgs, LayoutArg, ShellArg};
 use crate::exit::{Exit, usage};
@@ -115,11 +115,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         .unwrap_or_else(|| default_output(config.seed));
     let outcome = execute(&config, &stop, &raw_path, args.analysis.quiet)?;
     check_some_run_succeeded(&outcome, &names, &raw_path)?;
-    let mut result = analyze_input(&Input::from_outcome(&outcome), &analysis)
+    // No debug-build warning for `--kernel` variants: the dev profile builds the kernel as
+    // release does (see the test below) and the kernel times itself, so a debug-built abba
+    // reports the speeds a release build does.
+    let result = analyze_input(&Input::from_outcome(&outcome), &analysis)
         .map_err(|e| usage(e.to_string()))?;
-    if cfg!(debug_assertions) && !args.kernel.is_empty() {
-        result.warnings.push(debug_build_warning());
-    }
     let code = emit(result, &args.analysis)?;
     if args.output.is_none() && args.resume.is_none() {
         // The temporary raw file only guards against a failed or interrupted run; once the
@@ -399,15 +399,6 @@ fn check_some_run_succeeded(
     Ok(())
 }
 
-/// Added to the report when a debug-built abba ran `--kernel` variants (its own code).
-fn debug_build_warning() -> Warning {
-    Warning::new(
-        WarningCode::DebugBuild,
-        None,
-        "this abba is a debug build and the kernel variants run its own code: build with --release (cargo run --release -p bench-cli) for the speeds users see",
-    )
-}
-
 /// The demo: the kernel's chains=1 against chains=2 over 12 ABBA blocks.
 pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
     eprintln!(
@@ -459,4 +450,26 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         "\nCompare your own commands: abba compare 'old/bin --flag' 'new/bin --flag'   (abba compare --help for more)"
     );
     Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    /// `cargo run -p bench-cli` (the demo) reports kernel speeds without a debug-build
+    /// warning only because the dev profile builds `bench-kernel` as release does.
+    #[test]
+    fn dev_profile_builds_the_kernel_as_release_does() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
+        let manifest = std::fs::read_to_string(root).unwrap();
+        let section = manifest
+            .split("[profile.dev.package.bench-kernel]")
+            .nth(1)
+            .and_then(|rest| rest.split("\n[").next())
+            .unwrap_or_default();
+        for setting in ["opt-level = 3", "codegen-units = 1"] {
+            assert!(
+                section.lines().any(|l| l.trim() == setting),
+                "[profile.dev.package.bench-kernel] lacks `{setting}`"
+            );
+        }
+    }
 }
