@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use bench_sched::{
     CommandSpec, CpuSet, Design, ExperimentConfig, FailurePolicy, Input, InterruptFlag, Layout,
-    Metric, OutputMode, RawWriter, RealRunner, ResumePoint, Runner, SchedError, Shell, Variant,
-    analyze_input, run_experiment,
+    Metric, Outcome, OutputMode, RawWriter, RealRunner, ResumePoint, Runner, SchedError, Shell,
+    Variant, analyze_input, run_experiment,
 };
-use bench_stats::{AnalysisConfig, Grouping, Warning, WarningCode};
+use bench_stats::{AnalysisConfig, Grouping};
 
 use crate::cli::{AnalysisArgs, CompareArgs, DemoArgs, LayoutArg, ShellArg};
 use crate::exit::{Exit, usage};
@@ -97,44 +97,76 @@ fn default_output(seed: u64) -> PathBuf {
     std::env::temp_dir().join(format!("abba-{}-{seed}.jsonl", std::process::id()))
 }
 
-/// `abba compare`.
+/// `abba compare`: build the experiment from the arguments, run it, analyze, report.
 pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
-    let exe = std::env::current_exe().context("cannot find abba's own executable for --kernel")?;
-    if !args.kernel.is_empty() && !args.commands.is_empty() {
-        return Err(usage(
-            "give either commands or --kernel variants, not both (their metrics differ)",
-        ));
+    let Plan {
+        config,
+        names,
+        analysis,
+    } = experiment_config(&args)?;
+    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
+    if args.dry_run {
+        return dry_run(&config, &names);
     }
-    let shell = match args.shell {
-        ShellArg::None => Shell::None,
-        ShellArg::Sh => Shell::Sh,
-    };
-    let (texts, commands, metric, higher_is_better): (Vec<String>, Vec<CommandSpec>, Metric, bool) =
-        if args.kernel.is_empty() {
-            let metric: Metric = args
-                .metric
-                .parse()
-                .map_err(|e| usage(format!("--metric: {e}")))?;
-            let commands = args
-                .commands
-                .iter()
-                .map(|c| CommandSpec::parse(c, shell).map_err(|e| usage(e.to_string())))
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            let hib = args.higher_is_better || metric.higher_is_better();
-            (args.commands.clone(), commands, metric, hib)
-        } else {
-            let mut texts = Vec::new();
-            let mut commands = Vec::new();
-            for spec in &args.kernel {
-                let k = parse_kernel_spec(spec, &exe).map_err(usage)?;
-                let line = shell_words::join(&k.argv);
-                commands.push(
-                    CommandSpec::parse(&line, Shell::None).map_err(|e| usage(e.to_string()))?,
-                );
-                texts.push(k.name);
-            }
-            (texts, commands, Metric::Json("ops_per_sec".into()), true)
-        };
+    let raw_path = args
+        .resume
+        .clone()
+        .or(args.output.clone())
+        .unwrap_or_else(|| default_output(config.seed));
+    let outcome = execute(&config, &stop, &raw_path, args.analysis.quiet)?;
+    check_some_run_succeeded(&outcome, &names, &raw_path)?;
+    // No debug-build warning for `--kernel` variants: the dev profile builds the kernel as
+    // release does (see the test below) and the kernel times itself, so a debug-built abba
+    // reports the speeds a release build does.
+    let result = analyze_input(&Input::from_outcome(&outcome), &analysis)
+        .map_err(|e| usage(e.to_string()))?;
+    let code = emit(result, &args.analysis)?;
+    if args.output.is_none() && args.resume.is_none() {
+        // The temporary raw file only guards against a failed or interrupted run; once the
+        // report exists it goes (keep runs with --output).
+        let _ = std::fs::remove_file(&raw_path);
+    } else if !args.analysis.quiet && !args.analysis.json {
+        eprintln!("raw runs: {}", raw_path.display());
+    }
+    Ok(code)
+}
+
+/// What the arguments of `abba compare` describe: the runs, their names, the analysis.
+#[derive(Debug)]
+struct Plan {
+    /// Variants, design, seed and everything else the scheduler needs.
+    config: ExperimentConfig,
+    /// The variants' names, in order.
+    names: Vec<String>,
+    /// The analysis of the runs (its seed is the experiment's).
+    analysis: AnalysisConfig,
+}
+
+/// The variants before they are named: what each runs and what is measured.
+#[derive(Debug)]
+struct Variants {
+    /// The text each name defaults to: the command, or the `--kernel` spec.
+    texts: Vec<String>,
+    /// The commands, in order.
+    commands: Vec<CommandSpec>,
+    /// What is measured of every run.
+    metric: Metric,
+    /// Whether larger values are better.
+    higher_is_better: bool,
+    /// The unit the report gives the metric (`None`: the metric's own).
+    unit: Option<String>,
+}
+
+/// Checks the arguments in the order their errors are reported and turns them into the
+/// experiment: variants and names, design, pin, reference, then resume point and seed.
+fn experiment_config(args: &CompareArgs) -> anyhow::Result<Plan> {
+    let Variants {
+        texts,
+        commands,
+        metric,
+        higher_is_better,
+        unit,
+    } = variants(args)?;
     if commands.len() < 2 {
         return Err(usage(
             "compare needs at least two variants, e.g. `abba compare './old --x' './new --x'` or `--kernel chains=1 --kernel chains=2`",
@@ -160,51 +192,16 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         .design
         .parse()
         .map_err(|e| usage(format!("--design: {e}")))?;
-    let pin: Option<CpuSet> = args
-        .pin
-        .as_deref()
-        .map(|p| {
-            p.parse::<CpuSet>()
-                .map_err(|e| usage(format!("--pin {p}: {e}")))
-        })
-        .transpose()?;
-    if let Some(pin) = &pin {
-        let allowed = RealRunner::new().allowed_cpus(None);
-        if let Some(allowed) = allowed {
-            if let Some(bad) = pin.cpus().iter().find(|c| !allowed.cpus().contains(c)) {
-                return Err(usage(format!(
-                    "--pin {}: CPU {bad} is not available to abba (allowed: {allowed})",
-                    args.pin.as_deref().unwrap_or_default()
-                )));
-            }
-        }
-    }
+    let pin = pin(args.pin.as_deref())?;
     let reference = args
         .reference
         .as_deref()
-        .map(|r| CommandSpec::parse(r, shell).map_err(|e| usage(format!("--reference: {e}"))))
+        .map(|r| {
+            CommandSpec::parse(r, shell(args.shell)).map_err(|e| usage(format!("--reference: {e}")))
+        })
         .transpose()?;
-
-    // A resumed experiment keeps its seed.
-    let resume = args
-        .resume
-        .as_deref()
-        .map(ResumePoint::load)
-        .transpose()
-        .map_err(|e| usage(e.to_string()))?;
-    let resumed_seed = match &args.resume {
-        Some(path) => Some(
-            bench_sched::read_raw(path)
-                .map_err(|e| usage(e.to_string()))?
-                .header
-                .seed,
-        ),
-        None => None,
-    };
-    let seed = args.seed.or(resumed_seed).unwrap_or_else(fresh_seed);
+    let (resume, seed) = resume_and_seed(args)?;
     let analysis = analysis_config(&args.analysis, seed)?;
-
-    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     let config = ExperimentConfig {
         variants: names
             .iter()
@@ -227,11 +224,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         pin,
         timeout: args.timeout,
         metric,
-        unit: if args.kernel.is_empty() {
-            args.unit.clone()
-        } else {
-            Some("ops/s".into())
-        },
+        unit,
         higher_is_better: Some(higher_is_better),
         output: match (args.show_output, args.analysis.json) {
             (true, true) => OutputMode::ShowOnStderr,
@@ -246,45 +239,150 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         abba_version: env!("CARGO_PKG_VERSION").to_string(),
         resume,
     };
+    Ok(Plan {
+        config,
+        names,
+        analysis,
+    })
+}
 
-    if args.dry_run {
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let schedule = config.schedule();
-        write_stdout(&format!(
-            "{}seed {seed}; {} measured runs\n",
-            schedule.render(&refs),
-            schedule.runs.len()
-        ))?;
-        return Ok(0);
+fn shell(arg: ShellArg) -> Shell {
+    match arg {
+        ShellArg::None => Shell::None,
+        ShellArg::Sh => Shell::Sh,
     }
+}
 
-    let raw_path = args
+/// The variants: the commands with `--metric`, or the `--kernel` specs as `abba compute`
+/// children measured by their `ops_per_sec` (never both).
+fn variants(args: &CompareArgs) -> anyhow::Result<Variants> {
+    let exe = std::env::current_exe().context("cannot find abba's own executable for --kernel")?;
+    if !args.kernel.is_empty() && !args.commands.is_empty() {
+        return Err(usage(
+            "give either commands or --kernel variants, not both (their metrics differ)",
+        ));
+    }
+    if args.kernel.is_empty() {
+        let metric: Metric = args
+            .metric
+            .parse()
+            .map_err(|e| usage(format!("--metric: {e}")))?;
+        let commands = args
+            .commands
+            .iter()
+            .map(|c| CommandSpec::parse(c, shell(args.shell)).map_err(|e| usage(e.to_string())))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        return Ok(Variants {
+            texts: args.commands.clone(),
+            commands,
+            higher_is_better: args.higher_is_better || metric.higher_is_better(),
+            metric,
+            unit: args.unit.clone(),
+        });
+    }
+    let mut texts = Vec::new();
+    let mut commands = Vec::new();
+    for spec in &args.kernel {
+        let k = parse_kernel_spec(spec, &exe).map_err(usage)?;
+        let line = shell_words::join(&k.argv);
+        commands.push(CommandSpec::parse(&line, Shell::None).map_err(|e| usage(e.to_string()))?);
+        texts.push(k.name);
+    }
+    Ok(Variants {
+        texts,
+        commands,
+        metric: Metric::Json("ops_per_sec".into()),
+        higher_is_better: true,
+        unit: Some("ops/s".into()),
+    })
+}
+
+/// `--pin CPUS`, refused if a CPU is outside the ones abba may run on.
+fn pin(arg: Option<&str>) -> anyhow::Result<Option<CpuSet>> {
+    let Some(text) = arg else { return Ok(None) };
+    let pin: CpuSet = text
+        .parse()
+        .map_err(|e| usage(format!("--pin {text}: {e}")))?;
+    if let Some(allowed) = RealRunner::new().allowed_cpus(None) {
+        if let Some(bad) = pin.cpus().iter().find(|c| !allowed.cpus().contains(c)) {
+            return Err(usage(format!(
+                "--pin {text}: CPU {bad} is not available to abba (allowed: {allowed})"
+            )));
+        }
+    }
+    Ok(Some(pin))
+}
+
+/// The resume point of `--resume`, and the seed: `--seed`, else the resumed experiment's
+/// (a resumed experiment keeps its seed), else a fresh one.
+fn resume_and_seed(args: &CompareArgs) -> anyhow::Result<(Option<ResumePoint>, u64)> {
+    let resume = args
         .resume
-        .clone()
-        .or(args.output.clone())
-        .unwrap_or_else(|| default_output(seed));
+        .as_deref()
+        .map(ResumePoint::load)
+        .transpose()
+        .map_err(|e| usage(e.to_string()))?;
+    let resumed_seed = match &args.resume {
+        Some(path) => Some(
+            bench_sched::read_raw(path)
+                .map_err(|e| usage(e.to_string()))?
+                .header
+                .seed,
+        ),
+        None => None,
+    };
+    Ok((
+        resume,
+        args.seed.or(resumed_seed).unwrap_or_else(fresh_seed),
+    ))
+}
+
+/// `--dry-run`: the schedule, the seed and the number of measured runs on stdout.
+fn dry_run(config: &ExperimentConfig, names: &[String]) -> anyhow::Result<u8> {
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let schedule = config.schedule();
+    write_stdout(&format!(
+        "{}seed {}; {} measured runs\n",
+        schedule.render(&refs),
+        config.seed,
+        schedule.runs.len()
+    ))?;
+    Ok(0)
+}
+
+/// Runs the experiment with progress on stderr, streaming the raw runs to `raw_path`
+/// (appending to it when resuming).
+fn execute(
+    config: &ExperimentConfig,
+    stop: &InterruptFlag,
+    raw_path: &Path,
+    quiet: bool,
+) -> anyhow::Result<Outcome> {
     let mut writer = match &config.resume {
-        Some(point) => point.open_writer(&config),
-        None => RawWriter::create(&raw_path),
+        Some(point) => point.open_writer(config),
+        None => RawWriter::create(raw_path),
     }
     .map_err(|e| usage(e.to_string()))?;
-
     let schedule = config.schedule();
-    let mut progress = Progress::new(
-        schedule.runs.len() as u64,
-        config.blocks,
-        args.analysis.quiet,
-    );
+    let mut progress = Progress::new(schedule.runs.len() as u64, config.blocks, quiet);
     let outcome = run_experiment(
-        &config,
-        &stop,
+        config,
+        stop,
         &mut RealRunner::new(),
         &mut writer,
         &mut progress,
     );
     progress.finish();
-    let outcome = outcome.map_err(|e| sched_error(e, &raw_path))?;
-    for name in &names {
+    outcome.map_err(|e| sched_error(e, raw_path))
+}
+
+/// Refuses to analyze when every run of some variant failed (with `--ignore-failure`).
+fn check_some_run_succeeded(
+    outcome: &Outcome,
+    names: &[String],
+    raw_path: &Path,
+) -> anyhow::Result<()> {
+    for name in names {
         let runs: Vec<_> = outcome
             .runs
             .iter()
@@ -298,25 +396,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
             ))));
         }
     }
-
-    let mut result = analyze_input(&Input::from_outcome(&outcome), &analysis)
-        .map_err(|e| usage(e.to_string()))?;
-    if cfg!(debug_assertions) && !args.kernel.is_empty() {
-        result.warnings.push(Warning::new(
-            WarningCode::DebugBuild,
-            None,
-            "this abba is a debug build and the kernel variants run its own code: build with --release (cargo run --release -p bench-cli) for the speeds users see",
-        ));
-    }
-    let code = emit(result, &args.analysis)?;
-    if args.output.is_none() && args.resume.is_none() {
-        // The temporary raw file only guards against a failed or interrupted run; once the
-        // report exists it goes (keep runs with --output).
-        let _ = std::fs::remove_file(&raw_path);
-    } else if !args.analysis.quiet && !args.analysis.json {
-        eprintln!("raw runs: {}", raw_path.display());
-    }
-    Ok(code)
+    Ok(())
 }
 
 /// The demo: the kernel's chains=1 against chains=2 over 12 ABBA blocks.
@@ -370,4 +450,26 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         "\nCompare your own commands: abba compare 'old/bin --flag' 'new/bin --flag'   (abba compare --help for more)"
     );
     Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    /// `cargo run -p bench-cli` (the demo) reports kernel speeds without a debug-build
+    /// warning only because the dev profile builds `bench-kernel` as release does.
+    #[test]
+    fn dev_profile_builds_the_kernel_as_release_does() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
+        let manifest = std::fs::read_to_string(root).unwrap();
+        let section = manifest
+            .split("[profile.dev.package.bench-kernel]")
+            .nth(1)
+            .and_then(|rest| rest.split("\n[").next())
+            .unwrap_or_default();
+        for setting in ["opt-level = 3", "codegen-units = 1"] {
+            assert!(
+                section.lines().any(|l| l.trim() == setting),
+                "[profile.dev.package.bench-kernel] lacks `{setting}`"
+            );
+        }
+    }
 }
