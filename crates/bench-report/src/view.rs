@@ -1,7 +1,9 @@
 //! Turns an [`Analysis`] into format-neutral text pieces (tables as cells, lines as
 //! strings) so the console and Markdown renderers only lay them out.
 
-use bench_stats::model::{OmnibusTest, PairedReport, ReferenceReport, ShiftReport, Treatment};
+use bench_stats::model::{
+    DecisionReport, OmnibusTest, PairedReport, ReferenceReport, ShiftReport, Treatment,
+};
 use bench_stats::{
     Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Verdict,
 };
@@ -155,7 +157,13 @@ fn header(a: &Analysis, sym: &Symbols) -> Vec<String> {
         units::percent(a.confidence, sym.none)
     ));
     first.push(format!("{} resamples", a.resamples));
-    if let Some(e) = &a.paired_estimator {
+    // The paired estimator decides only blocked two-variant comparisons.
+    let paired = a
+        .groups
+        .iter()
+        .flat_map(|g| &g.comparisons)
+        .any(|c| c.paired.is_some());
+    if let Some(e) = a.paired_estimator.filter(|_| paired) {
         first.push(format!("verdict estimator {}", e.as_str()));
     }
     let direction = if a.higher_is_better {
@@ -169,13 +177,35 @@ fn header(a: &Analysis, sym: &Symbols) -> Vec<String> {
         a.unit.as_str()
     };
     let mut second = vec![format!("unit {unit} ({direction})")];
-    if a.min_practical_effect > 0.0 {
+    if a.equivalence_margin > 0.0 {
         second.push(format!(
-            "minimum practical effect |{}| {} {}",
+            "equivalence margin {}{}",
+            sym.plus_minus,
+            units::percent(a.equivalence_margin, sym.none)
+        ));
+    }
+    let cliff = format!(
+        "|{}| {} {}",
+        sym.delta,
+        sym.at_least,
+        units::plain(a.min_practical_effect, sym.none)
+    );
+    match a.practical.as_str() {
+        "auto" if a.min_practical_effect > 0.0 => second.push(format!(
+            "practical size: outside the margin (blocked), {cliff} (unpaired)"
+        )),
+        "auto" => second.push("practical size: outside the margin (blocked)".to_owned()),
+        "ratio" => second.push("practical size: outside the margin".to_owned()),
+        "" if a.min_practical_effect > 0.0 => {
+            second.push(format!("minimum practical effect {cliff}"));
+        }
+        "" => {}
+        rule => second.push(format!(
+            "practical size: |{}| {} {}",
             sym.delta,
             sym.at_least,
-            units::plain(a.min_practical_effect, sym.none)
-        ));
+            rule.trim_start_matches("cliff:")
+        )),
     }
     vec![first.join(sym.sep), second.join(sym.sep)]
 }
@@ -224,7 +254,11 @@ fn group(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbols) -> G
         title,
         table: summary_table(a, g, cross_class, sym),
         omnibus,
-        verdicts: g.comparisons.iter().map(|c| verdict_line(c, sym)).collect(),
+        verdicts: g
+            .comparisons
+            .iter()
+            .map(|c| verdict_line(c, a.alpha, sym))
+            .collect(),
         details,
     }
 }
@@ -355,9 +389,10 @@ fn summary_header(cross_class: bool, with_p99: bool, sym: &Symbols) -> (Vec<Stri
     if with_p99 {
         header.push("p99".into());
     }
-    for h in ["Ratio", "Sig", "Magnitude", "Shift"] {
-        header.push(h.into());
-    }
+    header.push("Ratio".into());
+    header.push("Sig".into());
+    header.push(format!("Cliff's {}", sym.delta));
+    header.push("Shift".into());
     let mut right_aligned = vec![false; header.len()];
     let first_number = usize::from(cross_class) + 1;
     for r in right_aligned
@@ -438,7 +473,7 @@ fn shift_cell(a: &Analysis, c: &Comparison, sym: &Symbols) -> String {
     }
 }
 
-fn verdict_line(c: &Comparison, sym: &Symbols) -> VerdictLine {
+fn verdict_line(c: &Comparison, alpha: f64, sym: &Symbols) -> VerdictLine {
     let tag = match c.outcome {
         Outcome::Faster => "FASTER",
         Outcome::Slower => "SLOWER",
@@ -450,6 +485,19 @@ fn verdict_line(c: &Comparison, sym: &Symbols) -> VerdictLine {
         Verdict::NotSignificant => format!("not significant by {}", c.verdict_basis),
         _ => "not tested".to_owned(),
     }];
+    if let Some(d) = &c.decision {
+        // The p of the test that decided, on its scale, and nothing else: a p of another
+        // test beside a verdict reads as if it had decided.
+        if c.verdict != Verdict::NotTested {
+            parts.extend(decision_parts(c, d, alpha, sym));
+        }
+        return VerdictLine {
+            tag,
+            tone: Tone::of(c.outcome),
+            summary: c.summary.clone(),
+            detail: parts.join(sym.sep),
+        };
+    }
     if let Some(mw) = &c.mann_whitney {
         let u = if mw.u.fract() == 0.0 {
             format!("{:.0}", mw.u)
@@ -474,6 +522,48 @@ fn verdict_line(c: &Comparison, sym: &Symbols) -> VerdictLine {
         summary: c.summary.clone(),
         detail: parts.join(sym.sep),
     }
+}
+
+/// The deciding test's p (with U for Mann-Whitney), the Holm-adjusted p, and the
+/// equivalence interval.
+fn decision_parts(c: &Comparison, d: &DecisionReport, alpha: f64, sym: &Symbols) -> Vec<String> {
+    let mut parts = Vec::new();
+    let on = match d.scale.as_str() {
+        "block-log-ratios" => " on block log-ratios",
+        "block-differences" => " on block differences",
+        _ => "",
+    };
+    match (&c.mann_whitney, d.test.as_str(), d.p_value) {
+        (Some(mw), "mann-whitney", Some(p)) => {
+            let u = if mw.u.fract() == 0.0 {
+                format!("{:.0}", mw.u)
+            } else {
+                format!("{:.1}", mw.u)
+            };
+            parts.push(format!(
+                "Mann-Whitney U = {u}, p {} ({})",
+                p_clause(Some(p), sym.none),
+                mw.method
+            ));
+        }
+        (_, test, Some(p)) => parts.push(format!("{test}{on} p {}", p_clause(Some(p), sym.none))),
+        (_, test, None) => parts.push(format!("{test} interval at 1 - alpha{on}")),
+    }
+    if d.p_value_adjusted.is_some() {
+        parts.push(format!(
+            "Holm-adjusted p {}",
+            p_clause(d.p_value_adjusted, sym.none)
+        ));
+    }
+    if let Some(ci) = d.equivalence_ci {
+        parts.push(format!(
+            "equivalence ({}) [{:.4}, {:.4}]",
+            units::percent(1.0 - 2.0 * alpha, sym.none),
+            ci[0],
+            ci[1]
+        ));
+    }
+    parts
 }
 
 /// The per-block values of a paired comparison, baseline row then candidate row; left out
@@ -539,7 +629,7 @@ fn paired_detail(
             ratio_with_ci(p.ratio, p.ratio_ci, sym.none)
         ),
         format!(
-            "Cohen's dz: {}{}Wilcoxon signed-rank p {}",
+            "Cohen's dz: {}{}Wilcoxon signed-rank p of the differences {}",
             p.cohens_dz
                 .map_or_else(|| sym.none.to_owned(), |d| stat(d, sym.none)),
             sym.sep,

@@ -50,6 +50,8 @@ fn json_has_the_field_names_of_the_spec() {
                 "design",
                 "paired_estimator",
                 "controls",
+                "equivalence_margin",
+                "practical",
             ],
         );
         assert_eq!(v["schema"], "abba.analysis/1");

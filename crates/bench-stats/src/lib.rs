@@ -67,7 +67,9 @@ pub mod rank;
 pub mod resample;
 pub mod special;
 
-pub use crate::analysis::{AnalysisConfig, Grouping, SignificanceTest, analyze, analyze_with};
+pub use crate::analysis::{
+    AnalysisConfig, Grouping, PracticalRule, SignificanceTest, analyze, analyze_with,
+};
 pub use crate::descriptive::{Sample, SampleError};
 pub use crate::error::StatsError;
 pub use crate::model::{

@@ -5,9 +5,11 @@ use std::collections::BTreeMap;
 
 use crate::analysis::blocks::BlockTable;
 use crate::analysis::config::AnalysisConfig;
+use crate::analysis::decision::{self, Rule, paired_equivalence, unpaired_equivalence};
 use crate::analysis::paired_verdict::min_paired_blocks;
+use crate::analysis::paired_verdict::paired_scale;
 use crate::analysis::significance::PairwiseComparison;
-use crate::analysis::verdict::{Facts, describe, outcome_of};
+use crate::analysis::verdict::{Facts, describe};
 use crate::analysis::warnings;
 use crate::descriptive::Sample;
 use crate::error::StatsError;
@@ -69,14 +71,54 @@ pub(crate) fn build_comparison(
         .table
         .and_then(|t| reference_report(input.data, t, input, config, warnings));
 
-    let (verdict, downgraded) = practical_gate(pw, config, name, warnings);
-    let outcome = outcome_of(
+    let rule = Rule::of(
+        config,
+        input.paired.is_some(),
+        matches!(basis, VerdictBasis::Custom(_)),
+    );
+    let (what, practical) = match rule {
+        Rule::Custom(_) => (
+            pw.effect.as_ref().map_or("effect", |e| e.metric.as_str()),
+            pw.effect.as_ref().and_then(|e| e.practical_value),
+        ),
+        _ => ("|Cliff's delta|", Some(cliff.delta.abs())),
+    };
+    let downgraded = rule.fails(pw.verdict, practical);
+    let verdict = match downgraded {
+        Some(value) => {
+            warnings.push(warnings::practical_gate(
+                name,
+                what,
+                value,
+                practical_threshold(rule),
+            ));
+            Verdict::NotSignificant
+        }
+        None => pw.verdict,
+    };
+    let equivalence = match input.paired {
+        Some(pa) => paired_equivalence(&pa.block_values, config),
+        None => unpaired_equivalence(base, cand, config),
+    };
+    let direction = direction(ratio, input.paired, hl.as_ref());
+    let outcome = decision::outcome(
+        rule,
         verdict,
-        ratio,
-        ratio_ci,
+        &equivalence,
+        direction,
         input.data.higher_is_better,
+    );
+    let (test, scale) = deciding_test(basis, input.paired);
+    let decision = decision::report(
+        &test,
+        scale,
+        pw.p_value,
+        pw.p_value_adjusted,
+        rule,
+        &equivalence,
         config,
     );
+    let min_blocks = min_paired_blocks(config.alpha);
     let summary = describe(&Facts {
         candidate: name,
         baseline: &input.members[input.baseline].name,
@@ -87,14 +129,15 @@ pub(crate) fn build_comparison(
         higher_is_better: input.data.higher_is_better,
         blocks: input.paired.map(|p| p.blocks),
         runs: (base.len(), cand.len()),
-        basis,
+        decision: &decision,
+        rule,
+        equivalence: &equivalence,
         too_few_blocks: input
             .paired
             .map(|p| p.blocks)
-            .filter(|&b| b < min_paired_blocks(config.alpha))
-            .map(|b| (b, min_paired_blocks(config.alpha))),
-        downgraded,
-        effect: pw.effect.as_ref(),
+            .filter(|&b| b < min_blocks)
+            .map(|b| (b, min_blocks)),
+        downgraded: downgraded.map(|v| (what, v)),
         config,
     });
 
@@ -106,6 +149,7 @@ pub(crate) fn build_comparison(
         summary,
         ratio,
         ratio_ci,
+        decision: Some(decision),
         mann_whitney: mw.map(|m| MannWhitneyReport {
             u: m.u,
             p_value: m.p_value,
@@ -153,31 +197,51 @@ fn headline_ratio(input: &CandidateInput<'_>) -> (Option<f64>, Option<[f64; 2]>)
     }
 }
 
-/// The practical gate, applied to whatever the test said: a significant verdict whose
-/// practical value is below the minimum becomes not significant, with a warning. Returns
-/// the verdict and the practical value that failed, if one did.
-fn practical_gate(
-    pw: &PairwiseComparison,
-    config: &AnalysisConfig,
-    candidate: &str,
-    warnings: &mut Vec<Warning>,
-) -> (Verdict, Option<f64>) {
-    let practical = pw.effect.as_ref().and_then(|e| e.practical_value);
-    match practical {
-        Some(value)
-            if pw.verdict == Verdict::Significant
-                && config.min_practical_effect > 0.0
-                && value < config.min_practical_effect =>
-        {
-            warnings.push(warnings::practical_gate(
-                candidate,
-                pw.effect.as_ref().map_or("", |e| e.metric.as_str()),
-                value,
-                config.min_practical_effect,
-            ));
-            (Verdict::NotSignificant, Some(value))
+fn practical_threshold(rule: Rule) -> f64 {
+    match rule {
+        Rule::Cliff(x) | Rule::Custom(x) => x,
+        Rule::Ratio => 0.0,
+    }
+}
+
+/// The sign of the change, candidate against baseline: of `ln(ratio)` when there is a
+/// ratio, else of the paired mean difference or the unpaired shift.
+fn direction(
+    ratio: Option<f64>,
+    paired: Option<&PairedAnalysis>,
+    shift: Option<&ShiftReport>,
+) -> f64 {
+    match (ratio, paired, shift) {
+        (Some(r), _, _) if r > 0.0 => r.ln(),
+        (_, Some(pa), _) => pa.mean_difference,
+        (_, None, Some(s)) => s.shift,
+        _ => 0.0,
+    }
+}
+
+/// The test whose p decided, and the scale it ranked.
+fn deciding_test(basis: &VerdictBasis, paired: Option<&PairedAnalysis>) -> (String, &'static str) {
+    let scale = || {
+        paired.map_or("runs", |pa| {
+            let base: Vec<f64> = pa.block_values.iter().map(|v| v[0]).collect();
+            let cand: Vec<f64> = pa.block_values.iter().map(|v| v[1]).collect();
+            paired_scale(&base, &cand).1
+        })
+    };
+    match basis {
+        VerdictBasis::PairedSignedRank(_) | VerdictBasis::Friedman => {
+            ("wilcoxon-signed-rank".into(), scale())
         }
-        _ => (pw.verdict, None),
+        VerdictBasis::PairedBootstrap(e) => (
+            "block-bootstrap".into(),
+            match e {
+                PairedEstimator::MeanDifference => "block-differences",
+                PairedEstimator::RatioOfMeans => "block-means",
+                _ => "block-log-ratios",
+            },
+        ),
+        VerdictBasis::MannWhitney | VerdictBasis::KruskalWallis => ("mann-whitney".into(), "runs"),
+        VerdictBasis::Custom(name) => (name.clone(), "custom"),
     }
 }
 

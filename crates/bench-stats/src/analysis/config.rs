@@ -24,6 +24,74 @@ impl Grouping {
     }
 }
 
+/// Which rule says whether a statistically significant change is large enough to act on.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[non_exhaustive]
+pub enum PracticalRule {
+    /// The ratio rule for blocked data, the Cliff's-delta rule (at
+    /// [`AnalysisConfig::min_practical_effect`]) for unpaired data. The default.
+    #[default]
+    Auto,
+    /// Size on the ratio scale: a significant change whose whole `1 - 2 alpha` ratio
+    /// interval lies inside `1 ± equivalence_margin` is *equivalent* (real but smaller than
+    /// the margin); one whose interval reaches beyond the margin is faster or slower.
+    Ratio,
+    /// Overlap of the two distributions (the NBenchmark gate): a significant change whose
+    /// |Cliff's delta| is below the threshold, in `[0, 1]`, is downgraded to not
+    /// significant. 0 turns the gate off.
+    Cliff(f64),
+}
+
+impl PracticalRule {
+    /// The rule that applies to a comparison: `Auto` resolved by whether the data are
+    /// blocked, with `min_practical_effect` as the Cliff threshold.
+    pub fn resolve(self, blocked: bool, min_practical_effect: f64) -> PracticalRule {
+        match self {
+            PracticalRule::Auto if blocked => PracticalRule::Ratio,
+            PracticalRule::Auto => PracticalRule::Cliff(min_practical_effect),
+            rule => rule,
+        }
+    }
+
+    /// `auto`, `ratio` or `cliff:X`.
+    pub fn to_text(self) -> String {
+        match self {
+            PracticalRule::Auto => "auto".into(),
+            PracticalRule::Ratio => "ratio".into(),
+            PracticalRule::Cliff(x) => format!("cliff:{x}"),
+        }
+    }
+}
+
+impl std::str::FromStr for PracticalRule {
+    type Err = StatsError;
+
+    /// Parses `auto`, `ratio`, `cliff` (at 0.147) or `cliff:X` with X in `[0, 1]`.
+    fn from_str(s: &str) -> Result<PracticalRule, StatsError> {
+        let unknown = || StatsError::UnknownName {
+            what: "practical rule (auto, ratio, cliff:X)",
+            name: s.to_owned(),
+        };
+        match s {
+            "auto" => Ok(PracticalRule::Auto),
+            "ratio" => Ok(PracticalRule::Ratio),
+            "cliff" => Ok(PracticalRule::Cliff(0.147)),
+            _ => {
+                let x: f64 = s
+                    .strip_prefix("cliff:")
+                    .ok_or_else(unknown)?
+                    .parse()
+                    .map_err(|_| unknown())?;
+                if (0.0..=1.0).contains(&x) {
+                    Ok(PracticalRule::Cliff(x))
+                } else {
+                    Err(unknown())
+                }
+            }
+        }
+    }
+}
+
 /// Everything an analysis can be told. `Default` gives abba's defaults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnalysisConfig {
@@ -41,9 +109,12 @@ pub struct AnalysisConfig {
     /// gate. Default 0.147 (Romano's negligible/small boundary), so a significant verdict
     /// means "real and at least small".
     pub min_practical_effect: f64,
-    /// Relative margin within which a candidate counts as equivalent when its whole ratio
-    /// interval lies inside `[1 - margin, 1 + margin]`. Default 0.01.
+    /// Relative margin of equivalence: a candidate is equivalent to the baseline when the
+    /// `1 - 2 alpha` interval of its ratio lies inside `[1 - margin, 1 + margin]` (two
+    /// one-sided tests at `alpha`). Also the practical size of the ratio rule. Default 0.01.
     pub equivalence_margin: f64,
+    /// Which practical-size rule applies. Default [`PracticalRule::Auto`].
+    pub practical: PracticalRule,
     /// Per-class or cross-class comparison. Default per class.
     pub grouping: Grouping,
     /// Estimator deciding paired two-variant verdicts (and the ratio the report leads
@@ -66,6 +137,7 @@ impl Default for AnalysisConfig {
             baseline: None,
             min_practical_effect: 0.147,
             equivalence_margin: 0.01,
+            practical: PracticalRule::Auto,
             grouping: Grouping::PerClass,
             paired_estimator: PairedEstimator::HodgesLehmannLogRatio,
             interval: IntervalMethod::Percentile,
@@ -103,11 +175,23 @@ impl AnalysisConfig {
                 "must lie in [0, 1] (0 turns the gate off)",
             );
         }
-        if !(0.0..1.0).contains(&self.equivalence_margin) {
+        if !(self.equivalence_margin > 0.0 && self.equivalence_margin < 1.0) {
             return bad(
                 "equivalence-margin",
                 self.equivalence_margin,
-                "must lie in [0, 1)",
+                "must lie strictly between 0 and 1",
+            );
+        }
+        if let PracticalRule::Cliff(x) = self.practical {
+            if !(0.0..=1.0).contains(&x) {
+                return bad("practical", x, "the Cliff threshold must lie in [0, 1]");
+            }
+        }
+        if self.alpha >= 0.5 {
+            return bad(
+                "alpha",
+                self.alpha,
+                "must be below 0.5 (equivalence uses the 1 - 2 alpha interval)",
             );
         }
         if self.resamples < crate::resample::bootstrap::MIN_RESAMPLES {

@@ -116,6 +116,8 @@ pub fn analyze_with(
         unit: data.unit.clone(),
         higher_is_better: data.higher_is_better,
         min_practical_effect: config.min_practical_effect,
+        equivalence_margin: config.equivalence_margin,
+        practical: config.practical.to_text(),
         design: data.design,
         paired_estimator: Some(config.paired_estimator),
         grouping: config.grouping,

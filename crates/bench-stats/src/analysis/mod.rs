@@ -29,13 +29,14 @@
 mod blocks;
 mod comparison;
 mod config;
+mod decision;
 mod engine;
-mod paired_verdict;
+pub(crate) mod paired_verdict;
 mod significance;
 mod verdict;
 mod warnings;
 
-pub use config::{AnalysisConfig, Grouping};
+pub use config::{AnalysisConfig, Grouping, PracticalRule};
 pub use engine::{analyze, analyze_with};
 pub use significance::{
     DefaultTest, EffectSize, FriedmanTest, Group, KruskalWallisTest, MannWhitneyTest,

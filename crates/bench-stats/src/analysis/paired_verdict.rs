@@ -5,9 +5,11 @@ use crate::analysis::config::AnalysisConfig;
 use crate::analysis::significance::{
     PairwiseComparison, SignificanceContext, SignificanceReport, dominance_effect,
 };
+use crate::descriptive::Sample;
 use crate::model::report::Verdict;
-use crate::paired::estimators::PairedAnalysis;
+use crate::paired::estimators::{PairedAnalysis, PairedConfig, PairedEstimator, paired_analysis};
 use crate::rank::wilcoxon::wilcoxon_signed_rank;
+use crate::resample::bootstrap::BootstrapConfig;
 
 /// The fewest blocks with which a two-sided paired test can reach `alpha` at all: the
 /// smallest exact sign or signed-rank p-value with `n` blocks is `2 / 2^n`, so
@@ -16,8 +18,24 @@ pub(crate) fn min_paired_blocks(alpha: f64) -> usize {
     (2.0 / alpha).log2().ceil().max(2.0) as usize
 }
 
-/// The two-variant paired verdict: the configured estimator's interval (block bootstrap,
-/// or signed-rank inversion for the default) excludes "no difference". Its practical value is the paired dominance over blocks.
+/// The per-block values a paired test ranks: the log-ratios `ln(c / b)` when every value
+/// is positive (the scale of the ratio the report leads with), else the differences
+/// `c - b`; and the scale's name.
+pub(crate) fn paired_scale(base: &[f64], cand: &[f64]) -> (Vec<f64>, &'static str) {
+    if base.iter().chain(cand).all(|&v| v > 0.0) {
+        let logs = cand.iter().zip(base).map(|(c, b)| (c / b).ln()).collect();
+        (logs, "block-log-ratios")
+    } else {
+        let diffs = cand.iter().zip(base).map(|(c, b)| c - b).collect();
+        (diffs, "block-differences")
+    }
+}
+
+/// The two-variant paired verdict, one decision with one p: for the default estimator the
+/// Wilcoxon signed-rank test of the block log-ratios (the test whose inversion gives the
+/// Hodges-Lehmann interval) against alpha; for a bootstrap estimator, its block-bootstrap
+/// interval at `1 - alpha` against no change. Fewer blocks than can reach alpha are not
+/// tested. Its practical value is the paired dominance over blocks.
 pub(crate) fn paired_bootstrap_report(
     ctx: &SignificanceContext<'_>,
     paired: &[Option<PairedAnalysis>],
@@ -26,46 +44,78 @@ pub(crate) fn paired_bootstrap_report(
     let pairwise = ctx
         .candidates()
         .map(|i| {
-            let name = ctx.groups[i].name.to_string();
+            let name = ctx.groups[i].name;
             let Some(pa) = &paired[i] else {
-                return PairwiseComparison {
-                    candidate: name,
-                    p_value: None,
-                    p_value_adjusted: None,
-                    verdict: Verdict::NotTested,
-                    effect: None,
-                    shift: None,
-                };
-            };
-            let (point, interval) = pa.primary();
-            let null = config.paired_estimator.null_value();
-            // Too few blocks: no paired test can reach alpha, and an interval formed anyway
-            // would cover less than it claims (the signed-rank one falls back to min..max).
-            let enough = pa.blocks >= min_paired_blocks(config.alpha)
-                && interval
-                    .as_ref()
-                    .is_ok_and(|ci| ci.confidence + 1e-9 >= config.confidence);
-            let verdict = match (point, interval) {
-                _ if !enough => Verdict::NotTested,
-                (Some(_), Ok(ci)) if ci.low > null || ci.high < null => Verdict::Significant,
-                (Some(_), Ok(_)) => Verdict::NotSignificant,
-                _ => Verdict::NotTested,
+                return PairwiseComparison::new(name, Verdict::NotTested);
             };
             let base: Vec<f64> = pa.block_values.iter().map(|v| v[0]).collect();
             let cand: Vec<f64> = pa.block_values.iter().map(|v| v[1]).collect();
-            let diffs: Vec<f64> = cand.iter().zip(&base).map(|(c, b)| c - b).collect();
-            PairwiseComparison {
-                candidate: name,
-                p_value: wilcoxon_signed_rank(&diffs).ok().map(|w| w.p_value),
-                p_value_adjusted: None,
-                verdict,
-                effect: dominance_effect(&base, &cand),
-                shift: None,
+            let (ranked, _) = paired_scale(&base, &cand);
+            let p = wilcoxon_signed_rank(&ranked).ok().map(|w| w.p_value);
+            let enough = pa.blocks >= min_paired_blocks(config.alpha);
+            let (verdict, p) = match config.paired_estimator {
+                _ if !enough => (Verdict::NotTested, p),
+                PairedEstimator::HodgesLehmannLogRatio => match p {
+                    Some(p) => (verdict_of(p, config.alpha), Some(p)),
+                    None => (Verdict::NotTested, None),
+                },
+                _ => (bootstrap_verdict(pa, config), None),
+            };
+            let mut pw = PairwiseComparison::new(name, verdict);
+            if let Some(p) = p {
+                pw = pw.with_p_value(p);
+            }
+            match dominance_effect(&base, &cand) {
+                Some(effect) => pw.with_effect(effect),
+                None => pw,
             }
         })
         .collect();
-    SignificanceReport {
-        pairwise,
-        omnibus: None,
+    SignificanceReport::new(pairwise)
+}
+
+/// A bootstrap estimator's verdict: its block-bootstrap interval at `1 - alpha` excludes
+/// no change (recomputed at that level when the reported intervals use another).
+fn bootstrap_verdict(pa: &PairedAnalysis, config: &AnalysisConfig) -> Verdict {
+    let level = 1.0 - config.alpha;
+    let recomputed;
+    let analysis =
+        if (pa.primary().1.as_ref().map_or(level, |ci| ci.confidence) - level).abs() < 1e-12 {
+            pa
+        } else {
+            let side = |k: usize| Sample::from_vec(pa.block_values.iter().map(|v| v[k]).collect());
+            let (Ok(b), Ok(c)) = (side(0), side(1)) else {
+                return Verdict::NotTested;
+            };
+            let at_level = PairedConfig {
+                bootstrap: BootstrapConfig {
+                    resamples: config.resamples,
+                    confidence: level,
+                    seed: config.seed,
+                    method: config.interval,
+                },
+                estimator: config.paired_estimator,
+            };
+            match paired_analysis(&b, &c, &at_level) {
+                Ok(a) => {
+                    recomputed = a;
+                    &recomputed
+                }
+                Err(_) => return Verdict::NotTested,
+            }
+        };
+    let null = config.paired_estimator.null_value();
+    match analysis.primary() {
+        (Some(_), Ok(ci)) if ci.low > null || ci.high < null => Verdict::Significant,
+        (Some(_), Ok(_)) => Verdict::NotSignificant,
+        _ => Verdict::NotTested,
+    }
+}
+
+fn verdict_of(p: f64, alpha: f64) -> Verdict {
+    if p < alpha {
+        Verdict::Significant
+    } else {
+        Verdict::NotSignificant
     }
 }

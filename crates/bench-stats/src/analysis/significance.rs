@@ -20,7 +20,7 @@ use crate::rank::friedman::friedman;
 use crate::rank::holm::holm_bonferroni;
 use crate::rank::kruskal::kruskal_wallis;
 use crate::rank::mann_whitney::mann_whitney_u;
-use crate::rank::wilcoxon::wilcoxon_signed_rank_pairs;
+use crate::rank::wilcoxon::wilcoxon_signed_rank;
 
 /// One group handed to a test: a name and its pre-trim samples.
 #[derive(Debug, Clone, Copy)]
@@ -384,7 +384,9 @@ impl SignificanceTest for FriedmanTest {
         let base = column(ctx.baseline);
         let pairwise = post_hoc(ctx, omnibus.as_ref(), |i| {
             let cand = column(i);
-            let p = wilcoxon_signed_rank_pairs(&base, &cand).ok()?.p_value;
+            // The scale of the ratio the report leads with (log-ratios when positive).
+            let (ranked, _) = crate::analysis::paired_verdict::paired_scale(&base, &cand);
+            let p = wilcoxon_signed_rank(&ranked).ok()?.p_value;
             Some((p, dominance_effect(&base, &cand)?))
         });
         SignificanceReport { pairwise, omnibus }

@@ -1,38 +1,10 @@
-//! Outcomes and the plain-words sentence of each comparison.
+//! The plain-words sentence of each comparison: what the data support, and what they do
+//! not.
 
 use crate::analysis::config::AnalysisConfig;
-use crate::analysis::significance::EffectSize;
-use crate::model::report::{Outcome, Verdict};
-
-/// Classifies a comparison into faster, slower, equivalent or inconclusive.
-///
-/// Significant verdicts become faster/slower by the direction of the ratio (respecting
-/// `higher_is_better`); otherwise the comparison is equivalent when the whole ratio
-/// interval lies within `1 ± equivalence_margin`, else inconclusive.
-pub(crate) fn outcome_of(
-    verdict: Verdict,
-    ratio: Option<f64>,
-    ratio_ci: Option<[f64; 2]>,
-    higher_is_better: bool,
-    config: &AnalysisConfig,
-) -> Outcome {
-    match (verdict, ratio) {
-        (Verdict::Significant, Some(r)) if r != 1.0 => {
-            if (r > 1.0) == higher_is_better {
-                Outcome::Faster
-            } else {
-                Outcome::Slower
-            }
-        }
-        _ => {
-            let m = config.equivalence_margin;
-            match ratio_ci {
-                Some([lo, hi]) if m > 0.0 && lo >= 1.0 - m && hi <= 1.0 + m => Outcome::Equivalent,
-                _ => Outcome::Inconclusive,
-            }
-        }
-    }
-}
+use crate::analysis::decision::{Equivalence, Rule};
+use crate::model::report::{DecisionReport, Outcome, Verdict};
+use crate::special::{normal_cdf, normal_ppf};
 
 /// What [`describe`] needs to know.
 pub(crate) struct Facts<'a> {
@@ -47,13 +19,14 @@ pub(crate) struct Facts<'a> {
     pub blocks: Option<usize>,
     /// Runs of (baseline, candidate).
     pub runs: (usize, usize),
-    /// What decided the verdict (for the borderline wording).
-    pub basis: &'a crate::model::report::VerdictBasis,
+    /// The deciding test and its p.
+    pub decision: &'a DecisionReport,
+    pub rule: Rule,
+    pub equivalence: &'a Equivalence,
     /// `(blocks, needed)` when a paired comparison has too few blocks to be tested.
     pub too_few_blocks: Option<(usize, usize)>,
-    /// The practical value that failed the gate, if one did.
-    pub downgraded: Option<f64>,
-    pub effect: Option<&'a EffectSize>,
+    /// `(what, value)` of the practical value that failed the gate, if one did.
+    pub downgraded: Option<(&'a str, f64)>,
     pub config: &'a AnalysisConfig,
 }
 
@@ -73,6 +46,14 @@ fn ratio_text(r: f64, ci: Option<[f64; 2]>) -> String {
     }
 }
 
+fn p_text(p: f64) -> String {
+    if p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.3}")
+    }
+}
+
 /// How much of a change a ratio means, as "4.8% less time" style words.
 fn percent_change(r: f64, higher_is_better: bool) -> String {
     let pct = (r - 1.0).abs() * 100.0;
@@ -88,29 +69,38 @@ fn percent_change(r: f64, higher_is_better: bool) -> String {
     format!("{pct:.1}% {dir} {quantity}")
 }
 
+/// The deciding test and its p, as the sentences quote it: `signed-rank p = 0.021`.
+fn deciding_p(d: &DecisionReport) -> String {
+    match (d.p_value, d.p_value_adjusted) {
+        (Some(p), Some(adj)) => format!(
+            "{} p = {}, Holm-adjusted {}",
+            d.test,
+            p_text(p),
+            p_text(adj)
+        ),
+        (Some(p), None) => format!("{} p = {}", d.test, p_text(p)),
+        _ => d.test.clone(),
+    }
+}
+
 /// The sentence the report prints for one comparison.
 pub(crate) fn describe(f: &Facts<'_>) -> String {
     let (cand, base) = (f.candidate, f.baseline);
-    let measure = if f.higher_is_better {
-        "throughput"
-    } else {
-        "time"
-    };
     let scope = match f.blocks {
         Some(b) => format!("paired over {b} blocks"),
         None => format!("unpaired, {} vs {} runs", f.runs.0, f.runs.1),
     };
     let Some(r) = f.ratio else {
-        return match f.verdict {
-            Verdict::NotTested => format!(
-                "{cand} vs {base}: not tested ({scope}); too few values or an omnibus test that found no difference"
-            ),
-            _ => format!(
-                "{cand} vs {base}: no ratio could be formed (values are not all positive); {scope}"
-            ),
-        };
+        return without_ratio(f, &scope);
+    };
+    let measure = if f.higher_is_better {
+        "throughput"
+    } else {
+        "time"
     };
     let rt = ratio_text(r, f.ratio_ci);
+    let m = f.config.equivalence_margin * 100.0;
+    let tost = tost_text(f);
     match f.outcome {
         Outcome::Faster | Outcome::Slower => {
             let word = if f.outcome == Outcome::Faster {
@@ -123,94 +113,135 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
                 percent_change(r, f.higher_is_better)
             )
         }
+        Outcome::Equivalent if f.verdict == Verdict::Significant => format!(
+            "{cand} differs from {base} by less than the ±{m:.1}% margin: {measure} ratio {rt} ({}), a real change but {tost}, {scope}.",
+            percent_change(r, f.higher_is_better)
+        ),
         Outcome::Equivalent => {
-            let m = f.config.equivalence_margin * 100.0;
-            format!(
-                "{cand} and {base} are equivalent within ±{m:.1}%: the whole {measure} ratio interval {rt} lies inside the margin, {scope}."
-            )
+            format!("{cand} and {base} are equivalent within ±{m:.1}%: {tost}, {scope}.")
         }
-        Outcome::Inconclusive => {
-            if let Some(value) = f.downgraded {
-                let metric = f.effect.map_or("effect", |e| e.metric.as_str());
-                return format!(
-                    "{cand} differs from {base} ({measure} ratio {rt}), but the effect is too small to matter ({metric} {value:.3} < {:.3}): treat as no practical difference, {scope}.",
-                    f.config.min_practical_effect
-                );
-            }
-            if let Some((have, need)) = f.too_few_blocks {
-                return format!(
-                    "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}). Ratio {rt}; run more blocks.",
-                    f.config.alpha
-                );
-            }
-            if f.verdict == Verdict::NotTested {
-                return format!(
-                    "{cand} vs {base}: not tested ({scope}); too few values, or with 3+ variants an omnibus test that found no difference, so no pairwise claim is made. Ratio {rt}."
-                );
-            }
-            let more = more_data_hint(r, f.ratio_ci, f.blocks, f.runs, f.config.equivalence_margin);
-            let includes = f.ratio_ci.is_none_or(|[lo, hi]| lo <= 1.0 && 1.0 <= hi);
-            if includes {
-                format!(
-                    "The data cannot tell {cand} from {base}: {measure} ratio {rt} includes no-change, {scope}. {more}"
-                )
+        _ => inconclusive(f, &rt, measure, &scope),
+    }
+}
+
+/// "the 90% interval [0.995, 1.004] lies inside the margin (two one-sided tests)".
+fn tost_text(f: &Facts<'_>) -> String {
+    let level = (1.0 - 2.0 * f.config.alpha) * 100.0;
+    match f.equivalence.interval() {
+        Some([lo, hi]) => format!(
+            "its {level:.0}% interval [{}, {}] lies inside the margin (two one-sided tests at alpha {})",
+            num(lo),
+            num(hi),
+            f.config.alpha
+        ),
+        None => "inside the margin".to_owned(),
+    }
+}
+
+fn without_ratio(f: &Facts<'_>, scope: &str) -> String {
+    let (cand, base) = (f.candidate, f.baseline);
+    if let Some((have, need)) = f.too_few_blocks {
+        return format!(
+            "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}); run more blocks.",
+            f.config.alpha
+        );
+    }
+    match f.verdict {
+        Verdict::NotTested => format!(
+            "{cand} vs {base}: not tested ({scope}); too few values, or with 3+ variants an omnibus test that found no difference."
+        ),
+        verdict => {
+            let words = if verdict == Verdict::Significant {
+                "a significant difference"
             } else {
-                format!(
-                    "Borderline: the {measure} ratio {rt} excludes no-change, but the test that decides ({}) does not find {cand} different from {base}, {scope}. {more}",
-                    f.basis
-                )
-            }
+                "no significant difference"
+            };
+            format!(
+                "{cand} vs {base}: no ratio, since ratios need positive values; on the differences {} finds {words}, {scope}.",
+                deciding_p(f.decision)
+            )
         }
     }
 }
 
-/// Whether more blocks (or runs) would help, with a rough count: the interval half-width
-/// shrinks like 1/sqrt(n).
-fn more_data_hint(
-    r: f64,
-    ci: Option<[f64; 2]>,
-    blocks: Option<usize>,
-    runs: (usize, usize),
-    margin: f64,
-) -> String {
-    let unit = if blocks.is_some() {
+fn inconclusive(f: &Facts<'_>, rt: &str, measure: &str, scope: &str) -> String {
+    let (cand, base) = (f.candidate, f.baseline);
+    if let Some((what, value)) = f.downgraded {
+        let threshold = match f.rule {
+            Rule::Cliff(x) | Rule::Custom(x) => x,
+            Rule::Ratio => 0.0,
+        };
+        return format!(
+            "{cand} differs from {base} ({measure} ratio {rt}, {}), but the two overlap too much to call it a difference ({what} {value:.3} < {threshold:.3}), {scope}. {}",
+            deciding_p(f.decision),
+            more_data_hint(f)
+        );
+    }
+    if let Some((have, need)) = f.too_few_blocks {
+        return format!(
+            "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}). Ratio {rt}; run more blocks.",
+            f.config.alpha
+        );
+    }
+    if f.verdict == Verdict::NotTested {
+        return format!(
+            "{cand} vs {base}: not tested ({scope}); too few values, or with 3+ variants an omnibus test that found no difference, so no pairwise claim is made. Ratio {rt}."
+        );
+    }
+    let includes = f.ratio_ci.is_none_or(|[lo, hi]| lo <= 1.0 && 1.0 <= hi);
+    if includes {
+        format!(
+            "The data cannot tell {cand} from {base}: {measure} ratio {rt} includes no-change ({}), {scope}. {}",
+            deciding_p(f.decision),
+            more_data_hint(f)
+        )
+    } else {
+        format!(
+            "Borderline: the {measure} ratio {rt} excludes no-change, but the deciding test ({}) is not below alpha = {}, {scope}. {}",
+            deciding_p(f.decision),
+            f.config.alpha,
+            more_data_hint(f)
+        )
+    }
+}
+
+/// How many blocks (or runs) would settle it, honestly: the count for 80% power to detect
+/// a change of the equivalence margin at the spread this interval implies (its half-width
+/// on the log scale is `z * s / sqrt(n)`), and a warning that extending this experiment and
+/// testing again is another look.
+fn more_data_hint(f: &Facts<'_>) -> String {
+    let unit = if f.blocks.is_some() {
         "blocks"
     } else {
         "runs per variant"
     };
-    let n = blocks.unwrap_or(runs.0.min(runs.1)).max(1) as f64;
-    let Some([lo, hi]) = ci else {
+    let n = f.blocks.unwrap_or(f.runs.0.min(f.runs.1)).max(1) as f64;
+    let Some([lo, hi]) = f.ratio_ci.filter(|[lo, hi]| *lo > 0.0 && hi > lo) else {
         return format!("More {unit} are needed before any interval can be formed.");
     };
-    let half = (hi - lo) / 2.0;
-    let offset = (r - 1.0).abs();
-    // Detect the observed change, or show equivalence within the margin, whichever is nearer.
-    let target = if offset >= margin / 2.0 {
-        offset
-    } else {
-        margin - offset
-    };
-    if half <= 0.0 || target <= 0.0 {
+    let (Some(z_conf), Some(z_alpha), Some(z_power)) = (
+        normal_ppf(0.5 + f.config.confidence / 2.0),
+        normal_ppf(1.0 - f.config.alpha / 2.0),
+        normal_ppf(0.8),
+    ) else {
         return String::new();
-    }
-    let needed = (n * (half / target).powi(2)).ceil();
-    if !needed.is_finite() {
-        return format!(
-            "More {unit} would not settle it soon: the spread is extreme against the difference; reduce noise first."
-        );
-    }
-    if needed <= n {
+    };
+    let spread = (hi.ln() - lo.ln()) / (2.0 * z_conf) * n.sqrt();
+    let target = (1.0 + f.config.equivalence_margin).ln();
+    let needed = ((z_alpha + z_power) * spread / target).powi(2).ceil();
+    let power_now = normal_cdf(target * n.sqrt() / spread - z_alpha);
+    let m = f.config.equivalence_margin * 100.0;
+    let plan = if !needed.is_finite() || needed > 1e6 {
         format!(
-            "A few more {unit} would likely settle it: the interval only just reaches no-change."
-        )
-    } else if needed > 50.0 * n || needed > 1e6 {
-        format!(
-            "More {unit} would not settle it soon: the noise is large against the difference (about {:.0}x as many {unit} would be needed); reduce noise first.",
-            needed / n
+            "The spread is too large for more {unit} to settle a ±{m:.1}% question; reduce noise first."
         )
     } else {
         format!(
-            "About {needed:.0} {unit} in all (now {n:.0}) would likely settle it, if the effect is as observed."
+            "About {needed:.0} {unit} in all would give 80% power to detect a ±{m:.1}% change at this spread (now {n:.0}, about {:.0}%).",
+            power_now * 100.0
         )
-    }
+    };
+    format!(
+        "{plan} Extending this experiment and testing again is another look at the data and raises the false-positive rate unless corrected for it."
+    )
 }

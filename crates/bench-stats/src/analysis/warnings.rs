@@ -173,14 +173,14 @@ pub(crate) fn pairing(
     }
 }
 
-/// The gate's downgrade of a significant verdict whose practical value is below the
-/// minimum.
-pub(crate) fn practical_gate(candidate: &str, metric: &str, value: f64, minimum: f64) -> Warning {
+/// The gate's downgrade of a significant verdict whose practical value (`what`, e.g.
+/// |Cliff's delta|) is below the minimum.
+pub(crate) fn practical_gate(candidate: &str, what: &str, value: f64, minimum: f64) -> Warning {
     Warning::new(
         WarningCode::PracticalGate,
         Some(candidate),
         format!(
-            "significant, but the practical effect {metric} = {value:.3} is below the minimum {minimum:.3}: reported as not significant"
+            "significant, but {what} = {value:.3} is below the minimum {minimum:.3}: the two overlap too much to call it a difference, so it is reported as not significant"
         ),
     )
     .with_remedy(Remedy::DisablePracticalGate)

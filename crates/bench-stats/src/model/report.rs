@@ -47,8 +47,18 @@ pub struct Analysis {
     pub unit: String,
     /// `true` when larger values are better (throughput), `false` for times.
     pub higher_is_better: bool,
-    /// Minimum practical effect (|Cliff's delta|) a significant verdict must reach; 0 = off.
+    /// Minimum practical effect (|Cliff's delta|) a significant verdict must reach where
+    /// the Cliff rule applies (unpaired data by default); 0 = off.
     pub min_practical_effect: f64,
+    /// Relative margin of equivalence (`0.01` = ±1%): the practical size of the ratio rule
+    /// and the margin of the two one-sided tests (beyond the v1 contract; `0` when read
+    /// from a document without it).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub equivalence_margin: f64,
+    /// The practical rule asked for: `auto` (ratio for blocked data, Cliff for unpaired),
+    /// `ratio`, or `cliff:X` (beyond the v1 contract).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub practical: String,
     /// The run-order design of the data, when known.
     pub design: Option<Design>,
     /// Which estimator decides two-variant paired verdicts (`hl-log-ratio`,
@@ -305,6 +315,13 @@ pub struct Comparison {
     pub ratio: Option<f64>,
     /// Interval of `ratio`.
     pub ratio_ci: Option<[f64; 2]>,
+    /// The test that decided, its p on the scale the verdict uses, and the practical rule
+    /// (beyond the v1 contract; absent from documents written before it).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub decision: Option<DecisionReport>,
     /// Mann-Whitney U on the pooled runs (always computed for reference when possible).
     pub mann_whitney: Option<MannWhitneyReport>,
     /// Holm-Bonferroni adjusted p, when an omnibus gated the post-hoc tests.
@@ -326,6 +343,34 @@ pub struct Comparison {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub custom_test: Option<CustomTestReport>,
+}
+
+/// How a comparison was decided: the deciding test and its p on the scale the verdict
+/// uses, the practical rule, and the equivalence test ([`Comparison::decision`]).
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct DecisionReport {
+    /// The deciding test: `wilcoxon-signed-rank`, `mann-whitney`, `block-bootstrap`
+    /// (an interval at `1 - alpha`), or a custom test's name.
+    pub test: String,
+    /// What it was computed on: `block-log-ratios`, `block-differences` or `runs`.
+    pub scale: String,
+    /// Its raw two-sided p, when the rule has one.
+    pub p_value: Option<f64>,
+    /// The p compared with alpha after a Holm-Bonferroni adjustment, when one applied.
+    pub p_value_adjusted: Option<f64>,
+    /// The practical rule applied: `ratio`, `cliff` or `custom`.
+    pub practical_rule: String,
+    /// The threshold of that rule: the equivalence margin for `ratio`, the minimum
+    /// |Cliff's delta| for `cliff`, the minimum practical value for `custom`.
+    pub practical_threshold: f64,
+    /// The `1 - 2 alpha` interval of the ratio used for equivalence (two one-sided tests),
+    /// when one could be formed with its nominal coverage.
+    pub equivalence_ci: Option<[f64; 2]>,
+    /// Why no equivalence test could be made, when none could.
+    pub equivalence_note: Option<String>,
 }
 
 /// What a custom [`crate::SignificanceTest`] returned for one candidate
