@@ -23,7 +23,8 @@ pub const STDERR_TAIL_BYTES: u64 = 2048;
 /// Runs real child processes.
 ///
 /// Each run: stdin is `/dev/null`; the child gets its own process group (so a timeout or
-/// Ctrl-C kills everything it started); stderr goes to an unlinked temporary file that is
+/// Ctrl-C kills everything it started) and, on Linux, dies with abba
+/// (`PR_SET_PDEATHSIG`, so even a SIGKILL of abba leaves no command running); stderr goes to an unlinked temporary file that is
 /// truncated before each run and whose last [`STDERR_TAIL_BYTES`] are read afterwards (no
 /// extra thread, bounded memory; disk use is bounded by one run's stderr); stdout is
 /// discarded unless shown or needed by a `json:` metric. Wall time is measured with
@@ -150,6 +151,7 @@ impl Runner for RealRunner {
             .env(LAYOUT_ENV_VAR, "x".repeat(req.env_pad))
             .stdin(Stdio::null())
             .process_group(0);
+        sys::die_with_parent(&mut cmd);
         if let Some(pin) = req.pin {
             sys::pin_child(&mut cmd, pin.cpus());
         }
