@@ -45,17 +45,29 @@ impl RealRunner {
 
 static SCRATCH_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// An anonymous scratch file: created in the temp dir and unlinked at once.
+/// An anonymous scratch file: created in the temp dir (`$TMPDIR`, else `/tmp` when
+/// `$TMPDIR` cannot take a file) and unlinked at once.
 fn scratch_file() -> io::Result<File> {
-    let n = SCRATCH_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let path = std::env::temp_dir().join(format!("abba-scratch-{}-{n}", std::process::id()));
-    let f = File::options()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(&path)?;
-    std::fs::remove_file(&path)?;
-    Ok(f)
+    let mut first_error = None;
+    for dir in [std::env::temp_dir(), PathBuf::from("/tmp")] {
+        let n = SCRATCH_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!("abba-scratch-{}-{n}", std::process::id()));
+        match File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(f) => {
+                std::fs::remove_file(&path)?;
+                return Ok(f);
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_error.unwrap_or_else(|| io::Error::other("no temporary directory")))
 }
 
 /// Empties `slot`'s file (creating it first) and returns a handle for the child.
