@@ -706,7 +706,9 @@ fn experiment(
 ) -> Result<Observation> {
     let raw = dir.join(format!("{stem}.jsonl"));
     let out = Command::new(abba)
-        .args(["compare", "--json", "--quiet", "-n", "A", "-n", "B"])
+        .args([
+            "compare", "--json", "--quiet", "--force", "-n", "A", "-n", "B",
+        ])
         .args(["--design", design.flag()])
         .args(["--blocks", &blocks.to_string()])
         .args(["--seed", &seed.to_string()])

@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 
 use crate::compute::ComputeArgs;
-use crate::parse::{parse_duration, parse_fraction, parse_percent};
+use crate::parse::{parse_duration_with_unit, parse_fraction, parse_percent};
 
 const ABOUT: &str =
     "Paired, blocked, layout-randomized benchmark comparisons with honest statistics.";
@@ -139,52 +139,67 @@ pub struct AnalysisArgs {
 }
 
 /// `abba compare`.
-#[derive(Debug, Args)]
+///
+/// Settings a `--resume` file records are `Option`s here: left out, they come from the
+/// file's header (or take the default written in their help); given, they must match it.
+#[derive(Debug, Args, Clone)]
 pub struct CompareArgs {
-    /// The commands to compare (the first is the baseline unless --baseline says otherwise).
-    #[arg(value_name = "CMD")]
+    /// The commands to compare (the first is the baseline unless --baseline says otherwise;
+    /// with --resume: the file's).
+    #[arg(value_name = "CMD", value_hint = ValueHint::CommandString)]
     pub commands: Vec<String>,
     /// A built-in kernel variant, e.g. `chains=2` or `op=fp,chains=4,duration=0.1`
     /// (runs `abba compute ... --json`, metric json:ops_per_sec, higher is better).
     #[arg(long, value_name = "SPEC")]
     pub kernel: Vec<String>,
-    /// Names for the variants, in order (default: the command text).
+    /// Names for the variants, in order (default: the command text; with --resume: the
+    /// file's).
     #[arg(long, short = 'n', value_name = "NAME")]
     pub name: Vec<String>,
-    /// Number of blocks; each block runs every variant.
-    #[arg(long, default_value_t = 20, value_name = "N")]
-    pub blocks: u32,
+    /// Number of blocks; each block runs every variant [default: 20].
+    #[arg(long, value_name = "N")]
+    pub blocks: Option<u32>,
     /// Run order inside blocks: abba (ABBA/BAAB, Williams for 3+), random (fresh
-    /// permutation per block), sequential (all of A then all of B: unpaired, for contrast).
-    #[arg(long, default_value = "abba", value_name = "DESIGN")]
-    pub design: String,
-    /// Untimed warm-up runs of every variant before the first block.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub warmup: u32,
-    /// Pause between runs, e.g. `200ms`.
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    /// permutation per block), sequential (all of A then all of B: unpaired, for contrast)
+    /// [default: abba].
+    #[arg(long, value_name = "DESIGN", value_parser = ["abba", "random", "sequential"])]
+    pub design: Option<String>,
+    /// Untimed warm-up runs of every variant before the first block [default: 1].
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<u32>,
+    /// Pause between runs, with its unit: `200ms`, `1s`, `2min` (a bare number is refused,
+    /// `0` aside) [default: 0s].
+    #[arg(long, value_parser = parse_duration_with_unit, value_name = "DURATION")]
     pub settle: Option<Duration>,
     /// Memory layout: `random` gives each run a random environment size (moves the stack),
-    /// `fixed` holds it at one size.
-    #[arg(long, default_value = "random", value_enum)]
-    pub layout: LayoutArg,
+    /// `fixed` holds it at one size [default: random].
+    #[arg(long, value_enum)]
+    pub layout: Option<LayoutArg>,
     /// Seed of every random choice (run order, layout, bootstrap). Default: a fresh one,
     /// printed in the report and stored in the raw file.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Stream the raw runs to FILE.jsonl (flushed run by run).
-    #[arg(long, short, value_name = "FILE.jsonl")]
+    /// Stream the raw runs to FILE.jsonl (flushed run by run; the file is locked while the
+    /// experiment runs). An existing file is refused: continue it with --resume, or pass
+    /// --force to overwrite it. Without --output the runs go to a file in $TMPDIR (or /tmp),
+    /// named on any failure and removed after the report.
+    #[arg(long, short, value_name = "FILE.jsonl", value_hint = ValueHint::FilePath)]
     pub output: Option<PathBuf>,
-    /// Kill a run (and its process group) after DURATION and count it as a failure.
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    /// Overwrite an existing --output file.
+    #[arg(long)]
+    pub force: bool,
+    /// Kill a run (and its process group) after DURATION and count it as a failure, with
+    /// its unit: `500ms`, `30s`, `10min`, `1h`.
+    #[arg(long, value_parser = parse_duration_with_unit, value_name = "DURATION")]
     pub timeout: Option<Duration>,
-    /// Run commands through a shell (`sh`) or directly, split like a POSIX shell (`none`).
-    #[arg(long, default_value = "none", value_enum)]
-    pub shell: ShellArg,
+    /// Run commands through a shell (`sh`) or directly, split like a POSIX shell (`none`)
+    /// [default: none].
+    #[arg(long, value_enum)]
+    pub shell: Option<ShellArg>,
     /// What to measure: wall, user, sys, cpu, max-rss, or json:FIELD (a number in the last
-    /// JSON object the command prints on stdout).
-    #[arg(long, default_value = "wall", value_name = "METRIC")]
-    pub metric: String,
+    /// JSON object the command prints on stdout) [default: wall].
+    #[arg(long, value_name = "METRIC")]
+    pub metric: Option<String>,
     /// Larger values are better (throughput metrics).
     #[arg(long)]
     pub higher_is_better: bool,
@@ -193,7 +208,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "UNIT")]
     pub unit: Option<String>,
     /// A reference workload run once in every block, for the ratio-of-ratios estimate.
-    #[arg(long, value_name = "CMD")]
+    #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString)]
     pub reference: Option<String>,
     /// Pin every run to these cores, e.g. `2` or `0,2-3`.
     #[arg(long, value_name = "CPUS")]
@@ -204,8 +219,10 @@ pub struct CompareArgs {
     /// Record failing runs and carry on instead of stopping with exit 3.
     #[arg(long)]
     pub ignore_failure: bool,
-    /// Continue an interrupted experiment from its raw file (same design and seed).
-    #[arg(long, value_name = "FILE.jsonl")]
+    /// Continue an interrupted experiment from its raw file: `abba compare --resume
+    /// FILE.jsonl` alone takes the commands, names, blocks, design, seed and run settings
+    /// from the file's header; any of them given as well must match it.
+    #[arg(long, value_name = "FILE.jsonl", value_hint = ValueHint::FilePath)]
     pub resume: Option<PathBuf>,
     /// Print the schedule and exit without running anything.
     #[arg(long)]

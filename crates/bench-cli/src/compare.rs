@@ -1,19 +1,20 @@
 //! `abba compare` and the demo: arguments into an experiment config, run, analyze, report.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Context;
 use bench_sched::{
     CommandSpec, CpuSet, Design, ExperimentConfig, FailurePolicy, Input, InterruptFlag, Layout,
-    Metric, Outcome, OutputMode, RawWriter, RealRunner, ResumePoint, Runner, SchedError, Shell,
-    Variant, analyze_input, run_experiment,
+    Metric, Outcome, OutputMode, RawHeader, RawWriter, RealRunner, ResumePoint, Runner, SchedError,
+    Shell, Variant, analyze_input, run_experiment,
 };
 use bench_stats::{AnalysisConfig, Grouping, Warning, WarningCode};
 
 use crate::cli::{AnalysisArgs, CompareArgs, DemoArgs, LayoutArg, ShellArg};
 use crate::exit::{Exit, usage};
 use crate::kernel_spec::parse_kernel_spec;
-use crate::output::{check_export_paths, emit, write_stdout};
+use crate::output::{check_export_paths, emit, stderr_line, write_stdout};
 use crate::progress::Progress;
 
 /// Turns the shared analysis flags into the library's config.
@@ -82,53 +83,246 @@ fn sched_error(error: SchedError, raw: &Path) -> anyhow::Error {
         SchedError::Interrupted { signal } => anyhow::Error::new(Exit::Interrupted {
             signal,
             message: format!(
-                "interrupted by signal {signal}; {kept}; continue with --resume {}",
+                "interrupted by signal {signal}; {kept}; continue with: abba compare --resume {}",
                 raw.display()
             ),
         }),
-        other => usage(other.to_string()),
+        other => usage(format!("{other}\n{kept}")),
     }
 }
 
-/// Where the raw runs go when `--output` is not given: a file in the temp directory, so a
-/// failed or interrupted experiment still leaves its data somewhere (removed once the
-/// report is out).
-fn default_output(seed: u64) -> PathBuf {
-    std::env::temp_dir().join(format!("abba-{}-{seed}.jsonl", std::process::id()))
+/// An error after the runs (analysis, report, export) with the raw file named, its exit
+/// code unchanged.
+fn naming_raw_file(error: anyhow::Error, raw: &Path) -> anyhow::Error {
+    let note = format!(
+        "{error:#}\nthe raw runs are kept in {} (abba analyze {} reports them again)",
+        raw.display(),
+        raw.display()
+    );
+    match error.downcast_ref::<Exit>() {
+        Some(Exit::CommandFailed(_)) => anyhow::Error::new(Exit::CommandFailed(note)),
+        Some(Exit::Interrupted { signal, .. }) => anyhow::Error::new(Exit::Interrupted {
+            signal: *signal,
+            message: note,
+        }),
+        _ => usage(note),
+    }
 }
 
-/// `abba compare`: build the experiment from the arguments, run it, analyze, report.
+/// Where the raw runs go when `--output` is not given: a new file in `$TMPDIR`, else in
+/// `/tmp`, so a failed or interrupted experiment still leaves its data somewhere (named on
+/// failure, removed once the report is out). Created only after every pre-flight check.
+fn temporary_raw(seed: u64, quiet: bool) -> anyhow::Result<(RawWriter, PathBuf)> {
+    let tmpdir = std::env::var_os("TMPDIR").filter(|v| !v.is_empty());
+    let mut dirs: Vec<PathBuf> = tmpdir.iter().map(PathBuf::from).collect();
+    dirs.push(PathBuf::from("/tmp"));
+    let mut tried = Vec::new();
+    for dir in &dirs {
+        let path = dir.join(format!("abba-{}-{seed}.jsonl", std::process::id()));
+        match RawWriter::create_new(&path) {
+            Ok(writer) => {
+                if !quiet && tmpdir.is_some() && Some(dir.as_os_str()) != tmpdir.as_deref() {
+                    stderr_line(format_args!(
+                        "abba: note: TMPDIR ({}) cannot take a file; the raw runs go to {}",
+                        dirs[0].display(),
+                        path.display()
+                    ));
+                }
+                return Ok((writer, path));
+            }
+            Err(e) => tried.push(e.to_string()),
+        }
+    }
+    Err(usage(format!(
+        "no temporary directory can take the raw runs ({}); pass --output FILE.jsonl to choose where they go",
+        tried.join("; ")
+    )))
+}
+
+/// The raw file the runs stream to, created and locked now that every check has passed:
+/// the `--resume` file (cut after its last complete block), a new `--output` file (an
+/// existing one only with `--force`), or a temporary file. Returns the writer, its path,
+/// and whether it is temporary.
+fn open_raw(
+    args: &CompareArgs,
+    config: &ExperimentConfig,
+) -> anyhow::Result<(RawWriter, PathBuf, bool)> {
+    if let Some(point) = &config.resume {
+        let writer = point
+            .open_writer(config)
+            .map_err(|e| usage(e.to_string()))?;
+        return Ok((writer, point.path().to_owned(), false));
+    }
+    let Some(path) = &args.output else {
+        let (writer, path) = temporary_raw(config.seed, args.analysis.quiet)?;
+        return Ok((writer, path, true));
+    };
+    let created = if args.force {
+        RawWriter::create(path)
+    } else {
+        RawWriter::create_new(path)
+    };
+    match created {
+        Ok(writer) => Ok((writer, path.clone(), false)),
+        Err(SchedError::Output { source, .. })
+            if source.kind() == std::io::ErrorKind::AlreadyExists =>
+        {
+            Err(usage(existing_output(path, config)))
+        }
+        Err(e) => Err(usage(format!("--output: {e}"))),
+    }
+}
+
+/// Why an existing `--output` file is refused, and what to do instead.
+fn existing_output(path: &Path, config: &ExperimentConfig) -> String {
+    let shown = path.display();
+    let same_experiment = bench_sched::read_raw(path).ok().map(|raw| {
+        let commands: Vec<&str> = config.variants.iter().map(|v| v.command.text()).collect();
+        let recorded: Vec<&str> = raw
+            .header
+            .variants
+            .iter()
+            .map(|v| v.command.as_str())
+            .collect();
+        (commands == recorded, raw.runs.len())
+    });
+    match same_experiment {
+        Some((true, runs)) => format!(
+            "--output {shown}: the file exists and holds {runs} runs of these commands; continue them with `abba compare --resume {shown}`, or pass --force to overwrite it"
+        ),
+        Some((false, runs)) => format!(
+            "--output {shown}: the file exists and holds {runs} runs of another experiment; choose another file, or pass --force to overwrite it"
+        ),
+        None => format!(
+            "--output {shown}: the file exists; choose another file, or pass --force to overwrite it"
+        ),
+    }
+}
+
+/// `abba compare`: build the experiment from the arguments, check everything that can be
+/// checked, create the raw file, run, analyze, report.
 pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
+    let resume = args
+        .resume
+        .as_deref()
+        .map(ResumePoint::load)
+        .transpose()
+        .map_err(|e| usage(e.to_string()))?;
+    if let (Some(point), Some(output)) = (&resume, &args.output) {
+        if !same_file(point.path(), output) {
+            return Err(usage(format!(
+                "--output {} with --resume {}: a resumed experiment appends to its own file; leave out --output",
+                output.display(),
+                point.path().display()
+            )));
+        }
+    }
+    let args = match &resume {
+        Some(point) => from_header(args, point.header())?,
+        None => args,
+    };
     let Plan {
         config,
         names,
         analysis,
-    } = experiment_config(&args)?;
+    } = experiment_config(&args, resume)?;
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     if args.dry_run {
         return dry_run(&config, &names);
     }
-    let raw_path = args
-        .resume
-        .clone()
-        .or(args.output.clone())
-        .unwrap_or_else(|| default_output(config.seed));
-    let outcome = execute(&config, &stop, &raw_path, args.analysis.quiet)?;
-    check_some_run_succeeded(&outcome, &names, &raw_path)?;
-    let mut result = analyze_input(&Input::from_outcome(&outcome), &analysis)
+    config
+        .preflight(&mut RealRunner::new())
         .map_err(|e| usage(e.to_string()))?;
-    if cfg!(debug_assertions) && !args.kernel.is_empty() {
-        result.warnings.push(debug_build_warning());
+    if let Some(point) = &config.resume {
+        if point.completed_runs() >= config.schedule().runs.len() {
+            return Err(usage(format!(
+                "--resume {}: nothing to resume, every planned run is in the file; report it with `abba analyze {}`",
+                point.path().display(),
+                point.path().display()
+            )));
+        }
     }
-    let code = emit(result, &args.analysis)?;
-    if args.output.is_none() && args.resume.is_none() {
+    let (writer, raw_path, temporary) = open_raw(&args, &config)?;
+    let outcome = execute(&config, &stop, writer, &raw_path, args.analysis.quiet)?;
+    let code = report(&args, &outcome, &names, &analysis, &raw_path)
+        .map_err(|e| naming_raw_file(e, &raw_path))?;
+    if temporary {
         // The temporary raw file only guards against a failed or interrupted run; once the
         // report exists it goes (keep runs with --output).
         let _ = std::fs::remove_file(&raw_path);
     } else if !args.analysis.quiet && !args.analysis.json {
-        eprintln!("raw runs: {}", raw_path.display());
+        stderr_line(format_args!("raw runs: {}", raw_path.display()));
     }
     Ok(code)
+}
+
+/// Whether two paths name the same file (by their canonical form when both exist).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// After the runs: analyze, print the report, write the exports, apply the gate.
+fn report(
+    args: &CompareArgs,
+    outcome: &Outcome,
+    names: &[String],
+    analysis: &AnalysisConfig,
+    raw_path: &Path,
+) -> anyhow::Result<u8> {
+    check_some_run_succeeded(outcome, names, raw_path)?;
+    let mut result =
+        analyze_input(&Input::from_outcome(outcome), analysis).map_err(|e| usage(e.to_string()))?;
+    if cfg!(debug_assertions) && !args.kernel.is_empty() {
+        result.warnings.push(debug_build_warning());
+    }
+    emit(result, &args.analysis)
+}
+
+/// `--resume FILE`: every setting the header records and the arguments leave out comes
+/// from the header, so `abba compare --resume FILE` alone continues the experiment. What
+/// the arguments do give must match the header ([`ResumePoint::check`] says which differs).
+fn from_header(mut args: CompareArgs, h: &RawHeader) -> anyhow::Result<CompareArgs> {
+    if args.commands.is_empty() && args.kernel.is_empty() {
+        args.commands = h.variants.iter().map(|v| v.command.clone()).collect();
+    }
+    if args.name.is_empty() {
+        args.name = h.variants.iter().map(|v| v.name.clone()).collect();
+    }
+    args.blocks = args.blocks.or(Some(h.blocks));
+    args.design = args.design.or_else(|| Some(h.design.clone()));
+    args.warmup = args.warmup.or(Some(h.warmup));
+    args.settle = args.settle.or(Some(Duration::from_nanos(h.settle_ns)));
+    if args.layout.is_none() {
+        args.layout = match h.layout.as_str() {
+            "random" => Some(LayoutArg::Random),
+            "fixed" | "fixed:0" => Some(LayoutArg::Fixed),
+            other => {
+                return Err(usage(format!(
+                    "--resume: the file's layout {other:?} cannot be given on the command line; resume it through the library"
+                )));
+            }
+        };
+    }
+    args.seed = args.seed.or(Some(h.seed));
+    if args.timeout.is_none() {
+        args.timeout = h.timeout_ns.map(Duration::from_nanos);
+    }
+    if args.shell.is_none() {
+        args.shell = match h.shell.as_deref() {
+            Some("sh") => Some(ShellArg::Sh),
+            Some(_) => Some(ShellArg::None),
+            None => None,
+        };
+    }
+    args.metric = args.metric.or_else(|| Some(h.metric.clone()));
+    args.higher_is_better |= h.higher_is_better;
+    args.unit = args.unit.or_else(|| Some(h.unit.clone()));
+    args.reference = args.reference.or_else(|| h.reference.clone());
+    args.pin = args.pin.or_else(|| h.pin.clone());
+    Ok(args)
 }
 
 /// The note a debug-built abba adds when the variants run its own code (`--kernel`): the
@@ -171,7 +365,7 @@ struct Variants {
 
 /// Checks the arguments in the order their errors are reported and turns them into the
 /// experiment: variants and names, design, pin, reference, then resume point and seed.
-fn experiment_config(args: &CompareArgs) -> anyhow::Result<Plan> {
+fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow::Result<Plan> {
     let Variants {
         texts,
         commands,
@@ -184,7 +378,8 @@ fn experiment_config(args: &CompareArgs) -> anyhow::Result<Plan> {
             "compare needs at least two variants, e.g. `abba compare './old --x' './new --x'` or `--kernel chains=1 --kernel chains=2`",
         ));
     }
-    if args.blocks == 0 {
+    let blocks = args.blocks.unwrap_or(20);
+    if blocks == 0 {
         return Err(usage("--blocks must be at least 1"));
     }
     let names = variant_names(&texts, &args.name)?;
@@ -202,6 +397,8 @@ fn experiment_config(args: &CompareArgs) -> anyhow::Result<Plan> {
     check_export_paths(&args.analysis)?;
     let design: Design = args
         .design
+        .as_deref()
+        .unwrap_or("abba")
         .parse()
         .map_err(|e| usage(format!("--design: {e}")))?;
     let pin = pin(args.pin.as_deref())?;
@@ -212,7 +409,8 @@ fn experiment_config(args: &CompareArgs) -> anyhow::Result<Plan> {
             CommandSpec::parse(r, shell(args.shell)).map_err(|e| usage(format!("--reference: {e}")))
         })
         .transpose()?;
-    let (resume, seed) = resume_and_seed(args)?;
+    // A resumed experiment keeps its seed (`from_header` filled it in).
+    let seed = args.seed.unwrap_or_else(fresh_seed);
     let analysis = analysis_config(&args.analysis, seed)?;
     let config = ExperimentConfig {
         variants: names
@@ -225,11 +423,11 @@ fn experiment_config(args: &CompareArgs) -> anyhow::Result<Plan> {
             .collect(),
         reference,
         design,
-        blocks: args.blocks,
+        blocks,
         seed,
-        warmup: args.warmup,
+        warmup: args.warmup.unwrap_or(1),
         settle: args.settle.unwrap_or_default(),
-        layout: match args.layout {
+        layout: match args.layout.unwrap_or(LayoutArg::Random) {
             LayoutArg::Random => Layout::Random,
             LayoutArg::Fixed => Layout::Fixed(0),
         },
@@ -258,8 +456,8 @@ fn experiment_config(args: &CompareArgs) -> anyhow::Result<Plan> {
     })
 }
 
-fn shell(arg: ShellArg) -> Shell {
-    match arg {
+fn shell(arg: Option<ShellArg>) -> Shell {
+    match arg.unwrap_or(ShellArg::None) {
         ShellArg::None => Shell::None,
         ShellArg::Sh => Shell::Sh,
     }
@@ -277,6 +475,8 @@ fn variants(args: &CompareArgs) -> anyhow::Result<Variants> {
     if args.kernel.is_empty() {
         let metric: Metric = args
             .metric
+            .as_deref()
+            .unwrap_or("wall")
             .parse()
             .map_err(|e| usage(format!("--metric: {e}")))?;
         let commands = args
@@ -325,30 +525,6 @@ fn pin(arg: Option<&str>) -> anyhow::Result<Option<CpuSet>> {
     Ok(Some(pin))
 }
 
-/// The resume point of `--resume`, and the seed: `--seed`, else the resumed experiment's
-/// (a resumed experiment keeps its seed), else a fresh one.
-fn resume_and_seed(args: &CompareArgs) -> anyhow::Result<(Option<ResumePoint>, u64)> {
-    let resume = args
-        .resume
-        .as_deref()
-        .map(ResumePoint::load)
-        .transpose()
-        .map_err(|e| usage(e.to_string()))?;
-    let resumed_seed = match &args.resume {
-        Some(path) => Some(
-            bench_sched::read_raw(path)
-                .map_err(|e| usage(e.to_string()))?
-                .header
-                .seed,
-        ),
-        None => None,
-    };
-    Ok((
-        resume,
-        args.seed.or(resumed_seed).unwrap_or_else(fresh_seed),
-    ))
-}
-
 /// `--dry-run`: the schedule, the seed and the number of measured runs on stdout.
 fn dry_run(config: &ExperimentConfig, names: &[String]) -> anyhow::Result<u8> {
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -362,19 +538,15 @@ fn dry_run(config: &ExperimentConfig, names: &[String]) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// Runs the experiment with progress on stderr, streaming the raw runs to `raw_path`
-/// (appending to it when resuming).
+/// Runs the experiment with progress on stderr, streaming the raw runs to `writer` (the
+/// file at `raw_path`, locked until the experiment ends).
 fn execute(
     config: &ExperimentConfig,
     stop: &InterruptFlag,
+    mut writer: RawWriter,
     raw_path: &Path,
     quiet: bool,
 ) -> anyhow::Result<Outcome> {
-    let mut writer = match &config.resume {
-        Some(point) => point.open_writer(config),
-        None => RawWriter::create(raw_path),
-    }
-    .map_err(|e| usage(e.to_string()))?;
     let schedule = config.schedule();
     let mut progress = Progress::new(schedule.runs.len() as u64, config.blocks, quiet);
     let outcome = run_experiment(
@@ -413,10 +585,10 @@ fn check_some_run_succeeded(
 
 /// The demo: the kernel's chains=1 against chains=2 over 12 ABBA blocks.
 pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
-    eprintln!(
+    stderr_line(format_args!(
         "abba demo: one dependency chain of integer multiply-adds (chains=1) against two independent chains (chains=2),\n{} ABBA blocks of {} s runs, each run a child process with a random environment size. Higher is better.\n",
         demo.demo_blocks, demo.demo_duration
-    );
+    ));
     let duration = format!("duration={}", demo.demo_duration);
     let args = CompareArgs {
         commands: Vec::new(),
@@ -425,16 +597,17 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             format!("chains=2,{duration}"),
         ],
         name: vec!["chains=1".into(), "chains=2".into()],
-        blocks: demo.demo_blocks,
-        design: "abba".into(),
-        warmup: 1,
+        blocks: Some(demo.demo_blocks),
+        design: None,
+        warmup: None,
         settle: None,
-        layout: LayoutArg::Random,
+        layout: None,
         seed: Some(1),
         output: None,
-        timeout: Some(std::time::Duration::from_secs(60)),
-        shell: ShellArg::None,
-        metric: "wall".into(),
+        force: false,
+        timeout: Some(Duration::from_secs(60)),
+        shell: None,
+        metric: None,
         higher_is_better: true,
         unit: None,
         reference: None,
@@ -458,9 +631,9 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         },
     };
     let code = run(args)?;
-    println!(
-        "\nCompare your own commands: abba compare 'old/bin --flag' 'new/bin --flag'   (abba compare --help for more)"
-    );
+    write_stdout(
+        "\nCompare your own commands: abba compare 'old/bin --flag' 'new/bin --flag'   (abba compare --help for more)\n",
+    )?;
     Ok(code)
 }
 

@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
             let code = error.downcast_ref::<Exit>().map_or(2, Exit::code);
-            eprintln!("abba: error: {error:#}");
+            output::stderr_line(format_args!("abba: error: {error:#}"));
             ExitCode::from(u8::try_from(code).unwrap_or(2))
         }
     }

@@ -1,7 +1,7 @@
 //! What happens after an analysis: the report or JSON on stdout, the exports, the gate.
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use bench_report::{
@@ -14,17 +14,23 @@ use crate::exit::usage;
 
 /// Prints the report (or the JSON), writes the exports, and returns the exit code the
 /// gate decides (0, or 1 when `--fail-if-slower` tripped).
+///
+/// A failed export does not hold back the report: the exports are tried first, the report
+/// is printed whatever became of them, and then a failed export is an error (exit 2)
+/// naming the file, so nobody believes it was written.
 pub fn emit(mut analysis: Analysis, args: &AnalysisArgs) -> anyhow::Result<u8> {
     crate::words::word_remedies(&mut analysis);
     let analysis = &analysis;
-    // Exports first: a failed export must not leave the user believing it was written.
+    let mut failed = Vec::new();
     if let Some(path) = &args.export_json {
-        let json = render_json(analysis).context("cannot export the analysis as JSON")?;
-        write_atomic(path, json.as_bytes()).map_err(|e| usage(format!("--export-json: {e}")))?;
+        let written = render_json(analysis)
+            .map_err(|e| format!("cannot export the analysis as JSON: {e}"))
+            .and_then(|json| export(path, json.as_bytes()));
+        failed.extend(written.err().map(|e| format!("--export-json: {e}")));
     }
     if let Some(path) = &args.export_markdown {
-        write_atomic(path, render_markdown(analysis).as_bytes())
-            .map_err(|e| usage(format!("--export-markdown: {e}")))?;
+        let written = export(path, render_markdown(analysis).as_bytes());
+        failed.extend(written.err().map(|e| format!("--export-markdown: {e}")));
     }
     if args.json {
         let json = render_json(analysis).context("cannot render the analysis as JSON")?;
@@ -39,9 +45,39 @@ pub fn emit(mut analysis: Analysis, args: &AnalysisArgs) -> anyhow::Result<u8> {
         .map(|pct| gate_failures(analysis, pct))
         .unwrap_or_default();
     for message in &tripped {
-        eprintln!("abba: gate: {message}");
+        stderr_line(format_args!("abba: gate: {message}"));
+    }
+    if !failed.is_empty() {
+        return Err(usage(failed.join("\n")));
     }
     Ok(if tripped.is_empty() { 0 } else { 1 })
+}
+
+/// Writes one export atomically, through a symbolic link (the file it points to is
+/// replaced, the link stays).
+fn export(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    write_atomic(resolve_link(path), bytes).map_err(|e| e.to_string())
+}
+
+/// The file a symbolic link points to (followed to the end, a dangling link included);
+/// any other path as it is. Exports write through links rather than replace them.
+pub fn resolve_link(path: &Path) -> PathBuf {
+    let mut current = path.to_path_buf();
+    // A bounded walk: a loop of links ends in an error from the write, not a hang here.
+    for _ in 0..40 {
+        let is_link = std::fs::symlink_metadata(&current).is_ok_and(|m| m.is_symlink());
+        if !is_link {
+            break;
+        }
+        let Ok(target) = std::fs::read_link(&current) else {
+            break;
+        };
+        current = match current.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+    }
+    current
 }
 
 /// Writes to stdout; a reader that went away (`| head`) ends the output quietly, any other
@@ -55,13 +91,33 @@ pub fn write_stdout(text: &str) -> anyhow::Result<()> {
     }
 }
 
-/// Refuses an export path whose directory does not exist, before any run is spent on it.
+/// Writes one line to stderr. Every message of abba goes through here: stderr closed, a
+/// broken pipe or a full disk loses the message but never panics (`eprintln!` would, with
+/// exit 101), so the exit code still tells what happened.
+pub fn stderr_line(message: std::fmt::Arguments<'_>) {
+    let mut err = std::io::stderr().lock();
+    let _ = err
+        .write_fmt(message)
+        .and_then(|()| err.write_all(b"\n"))
+        .and_then(|()| err.flush());
+}
+
+/// Refuses an export path that cannot be written, before any run is spent on it: its
+/// directory must exist and take a new file (one is created and removed there), and the
+/// path must not be a directory. An existing device or pipe is left to the write.
 pub fn check_export_paths(args: &AnalysisArgs) -> anyhow::Result<()> {
     for (flag, path) in [
         ("--export-json", &args.export_json),
         ("--export-markdown", &args.export_markdown),
     ] {
-        let Some(path) = path else { continue };
+        let Some(given) = path else { continue };
+        let path = resolve_link(given);
+        if path.is_dir() {
+            return Err(usage(format!("{flag} {}: is a directory", given.display())));
+        }
+        if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
+            continue;
+        }
         let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
@@ -69,12 +125,28 @@ pub fn check_export_paths(args: &AnalysisArgs) -> anyhow::Result<()> {
         if !dir.is_dir() {
             return Err(usage(format!(
                 "{flag} {}: the directory {} does not exist",
-                path.display(),
+                given.display(),
                 dir.display()
             )));
         }
-        if path.is_dir() {
-            return Err(usage(format!("{flag} {}: is a directory", path.display())));
+        let probe = dir.join(format!(".abba-write-check.{}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+        {
+            Ok(_) => {
+                let _ = std::fs::remove_file(&probe);
+            }
+            // Another abba's probe: the directory takes files.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                return Err(usage(format!(
+                    "{flag} {}: cannot create a file in {}: {e}",
+                    given.display(),
+                    dir.display()
+                )));
+            }
         }
     }
     Ok(())

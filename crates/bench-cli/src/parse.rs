@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-/// Parses `200ms`, `1.5s`, `2m`, `500us`, `100ns`, or a bare number of seconds.
+/// Parses `200ms`, `1.5s`, `2m`, `2min`, `1h`, `500us`, `100ns`, or a bare number of
+/// seconds.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     let split = t
@@ -20,9 +21,10 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "us" | "µs" => 1e-6,
         "ns" => 1e-9,
         "m" | "min" => 60.0,
+        "h" | "hr" => 3600.0,
         other => {
             return Err(format!(
-                "unknown duration unit `{other}` in `{text}` (use ns, us, ms, s or m)"
+                "unknown duration unit `{other}` in `{text}` (use ns, us, ms, s, min or h)"
             ));
         }
     };
@@ -35,9 +37,31 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// Parses `2%` as 0.02 and `0.02` as 0.02; must lie in [0, 1].
+/// Like [`parse_duration`], but a bare number other than 0 is refused: `--settle 5` could
+/// mean seconds or milliseconds, so the unit must be written.
+pub fn parse_duration_with_unit(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        let zero = t.parse::<f64>().is_ok_and(|v| v == 0.0);
+        if !zero {
+            return Err(format!(
+                "`{text}` has no unit: write `{t}s`, `{t}ms` or `{t}min`"
+            ));
+        }
+    }
+    parse_duration(text)
+}
+
+/// Parses `2%` as 0.02 and `0.02` as 0.02; must lie in [0, 1]. A bare number above 1
+/// (`2`) is refused with the percentage it probably meant (`did you mean 2%?`), never
+/// guessed: `1` is 100% and `0.5` is 50%.
 pub fn parse_percent(text: &str) -> Result<f64, String> {
     let t = text.trim();
+    if !t.ends_with('%') && t.parse::<f64>().is_ok_and(|v| v > 1.0 && v <= 100.0) {
+        return Err(format!(
+            "`{text}` is not a fraction between 0 and 1: did you mean `{t}%`? (a bare number is a fraction: 0.02 is 2%)"
+        ));
+    }
     let value = if let Some(p) = t.strip_suffix('%') {
         p.trim().parse::<f64>().map(|v| v / 100.0)
     } else {
@@ -72,6 +96,14 @@ mod tests {
         assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
         assert_eq!(parse_duration("500us").unwrap(), Duration::from_micros(500));
         assert_eq!(parse_duration("1m").unwrap(), Duration::from_secs(60));
+        assert_eq!(parse_duration("2min").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("1h").unwrap(), Duration::from_secs(3600));
+        assert_eq!(parse_duration_with_unit("0").unwrap(), Duration::ZERO);
+        assert!(parse_duration_with_unit("5").unwrap_err().contains("`5s`"));
+        assert_eq!(
+            parse_duration_with_unit("5s").unwrap(),
+            Duration::from_secs(5)
+        );
         assert!(parse_duration("fast").is_err());
         assert!(parse_duration("-1s").is_err());
         assert!(parse_duration("3 parsecs").unwrap_err().contains("unit"));
@@ -82,6 +114,12 @@ mod tests {
         assert_eq!(parse_percent("2%").unwrap(), 0.02);
         assert_eq!(parse_percent("0.02").unwrap(), 0.02);
         assert!(parse_percent("150%").is_err());
+        assert!(
+            parse_percent("2")
+                .unwrap_err()
+                .contains("did you mean `2%`?")
+        );
+        assert_eq!(parse_percent("1").unwrap(), 1.0);
         assert!(parse_percent("abc").is_err());
         assert_eq!(parse_fraction("0.05").unwrap(), 0.05);
         assert!(parse_fraction("1").is_err());

@@ -59,9 +59,12 @@
 //! measures `true` at 0.92-1.00x hyperfine's mean and 0.96-1.01x its median: no worse.
 //!
 //! The harness's own cost per run outside the measured interval (loop time minus measured
-//! wall) was 27 to 53 µs. Per run it spawns with `posix_spawn`-style `Command` (no
-//! `pre_exec` unless `--pin`), waits with `waitid`/`wait4`, and starts no thread unless a
-//! timeout is set, so its measured wall time is in the same range as hyperfine's.
+//! wall) was 27 to 53 µs. Per run it spawns with `Command`, waits with `waitid`/`wait4`,
+//! and starts no thread unless a timeout is set, so its measured wall time is in the same
+//! range as hyperfine's. The figures above predate the `pre_exec` hook that ties every
+//! child's life to abba's (`PR_SET_PDEATHSIG`): with it, std forks instead of using
+//! `posix_spawn`, which adds the (small) cost of copying abba's page tables to every
+//! run's wall time, the same for every variant; rerun the bench to requote them.
 #![deny(missing_docs)]
 
 mod cpus;

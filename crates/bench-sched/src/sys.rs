@@ -1,10 +1,14 @@
 //! The few system calls std does not offer: `wait4` with resource usage, `waitid` without
-//! reaping, CPU affinity, killing a process group, and SIGINT/SIGTERM handlers.
+//! reaping, CPU affinity, killing a process group, children that die with abba
+//! (`PR_SET_PDEATHSIG`), an exclusive lock on the raw file (`flock`), and SIGINT/SIGTERM
+//! handlers.
 //!
 //! This is the only module allowed to use `unsafe`; every block states why it is sound.
 #![allow(unsafe_code)]
 
+use std::fs::File;
 use std::io;
+use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -114,6 +118,59 @@ pub(crate) fn pin_child(cmd: &mut Command, cpus: &[usize]) {
             }
             Ok(())
         });
+    }
+}
+
+/// Arranges for the child to be killed (SIGKILL) when abba dies, even by SIGKILL, so no
+/// benchmarked command outlives the experiment that measures it.
+///
+/// Linux delivers the signal when the *thread* that spawned the child exits, not only the
+/// process: abba spawns every run from the thread that runs the experiment loop (the main
+/// thread of the binary), which lives as long as abba does. Only the direct child is
+/// covered; what it starts in its own process group is killed by abba's group kill on a
+/// timeout or signal, not by this. Elsewhere than Linux this does nothing.
+pub(crate) fn die_with_parent(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: the closure calls only prctl and getppid (both async-signal-safe) and
+        // builds its errors from raw OS codes, which allocates nothing; it captures one
+        // integer by copy. No locks, no allocation in the forked child.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // abba died between fork and prctl: the signal will never come, so do not
+                // start the command at all.
+                if libc::getppid() != parent {
+                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
+}
+
+/// Takes an exclusive advisory lock on `file` without waiting (`flock(LOCK_EX | LOCK_NB)`).
+/// The lock lasts until every descriptor of the open file is closed. Returns `Ok(false)`
+/// when another open file (another abba) holds it.
+pub(crate) fn try_lock_exclusive(file: &File) -> io::Result<bool> {
+    loop {
+        // SAFETY: flock has no memory-safety preconditions; the descriptor is valid for as
+        // long as `file` is borrowed.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc == 0 {
+            return Ok(true);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EWOULDBLOCK) => return Ok(false),
+            Some(libc::EINTR) => continue,
+            _ => return Err(e),
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use crate::cpus::CpuSet;
 use crate::design::{Design, ReferenceRuns, Schedule};
 use crate::error::SchedError;
 use crate::layout::Layout;
-use crate::runner::{CommandSpec, Metric, OutputMode};
+use crate::runner::{CommandSpec, Metric, OutputMode, Runner};
 
 use super::ResumePoint;
 
@@ -111,6 +111,18 @@ impl ExperimentConfig {
             self.seed,
             reference,
         )
+    }
+
+    /// Everything [`crate::run_experiment`] checks before its first run: the
+    /// configuration, a resume file against it, and that every program (the reference's
+    /// too) exists. Call it before creating the raw file, so a refused experiment leaves
+    /// no file behind.
+    ///
+    /// # Errors
+    /// [`SchedError::Config`], [`SchedError::ResumeMismatch`] or
+    /// [`SchedError::ProgramNotFound`].
+    pub fn preflight(&self, runner: &mut dyn Runner) -> Result<(), SchedError> {
+        super::run::preflight(self, runner).map(|_| ())
     }
 
     pub(super) fn unit(&self) -> String {

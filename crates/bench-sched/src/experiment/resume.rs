@@ -27,13 +27,27 @@ impl ResumePoint {
         })
     }
 
+    /// The header of the file: the experiment to continue (commands, names, blocks,
+    /// design, seed and run conditions).
+    pub fn header(&self) -> &RawHeader {
+        &self.data.header
+    }
+
+    /// The raw file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Runs already done that will be kept (complete blocks; all runs for sequential).
     pub fn completed_runs(&self) -> usize {
         self.data.complete_prefix()
     }
 
     /// Checks the file belongs to `config`'s experiment (design, seed, blocks, variants,
-    /// reference and metric must match).
+    /// reference and metric must match) and that the resumed blocks run under the
+    /// conditions the header describes (layout, warm-up, settle, timeout, shell and CPU
+    /// pinning must match; a shell or timeout the file does not record, from an older
+    /// abba, is not checked).
     ///
     /// # Errors
     /// [`SchedError::ResumeMismatch`] naming the first difference.
@@ -89,6 +103,56 @@ impl ResumePoint {
                 config.metric.to_string(),
             ));
         }
+        self.check_conditions(config)
+    }
+
+    /// The run conditions of [`Self::check`]: what the header says every run had.
+    fn check_conditions(&self, config: &ExperimentConfig) -> Result<(), SchedError> {
+        let h = &self.data.header;
+        let mismatch = |what: &str, file: String, now: String| SchedError::ResumeMismatch {
+            path: self.path.clone(),
+            message: format!(
+                "{what} differs: the file's runs had {file}, this run would use {now} (resume with the file's setting, or start a new file)"
+            ),
+        };
+        let layout = config.layout.to_string();
+        if h.layout != layout {
+            return Err(mismatch("layout", h.layout.clone(), layout));
+        }
+        if h.warmup != config.warmup {
+            return Err(mismatch(
+                "warmup",
+                h.warmup.to_string(),
+                config.warmup.to_string(),
+            ));
+        }
+        let settle_ns = u64::try_from(config.settle.as_nanos()).unwrap_or(u64::MAX);
+        if h.settle_ns != settle_ns {
+            return Err(mismatch("settle", ns_text(h.settle_ns), ns_text(settle_ns)));
+        }
+        let timeout_ns = config
+            .timeout
+            .map(|t| u64::try_from(t.as_nanos()).unwrap_or(u64::MAX));
+        // Files from before the header recorded the shell have neither field; their
+        // timeout is unknown rather than "none".
+        if h.shell.is_some() && h.timeout_ns != timeout_ns {
+            let show = |t: Option<u64>| t.map_or_else(|| "no timeout".to_owned(), ns_text);
+            return Err(mismatch("timeout", show(h.timeout_ns), show(timeout_ns)));
+        }
+        let shell = config
+            .variants
+            .first()
+            .map(|v| v.command.shell().to_string());
+        if let (Some(file), Some(now)) = (&h.shell, shell) {
+            if *file != now {
+                return Err(mismatch("shell", file.clone(), now));
+            }
+        }
+        let pin = config.pin.as_ref().map(ToString::to_string);
+        if h.pin != pin {
+            let show = |p: &Option<String>| p.clone().unwrap_or_else(|| "no pinning".to_owned());
+            return Err(mismatch("pin", show(&h.pin), show(&pin)));
+        }
         Ok(())
     }
 
@@ -107,5 +171,19 @@ impl ResumePoint {
     pub fn open_writer(&self, config: &ExperimentConfig) -> Result<RawWriter, SchedError> {
         self.check(config)?;
         RawWriter::append_after(&self.path, self.data.bytes_through(self.completed_runs()))
+    }
+}
+
+/// A duration in ns as people write it (`200ms`, `1.5s`, `0s`).
+fn ns_text(ns: u64) -> String {
+    let d = std::time::Duration::from_nanos(ns);
+    if ns == 0 {
+        "0s".to_owned()
+    } else if ns % 1_000_000_000 == 0 {
+        format!("{}s", d.as_secs())
+    } else if ns % 1_000_000 == 0 {
+        format!("{}ms", d.as_millis())
+    } else {
+        format!("{d:?}")
     }
 }

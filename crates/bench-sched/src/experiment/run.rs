@@ -125,7 +125,7 @@ pub fn run_experiment(
 
 /// Checks the configuration (and a resume file against it) and resolves every program
 /// before anything runs; returns the reference workload as a variant.
-fn preflight(
+pub(super) fn preflight(
     config: &ExperimentConfig,
     runner: &mut dyn Runner,
 ) -> Result<Option<Variant>, SchedError> {

@@ -34,6 +34,7 @@ use std::path::Path;
 
 use bench_stats::{Analysis, AnalysisConfig, Design, StatsError, Warning, WarningCode};
 
+use crate::design::{ReferenceRuns, Schedule};
 use crate::error::{InputError, ReadWarning, ReadWarningKind};
 use crate::experiment::Outcome;
 use crate::import::{CsvOptions, Loaded, merge_sessions, read_file};
@@ -48,6 +49,9 @@ pub struct Experiment {
     pub runs: Vec<RunRecord>,
     /// The 1-minute load average at the end, when known.
     pub load_end: Option<[f64; 3]>,
+    /// Whether the experiment ended with an end line (complete, failed or interrupted);
+    /// `false` for a file cut off because abba was killed or crashed.
+    pub ended: bool,
 }
 
 /// Data ready to analyze: the dataset with the readers' remarks, and the experiment it
@@ -101,6 +105,7 @@ impl Input {
                 header: outcome.header.clone(),
                 runs: outcome.runs.clone(),
                 load_end: outcome.load_end,
+                ended: true,
             }),
         }
     }
@@ -124,10 +129,55 @@ impl Experiment {
     fn from_raw(raw: RawData) -> Experiment {
         let load_end = raw.trailer.as_ref().and_then(|t| t.load_end);
         Experiment {
+            ended: raw.trailer.is_some(),
             header: raw.header,
             runs: raw.runs,
             load_end,
         }
+    }
+
+    /// Blocks of the plan whose every run is recorded (failed runs count: they ran).
+    fn complete_blocks(&self) -> u32 {
+        let h = &self.header;
+        let Ok(design) = h.design.parse::<crate::design::Design>() else {
+            return 0;
+        };
+        let reference = if h.reference.is_some() {
+            ReferenceRuns::PerBlock
+        } else {
+            ReferenceRuns::None
+        };
+        let plan = Schedule::plan(design, h.variants.len(), h.blocks, h.seed, reference);
+        let mut left = vec![0usize; h.blocks as usize];
+        for r in &plan.runs {
+            left[r.block as usize] += 1;
+        }
+        for r in &self.runs {
+            if let Some(n) = left.get_mut(r.block as usize) {
+                *n = n.saturating_sub(1);
+            }
+        }
+        left.iter().filter(|&&n| n == 0).count() as u32
+    }
+
+    /// The remark for an experiment that stopped without its end line before every
+    /// planned block was measured (abba killed, the machine down), unless a reader
+    /// already said the file was cut short.
+    fn stopped_early(&self, remarks: &[ReadWarning]) -> Option<Warning> {
+        if self.ended || remarks.iter().any(|w| w.kind == ReadWarningKind::Truncated) {
+            return None;
+        }
+        let done = self.complete_blocks();
+        (done < self.header.blocks).then(|| {
+            Warning::new(
+                WarningCode::Truncated,
+                None,
+                format!(
+                    "{done} of {} planned blocks were measured (the run stopped early: the file has no end line, so abba was killed or crashed)",
+                    self.header.blocks
+                ),
+            )
+        })
     }
 }
 
@@ -161,6 +211,9 @@ pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis,
         analysis
             .warnings
             .extend(controls::run_warnings(&e.header, &e.runs));
+        analysis
+            .warnings
+            .extend(e.stopped_early(&input.loaded.warnings));
     }
     Ok(analysis)
 }

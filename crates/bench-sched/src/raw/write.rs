@@ -28,40 +28,87 @@ impl std::fmt::Debug for RawWriter {
     }
 }
 
-impl RawWriter {
-    /// Creates (or truncates) `path` now, so an unwritable output is refused before any
-    /// run.
-    ///
-    /// # Errors
-    /// [`SchedError::Output`] when the file cannot be created.
-    pub fn create(path: &Path) -> Result<RawWriter, SchedError> {
-        let f = File::create(path).map_err(|source| SchedError::Output {
+/// Takes the exclusive lock of a raw file, or says who has it.
+fn lock(f: &File, path: &Path) -> Result<(), SchedError> {
+    match crate::sys::try_lock_exclusive(f) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(SchedError::Output {
+            path: path.to_owned(),
+            source: io::Error::new(
+                io::ErrorKind::WouldBlock,
+                "another process is writing it (its lock is held): one raw file, one experiment",
+            ),
+        }),
+        Err(source) => Err(SchedError::Output {
             path: path.to_owned(),
             source,
-        })?;
-        Ok(RawWriter {
-            out: Some(BufWriter::new(Box::new(f))),
+        }),
+    }
+}
+
+impl RawWriter {
+    /// Creates (or truncates) `path` now, so an unwritable output is refused before any
+    /// run, and locks it (see [`RawWriter::create_new`]); the file is truncated only once
+    /// the lock is held, so a writer that is refused never damages the owner's file.
+    ///
+    /// # Errors
+    /// [`SchedError::Output`] when the file cannot be created, or another process holds
+    /// its lock.
+    pub fn create(path: &Path) -> Result<RawWriter, SchedError> {
+        let err = |source| SchedError::Output {
             path: path.to_owned(),
-            header_written: false,
-        })
+            source,
+        };
+        let f = File::options()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(err)?;
+        lock(&f, path)?;
+        f.set_len(0).map_err(err)?;
+        Ok(RawWriter::locked(f, path, false))
+    }
+
+    /// Creates `path`, which must not exist yet, and takes an exclusive advisory lock on
+    /// it (`flock`) for as long as the writer lives: one raw file, one writer.
+    ///
+    /// # Errors
+    /// [`SchedError::Output`] when the file exists (kind
+    /// [`io::ErrorKind::AlreadyExists`]), cannot be created, or is locked by another
+    /// process (kind [`io::ErrorKind::WouldBlock`]).
+    pub fn create_new(path: &Path) -> Result<RawWriter, SchedError> {
+        let f = File::options()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|source| SchedError::Output {
+                path: path.to_owned(),
+                source,
+            })?;
+        lock(&f, path)?;
+        Ok(RawWriter::locked(f, path, false))
     }
 
     /// Opens `path` for appending after its first `keep_bytes` bytes (everything later is
-    /// cut off); used by resume, which keeps the existing header.
+    /// cut off, once the lock is held); used by resume, which keeps the existing header.
     pub(crate) fn append_after(path: &Path, keep_bytes: u64) -> Result<RawWriter, SchedError> {
         let err = |source| SchedError::Output {
             path: path.to_owned(),
             source,
         };
-        let f = File::options().write(true).open(path).map_err(err)?;
-        f.set_len(keep_bytes).map_err(err)?;
-        drop(f);
         let f = File::options().append(true).open(path).map_err(err)?;
-        Ok(RawWriter {
+        lock(&f, path)?;
+        f.set_len(keep_bytes).map_err(err)?;
+        Ok(RawWriter::locked(f, path, true))
+    }
+
+    fn locked(f: File, path: &Path, header_written: bool) -> RawWriter {
+        RawWriter {
             out: Some(BufWriter::new(Box::new(f))),
             path: path.to_owned(),
-            header_written: true,
-        })
+            header_written,
+        }
     }
 
     /// Writes to any sink (a `Vec<u8>`, a pipe); `name` is used in error messages.

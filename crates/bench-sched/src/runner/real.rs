@@ -23,7 +23,8 @@ pub const STDERR_TAIL_BYTES: u64 = 2048;
 /// Runs real child processes.
 ///
 /// Each run: stdin is `/dev/null`; the child gets its own process group (so a timeout or
-/// Ctrl-C kills everything it started); stderr goes to an unlinked temporary file that is
+/// Ctrl-C kills everything it started) and, on Linux, dies with abba
+/// (`PR_SET_PDEATHSIG`, so even a SIGKILL of abba leaves no command running); stderr goes to an unlinked temporary file that is
 /// truncated before each run and whose last [`STDERR_TAIL_BYTES`] are read afterwards (no
 /// extra thread, bounded memory; disk use is bounded by one run's stderr); stdout is
 /// discarded unless shown or needed by a `json:` metric. Wall time is measured with
@@ -44,17 +45,29 @@ impl RealRunner {
 
 static SCRATCH_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// An anonymous scratch file: created in the temp dir and unlinked at once.
+/// An anonymous scratch file: created in the temp dir (`$TMPDIR`, else `/tmp` when
+/// `$TMPDIR` cannot take a file) and unlinked at once.
 fn scratch_file() -> io::Result<File> {
-    let n = SCRATCH_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let path = std::env::temp_dir().join(format!("abba-scratch-{}-{n}", std::process::id()));
-    let f = File::options()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(&path)?;
-    std::fs::remove_file(&path)?;
-    Ok(f)
+    let mut first_error = None;
+    for dir in [std::env::temp_dir(), PathBuf::from("/tmp")] {
+        let n = SCRATCH_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!("abba-scratch-{}-{n}", std::process::id()));
+        match File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(f) => {
+                std::fs::remove_file(&path)?;
+                return Ok(f);
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_error.unwrap_or_else(|| io::Error::other("no temporary directory")))
 }
 
 /// Empties `slot`'s file (creating it first) and returns a handle for the child.
@@ -150,6 +163,7 @@ impl Runner for RealRunner {
             .env(LAYOUT_ENV_VAR, "x".repeat(req.env_pad))
             .stdin(Stdio::null())
             .process_group(0);
+        sys::die_with_parent(&mut cmd);
         if let Some(pin) = req.pin {
             sys::pin_child(&mut cmd, pin.cpus());
         }
