@@ -6,7 +6,10 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 
 use crate::compute::ComputeArgs;
-use crate::parse::{parse_duration_with_unit, parse_fraction, parse_percent};
+use crate::parse::{
+    parse_duration_with_unit, parse_fraction, parse_margin, parse_percent, parse_practical,
+};
+use bench_stats::PracticalRule;
 
 const ABOUT: &str =
     "Paired, blocked, layout-randomized benchmark comparisons with honest statistics.";
@@ -114,10 +117,24 @@ pub struct AnalysisArgs {
     /// Bootstrap resamples per interval.
     #[arg(long, default_value_t = 2000, value_name = "N")]
     pub resamples: u32,
-    /// Minimum practical effect: |Cliff's delta| a significant result must reach (0 turns the
-    /// gate off; 0.147 is the negligible/small boundary).
+    /// Minimum practical effect where the Cliff rule applies (unpaired data by default, or
+    /// `--practical cliff`): |Cliff's delta| a significant result must reach, in [0, 1] (0
+    /// turns the gate off; 0.147 is the negligible/small boundary).
     #[arg(long, default_value = "0.147", value_name = "X")]
     pub min_practical_effect: f64,
+    /// Margin of equivalence on the ratio scale, e.g. `1%` or `0.01`: a candidate whose
+    /// 1 - 2*alpha ratio interval lies inside 1 ± margin is EQUIVALENT (two one-sided
+    /// tests); under the ratio rule also the size a significant change must exceed to count
+    /// as faster or slower.
+    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_margin)]
+    pub equivalence_margin: f64,
+    /// Which practical-size rule applies: `ratio` (a significant change inside the
+    /// equivalence margin is EQUIVALENT, not FASTER/SLOWER), `cliff:X` (a significant change
+    /// with |Cliff's delta| < X, i.e. distributions that overlap that much, is downgraded to
+    /// not significant), or `auto` (ratio for blocked data, cliff at --min-practical-effect
+    /// for unpaired data).
+    #[arg(long, default_value = "auto", value_name = "RULE", value_parser = parse_practical)]
+    pub practical: PracticalRule,
     /// Compare across classes in one table instead of per class.
     #[arg(long)]
     pub cross_class: bool,
@@ -130,7 +147,9 @@ pub struct AnalysisArgs {
     /// Also write the report as GitHub-flavoured Markdown to FILE (atomically).
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
-    /// Exit 1 when a candidate is significantly slower by at least PCT (e.g. `2%` or `0.02`).
+    /// Exit 1 when a candidate is significantly slower and its slowdown may reach PCT (e.g.
+    /// `2%` or `0.02`): see the README's gate rule for its exact definition and its measured
+    /// operating characteristic.
     #[arg(long, value_name = "PCT", value_parser = parse_percent)]
     pub fail_if_slower: Option<f64>,
     /// No progress output.

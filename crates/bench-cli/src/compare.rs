@@ -9,7 +9,7 @@ use bench_sched::{
     Metric, Outcome, OutputMode, RawHeader, RawWriter, RealRunner, ResumePoint, Runner, SchedError,
     Shell, Variant, analyze_input, run_experiment,
 };
-use bench_stats::{AnalysisConfig, Grouping, Warning, WarningCode};
+use bench_stats::{AnalysisConfig, Grouping, PracticalRule, Warning, WarningCode};
 
 use crate::cli::{AnalysisArgs, CompareArgs, DemoArgs, LayoutArg, ShellArg};
 use crate::exit::{Exit, usage};
@@ -26,6 +26,8 @@ pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<Analysi
         seed,
         baseline: args.baseline.clone(),
         min_practical_effect: args.min_practical_effect,
+        equivalence_margin: args.equivalence_margin,
+        practical: args.practical,
         grouping: if args.cross_class {
             Grouping::CrossClass
         } else {
@@ -622,6 +624,8 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             confidence: 0.95,
             resamples: 2000,
             min_practical_effect: 0.147,
+            equivalence_margin: 0.01,
+            practical: PracticalRule::Auto,
             cross_class: false,
             json: false,
             export_json: None,

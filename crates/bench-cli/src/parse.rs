@@ -76,6 +76,24 @@ pub fn parse_percent(text: &str) -> Result<f64, String> {
     Ok(value)
 }
 
+/// Parses an equivalence margin: a percentage or fraction strictly between 0 and 1.
+pub fn parse_margin(text: &str) -> Result<f64, String> {
+    let m = parse_percent(text)?;
+    if m > 0.0 && m < 1.0 {
+        Ok(m)
+    } else {
+        Err(format!(
+            "`{text}`: the margin must lie strictly between 0% and 100%"
+        ))
+    }
+}
+
+/// Parses `--practical`: `auto`, `ratio`, `cliff` or `cliff:X`.
+pub fn parse_practical(text: &str) -> Result<bench_stats::PracticalRule, String> {
+    text.parse()
+        .map_err(|_| format!("`{text}`: expected auto, ratio, cliff or cliff:X with X in [0, 1]"))
+}
+
 /// Parses a probability strictly between 0 and 1 (`0.05`, or `5%`).
 pub fn parse_fraction(text: &str) -> Result<f64, String> {
     let value = parse_percent(text)?;

@@ -382,6 +382,15 @@ impl SignificanceTest for FriedmanTest {
         });
         let column = |g: usize| blocks.iter().map(|row| row[g]).collect::<Vec<f64>>();
         let base = column(ctx.baseline);
+        // With fewer blocks than a signed-rank test needs to reach alpha, no post-hoc
+        // comparison can be significant: none is made.
+        if blocks.len() < crate::analysis::paired_verdict::min_paired_blocks(ctx.alpha) {
+            let pairwise = ctx
+                .candidates()
+                .map(|i| not_tested(ctx.groups[i].name))
+                .collect();
+            return SignificanceReport { pairwise, omnibus };
+        }
         let pairwise = post_hoc(ctx, omnibus.as_ref(), |i| {
             let cand = column(i);
             // The scale of the ratio the report leads with (log-ratios when positive).

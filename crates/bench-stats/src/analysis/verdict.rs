@@ -184,6 +184,11 @@ fn inconclusive(f: &Facts<'_>, rt: &str, measure: &str, scope: &str) -> String {
         );
     }
     if f.verdict == Verdict::NotTested {
+        if let Equivalence::Untestable(why) = f.equivalence {
+            if why.starts_with("identical") || why.starts_with("every value") {
+                return format!("{cand} vs {base}: not tested ({scope}): {why}. Ratio {rt}.");
+            }
+        }
         return format!(
             "{cand} vs {base}: not tested ({scope}); too few values, or with 3+ variants an omnibus test that found no difference, so no pairwise claim is made. Ratio {rt}."
         );

@@ -81,6 +81,23 @@ impl Default for SimConfig {
 }
 
 impl SimConfig {
+    /// A quieter shared VM, after the re-fitted description in the power issue: about 2%
+    /// spread inside the main mode, one run in five slowed by 15-40% in bursts of 1-3
+    /// runs, 2% session-to-session shift, rare 1.5-2x spikes. Its fit to the recorded
+    /// figures is not checked here (that is the power issue's work); it stands for the
+    /// less noisy machines users also have.
+    pub fn shared_vm() -> Self {
+        SimConfig {
+            sigma_w: 0.02,
+            // Mean burst length 2 runs; fraction slow = 2 / (2 + 1 / p) = 0.2.
+            burst_start: 0.125,
+            burst_len: (1, 3),
+            spike_prob: 0.02,
+            spike_extra: (0.5, 1.0),
+            ..SimConfig::default()
+        }
+    }
+
     /// The same machine with true ratio `effect`.
     pub fn with_effect(self, effect: f64) -> Self {
         SimConfig { effect, ..self }
