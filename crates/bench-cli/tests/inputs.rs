@@ -1,0 +1,125 @@
+//! `abba analyze` on imperfect saved data, through the binary: what is dropped or warned
+//! about and analyzed anyway, and what is refused (exit 2) with a message naming the format
+//! expected and the line at fault.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn abba() -> Command {
+    let mut cmd = Command::cargo_bin("abba").unwrap();
+    cmd.env("NO_COLOR", "1");
+    cmd
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The committed paired CSV (12 blocks, A and B), as text.
+fn paired_two() -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/paired_two.csv");
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// `abba analyze PATH --json --seed 1`: exit 0, and the analysis document.
+fn analyze_json(path: &Path) -> Value {
+    let out = abba()
+        .arg("analyze")
+        .arg(path)
+        .args(["--json", "--seed", "1"])
+        .assert()
+        .code(0);
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
+/// The `(code, message)` of every warning of an analysis document.
+fn warnings(doc: &Value) -> Vec<(String, String)> {
+    doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["code"].as_str().unwrap().to_owned(),
+                w["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// `abba analyze PATH`: exit 2, and stderr.
+fn refused(path: &Path) -> String {
+    let out = abba().arg("analyze").arg(path).assert().code(2);
+    String::from_utf8_lossy(&out.get_output().stderr).into_owned()
+}
+
+#[test]
+fn a_csv_block_lacking_a_variant_is_dropped_like_a_raw_one() {
+    let dir = tempfile::tempdir().unwrap();
+    // Drop B's row of block 6 (the 7th block) from the committed 12-block file.
+    let text: String = paired_two()
+        .lines()
+        .filter(|l| !(l.starts_with("B,") && l.ends_with(",6")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(text.lines().count(), 24, "one row removed");
+    let path = write(dir.path(), "gap.csv", &text);
+    let doc = analyze_json(&path);
+    let incomplete: Vec<String> = warnings(&doc)
+        .into_iter()
+        .filter(|(code, _)| code == "incomplete-blocks")
+        .map(|(_, m)| m)
+        .collect();
+    assert_eq!(incomplete.len(), 1, "{doc}");
+    assert!(
+        incomplete[0].ends_with(
+            "block 7 (block column 6, line 14) lacks B: dropped; 11 of 12 blocks remain"
+        ),
+        "{}",
+        incomplete[0]
+    );
+    let paired = &doc["groups"][0]["comparisons"][0]["paired"];
+    assert_eq!(paired["blocks"], 11, "{doc}");
+    assert_eq!(
+        doc["groups"][0]["benchmarks"][0]["n"], 11,
+        "A lost its row of block 7"
+    );
+}
+
+#[test]
+fn unbalanced_csv_blocks_name_the_first_row_of_the_offending_block_or_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    // B's first row is line 3, but the block only B ran in starts at line 6.
+    let path = write(
+        dir.path(),
+        "extra.csv",
+        "variant,value,block\nA,1,0\nB,2,0\nA,3,1\nB,4,1\nB,5,2\n",
+    );
+    let doc = analyze_json(&path);
+    assert!(
+        warnings(&doc)
+            .iter()
+            .any(|(code, m)| code == "incomplete-blocks"
+                && m.ends_with(
+                    "block 3 (block column 2, line 6) lacks A: dropped; 2 of 3 blocks remain"
+                )),
+        "{doc}"
+    );
+    // Variants that share no block are refused, naming the first row of the one that shares
+    // none with those before it.
+    let path = write(
+        dir.path(),
+        "disjoint.csv",
+        "variant,value,block\nA,1,0\nA,3,1\nB,2,2\nB,4,3\n",
+    );
+    let stderr = refused(&path);
+    assert!(
+        stderr
+            .contains("disjoint.csv:4: variant \"B\" has blocks {2,3} and shares none with \"A\""),
+        "{stderr}"
+    );
+}
