@@ -123,3 +123,29 @@ fn unbalanced_csv_blocks_name_the_first_row_of_the_offending_block_or_variant() 
         "{stderr}"
     );
 }
+
+#[test]
+fn a_repeated_variant_block_row_is_kept_but_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = analyze_json(&write(dir.path(), "plain.csv", &paired_two()));
+    assert!(
+        warnings(&plain).iter().all(|(code, _)| code != "input"),
+        "{plain}"
+    );
+    // The issue's case: `A,500,3` appended to a valid paired file (block column 3 is the
+    // 4th block; A's first row of it is line 8, the appended row line 26).
+    let path = write(dir.path(), "dup.csv", &format!("{}A,500,3\n", paired_two()));
+    let doc = analyze_json(&path);
+    assert!(
+        warnings(&doc).iter().any(|(code, m)| code == "input"
+            && m.ends_with(
+                "block 4 holds 2 values of A (lines 8, 26), the others 1: \
+                 block values are means of unequal counts"
+            )),
+        "{doc}"
+    );
+    assert_eq!(
+        doc["groups"][0]["benchmarks"][0]["n"], 13,
+        "the row is kept"
+    );
+}

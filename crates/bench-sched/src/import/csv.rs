@@ -173,6 +173,7 @@ pub fn read_csv_bytes(
                 &mut placed,
                 &members,
             )?);
+            warnings.extend(unequal_counts(file, &dataset, &placed, &members));
         }
     }
     Ok(Loaded { dataset, warnings })
@@ -435,6 +436,77 @@ fn drop_incomplete_blocks(
     }))
 }
 
+/// Several values of a variant in one block are kept (several runs per block), and the block
+/// value is their mean; when the number of values per (variant, block) differs within a
+/// class, one [`ReadWarningKind::Input`] warning names the cells that differ from the most
+/// common count, with their lines (as a duplicated row would show up). Block numbers are
+/// 1-based places among the blocks kept, exactly as the block tables number them.
+fn unequal_counts(
+    file: &str,
+    dataset: &Dataset,
+    placed: &[Placement],
+    members: &[usize],
+) -> Option<ReadWarning> {
+    let blocks: BTreeSet<u32> = members
+        .iter()
+        .flat_map(|&m| placed[m].blocks.keys().copied())
+        .collect();
+    let mut tally: BTreeMap<usize, usize> = BTreeMap::new();
+    for &m in members {
+        for lines in placed[m].blocks.values() {
+            *tally.entry(lines.len()).or_default() += 1;
+        }
+    }
+    if tally.len() < 2 {
+        return None;
+    }
+    // The most common count; on a tie, the smaller (extra rows are the likelier mistake).
+    let usual = tally
+        .iter()
+        .max_by_key(|&(count, cells)| (*cells, std::cmp::Reverse(*count)))
+        .map(|(count, _)| *count)?;
+    let mut odd = Vec::new();
+    for (place, b) in blocks.iter().enumerate() {
+        for &m in members {
+            let Some(lines) = placed[m].blocks.get(b) else {
+                continue;
+            };
+            if lines.len() == usual {
+                continue;
+            }
+            let shown: Vec<String> = lines.iter().take(4).map(usize::to_string).collect();
+            odd.push(format!(
+                "block {} holds {} of {} (line{} {}{})",
+                place + 1,
+                values(lines.len()),
+                dataset.series[m].name,
+                if lines.len() == 1 { "" } else { "s" },
+                shown.join(", "),
+                if lines.len() > 4 { ", ..." } else { "" }
+            ));
+        }
+    }
+    Some(ReadWarning {
+        kind: ReadWarningKind::Input,
+        file: file.to_owned(),
+        line: None,
+        message: format!(
+            "{}{}, the others {usual}: block values are means of unequal counts",
+            class_prefix(dataset, members),
+            shorten(&odd, "; "),
+        ),
+    })
+}
+
+/// `1 value`, `2 values`.
+fn values(n: usize) -> String {
+    if n == 1 {
+        "1 value".to_owned()
+    } else {
+        format!("{n} values")
+    }
+}
+
 /// `a`, `a and b`, `a, b and c`.
 fn and_list(items: &[String]) -> String {
     match items {
@@ -547,6 +619,44 @@ mod tests {
         );
         assert_eq!(l.dataset.series[0].observations.len(), 2);
         assert_eq!(l.dataset.series[2].observations.len(), 1);
+    }
+
+    #[test]
+    fn unequal_values_per_block_are_kept_with_a_warning() {
+        // A duplicated row: block 2 (0-based 1) holds two values of A, every other cell one.
+        let l = read("variant,value,block\nA,1,0\nB,2,0\nA,3,1\nB,4,1\nA,5,2\nB,6,2\nA,500,1\n")
+            .unwrap();
+        assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
+        assert_eq!(l.warnings[0].kind, ReadWarningKind::Input);
+        assert_eq!(
+            l.warnings[0].message,
+            "block 2 holds 2 values of A (lines 4, 8), the others 1: \
+             block values are means of unequal counts"
+        );
+        assert_eq!(
+            l.dataset.series[0].observations.len(),
+            4,
+            "the value is kept"
+        );
+        // Two runs per block everywhere: no warning; one block short of a run: named.
+        let even = "variant,value,block\nA,1,0\nA,1,0\nB,2,0\nB,2,0\nA,3,1\nA,3,1\nB,4,1\nB,4,1\n";
+        assert!(read(even).unwrap().warnings.is_empty());
+        let short = even.replacen("B,4,1\n", "", 1);
+        let l = read(&short).unwrap();
+        assert_eq!(
+            l.warnings[0].message,
+            "block 2 holds 1 value of B (line 8), the others 2: \
+             block values are means of unequal counts"
+        );
+        // Block numbers count the blocks kept, as the tables do.
+        let gap = "variant,value,block\nA,1,0\nB,1,0\nA,1,1\nA,1,2\nB,1,2\nB,1,2\n";
+        let l = read(gap).unwrap();
+        assert_eq!(l.warnings.len(), 2, "{:?}", l.warnings);
+        assert!(
+            l.warnings[1]
+                .message
+                .starts_with("block 2 holds 2 values of B (lines 6, 7)")
+        );
     }
 
     #[test]
