@@ -149,3 +149,61 @@ fn a_repeated_variant_block_row_is_kept_but_named() {
         "the row is kept"
     );
 }
+
+/// A raw JSONL file written by `compare --output` (the committed two-variant one).
+fn raw_two() -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/raw_two.jsonl");
+    std::fs::read_to_string(path).unwrap()
+}
+
+#[test]
+fn errors_name_the_format_expected_and_the_line_at_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = raw_two();
+    let body: String = raw.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let third_run = raw.lines().nth(3).unwrap();
+    let run_lines = raw.lines().count();
+    let duplicated = format!("{raw}{third_run}\n");
+    let cases: &[(&str, &str, String)] = &[
+        (
+            "empty.jsonl",
+            "",
+            "empty.jsonl: empty file: a raw JSONL file starts with an abba.raw/1 header line"
+                .to_owned(),
+        ),
+        (
+            "empty.json",
+            "",
+            "empty.json: empty file: a hyperfine --export-json file is a JSON object {\"results\""
+                .to_owned(),
+        ),
+        (
+            "headless.jsonl",
+            &body,
+            "headless.jsonl:1: the header line is missing: line 1 is a run line".to_owned(),
+        ),
+        (
+            "array.json",
+            "[{\"command\": \"a\", \"times\": [0.1]}]\n",
+            "array.json: a JSON array is not a hyperfine export: a hyperfine --export-json file \
+             is a JSON object {\"results\": [{\"command\": \"...\", \"times\": [seconds, ...]}"
+                .to_owned(),
+        ),
+        (
+            "dup.jsonl",
+            &duplicated,
+            format!("dup.jsonl:{}: duplicate run line: run 2 ", run_lines + 1),
+        ),
+    ];
+    for (name, text, needle) in cases {
+        let stderr = refused(&write(dir.path(), name, text));
+        assert!(
+            stderr.contains(needle.as_str()),
+            "{name}: stderr does not contain `{needle}`: {stderr}"
+        );
+        assert!(
+            stderr.contains("at line 4") || *name != "dup.jsonl",
+            "{name}: the first copy's line: {stderr}"
+        );
+    }
+}

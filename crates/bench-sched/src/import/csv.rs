@@ -118,7 +118,7 @@ pub fn read_csv_bytes(
             file,
             None,
             None,
-            "the file is empty (expected a header row with variant,value)",
+            "empty file: a CSV file starts with a header row naming the variant and value columns",
         ));
     };
     let columns = Columns::from_header(file, header_line, header)?;

@@ -34,15 +34,60 @@ pub enum InputFormat {
     Csv,
 }
 
-/// Detects the format: a first line that is a JSON object with a `"schema"` is raw JSONL, any
-/// other text starting with `{` is hyperfine JSON, everything else CSV. Time: O(first line).
+/// Detects the format from the content alone; see [`detect`]. Time: O(first line).
 pub fn detect_format(bytes: &[u8]) -> InputFormat {
-    let first_line = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
-    if first_line.trim_ascii_start().starts_with(b"{")
-        && String::from_utf8_lossy(first_line).contains("\"schema\"")
-    {
-        InputFormat::Raw
-    } else if bytes.trim_ascii_start().starts_with(b"{") {
+    detect(bytes, None)
+}
+
+/// What a hyperfine `--export-json` file looks like, for messages.
+pub(crate) const HYPERFINE_SHAPE: &str =
+    r#"a JSON object {"results": [{"command": "...", "times": [seconds, ...]}, ...]}"#;
+
+/// Detects the format from the first non-blank line, and from the file name's extension
+/// (`ext`, lower case) where the content leaves it open:
+///
+/// - a first line that is a JSON object with a `"schema"`, or a run line (an object with
+///   `"block"` and `"variant"`, as when the header line is missing), or followed by another
+///   line that is a JSON object, is raw JSONL;
+/// - other text starting with `{` or `[` is JSON, read as a hyperfine export (a `.jsonl` file
+///   whose first line is a lone object is read as raw JSONL);
+/// - everything else is CSV; an empty file is whatever its extension says (CSV when unknown).
+///
+/// Time: O(first two lines).
+fn detect(bytes: &[u8], ext: Option<&str>) -> InputFormat {
+    let mut lines = bytes
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .filter(|l| !l.is_empty());
+    let Some(first) = lines.next() else {
+        return match ext {
+            Some("jsonl") => InputFormat::Raw,
+            Some("json") => InputFormat::Hyperfine,
+            _ => InputFormat::Csv,
+        };
+    };
+    let object = |line: &[u8]| {
+        serde_json::from_slice::<serde_json::Value>(line)
+            .ok()
+            .filter(serde_json::Value::is_object)
+    };
+    if first.starts_with(b"{") {
+        let raw = match object(first) {
+            Some(v) => {
+                v.get("schema").is_some()
+                    || (v.get("block").is_some() && v.get("variant").is_some())
+                    || lines.next().is_some_and(|l| object(l).is_some())
+                    || ext == Some("jsonl")
+            }
+            // A header line cut or mangled is still a raw file's first line.
+            None => String::from_utf8_lossy(first).contains("\"schema\""),
+        };
+        if raw {
+            InputFormat::Raw
+        } else {
+            InputFormat::Hyperfine
+        }
+    } else if first.starts_with(b"[") && ext != Some("csv") {
         InputFormat::Hyperfine
     } else {
         InputFormat::Csv
@@ -68,8 +113,9 @@ pub fn load_files(paths: &[&Path], csv: &CsvOptions) -> Result<Loaded, InputErro
     merge_sessions(loaded)
 }
 
-/// Reads one saved-data file, its format detected from the content: its name, its data,
-/// and for a raw file the whole record (header, runs, trailer).
+/// Reads one saved-data file, its format detected from the content (and its extension, where
+/// the content leaves it open): its name, its data, and for a raw file the whole record
+/// (header, runs, trailer).
 pub(crate) fn read_file(
     path: &Path,
     csv: &CsvOptions,
@@ -79,17 +125,41 @@ pub(crate) fn read_file(
         file: name.clone(),
         source,
     })?;
-    Ok(match detect_format(&bytes) {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    read_bytes(&name, &bytes, ext.as_deref(), csv)
+}
+
+/// Reads saved data from memory; `ext` is the file name's extension (lower case), if any.
+fn read_bytes(
+    name: &str,
+    bytes: &[u8],
+    ext: Option<&str>,
+    csv: &CsvOptions,
+) -> Result<(String, Loaded, Option<RawData>), InputError> {
+    let name = name.to_owned();
+    if bytes.trim_ascii().is_empty() && !matches!(ext, Some("jsonl" | "json" | "csv")) {
+        return Err(InputError::at(
+            &name,
+            None,
+            None,
+            "empty input: expected raw JSONL (an abba.raw/1 header line first), CSV (a header \
+             row naming the variant and value columns) or a hyperfine --export-json file",
+        ));
+    }
+    Ok(match detect(bytes, ext) {
         InputFormat::Raw => {
-            let raw = read_raw_bytes(&name, &bytes)?;
+            let raw = read_raw_bytes(&name, bytes)?;
             (name, raw.to_dataset(), Some(raw))
         }
         InputFormat::Hyperfine => {
-            let one = read_hyperfine_bytes(&name, &bytes)?;
+            let one = read_hyperfine_bytes(&name, bytes)?;
             (name, one, None)
         }
         InputFormat::Csv => {
-            let one = read_csv_bytes(&name, &bytes, csv)?;
+            let one = read_csv_bytes(&name, bytes, csv)?;
             (name, one, None)
         }
     })
