@@ -207,3 +207,64 @@ fn errors_name_the_format_expected_and_the_line_at_fault() {
         );
     }
 }
+
+#[test]
+fn analyze_dash_reads_standard_input_of_any_format() {
+    let dir = tempfile::tempdir().unwrap();
+    // The same document from stdin as from the file, for a CSV and for a raw file (whose
+    // recorded seed and controls come along).
+    for (name, text) in [("paired.csv", paired_two()), ("raw.jsonl", raw_two())] {
+        let from_file = analyze_json(&write(dir.path(), name, &text));
+        let out = abba()
+            .args(["analyze", "-", "--json", "--seed", "1"])
+            .write_stdin(text)
+            .assert()
+            .code(0);
+        let from_stdin: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        let strip = |doc: &Value| {
+            doc.to_string()
+                .replace(&dir.path().join(name).display().to_string(), "FILE")
+        };
+        assert_eq!(
+            strip(&from_stdin).replace("<stdin>", "FILE"),
+            strip(&from_file),
+            "{name}"
+        );
+    }
+    // Errors name standard input; an empty one says what it could have been.
+    let out = abba()
+        .args(["analyze", "-"])
+        .write_stdin("variant,value\nA,1\nA,x\n")
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("<stdin>:3:2: value \"x\" is not a number"),
+        "{stderr}"
+    );
+    let out = abba()
+        .args(["analyze", "-"])
+        .write_stdin("")
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("<stdin>: empty input: expected raw JSONL"),
+        "{stderr}"
+    );
+    let out = abba()
+        .args(["analyze", "-", "-"])
+        .write_stdin("variant,value\nA,1\n")
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("standard input) is given twice"),
+        "{stderr}"
+    );
+    // And the help says so.
+    let out = abba().args(["analyze", "--help"]).assert().code(0);
+    let help = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let words = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("`-` reads standard input"), "{help}");
+}

@@ -6,6 +6,7 @@ mod hyperfine;
 pub use self::csv::{CsvOptions, read_csv, read_csv_bytes};
 pub use self::hyperfine::{read_hyperfine, read_hyperfine_bytes};
 
+use std::io::Read;
 use std::path::Path;
 
 use bench_stats::{Dataset, Series};
@@ -94,7 +95,8 @@ fn detect(bytes: &[u8], ext: Option<&str>) -> InputFormat {
     }
 }
 
-/// Reads one or more files (any mix of formats) into one dataset.
+/// Reads one or more files (any mix of formats) into one dataset; the path `-` reads
+/// standard input.
 ///
 /// One file gives its own dataset. Several files are sessions measured at different times:
 /// they are merged into one unpaired dataset (blocks and reference values dropped) with a
@@ -115,22 +117,43 @@ pub fn load_files(paths: &[&Path], csv: &CsvOptions) -> Result<Loaded, InputErro
 
 /// Reads one saved-data file, its format detected from the content (and its extension, where
 /// the content leaves it open): its name, its data, and for a raw file the whole record
-/// (header, runs, trailer).
+/// (header, runs, trailer). The path `-` reads standard input (to its end), named `<stdin>`
+/// in messages; its format comes from the content alone.
 pub(crate) fn read_file(
     path: &Path,
     csv: &CsvOptions,
 ) -> Result<(String, Loaded, Option<RawData>), InputError> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| InputError::Io {
-        file: name.clone(),
-        source,
-    })?;
+    let (name, bytes) = if path == Path::new(STDIN_PATH) {
+        let name = STDIN_NAME.to_owned();
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|source| InputError::Io {
+                file: name.clone(),
+                source,
+            })?;
+        (name, bytes)
+    } else {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|source| InputError::Io {
+            file: name.clone(),
+            source,
+        })?;
+        (name, bytes)
+    };
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     read_bytes(&name, &bytes, ext.as_deref(), csv)
 }
+
+/// The path that stands for standard input.
+const STDIN_PATH: &str = "-";
+
+/// The name standard input goes by in messages.
+const STDIN_NAME: &str = "<stdin>";
 
 /// Reads saved data from memory; `ext` is the file name's extension (lower case), if any.
 fn read_bytes(
