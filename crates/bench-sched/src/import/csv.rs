@@ -90,7 +90,12 @@ fn split_fields(line: &str) -> Result<Vec<String>, usize> {
 ///
 /// Columns (any order, names case-insensitive): `variant` and `value` required, `block`
 /// (its presence makes the data paired) and `class` optional; other columns are ignored.
-/// Quoted fields may contain commas; fields may not span lines. Time: O(bytes).
+/// Quoted fields may contain commas; fields may not span lines. Time: O(rows log rows).
+///
+/// With a `block` column, a block that lacks a variant of its class is dropped with a
+/// [`ReadWarningKind::IncompleteBlocks`] warning naming it (as the raw reader drops an
+/// incomplete block). Several values of a variant in one block are kept (their mean is the
+/// block value), with a [`ReadWarningKind::Input`] warning when their counts differ.
 ///
 /// # Errors
 /// [`InputError::Invalid`] naming `file:line:column` for: an empty file, a header without
@@ -98,10 +103,6 @@ fn split_fields(line: &str) -> Result<Vec<String>, usize> {
 /// cell, a value that is not a number or is NaN or infinite, a block that is negative or
 /// not a whole number, and variants of one class that share no block. A variant is
 /// identified by (class, name), so the same names may appear in several classes.
-///
-/// With a `block` column, a block that lacks a variant of its class is dropped with a
-/// [`ReadWarningKind::IncompleteBlocks`] warning naming it (as the raw reader drops an
-/// incomplete block).
 pub fn read_csv_bytes(
     file: &str,
     bytes: &[u8],
