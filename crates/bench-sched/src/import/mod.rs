@@ -35,7 +35,12 @@ pub enum InputFormat {
     Csv,
 }
 
-/// Detects the format from the content alone; see [`detect`]. Time: O(first line).
+/// Detects the format from the content alone: a first non-blank line that is a JSON object
+/// with a `"schema"`, a run line (with `"block"` and `"variant"`: the header line is missing)
+/// or followed by another JSON object line is raw JSONL; other text starting with `{` or `[`
+/// is JSON, read as a hyperfine export; everything else is CSV. `abba analyze` also lets the
+/// file's extension decide an empty file or a lone JSON object line.
+/// Time: O(first two lines).
 pub fn detect_format(bytes: &[u8]) -> InputFormat {
     detect(bytes, None)
 }
