@@ -20,6 +20,11 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
             _ => a == b,
         };
         if paths[..i].iter().any(same) {
+            if *a == Path::new("-") {
+                return Err(usage(
+                    "- (standard input) is given twice: it can be read once",
+                ));
+            }
             return Err(usage(format!(
                 "{} is given twice: its runs would count double",
                 a.display()

@@ -255,6 +255,7 @@ pub struct CompareArgs {
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// Raw JSONL, CSV or hyperfine JSON files. Two raw files are compared unpaired.
+    /// `-` reads standard input (its format detected from the content).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Unit of CSV values (e.g. ns, ms, s, ops/s).

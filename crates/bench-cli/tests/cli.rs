@@ -340,9 +340,9 @@ fn malformed_inputs_exit_2_naming_file_and_line() {
         ("inf.csv", "variant,value\na,1\na,inf\n", "3"),
         ("cell.csv", "variant,value\na,1\na,\n", "3"),
         (
-            "mixed.csv",
-            "block,variant,value\n0,a,1\n0,b,2\n1,a,1\n",
-            "b",
+            "disjoint.csv",
+            "block,variant,value\n0,a,1\n1,a,1\n2,b,2\n3,b,2\n",
+            "disjoint.csv:4: variant \"b\" has blocks {2,3} and shares none",
         ),
         ("schema.jsonl", "{\"schema\":\"abba.raw/9\"}\n", "schema"),
         (

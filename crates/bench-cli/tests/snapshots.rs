@@ -254,15 +254,16 @@ fn analyze_hyperfine_export() {
     );
 }
 
-/// A paired CSV where block 7 lacks variant B: refused today (exit 2, message on stderr,
-/// nothing on stdout).
+/// A paired CSV whose 8th block (`block` column 7) lacks variant B: that block is dropped
+/// with an incomplete-blocks warning, as in a raw file, and the other 11 are analyzed
+/// (exit 0, the report on stdout, nothing on stderr).
 #[test]
-fn analyze_csv_block_missing_a_variant_is_refused() {
+fn analyze_csv_block_missing_a_variant_is_dropped_with_a_warning() {
     let mut cmd = abba();
     cmd.args(["analyze", &data("missing_cell.csv"), "--seed", "1"]);
     let out = run(cmd);
     snap(
-        "analyze_csv_missing_cell_error",
+        "analyze_csv_missing_cell_dropped",
         "abba analyze tests/data/missing_cell.csv --seed 1 (exit code, stdout, stderr)",
         &format!(
             "exit code: {}\n--- stdout ---\n{}--- stderr ---\n{}",

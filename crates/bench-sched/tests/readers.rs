@@ -302,3 +302,117 @@ proptest! {
         prop_assert_eq!(got, values);
     }
 }
+
+/// Writes `text` to `name` in a fresh directory and loads it as `abba analyze` does.
+fn load_named(name: &str, text: &str) -> Result<Input, InputError> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    Input::load(&[&path], &CsvOptions::default())
+}
+
+/// The message of a load error, without the temporary directory.
+fn load_error(name: &str, text: &str) -> String {
+    match load_named(name, text) {
+        Ok(_) => panic!("{name} was accepted"),
+        Err(InputError::Invalid { message, .. }) => message,
+        Err(e) => panic!("{name}: {e}"),
+    }
+}
+
+#[test]
+fn an_empty_file_is_named_by_its_extension() {
+    assert_eq!(
+        load_error("r.jsonl", ""),
+        "empty file: a raw JSONL file starts with an abba.raw/1 header line"
+    );
+    assert_eq!(
+        load_error("r.jsonl", "\n  \n"),
+        "empty file: a raw JSONL file starts with an abba.raw/1 header line"
+    );
+    let json = load_error("h.json", "");
+    assert!(
+        json.starts_with(
+            "empty file: a hyperfine --export-json file is a JSON object {\"results\""
+        ),
+        "{json}"
+    );
+    assert!(
+        load_error("d.csv", "").starts_with("empty file: a CSV file starts with a header row"),
+        "csv"
+    );
+    let other = load_error("data.txt", "");
+    assert!(
+        other.starts_with("empty input: expected raw JSONL"),
+        "{other}"
+    );
+}
+
+#[test]
+fn run_lines_without_the_header_line_say_the_header_is_missing() {
+    let body: String = abba_file(1)
+        .lines()
+        .skip(1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for name in ["r.jsonl", "r.json", "runs"] {
+        let e = load_error(name, &body);
+        assert!(
+            e.starts_with("the header line is missing: line 1 is a run line"),
+            "{name}: {e}"
+        );
+    }
+    // A lone object that is neither a header nor a run: hyperfine JSON unless it is a .jsonl.
+    assert_eq!(detect_format(b"{\"a\":1}\n"), InputFormat::Hyperfine);
+    assert!(load_error("x.jsonl", "{\"a\":1}\n").starts_with("missing \"schema\""));
+    assert_eq!(detect_format(b"{\"a\":1}\n{\"b\":2}\n"), InputFormat::Raw);
+}
+
+#[test]
+fn a_json_array_is_not_a_hyperfine_export() {
+    assert_eq!(
+        detect_format(b"[{\"command\":\"a\"}]"),
+        InputFormat::Hyperfine
+    );
+    for name in ["h.json", "h"] {
+        let e = load_error(name, "[{\"command\": \"a\", \"times\": [1.0]}]\n");
+        assert_eq!(
+            e,
+            "a JSON array is not a hyperfine export: a hyperfine --export-json file is a JSON \
+             object {\"results\": [{\"command\": \"...\", \"times\": [seconds, ...]}, ...]}",
+            "{name}"
+        );
+    }
+    let e = load_error("h.json", "{\n  \"mean\": 1\n}\n");
+    assert!(
+        e.starts_with("a JSON object without \"results\" is not a hyperfine export"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_duplicated_run_line_is_named_with_its_line() {
+    // The 3rd run line (line 4: block 0, position 2, B) appended again as line 14.
+    let mut text = abba_file(3);
+    let third = text.lines().nth(3).unwrap().to_owned();
+    text.push_str(&format!("{third}\n"));
+    let e = read_raw_bytes("r.jsonl", text.as_bytes())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "r.jsonl:14: duplicate run line: run 2 (block 1, variant \"B\") was already read at line 4"
+    );
+    // Another run number, but the same block, position and variant.
+    let renumbered = third.replace("\"run\":2,", "\"run\":99,");
+    let mut text = abba_file(3);
+    text.push_str(&format!("{renumbered}\n"));
+    let e = read_raw_bytes("r.jsonl", text.as_bytes())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "r.jsonl:14: duplicate run line: the same place in the block (block 1, variant \"B\", \
+         position 2) was already measured at line 4"
+    );
+}

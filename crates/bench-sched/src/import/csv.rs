@@ -6,7 +6,7 @@ use std::path::Path;
 use bench_stats::{Dataset, Observation};
 
 use super::{Loaded, empty_series};
-use crate::error::InputError;
+use crate::error::{InputError, ReadWarning, ReadWarningKind};
 
 /// What CSV values mean (CSV files carry no unit).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,13 +90,18 @@ fn split_fields(line: &str) -> Result<Vec<String>, usize> {
 ///
 /// Columns (any order, names case-insensitive): `variant` and `value` required, `block`
 /// (its presence makes the data paired) and `class` optional; other columns are ignored.
-/// Quoted fields may contain commas; fields may not span lines. Time: O(bytes).
+/// Quoted fields may contain commas; fields may not span lines. Time: O(rows log rows).
+///
+/// With a `block` column, a block that lacks a variant of its class is dropped with a
+/// [`ReadWarningKind::IncompleteBlocks`] warning naming it (as the raw reader drops an
+/// incomplete block). Several values of a variant in one block are kept (their mean is the
+/// block value), with a [`ReadWarningKind::Input`] warning when their counts differ.
 ///
 /// # Errors
 /// [`InputError::Invalid`] naming `file:line:column` for: an empty file, a header without
 /// rows, a missing or duplicated column, a row with the wrong number of fields, an empty
 /// cell, a value that is not a number or is NaN or infinite, a block that is negative or
-/// not a whole number, and variants of one class with different block sets. A variant is
+/// not a whole number, and variants of one class that share no block. A variant is
 /// identified by (class, name), so the same names may appear in several classes.
 pub fn read_csv_bytes(
     file: &str,
@@ -114,14 +119,15 @@ pub fn read_csv_bytes(
             file,
             None,
             None,
-            "the file is empty (expected a header row with variant,value)",
+            "empty file: a CSV file starts with a header row naming the variant and value columns",
         ));
     };
     let columns = Columns::from_header(file, header_line, header)?;
 
     let mut dataset = Dataset::new(options.unit.clone(), Vec::new())
         .with_higher_is_better(options.higher_is_better);
-    let mut blocks_of: Vec<(usize, BTreeSet<u32>)> = Vec::new(); // (first line, blocks) per series
+    // Per series: the line of its first row, and for each block the lines of its rows.
+    let mut placed: Vec<Placement> = Vec::new();
     let mut any_row = false;
     for (line, text) in rows {
         any_row = true;
@@ -136,12 +142,15 @@ pub fn read_csv_bytes(
             Some(i) => i,
             None => {
                 dataset.series.push(empty_series(&row.variant, row.class));
-                blocks_of.push((line, BTreeSet::new()));
+                placed.push(Placement {
+                    first_line: line,
+                    blocks: BTreeMap::new(),
+                });
                 dataset.series.len() - 1
             }
         };
         if let Some(b) = row.block {
-            blocks_of[idx].1.insert(b);
+            placed[idx].blocks.entry(b).or_default().push(line);
         }
         dataset.series[idx].observations.push(match row.block {
             Some(b) => Observation::in_block(row.value, b),
@@ -156,13 +165,19 @@ pub fn read_csv_bytes(
             "only a header row, no data",
         ));
     }
+    let mut warnings = Vec::new();
     if columns.block.is_some() {
-        check_same_blocks(file, &dataset, &blocks_of)?;
+        for members in classes(&dataset) {
+            warnings.extend(drop_incomplete_blocks(
+                file,
+                &mut dataset,
+                &mut placed,
+                &members,
+            )?);
+            warnings.extend(unequal_counts(file, &dataset, &placed, &members));
+        }
     }
-    Ok(Loaded {
-        dataset,
-        warnings: Vec::new(),
-    })
+    Ok(Loaded { dataset, warnings })
 }
 
 /// The bytes as UTF-8 text without a byte-order mark; the error names the first bad line.
@@ -295,34 +310,221 @@ fn parse_block(raw: &str) -> Result<u32, String> {
     u32::try_from(n).map_err(|_| format!("block {n} is too large"))
 }
 
-/// Within a class (the variants compared with each other), every variant needs the same
-/// blocks; `blocks_of` holds each series' first line and block set.
-fn check_same_blocks(
+/// Where one series' rows are in the file.
+struct Placement {
+    /// The line of its first row.
+    first_line: usize,
+    /// For each block, the lines of its rows in file order.
+    blocks: BTreeMap<u32, Vec<usize>>,
+}
+
+/// The series of each class (the variants compared with each other), classes in order of
+/// first appearance, series in file order.
+fn classes(dataset: &Dataset) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for (i, s) in dataset.series.iter().enumerate() {
+        match out
+            .iter_mut()
+            .find(|m| dataset.series[m[0]].class == s.class)
+        {
+            Some(m) => m.push(i),
+            None => out.push(vec![i]),
+        }
+    }
+    out
+}
+
+/// `"class x: "` for a named class, else nothing.
+fn class_prefix(dataset: &Dataset, members: &[usize]) -> String {
+    match &dataset.series[members[0]].class {
+        Some(c) => format!("class {c}: "),
+        None => String::new(),
+    }
+}
+
+/// Within one class, keeps the blocks that hold every variant and drops the others with one
+/// [`ReadWarningKind::IncompleteBlocks`] warning, as the raw reader drops incomplete blocks.
+///
+/// Block numbers in messages are 1-based places in the class's sorted blocks ("block 8" is
+/// the 8th block), as the report's block tables count them; the file's own `block` value is
+/// given beside it, since the column may start at 0 or skip numbers.
+///
+/// # Errors
+/// When no block holds every variant, naming the first row of the first variant that shares
+/// no block with those before it.
+fn drop_incomplete_blocks(
     file: &str,
-    dataset: &Dataset,
-    blocks_of: &[(usize, BTreeSet<u32>)],
-) -> Result<(), InputError> {
-    for (i, (line, set)) in blocks_of.iter().enumerate() {
-        let class = &dataset.series[i].class;
-        let Some(first) = dataset.series.iter().position(|s| &s.class == class) else {
-            continue;
-        };
-        if set != &blocks_of[first].1 {
+    dataset: &mut Dataset,
+    placed: &mut [Placement],
+    members: &[usize],
+) -> Result<Option<ReadWarning>, InputError> {
+    if members.len() < 2 {
+        return Ok(None);
+    }
+    let name = |i: usize| dataset.series[i].name.clone();
+    let mut common: BTreeSet<u32> = placed[members[0]].blocks.keys().copied().collect();
+    for (k, &m) in members.iter().enumerate().skip(1) {
+        let own: BTreeSet<u32> = placed[m].blocks.keys().copied().collect();
+        let shared: BTreeSet<u32> = common.intersection(&own).copied().collect();
+        if shared.is_empty() {
+            let before: Vec<String> = members[..k]
+                .iter()
+                .map(|&i| format!("{:?}", name(i)))
+                .collect();
             return Err(InputError::at(
                 file,
-                Some(*line),
+                Some(placed[m].first_line),
                 None,
                 format!(
-                    "variant {:?} has blocks {} but {:?} has {}; every variant needs the same blocks",
-                    dataset.series[i].name,
-                    show_set(set),
-                    dataset.series[first].name,
-                    show_set(&blocks_of[first].1)
+                    "{}variant {:?} has blocks {} and shares none with {} (blocks {}); \
+                     a paired comparison needs blocks that hold every variant",
+                    class_prefix(dataset, members),
+                    name(m),
+                    show_set(&own),
+                    before.join(", "),
+                    show_set(&common)
                 ),
             ));
         }
+        common = shared;
     }
-    Ok(())
+    let all: BTreeSet<u32> = members
+        .iter()
+        .flat_map(|&m| placed[m].blocks.keys().copied())
+        .collect();
+    if all.len() == common.len() {
+        return Ok(None);
+    }
+    let mut dropped = Vec::new();
+    for (place, b) in all.iter().enumerate() {
+        if common.contains(b) {
+            continue;
+        }
+        let lacking: Vec<String> = members
+            .iter()
+            .filter(|&&m| !placed[m].blocks.contains_key(b))
+            .map(|&m| name(m))
+            .collect();
+        let line = members
+            .iter()
+            .filter_map(|&m| placed[m].blocks.get(b).and_then(|l| l.first()))
+            .min()
+            .copied()
+            .unwrap_or_default();
+        dropped.push(format!(
+            "block {} (block column {b}, line {line}) lacks {}",
+            place + 1,
+            and_list(&lacking)
+        ));
+    }
+    for &m in members {
+        placed[m].blocks.retain(|b, _| common.contains(b));
+        dataset.series[m]
+            .observations
+            .retain(|o| o.block.is_none_or(|b| common.contains(&b)));
+    }
+    Ok(Some(ReadWarning {
+        kind: ReadWarningKind::IncompleteBlocks,
+        file: file.to_owned(),
+        line: None,
+        message: format!(
+            "{}{}: dropped; {} of {} blocks remain",
+            class_prefix(dataset, members),
+            shorten(&dropped, "; "),
+            common.len(),
+            all.len()
+        ),
+    }))
+}
+
+/// Several values of a variant in one block are kept (several runs per block), and the block
+/// value is their mean; when the number of values per (variant, block) differs within a
+/// class, one [`ReadWarningKind::Input`] warning names the cells that differ from the most
+/// common count, with their lines (as a duplicated row would show up). Block numbers are
+/// 1-based places among the blocks kept, exactly as the block tables number them.
+fn unequal_counts(
+    file: &str,
+    dataset: &Dataset,
+    placed: &[Placement],
+    members: &[usize],
+) -> Option<ReadWarning> {
+    let blocks: BTreeSet<u32> = members
+        .iter()
+        .flat_map(|&m| placed[m].blocks.keys().copied())
+        .collect();
+    let mut tally: BTreeMap<usize, usize> = BTreeMap::new();
+    for &m in members {
+        for lines in placed[m].blocks.values() {
+            *tally.entry(lines.len()).or_default() += 1;
+        }
+    }
+    if tally.len() < 2 {
+        return None;
+    }
+    // The most common count; on a tie, the smaller (extra rows are the likelier mistake).
+    let usual = tally
+        .iter()
+        .max_by_key(|&(count, cells)| (*cells, std::cmp::Reverse(*count)))
+        .map(|(count, _)| *count)?;
+    let mut odd = Vec::new();
+    for (place, b) in blocks.iter().enumerate() {
+        for &m in members {
+            let Some(lines) = placed[m].blocks.get(b) else {
+                continue;
+            };
+            if lines.len() == usual {
+                continue;
+            }
+            let shown: Vec<String> = lines.iter().take(4).map(usize::to_string).collect();
+            odd.push(format!(
+                "block {} holds {} of {} (line{} {}{})",
+                place + 1,
+                values(lines.len()),
+                dataset.series[m].name,
+                if lines.len() == 1 { "" } else { "s" },
+                shown.join(", "),
+                if lines.len() > 4 { ", ..." } else { "" }
+            ));
+        }
+    }
+    Some(ReadWarning {
+        kind: ReadWarningKind::Input,
+        file: file.to_owned(),
+        line: None,
+        message: format!(
+            "{}{}, the others {usual}: block values are means of unequal counts",
+            class_prefix(dataset, members),
+            shorten(&odd, "; "),
+        ),
+    })
+}
+
+/// `1 value`, `2 values`.
+fn values(n: usize) -> String {
+    if n == 1 {
+        "1 value".to_owned()
+    } else {
+        format!("{n} values")
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// The first five items joined by `sep`, then how many more there are.
+fn shorten(items: &[String], sep: &str) -> String {
+    const SHOWN: usize = 5;
+    let mut s = items[..items.len().min(SHOWN)].join(sep);
+    if items.len() > SHOWN {
+        s.push_str(&format!("{sep}and {} more", items.len() - SHOWN));
+    }
+    s
 }
 
 fn show_set(s: &BTreeSet<u32>) -> String {
@@ -377,8 +579,13 @@ mod tests {
         assert!(msg("variant,time\nA,1\n").contains("missing column \"value\""));
         assert!(msg("variant,value\nA,1,2\n").starts_with("data.csv:2: expected 2 fields"));
         assert!(msg("variant,value\n\"A,1\n").contains("unterminated quote"));
-        let mixed = msg("variant,value,block\nA,1,0\nA,1,1\nB,2,0\n");
-        assert!(mixed.contains("variant \"B\" has blocks {0}"), "{mixed}");
+        // Variants that share no block cannot be paired: the error names the first row of
+        // the variant that shares none.
+        assert_eq!(
+            msg("variant,value,block\nA,1,0\nA,1,1\nB,2,2\nB,2,3\n"),
+            "data.csv:4: variant \"B\" has blocks {2,3} and shares none with \"A\" (blocks {0,1}); \
+             a paired comparison needs blocks that hold every variant"
+        );
         // The same name in two classes is two variants, one per class.
         let two = read_csv_bytes(
             "t.csv",
@@ -387,6 +594,70 @@ mod tests {
         )
         .unwrap();
         assert_eq!(two.dataset.series.len(), 2);
+    }
+
+    #[test]
+    fn a_block_lacking_a_variant_is_dropped_with_a_warning() {
+        // Blocks 0..=3; block 2 (the 3rd) lacks B, starting at line 6.
+        let l =
+            read("variant,value,block\nA,1,0\nB,2,0\nA,3,1\nB,4,1\nA,5,2\nA,7,3\nB,8,3\n").unwrap();
+        assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
+        assert_eq!(l.warnings[0].kind, ReadWarningKind::IncompleteBlocks);
+        assert_eq!(
+            l.warnings[0].message,
+            "block 3 (block column 2, line 6) lacks B: dropped; 3 of 4 blocks remain"
+        );
+        let a = &l.dataset.series[0].observations;
+        assert_eq!(a.len(), 3);
+        assert!(a.iter().all(|o| o.block != Some(2)));
+        // Per class: only the class with the gap loses a block, and says so.
+        let l = read("variant,value,block,class\nA,1,0,x\nB,2,0,x\nA,1,0,y\nA,3,1,x\nB,4,1,x\nA,3,1,y\nB,4,1,y\n")
+            .unwrap();
+        assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
+        assert_eq!(
+            l.warnings[0].message,
+            "class y: block 1 (block column 0, line 4) lacks B: dropped; 1 of 2 blocks remain"
+        );
+        assert_eq!(l.dataset.series[0].observations.len(), 2);
+        assert_eq!(l.dataset.series[2].observations.len(), 1);
+    }
+
+    #[test]
+    fn unequal_values_per_block_are_kept_with_a_warning() {
+        // A duplicated row: block 2 (0-based 1) holds two values of A, every other cell one.
+        let l = read("variant,value,block\nA,1,0\nB,2,0\nA,3,1\nB,4,1\nA,5,2\nB,6,2\nA,500,1\n")
+            .unwrap();
+        assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
+        assert_eq!(l.warnings[0].kind, ReadWarningKind::Input);
+        assert_eq!(
+            l.warnings[0].message,
+            "block 2 holds 2 values of A (lines 4, 8), the others 1: \
+             block values are means of unequal counts"
+        );
+        assert_eq!(
+            l.dataset.series[0].observations.len(),
+            4,
+            "the value is kept"
+        );
+        // Two runs per block everywhere: no warning; one block short of a run: named.
+        let even = "variant,value,block\nA,1,0\nA,1,0\nB,2,0\nB,2,0\nA,3,1\nA,3,1\nB,4,1\nB,4,1\n";
+        assert!(read(even).unwrap().warnings.is_empty());
+        let short = even.replacen("B,4,1\n", "", 1);
+        let l = read(&short).unwrap();
+        assert_eq!(
+            l.warnings[0].message,
+            "block 2 holds 1 value of B (line 8), the others 2: \
+             block values are means of unequal counts"
+        );
+        // Block numbers count the blocks kept, as the tables do.
+        let gap = "variant,value,block\nA,1,0\nB,1,0\nA,1,1\nA,1,2\nB,1,2\nB,1,2\n";
+        let l = read(gap).unwrap();
+        assert_eq!(l.warnings.len(), 2, "{:?}", l.warnings);
+        assert!(
+            l.warnings[1]
+                .message
+                .starts_with("block 2 holds 2 values of B (lines 6, 7)")
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::path::Path;
 use bench_stats::{Dataset, Observation};
 use serde::Deserialize;
 
-use super::{Loaded, empty_series};
+use super::{HYPERFINE_SHAPE, Loaded, empty_series};
 use crate::error::{InputError, ReadWarning, ReadWarningKind};
 
 #[derive(Deserialize)]
@@ -40,6 +40,39 @@ pub fn read_hyperfine(path: &Path) -> Result<Loaded, InputError> {
 /// [`InputError::Invalid`] naming the file and serde's line and column for malformed JSON,
 /// and for no results, a result without `times`, or a negative or non-finite time.
 pub fn read_hyperfine_bytes(file: &str, bytes: &[u8]) -> Result<Loaded, InputError> {
+    let shape = |what: &str| {
+        InputError::at(
+            file,
+            None,
+            None,
+            format!("{what}: a hyperfine --export-json file is {HYPERFINE_SHAPE}"),
+        )
+    };
+    if bytes.trim_ascii().is_empty() {
+        return Err(shape("empty file"));
+    }
+    // The shape first, so that a JSON array or another object is named as such; the typed
+    // parse below then gives serde's line and column for a wrong field.
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        InputError::at(
+            file,
+            Some(e.line()),
+            Some(e.column()),
+            format!("not valid JSON (expected a hyperfine JSON export): {e}"),
+        )
+    })?;
+    match &value {
+        serde_json::Value::Array(_) => {
+            return Err(shape("a JSON array is not a hyperfine export"));
+        }
+        serde_json::Value::Object(o) if !o.contains_key("results") => {
+            return Err(shape(
+                "a JSON object without \"results\" is not a hyperfine export",
+            ));
+        }
+        serde_json::Value::Object(_) => {}
+        _ => return Err(shape("not a hyperfine export")),
+    }
     let export: Export = serde_json::from_slice(bytes).map_err(|e| {
         InputError::at(
             file,

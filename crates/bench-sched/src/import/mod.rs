@@ -6,6 +6,7 @@ mod hyperfine;
 pub use self::csv::{CsvOptions, read_csv, read_csv_bytes};
 pub use self::hyperfine::{read_hyperfine, read_hyperfine_bytes};
 
+use std::io::Read;
 use std::path::Path;
 
 use bench_stats::{Dataset, Series};
@@ -34,22 +35,73 @@ pub enum InputFormat {
     Csv,
 }
 
-/// Detects the format: a first line that is a JSON object with a `"schema"` is raw JSONL, any
-/// other text starting with `{` is hyperfine JSON, everything else CSV. Time: O(first line).
+/// Detects the format from the content alone: a first non-blank line that is a JSON object
+/// with a `"schema"`, a run line (with `"block"` and `"variant"`: the header line is missing)
+/// or followed by another JSON object line is raw JSONL; other text starting with `{` or `[`
+/// is JSON, read as a hyperfine export; everything else is CSV. `abba analyze` also lets the
+/// file's extension decide an empty file or a lone JSON object line.
+/// Time: O(first two lines).
 pub fn detect_format(bytes: &[u8]) -> InputFormat {
-    let first_line = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
-    if first_line.trim_ascii_start().starts_with(b"{")
-        && String::from_utf8_lossy(first_line).contains("\"schema\"")
-    {
-        InputFormat::Raw
-    } else if bytes.trim_ascii_start().starts_with(b"{") {
+    detect(bytes, None)
+}
+
+/// What a hyperfine `--export-json` file looks like, for messages.
+pub(crate) const HYPERFINE_SHAPE: &str =
+    r#"a JSON object {"results": [{"command": "...", "times": [seconds, ...]}, ...]}"#;
+
+/// Detects the format from the first non-blank line, and from the file name's extension
+/// (`ext`, lower case) where the content leaves it open:
+///
+/// - a first line that is a JSON object with a `"schema"`, or a run line (an object with
+///   `"block"` and `"variant"`, as when the header line is missing), or followed by another
+///   line that is a JSON object, is raw JSONL;
+/// - other text starting with `{` or `[` is JSON, read as a hyperfine export (a `.jsonl` file
+///   whose first line is a lone object is read as raw JSONL);
+/// - everything else is CSV; an empty file is whatever its extension says (CSV when unknown).
+///
+/// Time: O(first two lines).
+fn detect(bytes: &[u8], ext: Option<&str>) -> InputFormat {
+    let mut lines = bytes
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .filter(|l| !l.is_empty());
+    let Some(first) = lines.next() else {
+        return match ext {
+            Some("jsonl") => InputFormat::Raw,
+            Some("json") => InputFormat::Hyperfine,
+            _ => InputFormat::Csv,
+        };
+    };
+    let object = |line: &[u8]| {
+        serde_json::from_slice::<serde_json::Value>(line)
+            .ok()
+            .filter(serde_json::Value::is_object)
+    };
+    if first.starts_with(b"{") {
+        let raw = match object(first) {
+            Some(v) => {
+                v.get("schema").is_some()
+                    || (v.get("block").is_some() && v.get("variant").is_some())
+                    || lines.next().is_some_and(|l| object(l).is_some())
+                    || ext == Some("jsonl")
+            }
+            // A header line cut or mangled is still a raw file's first line.
+            None => String::from_utf8_lossy(first).contains("\"schema\""),
+        };
+        if raw {
+            InputFormat::Raw
+        } else {
+            InputFormat::Hyperfine
+        }
+    } else if first.starts_with(b"[") && ext != Some("csv") {
         InputFormat::Hyperfine
     } else {
         InputFormat::Csv
     }
 }
 
-/// Reads one or more files (any mix of formats) into one dataset.
+/// Reads one or more files (any mix of formats) into one dataset; the path `-` reads
+/// standard input.
 ///
 /// One file gives its own dataset. Several files are sessions measured at different times:
 /// they are merged into one unpaired dataset (blocks and reference values dropped) with a
@@ -68,28 +120,74 @@ pub fn load_files(paths: &[&Path], csv: &CsvOptions) -> Result<Loaded, InputErro
     merge_sessions(loaded)
 }
 
-/// Reads one saved-data file, its format detected from the content: its name, its data,
-/// and for a raw file the whole record (header, runs, trailer).
+/// Reads one saved-data file, its format detected from the content (and its extension, where
+/// the content leaves it open): its name, its data, and for a raw file the whole record
+/// (header, runs, trailer). The path `-` reads standard input (to its end), named `<stdin>`
+/// in messages; its format comes from the content alone.
 pub(crate) fn read_file(
     path: &Path,
     csv: &CsvOptions,
 ) -> Result<(String, Loaded, Option<RawData>), InputError> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| InputError::Io {
-        file: name.clone(),
-        source,
-    })?;
-    Ok(match detect_format(&bytes) {
+    let (name, bytes) = if path == Path::new(STDIN_PATH) {
+        let name = STDIN_NAME.to_owned();
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|source| InputError::Io {
+                file: name.clone(),
+                source,
+            })?;
+        (name, bytes)
+    } else {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|source| InputError::Io {
+            file: name.clone(),
+            source,
+        })?;
+        (name, bytes)
+    };
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    read_bytes(&name, &bytes, ext.as_deref(), csv)
+}
+
+/// The path that stands for standard input.
+const STDIN_PATH: &str = "-";
+
+/// The name standard input goes by in messages.
+const STDIN_NAME: &str = "<stdin>";
+
+/// Reads saved data from memory; `ext` is the file name's extension (lower case), if any.
+fn read_bytes(
+    name: &str,
+    bytes: &[u8],
+    ext: Option<&str>,
+    csv: &CsvOptions,
+) -> Result<(String, Loaded, Option<RawData>), InputError> {
+    let name = name.to_owned();
+    if bytes.trim_ascii().is_empty() && !matches!(ext, Some("jsonl" | "json" | "csv")) {
+        return Err(InputError::at(
+            &name,
+            None,
+            None,
+            "empty input: expected raw JSONL (an abba.raw/1 header line first), CSV (a header \
+             row naming the variant and value columns) or a hyperfine --export-json file",
+        ));
+    }
+    Ok(match detect(bytes, ext) {
         InputFormat::Raw => {
-            let raw = read_raw_bytes(&name, &bytes)?;
+            let raw = read_raw_bytes(&name, bytes)?;
             (name, raw.to_dataset(), Some(raw))
         }
         InputFormat::Hyperfine => {
-            let one = read_hyperfine_bytes(&name, &bytes)?;
+            let one = read_hyperfine_bytes(&name, bytes)?;
             (name, one, None)
         }
         InputFormat::Csv => {
-            let one = read_csv_bytes(&name, &bytes, csv)?;
+            let one = read_csv_bytes(&name, bytes, csv)?;
             (name, one, None)
         }
     })

@@ -66,7 +66,7 @@ pub struct Input {
 
 impl Input {
     /// Reads saved data: raw JSONL, CSV or hyperfine JSON, detected from the content, each
-    /// file read once. Several files are merged unpaired (see [`crate::load_files`]); a single
+    /// file read once; the path `-` reads standard input. Several files are merged unpaired (see [`crate::load_files`]); a single
     /// raw file keeps its experiment.
     ///
     /// # Errors

@@ -1,6 +1,6 @@
 //! Reading raw JSONL back, and turning it into a [`bench_stats::Dataset`].
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use bench_stats::{Dataset, Observation, Series};
@@ -52,19 +52,24 @@ pub fn read_raw(path: &Path) -> Result<RawData, InputError> {
 /// skipped; a last line that is cut short (no final newline, or JSON ending early) is
 /// dropped with a warning, as left by Ctrl-C or a crash; any other bad line is an error
 /// naming the line (and column for JSON syntax errors). Run lines with unknown fields are
-/// rejected (see [`RunRecord`]). Time: O(bytes).
+/// rejected (see [`RunRecord`]), and so is a run line that repeats an earlier one's run
+/// number or its place (block, position, variant). Time: O(bytes).
 ///
 /// # Errors
-/// [`InputError::Invalid`] for a missing or wrong schema, malformed JSON, a run of an
-/// unknown variant or a block beyond the header's block count.
+/// [`InputError::Invalid`] for an empty file, a missing header line or a wrong schema,
+/// malformed JSON, a run of an unknown variant, a block beyond the header's block count, or a
+/// duplicated run line.
 pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<RawData, InputError> {
     let lines = split_lines(bytes);
-    let Some(first) = lines.first() else {
+    let Some(first) = lines
+        .first()
+        .filter(|_| lines.iter().any(|l| !l.is_blank()))
+    else {
         return Err(InputError::at(
             file,
             None,
             None,
-            "the file is empty (expected an abba.raw/1 header line)",
+            format!("empty file: a raw JSONL file starts with an {RAW_SCHEMA} header line"),
         ));
     };
     let header = parse_header(file, first.text)?;
@@ -79,6 +84,7 @@ pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<RawData, InputError> {
         run_ends: Vec::new(),
         header_end: first.end,
     };
+    let mut seen = Seen::default();
     for (idx, line) in lines.iter().enumerate().skip(1) {
         if line.is_blank() {
             continue;
@@ -105,13 +111,58 @@ pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<RawData, InputError> {
             data.trailer = Some(t.end);
             continue;
         }
+        let numbered = value.get("run").is_some();
         let run: RunRecord =
             serde_json::from_value(value).map_err(|e| err(None, format!("bad run line: {e}")))?;
         check_run(&run, &header, &names).map_err(|m| err(None, m))?;
+        seen.check(&run, numbered, line.no)
+            .map_err(|m| err(None, m))?;
         data.runs.push(run);
         data.run_ends.push(line.end);
     }
     Ok(data)
+}
+
+/// The run lines read so far, to name a duplicated one (as left by concatenating a file
+/// with itself or appending a run twice).
+#[derive(Default)]
+struct Seen {
+    /// Line of each run number.
+    runs: HashMap<u32, usize>,
+    /// Line of each (block, position, variant, is_reference).
+    places: HashMap<(u32, u32, String, bool), usize>,
+}
+
+impl Seen {
+    /// Records `run` read at `line`; an error when its run number (if the line gives one,
+    /// `numbered`) or its place (block, position, variant) was already read. Block numbers in
+    /// the message are 1-based ("block 2" is the 2nd block), as the block tables count them;
+    /// the file's `block` field is 0-based.
+    fn check(&mut self, run: &RunRecord, numbered: bool, line: usize) -> Result<(), String> {
+        let what = format!("block {}, variant {:?}", run.block + 1, run.variant);
+        if numbered {
+            if let Some(prev) = self.runs.insert(run.run, line) {
+                return Err(format!(
+                    "duplicate run line: run {} ({what}) was already read at line {prev}",
+                    run.run
+                ));
+            }
+        }
+        let place = (
+            run.block,
+            run.position,
+            run.variant.clone(),
+            run.is_reference,
+        );
+        if let Some(prev) = self.places.insert(place, line) {
+            return Err(format!(
+                "duplicate run line: the same place in the block ({what}, position {}) was \
+                 already measured at line {prev}",
+                run.position
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// One line of the file.
@@ -172,6 +223,15 @@ fn parse_header(file: &str, text: &[u8]) -> Result<RawHeader, InputError> {
             return Err(err(
                 None,
                 format!("schema is {other:?}, expected {RAW_SCHEMA:?}"),
+            ));
+        }
+        None if value.get("block").is_some() && value.get("variant").is_some() => {
+            return Err(err(
+                None,
+                format!(
+                    "the header line is missing: line 1 is a run line, but a raw JSONL file \
+                     starts with a header line {{\"schema\": {RAW_SCHEMA:?}, ...}}"
+                ),
             ));
         }
         None => {
