@@ -7,7 +7,7 @@ use anyhow::Context;
 use bench_report::{
     ColorMode, RenderOptions, render_console, render_json, render_markdown, write_atomic,
 };
-use bench_stats::{Analysis, Verdict};
+use bench_stats::Analysis;
 
 use crate::cli::AnalysisArgs;
 use crate::exit::usage;
@@ -157,30 +157,25 @@ fn use_color() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
 }
 
-/// The `--fail-if-slower PCT` rule: a candidate trips it when its verdict is significant,
-/// it is worse than the baseline, and its ratio's point estimate is worse by at least PCT
-/// (times: ratio >= 1 + PCT; higher-is-better metrics: ratio <= 1 - PCT).
+/// The `--fail-if-slower PCT` rule ([`bench_stats::analysis::regressions`]): a candidate
+/// trips it when its verdict is significant, it is worse than the baseline, and its ratio
+/// interval reaches a slowdown of PCT (times: upper end >= 1 + PCT; throughput: lower end
+/// <= 1 - PCT).
 pub fn gate_failures(analysis: &Analysis, pct: f64) -> Vec<String> {
-    let mut out = Vec::new();
-    for group in &analysis.groups {
-        for c in &group.comparisons {
-            let Some(ratio) = c.ratio else { continue };
-            let worse = if analysis.higher_is_better {
-                ratio <= 1.0 - pct
-            } else {
-                ratio >= 1.0 + pct
-            };
-            if c.verdict == Verdict::Significant && worse {
-                out.push(format!(
-                    "{} is significantly slower than {} (ratio {ratio:.4}, threshold {:.2}%)",
-                    c.candidate,
-                    group.baseline,
-                    pct * 100.0
-                ));
-            }
-        }
-    }
-    out
+    bench_stats::analysis::regressions(analysis, pct)
+        .into_iter()
+        .map(|r| {
+            format!(
+                "{} is significantly slower than {} and may be {:.2}% slower or more (ratio {:.4}, interval [{:.4}, {:.4}])",
+                r.candidate,
+                r.baseline,
+                pct * 100.0,
+                r.ratio,
+                r.ratio_ci[0],
+                r.ratio_ci[1]
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@ mod comparison;
 mod config;
 mod decision;
 mod engine;
+mod gate;
 pub(crate) mod paired_verdict;
 mod significance;
 mod verdict;
@@ -38,6 +39,7 @@ mod warnings;
 
 pub use config::{AnalysisConfig, Grouping, PracticalRule};
 pub use engine::{analyze, analyze_with};
+pub use gate::{Regression, regressions};
 pub use significance::{
     DefaultTest, EffectSize, FriedmanTest, Group, KruskalWallisTest, MannWhitneyTest,
     PairwiseComparison, SignificanceContext, SignificanceReport, SignificanceTest,
