@@ -1,5 +1,6 @@
 //! Rank tests at scale: Mann-Whitney U and Kruskal-Wallis on 10^6 values in total, and
-//! the two-sample Hodges-Lehmann shift at its 512-per-group cap.
+//! the two-sample Hodges-Lehmann shift with its interval on 512 x 512 and on
+//! 10^5 x 10^5 values (every one of the 10^10 differences counts; none is formed).
 //!
 //! `cargo bench -p bench-stats --bench rank_tests -- --warm-up-time 1 --measurement-time 2`
 
@@ -40,6 +41,12 @@ fn rank_tests(c: &mut Criterion) {
     let h2 = uniform(512, 0.01, 7);
     g.bench_function("hodges_lehmann_512x512", |bench| {
         bench.iter(|| hodges_lehmann(black_box(&h1), black_box(&h2), 0.95).expect("valid"));
+    });
+
+    let big1 = uniform(100_000, 0.0, 8);
+    let big2 = uniform(100_000, 0.01, 9);
+    g.bench_function("hodges_lehmann_1e5x1e5", |bench| {
+        bench.iter(|| hodges_lehmann(black_box(&big1), black_box(&big2), 0.95).expect("valid"));
     });
     g.finish();
 }

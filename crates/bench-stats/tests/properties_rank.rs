@@ -5,8 +5,9 @@ mod support;
 
 use bench_stats::diagnostics::iid_checks;
 use bench_stats::rank::{
-    cliffs_delta, friedman, hodges_lehmann, holm_bonferroni, kruskal_wallis, mann_whitney_u,
-    paired_hodges_lehmann, wilcoxon_signed_rank,
+    MannWhitneyConfig, MannWhitneyMethod, MannWhitneyMethodChoice, ShiftConfig, cliffs_delta,
+    friedman, hodges_lehmann, hodges_lehmann_with, holm_bonferroni, kruskal_wallis, mann_whitney_u,
+    mann_whitney_u_with, paired_hodges_lehmann, wilcoxon_signed_rank,
 };
 use bench_stats::special::{chi2_sf, normal_ppf, normal_sf};
 use bench_stats::{Sample, StatsError};
@@ -118,9 +119,61 @@ proptest! {
         let tol = 1e-9 * (1.0 + c.abs() + base.shift.abs());
         prop_assert!((shifted.shift - (base.shift + c)).abs() <= tol,
             "{} + {} vs {}", base.shift, c, shifted.shift);
-        prop_assert!((shifted.ci_low - (base.ci_low + c)).abs() <= tol);
-        prop_assert!((shifted.ci_high - (base.ci_high + c)).abs() <= tol);
-        prop_assert!(base.ci_low <= base.shift && base.shift <= base.ci_high);
+        if let (Some(lo), Some(hi), Some(slo), Some(shi)) =
+            (base.ci_low, base.ci_high, shifted.ci_low, shifted.ci_high)
+        {
+            prop_assert!((slo - (lo + c)).abs() <= tol);
+            prop_assert!((shi - (hi + c)).abs() <= tol);
+            prop_assert!(lo <= base.shift && base.shift <= hi);
+        }
+        prop_assert_eq!(base.ci_low.is_some(), base.ci_high.is_some());
+        if base.ci_low.is_some() {
+            prop_assert!(base.max_confidence >= 0.95 - 1e-12);
+        }
+    }
+
+    /// Lehmann's interval inverts the test: with the exact branch (no ties, the same
+    /// method rule as Mann-Whitney) it excludes 0 exactly when the exact two-sided test
+    /// rejects at `alpha = 1 - confidence`, and there is no interval exactly when no
+    /// outcome could reject.
+    #[test]
+    fn hodges_lehmann_interval_excludes_zero_iff_exact_test_rejects(
+        a in prop::collection::vec(0.0..10.0_f64, 1..16),
+        b in prop::collection::vec(0.0..10.0_f64, 1..16),
+        shift in prop::sample::select(vec![0.0, 1.0, 2.5, 5.0, 10.0]),
+        confidence in prop::sample::select(vec![0.8, 0.9, 0.95, 0.99]),
+        exact_choice in any::<bool>(),
+    ) {
+        let b: Vec<f64> = b.iter().map(|x| x + shift).collect();
+        let mut pooled: Vec<f64> = a.iter().chain(&b).copied().collect();
+        pooled.sort_by(f64::total_cmp);
+        prop_assume!(pooled.windows(2).all(|w| w[0] != w[1]));
+        let method = if exact_choice {
+            MannWhitneyMethodChoice::Exact
+        } else {
+            MannWhitneyMethodChoice::Auto
+        };
+        let config = ShiftConfig { confidence, method };
+        let s = hodges_lehmann_with(&sample(&a), &sample(&b), &config).unwrap();
+        if a.len() < 2 || b.len() < 2 {
+            // Mann-Whitney needs two values a side; the interval still stands alone.
+            prop_assert_eq!(s.method, MannWhitneyMethod::Exact);
+            return Ok(());
+        }
+        let mw = MannWhitneyConfig { method, ..MannWhitneyConfig::default() };
+        let t = mann_whitney_u_with(&sample(&a), &sample(&b), &mw).unwrap();
+        prop_assert_eq!(s.method, t.method);
+        if s.method == MannWhitneyMethod::Exact {
+            let excludes_zero = s.ci_low.is_some_and(|lo| lo > 0.0)
+                || s.ci_high.is_some_and(|hi| hi < 0.0);
+            let rejects = t.p_value < 1.0 - confidence;
+            prop_assert_eq!(excludes_zero, rejects,
+                "p = {}, interval {:?}..{:?}", t.p_value, s.ci_low, s.ci_high);
+            prop_assert_eq!(s.ci_low.is_none(), s.max_confidence <= confidence);
+            if let Some(achieved) = s.achieved_confidence {
+                prop_assert!(achieved > confidence);
+            }
+        }
     }
 
     #[test]
@@ -153,7 +206,10 @@ proptest! {
             prop_assert!(!h.estimate.is_nan() && !h.ci_low.is_nan() && !h.ci_high.is_nan());
         }
         if let Ok(s) = hodges_lehmann(&sa, &sb, 0.95) {
-            prop_assert!(s.shift.is_finite() && s.ci_low.is_finite() && s.ci_high.is_finite());
+            prop_assert!(s.shift.is_finite());
+            prop_assert!(s.ci_low.is_none_or(f64::is_finite));
+            prop_assert!(s.ci_high.is_none_or(f64::is_finite));
+            prop_assert!((0.0..=1.0).contains(&s.max_confidence));
         }
         let d = cliffs_delta(&sa, &sb);
         prop_assert!(!d.delta.is_nan());
@@ -252,7 +308,8 @@ fn hodges_lehmann_intervals_have_nominal_coverage() {
         let a: Vec<f64> = (0..30).map(|_| normal()).collect();
         let b: Vec<f64> = (0..40).map(|_| 2.0 + normal()).collect();
         let s = hodges_lehmann(&sample(&a), &sample(&b), 0.95).unwrap();
-        if s.ci_low <= 2.0 && 2.0 <= s.ci_high {
+        let (lo, hi) = s.ci_low.zip(s.ci_high).expect("30 vs 40 reach 95%");
+        if lo <= 2.0 && 2.0 <= hi {
             two_sample_hits += 1;
         }
     }

@@ -301,30 +301,52 @@ fn numpy_cliffs_delta_cases() {
     }
 }
 
+/// Brute force over all pairwise differences in NumPy, with `k` chosen as R's
+/// `wilcox.test(conf.int = TRUE)` does (exact `qwilcox` without ties and for `m + n <= 20`,
+/// else the normal order statistic); `null` bounds where no interval reaches the level.
 #[test]
 fn numpy_hodges_lehmann_cases() {
     let r = reference();
+    let opt = |c: &Value, key: &str| c[key].as_f64();
     for (i, c) in cases(&r, "hodges_lehmann").iter().enumerate() {
         let s = hodges_lehmann(&sample(c, "a"), &sample(c, "b"), num(c, "confidence")).unwrap();
-        assert_eq!(s.k as f64, num(c, "k"), "hl {i} k");
+        let want_method = match c["method"].as_str() {
+            Some("exact") => MannWhitneyMethod::Exact,
+            _ => MannWhitneyMethod::Asymptotic,
+        };
+        assert_eq!(s.method, want_method, "hl {i} method");
+        assert_eq!(s.k.map(|k| k as f64), opt(c, "k"), "hl {i} k");
         assert_close(
             s.shift,
             num(c, "shift"),
             EXACT_REL,
             &format!("hl {i} shift"),
         );
+        for (got, key) in [(s.ci_low, "ci_low"), (s.ci_high, "ci_high")] {
+            match (got, opt(c, key)) {
+                (Some(g), Some(w)) => assert_close(g, w, EXACT_REL, &format!("hl {i} {key}")),
+                (g, w) => assert_eq!(g, w, "hl {i} {key}"),
+            }
+        }
         assert_close(
-            s.ci_low,
-            num(c, "ci_low"),
+            s.max_confidence,
+            num(c, "max_confidence"),
             EXACT_REL,
-            &format!("hl {i} low"),
+            &format!("hl {i} max_confidence"),
         );
-        assert_close(
-            s.ci_high,
-            num(c, "ci_high"),
-            EXACT_REL,
-            &format!("hl {i} high"),
-        );
+        match (s.achieved_confidence, opt(c, "achieved_confidence")) {
+            (Some(g), Some(w)) => assert_close(g, w, EXACT_REL, &format!("hl {i} achieved")),
+            (g, w) => assert_eq!(g, w, "hl {i} achieved"),
+        }
+        if let (Some(lo), Some(hi)) = (s.ci_low, s.ci_high) {
+            assert!(lo <= s.shift && s.shift <= hi, "hl {i}");
+            assert!(
+                s.achieved_confidence.unwrap() >= s.confidence - 1e-12,
+                "hl {i}"
+            );
+        } else {
+            assert!(s.max_confidence <= s.confidence, "hl {i}");
+        }
     }
 }
 

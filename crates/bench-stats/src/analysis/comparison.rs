@@ -60,8 +60,8 @@ pub(crate) fn build_comparison(
         .ok()
         .map(|s| ShiftReport {
             shift: s.shift,
-            ci_low: Some(s.ci_low),
-            ci_high: Some(s.ci_high),
+            ci_low: s.ci_low,
+            ci_high: s.ci_high,
         });
 
     let (ratio, ratio_ci) = headline_ratio(input);

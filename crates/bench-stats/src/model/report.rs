@@ -329,7 +329,9 @@ pub struct Comparison {
     /// Cliff's delta of candidate runs against baseline runs (its magnitude reads
     /// `negligible` when the practical gate downgraded the verdict).
     pub cliffs_delta: Option<CliffsDelta>,
-    /// Hodges-Lehmann shift of candidate runs against baseline runs.
+    /// Hodges-Lehmann shift of candidate runs against baseline runs (all of them), with
+    /// Lehmann's interval at the analysis confidence; the bounds are `None` when the run
+    /// counts cannot reach that confidence (3 against 3 runs reach at most 90%).
     pub hodges_lehmann: Option<ShiftReport>,
     /// Present when the data are blocked.
     pub paired: Option<PairedReport>,

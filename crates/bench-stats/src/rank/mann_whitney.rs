@@ -23,9 +23,8 @@
 //! Speed (2 shared cores, `cargo bench -p bench-stats --bench rank_tests --
 //! --warm-up-time 1 --measurement-time 2`): 10^6 values (two groups of 5 * 10^5,
 //! uniform random) took 45 ms per test on a quiet machine (criterion's point estimate;
-//! 139 ms before ranking moved to a per-group radix sort and merge); the 512 x 512
-//! Hodges-Lehmann shift took 2.9 ms. `cargo xtask scipy-timing` measured 40 ms against
-//! SciPy's 233 ms (5.8x) side by side in one run.
+//! 139 ms before ranking moved to a per-group radix sort and merge). `cargo xtask
+//! scipy-timing` measured 40 ms against SciPy's 233 ms (5.8x) side by side in one run.
 
 use crate::rank::ranks::group_rank_sums;
 use crate::special::normal_sf;

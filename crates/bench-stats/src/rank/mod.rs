@@ -28,7 +28,7 @@ pub mod wilcoxon;
 
 pub use cliff::{CliffsDelta, Magnitude, cliffs_delta};
 pub use friedman::{FriedmanOutcome, friedman};
-pub use hodges_lehmann::{HL_MAX_PER_GROUP, ShiftEstimate, hodges_lehmann};
+pub use hodges_lehmann::{ShiftConfig, ShiftEstimate, hodges_lehmann, hodges_lehmann_with};
 pub use holm::holm_bonferroni;
 pub use kruskal::{KruskalWallisOutcome, kruskal_wallis};
 pub use mann_whitney::{
