@@ -21,6 +21,7 @@
 //! evaluations per resample); experiments of 30 blocks are analysed on their first 8, 12,
 //! 20 and 30 blocks (each prefix is itself a valid experiment of that size).
 
+#[allow(dead_code)] // each test binary uses part of the simulator
 mod sim;
 
 use bench_stats::diagnostics::{CarryoverConfig, CarryoverFinding, CarryoverRun, carryover};

@@ -6,6 +6,7 @@
 //! `cargo test -p bench-stats --test decision_calibration -- --nocapture` prints the
 //! tables; the README quotes them. Bounds allow 3 Monte Carlo standard deviations.
 
+#[allow(dead_code)] // each test binary uses part of the simulator
 mod sim;
 
 use bench_stats::analysis::regressions;
