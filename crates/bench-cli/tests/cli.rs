@@ -569,6 +569,16 @@ fn an_interrupted_experiment_resumes_to_completion() {
         .filter(|l| l.contains("\"wall_ns\""))
         .count();
     assert_eq!(runs, 16);
+    // The resumed session's runs say so, and the analysis counts the sessions as looks.
+    let text = std::fs::read_to_string(&raw).unwrap();
+    assert!(text.lines().any(|l| l.contains("\"session\":1")));
+    let warnings = v["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(
+            |w| w["code"] == "resumed" && w["message"].as_str().unwrap().contains("2 sessions")
+        ),
+        "{warnings:?}"
+    );
 }
 
 #[test]

@@ -112,6 +112,7 @@ pub fn run_experiment(
         observer,
         reference: reference.as_ref(),
         allowed,
+        session: runs.iter().map(|r| r.session + 1).max().unwrap_or(0),
     };
     session.warm_up()?;
     session.measure(skip, &mut runs)?;
@@ -188,6 +189,8 @@ struct Session<'a> {
     reference: Option<&'a Variant>,
     /// The CPUs the children may use, recorded in every run line.
     allowed: Option<String>,
+    /// This session's number (0 unless resumed), recorded in every run line.
+    session: u32,
 }
 
 impl Session<'_> {
@@ -307,6 +310,7 @@ impl Session<'_> {
             env_pad,
             metric: metric.as_ref().ok().copied().flatten(),
             allowed_cpus: self.allowed.clone(),
+            session: self.session,
         };
         self.out.write_run(&record)?;
         self.observer.on_run_end(&record);

@@ -211,11 +211,27 @@ pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis,
         analysis
             .warnings
             .extend(controls::run_warnings(&e.header, &e.runs));
+        analysis.warnings.extend(resumed_warning(&e.runs));
         analysis
             .warnings
             .extend(e.stopped_early(&input.loaded.warnings));
     }
     Ok(analysis)
+}
+
+/// The looks a resumed experiment may have had: one per session that wrote runs.
+fn resumed_warning(runs: &[RunRecord]) -> Option<Warning> {
+    let sessions = runs.iter().map(|r| r.session).max()? + 1;
+    (sessions > 1).then(|| {
+        Warning::new(
+            WarningCode::Resumed,
+            None,
+            format!(
+                "the runs were recorded in {sessions} sessions (resumed {} time(s)): if the data were analysed between sessions, each analysis was a look, and a verdict reached after several looks has more than alpha chance of a false positive",
+                sessions - 1
+            ),
+        )
+    })
 }
 
 /// A reader's remark as an analysis warning, coded by its kind.

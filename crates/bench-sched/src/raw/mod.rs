@@ -109,6 +109,14 @@ pub struct RunRecord {
     /// CPUs the child was allowed to run on (`0-3`).
     #[serde(default)]
     pub allowed_cpus: Option<String>,
+    /// Which `abba compare` session wrote the run: 0 for the first, 1 after the first
+    /// `--resume`, ... (absent, so 0, in a file never resumed).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub session: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl RunRecord {

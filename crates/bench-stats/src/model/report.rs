@@ -575,6 +575,9 @@ pub enum WarningCode {
     Input,
     /// What is measured depends on a debug (unoptimized) build of abba itself.
     DebugBuild,
+    /// The raw file was written in several sessions (`--resume`): analyses between them
+    /// are extra looks at the data.
+    Resumed,
 }
 
 impl WarningCode {
@@ -596,6 +599,7 @@ impl WarningCode {
             WarningCode::UnpairedSessions => "unpaired-sessions",
             WarningCode::Input => "input",
             WarningCode::DebugBuild => "debug-build",
+            WarningCode::Resumed => "resumed",
         }
     }
 }

@@ -1,0 +1,165 @@
+//! The cases of the verdicts issue, through the binary on committed CSV fixtures
+//! (`tests/data/verdicts/`, written by hand from the issue's numbers; the library side is
+//! `crates/bench-stats/tests/verdicts.rs`).
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn abba() -> Command {
+    let mut cmd = Command::cargo_bin("abba").unwrap();
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+fn data(name: &str) -> String {
+    format!("tests/data/verdicts/{name}.csv")
+}
+
+/// `abba analyze FILE --json ARGS`: the first comparison.
+fn comparison(name: &str, args: &[&str]) -> Value {
+    let out = abba()
+        .args(["analyze", "--json", "--seed", "1"])
+        .arg(data(name))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["groups"][0]["comparisons"][0].clone()
+}
+
+/// The console report.
+fn report(name: &str, args: &[&str]) -> String {
+    let out = abba()
+        .args(["analyze", "--seed", "1"])
+        .arg(data(name))
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn alpha_decides_and_the_p_beside_the_verdict_is_the_deciding_one() {
+    let loose = comparison("alpha_between", &[]);
+    let strict = comparison("alpha_between", &["--alpha", "0.01"]);
+    assert_eq!(loose["verdict"], "significant");
+    assert_eq!(strict["verdict"], "not_significant");
+    assert_ne!(strict["outcome"], "slower");
+    let d = &strict["decision"];
+    assert_eq!(d["test"], "wilcoxon-signed-rank");
+    assert_eq!(d["scale"], "block-log-ratios");
+    assert!((d["p_value"].as_f64().unwrap() - 0.02099609375).abs() < 1e-12);
+    let text = report("alpha_between", &["--alpha", "0.01"]);
+    assert!(
+        text.contains("wilcoxon-signed-rank on block log-ratios p = 0.021"),
+        "{text}"
+    );
+    // The p on the verdict's scale, and the verdict follows it.
+    let c = comparison("p_on_log_ratios", &[]);
+    assert!((c["decision"]["p_value"].as_f64().unwrap() - 0.04248046875).abs() < 1e-12);
+    assert_eq!(c["verdict"], "significant");
+    assert_eq!(
+        comparison("p_on_log_ratios", &["--alpha", "0.04"])["verdict"],
+        "not_significant"
+    );
+}
+
+#[test]
+fn two_blocks_and_identical_data_are_never_equivalent() {
+    let two = comparison("two_blocks", &[]);
+    assert_eq!(two["verdict"], "not_tested");
+    assert_ne!(two["outcome"], "equivalent");
+    let same = comparison("constant", &[]);
+    assert_ne!(same["outcome"], "equivalent");
+    assert!(
+        same["summary"]
+            .as_str()
+            .unwrap()
+            .contains("identical values")
+    );
+}
+
+#[test]
+fn size_is_judged_on_the_ratio_scale_with_the_equivalence_margin() {
+    let steady = comparison("steady_tenth_percent", &[]);
+    assert_eq!(steady["verdict"], "significant");
+    assert_eq!(steady["outcome"], "equivalent");
+    assert!(
+        steady["summary"]
+            .as_str()
+            .unwrap()
+            .contains("a real change")
+    );
+    let tight = comparison("steady_tenth_percent", &["--equivalence-margin", "0.05%"]);
+    assert_eq!(tight["outcome"], "slower");
+    let slow = comparison("slowdown_17_of_30", &[]);
+    assert_eq!(slow["outcome"], "slower");
+    assert!(!slow["summary"].as_str().unwrap().contains("too small"));
+    assert_eq!(slow["decision"]["practical_rule"], "ratio");
+    let cliff = comparison("slowdown_17_of_30", &["--practical", "cliff:0.9"]);
+    assert_eq!(cliff["verdict"], "not_significant");
+    assert_eq!(cliff["decision"]["practical_rule"], "cliff");
+    let v: Value = serde_json::from_slice(
+        &abba()
+            .args(["analyze", "--json", "--equivalence-margin", "2%"])
+            .arg(data("slowdown_17_of_30"))
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(v["equivalence_margin"], 0.02);
+}
+
+#[test]
+fn the_more_blocks_line_is_about_power_and_looks() {
+    let text = report("alpha_between", &["--alpha", "0.01"]);
+    assert!(text.contains("power"), "{text}");
+    assert!(text.contains("another look"), "{text}");
+    assert!(!text.contains("likely settle"), "{text}");
+}
+
+#[test]
+fn three_paired_variants_print_the_post_hoc_p_that_decided() {
+    let text = report("three_paired", &[]);
+    let verdicts: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            l.trim_start().starts_with("significant by")
+                || l.trim_start().starts_with("not significant by")
+        })
+        .collect();
+    assert_eq!(verdicts.len(), 2, "{text}");
+    for line in verdicts {
+        assert!(line.contains("wilcoxon-signed-rank"), "{line}");
+        assert!(line.contains("Holm-adjusted"), "{line}");
+        assert!(!line.contains("Mann-Whitney"), "{line}");
+    }
+    // Four blocks cannot reach alpha: not tested, and no p of another test beside it.
+    let text = report("three_paired_4_blocks", &[]);
+    let details: Vec<&str> = text.lines().filter(|l| l.trim() == "not tested").collect();
+    assert_eq!(details.len(), 2, "{text}");
+    assert!(!text.contains("Mann-Whitney U ="), "{text}");
+}
+
+#[test]
+fn the_gate_trips_on_a_significant_slowdown_whose_interval_reaches_pct() {
+    // A 2.2% slowdown with interval [1.013, 1.029]: it may be 2% or more, so the 2% gate
+    // trips; it cannot be 5%, so the 5% gate does not.
+    abba()
+        .args(["analyze", "--fail-if-slower", "2%"])
+        .arg(data("slowdown_17_of_30"))
+        .assert()
+        .code(1);
+    abba()
+        .args(["analyze", "--fail-if-slower", "5%"])
+        .arg(data("slowdown_17_of_30"))
+        .assert()
+        .code(0);
+}
