@@ -829,6 +829,7 @@ mod tests {
             }],
             controls: vec![],
             warnings: vec![warning],
+            confirmation: None,
         };
         serde_json::to_string_pretty(&analysis).unwrap()
     }

@@ -207,6 +207,12 @@ pub struct CompareArgs {
     /// Overwrite an existing --output file.
     #[arg(long)]
     pub force: bool,
+    /// With 3+ variants: when one candidate stands out (the significant one with the largest
+    /// change), rerun it against the baseline as a fresh experiment with a fresh seed and
+    /// report both; the standout of a sweep is a hypothesis until an independent run agrees.
+    /// Its raw runs go beside --output (FILE.confirm.jsonl) or to a temporary file.
+    #[arg(long)]
+    pub confirm: bool,
     /// Kill a run (and its process group) after DURATION and count it as a failure, with
     /// its unit: `500ms`, `30s`, `10min`, `1h`.
     #[arg(long, value_parser = parse_duration_with_unit, value_name = "DURATION")]

@@ -280,7 +280,66 @@ fn report(
     if cfg!(debug_assertions) && !args.kernel.is_empty() {
         result.warnings.push(debug_build_warning());
     }
+    if args.confirm {
+        result.confirmation = confirm_standout(args, outcome, &result, analysis, raw_path)?;
+    }
     emit(result, &args.analysis)
+}
+
+/// `--confirm`: reruns the standout candidate against the baseline as a new experiment
+/// (same commands, blocks and settings, a fresh seed, its own raw file) and analyzes it.
+/// `None` when there are fewer than three variants or nothing stands out (said on stderr).
+fn confirm_standout(
+    args: &CompareArgs,
+    outcome: &Outcome,
+    result: &bench_stats::Analysis,
+    analysis: &AnalysisConfig,
+    raw_path: &Path,
+) -> anyhow::Result<Option<Box<bench_stats::Analysis>>> {
+    let group = &result.groups[0];
+    let Some(standout) = group.standout() else {
+        if !args.analysis.quiet {
+            stderr_line(format_args!(
+                "abba: --confirm: no candidate stands out (it needs 3+ variants and a significant difference); nothing to confirm"
+            ));
+        }
+        return Ok(None);
+    };
+    let pick = |name: &str| outcome.header.variants.iter().position(|v| v.name == name);
+    let (Some(b), Some(c)) = (pick(&group.baseline), pick(&standout.candidate)) else {
+        return Ok(None);
+    };
+    let mut config = experiment_config(args, None)?.config;
+    config.variants = vec![config.variants[b].clone(), config.variants[c].clone()];
+    config.seed = fresh_seed();
+    config.resume = None;
+    let path = raw_path.with_extension("confirm.jsonl");
+    let writer = RawWriter::create_new(&path).map_err(|e| {
+        usage(format!(
+            "--confirm: {e} (remove it or choose another --output)"
+        ))
+    })?;
+    if !args.analysis.quiet {
+        stderr_line(format_args!(
+            "abba: confirming {} against {} with a fresh seed ({}); raw runs in {}",
+            standout.candidate,
+            group.baseline,
+            config.seed,
+            path.display()
+        ));
+    }
+    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
+    let again = execute(&config, &stop, writer, &path, args.analysis.quiet)?;
+    let names = [group.baseline.clone(), standout.candidate.clone()];
+    check_some_run_succeeded(&again, &names, &path)?;
+    let confirm_config = AnalysisConfig {
+        seed: config.seed,
+        baseline: Some(group.baseline.clone()),
+        ..analysis.clone()
+    };
+    let confirmation = analyze_input(&Input::from_outcome(&again), &confirm_config)
+        .map_err(|e| usage(e.to_string()))?;
+    Ok(Some(Box::new(confirmation)))
 }
 
 /// `--resume FILE`: every setting the header records and the arguments leave out comes
@@ -607,6 +666,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         seed: Some(1),
         output: None,
         force: false,
+        confirm: false,
         timeout: Some(Duration::from_secs(60)),
         shell: None,
         metric: None,

@@ -11,6 +11,9 @@ fn remedy_text(remedy: Remedy) -> &'static str {
         Remedy::PairInBlocks => ". Use --design abba to pair them",
         Remedy::SettleBetweenRuns => ", but consider --settle",
         Remedy::PinCpus => " (use --pin to hold this fixed)",
+        Remedy::ConfirmStandout => {
+            " (abba compare --confirm reruns it against the baseline with a fresh seed)"
+        }
         Remedy::RandomizeLayout => " (--layout random randomizes it per run)",
         _ => "",
     }
@@ -19,6 +22,9 @@ fn remedy_text(remedy: Remedy) -> &'static str {
 /// Words every remedy of `analysis` as the flag that applies it (once: the remedy is
 /// taken).
 pub fn word_remedies(analysis: &mut Analysis) {
+    if let Some(c) = &mut analysis.confirmation {
+        word_remedies(c);
+    }
     for w in &mut analysis.warnings {
         if let Some(r) = w.remedy.take() {
             w.message.push_str(remedy_text(r));

@@ -163,3 +163,56 @@ fn the_gate_trips_on_a_significant_slowdown_whose_interval_reaches_pct() {
         .assert()
         .code(0);
 }
+
+#[test]
+fn confirm_reruns_the_standout_of_three_variants_as_a_fresh_experiment() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("sweep.jsonl");
+    let mut cmd = abba();
+    cmd.args([
+        "compare",
+        "--metric",
+        "json:v",
+        "--seed",
+        "1",
+        "--blocks",
+        "10",
+        "--quiet",
+        "--json",
+        "--confirm",
+    ])
+    .arg("--output")
+    .arg(&raw);
+    // B is about 30% above A; C is close to A.
+    for (name, base) in [("A", 100), ("B", 130), ("C", 101)] {
+        cmd.args(["-n", name]).arg(format!(
+            "sh tests/data/counter.sh {} {} {base}",
+            dir.path().display(),
+            name.to_lowercase()
+        ));
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let standout = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["code"] == "standout")
+        .expect("the standout is named as a hypothesis");
+    assert_eq!(standout["benchmark"], "B");
+    let confirmation = &v["confirmation"];
+    assert_ne!(confirmation["seed"], v["seed"], "a fresh seed");
+    let names: Vec<&str> = confirmation["groups"][0]["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["A", "B"]);
+    assert!(dir.path().join("sweep.confirm.jsonl").is_file());
+}

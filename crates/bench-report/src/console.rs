@@ -76,6 +76,14 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
             let _ = writeln!(out, "  {w}");
         }
     }
+    if let Some(c) = &analysis.confirmation {
+        let _ = writeln!(
+            out,
+            "\n=== Confirmation run: an independent experiment with a fresh seed ({}) ===\n",
+            c.seed
+        );
+        out.push_str(&render_console(c, options));
+    }
     out
 }
 

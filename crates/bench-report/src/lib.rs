@@ -31,7 +31,7 @@
 //!         class: None, baseline: "A".into(),
 //!         benchmarks: vec![summary("A", 1500.0)], omnibus: None, comparisons: vec![],
 //!     }],
-//!     controls: vec![], warnings: vec![],
+//!     controls: vec![], warnings: vec![], confirmation: None,
 //! };
 //! let text = render_console(&analysis, &RenderOptions::default());
 //! assert!(text.contains("1.500 us"));

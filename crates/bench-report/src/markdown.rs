@@ -60,6 +60,15 @@ pub fn render_markdown(analysis: &Analysis) -> String {
             }
         }
     }
+    if let Some(c) = &analysis.confirmation {
+        let _ = writeln!(
+            out,
+            "\n## Confirmation run\n\nAn independent experiment with a fresh seed ({}).\n",
+            c.seed
+        );
+        let nested = render_markdown(c);
+        out.push_str(nested.trim_start_matches("## abba benchmark report\n\n"));
+    }
     out
 }
 

@@ -124,6 +124,7 @@ pub fn analyze_with(
         groups,
         controls: Vec::new(),
         warnings,
+        confirmation: None,
     })
 }
 
@@ -212,13 +213,15 @@ fn analyze_group(
             warnings::carryover_warnings(data, members, t, warnings);
         }
     }
-    Ok(GroupAnalysis {
+    let group = GroupAnalysis {
         class: if cross { None } else { class },
         baseline: members[baseline].name.clone(),
         benchmarks,
         omnibus: report.omnibus,
         comparisons,
-    })
+    };
+    warnings.extend(warnings::standout(&group));
+    Ok(group)
 }
 
 /// Descriptive rows in `order`; in cross-class mode each row names its class.

@@ -198,3 +198,22 @@ pub(crate) fn noisy_reference(candidate: &str, cv: f64, bias: f64) -> Warning {
         ),
     )
 }
+
+/// The standout of a group of several candidates, as a hypothesis to confirm.
+pub(crate) fn standout(group: &crate::model::report::GroupAnalysis) -> Option<Warning> {
+    let c = group.standout()?;
+    Some(
+        Warning::new(
+            WarningCode::Standout,
+            Some(&c.candidate),
+            format!(
+                "{} stands out among {} candidates (ratio {:.3}x against {}): the largest of several comparisons is partly chance, so treat it as a hypothesis until an independent run confirms it",
+                c.candidate,
+                group.comparisons.len(),
+                c.ratio.unwrap_or(f64::NAN),
+                group.baseline
+            ),
+        )
+        .with_remedy(Remedy::ConfirmStandout),
+    )
+}

@@ -77,6 +77,13 @@ pub struct Analysis {
     pub controls: Vec<Control>,
     /// Everything the reader should distrust, never silent.
     pub warnings: Vec<Warning>,
+    /// An independent confirmation run of a standout candidate against the baseline
+    /// (`abba compare --confirm`; beyond the v1 contract, serialized only when present).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub confirmation: Option<Box<Analysis>>,
 }
 
 /// The comparisons inside one group against its baseline.
@@ -99,6 +106,21 @@ pub struct GroupAnalysis {
 }
 
 impl GroupAnalysis {
+    /// The candidate that stands out among two or more: the significant comparison with
+    /// the largest change (|log ratio|), if any. With several comparisons the largest is
+    /// partly chance, so it is a hypothesis to confirm with an independent run.
+    pub fn standout(&self) -> Option<&Comparison> {
+        if self.comparisons.len() < 2 {
+            return None;
+        }
+        self.comparisons
+            .iter()
+            .filter(|c| c.verdict == Verdict::Significant)
+            .filter_map(|c| c.ratio.filter(|r| *r > 0.0).map(|r| (c, r.ln().abs())))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(c, _)| c)
+    }
+
     /// The descriptive row of comparison `k`'s candidate: `benchmarks[k + 1]` (the
     /// baseline's row is `benchmarks[0]`). `None` when `k` is out of range.
     pub fn row_of(&self, k: usize) -> Option<&BenchmarkSummary> {
@@ -434,6 +456,8 @@ pub enum Remedy {
     SettleBetweenRuns,
     /// Pin the runs to fixed CPUs.
     PinCpus,
+    /// Confirm the standout with an independent run against the baseline.
+    ConfirmStandout,
     /// Randomize the memory layout per run.
     RandomizeLayout,
 }
@@ -578,6 +602,8 @@ pub enum WarningCode {
     /// The raw file was written in several sessions (`--resume`): analyses between them
     /// are extra looks at the data.
     Resumed,
+    /// One candidate stands out among several: a hypothesis until confirmed.
+    Standout,
 }
 
 impl WarningCode {
@@ -600,6 +626,7 @@ impl WarningCode {
             WarningCode::Input => "input",
             WarningCode::DebugBuild => "debug-build",
             WarningCode::Resumed => "resumed",
+            WarningCode::Standout => "standout",
         }
     }
 }
