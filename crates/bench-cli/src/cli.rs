@@ -81,15 +81,17 @@ Examples:
   abba compare --shell sh 'make -s test | wc -l' 'make -s test2 | wc -l'
   abba compare --metric json:items_per_sec --higher-is-better './bench --json' './bench2 --json'
   abba compare --kernel chains=1 --kernel chains=2
-  abba compare --fail-if-slower 2% ./baseline ./candidate     # CI gate
+  abba compare --fail-if-slower 5% ./baseline ./candidate     # CI gate
+  abba compare --confirm ./a ./b ./c                          # rerun the standout
 
 The first command is the baseline unless --baseline names another. Each block runs every
 variant (twice, in ABBA/BAAB order, for two variants); runs are written to --output as they end,
 so an interrupted experiment can be analyzed or continued with --resume.
 
 Gate rule (--fail-if-slower PCT): exit 1 when the verdict is significant, the candidate is
-worse than the baseline, and the point estimate of the ratio is worse by at least PCT
-(for times: ratio >= 1 + PCT; for higher-is-better metrics: ratio <= 1 - PCT). Otherwise 0.";
+worse than the baseline, and its ratio interval reaches a slowdown of PCT (for times: upper
+end >= 1 + PCT; for higher-is-better metrics: lower end <= 1 - PCT). Otherwise 0. Its
+measured operating characteristic is in the README (Reading the report).";
 
 const ANALYZE_HELP: &str = "\
 Examples:
