@@ -216,3 +216,15 @@ fn confirm_reruns_the_standout_of_three_variants_as_a_fresh_experiment() {
     assert_eq!(names, ["A", "B"]);
     assert!(dir.path().join("sweep.confirm.jsonl").is_file());
 }
+
+#[test]
+fn the_shift_interval_never_contradicts_the_test() {
+    // 3 against 3 runs: the exact Mann-Whitney p is at least 0.1, so no 95% interval of the
+    // shift can exist; it is null, not the min..max of the differences.
+    let c = comparison("three_vs_three", &[]);
+    assert_eq!(c["mann_whitney"]["p_value"], 0.1);
+    assert_eq!(c["hodges_lehmann"]["shift"], 3.0);
+    assert!(c["hodges_lehmann"]["ci_low"].is_null());
+    assert!(c["hodges_lehmann"]["ci_high"].is_null());
+    assert_eq!(c["verdict"], "not_significant");
+}
