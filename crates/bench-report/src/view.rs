@@ -2,7 +2,8 @@
 //! strings) so the console and Markdown renderers only lay them out.
 
 use bench_stats::model::{
-    DecisionReport, OmnibusTest, PairedReport, ReferenceReport, ShiftReport, Treatment,
+    DecisionReport, MannWhitneyReport, OmnibusTest, PairedReport, ReferenceReport, ShiftReport,
+    Treatment,
 };
 use bench_stats::{
     Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Verdict,
@@ -499,16 +500,7 @@ fn verdict_line(c: &Comparison, alpha: f64, sym: &Symbols) -> VerdictLine {
         };
     }
     if let Some(mw) = &c.mann_whitney {
-        let u = if mw.u.fract() == 0.0 {
-            format!("{:.0}", mw.u)
-        } else {
-            format!("{:.1}", mw.u)
-        };
-        parts.push(format!(
-            "Mann-Whitney U = {u}, p {} ({})",
-            p_clause(Some(mw.p_value), sym.none),
-            mw.method
-        ));
+        parts.push(mann_whitney_text(mw, mw.p_value, sym));
     }
     if c.p_value_adjusted.is_some() {
         parts.push(format!(
@@ -524,6 +516,20 @@ fn verdict_line(c: &Comparison, alpha: f64, sym: &Symbols) -> VerdictLine {
     }
 }
 
+/// "Mann-Whitney U = 5, p = 7.2e-4 (asymptotic)".
+fn mann_whitney_text(mw: &MannWhitneyReport, p: f64, sym: &Symbols) -> String {
+    let u = if mw.u.fract() == 0.0 {
+        format!("{:.0}", mw.u)
+    } else {
+        format!("{:.1}", mw.u)
+    };
+    format!(
+        "Mann-Whitney U = {u}, p {} ({})",
+        p_clause(Some(p), sym.none),
+        mw.method
+    )
+}
+
 /// The deciding test's p (with U for Mann-Whitney), the Holm-adjusted p, and the
 /// equivalence interval.
 fn decision_parts(c: &Comparison, d: &DecisionReport, alpha: f64, sym: &Symbols) -> Vec<String> {
@@ -534,18 +540,7 @@ fn decision_parts(c: &Comparison, d: &DecisionReport, alpha: f64, sym: &Symbols)
         _ => "",
     };
     match (&c.mann_whitney, d.test.as_str(), d.p_value) {
-        (Some(mw), "mann-whitney", Some(p)) => {
-            let u = if mw.u.fract() == 0.0 {
-                format!("{:.0}", mw.u)
-            } else {
-                format!("{:.1}", mw.u)
-            };
-            parts.push(format!(
-                "Mann-Whitney U = {u}, p {} ({})",
-                p_clause(Some(p), sym.none),
-                mw.method
-            ));
-        }
+        (Some(mw), "mann-whitney", Some(p)) => parts.push(mann_whitney_text(mw, p, sym)),
         (_, test, Some(p)) => parts.push(format!("{test}{on} p {}", p_clause(Some(p), sym.none))),
         (_, test, None) => parts.push(format!("{test} interval at 1 - alpha{on}")),
     }

@@ -47,10 +47,20 @@ fn rate(
     let hits = (0..REPS)
         .filter(|rep| {
             let e = simulate(cfg, Design::Abba, blocks, seed + rep);
-            hit(&analyze(&e.dataset, &config).expect("simulated data analyze"))
+            hit(&analyze(&e.dataset, config).expect("simulated data analyze"))
         })
         .count();
     hits as f64 / REPS as f64
+}
+
+/// [`rate_with`] the default calibration config.
+fn rate(
+    cfg: &SimConfig,
+    blocks: u32,
+    seed: u64,
+    hit: impl Fn(&bench_stats::Analysis) -> bool,
+) -> f64 {
+    rate_with(&config(), cfg, blocks, seed, hit)
 }
 
 #[test]
@@ -111,14 +121,9 @@ fn equivalence_is_claimed_at_most_alpha_of_the_time_at_the_margin_and_less_beyon
                     .iter()
                     .map(|m| {
                         let cfg = profile.with_effect(1.0 + m * margin);
-                        let hits = (0..REPS)
-                            .filter(|rep| {
-                                let e = simulate(&cfg, Design::Abba, blocks, 9_000 + rep);
-                                let a = analyze(&e.dataset, &config).expect("analyzes");
-                                a.groups[0].comparisons[0].outcome == Outcome::Equivalent
-                            })
-                            .count();
-                        hits as f64 / REPS as f64
+                        rate_with(&config, &cfg, blocks, 9_000, |a| {
+                            a.groups[0].comparisons[0].outcome == Outcome::Equivalent
+                        })
                     })
                     .collect();
                 println!(
