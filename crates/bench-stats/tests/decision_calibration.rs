@@ -36,14 +36,15 @@ fn profiles() -> [(&'static str, SimConfig); 2] {
     ]
 }
 
-/// The share of `REPS` simulated experiments for which `hit` holds.
-fn rate(
+/// The share of `REPS` simulated experiments for which `hit` holds, analysed with
+/// `config`.
+fn rate_with(
+    config: &AnalysisConfig,
     cfg: &SimConfig,
     blocks: u32,
     seed: u64,
     hit: impl Fn(&bench_stats::Analysis) -> bool,
 ) -> f64 {
-    let config = config();
     let hits = (0..REPS)
         .filter(|rep| {
             let e = simulate(cfg, Design::Abba, blocks, seed + rep);
