@@ -77,6 +77,7 @@ fn sched_error(error: SchedError, raw: &Path) -> anyhow::Error {
     let kept = format!("raw data so far kept in {}", raw.display());
     match error {
         SchedError::RunFailed { .. }
+        | SchedError::HookFailed { .. }
         | SchedError::TimedOut { .. }
         | SchedError::Metric { .. }
         | SchedError::Spawn { .. } => anyhow::Error::new(Exit::CommandFailed(format!(
@@ -509,6 +510,8 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         },
         abba_version: env!("CARGO_PKG_VERSION").to_string(),
         resume,
+        hooks: Vec::new(),
+        warmup_per_block: 0,
     };
     Ok(Plan {
         config,

@@ -4,12 +4,14 @@
 
 mod config;
 mod header;
+mod hooks;
 mod observer;
 mod outcome;
 mod resume;
 mod run;
 
 pub use config::{ExperimentConfig, FailurePolicy, REFERENCE_NAME, Variant};
+pub use hooks::{HookKind, Hooks};
 pub use observer::{NoopObserver, Observer};
 pub use outcome::Outcome;
 pub use resume::ResumePoint;
