@@ -2,6 +2,7 @@
 //! its progress hooks ([`Observer`]), what it returns ([`Outcome`]) and how it continues a
 //! previous raw file ([`ResumePoint`]).
 
+mod budget;
 mod config;
 mod header;
 mod hooks;
