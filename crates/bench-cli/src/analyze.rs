@@ -36,6 +36,11 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         higher_is_better: args.higher_is_better,
     };
     let input = Input::load(&paths, &csv).map_err(|e| usage(e.to_string()))?;
+    if args.analysis.csv.export_csv.is_some() && input.experiment.is_none() {
+        return Err(usage(
+            "--export-csv needs runs: it is available for one raw file (abba compare --output), not for CSV or hyperfine input",
+        ));
+    }
     // A single raw file tells its seed; the analysis reuses it unless --seed says otherwise.
     let seed = args.seed.or(input.recorded_seed()).unwrap_or(1);
     let config = analysis_config(&args.analysis, seed)?;
@@ -47,5 +52,6 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         )));
     }
     let analysis = analyze_input(&input, &config).map_err(|e| usage(e.to_string()))?;
-    emit(analysis, &args.analysis)
+    let csv = crate::hooks::csv_exports(&args.analysis.csv, &input, &analysis);
+    emit(analysis, &args.analysis, csv)
 }

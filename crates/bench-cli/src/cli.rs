@@ -83,6 +83,12 @@ Examples:
   abba compare --kernel chains=1 --kernel chains=2
   abba compare --fail-if-slower 5% ./baseline ./candidate     # CI gate
   abba compare --confirm ./a ./b ./c                          # rerun the standout
+  abba compare --runs 40 ./a ./b                              # 20 ABBA blocks: 40 runs each
+  abba compare --time-budget 2min ./a ./b                     # as many blocks as fit
+  abba compare --shell sh --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' './a' './b'
+  abba compare --setup 'make a' --setup 'make b' --cleanup 'make clean' ./a ./b
+  abba compare --warmup-per-block 1 ./a ./b                   # untimed run of each per block
+  abba compare --export-csv runs.csv --export-csv-summary summary.csv ./a ./b
 
 The first command is the baseline unless --baseline names another. Each block runs every
 variant (twice, in ABBA/BAAB order, for two variants); runs are written to --output as they end,
@@ -98,6 +104,7 @@ Examples:
   abba analyze runs.jsonl
   abba analyze timings.csv --unit ms
   abba analyze hyperfine.json --json
+  abba analyze runs.jsonl --export-csv runs.csv   # one row per run; abba analyze runs.csv reads it
   abba analyze monday.jsonl tuesday.jsonl     # two sessions: unpaired, with a warning
 
 CSV: a header row with columns `variant` and `value` (required), `block` (pairs the data by
@@ -157,6 +164,9 @@ pub struct AnalysisArgs {
     /// No progress output.
     #[arg(long, short)]
     pub quiet: bool,
+    /// The CSV exports.
+    #[command(flatten)]
+    pub csv: CsvExportArgs,
 }
 
 /// `abba compare`.
@@ -254,6 +264,9 @@ pub struct CompareArgs {
     /// Print the schedule and exit without running anything.
     #[arg(long)]
     pub dry_run: bool,
+    /// Hooks, warm-ups per block, and the run count as hyperfine users spell them.
+    #[command(flatten)]
+    pub hooks: HookArgs,
     /// Analysis and report options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
@@ -307,4 +320,66 @@ pub enum ShellArg {
     None,
     /// Run the command with `sh -c`.
     Sh,
+}
+
+/// `compare`: hyperfine's hooks, warm-ups per block, and `--runs` / `--time-budget`.
+///
+/// Each hook takes one command for every variant, or exactly one per variant (in order),
+/// as hyperfine accepts; hooks run untimed, with the commands' `--shell` setting, and a
+/// failing hook fails its run (exit 3) unless `--ignore-failure`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct HookArgs {
+    /// Run CMD once per variant before its first run (warm-ups included), e.g. to build
+    /// or copy its input. Once for all variants or once per variant.
+    #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString)]
+    pub setup: Vec<String>,
+    /// Run CMD before every run of a variant, untimed (e.g. `sync; echo 3 >
+    /// /proc/sys/vm/drop_caches` with --shell sh); its wall time is recorded in the raw
+    /// file (`prepare_ns`). Once for all variants or once per variant.
+    #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString)]
+    pub prepare: Vec<String>,
+    /// Run CMD after every run of a variant, untimed (recorded as `conclude_ns`). Once for
+    /// all variants or once per variant.
+    #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString)]
+    pub conclude: Vec<String>,
+    /// Run CMD once per variant after its last run. Once for all variants or once per
+    /// variant.
+    #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString)]
+    pub cleanup: Vec<String>,
+    /// Untimed warm-up runs of every variant at the start of every block, so each block
+    /// starts from a comparable state (besides --warmup before the first block)
+    /// [default: 0].
+    #[arg(long, value_name = "N")]
+    pub warmup_per_block: Option<u32>,
+    /// Measure about N runs per variant: chooses --blocks as N divided by the design's
+    /// runs per variant per block (2 for two variants in ABBA), rounded up; the actual
+    /// count is stated on stderr.
+    #[arg(long, value_name = "N", conflicts_with_all = ["blocks", "time_budget"])]
+    pub runs: Option<u32>,
+    /// Fit the experiment into DURATION (`30s`, `5min`): one pilot block is run (not
+    /// recorded), then as many blocks as fit into the rest of the budget; the choice is
+    /// stated on stderr.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        value_parser = parse_duration_with_unit,
+        conflicts_with_all = ["blocks", "resume", "dry_run"]
+    )]
+    pub time_budget: Option<Duration>,
+}
+
+/// The CSV exports (`compare`, and `analyze` of a raw file).
+#[derive(Debug, Args, Clone, Default)]
+pub struct CsvExportArgs {
+    /// Also write one CSV row per analysed run to FILE (atomically): block, position,
+    /// variant, wall_ns, user_ns, sys_ns, max_rss_kib, exit_code, timed_out, env_pad,
+    /// metric, value. `abba analyze FILE` reads it back to the same paired verdict. Needs
+    /// runs: not available when analyzing CSV or hyperfine input.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Also write one CSV row per benchmark to FILE (atomically): class, name, n, mean,
+    /// stddev, median, min, max, p90 (in the analysis's unit), unit, user_mean_ns,
+    /// system_mean_ns (empty without runs).
+    #[arg(long, value_name = "FILE")]
+    pub export_csv_summary: Option<PathBuf>,
 }

@@ -11,7 +11,9 @@ use bench_sched::{
 };
 use bench_stats::{AnalysisConfig, Grouping, PracticalRule, Warning, WarningCode};
 
-use crate::cli::{AnalysisArgs, CompareArgs, DemoArgs, LayoutArg, ShellArg};
+use crate::cli::{
+    AnalysisArgs, CompareArgs, CsvExportArgs, DemoArgs, HookArgs, LayoutArg, ShellArg,
+};
 use crate::exit::{Exit, usage};
 use crate::kernel_spec::parse_kernel_spec;
 use crate::output::{check_export_paths, emit, stderr_line, write_stdout};
@@ -77,6 +79,7 @@ fn sched_error(error: SchedError, raw: &Path) -> anyhow::Error {
     let kept = format!("raw data so far kept in {}", raw.display());
     match error {
         SchedError::RunFailed { .. }
+        | SchedError::HookFailed { .. }
         | SchedError::TimedOut { .. }
         | SchedError::Metric { .. }
         | SchedError::Spawn { .. } => anyhow::Error::new(Exit::CommandFailed(format!(
@@ -224,11 +227,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         None => args,
     };
     let Plan {
-        config,
+        mut config,
         names,
         analysis,
     } = experiment_config(&args, resume)?;
+    crate::hooks::warn_shell_expansions(&config);
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
+    let mut args = args;
+    crate::hooks::size(&mut args, &mut config, &stop)?;
     if args.dry_run {
         return dry_run(&config, &names);
     }
@@ -275,15 +281,16 @@ fn report(
     raw_path: &Path,
 ) -> anyhow::Result<u8> {
     check_some_run_succeeded(outcome, names, raw_path)?;
-    let mut result =
-        analyze_input(&Input::from_outcome(outcome), analysis).map_err(|e| usage(e.to_string()))?;
+    let input = Input::from_outcome(outcome);
+    let mut result = analyze_input(&input, analysis).map_err(|e| usage(e.to_string()))?;
     if cfg!(debug_assertions) && !args.kernel.is_empty() {
         result.warnings.push(debug_build_warning());
     }
     if args.confirm {
         result.confirmation = confirm_standout(args, outcome, &result, analysis, raw_path)?;
     }
-    emit(result, &args.analysis)
+    let csv = crate::hooks::csv_exports(&args.analysis.csv, &input, &result);
+    emit(result, &args.analysis, csv)
 }
 
 /// `--confirm`: reruns the standout candidate against the baseline as a new experiment
@@ -383,6 +390,7 @@ fn from_header(mut args: CompareArgs, h: &RawHeader) -> anyhow::Result<CompareAr
     args.unit = args.unit.or_else(|| Some(h.unit.clone()));
     args.reference = args.reference.or_else(|| h.reference.clone());
     args.pin = args.pin.or_else(|| h.pin.clone());
+    crate::hooks::from_header(&mut args.hooks, h);
     Ok(args)
 }
 
@@ -509,6 +517,8 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         },
         abba_version: env!("CARGO_PKG_VERSION").to_string(),
         resume,
+        hooks: crate::hooks::hooks(&args.hooks, names.len(), shell(args.shell))?,
+        warmup_per_block: args.hooks.warmup_per_block.unwrap_or(0),
     };
     Ok(Plan {
         config,
@@ -678,6 +688,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         ignore_failure: false,
         resume: None,
         dry_run: false,
+        hooks: HookArgs::default(),
         analysis: AnalysisArgs {
             baseline: None,
             alpha: 0.05,
@@ -692,6 +703,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             export_markdown: None,
             fail_if_slower: None,
             quiet: false,
+            csv: CsvExportArgs::default(),
         },
     };
     let code = run(args)?;

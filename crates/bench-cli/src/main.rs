@@ -10,6 +10,7 @@ mod cli;
 mod compare;
 mod compute;
 mod exit;
+mod hooks;
 mod kernel_spec;
 mod output;
 mod parse;

@@ -11,6 +11,7 @@ use bench_stats::Analysis;
 
 use crate::cli::AnalysisArgs;
 use crate::exit::usage;
+use crate::hooks::Export;
 
 /// Prints the report (or the JSON), writes the exports, and returns the exit code the
 /// gate decides (0, or 1 when `--fail-if-slower` tripped).
@@ -18,10 +19,14 @@ use crate::exit::usage;
 /// A failed export does not hold back the report: the exports are tried first, the report
 /// is printed whatever became of them, and then a failed export is an error (exit 2)
 /// naming the file, so nobody believes it was written.
-pub fn emit(mut analysis: Analysis, args: &AnalysisArgs) -> anyhow::Result<u8> {
+pub fn emit(mut analysis: Analysis, args: &AnalysisArgs, extra: Vec<Export>) -> anyhow::Result<u8> {
     crate::words::word_remedies(&mut analysis);
     let analysis = &analysis;
     let mut failed = Vec::new();
+    for e in extra {
+        let written = e.content.and_then(|text| export(&e.path, text.as_bytes()));
+        failed.extend(written.err().map(|m| format!("{}: {m}", e.flag)));
+    }
     if let Some(path) = &args.export_json {
         let written = render_json(analysis)
             .map_err(|e| format!("cannot export the analysis as JSON: {e}"))
@@ -109,6 +114,8 @@ pub fn check_export_paths(args: &AnalysisArgs) -> anyhow::Result<()> {
     for (flag, path) in [
         ("--export-json", &args.export_json),
         ("--export-markdown", &args.export_markdown),
+        ("--export-csv", &args.csv.export_csv),
+        ("--export-csv-summary", &args.csv.export_csv_summary),
     ] {
         let Some(given) = path else { continue };
         let path = resolve_link(given);

@@ -81,6 +81,24 @@ pub enum SchedError {
         /// The last bytes of its standard error.
         stderr_tail: String,
     },
+    /// A hook command (`--setup`, `--prepare`, `--conclude`, `--cleanup`) failed or timed
+    /// out: a failure of the run it belongs to.
+    #[error(
+        "the {hook} hook of variant {variant} failed {place} ({status}){}",
+        tail_suffix(stderr_tail)
+    )]
+    HookFailed {
+        /// Which hook.
+        hook: crate::experiment::HookKind,
+        /// The variant it belongs to.
+        variant: String,
+        /// Where: `in block N` or `in a warm-up`.
+        place: String,
+        /// `exit code N`, `killed by signal N` or `timed out`.
+        status: String,
+        /// The last bytes of its standard error.
+        stderr_tail: String,
+    },
     /// The `json:FIELD` metric could not be read from the command's output.
     #[error("variant {variant} in block {block}: {message}")]
     Metric {

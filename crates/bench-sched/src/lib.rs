@@ -7,12 +7,15 @@
 //! - **Runners** ([`Runner`], [`RealRunner`], [`FakeRunner`]): one run of a [`CommandSpec`],
 //!   measured ([`RunMeasurement`]: wall, user, sys, max RSS, exit), with timeouts, CPU
 //!   pinning ([`CpuSet`]) and process-group kills.
-//! - **The loop** ([`run_experiment`], [`ExperimentConfig`], [`Observer`],
-//!   [`InterruptFlag`], [`ResumePoint`]): warm-up, schedule, failures, Ctrl-C, resume.
+//! - **The loop** ([`run_experiment`], [`ExperimentConfig`], [`Hooks`], [`Observer`],
+//!   [`InterruptFlag`], [`ResumePoint`]): warm-up, hooks, schedule, failures, Ctrl-C,
+//!   resume.
 //! - **Raw JSONL** ([`RawWriter`], [`read_raw`], [`RawData::to_dataset`]): the
 //!   `abba.raw/1` file, streamed run by run and read back tolerant of a cut-off tail.
 //! - **Importers** ([`load_files`], [`read_csv`], [`read_hyperfine`]): CSV and hyperfine
 //!   JSON into a [`bench_stats::Dataset`]; errors ([`InputError`]) name file, line, column.
+//! - **CSV exports** ([`runs_csv`], [`summary_csv`]): the analysed runs (readable again as
+//!   CSV input) or one summary row per benchmark.
 //! - **Host facts** ([`HostFacts`]) for the header.
 //! - **The whole analysis** ([`analyze_input`], [`Input`]): saved or fresh runs into the
 //!   complete `abba.analysis/1` result, controls and run-level warnings included; the one
@@ -71,6 +74,7 @@ mod cpus;
 mod design;
 mod error;
 mod experiment;
+mod export;
 mod host;
 mod import;
 mod interrupt;
@@ -87,9 +91,10 @@ pub use crate::design::{
 };
 pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
-    ExperimentConfig, FailurePolicy, NoopObserver, Observer, Outcome, REFERENCE_NAME, ResumePoint,
-    Variant, run_experiment,
+    ExperimentConfig, FailurePolicy, HookKind, Hooks, NoopObserver, Observer, Outcome,
+    REFERENCE_NAME, ResumePoint, Variant, run_experiment,
 };
+pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary_csv};
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
 pub use crate::import::{
     CsvOptions, InputFormat, Loaded, detect_format, load_files, merge_sessions, read_csv,
@@ -99,8 +104,8 @@ pub use crate::interrupt::{InterruptFlag, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{Experiment, Input, analyze_input};
 pub use crate::raw::{
-    RAW_SCHEMA, RawData, RawHeader, RawTrailer, RawVariant, RawWriter, RunRecord, read_raw,
-    read_raw_bytes,
+    RAW_SCHEMA, RawData, RawHeader, RawHooks, RawTrailer, RawVariant, RawWriter, RunRecord,
+    read_raw, read_raw_bytes,
 };
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, Metric, MetricParseError, OutputMode, RealRunner,

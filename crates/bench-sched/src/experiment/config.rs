@@ -8,7 +8,7 @@ use crate::error::SchedError;
 use crate::layout::Layout;
 use crate::runner::{CommandSpec, Metric, OutputMode, Runner};
 
-use super::ResumePoint;
+use super::{Hooks, ResumePoint};
 
 /// Name recorded for reference-workload runs.
 pub const REFERENCE_NAME: &str = "reference";
@@ -70,6 +70,13 @@ pub struct ExperimentConfig {
     pub abba_version: String,
     /// Continue a previous run of the same experiment. Default: none.
     pub resume: Option<ResumePoint>,
+    /// Hook commands per variant, in variant order (see [`Hooks`]); empty or all empty for
+    /// none. Default: none.
+    pub hooks: Vec<Hooks>,
+    /// Untimed runs of every variant (in variant order, the reference last) at the start of
+    /// every block, besides [`Self::warmup`] before block 0. Paired designs only.
+    /// Default: 0.
+    pub warmup_per_block: u32,
 }
 
 impl Default for ExperimentConfig {
@@ -92,6 +99,8 @@ impl Default for ExperimentConfig {
             on_failure: FailurePolicy::Stop,
             abba_version: env!("CARGO_PKG_VERSION").to_owned(),
             resume: None,
+            hooks: Vec::new(),
+            warmup_per_block: 0,
         }
     }
 }
@@ -125,6 +134,11 @@ impl ExperimentConfig {
         super::run::preflight(self, runner).map(|_| ())
     }
 
+    /// The hooks of variant `i` (none when [`Self::hooks`] is empty).
+    pub(super) fn hooks_of(&self, i: usize) -> Option<&Hooks> {
+        self.hooks.get(i).filter(|h| !h.is_empty())
+    }
+
     pub(super) fn unit(&self) -> String {
         self.unit
             .clone()
@@ -142,6 +156,18 @@ impl ExperimentConfig {
         }
         if self.blocks == 0 {
             return Err(SchedError::Config("blocks must be at least 1".into()));
+        }
+        if !self.hooks.is_empty() && self.hooks.len() != self.variants.len() {
+            return Err(SchedError::Config(format!(
+                "hooks are given for {} variants but there are {}",
+                self.hooks.len(),
+                self.variants.len()
+            )));
+        }
+        if self.warmup_per_block > 0 && self.design == Design::Sequential {
+            return Err(SchedError::Config(
+                "warm-up runs per block need a blocked design (the sequential design runs each variant in one session)".into(),
+            ));
         }
         for (i, v) in self.variants.iter().enumerate() {
             if self.variants[..i].iter().any(|w| w.name == v.name) {

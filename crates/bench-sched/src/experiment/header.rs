@@ -36,5 +36,7 @@ pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
             .timeout
             .map(|t| u64::try_from(t.as_nanos()).unwrap_or(u64::MAX)),
         host: HostFacts::collect(),
+        hooks: super::hooks::raw_hooks(&config.hooks),
+        warmup_per_block: config.warmup_per_block,
     }
 }

@@ -2,14 +2,17 @@
 //! its progress hooks ([`Observer`]), what it returns ([`Outcome`]) and how it continues a
 //! previous raw file ([`ResumePoint`]).
 
+mod budget;
 mod config;
 mod header;
+mod hooks;
 mod observer;
 mod outcome;
 mod resume;
 mod run;
 
 pub use config::{ExperimentConfig, FailurePolicy, REFERENCE_NAME, Variant};
+pub use hooks::{HookKind, Hooks};
 pub use observer::{NoopObserver, Observer};
 pub use outcome::Outcome;
 pub use resume::ResumePoint;

@@ -3,10 +3,11 @@
 use std::path::Path;
 
 use crate::error::SchedError;
-use crate::raw::{RawData, RawHeader, RawVariant, RawWriter, RunRecord, read_raw};
+use crate::raw::{RawData, RawHeader, RawHooks, RawVariant, RawWriter, RunRecord, read_raw};
 
 use super::ExperimentConfig;
 use super::header::raw_variant;
+use super::hooks::raw_hooks;
 
 /// A previous raw file to continue (`--resume`).
 #[derive(Debug, Clone, PartialEq)]
@@ -45,8 +46,8 @@ impl ResumePoint {
 
     /// Checks the file belongs to `config`'s experiment (design, seed, blocks, variants,
     /// reference and metric must match) and that the resumed blocks run under the
-    /// conditions the header describes (layout, warm-up, settle, timeout, shell and CPU
-    /// pinning must match; a shell or timeout the file does not record, from an older
+    /// conditions the header describes (layout, warm-up, settle, timeout, shell, CPU
+    /// pinning, hooks and warm-ups per block must match; a shell or timeout the file does not record, from an older
     /// abba, is not checked).
     ///
     /// # Errors
@@ -152,6 +153,46 @@ impl ResumePoint {
         if h.pin != pin {
             let show = |p: &Option<String>| p.clone().unwrap_or_else(|| "no pinning".to_owned());
             return Err(mismatch("pin", show(&h.pin), show(&pin)));
+        }
+        if h.warmup_per_block != config.warmup_per_block {
+            return Err(mismatch(
+                "warmup-per-block",
+                h.warmup_per_block.to_string(),
+                config.warmup_per_block.to_string(),
+            ));
+        }
+        let hooks = raw_hooks(&config.hooks);
+        if h.hooks != hooks {
+            let show = |hooks: &[RawHooks]| {
+                if hooks.is_empty() {
+                    return "no hooks".to_owned();
+                }
+                let names = self.data.header.variants.iter().map(|v| v.name.as_str());
+                names
+                    .zip(hooks)
+                    .map(|(name, h)| {
+                        let parts: Vec<String> = [
+                            ("setup", &h.setup),
+                            ("prepare", &h.prepare),
+                            ("conclude", &h.conclude),
+                            ("cleanup", &h.cleanup),
+                        ]
+                        .iter()
+                        .filter_map(|(k, c)| c.as_ref().map(|c| format!("{k} {c:?}")))
+                        .collect();
+                        format!(
+                            "{name}: {}",
+                            if parts.is_empty() {
+                                "none".to_owned()
+                            } else {
+                                parts.join(", ")
+                            }
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
+            return Err(mismatch("hooks", show(&h.hooks), show(&hooks)));
         }
         Ok(())
     }

@@ -11,7 +11,16 @@ use crate::raw::{RawHeader, RawTrailer, RawWriter, RunRecord};
 use crate::runner::{CommandSpec, Metric, RunMeasurement, RunRequest, Runner, Termination};
 
 use super::header::new_header;
-use super::{ExperimentConfig, FailurePolicy, Observer, Outcome, REFERENCE_NAME, Variant};
+use super::{
+    ExperimentConfig, FailurePolicy, HookKind, Observer, Outcome, REFERENCE_NAME, Variant,
+};
+
+/// One hook's run: its wall time and, if it failed, how (`exit code 1`).
+struct HookRun {
+    wall_ns: u64,
+    failure: Option<String>,
+    stderr_tail: String,
+}
 
 fn sleep_unless_stopped(d: Duration, stop: &InterruptFlag) {
     let until = Instant::now() + d;
@@ -113,8 +122,9 @@ pub fn run_experiment(
         reference: reference.as_ref(),
         allowed,
         session: runs.iter().map(|r| r.session + 1).max().unwrap_or(0),
+        set_up: vec![false; config.variants.len()],
     };
-    session.warm_up()?;
+    session.warm_up(config.warmup, None)?;
     session.measure(skip, &mut runs)?;
     session.finish("complete")?;
     Ok(Outcome {
@@ -134,8 +144,13 @@ pub(super) fn preflight(
     if let Some(r) = &config.resume {
         r.check(config)?;
     }
-    for v in &config.variants {
+    for (i, v) in config.variants.iter().enumerate() {
         runner.preflight(&v.name, &v.command)?;
+        if let Some(hooks) = config.hooks_of(i) {
+            for hook in HookKind::ALL.iter().filter_map(|k| hooks.get(*k)) {
+                runner.preflight(&v.name, hook)?;
+            }
+        }
     }
     let reference = config.reference.as_ref().map(|c| Variant {
         name: REFERENCE_NAME.to_owned(),
@@ -191,6 +206,8 @@ struct Session<'a> {
     allowed: Option<String>,
     /// This session's number (0 unless resumed), recorded in every run line.
     session: u32,
+    /// Whether each variant's setup hook has run in this session.
+    set_up: Vec<bool>,
 }
 
 impl Session<'_> {
@@ -215,22 +232,35 @@ impl Session<'_> {
         }
     }
 
-    /// Untimed, unrecorded runs of every variant and the reference; failures still count
-    /// as failures.
-    fn warm_up(&mut self) -> Result<(), SchedError> {
+    /// Untimed, unrecorded runs of every variant and the reference, with their prepare and
+    /// conclude hooks; failures still count as failures. `rounds` runs of each before
+    /// `block` (`None`: before the first block).
+    fn warm_up(&mut self, rounds: u32, block: Option<u32>) -> Result<(), SchedError> {
         let config = self.config;
         let warm: Vec<&Variant> = config.variants.iter().chain(self.reference).collect();
-        for w in 0..config.warmup {
+        for w in 0..rounds {
             for (i, v) in warm.iter().enumerate() {
                 self.check_stop()?;
                 self.observer.on_warmup(v);
                 let fake_run = PlannedRun {
                     run_index: 0,
-                    block: u32::MAX - w,
+                    block: match block {
+                        None => u32::MAX - w,
+                        // Pads of per-block warm-ups: a range no measured run or initial
+                        // warm-up uses.
+                        Some(b) => (u32::MAX / 2)
+                            .wrapping_add(b.wrapping_mul(64))
+                            .wrapping_add(w),
+                    },
                     position: i as u32,
                     target: Target::Variant(i),
                 };
                 let env_pad = config.layout.pad_for(config.seed, &fake_run);
+                let is_variant = i < config.variants.len();
+                if is_variant {
+                    self.hook_or_stop(i, HookKind::Setup, None)?;
+                    self.hook_or_stop(i, HookKind::Prepare, None)?;
+                }
                 let m = self
                     .runner
                     .run(&v.name, &request(config, self.stop, &v.command, env_pad))?;
@@ -240,9 +270,84 @@ impl Session<'_> {
                         let _ = self.finish("failed");
                     })?;
                 }
+                if is_variant {
+                    self.hook_or_stop(i, HookKind::Conclude, None)?;
+                }
             }
         }
         Ok(())
+    }
+
+    /// Runs hook `kind` of variant `i` if it has one (its setup only once per session):
+    /// `None` when nothing ran, else its wall time and, if it failed, how.
+    fn hook(&mut self, i: usize, kind: HookKind) -> Result<Option<HookRun>, SchedError> {
+        let config = self.config;
+        let Some(command) = config.hooks_of(i).and_then(|h| h.get(kind)) else {
+            return Ok(None);
+        };
+        if kind == HookKind::Setup {
+            if self.set_up[i] {
+                return Ok(None);
+            }
+            self.set_up[i] = true;
+        }
+        let name = &config.variants[i].name;
+        let req = RunRequest {
+            capture_json: false,
+            ..request(config, self.stop, command, 0)
+        };
+        let m = self.runner.run(name, &req)?;
+        self.check_stop()?;
+        let failure = match m.termination {
+            Termination::Exited(0) => None,
+            t => Some(status_text(t)),
+        };
+        Ok(Some(HookRun {
+            wall_ns: m.wall_ns,
+            failure,
+            stderr_tail: m.stderr_tail,
+        }))
+    }
+
+    /// [`Self::hook`], then under [`FailurePolicy::Stop`] a failed hook ends the experiment
+    /// (after the `failed` trailer). `block`: the measured run's block, `None` in a warm-up.
+    fn hook_or_stop(
+        &mut self,
+        i: usize,
+        kind: HookKind,
+        block: Option<u32>,
+    ) -> Result<Option<HookRun>, SchedError> {
+        let run = self.hook(i, kind)?;
+        if let Some(e) = run
+            .as_ref()
+            .and_then(|r| self.hook_error(i, kind, block, r))
+        {
+            self.finish("failed")?;
+            return Err(e);
+        }
+        Ok(run)
+    }
+
+    /// The error a failed hook is under [`FailurePolicy::Stop`] (`None` if it succeeded or
+    /// failures are ignored).
+    fn hook_error(
+        &self,
+        i: usize,
+        kind: HookKind,
+        block: Option<u32>,
+        run: &HookRun,
+    ) -> Option<SchedError> {
+        if self.config.on_failure != FailurePolicy::Stop {
+            return None;
+        }
+        let status = run.failure.clone()?;
+        Some(SchedError::HookFailed {
+            hook: kind,
+            variant: self.config.variants[i].name.clone(),
+            place: block.map_or_else(|| "in a warm-up".to_owned(), |b| format!("in block {b}")),
+            status,
+            stderr_tail: run.stderr_tail.clone(),
+        })
     }
 
     /// Runs the schedule from planned run `skip` on, settling before each run, appending
@@ -254,12 +359,29 @@ impl Session<'_> {
         for r in &schedule.runs[skip..] {
             *left_in_block.entry(r.block).or_default() += 1;
         }
+        // Each variant's last measured run: its cleanup hook follows it.
+        let mut last_of: HashMap<usize, usize> = HashMap::new();
+        for (n, r) in schedule.runs.iter().enumerate().skip(skip) {
+            if let Target::Variant(i) = r.target {
+                last_of.insert(i, n);
+            }
+        }
+        let mut block_started: Option<u32> = None;
         for (n, planned) in schedule.runs.iter().enumerate().skip(skip) {
+            if config.warmup_per_block > 0 && block_started != Some(planned.block) {
+                block_started = Some(planned.block);
+                self.warm_up(config.warmup_per_block, Some(planned.block))?;
+            }
             if n > skip || config.warmup > 0 {
                 sleep_unless_stopped(config.settle, self.stop);
             }
             self.check_stop()?;
             runs.push(self.run_planned(planned)?);
+            if let Target::Variant(i) = planned.target {
+                if last_of.get(&i) == Some(&n) {
+                    self.hook_or_stop(i, HookKind::Cleanup, Some(planned.block))?;
+                }
+            }
             if let Some(left) = left_in_block.get_mut(&planned.block) {
                 *left -= 1;
                 if *left == 0 {
@@ -280,6 +402,18 @@ impl Session<'_> {
                 .reference
                 .ok_or_else(|| SchedError::Config("reference run without a reference".into()))?,
         };
+        let index = match planned.target {
+            Target::Variant(i) => Some(i),
+            Target::Reference => None,
+        };
+        let block = Some(planned.block);
+        let prepare = match index {
+            Some(i) => {
+                self.hook_or_stop(i, HookKind::Setup, block)?;
+                self.hook_or_stop(i, HookKind::Prepare, block)?
+            }
+            None => None,
+        };
         self.observer.on_run_start(planned, variant);
         let env_pad = config.layout.pad_for(config.seed, planned);
         let m = self.runner.run(
@@ -287,6 +421,19 @@ impl Session<'_> {
             &request(config, self.stop, &variant.command, env_pad),
         )?;
         self.check_stop()?;
+        let conclude = match index {
+            Some(i) => self.hook(i, HookKind::Conclude)?,
+            None => None,
+        };
+        let hook_failure = [
+            (HookKind::Prepare, &prepare),
+            (HookKind::Conclude, &conclude),
+        ]
+        .into_iter()
+        .find_map(|(kind, run)| {
+            let failed = run.as_ref()?.failure.as_ref()?;
+            Some(format!("{kind}: {failed}"))
+        });
         let metric = metric_value(&config.metric, &m);
         let record = RunRecord {
             run: planned.run_index,
@@ -311,9 +458,18 @@ impl Session<'_> {
             metric: metric.as_ref().ok().copied().flatten(),
             allowed_cpus: self.allowed.clone(),
             session: self.session,
+            prepare_ns: prepare.as_ref().map(|h| h.wall_ns),
+            conclude_ns: conclude.as_ref().map(|h| h.wall_ns),
+            hook_failure,
         };
         self.out.write_run(&record)?;
         self.observer.on_run_end(&record);
+        if let (Some(i), Some(run)) = (index, &conclude) {
+            if let Some(e) = self.hook_error(i, HookKind::Conclude, block, run) {
+                self.finish("failed")?;
+                return Err(e);
+            }
+        }
         if config.on_failure == FailurePolicy::Stop {
             let failed =
                 check_termination(config, &variant.name, planned.block, &m).and_then(|()| {

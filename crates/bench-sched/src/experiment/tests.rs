@@ -423,3 +423,174 @@ fn sequential_yields_unpaired_observations() {
             .all(|o| o.block.is_none())
     );
 }
+
+fn hooked(name: &str) -> Hooks {
+    let spec =
+        |kind: &str| Some(CommandSpec::parse(&format!("{kind}-{name}"), Shell::None).unwrap());
+    Hooks {
+        setup: spec("setup"),
+        prepare: spec("prep"),
+        conclude: spec("conc"),
+        cleanup: spec("clean"),
+    }
+}
+
+fn commands(fake: &FakeRunner) -> Vec<String> {
+    fake.calls().iter().map(|c| c.command.clone()).collect()
+}
+
+#[test]
+fn hooks_run_around_every_run_and_once_per_variant() {
+    let config = ExperimentConfig {
+        variants: variants(&["A", "B"]),
+        blocks: 3,
+        warmup: 1,
+        hooks: vec![hooked("A"), hooked("B")],
+        ..ExperimentConfig::default()
+    };
+    let mut fake = FakeRunner::new();
+    let buf = Shared::default();
+    let mut w = RawWriter::to_writer(buf.clone(), "mem");
+    let outcome = run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut fake,
+        &mut w,
+        &mut NoopObserver,
+    )
+    .unwrap();
+    let calls = commands(&fake);
+    for v in ["A", "B"] {
+        let prog = format!("prog-{v}");
+        let runs: Vec<usize> = (0..calls.len()).filter(|&k| calls[k] == prog).collect();
+        assert_eq!(runs.len(), 1 + 6, "one warm-up and 6 measured runs of {v}");
+        for &k in &runs {
+            assert_eq!(calls[k - 1], format!("prep-{v}"), "{calls:?}");
+            assert_eq!(calls[k + 1], format!("conc-{v}"), "{calls:?}");
+        }
+        let at = |c: String| {
+            (0..calls.len())
+                .filter(|&k| calls[k] == c)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(at(format!("setup-{v}")), [runs[0] - 2]);
+        assert_eq!(at(format!("clean-{v}")), [runs[6] + 2]);
+    }
+    // 7 runs x 3 commands + setup + cleanup, per variant.
+    assert_eq!(calls.len(), 2 * (7 * 3 + 2));
+    assert!(
+        outcome
+            .runs
+            .iter()
+            .all(|r| r.prepare_ns.is_some() && r.conclude_ns.is_some())
+    );
+    drop(w);
+    let data = read_raw_bytes("mem", &buf.0.lock().unwrap()).unwrap();
+    assert_eq!(data.header.hooks.len(), 2);
+    assert_eq!(data.header.hooks[1].prepare.as_deref(), Some("prep-B"));
+    assert_eq!(data.runs, outcome.runs);
+}
+
+#[test]
+fn a_failing_hook_fails_its_run_unless_failures_are_ignored() {
+    let fail_prep_b = |c: &crate::runner::FakeCall, _: usize| {
+        if c.command == "prep-B" {
+            failing(1, "cache drop refused")
+        } else {
+            FakeRunner::success(10)
+        }
+    };
+    let mut config = ExperimentConfig {
+        variants: variants(&["A", "B"]),
+        blocks: 2,
+        warmup: 0,
+        hooks: vec![Hooks::default(), hooked("B")],
+        ..ExperimentConfig::default()
+    };
+    let err = run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut FakeRunner::new().with_script(fail_prep_b),
+        &mut RawWriter::discard(),
+        &mut NoopObserver,
+    )
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(
+            err,
+            SchedError::HookFailed {
+                hook: HookKind::Prepare,
+                ..
+            }
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("prepare hook of variant B") && text.contains("cache drop refused"),
+        "{text}"
+    );
+    config.on_failure = FailurePolicy::Ignore;
+    let outcome = run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut FakeRunner::new().with_script(fail_prep_b),
+        &mut RawWriter::discard(),
+        &mut NoopObserver,
+    )
+    .unwrap();
+    let b: Vec<&RunRecord> = outcome.runs.iter().filter(|r| r.variant == "B").collect();
+    assert!(
+        b.iter()
+            .all(|r| r.hook_failure.as_deref() == Some("prepare: exit code 1"))
+    );
+    assert!(b.iter().all(|r| !r.succeeded()));
+    assert!(
+        outcome
+            .runs
+            .iter()
+            .filter(|r| r.variant == "A")
+            .all(|r| r.succeeded())
+    );
+}
+
+#[test]
+fn warmups_per_block_run_every_variant_at_every_block_start() {
+    let config = ExperimentConfig {
+        variants: variants(&["A", "B"]),
+        blocks: 2,
+        warmup: 0,
+        warmup_per_block: 1,
+        ..ExperimentConfig::default()
+    };
+    let mut fake = FakeRunner::new();
+    let outcome = run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut fake,
+        &mut RawWriter::discard(),
+        &mut NoopObserver,
+    )
+    .unwrap();
+    let order: Vec<&str> = fake.calls().iter().map(|c| c.variant.as_str()).collect();
+    assert_eq!(
+        order,
+        ["A", "B", "A", "B", "B", "A", "A", "B", "B", "A", "A", "B"]
+    );
+    assert_eq!(outcome.runs.len(), 8);
+    assert_eq!(outcome.header.warmup_per_block, 1);
+    let sequential = ExperimentConfig {
+        design: Design::Sequential,
+        ..config
+    };
+    assert!(matches!(
+        run_experiment(
+            &sequential,
+            &InterruptFlag::new(),
+            &mut FakeRunner::new(),
+            &mut RawWriter::discard(),
+            &mut NoopObserver,
+        ),
+        Err(SchedError::Config(_))
+    ));
+}

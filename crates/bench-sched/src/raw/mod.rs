@@ -64,6 +64,31 @@ pub struct RawHeader {
     pub timeout_ns: Option<u64>,
     /// Facts about the machine.
     pub host: HostFacts,
+    /// The hook commands of each variant, in variant order; absent (empty) when no variant
+    /// has one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<RawHooks>,
+    /// Untimed runs of every variant at the start of every block; absent (0) when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub warmup_per_block: u32,
+}
+
+/// One variant's hook commands as the header records them (each absent when not set).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RawHooks {
+    /// Run once before the variant's first run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<String>,
+    /// Run before every run of the variant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prepare: Option<String>,
+    /// Run after every run of the variant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conclude: Option<String>,
+    /// Run once after the variant's last run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleanup: Option<String>,
 }
 
 /// One measured run (one line of the raw file).
@@ -113,6 +138,16 @@ pub struct RunRecord {
     /// `--resume`, ... (absent, so 0, in a file never resumed).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub session: u32,
+    /// Wall time of the `prepare` hook run just before this run, ns (absent without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prepare_ns: Option<u64>,
+    /// Wall time of the `conclude` hook run just after this run, ns (absent without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conclude_ns: Option<u64>,
+    /// Which hook of this run failed and how (`prepare: exit code 1`); such a run counts
+    /// as failed. Absent when its hooks succeeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook_failure: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -120,9 +155,9 @@ fn is_zero(n: &u32) -> bool {
 }
 
 impl RunRecord {
-    /// Whether the run exited with code 0 within the timeout.
+    /// Whether the run exited with code 0 within the timeout and its hooks succeeded.
     pub fn succeeded(&self) -> bool {
-        self.exit_code == Some(0) && !self.timed_out
+        self.exit_code == Some(0) && !self.timed_out && self.hook_failure.is_none()
     }
 }
 

@@ -396,6 +396,35 @@ impl RawData {
         }
     }
 
+    /// The value each run gives the analysis, parallel to [`Self::runs`]: `None` for a run
+    /// [`Self::to_dataset`] leaves out (failed, timed out, without a value, in a dropped
+    /// block) and for reference runs. Time: O(runs).
+    pub(crate) fn analysed_values(&self) -> Vec<Option<f64>> {
+        let metric: Metric = self.header.metric.parse().unwrap_or_default();
+        let value = |r: &RunRecord| r.succeeded().then(|| self.value_of(&metric, r)).flatten();
+        let mut out: Vec<Option<f64>> = self.runs.iter().map(value).collect();
+        if self.design().pairing() == Pairing::Paired {
+            let per = self.schedule().runs_per_block();
+            let mut by_block: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+            for (i, r) in self.runs.iter().enumerate() {
+                by_block.entry(r.block).or_default().push(i);
+            }
+            for members in by_block.values() {
+                if members.len() != per || members.iter().any(|&i| out[i].is_none()) {
+                    for &i in members {
+                        out[i] = None;
+                    }
+                }
+            }
+        }
+        for (v, r) in out.iter_mut().zip(&self.runs) {
+            if r.is_reference {
+                *v = None;
+            }
+        }
+        out
+    }
+
     /// Paired designs: keeps complete blocks whose runs all succeeded with a value.
     fn gather_paired(&self, metric: &Metric, out: &mut Gathered<'_>) {
         let per = self.schedule().runs_per_block();

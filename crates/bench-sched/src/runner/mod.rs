@@ -126,6 +126,56 @@ impl CommandSpec {
     pub fn program(&self) -> &str {
         &self.argv[0]
     }
+
+    /// The characters a POSIX shell would expand in this command but that pass through
+    /// literally without one ([`Shell::None`]), each once, in order of first appearance:
+    /// `$` (a parameter, `$HOME`, `${X}`) unquoted or in double quotes, a backquote in
+    /// double quotes, and unquoted `*`, `?` (globs) and `~` (at the start of a word or
+    /// after `=`). Quoting that splitting honours (`'...'`, `"..."`, `\`) is not reported:
+    /// it means the same with and without a shell. Empty for [`Shell::Sh`]. Time: O(text).
+    pub fn shell_expansions(&self) -> Vec<char> {
+        if self.shell == Shell::Sh {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        let (mut single, mut double, mut escaped) = (false, false, false);
+        let mut prev: Option<char> = None;
+        let mut chars = self.text.chars().peekable();
+        while let Some(c) = chars.next() {
+            let word_start = prev.is_none_or(|p| p.is_whitespace() || p == '=');
+            prev = Some(c);
+            if escaped {
+                escaped = false;
+                continue;
+            }
+            let expands = match c {
+                '\\' if !single => {
+                    escaped = true;
+                    false
+                }
+                '\'' if !double => {
+                    single = !single;
+                    false
+                }
+                '"' if !single => {
+                    double = !double;
+                    false
+                }
+                _ if single => false,
+                '$' => chars
+                    .peek()
+                    .is_some_and(|n| n.is_ascii_alphanumeric() || "_{(@*#?$!-".contains(*n)),
+                '`' => double,
+                '*' | '?' => !double,
+                '~' => !double && word_start,
+                _ => false,
+            };
+            if expands && !found.contains(&c) {
+                found.push(c);
+            }
+        }
+        found
+    }
 }
 
 /// Whether `tok` appears in `text` outside single or double quotes.
@@ -365,6 +415,26 @@ mod tests {
         assert_eq!(
             CommandSpec::parse("x y", Shell::Sh).unwrap().argv(),
             &["sh", "-c", "x y"]
+        );
+    }
+
+    #[test]
+    fn shell_expansions_name_what_passes_through_literally() {
+        let found = |t: &str| {
+            CommandSpec::parse(t, Shell::None)
+                .unwrap()
+                .shell_expansions()
+        };
+        assert_eq!(found("ls $HOME ~/x *.txt a?b"), ['$', '~', '*', '?']);
+        assert_eq!(found("echo \"$HOME `date`\""), ['$', '`']);
+        // Single quotes, escapes and mid-word tildes mean the same with or without a shell.
+        assert!(found("echo '$HOME *' \\$x \\* HEAD~1 'a\"b' \"*?\" $").is_empty());
+        assert_eq!(found("env X=~/bin prog"), ['~']);
+        assert!(
+            CommandSpec::parse("ls *", Shell::Sh)
+                .unwrap()
+                .shell_expansions()
+                .is_empty()
         );
     }
 

@@ -1,0 +1,229 @@
+//! `compare`'s options for hyperfine users: hook arguments into [`Hooks`], `--runs` and
+//! `--time-budget` into a block count, the warning about shell characters passed
+//! literally, and the CSV exports.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use bench_sched::{
+    CommandSpec, ExperimentConfig, HookKind, Hooks, Input, InterruptFlag, NoopObserver, RawHeader,
+    RawWriter, RealRunner, SchedError, Shell, run_experiment, runs_csv, summary_csv,
+};
+use bench_stats::Analysis;
+
+use crate::cli::{CompareArgs, CsvExportArgs, HookArgs};
+use crate::exit::{Exit, usage};
+use crate::output::stderr_line;
+
+/// The hooks of each variant (empty when no hook is given). Each hook flag is given once
+/// (for every variant) or once per variant, as hyperfine accepts; an empty CMD among
+/// per-variant values means that variant has none.
+pub fn hooks(args: &HookArgs, variants: usize, shell: Shell) -> anyhow::Result<Vec<Hooks>> {
+    let given = [
+        (HookKind::Setup, &args.setup),
+        (HookKind::Prepare, &args.prepare),
+        (HookKind::Conclude, &args.conclude),
+        (HookKind::Cleanup, &args.cleanup),
+    ];
+    if given.iter().all(|(_, v)| v.is_empty()) {
+        return Ok(Vec::new());
+    }
+    let mut out = vec![Hooks::default(); variants];
+    for (kind, values) in given {
+        if values.is_empty() {
+            continue;
+        }
+        if values.len() != 1 && values.len() != variants {
+            return Err(usage(format!(
+                "--{kind} is given {} times but there are {variants} variants: give it once (for every variant) or once per variant",
+                values.len()
+            )));
+        }
+        for (i, hooks) in out.iter_mut().enumerate() {
+            let text = &values[if values.len() == 1 { 0 } else { i }];
+            if text.trim().is_empty() {
+                continue;
+            }
+            let spec =
+                CommandSpec::parse(text, shell).map_err(|e| usage(format!("--{kind}: {e}")))?;
+            match kind {
+                HookKind::Setup => hooks.setup = Some(spec),
+                HookKind::Prepare => hooks.prepare = Some(spec),
+                HookKind::Conclude => hooks.conclude = Some(spec),
+                _ => hooks.cleanup = Some(spec),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `--resume FILE`: hooks and warm-ups per block left out come from the header (one value
+/// per variant; an empty one where a variant has none).
+pub fn from_header(args: &mut HookArgs, h: &RawHeader) {
+    args.warmup_per_block = args.warmup_per_block.or(Some(h.warmup_per_block));
+    let none_given = [&args.setup, &args.prepare, &args.conclude, &args.cleanup]
+        .iter()
+        .all(|v| v.is_empty());
+    if !none_given || h.hooks.is_empty() {
+        return;
+    }
+    let column = |pick: fn(&bench_sched::RawHooks) -> &Option<String>| -> Vec<String> {
+        let values: Vec<String> = h
+            .hooks
+            .iter()
+            .map(|x| pick(x).clone().unwrap_or_default())
+            .collect();
+        if values.iter().all(String::is_empty) {
+            Vec::new()
+        } else {
+            values
+        }
+    };
+    args.setup = column(|x| &x.setup);
+    args.prepare = column(|x| &x.prepare);
+    args.conclude = column(|x| &x.conclude);
+    args.cleanup = column(|x| &x.cleanup);
+}
+
+/// Prints one warning when any command (hooks and the reference included) holds
+/// characters a shell would expand but that run literally without one.
+pub fn warn_shell_expansions(config: &ExperimentConfig) {
+    let mut found: Vec<char> = Vec::new();
+    let hooks = config
+        .hooks
+        .iter()
+        .flat_map(|h| HookKind::ALL.into_iter().filter_map(|k| h.get(k)));
+    let commands = config
+        .variants
+        .iter()
+        .map(|v| &v.command)
+        .chain(config.reference.as_ref())
+        .chain(hooks);
+    for command in commands {
+        for c in command.shell_expansions() {
+            if !found.contains(&c) {
+                found.push(c);
+            }
+        }
+    }
+    if found.is_empty() {
+        return;
+    }
+    let shown: Vec<String> = found.iter().map(|c| format!("`{c}`")).collect();
+    stderr_line(format_args!(
+        "abba: warning: {} in the commands would be expanded by a shell, but without one (--shell none, the default) they are passed to the program literally; pass --shell sh to expand them",
+        shown.join(", ")
+    ));
+}
+
+/// `--runs N` or `--time-budget DUR`: sets the block count of `config` (and of `args`, so
+/// `--confirm` reruns as many) and says on stderr what was chosen. The budget's pilot
+/// block runs now, through the real runner, and is not recorded.
+pub fn size(
+    args: &mut CompareArgs,
+    config: &mut ExperimentConfig,
+    stop: &InterruptFlag,
+) -> anyhow::Result<()> {
+    let quiet = args.analysis.quiet;
+    let per = config.runs_per_variant_per_block();
+    if let Some(runs) = args.hooks.runs {
+        config.blocks = config.blocks_for_runs(runs);
+        if !quiet {
+            stderr_line(format_args!(
+                "abba: --runs {runs}: {} blocks of {per} runs per variant = {} runs per variant",
+                config.blocks,
+                config.blocks * per
+            ));
+        }
+    } else if let Some(budget) = args.hooks.time_budget {
+        let pilot = ExperimentConfig {
+            blocks: 1,
+            resume: None,
+            ..config.clone()
+        };
+        if !quiet {
+            stderr_line(format_args!(
+                "abba: --time-budget: running one pilot block (not recorded)"
+            ));
+        }
+        let started = Instant::now();
+        run_experiment(
+            &pilot,
+            stop,
+            &mut RealRunner::new(),
+            &mut RawWriter::discard(),
+            &mut NoopObserver,
+        )
+        .map_err(pilot_error)?;
+        let took = started.elapsed();
+        let remaining = budget.saturating_sub(took);
+        config.blocks = ExperimentConfig::blocks_within(remaining, took);
+        if !quiet {
+            stderr_line(format_args!(
+                "abba: --time-budget {}: the pilot block took {}; {} blocks fit in the remaining {} ({} runs per variant)",
+                seconds(budget),
+                seconds(took),
+                config.blocks,
+                seconds(remaining),
+                config.blocks * per
+            ));
+        }
+    } else {
+        return Ok(());
+    }
+    args.blocks = Some(config.blocks);
+    Ok(())
+}
+
+fn seconds(d: Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}
+
+/// A failed pilot block: the same exit codes as a failed experiment, nothing recorded.
+fn pilot_error(error: SchedError) -> anyhow::Error {
+    match error {
+        SchedError::Interrupted { signal } => anyhow::Error::new(Exit::Interrupted {
+            signal,
+            message: format!(
+                "interrupted by signal {signal} in the --time-budget pilot block; nothing was recorded"
+            ),
+        }),
+        SchedError::Config(_) | SchedError::ProgramNotFound { .. } => usage(error.to_string()),
+        other => anyhow::Error::new(Exit::CommandFailed(format!(
+            "{other}\n(in the --time-budget pilot block; nothing was recorded)"
+        ))),
+    }
+}
+
+/// One export: its flag, its file and its content (or why there is none).
+pub struct Export {
+    /// The flag that asked for it.
+    pub flag: &'static str,
+    /// Where it goes.
+    pub path: PathBuf,
+    /// The bytes, or why they cannot be made.
+    pub content: Result<String, String>,
+}
+
+/// `--export-csv` and `--export-csv-summary` of `analysis` of `input`.
+pub fn csv_exports(args: &CsvExportArgs, input: &Input, analysis: &Analysis) -> Vec<Export> {
+    let mut out = Vec::new();
+    if let Some(path) = &args.export_csv {
+        out.push(Export {
+            flag: "--export-csv",
+            path: path.clone(),
+            content: input.experiment.as_ref().map(runs_csv).ok_or_else(|| {
+                "the input holds no runs (CSV or hyperfine data); export runs from a raw file"
+                    .to_owned()
+            }),
+        });
+    }
+    if let Some(path) = &args.export_csv_summary {
+        out.push(Export {
+            flag: "--export-csv-summary",
+            path: path.clone(),
+            content: Ok(summary_csv(analysis, input.experiment.as_ref())),
+        });
+    }
+    out
+}
