@@ -5,7 +5,7 @@ use bench_stats::model::{
     DecisionReport, OmnibusTest, PairedReport, ReferenceReport, ShiftReport, Treatment,
 };
 use bench_stats::{
-    Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Verdict,
+    Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Quantity, Verdict,
 };
 
 use crate::options::Symbols;
@@ -257,7 +257,7 @@ fn group(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbols) -> G
         verdicts: g
             .comparisons
             .iter()
-            .map(|c| verdict_line(c, a.alpha, sym))
+            .map(|c| verdict_line(a, c, sym))
             .collect(),
         details,
     }
@@ -473,10 +473,19 @@ fn shift_cell(a: &Analysis, c: &Comparison, sym: &Symbols) -> String {
     }
 }
 
-fn verdict_line(c: &Comparison, alpha: f64, sym: &Symbols) -> VerdictLine {
+fn verdict_line(a: &Analysis, c: &Comparison, sym: &Symbols) -> VerdictLine {
+    let alpha = a.alpha;
+    // Times and throughputs are faster or slower; memory and other quantities better or
+    // worse.
+    let speed = matches!(
+        a.quantity,
+        None | Some(Quantity::Time | Quantity::Throughput)
+    );
     let tag = match c.outcome {
-        Outcome::Faster => "FASTER",
-        Outcome::Slower => "SLOWER",
+        Outcome::Faster if speed => "FASTER",
+        Outcome::Slower if speed => "SLOWER",
+        Outcome::Faster => "BETTER",
+        Outcome::Slower => "WORSE",
         Outcome::Equivalent => "EQUIVALENT",
         _ => "INCONCLUSIVE",
     };

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use bench_stats::{Dataset, Observation};
+use bench_stats::{Dataset, Observation, Quantity};
 
 use super::{Loaded, empty_series};
 use crate::error::{InputError, ReadWarning, ReadWarningKind};
@@ -125,7 +125,8 @@ pub fn read_csv_bytes(
     let columns = Columns::from_header(file, header_line, header)?;
 
     let mut dataset = Dataset::new(options.unit.clone(), Vec::new())
-        .with_higher_is_better(options.higher_is_better);
+        .with_higher_is_better(options.higher_is_better)
+        .with_quantity(Quantity::infer(&options.unit, options.higher_is_better));
     // Per series: the line of its first row, and for each block the lines of its rows.
     let mut placed: Vec<Placement> = Vec::new();
     let mut any_row = false;

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
-use bench_stats::{Dataset, Observation, Series};
+use bench_stats::{Dataset, Observation, Quantity, Series};
 use serde_json::Value;
 
 use super::{RAW_SCHEMA, RawHeader, RawTrailer, RunRecord, TrailerLine};
@@ -363,6 +363,17 @@ impl RawData {
         v.is_finite().then_some(v)
     }
 
+    /// What the metric measures: time for the times, memory for max-rss; for a JSON field,
+    /// what its unit names (`ops/s`, `MiB`, `ms`, ...), else the field's name.
+    fn quantity(&self, metric: &Metric) -> Quantity {
+        match metric {
+            Metric::Wall | Metric::User | Metric::Sys | Metric::Cpu => Quantity::Time,
+            Metric::MaxRss => Quantity::Memory,
+            Metric::Json(field) => Quantity::of_unit(&self.header.unit)
+                .unwrap_or_else(|| Quantity::Named(field.clone())),
+        }
+    }
+
     /// Converts to a dataset for analysis.
     ///
     /// Values follow the header's metric (ns for times, KiB for max-rss, the JSON value);
@@ -386,6 +397,7 @@ impl RawData {
         }
         let mut dataset = Dataset::new(self.header.unit.clone(), out.series)
             .with_higher_is_better(self.header.higher_is_better)
+            .with_quantity(self.quantity(&metric))
             .with_design(self.design().to_model());
         if !out.reference.is_empty() {
             dataset = dataset.with_reference(out.reference);

@@ -126,7 +126,7 @@ pub(crate) fn build_comparison(
         verdict,
         ratio,
         ratio_ci,
-        higher_is_better: input.data.higher_is_better,
+        quantity: &input.data.quantity(),
         blocks: input.paired.map(|p| p.blocks),
         runs: (base.len(), cand.len()),
         decision: &decision,

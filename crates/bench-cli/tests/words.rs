@@ -1,0 +1,107 @@
+//! The remaining cases of the issue "Nothing lost, nothing misleading", through the binary:
+//! each metric worded as what it is, block numbers counted one way, an outlying repeated
+//! value named, and non-positive values described truthfully.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn abba() -> Command {
+    let mut cmd = Command::cargo_bin("abba").unwrap();
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn fixture(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// `abba analyze --seed 1 ARGS` (console report), which must succeed.
+fn report(args: &[&str]) -> String {
+    let out = abba()
+        .args(["analyze", "--seed", "1"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `abba analyze --json --seed 1 ARGS`, which must succeed.
+fn analyze_json(args: &[&str]) -> Value {
+    serde_json::from_str(&report(&[&["--json"], args].concat())).unwrap()
+}
+
+fn summary(doc: &Value) -> String {
+    doc["groups"][0]["comparisons"][0]["summary"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn memory_and_json_fields_are_worded_as_what_they_measure() {
+    let dir = tempfile::tempdir().unwrap();
+    // The committed raw file measures the JSON field `v`; the same runs read as max-rss.
+    let raw = fixture("raw_two.jsonl");
+    let rss = raw.replace(
+        r#""metric":"json:v","unit":"value""#,
+        r#""metric":"max-rss","unit":"KiB""#,
+    );
+    assert_ne!(raw, rss);
+    let rss = write(dir.path(), "rss.jsonl", &rss);
+    let rss = rss.to_str().unwrap();
+    let doc = analyze_json(&[rss]);
+    let s = summary(&doc);
+    assert!(
+        s.starts_with("B uses more memory than A: memory ratio 1.048x"),
+        "{s}"
+    );
+    assert!(s.contains("(4.8% more memory)"), "{s}");
+    assert_eq!(doc["quantity"], "memory");
+    let text = report(&[rss]);
+    assert!(
+        !text.contains("time ratio") && !text.contains("more time"),
+        "{text}"
+    );
+    assert!(text.contains("WORSE "), "{text}");
+
+    let doc = analyze_json(&["tests/data/raw_two.jsonl"]);
+    let s = summary(&doc);
+    assert!(
+        s.starts_with("B is worse than A: v ratio 1.048x") && s.contains("(4.8% more v)"),
+        "{s}"
+    );
+    assert_eq!(doc["quantity"], "v");
+
+    // A CSV in MiB is memory; in ops/s a throughput; without a unit, time (the default,
+    // not written to the document).
+    let mib = analyze_json(&["tests/data/paired_two.csv", "--unit", "MiB"]);
+    assert!(summary(&mib).contains("3.6% more memory"), "{mib}");
+    let ops = analyze_json(&[
+        "tests/data/paired_two.csv",
+        "--unit",
+        "ops/s",
+        "--higher-is-better",
+    ]);
+    assert!(summary(&ops).contains("more throughput"), "{ops}");
+    assert!(ops.get("quantity").is_none());
+    let plain = analyze_json(&["tests/data/paired_two.csv"]);
+    assert!(summary(&plain).contains("3.6% more time"), "{plain}");
+    assert!(plain.get("quantity").is_none());
+}
