@@ -105,3 +105,18 @@ fn memory_and_json_fields_are_worded_as_what_they_measure() {
     assert!(summary(&plain).contains("3.6% more time"), "{plain}");
     assert!(plain.get("quantity").is_none());
 }
+
+#[test]
+fn the_header_does_not_name_a_unit_the_tables_do_not_use() {
+    // Values in ns, tables in us: the header says the values are scaled.
+    let text = report(&["tests/data/paired_two.csv", "--unit", "ns"]);
+    assert!(text.contains("│ 1.135 us │"), "{text}");
+    assert!(
+        text.contains("values in ns, shown scaled (lower is better)"),
+        "{text}"
+    );
+    assert!(!text.contains("unit ns"), "{text}");
+    // A unit that is never rescaled is the tables' unit.
+    let text = report(&["tests/data/paired_two.csv", "--unit", "KiB"]);
+    assert!(text.contains("unit KiB (lower is better)"), "{text}");
+}

@@ -171,12 +171,16 @@ fn header(a: &Analysis, sym: &Symbols) -> Vec<String> {
     } else {
         "lower is better"
     };
+    // Times and rates are printed at the scale that fits each number (ms, us, Kops/s), so
+    // the data's own unit is named as that, not as the unit of the tables.
     let unit = if a.unit.is_empty() {
-        "no unit"
+        format!("no unit ({direction})")
+    } else if units::is_scalable(&a.unit) {
+        format!("values in {}, shown scaled ({direction})", a.unit)
     } else {
-        a.unit.as_str()
+        format!("unit {} ({direction})", a.unit)
     };
-    let mut second = vec![format!("unit {unit} ({direction})")];
+    let mut second = vec![unit];
     if a.equivalence_margin > 0.0 {
         second.push(format!(
             "equivalence margin {}{}",
