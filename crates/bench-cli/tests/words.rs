@@ -120,3 +120,51 @@ fn the_header_does_not_name_a_unit_the_tables_do_not_use() {
     let text = report(&["tests/data/paired_two.csv", "--unit", "KiB"]);
     assert!(text.contains("unit KiB (lower is better)"), "{text}");
 }
+
+#[test]
+fn blocks_are_counted_from_1_in_the_schedule_warnings_and_errors() {
+    let out = abba()
+        .args(["compare", "--dry-run", "--blocks", "2", "--seed", "1"])
+        .args(["-n", "A", "-n", "B", "/no/such/a", "/no/such/b"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("block 1: A B B A\nblock 2: B A A B\n"),
+        "{text}"
+    );
+
+    // The raw file's last block (id 5) is cut short: the 6th block, as the table would
+    // number it, with the file's id beside it.
+    let doc = analyze_json(&["tests/data/raw_two_truncated.jsonl"]);
+    let messages: Vec<&str> = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m
+                .ends_with("block 6 (id 5 in the raw file) has 2 of 4 runs (incomplete); dropped")),
+        "{messages:?}"
+    );
+
+    // A command failing in the first block fails "in block 1".
+    let dir = tempfile::tempdir().unwrap();
+    let out = abba()
+        .args(["compare", "--blocks", "2", "--warmup", "0", "--quiet"])
+        .arg("--output")
+        .arg(dir.path().join("runs.jsonl"))
+        .args(["true", "false"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("failed in block 1 (exit code 1)"),
+        "{stderr}"
+    );
+}

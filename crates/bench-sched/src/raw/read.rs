@@ -283,14 +283,21 @@ fn check_run(run: &RunRecord, header: &RawHeader, names: &HashSet<&str>) -> Resu
     }
     if run.block >= header.blocks {
         return Err(format!(
-            "block {} is beyond the header's {} blocks",
-            run.block, header.blocks
+            "{} is beyond the header's {} blocks",
+            block_name(run.block),
+            header.blocks
         ));
     }
     if run.metric.is_some_and(|m| !m.is_finite()) {
         return Err("\"metric\" must be a finite number or null".into());
     }
     Ok(())
+}
+
+/// A block as messages name it: 1-based as the block tables count, with the file's
+/// 0-based `block` id beside it: `block 6 (id 5 in the raw file)`.
+pub(crate) fn block_name(id: u32) -> String {
+    format!("block {} (id {id} in the raw file)", u64::from(id) + 1)
 }
 
 fn validate_header(h: &RawHeader) -> Result<(), String> {
@@ -420,7 +427,8 @@ impl RawData {
                 out.warn(
                     ReadWarningKind::IncompleteBlocks,
                     format!(
-                        "block {block} has {} of {per} runs (incomplete); dropped",
+                        "{} has {} of {per} runs (incomplete); dropped",
+                        block_name(block),
                         runs.len()
                     ),
                 );
@@ -439,7 +447,10 @@ impl RawData {
             let Some(values) = values else {
                 out.warn(
                     ReadWarningKind::Input,
-                    format!("block {block} has a failed run or a missing value; dropped"),
+                    format!(
+                        "{} has a failed run or a missing value; dropped",
+                        block_name(block)
+                    ),
                 );
                 continue;
             };
