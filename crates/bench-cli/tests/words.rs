@@ -168,3 +168,56 @@ fn blocks_are_counted_from_1_in_the_schedule_warnings_and_errors() {
         "{stderr}"
     );
 }
+
+/// The warnings of `abba analyze --json FILE` as `(code, message)`.
+fn warnings(path: &Path) -> Vec<(String, String)> {
+    let doc = analyze_json(&[path.to_str().unwrap()]);
+    doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["code"].as_str().unwrap().to_owned(),
+                w["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_outlying_repeated_value_in_a_block_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    // The issue's case: `A,500,3` appended to a valid paired file (block column 3 is the
+    // 4th block, where A's other value is 1043 at line 8).
+    let path = write(
+        dir.path(),
+        "dup.csv",
+        &format!("{}A,500,3\n", fixture("paired_two.csv")),
+    );
+    let found = warnings(&path);
+    assert!(
+        found.iter().any(|(code, m)| code == "input"
+            && m.contains(
+                "block 4 holds an outlying value of A: 500 at line 26, against 1043 for its \
+                 other value in the block"
+            )
+            && m.ends_with("the block value 771.5 is their mean")),
+        "{found:?}"
+    );
+    // Two runs per block with ordinary noise (a few percent, one block slow as a whole):
+    // counts are equal and no value is named.
+    let mut text = String::from("variant,value,block\n");
+    for b in 0..10u32 {
+        let slow = if b == 6 { 40.0 } else { 0.0 };
+        for (variant, base) in [("A", 100.0), ("B", 103.0)] {
+            for r in 0..2u32 {
+                let noise = f64::from((b * 7 + r * 5 + base as u32) % 9);
+                text.push_str(&format!("{variant},{},{b}\n", base + slow + noise));
+            }
+        }
+    }
+    let path = write(dir.path(), "replicates.csv", &text);
+    let found = warnings(&path);
+    assert!(found.iter().all(|(code, _)| code != "input"), "{found:?}");
+}
