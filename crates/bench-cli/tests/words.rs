@@ -221,3 +221,77 @@ fn an_outlying_repeated_value_in_a_block_is_named() {
     let found = warnings(&path);
     assert!(found.iter().all(|(code, _)| code != "input"), "{found:?}");
 }
+
+/// A CSV of 8 values per variant, in blocks when `paired`: `value(variant, i)`.
+fn csv_of(paired: bool, value: impl Fn(&str, u32) -> f64) -> String {
+    let mut text = String::from(if paired {
+        "variant,value,block\n"
+    } else {
+        "variant,value\n"
+    });
+    for i in 0..8u32 {
+        for v in ["A", "B"] {
+            let x = value(v, i);
+            text.push_str(&if paired {
+                format!("{v},{x},{i}\n")
+            } else {
+                format!("{v},{x}\n")
+            });
+        }
+    }
+    text
+}
+
+#[test]
+fn all_zero_values_say_nothing_varies_paired_and_unpaired() {
+    let dir = tempfile::tempdir().unwrap();
+    for (paired, scope) in [
+        (true, "paired over 8 blocks"),
+        (false, "unpaired, 8 vs 8 runs"),
+    ] {
+        let path = write(dir.path(), "zero.csv", &csv_of(paired, |_, _| 0.0));
+        let doc = analyze_json(&[path.to_str().unwrap()]);
+        let c = &doc["groups"][0]["comparisons"][0];
+        assert_eq!(c["verdict"], "not_tested");
+        assert_eq!(
+            c["summary"],
+            format!(
+                "B vs A: not tested ({scope}): every value of both is 0, so nothing varies and \
+                 there is no difference to test; no ratio, since ratios need positive values."
+            )
+        );
+    }
+}
+
+#[test]
+fn negative_values_are_tested_without_a_ratio_paired_and_unpaired() {
+    let dir = tempfile::tempdir().unwrap();
+    // Both variants negative; B is 10 higher in every block.
+    let value = |v: &str, i: u32| -100.0 - 3.0 * f64::from(i) + if v == "B" { 10.0 } else { 0.0 };
+    let paired = write(dir.path(), "neg_paired.csv", &csv_of(true, value));
+    let doc = analyze_json(&[paired.to_str().unwrap()]);
+    let c = &doc["groups"][0]["comparisons"][0];
+    assert_eq!(c["verdict"], "significant");
+    assert!(c["ratio"].is_null());
+    assert_eq!(
+        c["summary"],
+        "B vs A: no ratio, since ratios need positive values; on the block differences \
+         wilcoxon-signed-rank p = 0.008 finds a significant difference, paired over 8 blocks."
+    );
+    // Unpaired: Mann-Whitney ranks the values themselves (any sign); only the ratio of
+    // medians is left out.
+    let unpaired = write(dir.path(), "neg_unpaired.csv", &csv_of(false, value));
+    let doc = analyze_json(&[unpaired.to_str().unwrap()]);
+    let c = &doc["groups"][0]["comparisons"][0];
+    assert_eq!(c["verdict"], "significant");
+    assert!(c["ratio"].is_null());
+    let s = c["summary"].as_str().unwrap();
+    assert!(
+        s.starts_with(
+            "B vs A: no ratio, since ratios need positive values; on the ranks of the values \
+             mann-whitney p = "
+        ) && s.ends_with("finds a significant difference, unpaired, 8 vs 8 runs."),
+        "{s}"
+    );
+    assert!(!s.contains("differences"), "{s}");
+}

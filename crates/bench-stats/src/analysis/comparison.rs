@@ -127,6 +127,10 @@ pub(crate) fn build_comparison(
         ratio,
         ratio_ci,
         quantity: &input.data.quantity(),
+        constant: {
+            let first = base.values().first().copied();
+            first.filter(|&v| base.values().iter().chain(cand.values()).all(|&x| x == v))
+        },
         blocks: input.paired.map(|p| p.blocks),
         runs: (base.len(), cand.len()),
         decision: &decision,

@@ -17,6 +17,8 @@ pub(crate) struct Facts<'a> {
     pub ratio_ci: Option<[f64; 2]>,
     /// What the values measure (the word of "time ratio", "4.0% more memory").
     pub quantity: &'a Quantity,
+    /// The one value every run of both variants gave, when they all gave the same.
+    pub constant: Option<f64>,
     /// Blocks, when paired.
     pub blocks: Option<usize>,
     /// Runs of (baseline, candidate).
@@ -144,17 +146,29 @@ fn without_ratio(f: &Facts<'_>, scope: &str) -> String {
         );
     }
     match f.verdict {
-        Verdict::NotTested => format!(
-            "{cand} vs {base}: not tested ({scope}); too few values, or with 3+ variants an omnibus test that found no difference."
-        ),
+        Verdict::NotTested => match f.constant {
+            Some(v) => format!(
+                "{cand} vs {base}: not tested ({scope}): every value of both is {v}, so nothing varies and there is no difference to test; no ratio, since ratios need positive values."
+            ),
+            None => format!(
+                "{cand} vs {base}: not tested ({scope}); too few values, or with 3+ variants an omnibus test that found no difference."
+            ),
+        },
         verdict => {
             let words = if verdict == Verdict::Significant {
                 "a significant difference"
             } else {
                 "no significant difference"
             };
+            // Paired tests work on the block differences; the unpaired rank test on the
+            // values themselves (any sign).
+            let on = if f.blocks.is_some() {
+                "on the block differences"
+            } else {
+                "on the ranks of the values"
+            };
             format!(
-                "{cand} vs {base}: no ratio, since ratios need positive values; on the differences {} finds {words}, {scope}.",
+                "{cand} vs {base}: no ratio, since ratios need positive values; {on} {} finds {words}, {scope}.",
                 deciding_p(f.decision)
             )
         }
