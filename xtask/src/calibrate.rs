@@ -798,6 +798,7 @@ mod tests {
             seed: 1,
             unit: "ns".into(),
             higher_is_better: false,
+            quantity: None,
             min_practical_effect: 0.01,
             equivalence_margin: 0.01,
             practical: "auto".into(),

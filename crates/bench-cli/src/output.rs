@@ -7,7 +7,7 @@ use anyhow::Context;
 use bench_report::{
     ColorMode, RenderOptions, render_console, render_json, render_markdown, write_atomic,
 };
-use bench_stats::Analysis;
+use bench_stats::{Analysis, Quantity};
 
 use crate::cli::AnalysisArgs;
 use crate::exit::usage;
@@ -169,11 +169,16 @@ fn use_color() -> bool {
 /// interval reaches a slowdown of PCT (times: upper end >= 1 + PCT; throughput: lower end
 /// <= 1 - PCT).
 pub fn gate_failures(analysis: &Analysis, pct: f64) -> Vec<String> {
+    // Memory or a named quantity is worse, not slower.
+    let worse = match &analysis.quantity {
+        None | Some(Quantity::Time | Quantity::Throughput) => "slower",
+        Some(_) => "worse",
+    };
     bench_stats::analysis::regressions(analysis, pct)
         .into_iter()
         .map(|r| {
             format!(
-                "{} is significantly slower than {} and may be {:.2}% slower or more (ratio {:.4}, interval [{:.4}, {:.4}])",
+                "{} is significantly {worse} than {} and may be {:.2}% {worse} or more (ratio {:.4}, interval [{:.4}, {:.4}])",
                 r.candidate,
                 r.baseline,
                 pct * 100.0,

@@ -24,7 +24,8 @@
 //! };
 //! let analysis = Analysis {
 //!     schema: ANALYSIS_SCHEMA.into(), alpha: 0.05, confidence: 0.95, resamples: 2000,
-//!     seed: 1, unit: "ns".into(), higher_is_better: false, min_practical_effect: 0.0,
+//!     seed: 1, unit: "ns".into(), higher_is_better: false, quantity: None,
+//!     min_practical_effect: 0.0,
 //!     equivalence_margin: 0.01, practical: "auto".into(),
 //!     design: Some(Design::Abba), paired_estimator: None, grouping: Grouping::PerClass,
 //!     groups: vec![GroupAnalysis {

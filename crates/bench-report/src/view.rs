@@ -6,7 +6,7 @@ use bench_stats::model::{
     Treatment,
 };
 use bench_stats::{
-    Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Verdict,
+    Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Quantity, Verdict,
 };
 
 use crate::options::Symbols;
@@ -172,12 +172,16 @@ fn header(a: &Analysis, sym: &Symbols) -> Vec<String> {
     } else {
         "lower is better"
     };
+    // Times and rates are printed at the scale that fits each number (ms, us, Kops/s), so
+    // the data's own unit is named as that, not as the unit of the tables.
     let unit = if a.unit.is_empty() {
-        "no unit"
+        format!("no unit ({direction})")
+    } else if units::is_scalable(&a.unit) {
+        format!("values in {}, shown scaled ({direction})", a.unit)
     } else {
-        a.unit.as_str()
+        format!("unit {} ({direction})", a.unit)
     };
-    let mut second = vec![format!("unit {unit} ({direction})")];
+    let mut second = vec![unit];
     if a.equivalence_margin > 0.0 {
         second.push(format!(
             "equivalence margin {}{}",
@@ -258,7 +262,7 @@ fn group(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbols) -> G
         verdicts: g
             .comparisons
             .iter()
-            .map(|c| verdict_line(c, a.alpha, sym))
+            .map(|c| verdict_line(a, c, sym))
             .collect(),
         details,
     }
@@ -474,10 +478,19 @@ fn shift_cell(a: &Analysis, c: &Comparison, sym: &Symbols) -> String {
     }
 }
 
-fn verdict_line(c: &Comparison, alpha: f64, sym: &Symbols) -> VerdictLine {
+fn verdict_line(a: &Analysis, c: &Comparison, sym: &Symbols) -> VerdictLine {
+    let alpha = a.alpha;
+    // Times and throughputs are faster or slower; memory and other quantities better or
+    // worse.
+    let speed = matches!(
+        a.quantity,
+        None | Some(Quantity::Time | Quantity::Throughput)
+    );
     let tag = match c.outcome {
-        Outcome::Faster => "FASTER",
-        Outcome::Slower => "SLOWER",
+        Outcome::Faster if speed => "FASTER",
+        Outcome::Slower if speed => "SLOWER",
+        Outcome::Faster => "BETTER",
+        Outcome::Slower => "WORSE",
         Outcome::Equivalent => "EQUIVALENT",
         _ => "INCONCLUSIVE",
     };

@@ -15,8 +15,8 @@ use crate::rng::block_rng;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Design {
-    /// Two variants: ABBA on even blocks, BAAB on odd ones, so carryover cancels within a
-    /// block and its sign alternates between blocks. More variants: a Williams design
+    /// Two variants: ABBA on even block ids (0-based; blocks 1, 3, ... as printed), BAAB on
+    /// odd ones, so carryover cancels within a block and its sign alternates between blocks. More variants: a Williams design
     /// (Williams 1949) whose rows are cycled block by block; over a full cycle every variant
     /// immediately precedes every other equally often (one Latin square for even k, two for
     /// odd k).
@@ -283,14 +283,16 @@ impl Schedule {
             } else {
                 " "
             };
-            out.push_str(&format!("{label} {b}: {}\n", cells.join(sep)));
+            // 1-based, as the block tables and every message count blocks.
+            out.push_str(&format!("{label} {}: {}\n", b + 1, cells.join(sep)));
         }
         out
     }
 }
 
 impl fmt::Display for Schedule {
-    /// One line per block: `block 3: 1 0 0 1` (variant indices, `R` for the reference);
+    /// One line per block, numbered from 1 as the reports count blocks: `block 3: 1 0 0 1`
+    /// (variant indices, `R` for the reference);
     /// the sequential design prints its sessions in run order (`runs 1-10: 10 x 0`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.render(&[]))
@@ -387,7 +389,7 @@ mod tests {
         }
         assert_eq!(
             s.to_string(),
-            "block 0: 0 1 1 0\nblock 1: 1 0 0 1\nblock 2: 0 1 1 0\nblock 3: 1 0 0 1\n"
+            "block 1: 0 1 1 0\nblock 2: 1 0 0 1\nblock 3: 0 1 1 0\nblock 4: 1 0 0 1\n"
         );
     }
 

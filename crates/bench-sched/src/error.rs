@@ -53,13 +53,14 @@ pub enum SchedError {
     },
     /// A benchmarked command exited with a non-zero status or was killed.
     #[error(
-        "variant {variant} failed in block {block} ({status}){}",
+        "variant {variant} failed in block {} ({status}){}",
+        u64::from(*block) + 1,
         tail_suffix(stderr_tail)
     )]
     RunFailed {
         /// The variant that failed.
         variant: String,
-        /// The block it ran in.
+        /// The block it ran in (0-based, as in the raw file; messages print it 1-based).
         block: u32,
         /// `exit code N` or `killed by signal N`.
         status: String,
@@ -68,13 +69,14 @@ pub enum SchedError {
     },
     /// A benchmarked command ran longer than the timeout and was killed.
     #[error(
-        "variant {variant} timed out in block {block} after {timeout_ms} ms{}",
+        "variant {variant} timed out in block {} after {timeout_ms} ms{}",
+        u64::from(*block) + 1,
         tail_suffix(stderr_tail)
     )]
     TimedOut {
         /// The variant that timed out.
         variant: String,
-        /// The block it ran in.
+        /// The block it ran in (0-based, as in the raw file; messages print it 1-based).
         block: u32,
         /// The timeout in milliseconds.
         timeout_ms: u128,
@@ -100,11 +102,11 @@ pub enum SchedError {
         stderr_tail: String,
     },
     /// The `json:FIELD` metric could not be read from the command's output.
-    #[error("variant {variant} in block {block}: {message}")]
+    #[error("variant {variant} in block {}: {message}", u64::from(*block) + 1)]
     Metric {
         /// The variant whose output was read.
         variant: String,
-        /// The block it ran in.
+        /// The block it ran in (0-based, as in the raw file; messages print it 1-based).
         block: u32,
         /// What was missing or wrong.
         message: String,

@@ -32,7 +32,7 @@
 //!     seed: 7,
 //!     ..ExperimentConfig::default()
 //! };
-//! print!("{}", config.schedule()); // block 0: 0 1 1 0 ...
+//! print!("{}", config.schedule()); // block 1: 0 1 1 0 ...
 //! let mut runner = FakeRunner::new();
 //! let mut sink = RawWriter::to_writer(Vec::new(), "memory");
 //! let stop = InterruptFlag::new(); // a binary uses InterruptFlag::from_signals()?

@@ -67,12 +67,9 @@ fn truncated_last_line_and_incomplete_block_are_dropped_with_warnings() {
     );
     let loaded = data.to_dataset();
     assert_eq!(loaded.dataset.series[1].observations.len(), 4);
-    assert!(
-        loaded
-            .warnings
-            .iter()
-            .any(|w| w.message == "block 2 has 1 of 4 runs (incomplete); dropped")
-    );
+    assert!(loaded.warnings.iter().any(
+        |w| w.message == "block 3 (id 2 in the raw file) has 1 of 4 runs (incomplete); dropped"
+    ));
 }
 
 fn kinds(warnings: &[ReadWarning]) -> Vec<ReadWarningKind> {
@@ -129,7 +126,7 @@ fn a_block_missing_a_variant_warns_incomplete_blocks() {
     assert_eq!(loaded.warnings[0].kind.code(), "incomplete-blocks");
     assert_eq!(
         loaded.warnings[0].message,
-        "block 1 has 2 of 4 runs (incomplete); dropped"
+        "block 2 (id 1 in the raw file) has 2 of 4 runs (incomplete); dropped"
     );
     assert_eq!(loaded.dataset.series[1].observations.len(), 4);
 }

@@ -389,10 +389,9 @@ fn stop_mid_experiment_keeps_complete_blocks_and_resume_finishes() {
     let loaded = data.to_dataset();
     assert_eq!(loaded.dataset.series[0].observations.len(), 4);
     assert!(
-        loaded
-            .warnings
-            .iter()
-            .any(|w| w.message.contains("block 2 has 1 of 4 runs")),
+        loaded.warnings.iter().any(|w| w
+            .message
+            .contains("block 3 (id 2 in the raw file) has 1 of 4 runs")),
         "{:?}",
         loaded.warnings
     );

@@ -165,7 +165,7 @@ fn failure_stops_with_variant_block_and_stderr_unless_ignored() {
     drop(w);
     assert_eq!(
         err.to_string(),
-        "variant A failed in block 1 (exit code 7); stderr ends with:\nsegfault-ish"
+        "variant A failed in block 2 (exit code 7); stderr ends with:\nsegfault-ish"
     );
     let data = read_raw_bytes("mem", &buf.0.lock().unwrap()).unwrap();
     assert_eq!(data.runs.len(), 6);
@@ -191,12 +191,10 @@ fn failure_stops_with_variant_block_and_stderr_unless_ignored() {
         4,
         "block 1 dropped"
     );
-    assert!(
-        loaded
-            .warnings
-            .iter()
-            .any(|w| w.message.contains("block 1 has a failed run"))
-    );
+    assert!(loaded.warnings.iter().any(|w| {
+        w.message
+            .contains("block 2 (id 1 in the raw file) has a failed run")
+    }));
 }
 
 #[test]
@@ -301,12 +299,10 @@ fn stop_request_is_not_recorded_and_reports_the_signal() {
     assert_eq!(data.runs.len(), 6);
     let loaded = data.to_dataset();
     assert_eq!(loaded.dataset.series[0].observations.len(), 2);
-    assert!(
-        loaded
-            .warnings
-            .iter()
-            .any(|w| w.message.contains("block 1 has 2 of 4"))
-    );
+    assert!(loaded.warnings.iter().any(|w| {
+        w.message
+            .contains("block 2 (id 1 in the raw file) has 2 of 4")
+    }));
 }
 
 const SIGTERM_NUM: i32 = 15;

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use bench_stats::{Dataset, Observation};
+use bench_stats::{Dataset, Observation, Quantity};
 
 use super::{Loaded, empty_series};
 use crate::error::{InputError, ReadWarning, ReadWarningKind};
@@ -125,7 +125,8 @@ pub fn read_csv_bytes(
     let columns = Columns::from_header(file, header_line, header)?;
 
     let mut dataset = Dataset::new(options.unit.clone(), Vec::new())
-        .with_higher_is_better(options.higher_is_better);
+        .with_higher_is_better(options.higher_is_better)
+        .with_quantity(Quantity::infer(&options.unit, options.higher_is_better));
     // Per series: the line of its first row, and for each block the lines of its rows.
     let mut placed: Vec<Placement> = Vec::new();
     let mut any_row = false;
@@ -175,6 +176,7 @@ pub fn read_csv_bytes(
                 &members,
             )?);
             warnings.extend(unequal_counts(file, &dataset, &placed, &members));
+            warnings.extend(outlying_repeats(file, &dataset, &placed, &members));
         }
     }
     Ok(Loaded { dataset, warnings })
@@ -499,6 +501,126 @@ fn unequal_counts(
     })
 }
 
+/// How far, in robust SDs, a repeated value must lie from both its variant's median and the
+/// other values of its block to be named by [`outlying_repeats`].
+const OUTLIER_ROBUST_SDS: f64 = 3.0;
+
+/// How far, relative to the other values of its block, a repeated value must lie as well
+/// (so data with no spread at all do not name every difference).
+const OUTLIER_RELATIVE: f64 = 0.10;
+
+/// Where a block holds several values of one variant, names each value that is far from
+/// the others: it lies more than [`OUTLIER_ROBUST_SDS`] robust SDs (1.4826 × the MAD of all
+/// that variant's values in the class) from the variant's median **and** from the median of
+/// the variant's other values in that block, and more than [`OUTLIER_RELATIVE`] from the
+/// latter. Both conditions must hold, so a block that is slow as a whole (drift) names
+/// nothing, nor does ordinary noise (a normal value is 3 SDs from the median once in 370,
+/// and must then also be 3 SDs from its neighbours in the block). Such a value moves the
+/// block value (their mean) silently otherwise, as a duplicated row would. Block numbers are
+/// 1-based places among the blocks kept, as the block tables number them. Time: O(values
+/// log values).
+fn outlying_repeats(
+    file: &str,
+    dataset: &Dataset,
+    placed: &[Placement],
+    members: &[usize],
+) -> Option<ReadWarning> {
+    let blocks: BTreeSet<u32> = members
+        .iter()
+        .flat_map(|&m| placed[m].blocks.keys().copied())
+        .collect();
+    let mut found = Vec::new();
+    for &m in members {
+        let series = &dataset.series[m];
+        if placed[m].blocks.values().all(|lines| lines.len() < 2) {
+            continue;
+        }
+        let all: Vec<f64> = series.observations.iter().map(|o| o.value).collect();
+        let center = median(&all);
+        let deviations: Vec<f64> = all.iter().map(|v| (v - center).abs()).collect();
+        let robust_sd = 1.4826 * median(&deviations);
+        for (place, b) in blocks.iter().enumerate() {
+            let Some(lines) = placed[m].blocks.get(b).filter(|l| l.len() >= 2) else {
+                continue;
+            };
+            let cell: Vec<f64> = series
+                .observations
+                .iter()
+                .filter(|o| o.block == Some(*b))
+                .map(|o| o.value)
+                .collect();
+            for (i, (&v, line)) in cell.iter().zip(lines).enumerate() {
+                let others: Vec<f64> = cell
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != i)
+                    .map(|(_, &x)| x)
+                    .collect();
+                let near = median(&others);
+                let far = OUTLIER_ROBUST_SDS * robust_sd;
+                if (v - center).abs() > far
+                    && (v - near).abs() > far
+                    && (v - near).abs() > OUTLIER_RELATIVE * near.abs()
+                {
+                    let mean = cell.iter().sum::<f64>() / cell.len() as f64;
+                    found.push(format!(
+                        "block {} holds an outlying value of {}: {v} at line {line}, against {} \
+                         for its other value{} in the block and {} for its median \
+                         (more than {OUTLIER_ROBUST_SDS} robust SDs of {}); the block value \
+                         {} is their mean",
+                        place + 1,
+                        series.name,
+                        short(near),
+                        if others.len() == 1 { "" } else { "s" },
+                        short(center),
+                        short(robust_sd),
+                        short(mean)
+                    ));
+                }
+            }
+        }
+    }
+    if found.is_empty() {
+        return None;
+    }
+    Some(ReadWarning {
+        kind: ReadWarningKind::Input,
+        file: file.to_owned(),
+        line: None,
+        message: format!(
+            "{}{}",
+            class_prefix(dataset, members),
+            shorten(&found, "; ")
+        ),
+    })
+}
+
+/// The median of `values` (NaN-free, as parsed); 0 when empty. Time: O(n log n).
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// A number for a message: four significant digits, trailing zeros dropped.
+fn short(x: f64) -> String {
+    let digits = if x == 0.0 {
+        0
+    } else {
+        (3 - x.abs().log10().floor() as i32).clamp(0, 12) as usize
+    };
+    let s = format!("{x:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    }
+}
+
 /// `1 value`, `2 values`.
 fn values(n: usize) -> String {
     if n == 1 {
@@ -627,7 +749,14 @@ mod tests {
         // A duplicated row: block 2 (0-based 1) holds two values of A, every other cell one.
         let l = read("variant,value,block\nA,1,0\nB,2,0\nA,3,1\nB,4,1\nA,5,2\nB,6,2\nA,500,1\n")
             .unwrap();
-        assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
+        assert_eq!(l.warnings.len(), 2, "{:?}", l.warnings);
+        // ... and the duplicate is far from A's other value there: named as well.
+        assert_eq!(
+            l.warnings[1].message,
+            "block 2 holds an outlying value of A: 500 at line 8, against 3 for its other \
+             value in the block and 4 for its median (more than 3 robust SDs of 2.965); the \
+             block value 251.5 is their mean"
+        );
         assert_eq!(l.warnings[0].kind, ReadWarningKind::Input);
         assert_eq!(
             l.warnings[0].message,

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use bench_stats::{Dataset, Observation};
+use bench_stats::{Dataset, Observation, Quantity};
 use serde::Deserialize;
 
 use super::{HYPERFINE_SHAPE, Loaded, empty_series};
@@ -89,7 +89,7 @@ pub fn read_hyperfine_bytes(file: &str, bytes: &[u8]) -> Result<Loaded, InputErr
             "hyperfine export has no results",
         ));
     }
-    let mut dataset = Dataset::new("ns", Vec::new());
+    let mut dataset = Dataset::new("ns", Vec::new()).with_quantity(Quantity::Time);
     let mut warnings = Vec::new();
     for (i, r) in export.results.into_iter().enumerate() {
         let Some(times) = r.times else {

@@ -39,7 +39,7 @@ fn run_order(header: &RawHeader) -> Control {
         Design::Abba => control(
             "run order",
             Treatment::HeldFixed,
-            "counterbalanced: ABBA on even blocks, BAAB on odd ones (a Williams square for 3+ variants), so drift and first-order carryover cancel within each pair of blocks".into(),
+            "counterbalanced: ABBA in blocks 1, 3, 5, ... and BAAB in blocks 2, 4, 6, ... (a Williams square for 3+ variants), so drift and first-order carryover cancel within each pair of blocks".into(),
         ),
         Design::Random => control(
             "run order",

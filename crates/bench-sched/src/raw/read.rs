@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
-use bench_stats::{Dataset, Observation, Series};
+use bench_stats::{Dataset, Observation, Quantity, Series};
 use serde_json::Value;
 
 use super::{RAW_SCHEMA, RawHeader, RawTrailer, RunRecord, TrailerLine};
@@ -283,14 +283,21 @@ fn check_run(run: &RunRecord, header: &RawHeader, names: &HashSet<&str>) -> Resu
     }
     if run.block >= header.blocks {
         return Err(format!(
-            "block {} is beyond the header's {} blocks",
-            run.block, header.blocks
+            "{} is beyond the header's {} blocks",
+            block_name(run.block),
+            header.blocks
         ));
     }
     if run.metric.is_some_and(|m| !m.is_finite()) {
         return Err("\"metric\" must be a finite number or null".into());
     }
     Ok(())
+}
+
+/// A block as messages name it: 1-based as the block tables count, with the file's
+/// 0-based `block` id beside it: `block 6 (id 5 in the raw file)`.
+pub(crate) fn block_name(id: u32) -> String {
+    format!("block {} (id {id} in the raw file)", u64::from(id) + 1)
 }
 
 fn validate_header(h: &RawHeader) -> Result<(), String> {
@@ -363,6 +370,17 @@ impl RawData {
         v.is_finite().then_some(v)
     }
 
+    /// What the metric measures: time for the times, memory for max-rss; for a JSON field,
+    /// what its unit names (`ops/s`, `MiB`, `ms`, ...), else the field's name.
+    fn quantity(&self, metric: &Metric) -> Quantity {
+        match metric {
+            Metric::Wall | Metric::User | Metric::Sys | Metric::Cpu => Quantity::Time,
+            Metric::MaxRss => Quantity::Memory,
+            Metric::Json(field) => Quantity::of_unit(&self.header.unit)
+                .unwrap_or_else(|| Quantity::Named(field.clone())),
+        }
+    }
+
     /// Converts to a dataset for analysis.
     ///
     /// Values follow the header's metric (ns for times, KiB for max-rss, the JSON value);
@@ -386,6 +404,7 @@ impl RawData {
         }
         let mut dataset = Dataset::new(self.header.unit.clone(), out.series)
             .with_higher_is_better(self.header.higher_is_better)
+            .with_quantity(self.quantity(&metric))
             .with_design(self.design().to_model());
         if !out.reference.is_empty() {
             dataset = dataset.with_reference(out.reference);
@@ -437,7 +456,8 @@ impl RawData {
                 out.warn(
                     ReadWarningKind::IncompleteBlocks,
                     format!(
-                        "block {block} has {} of {per} runs (incomplete); dropped",
+                        "{} has {} of {per} runs (incomplete); dropped",
+                        block_name(block),
                         runs.len()
                     ),
                 );
@@ -456,7 +476,10 @@ impl RawData {
             let Some(values) = values else {
                 out.warn(
                     ReadWarningKind::Input,
-                    format!("block {block} has a failed run or a missing value; dropped"),
+                    format!(
+                        "{} has a failed run or a missing value; dropped",
+                        block_name(block)
+                    ),
                 );
                 continue;
             };

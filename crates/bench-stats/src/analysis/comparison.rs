@@ -126,7 +126,11 @@ pub(crate) fn build_comparison(
         verdict,
         ratio,
         ratio_ci,
-        higher_is_better: input.data.higher_is_better,
+        quantity: &input.data.quantity(),
+        constant: {
+            let first = base.values().first().copied();
+            first.filter(|&v| base.values().iter().chain(cand.values()).all(|&x| x == v))
+        },
         blocks: input.paired.map(|p| p.blocks),
         runs: (base.len(), cand.len()),
         decision: &decision,

@@ -17,7 +17,7 @@ use crate::analysis::warnings;
 use crate::descriptive::Sample;
 use crate::descriptive::summary::benchmark_summary;
 use crate::error::StatsError;
-use crate::model::dataset::{Dataset, Series};
+use crate::model::dataset::{Dataset, Quantity, Series};
 use crate::model::report::{
     ANALYSIS_SCHEMA, Analysis, BenchmarkSummary, GroupAnalysis, VerdictBasis, Warning, WarningCode,
 };
@@ -115,6 +115,8 @@ pub fn analyze_with(
         seed: config.seed,
         unit: data.unit.clone(),
         higher_is_better: data.higher_is_better,
+        quantity: Some(data.quantity())
+            .filter(|q| *q != Quantity::by_direction(data.higher_is_better)),
         min_practical_effect: config.min_practical_effect,
         equivalence_margin: config.equivalence_margin,
         practical: config.practical.to_text(),

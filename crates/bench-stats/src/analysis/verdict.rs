@@ -3,6 +3,7 @@
 
 use crate::analysis::config::AnalysisConfig;
 use crate::analysis::decision::{Equivalence, Rule};
+use crate::model::dataset::Quantity;
 use crate::model::report::{DecisionReport, Outcome, Verdict};
 use crate::special::{normal_cdf, normal_ppf};
 
@@ -14,7 +15,10 @@ pub(crate) struct Facts<'a> {
     pub verdict: Verdict,
     pub ratio: Option<f64>,
     pub ratio_ci: Option<[f64; 2]>,
-    pub higher_is_better: bool,
+    /// What the values measure (the word of "time ratio", "4.0% more memory").
+    pub quantity: &'a Quantity,
+    /// The one value every run of both variants gave, when they all gave the same.
+    pub constant: Option<f64>,
     /// Blocks, when paired.
     pub blocks: Option<usize>,
     /// Runs of (baseline, candidate).
@@ -55,14 +59,9 @@ fn p_text(p: f64) -> String {
 }
 
 /// How much of a change a ratio means, as "4.8% less time" style words.
-fn percent_change(r: f64, higher_is_better: bool) -> String {
+fn percent_change(r: f64, quantity: &Quantity) -> String {
     let pct = (r - 1.0).abs() * 100.0;
     let dir = if r > 1.0 { "more" } else { "less" };
-    let quantity = if higher_is_better {
-        "throughput"
-    } else {
-        "time"
-    };
     if pct >= 1e6 {
         return format!("{} times the {quantity}", num(r));
     }
@@ -93,29 +92,29 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
     let Some(r) = f.ratio else {
         return without_ratio(f, &scope);
     };
-    let measure = if f.higher_is_better {
-        "throughput"
-    } else {
-        "time"
-    };
+    let measure = f.quantity.as_str();
     let rt = ratio_text(r, f.ratio_ci);
     let m = f.config.equivalence_margin * 100.0;
     let tost = tost_text(f);
     match f.outcome {
         Outcome::Faster | Outcome::Slower => {
-            let word = if f.outcome == Outcome::Faster {
-                "faster"
-            } else {
-                "slower"
+            let better = f.outcome == Outcome::Faster;
+            let verb = match f.quantity {
+                Quantity::Time | Quantity::Throughput if better => "is faster than",
+                Quantity::Time | Quantity::Throughput => "is slower than",
+                Quantity::Memory if r < 1.0 => "uses less memory than",
+                Quantity::Memory => "uses more memory than",
+                _ if better => "is better than",
+                _ => "is worse than",
             };
             format!(
-                "{cand} is {word} than {base}: {measure} ratio {rt} ({}), {scope}.",
-                percent_change(r, f.higher_is_better)
+                "{cand} {verb} {base}: {measure} ratio {rt} ({}), {scope}.",
+                percent_change(r, f.quantity)
             )
         }
         Outcome::Equivalent if f.verdict == Verdict::Significant => format!(
             "{cand} differs from {base} by less than the ±{m:.1}% margin: {measure} ratio {rt} ({}), a real change but {tost}, {scope}.",
-            percent_change(r, f.higher_is_better)
+            percent_change(r, f.quantity)
         ),
         Outcome::Equivalent => {
             format!("{cand} and {base} are equivalent within ±{m:.1}%: {tost}, {scope}.")
@@ -147,17 +146,29 @@ fn without_ratio(f: &Facts<'_>, scope: &str) -> String {
         );
     }
     match f.verdict {
-        Verdict::NotTested => format!(
-            "{cand} vs {base}: not tested ({scope}); too few values, or with 3+ variants an omnibus test that found no difference."
-        ),
+        Verdict::NotTested => match f.constant {
+            Some(v) => format!(
+                "{cand} vs {base}: not tested ({scope}): every value of both is {v}, so nothing varies and there is no difference to test; no ratio, since ratios need positive values."
+            ),
+            None => format!(
+                "{cand} vs {base}: not tested ({scope}); too few values, or with 3+ variants an omnibus test that found no difference."
+            ),
+        },
         verdict => {
             let words = if verdict == Verdict::Significant {
                 "a significant difference"
             } else {
                 "no significant difference"
             };
+            // Paired tests work on the block differences; the unpaired rank test on the
+            // values themselves (any sign).
+            let on = if f.blocks.is_some() {
+                "on the block differences"
+            } else {
+                "on the ranks of the values"
+            };
             format!(
-                "{cand} vs {base}: no ratio, since ratios need positive values; on the differences {} finds {words}, {scope}.",
+                "{cand} vs {base}: no ratio, since ratios need positive values; {on} {} finds {words}, {scope}.",
                 deciding_p(f.decision)
             )
         }

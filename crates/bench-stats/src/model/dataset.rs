@@ -73,6 +73,98 @@ impl std::fmt::Display for Design {
     }
 }
 
+/// What the values measure, for the words of the sentences: "time ratio 1.04x (4.0% more
+/// time)", "memory ratio ...", "v ratio ... (4.0% more v)".
+///
+/// Serialized as its word (`time`, `memory`, `throughput`, or the name).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(from = "String", into = "String"))]
+#[non_exhaustive]
+pub enum Quantity {
+    /// A duration (wall, user, sys or CPU time).
+    Time,
+    /// An amount of memory (peak resident set size, bytes).
+    Memory,
+    /// Work per unit of time (higher is better).
+    Throughput,
+    /// Anything else, by its name (a JSON field's name, ...).
+    Named(String),
+}
+
+impl Quantity {
+    /// The word the sentences use: `time`, `memory`, `throughput`, or the name.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Quantity::Time => "time",
+            Quantity::Memory => "memory",
+            Quantity::Throughput => "throughput",
+            Quantity::Named(name) => name,
+        }
+    }
+
+    /// What values are taken to measure when nothing else is known: throughput when
+    /// higher is better, time otherwise.
+    pub fn by_direction(higher_is_better: bool) -> Quantity {
+        if higher_is_better {
+            Quantity::Throughput
+        } else {
+            Quantity::Time
+        }
+    }
+
+    /// The quantity a unit names, if it names one: a duration (`ns`, `us`, `µs`, `ms`, `s`,
+    /// `min`, `h`) is time, an amount of memory (`B`, `KB`, `KiB`, `MB`, `MiB`, `GB`, `GiB`,
+    /// `bytes`, ...) is memory, a rate (anything ending in `/s`, `/sec`) is throughput.
+    /// Case matters only for `B`/`b` (bytes vs bits: bits are not memory). Time: O(len).
+    pub fn of_unit(unit: &str) -> Option<Quantity> {
+        let u = unit.trim();
+        let lower = u.to_ascii_lowercase();
+        if lower.len() > 2 && (lower.ends_with("/s") || lower.ends_with("/sec")) {
+            return Some(Quantity::Throughput);
+        }
+        match lower.as_str() {
+            "ns" | "us" | "µs" | "μs" | "ms" | "s" | "sec" | "secs" | "seconds" | "min" | "h" => {
+                return Some(Quantity::Time);
+            }
+            "bytes" | "byte" | "kb" | "kib" | "mb" | "mib" | "gb" | "gib" | "tb" | "tib" => {
+                return Some(Quantity::Memory);
+            }
+            _ => {}
+        }
+        (u == "B").then_some(Quantity::Memory)
+    }
+
+    /// The quantity of values in `unit`: what [`Quantity::of_unit`] says, else
+    /// [`Quantity::by_direction`]. CSV and hyperfine imports use this.
+    pub fn infer(unit: &str, higher_is_better: bool) -> Quantity {
+        Quantity::of_unit(unit).unwrap_or_else(|| Quantity::by_direction(higher_is_better))
+    }
+}
+
+impl From<String> for Quantity {
+    fn from(s: String) -> Quantity {
+        match s.as_str() {
+            "time" => Quantity::Time,
+            "memory" => Quantity::Memory,
+            "throughput" => Quantity::Throughput,
+            _ => Quantity::Named(s),
+        }
+    }
+}
+
+impl From<Quantity> for String {
+    fn from(q: Quantity) -> String {
+        q.as_str().to_owned()
+    }
+}
+
+impl std::fmt::Display for Quantity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One observation of one variant. Build it with [`Observation::new`] or
 /// [`Observation::in_block`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -107,6 +199,9 @@ pub struct Dataset {
     pub unit: String,
     /// `true` when larger values are better.
     pub higher_is_better: bool,
+    /// What the values measure, when known; `None`: [`Quantity::infer`] from the unit and
+    /// direction (see [`Dataset::quantity`]).
+    pub quantity: Option<Quantity>,
     /// The run-order design that produced the data, when known.
     pub design: Option<Design>,
     /// The variants, first one the default baseline.
@@ -168,6 +263,7 @@ impl Dataset {
         Dataset {
             unit: unit.into(),
             higher_is_better: false,
+            quantity: None,
             design: None,
             series,
             reference: None,
@@ -180,6 +276,21 @@ impl Dataset {
         self
     }
 
+    /// The same data measuring `quantity` (the words of the sentences: "memory ratio",
+    /// "4.0% more v").
+    pub fn with_quantity(mut self, quantity: Quantity) -> Dataset {
+        self.quantity = Some(quantity);
+        self
+    }
+
+    /// What the values measure: the one set with [`Dataset::with_quantity`], else what
+    /// the unit names, else throughput when higher is better and time otherwise.
+    pub fn quantity(&self) -> Quantity {
+        self.quantity
+            .clone()
+            .unwrap_or_else(|| Quantity::infer(&self.unit, self.higher_is_better))
+    }
+
     /// The same data with the design that produced it.
     pub fn with_design(mut self, design: Design) -> Dataset {
         self.design = Some(design);
@@ -190,5 +301,32 @@ impl Dataset {
     pub fn with_reference(mut self, values: Vec<(u32, f64)>) -> Dataset {
         self.reference = Some(values);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_name_their_quantity_and_the_direction_decides_the_rest() {
+        for (unit, q) in [
+            ("ns", Some(Quantity::Time)),
+            ("ms", Some(Quantity::Time)),
+            ("KiB", Some(Quantity::Memory)),
+            ("MiB", Some(Quantity::Memory)),
+            ("B", Some(Quantity::Memory)),
+            ("ops/s", Some(Quantity::Throughput)),
+            ("value", None),
+            ("b", None),
+        ] {
+            assert_eq!(Quantity::of_unit(unit), q, "{unit}");
+        }
+        assert_eq!(Quantity::infer("value", true), Quantity::Throughput);
+        assert_eq!(Quantity::infer("value", false), Quantity::Time);
+        let d = Dataset::new("KiB", vec![]);
+        assert_eq!(d.quantity(), Quantity::Memory);
+        let named = d.with_quantity(Quantity::Named("v".into()));
+        assert_eq!(named.quantity().as_str(), "v");
     }
 }

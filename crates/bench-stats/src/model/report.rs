@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::analysis::Grouping;
 pub use crate::model::dataset::Design;
+use crate::model::dataset::Quantity;
 pub use crate::paired::PairedEstimator;
 pub use crate::rank::CliffsDelta;
 
@@ -47,6 +48,15 @@ pub struct Analysis {
     pub unit: String,
     /// `true` when larger values are better (throughput), `false` for times.
     pub higher_is_better: bool,
+    /// What the values measure (`memory`, a JSON field's name, ...), when it is not what
+    /// the direction implies: `None` means time (lower is better) or throughput (higher is
+    /// better). Beyond the v1 contract; serialized only when present, so documents of times
+    /// and throughputs are unchanged.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub quantity: Option<Quantity>,
     /// Minimum practical effect (|Cliff's delta|) a significant verdict must reach where
     /// the Cliff rule applies (unpaired data by default); 0 = off.
     pub min_practical_effect: f64,

@@ -1,0 +1,297 @@
+//! The remaining cases of the issue "Nothing lost, nothing misleading", through the binary:
+//! each metric worded as what it is, block numbers counted one way, an outlying repeated
+//! value named, and non-positive values described truthfully.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn abba() -> Command {
+    let mut cmd = Command::cargo_bin("abba").unwrap();
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn fixture(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// `abba analyze --seed 1 ARGS` (console report), which must succeed.
+fn report(args: &[&str]) -> String {
+    let out = abba()
+        .args(["analyze", "--seed", "1"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `abba analyze --json --seed 1 ARGS`, which must succeed.
+fn analyze_json(args: &[&str]) -> Value {
+    serde_json::from_str(&report(&[&["--json"], args].concat())).unwrap()
+}
+
+fn summary(doc: &Value) -> String {
+    doc["groups"][0]["comparisons"][0]["summary"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn memory_and_json_fields_are_worded_as_what_they_measure() {
+    let dir = tempfile::tempdir().unwrap();
+    // The committed raw file measures the JSON field `v`; the same runs read as max-rss.
+    let raw = fixture("raw_two.jsonl");
+    let rss = raw.replace(
+        r#""metric":"json:v","unit":"value""#,
+        r#""metric":"max-rss","unit":"KiB""#,
+    );
+    assert_ne!(raw, rss);
+    let rss = write(dir.path(), "rss.jsonl", &rss);
+    let rss = rss.to_str().unwrap();
+    let doc = analyze_json(&[rss]);
+    let s = summary(&doc);
+    assert!(
+        s.starts_with("B uses more memory than A: memory ratio 1.048x"),
+        "{s}"
+    );
+    assert!(s.contains("(4.8% more memory)"), "{s}");
+    assert_eq!(doc["quantity"], "memory");
+    let text = report(&[rss]);
+    assert!(
+        !text.contains("time ratio") && !text.contains("more time"),
+        "{text}"
+    );
+    assert!(text.contains("WORSE "), "{text}");
+
+    let doc = analyze_json(&["tests/data/raw_two.jsonl"]);
+    let s = summary(&doc);
+    assert!(
+        s.starts_with("B is worse than A: v ratio 1.048x") && s.contains("(4.8% more v)"),
+        "{s}"
+    );
+    assert_eq!(doc["quantity"], "v");
+
+    // A CSV in MiB is memory; in ops/s a throughput; without a unit, time (the default,
+    // not written to the document).
+    let mib = analyze_json(&["tests/data/paired_two.csv", "--unit", "MiB"]);
+    assert!(summary(&mib).contains("3.6% more memory"), "{mib}");
+    let ops = analyze_json(&[
+        "tests/data/paired_two.csv",
+        "--unit",
+        "ops/s",
+        "--higher-is-better",
+    ]);
+    assert!(summary(&ops).contains("more throughput"), "{ops}");
+    assert!(ops.get("quantity").is_none());
+    let plain = analyze_json(&["tests/data/paired_two.csv"]);
+    assert!(summary(&plain).contains("3.6% more time"), "{plain}");
+    assert!(plain.get("quantity").is_none());
+}
+
+#[test]
+fn the_header_does_not_name_a_unit_the_tables_do_not_use() {
+    // Values in ns, tables in us: the header says the values are scaled.
+    let text = report(&["tests/data/paired_two.csv", "--unit", "ns"]);
+    assert!(text.contains("│ 1.135 us │"), "{text}");
+    assert!(
+        text.contains("values in ns, shown scaled (lower is better)"),
+        "{text}"
+    );
+    assert!(!text.contains("unit ns"), "{text}");
+    // A unit that is never rescaled is the tables' unit.
+    let text = report(&["tests/data/paired_two.csv", "--unit", "KiB"]);
+    assert!(text.contains("unit KiB (lower is better)"), "{text}");
+}
+
+#[test]
+fn blocks_are_counted_from_1_in_the_schedule_warnings_and_errors() {
+    let out = abba()
+        .args(["compare", "--dry-run", "--blocks", "2", "--seed", "1"])
+        .args(["-n", "A", "-n", "B", "/no/such/a", "/no/such/b"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("block 1: A B B A\nblock 2: B A A B\n"),
+        "{text}"
+    );
+
+    // The raw file's last block (id 5) is cut short: the 6th block, as the table would
+    // number it, with the file's id beside it.
+    let doc = analyze_json(&["tests/data/raw_two_truncated.jsonl"]);
+    let messages: Vec<&str> = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m
+                .ends_with("block 6 (id 5 in the raw file) has 2 of 4 runs (incomplete); dropped")),
+        "{messages:?}"
+    );
+
+    // A command failing in the first block fails "in block 1".
+    let dir = tempfile::tempdir().unwrap();
+    let out = abba()
+        .args(["compare", "--blocks", "2", "--warmup", "0", "--quiet"])
+        .arg("--output")
+        .arg(dir.path().join("runs.jsonl"))
+        .args(["true", "false"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("failed in block 1 (exit code 1)"),
+        "{stderr}"
+    );
+}
+
+/// The warnings of `abba analyze --json FILE` as `(code, message)`.
+fn warnings(path: &Path) -> Vec<(String, String)> {
+    let doc = analyze_json(&[path.to_str().unwrap()]);
+    doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["code"].as_str().unwrap().to_owned(),
+                w["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_outlying_repeated_value_in_a_block_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    // The issue's case: `A,500,3` appended to a valid paired file (block column 3 is the
+    // 4th block, where A's other value is 1043 at line 8).
+    let path = write(
+        dir.path(),
+        "dup.csv",
+        &format!("{}A,500,3\n", fixture("paired_two.csv")),
+    );
+    let found = warnings(&path);
+    assert!(
+        found.iter().any(|(code, m)| code == "input"
+            && m.contains(
+                "block 4 holds an outlying value of A: 500 at line 26, against 1043 for its \
+                 other value in the block"
+            )
+            && m.ends_with("the block value 771.5 is their mean")),
+        "{found:?}"
+    );
+    // Two runs per block with ordinary noise (a few percent, one block slow as a whole):
+    // counts are equal and no value is named.
+    let mut text = String::from("variant,value,block\n");
+    for b in 0..10u32 {
+        let slow = if b == 6 { 40.0 } else { 0.0 };
+        for (variant, base) in [("A", 100.0), ("B", 103.0)] {
+            for r in 0..2u32 {
+                let noise = f64::from((b * 7 + r * 5 + base as u32) % 9);
+                text.push_str(&format!("{variant},{},{b}\n", base + slow + noise));
+            }
+        }
+    }
+    let path = write(dir.path(), "replicates.csv", &text);
+    let found = warnings(&path);
+    assert!(found.iter().all(|(code, _)| code != "input"), "{found:?}");
+}
+
+/// A CSV of 8 values per variant, in blocks when `paired`: `value(variant, i)`.
+fn csv_of(paired: bool, value: impl Fn(&str, u32) -> f64) -> String {
+    let mut text = String::from(if paired {
+        "variant,value,block\n"
+    } else {
+        "variant,value\n"
+    });
+    for i in 0..8u32 {
+        for v in ["A", "B"] {
+            let x = value(v, i);
+            text.push_str(&if paired {
+                format!("{v},{x},{i}\n")
+            } else {
+                format!("{v},{x}\n")
+            });
+        }
+    }
+    text
+}
+
+#[test]
+fn all_zero_values_say_nothing_varies_paired_and_unpaired() {
+    let dir = tempfile::tempdir().unwrap();
+    for (paired, scope) in [
+        (true, "paired over 8 blocks"),
+        (false, "unpaired, 8 vs 8 runs"),
+    ] {
+        let path = write(dir.path(), "zero.csv", &csv_of(paired, |_, _| 0.0));
+        let doc = analyze_json(&[path.to_str().unwrap()]);
+        let c = &doc["groups"][0]["comparisons"][0];
+        assert_eq!(c["verdict"], "not_tested");
+        assert_eq!(
+            c["summary"],
+            format!(
+                "B vs A: not tested ({scope}): every value of both is 0, so nothing varies and \
+                 there is no difference to test; no ratio, since ratios need positive values."
+            )
+        );
+    }
+}
+
+#[test]
+fn negative_values_are_tested_without_a_ratio_paired_and_unpaired() {
+    let dir = tempfile::tempdir().unwrap();
+    // Both variants negative; B is 10 higher in every block.
+    let value = |v: &str, i: u32| -100.0 - 3.0 * f64::from(i) + if v == "B" { 10.0 } else { 0.0 };
+    let paired = write(dir.path(), "neg_paired.csv", &csv_of(true, value));
+    let doc = analyze_json(&[paired.to_str().unwrap()]);
+    let c = &doc["groups"][0]["comparisons"][0];
+    assert_eq!(c["verdict"], "significant");
+    assert!(c["ratio"].is_null());
+    assert_eq!(
+        c["summary"],
+        "B vs A: no ratio, since ratios need positive values; on the block differences \
+         wilcoxon-signed-rank p = 0.008 finds a significant difference, paired over 8 blocks."
+    );
+    // Unpaired: Mann-Whitney ranks the values themselves (any sign); only the ratio of
+    // medians is left out.
+    let unpaired = write(dir.path(), "neg_unpaired.csv", &csv_of(false, value));
+    let doc = analyze_json(&[unpaired.to_str().unwrap()]);
+    let c = &doc["groups"][0]["comparisons"][0];
+    assert_eq!(c["verdict"], "significant");
+    assert!(c["ratio"].is_null());
+    let s = c["summary"].as_str().unwrap();
+    assert!(
+        s.starts_with(
+            "B vs A: no ratio, since ratios need positive values; on the ranks of the values \
+             mann-whitney p = "
+        ) && s.ends_with("finds a significant difference, unpaired, 8 vs 8 runs."),
+        "{s}"
+    );
+    assert!(!s.contains("differences"), "{s}");
+}
