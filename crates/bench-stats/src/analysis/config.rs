@@ -75,7 +75,7 @@ impl std::str::FromStr for PracticalRule {
         match s {
             "auto" => Ok(PracticalRule::Auto),
             "ratio" => Ok(PracticalRule::Ratio),
-            "cliff" => Ok(PracticalRule::Cliff(0.147)),
+            "cliff" => Ok(PracticalRule::Cliff(crate::rank::Magnitude::SMALL_THRESHOLD)),
             _ => {
                 let x: f64 = s
                     .strip_prefix("cliff:")
@@ -135,7 +135,7 @@ impl Default for AnalysisConfig {
             resamples: 2000,
             seed: 1,
             baseline: None,
-            min_practical_effect: 0.147,
+            min_practical_effect: crate::rank::Magnitude::SMALL_THRESHOLD,
             equivalence_margin: 0.01,
             practical: PracticalRule::Auto,
             grouping: Grouping::PerClass,
