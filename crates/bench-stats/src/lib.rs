@@ -74,7 +74,8 @@ pub use crate::descriptive::{Sample, SampleError};
 pub use crate::error::StatsError;
 pub use crate::model::{
     ANALYSIS_SCHEMA, Analysis, Comparison, CustomTestReport, Dataset, Design, EffectReport,
-    GroupAnalysis, Observation, Outcome, Series, Verdict, VerdictBasis, Warning, WarningCode,
+    GroupAnalysis, Observation, Outcome, Parameter, Series, TrendReport, Verdict, VerdictBasis,
+    Warning, WarningCode,
 };
 pub use crate::paired::PairedEstimator;
 

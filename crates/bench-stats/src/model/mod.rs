@@ -4,5 +4,5 @@
 pub mod dataset;
 pub mod report;
 
-pub use dataset::{Dataset, Observation, Series};
+pub use dataset::{Dataset, Observation, Parameter, Series};
 pub use report::*;
