@@ -11,7 +11,7 @@ use bench_sched::{
 };
 use bench_stats::{AnalysisConfig, Grouping, PracticalRule, Warning, WarningCode};
 
-use crate::cli::{AnalysisArgs, CompareArgs, DemoArgs, LayoutArg, ShellArg};
+use crate::cli::{AnalysisArgs, CompareArgs, DemoArgs, LayoutArg, ScanArgs, ShellArg};
 use crate::exit::{Exit, usage};
 use crate::kernel_spec::parse_kernel_spec;
 use crate::output::{check_export_paths, emit, stderr_line, write_stdout};
@@ -427,6 +427,9 @@ struct Variants {
 /// Checks the arguments in the order their errors are reported and turns them into the
 /// experiment: variants and names, design, pin, reference, then resume point and seed.
 fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow::Result<Plan> {
+    // A parameter scan (-P/-L) expands the commands and names first (`scan.rs`).
+    let scan = crate::scan::expand(args)?;
+    let args = scan.as_ref().map_or(args, |s| &s.args);
     let Variants {
         texts,
         commands,
@@ -509,6 +512,7 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         },
         abba_version: env!("CARGO_PKG_VERSION").to_string(),
         resume,
+        parameter: scan.and_then(|s| s.parameter),
     };
     Ok(Plan {
         config,
@@ -678,6 +682,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         ignore_failure: false,
         resume: None,
         dry_run: false,
+        scan: ScanArgs::default(),
         analysis: AnalysisArgs {
             baseline: None,
             alpha: 0.05,

@@ -88,7 +88,7 @@ pub use crate::design::{
 pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
     ExperimentConfig, FailurePolicy, NoopObserver, Observer, Outcome, REFERENCE_NAME, ResumePoint,
-    Variant, run_experiment,
+    ScanParameter, Variant, run_experiment,
 };
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
 pub use crate::import::{

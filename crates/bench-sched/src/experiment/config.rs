@@ -70,6 +70,18 @@ pub struct ExperimentConfig {
     pub abba_version: String,
     /// Continue a previous run of the same experiment. Default: none.
     pub resume: Option<ResumePoint>,
+    /// The numeric parameter a scan varied, one value per variant (recorded in the raw
+    /// header, so the analysis can test a trend across it). Default: none.
+    pub parameter: Option<ScanParameter>,
+}
+
+/// A numeric parameter scanned over the variants: `values[i]` is variant `i`'s value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanParameter {
+    /// The parameter's name (`chains`).
+    pub name: String,
+    /// One value per variant, in the variants' order.
+    pub values: Vec<f64>,
 }
 
 impl Default for ExperimentConfig {
@@ -92,6 +104,7 @@ impl Default for ExperimentConfig {
             on_failure: FailurePolicy::Stop,
             abba_version: env!("CARGO_PKG_VERSION").to_owned(),
             resume: None,
+            parameter: None,
         }
     }
 }
@@ -142,6 +155,16 @@ impl ExperimentConfig {
         }
         if self.blocks == 0 {
             return Err(SchedError::Config("blocks must be at least 1".into()));
+        }
+        if let Some(p) = &self.parameter {
+            if p.values.len() != self.variants.len() {
+                return Err(SchedError::Config(format!(
+                    "parameter {:?} has {} values for {} variants",
+                    p.name,
+                    p.values.len(),
+                    self.variants.len()
+                )));
+            }
         }
         for (i, v) in self.variants.iter().enumerate() {
             if self.variants[..i].iter().any(|w| w.name == v.name) {
