@@ -289,3 +289,42 @@ fn bad_scans_exit_2_naming_the_flag() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn the_console_report_prints_the_trend_under_the_omnibus_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = format!(
+        "sh {} {} v{{base}} {{base}}",
+        counter().display(),
+        dir.path().display()
+    );
+    let out = abba()
+        .args([
+            "compare",
+            "--metric",
+            "json:v",
+            "--seed",
+            "1",
+            "--blocks",
+            "6",
+            "--quiet",
+            "-L",
+            "base",
+            "100,200,300",
+        ])
+        .arg(command)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let omnibus = stdout
+        .lines()
+        .position(|l| l.starts_with("Omnibus Friedman"))
+        .expect("an omnibus line");
+    let next = stdout.lines().nth(omnibus + 1).unwrap();
+    assert!(
+        next.starts_with("Trend across base (100 to 300, 3 values): Page's L = 84.00")
+            && next.ends_with("significant, values rise with base"),
+        "{next}"
+    );
+}
