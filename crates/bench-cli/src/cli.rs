@@ -83,7 +83,7 @@ Examples:
   abba compare --kernel chains=1 --kernel chains=2
   abba compare --fail-if-slower 5% ./baseline ./candidate     # CI gate
   abba compare --confirm ./a ./b ./c                          # rerun the standout
-  abba compare -L n 1,2,4 './prog --threads {n}'              # one variant per value
+  abba compare -L t 1,2,4 './prog --threads {t}'              # one variant per value
   abba compare -P chains 1 8 --kernel 'chains={chains}'        # a scan of the kernel
 
 The first command is the baseline unless --baseline names another. Each block runs every
@@ -277,7 +277,7 @@ pub struct CompareArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct ScanArgs {
     /// Scan NAME from MIN to MAX (integers, step 1, unless -D says otherwise), e.g.
-    /// `-P n 1 8 'prog --threads {n}'`; at most once, not with -L. The report adds Page's
+    /// `-P t 1 8 'prog --threads {t}'`; at most once, not with -L. The report adds Page's
     /// trend test across the values.
     #[arg(short = 'P', long, num_args = 3, value_names = ["NAME", "MIN", "MAX"], allow_hyphen_values = true)]
     pub parameter_scan: Vec<String>,

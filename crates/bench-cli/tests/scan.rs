@@ -328,3 +328,45 @@ fn the_console_report_prints_the_trend_under_the_omnibus_line() {
         "{next}"
     );
 }
+
+#[test]
+fn a_resumed_scan_keeps_its_parameter_and_refuses_new_scan_flags() {
+    let (json, dir) = scan_json(
+        &["-L", "base", "100,200,300"],
+        "sh COUNTER DIR v{base} {base}",
+    );
+    let full = std::fs::read_to_string(dir.path().join("scan.jsonl")).unwrap();
+    // The header and four complete blocks of three runs (plus one run of the fifth).
+    let cut: String = full
+        .lines()
+        .take(1 + 13)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let part = dir.path().join("part.jsonl");
+    std::fs::write(&part, cut).unwrap();
+    let out = abba()
+        .args(["compare", "--quiet", "--json", "--resume"])
+        .arg(&part)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let resumed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(resumed["groups"][0]["trend"]["blocks"], 6);
+    assert_eq!(
+        resumed["groups"][0]["trend"]["statistic"],
+        json["groups"][0]["trend"]["statistic"]
+    );
+    let out = abba()
+        .args(["compare", "--resume"])
+        .arg(&part)
+        .args(["-L", "base", "1,2,3", "x {base}"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-L/--parameter-list with --resume"));
+}
