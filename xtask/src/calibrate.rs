@@ -827,6 +827,7 @@ mod tests {
                     reference: None,
                     custom_test: None,
                 }],
+                trend: None,
             }],
             controls: vec![],
             warnings: vec![warning],

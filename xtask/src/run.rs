@@ -17,7 +17,7 @@ use anyhow::{Context, Result, bail, ensure};
 use bench_kernel::Op;
 use bench_sched::{
     CommandSpec, Design, ExperimentConfig, Layout, Metric, Observer, RawWriter, RealRunner,
-    RunRecord, Shell, Variant, run_experiment,
+    RunRecord, ScanParameter, Shell, Variant, run_experiment,
 };
 
 /// Operations per second in one "M ops/s".
@@ -139,6 +139,9 @@ pub struct Plan {
     pub seed: u64,
     /// Raw file (`abba.raw/1`), written run by run.
     pub raw: PathBuf,
+    /// The numeric parameter the variants scan (recorded in the raw header, so `abba
+    /// analyze` of the raw file reports the trend across it), if any.
+    pub parameter: Option<ScanParameter>,
 }
 
 /// Values of a blocked experiment: `values[v][b]` is variant `v`'s value in block `b`,
@@ -198,6 +201,7 @@ pub fn run_plan(abba: &Path, plan: &Plan) -> Result<BlockTable> {
         metric: Metric::Json("ops_per_sec".into()),
         unit: Some("ops/s".into()),
         higher_is_better: Some(true),
+        parameter: plan.parameter.clone(),
         ..ExperimentConfig::default()
     };
     if let Some(dir) = plan.raw.parent() {

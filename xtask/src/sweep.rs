@@ -3,7 +3,12 @@
 //!
 //! 1. **Sweep.** Chains 1..=8 of `abba compute --op OP --threads 1`, every block running
 //!    all eight in a fresh random order ([`Design::Random`]).
-//! 2. **Omnibus.** Friedman's test over the blocks (do the chain counts differ at all?).
+//! 2. **Omnibus.** Friedman's test over the blocks (do the chain counts differ at all?),
+//!    and Page's L trend test across the chain counts (do they move one way as chains
+//!    grow?), the same test `abba compare -P chains 1 8 --kernel 'chains={chains}'`
+//!    reports; the raw file records each variant's chain count, so `abba analyze` of it
+//!    prints the same trend line. A non-monotone pattern is not discarded for its shape:
+//!    the post-hoc tests and the standout look at every step.
 //! 3. **Post-hoc.** A two-sided Wilcoxon signed-rank test of each chain count against
 //!    its lower neighbour (or, with `--post-hoc first`, against chains=1), on the per-block
 //!    differences, Holm-Bonferroni corrected over the seven comparisons, beside the
@@ -19,11 +24,14 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use bench_kernel::Op;
-use bench_sched::Design;
+use bench_sched::{Design, ScanParameter};
 use bench_stats::Sample;
 use bench_stats::descriptive::summarize;
 use bench_stats::paired::{PairedConfig, paired_analysis};
-use bench_stats::rank::{FriedmanOutcome, friedman, holm_bonferroni, wilcoxon_signed_rank};
+use bench_stats::rank::{
+    FriedmanOutcome, PageMethod, PageOutcome, friedman, holm_bonferroni, page_trend,
+    wilcoxon_signed_rank,
+};
 use bench_stats::resample::{BootstrapConfig, BootstrapInterval, bootstrap_statistic};
 
 use crate::run::{BlockTable, KernelSpec, Plan, build_abba, run_plan, target_dir};
@@ -144,6 +152,8 @@ pub struct SweepAnalysis {
     pub median_cis: Vec<BootstrapInterval>,
     /// The omnibus test.
     pub friedman: FriedmanOutcome,
+    /// Page's L trend test across the chain counts (variants in increasing chain order).
+    pub trend: PageOutcome,
     /// Post-hoc comparisons, one per chain count after the first.
     pub steps: Vec<Step>,
     /// Neighbour steps' ratios (`neighbour_ratios[i]` is chains i+2 over chains i+1), from
@@ -194,6 +204,7 @@ pub fn analyse(table: &BlockTable, post_hoc: PostHoc, seed: u64) -> Result<Sweep
         .map(|b| table.values.iter().map(|v| v[b]).collect())
         .collect();
     let friedman = friedman(&by_block)?;
+    let trend = page_trend(&by_block)?;
     let mut medians = Vec::with_capacity(k);
     let mut median_cis = Vec::with_capacity(k);
     for v in &table.values {
@@ -245,6 +256,7 @@ pub fn analyse(table: &BlockTable, post_hoc: PostHoc, seed: u64) -> Result<Sweep
         medians,
         median_cis,
         friedman,
+        trend,
         steps,
         neighbour_ratios,
         standout,
@@ -340,6 +352,10 @@ fn sweep_plan(config: &SweepConfig, dir: &Path) -> Plan {
         blocks: config.blocks,
         seed: config.seed,
         raw: dir.join("sweep.jsonl"),
+        parameter: Some(ScanParameter {
+            name: "chains".into(),
+            values: (1..=config.max_chains).map(|c| c as f64).collect(),
+        }),
     }
 }
 
@@ -400,6 +416,7 @@ fn print_tests(a: &SweepAnalysis, config: &SweepConfig) {
             "no difference detected among the chain counts"
         }
     );
+    println!("{}", trend_line(a));
     let m = a.steps.iter().filter(|s| s.p_value.is_some()).count();
     let significant: Vec<String> = a
         .steps
@@ -432,6 +449,35 @@ fn print_tests(a: &SweepAnalysis, config: &SweepConfig) {
     }
 }
 
+/// The trend line, worded as the report of `abba compare` / `abba analyze` words it.
+fn trend_line(a: &SweepAnalysis) -> String {
+    let t = &a.trend;
+    let way = if t.z > 0.0 {
+        ", values rise with chains"
+    } else if t.z < 0.0 {
+        ", values fall with chains"
+    } else {
+        ""
+    };
+    format!(
+        "Trend across chains (1 to {}, {} values): Page's L = {:.2}, z = {:.2}, p = {} ({}, two-sided) -> {}{way}",
+        a.names.len(),
+        a.names.len(),
+        t.statistic,
+        t.z,
+        p_text(Some(t.p_value)),
+        match t.method {
+            PageMethod::Exact => "exact",
+            _ => "asymptotic",
+        },
+        if t.p_value < ALPHA {
+            "significant"
+        } else {
+            "not significant"
+        }
+    )
+}
+
 /// The sweep's standout, stated as a hypothesis.
 fn print_hypothesis(a: &SweepAnalysis) {
     let s = a.standout;
@@ -459,6 +505,7 @@ fn confirmation_plan(config: &SweepConfig, sweep: &Plan, standout: usize, dir: &
         blocks: config.confirm_blocks,
         seed: config.seed.wrapping_add(CONFIRM_SEED_OFFSET),
         raw: dir.join("confirmation.jsonl"),
+        parameter: None,
     }
 }
 
@@ -545,6 +592,42 @@ mod tests {
         }
         // Six blocks, all of one sign: exact p = 2/64, and Holm over 3 keeps it above 0.05.
         assert!((a.steps[1].p_value.unwrap() - 2.0 / 64.0).abs() < 1e-12);
+    }
+
+    /// The sweep's trend is the one the analysis engine reports for the same data with
+    /// the chain counts as the scanned parameter (what `abba analyze sweep.jsonl` prints).
+    #[test]
+    fn trend_is_the_engines_trend_for_a_chains_scan() {
+        use bench_stats::{AnalysisConfig, Dataset, Observation, Series, analyze};
+        let t = synthetic();
+        let a = analyse(&t, PostHoc::Neighbour, 1).unwrap();
+        let series = t
+            .values
+            .iter()
+            .enumerate()
+            .map(|(v, row)| {
+                Series::new(
+                    t.names[v].clone(),
+                    row.iter()
+                        .enumerate()
+                        .map(|(b, &x)| Observation::in_block(x, b as u32)),
+                )
+                .with_parameter("chains", (v + 1) as f64)
+            })
+            .collect();
+        let data = Dataset::new("ops/s", series)
+            .with_higher_is_better(true)
+            .with_design(bench_stats::Design::Random);
+        let engine = analyze(&data, &AnalysisConfig::default()).unwrap();
+        let e = engine.groups[0].trend.as_ref().unwrap();
+        assert_eq!(e.statistic, a.trend.statistic);
+        assert_eq!(e.p_value, a.trend.p_value);
+        assert!(a.trend.z > 0.0);
+        assert!(
+            trend_line(&a).starts_with("Trend across chains (1 to 4, 4 values): Page's L = "),
+            "{}",
+            trend_line(&a)
+        );
     }
 
     #[test]

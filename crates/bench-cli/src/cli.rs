@@ -89,10 +89,18 @@ Examples:
   abba compare --setup 'make a' --setup 'make b' --cleanup 'make clean' ./a ./b
   abba compare --warmup-per-block 1 ./a ./b                   # untimed run of each per block
   abba compare --export-csv runs.csv --export-csv-summary summary.csv ./a ./b
+  abba compare -L t 1,2,4 './prog --threads {t}'              # one variant per value
+  abba compare -P chains 1 8 --kernel 'chains={chains}'        # a scan of the kernel
 
 The first command is the baseline unless --baseline names another. Each block runs every
 variant (twice, in ABBA/BAAB order, for two variants); runs are written to --output as they end,
 so an interrupted experiment can be analyzed or continued with --resume.
+
+Scans (-P NAME MIN MAX [-D STEP], or -L NAME a,b,c, several -L for the cross product) make
+one variant per value (at most 64), named by the substituted command or --name; 3+
+variants run in a Williams design inside each block (--design random: a fresh order per
+block). The report gives Friedman across the values, each value against the first (or
+--baseline) with Holm's correction, and, for one numeric parameter, Page's trend test.
 
 Gate rule (--fail-if-slower PCT): exit 1 when the verdict is significant, the candidate is
 worse than the baseline, and its ratio interval reaches a slowdown of PCT (for times: upper
@@ -267,9 +275,32 @@ pub struct CompareArgs {
     /// Hooks, warm-ups per block, and the run count as hyperfine users spell them.
     #[command(flatten)]
     pub hooks: HookArgs,
+    /// Parameter scans (-P, -D, -L).
+    #[command(flatten)]
+    pub scan: ScanArgs,
     /// Analysis and report options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+}
+
+/// Parameter scans, as hyperfine spells them: every `{NAME}` in the commands (or
+/// `--kernel` specs) and `--name` values takes each value in turn, one variant per value.
+/// Each occurrence of -P adds exactly 3 values and of -L exactly 2 (clap checks the
+/// count), so the flat lists split into occurrences by 3 and by 2.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ScanArgs {
+    /// Scan NAME from MIN to MAX (integers, step 1, unless -D says otherwise), e.g.
+    /// `-P t 1 8 'prog --threads {t}'`; at most once, not with -L. The report adds Page's
+    /// trend test across the values.
+    #[arg(short = 'P', long, num_args = 3, value_names = ["NAME", "MIN", "MAX"], allow_hyphen_values = true)]
+    pub parameter_scan: Vec<String>,
+    /// The step of -P, e.g. `2` or `0.25` (decimal bounds need one).
+    #[arg(short = 'D', long, value_name = "STEP", allow_hyphen_values = true)]
+    pub parameter_step_size: Option<String>,
+    /// Scan NAME over a comma-separated list, e.g. `-L opt O1,O2,O3`; several -L give
+    /// every combination (the first varies slowest).
+    #[arg(short = 'L', long, num_args = 2, value_names = ["NAME", "VALUES"])]
+    pub parameter_list: Vec<String>,
 }
 
 /// `abba analyze`.

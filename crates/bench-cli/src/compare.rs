@@ -12,7 +12,7 @@ use bench_sched::{
 use bench_stats::{AnalysisConfig, Grouping, PracticalRule, Warning, WarningCode};
 
 use crate::cli::{
-    AnalysisArgs, CompareArgs, CsvExportArgs, DemoArgs, HookArgs, LayoutArg, ShellArg,
+    AnalysisArgs, CompareArgs, CsvExportArgs, DemoArgs, HookArgs, LayoutArg, ScanArgs, ShellArg,
 };
 use crate::exit::{Exit, usage};
 use crate::kernel_spec::parse_kernel_spec;
@@ -435,6 +435,9 @@ struct Variants {
 /// Checks the arguments in the order their errors are reported and turns them into the
 /// experiment: variants and names, design, pin, reference, then resume point and seed.
 fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow::Result<Plan> {
+    // A parameter scan (-P/-L) expands the commands and names first (`scan.rs`).
+    let scan = crate::scan::expand(args)?;
+    let args = scan.as_ref().map_or(args, |s| &s.args);
     let Variants {
         texts,
         commands,
@@ -519,6 +522,7 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         resume,
         hooks: crate::hooks::hooks(&args.hooks, names.len(), shell(args.shell))?,
         warmup_per_block: args.hooks.warmup_per_block.unwrap_or(0),
+        parameter: scan.and_then(|s| s.parameter),
     };
     Ok(Plan {
         config,
@@ -689,6 +693,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         resume: None,
         dry_run: false,
         hooks: HookArgs::default(),
+        scan: ScanArgs::default(),
         analysis: AnalysisArgs {
             baseline: None,
             alpha: 0.05,

@@ -15,6 +15,7 @@ mod kernel_spec;
 mod output;
 mod parse;
 mod progress;
+mod scan;
 mod words;
 
 use std::process::ExitCode;

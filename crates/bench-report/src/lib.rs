@@ -31,6 +31,7 @@
 //!     groups: vec![GroupAnalysis {
 //!         class: None, baseline: "A".into(),
 //!         benchmarks: vec![summary("A", 1500.0)], omnibus: None, comparisons: vec![],
+//!         trend: None,
 //!     }],
 //!     controls: vec![], warnings: vec![], confirmation: None,
 //! };

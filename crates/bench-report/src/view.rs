@@ -246,6 +246,11 @@ fn group(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbols) -> G
             sym.arrow
         )
     });
+    // A scan's trend (Page's L), printed under the omnibus line as part of it.
+    let omnibus = match (omnibus, g.trend.as_ref().map(|t| trend_line(t, sym))) {
+        (Some(o), Some(t)) => Some(format!("{o}\n{t}")),
+        (o, t) => o.or(t),
+    };
     let mut details = Vec::new();
     for c in &g.comparisons {
         if let Some(p) = &c.paired {
@@ -613,6 +618,35 @@ fn block_table(
     })
 }
 
+/// The trend line of a scan: `Trend across n (1 to 8, 8 values): Page's L = ..., z = ...,
+/// p = ... -> significant, values rise with n`.
+fn trend_line(t: &bench_stats::TrendReport, sym: &Symbols) -> String {
+    use bench_stats::model::TrendDirection;
+    let (lo, hi) = (
+        t.values.first().copied().unwrap_or(f64::NAN),
+        t.values.last().copied().unwrap_or(f64::NAN),
+    );
+    let verdict = if t.significant {
+        "significant"
+    } else {
+        "not significant"
+    };
+    let way = match t.direction {
+        TrendDirection::Increasing => format!(", values rise with {}", t.parameter),
+        TrendDirection::Decreasing => format!(", values fall with {}", t.parameter),
+        _ => String::new(),
+    };
+    format!(
+        "Trend across {} ({lo} to {hi}, {} values): Page's L = {}, z = {}, p {} ({}, two-sided) {} {verdict}{way}",
+        t.parameter,
+        t.values.len(),
+        stat(t.statistic, sym.none),
+        stat(t.z, sym.none),
+        p_clause(Some(t.p_value), sym.none),
+        t.method,
+        sym.arrow
+    )
+}
 fn paired_detail(
     a: &Analysis,
     g: &GroupAnalysis,

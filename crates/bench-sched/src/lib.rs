@@ -92,7 +92,7 @@ pub use crate::design::{
 pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
     ExperimentConfig, FailurePolicy, HookKind, Hooks, NoopObserver, Observer, Outcome,
-    REFERENCE_NAME, ResumePoint, Variant, run_experiment,
+    REFERENCE_NAME, ResumePoint, ScanParameter, Variant, run_experiment,
 };
 pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary_csv};
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};

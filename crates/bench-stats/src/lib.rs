@@ -15,7 +15,7 @@
 //! | module | what it holds |
 //! | --- | --- |
 //! | [`descriptive`] | [`Sample`], summaries, percentiles, Tukey outliers |
-//! | [`rank`] | Mann-Whitney U, Kruskal-Wallis, Friedman, Wilcoxon signed-rank, Cliff's delta, Hodges-Lehmann, Holm |
+//! | [`rank`] | Mann-Whitney U, Kruskal-Wallis, Friedman, Wilcoxon signed-rank, Cliff's delta, Hodges-Lehmann, Holm, Page's L trend test |
 //! | [`resample`] | the seeded bootstrap (percentile, BCa, studentized), thread-count independent |
 //! | [`paired`] | the block bootstrap and paired estimators, variance components, ratio of ratios |
 //! | [`diagnostics`] | drift and autocorrelation of a run stream, ABBA carryover |
@@ -74,8 +74,8 @@ pub use crate::descriptive::{Sample, SampleError};
 pub use crate::error::StatsError;
 pub use crate::model::{
     ANALYSIS_SCHEMA, Analysis, Comparison, CustomTestReport, Dataset, Design, EffectReport,
-    GroupAnalysis, Observation, Outcome, Quantity, Series, Verdict, VerdictBasis, Warning,
-    WarningCode,
+    GroupAnalysis, Observation, Outcome, Parameter, Quantity, Series, TrendReport, Verdict,
+    VerdictBasis, Warning, WarningCode,
 };
 pub use crate::paired::PairedEstimator;
 

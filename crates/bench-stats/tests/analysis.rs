@@ -644,3 +644,54 @@ fn too_few_blocks_for_any_paired_test_are_not_tested() {
         Verdict::Significant
     );
 }
+
+/// A scan's series carry their parameter; the group reports Page's L across it, in the
+/// parameter's order (not the series' order), and only when every series has one.
+#[test]
+fn page_trend_across_a_scanned_parameter() {
+    use bench_stats::model::report::{TrendDirection, TrendTest};
+    // Given out of order (4, 1, 3, 2): values fall as n grows, with block-level noise.
+    let make = |n: f64| {
+        let vals: Vec<f64> = (0..6)
+            .map(|b| 100.0 - 5.0 * n + f64::from(b % 3) * 7.0)
+            .collect();
+        blocked(&format!("n={n}"), &vals).with_parameter("n", n)
+    };
+    let series = vec![make(4.0), make(1.0), make(3.0), make(2.0)];
+    let a = analyze(
+        &dataset(series.clone(), false, "abba"),
+        &AnalysisConfig::default(),
+    )
+    .unwrap();
+    let t = a.groups[0].trend.as_ref().expect("a trend for a scan");
+    assert_eq!(t.test, TrendTest::PageL);
+    assert_eq!(t.parameter, "n");
+    assert_eq!(t.values, vec![1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(t.direction, TrendDirection::Decreasing);
+    assert_eq!(t.method, "exact");
+    // Every block ranks the four perfectly reversed: L = 6 * (1*4 + 2*3 + 3*2 + 4*1).
+    assert_eq!(t.statistic, 120.0);
+    assert!(t.significant && t.p_value < 1e-4);
+    let json = serde_json::to_value(&a).unwrap();
+    assert_eq!(json["groups"][0]["trend"]["test"], "page-l");
+    assert_eq!(json["groups"][0]["trend"]["direction"], "decreasing");
+
+    // Without parameters, or unpaired: no trend, and no field in the JSON.
+    let plain: Vec<Series> = series
+        .iter()
+        .map(|s| Series::new(s.name.clone(), s.observations.clone()))
+        .collect();
+    let b = analyze(&dataset(plain, false, "abba"), &AnalysisConfig::default()).unwrap();
+    assert!(b.groups[0].trend.is_none());
+    assert!(
+        serde_json::to_value(&b).unwrap()["groups"][0]
+            .get("trend")
+            .is_none()
+    );
+    let c = analyze(
+        &dataset(series, false, "sequential"),
+        &AnalysisConfig::default(),
+    )
+    .unwrap();
+    assert!(c.groups[0].trend.is_none());
+}

@@ -450,3 +450,63 @@ fn scipy_wilcoxon_permutation_cases() {
         );
     }
 }
+
+#[test]
+fn scipy_page_trend_test_cases() {
+    use bench_stats::rank::{PageMethod, PageMethodChoice, page_trend_with};
+    let r = reference();
+    for (i, c) in cases(&r, "page_trend_test").iter().enumerate() {
+        let blocks: Vec<Vec<f64>> = c["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| {
+                row.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect()
+            })
+            .collect();
+        let (choice, method) = match c["method"].as_str() {
+            Some("exact") => (PageMethodChoice::Exact, PageMethod::Exact),
+            _ => (PageMethodChoice::Asymptotic, PageMethod::Asymptotic),
+        };
+        let t = page_trend_with(&blocks, choice).unwrap();
+        assert_eq!(t.method, method, "page {i}");
+        let what = format!("page {i} ({method:?})");
+        assert_close(t.statistic, num(c, "statistic"), EXACT_REL, &what);
+        assert_close(t.p_increasing, num(c, "p_increasing"), TAIL_REL, &what);
+        assert_close(t.p_decreasing, num(c, "p_decreasing"), TAIL_REL, &what);
+        let two_sided = (2.0 * num(c, "p_increasing").min(num(c, "p_decreasing"))).min(1.0);
+        assert_close(t.p_value, two_sided, TAIL_REL, &what);
+    }
+}
+
+/// Page's automatic choice is SciPy's `auto` rule on untied data (exact for 4 blocks of 3).
+#[test]
+fn scipy_page_trend_test_auto_is_exact_for_small_untied_tables() {
+    use bench_stats::rank::{PageMethod, page_trend};
+    let r = reference();
+    let c = &cases(&r, "page_trend_test")[0];
+    let blocks: Vec<Vec<f64>> = c["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            row.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect()
+        })
+        .collect();
+    let t = page_trend(&blocks).unwrap();
+    assert_eq!(t.method, PageMethod::Exact);
+    assert_close(
+        t.p_increasing,
+        num(c, "p_increasing"),
+        EXACT_REL,
+        "page auto",
+    );
+}

@@ -73,6 +73,7 @@ fn measure(abba: &Path, dir: &Path, config: &ReproduceConfig) -> Result<Measured
         blocks: config.blocks,
         seed,
         raw: dir.join(file),
+        parameter: None,
     };
     let s = config.seed;
     let plans = [

@@ -77,6 +77,18 @@ pub struct ExperimentConfig {
     /// every block, besides [`Self::warmup`] before block 0. Paired designs only.
     /// Default: 0.
     pub warmup_per_block: u32,
+    /// The numeric parameter a scan varied, one value per variant (recorded in the raw
+    /// header, so the analysis can test a trend across it). Default: none.
+    pub parameter: Option<ScanParameter>,
+}
+
+/// A numeric parameter scanned over the variants: `values[i]` is variant `i`'s value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanParameter {
+    /// The parameter's name (`chains`).
+    pub name: String,
+    /// One value per variant, in the variants' order.
+    pub values: Vec<f64>,
 }
 
 impl Default for ExperimentConfig {
@@ -101,6 +113,7 @@ impl Default for ExperimentConfig {
             resume: None,
             hooks: Vec::new(),
             warmup_per_block: 0,
+            parameter: None,
         }
     }
 }
@@ -168,6 +181,16 @@ impl ExperimentConfig {
             return Err(SchedError::Config(
                 "warm-up runs per block need a blocked design (the sequential design runs each variant in one session)".into(),
             ));
+        }
+        if let Some(p) = &self.parameter {
+            if p.values.len() != self.variants.len() {
+                return Err(SchedError::Config(format!(
+                    "parameter {:?} has {} values for {} variants",
+                    p.name,
+                    p.values.len(),
+                    self.variants.len()
+                )));
+            }
         }
         for (i, v) in self.variants.iter().enumerate() {
             if self.variants[..i].iter().any(|w| w.name == v.name) {

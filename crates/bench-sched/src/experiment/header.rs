@@ -1,5 +1,7 @@
 //! The raw file's header line, built from an experiment's configuration.
 
+use bench_stats::Parameter;
+
 use crate::host::HostFacts;
 use crate::raw::{RAW_SCHEMA, RawHeader, RawVariant};
 
@@ -9,7 +11,26 @@ pub(super) fn raw_variant(v: &Variant) -> RawVariant {
     RawVariant {
         name: v.name.clone(),
         command: v.command.text().to_owned(),
+        parameter: None,
     }
+}
+
+/// The header's variants: name, command, and the scanned parameter's value.
+pub(super) fn raw_variants(config: &ExperimentConfig) -> Vec<RawVariant> {
+    config
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| RawVariant {
+            parameter: config.parameter.as_ref().and_then(|p| {
+                p.values.get(i).map(|&value| Parameter {
+                    name: p.name.clone(),
+                    value,
+                })
+            }),
+            ..raw_variant(v)
+        })
+        .collect()
 }
 
 pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
@@ -19,7 +40,7 @@ pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
         design: config.design.name().to_owned(),
         seed: config.seed,
         blocks: config.blocks,
-        variants: config.variants.iter().map(raw_variant).collect(),
+        variants: raw_variants(config),
         reference: config.reference.as_ref().map(|c| c.text().to_owned()),
         metric: config.metric.to_string(),
         unit: config.unit(),

@@ -11,7 +11,7 @@ mod outcome;
 mod resume;
 mod run;
 
-pub use config::{ExperimentConfig, FailurePolicy, REFERENCE_NAME, Variant};
+pub use config::{ExperimentConfig, FailurePolicy, REFERENCE_NAME, ScanParameter, Variant};
 pub use hooks::{HookKind, Hooks};
 pub use observer::{NoopObserver, Observer};
 pub use outcome::Outcome;

@@ -79,8 +79,17 @@ impl ResumePoint {
                 config.blocks.to_string(),
             ));
         }
+        // Names and commands must match; a scan's parameter values come from the header.
         let now: Vec<RawVariant> = config.variants.iter().map(raw_variant).collect();
-        if h.variants != now {
+        let recorded: Vec<RawVariant> = h
+            .variants
+            .iter()
+            .map(|v| RawVariant {
+                parameter: None,
+                ..v.clone()
+            })
+            .collect();
+        if recorded != now {
             let show = |v: &[RawVariant]| {
                 v.iter()
                     .map(|v| format!("{}={:?}", v.name, v.command))

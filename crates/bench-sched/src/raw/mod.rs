@@ -15,12 +15,16 @@ use crate::host::HostFacts;
 pub const RAW_SCHEMA: &str = "abba.raw/1";
 
 /// A variant as recorded in the header.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RawVariant {
     /// Display name (unique).
     pub name: String,
     /// The command text as given.
     pub command: String,
+    /// The numeric parameter a scan gave this variant (`{"name": "n", "value": 2}`);
+    /// absent when the experiment was not a scan of one numeric parameter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<bench_stats::Parameter>,
 }
 
 /// The first line of a raw file. Unknown header fields are accepted (newer writers may add

@@ -539,7 +539,13 @@ impl<'a> Gathered<'a> {
                 .collect(),
             series: variants
                 .iter()
-                .map(|v| Series::new(v.name.clone(), []))
+                .map(|v| {
+                    let s = Series::new(v.name.clone(), []);
+                    match &v.parameter {
+                        Some(p) => s.with_parameter(p.name.clone(), p.value),
+                        None => s,
+                    }
+                })
                 .collect(),
             reference: Vec::new(),
             warnings: data.warnings.clone(),

@@ -75,7 +75,9 @@ impl std::str::FromStr for PracticalRule {
         match s {
             "auto" => Ok(PracticalRule::Auto),
             "ratio" => Ok(PracticalRule::Ratio),
-            "cliff" => Ok(PracticalRule::Cliff(crate::rank::Magnitude::SMALL_THRESHOLD)),
+            "cliff" => Ok(PracticalRule::Cliff(
+                crate::rank::Magnitude::SMALL_THRESHOLD,
+            )),
             _ => {
                 let x: f64 = s
                     .strip_prefix("cliff:")

@@ -13,7 +13,7 @@ use crate::analysis::significance::{
     DefaultTest, FriedmanTest, Group, SignificanceContext, SignificanceReport, SignificanceTest,
     check_report,
 };
-use crate::analysis::warnings;
+use crate::analysis::{trend, warnings};
 use crate::descriptive::Sample;
 use crate::descriptive::summary::benchmark_summary;
 use crate::error::StatsError;
@@ -221,6 +221,7 @@ fn analyze_group(
         benchmarks,
         omnibus: report.omnibus,
         comparisons,
+        trend: trend::trend(members, table.as_ref(), config.alpha),
     };
     warnings.extend(warnings::standout(&group));
     Ok(group)

@@ -20,6 +20,11 @@
 //! two-variant comparison with fewer blocks than can reach alpha (6 at 0.05: the smallest
 //! exact p is `2 / 2^n`) is not tested.
 //!
+//! When every series of a group carries a numeric parameter of one name (a scan: see
+//! [`crate::Series::with_parameter`]) with 3+ distinct values and the data are blocked,
+//! the group also reports Page's L trend test across the parameter
+//! ([`crate::TrendReport`]); it never changes a verdict.
+//!
 //! The practical gate runs after the test, whatever the test was: a significant verdict
 //! whose [`EffectSize::practical_value`] is below the configured minimum is downgraded to
 //! not significant, and a warning says so. Then the outcome is named: faster or slower
@@ -34,6 +39,7 @@ mod engine;
 mod gate;
 pub(crate) mod paired_verdict;
 mod significance;
+mod trend;
 mod verdict;
 mod warnings;
 

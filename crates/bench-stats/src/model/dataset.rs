@@ -188,6 +188,19 @@ pub struct Series {
     pub class: Option<String>,
     /// Observations in the order they were measured.
     pub observations: Vec<Observation>,
+    /// The numeric parameter value the variant was measured at (a scan), when there is
+    /// one: series sharing a parameter name get a trend test ([`crate::TrendReport`]).
+    pub parameter: Option<Parameter>,
+}
+
+/// A named numeric parameter value (`chains = 4`): what a parameter scan varied.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct Parameter {
+    /// The parameter's name.
+    pub name: String,
+    /// Its value for this series.
+    pub value: f64,
 }
 
 /// Everything an analysis needs to know about the data. Build it with [`Dataset::new`]
@@ -246,7 +259,18 @@ impl Series {
             name: name.into(),
             class: None,
             observations: observations.into_iter().collect(),
+            parameter: None,
         }
+    }
+
+    /// The same series measured at `name = value` (a parameter scan); series of one group
+    /// that share `name`, with 3+ distinct values in blocked data, get a trend test.
+    pub fn with_parameter(mut self, name: impl Into<String>, value: f64) -> Series {
+        self.parameter = Some(Parameter {
+            name: name.into(),
+            value,
+        });
+        self
     }
 
     /// The same series in class `class` (per-class mode compares only within a class).

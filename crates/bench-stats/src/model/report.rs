@@ -113,6 +113,14 @@ pub struct GroupAnalysis {
     /// One per candidate (every benchmark but the baseline), in the order of
     /// `benchmarks[1..]`: comparison `k` is about row `k + 1` (see [`GroupAnalysis::row_of`]).
     pub comparisons: Vec<Comparison>,
+    /// The trend across a numeric parameter (a scan's values, see
+    /// [`Series::with_parameter`](crate::Series::with_parameter)), for blocked data with 3+
+    /// values; beyond the v1 contract, serialized only when present.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub trend: Option<TrendReport>,
 }
 
 impl GroupAnalysis {
@@ -212,6 +220,59 @@ pub enum OmnibusTest {
     KruskalWallis,
     /// Friedman chi-square (blocked data).
     Friedman,
+}
+
+/// Which trend test was run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum TrendTest {
+    /// Page's L test for ordered alternatives in blocked data (Page 1963), two-sided.
+    PageL,
+}
+
+/// Which way the values move as the parameter grows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum TrendDirection {
+    /// The values tend to rise with the parameter (`z > 0`).
+    Increasing,
+    /// The values tend to fall with the parameter (`z < 0`).
+    Decreasing,
+    /// Neither (`z = 0`).
+    None,
+}
+
+/// A monotone trend of the values across a numeric parameter, from the block table with
+/// the benchmarks ordered by their parameter values.
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct TrendReport {
+    /// Which test.
+    pub test: TrendTest,
+    /// The parameter's name (a scan's `NAME`).
+    pub parameter: String,
+    /// The parameter values in increasing order (one benchmark each).
+    pub values: Vec<f64>,
+    /// The test's statistic (Page's L).
+    pub statistic: f64,
+    /// The standardized statistic: positive when the values rise with the parameter.
+    pub z: f64,
+    /// Two-sided p-value.
+    pub p_value: f64,
+    /// `exact` or `asymptotic`.
+    pub method: String,
+    /// Blocks the test used.
+    pub blocks: usize,
+    /// Which way the values move as the parameter grows.
+    pub direction: TrendDirection,
+    /// `p_value < alpha`.
+    pub significant: bool,
 }
 
 /// The omnibus result across all benchmarks of a group.

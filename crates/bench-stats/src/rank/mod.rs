@@ -1,6 +1,6 @@
 //! Rank tests and rank-based effect sizes: Mann-Whitney U, Kruskal-Wallis, Friedman,
-//! Wilcoxon signed-rank, Cliff's delta, Hodges-Lehmann, and the Holm-Bonferroni
-//! adjustment of their post-hoc p-values.
+//! Wilcoxon signed-rank, Cliff's delta, Hodges-Lehmann, the Holm-Bonferroni
+//! adjustment of their post-hoc p-values, and Page's L trend test.
 //!
 //! Each submodule cites its method and the SciPy function it is checked against; the
 //! common entry points are re-exported here (`bench_stats::rank::mann_whitney_u`).
@@ -23,6 +23,7 @@ pub mod hodges_lehmann;
 pub mod holm;
 pub mod kruskal;
 pub mod mann_whitney;
+pub mod page;
 pub(crate) mod ranks;
 pub mod wilcoxon;
 
@@ -34,6 +35,10 @@ pub use kruskal::{KruskalWallisOutcome, kruskal_wallis};
 pub use mann_whitney::{
     AUTO_EXACT_MAX_TOTAL, Alternative, EXACT_MAX_TOTAL, MannWhitneyConfig, MannWhitneyMethod,
     MannWhitneyMethodChoice, MannWhitneyOutcome, mann_whitney_u, mann_whitney_u_with,
+};
+pub use page::{
+    PAGE_EXACT_MAX_TREATMENTS, PageMethod, PageMethodChoice, PageOutcome, page_trend,
+    page_trend_with,
 };
 pub use wilcoxon::{
     ContinuityCorrection, PAIRED_HL_MAX_DIFFERENCES, PairedShift, WILCOXON_AUTO_EXACT_MAX,
