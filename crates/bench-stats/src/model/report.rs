@@ -184,6 +184,20 @@ pub struct BenchmarkSummary {
     pub p99: Option<f64>,
     /// Tukey-fence outliers: mild (beyond 1.5 IQR) and severe (beyond 3 IQR). Reported only.
     pub outliers: OutlierCounts,
+    /// Mean user CPU time per run, in the data's unit, when the values are wall times of
+    /// recorded runs (beyond the v1 contract; serialized only when present).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub user_mean: Option<f64>,
+    /// Mean system CPU time per run, in the data's unit, under the same condition as
+    /// `user_mean` (beyond the v1 contract; serialized only when present).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub sys_mean: Option<f64>,
 }
 
 /// Counts of Tukey-fence outliers.
