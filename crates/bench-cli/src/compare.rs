@@ -12,7 +12,7 @@ use bench_sched::{
 use bench_stats::{AnalysisConfig, Grouping, PracticalRule, Warning, WarningCode};
 
 use crate::cli::{
-    AnalysisArgs, CompareArgs, CsvExportArgs, DemoArgs, HookArgs, LayoutArg, ShellArg,
+    AnalysisArgs, CompareArgs, CsvExportArgs, DemoArgs, HookArgs, LayoutArg, ShellArg, StyleArg,
 };
 use crate::exit::{Exit, usage};
 use crate::kernel_spec::parse_kernel_spec;
@@ -704,6 +704,10 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             fail_if_slower: None,
             quiet: false,
             csv: CsvExportArgs::default(),
+            // The contract's demo prints the full report.
+            verbose: true,
+            time_unit: None,
+            style: StyleArg::Auto,
         },
     };
     let code = run(args)?;

@@ -57,6 +57,6 @@ pub use crate::{
     error::ExportError,
     json::render_json,
     markdown::render_markdown,
-    options::{Charset, ColorMode, RenderOptions},
+    options::{Charset, ColorMode, RenderOptions, TimeUnit},
     units::format_value,
 };

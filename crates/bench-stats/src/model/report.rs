@@ -514,6 +514,11 @@ pub struct Control {
     /// What the user can change to control it, when something can (not serialized).
     #[cfg_attr(feature = "serde", serde(skip))]
     pub remedy: Option<Remedy>,
+    /// The dimension and its treatment in a few words for a one-line overview (`order
+    /// counterbalanced`, `layout randomized (48 paddings)`); for an uncontrolled dimension
+    /// just its short name (`cores`). Not serialized; a report falls back to `dimension`.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub brief: Option<String>,
 }
 
 impl Control {
@@ -528,7 +533,14 @@ impl Control {
             treatment,
             detail: detail.into(),
             remedy: None,
+            brief: None,
         }
+    }
+
+    /// The same control with a few words for a one-line overview (see [`Control::brief`]).
+    pub fn with_brief(mut self, brief: impl Into<String>) -> Self {
+        self.brief = Some(brief.into());
+        self
     }
 
     /// The same control with a remedy.
