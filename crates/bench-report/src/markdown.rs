@@ -49,7 +49,15 @@ pub fn render_markdown(analysis: &Analysis) -> String {
                 BlockTable::Absent => {}
             }
             for line in &d.lines {
-                let _ = writeln!(out, "- {}", escape(line));
+                // An indented line belongs to the one before it: a nested item.
+                match line.strip_prefix("  ") {
+                    Some(nested) => {
+                        let _ = writeln!(out, "  - {}", escape(nested.trim_start()));
+                    }
+                    None => {
+                        let _ = writeln!(out, "- {}", escape(line));
+                    }
+                }
             }
         }
     }
