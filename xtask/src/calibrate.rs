@@ -780,6 +780,8 @@ mod tests {
             p90: mean + stddev,
             p99: None,
             outliers: OutlierCounts::default(),
+            user_mean: None,
+            sys_mean: None,
         }
     }
 

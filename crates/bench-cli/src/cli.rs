@@ -175,6 +175,49 @@ pub struct AnalysisArgs {
     /// The CSV exports.
     #[command(flatten)]
     pub csv: CsvExportArgs,
+    /// Print every section in full: the controls one per line, the per-block tables, the
+    /// alternative estimates and every note (default: a compact report).
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// The unit of time values in the report's tables and lines (default: each scaled to
+    /// fit). Other metrics are unaffected.
+    #[arg(long, value_enum, value_name = "UNIT")]
+    pub time_unit: Option<TimeUnitArg>,
+    /// How the report is drawn, as hyperfine spells it: auto (colour and Unicode on a
+    /// terminal), basic (ASCII, no colour), full (Unicode and colour), nocolor (Unicode,
+    /// no colour), color (colour forced), none (plain ASCII, no colour, no table borders).
+    #[arg(long, value_enum, default_value = "auto", value_name = "STYLE")]
+    pub style: StyleArg,
+}
+
+/// `--time-unit`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum TimeUnitArg {
+    /// Seconds.
+    S,
+    /// Milliseconds.
+    Ms,
+    /// Microseconds.
+    Us,
+    /// Nanoseconds.
+    Ns,
+}
+
+/// `--style`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum StyleArg {
+    /// Colour and Unicode when stdout is a terminal (and NO_COLOR is unset).
+    Auto,
+    /// ASCII, no colour.
+    Basic,
+    /// Unicode and colour.
+    Full,
+    /// Unicode without colour.
+    Nocolor,
+    /// Colour forced, Unicode.
+    Color,
+    /// Plain ASCII without colour or table borders.
+    None,
 }
 
 /// `abba compare`.

@@ -13,6 +13,7 @@ use bench_stats::{AnalysisConfig, Grouping, PracticalRule, Warning, WarningCode}
 
 use crate::cli::{
     AnalysisArgs, CompareArgs, CsvExportArgs, DemoArgs, HookArgs, LayoutArg, ScanArgs, ShellArg,
+    StyleArg,
 };
 use crate::exit::{Exit, usage};
 use crate::kernel_spec::parse_kernel_spec;
@@ -709,6 +710,10 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             fail_if_slower: None,
             quiet: false,
             csv: CsvExportArgs::default(),
+            // The contract's demo prints the full report.
+            verbose: true,
+            time_unit: None,
+            style: StyleArg::Auto,
         },
     };
     let code = run(args)?;

@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use bench_report::{
-    ColorMode, RenderOptions, render_console, render_json, render_markdown, write_atomic,
+    Charset, ColorMode, RenderOptions, TimeUnit, render_console, render_json, render_markdown,
+    write_atomic,
 };
 use bench_stats::{Analysis, Quantity};
 
-use crate::cli::AnalysisArgs;
+use crate::cli::{AnalysisArgs, StyleArg, TimeUnitArg};
 use crate::exit::usage;
 use crate::hooks::Export;
 
@@ -41,9 +42,7 @@ pub fn emit(mut analysis: Analysis, args: &AnalysisArgs, extra: Vec<Export>) -> 
         let json = render_json(analysis).context("cannot render the analysis as JSON")?;
         write_stdout(&json)?;
     } else {
-        let mut options = RenderOptions::default();
-        options.color = ColorMode::from(use_color());
-        write_stdout(&render_console(analysis, &options))?;
+        write_stdout(&render_console(analysis, &render_options(args)))?;
     }
     let tripped = args
         .fail_if_slower
@@ -162,6 +161,48 @@ pub fn check_export_paths(args: &AnalysisArgs) -> anyhow::Result<()> {
 /// Colour on stdout only for a terminal, and never with `NO_COLOR` set.
 fn use_color() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+}
+
+/// The console report's options from `--style`, `--time-unit`, `--verbose` and the
+/// terminal's width.
+pub fn render_options(args: &AnalysisArgs) -> RenderOptions {
+    let mut options = RenderOptions::default();
+    let (charset, color) = match args.style {
+        StyleArg::Auto => (Charset::Unicode, use_color()),
+        StyleArg::Basic => (Charset::Ascii, false),
+        StyleArg::Full | StyleArg::Color => (Charset::Unicode, true),
+        StyleArg::Nocolor => (Charset::Unicode, false),
+        StyleArg::None => (Charset::Plain, false),
+    };
+    options.charset = charset;
+    options.color = ColorMode::from(color);
+    options.verbose = args.verbose;
+    options.time_unit = args.time_unit.map(|t| match t {
+        TimeUnitArg::S => TimeUnit::Second,
+        TimeUnitArg::Ms => TimeUnit::Millisecond,
+        TimeUnitArg::Us => TimeUnit::Microsecond,
+        TimeUnitArg::Ns => TimeUnit::Nanosecond,
+    });
+    options.width = terminal_width();
+    options.full_report_hint = Some("--verbose");
+    options
+}
+
+/// The width tables must fit: `COLUMNS` when set to a number, else the terminal's width
+/// when stdout is one, else unlimited.
+fn terminal_width() -> Option<usize> {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+    {
+        return Some(n);
+    }
+    let stdout = std::io::stdout();
+    if !stdout.is_terminal() {
+        return None;
+    }
+    terminal_size::terminal_size_of(&stdout).map(|(w, _)| usize::from(w.0))
 }
 
 /// The `--fail-if-slower PCT` rule ([`bench_stats::analysis::regressions`]): a candidate

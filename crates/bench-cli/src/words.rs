@@ -19,8 +19,8 @@ fn remedy_text(remedy: Remedy) -> &'static str {
     }
 }
 
-/// Words every remedy of `analysis` as the flag that applies it (once: the remedy is
-/// taken).
+/// Words every remedy of `analysis` as the flag that applies it. The remedy stays (the
+/// report puts a control the user can fix on its own line); wording twice adds nothing.
 pub fn word_remedies(analysis: &mut Analysis) {
     if let Some(c) = &mut analysis.confirmation {
         word_remedies(c);
@@ -31,8 +31,11 @@ pub fn word_remedies(analysis: &mut Analysis) {
         }
     }
     for c in &mut analysis.controls {
-        if let Some(r) = c.remedy.take() {
-            c.detail.push_str(remedy_text(r));
+        if let Some(r) = c.remedy {
+            let text = remedy_text(r);
+            if !c.detail.ends_with(text) {
+                c.detail.push_str(text);
+            }
         }
     }
 }

@@ -138,7 +138,7 @@ fn an_export_that_fails_after_the_runs_still_reports_and_names_the_kept_raw_file
         .args([
             "compare", "--blocks", "2", "--warmup", "0", "-q", "-n", "A", "-n", "B",
         ])
-        .args(["--export-json", "/dev/full", "true", "true"])
+        .args(["--verbose", "--export-json", "/dev/full", "true", "true"])
         .assert()
         .code(2)
         .stdout(predicate::str::contains("Controls"))

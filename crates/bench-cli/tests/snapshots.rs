@@ -30,6 +30,9 @@ fn abba() -> Command {
     let mut cmd = Command::cargo_bin("abba").unwrap();
     // stdout is a pipe (no terminal) and NO_COLOR is set: no colour either way.
     cmd.env("NO_COLOR", "1");
+    // No width limit unless a test sets one: the terminal running the tests must not
+    // change the snapshots.
+    cmd.env_remove("COLUMNS");
     cmd.current_dir(package_dir());
     cmd
 }
@@ -108,6 +111,12 @@ fn redact_host(text: &str, paths: &[&Path]) -> String {
     for line in text.split_inclusive('\n') {
         let mut line = line.to_string();
         line = replace_between(&line, "chose among CPU(s) ", " (use --pin", "[CPUS]");
+        // The one-line controls summary names the ASLR setting too.
+        if line.contains("controls: ") || line.contains("Controls: ") {
+            line = line
+                .replace("ASLR on", "ASLR [ASLR]")
+                .replace("ASLR off", "ASLR [ASLR]");
+        }
         if let Some(k) = line.find("; abba records but does not set them") {
             if let Some(g) = line[..k].rfind("governor ") {
                 line = format!(
@@ -424,4 +433,87 @@ Controls:
         redact_host("at /tmp/xyz/report.md\n", &[Path::new("/tmp/xyz")]),
         "at [TMP]/report.md\n"
     );
+}
+
+/// The console report of `abba analyze FILE` with `COLUMNS` set, compact or `--verbose`.
+fn analyze_at_width(file: &str, columns: usize, verbose: bool) -> String {
+    let mut cmd = abba();
+    cmd.env("COLUMNS", columns.to_string())
+        .args(["analyze", &data(file)]);
+    if verbose {
+        cmd.arg("--verbose");
+    }
+    let text = success(cmd, file);
+    // Tables fit the width; only prose lines (verdicts, notes, the legend) may be longer.
+    for line in text.lines() {
+        let table_line = line.starts_with(['╭', '│', '├', '╰']);
+        assert!(
+            !table_line || line.chars().count() <= columns,
+            "{file} at {columns} columns: a table line is {} wide:\n{line}",
+            line.chars().count()
+        );
+    }
+    text
+}
+
+#[test]
+fn console_compact_and_verbose_at_60_and_160_columns_with_long_names() {
+    for columns in [60, 160] {
+        for verbose in [false, true] {
+            let mode = if verbose { "verbose" } else { "compact" };
+            let text = analyze_at_width("raw_long_names.jsonl", columns, verbose);
+            snap(
+                &format!("analyze_long_names_{mode}_{columns}"),
+                &format!(
+                    "COLUMNS={columns} abba analyze tests/data/raw_long_names.jsonl{}",
+                    if verbose { " --verbose" } else { "" }
+                ),
+                &text,
+            );
+        }
+    }
+}
+
+#[test]
+fn console_compact_raw_two_at_60_and_160_columns() {
+    for columns in [60, 160] {
+        let text = analyze_at_width("raw_two.jsonl", columns, false);
+        snap(
+            &format!("analyze_raw_two_compact_{columns}"),
+            &format!("COLUMNS={columns} abba analyze tests/data/raw_two.jsonl"),
+            &text,
+        );
+    }
+}
+
+#[test]
+fn time_unit_and_style_as_hyperfine_spells_them() {
+    let mut cmd = abba();
+    cmd.args([
+        "analyze",
+        &data("raw_long_names.jsonl"),
+        "--time-unit",
+        "ms",
+        "--style",
+        "basic",
+    ]);
+    let text = success(cmd, "--time-unit ms --style basic");
+    // The tables and the lines abba words are ASCII (a verdict sentence may carry a `±`).
+    for line in text.lines().filter(|l| !l.starts_with(' ')) {
+        assert!(line.is_ascii(), "{line}");
+    }
+    assert!(text.contains("values in ns, shown in ms"), "{text}");
+    assert!(text.contains(" ms |"), "{text}");
+    assert!(!text.contains(" us |"), "{text}");
+    let mut cmd = abba();
+    cmd.args(["analyze", &data("raw_two.jsonl"), "--style", "none"]);
+    let plain = success(cmd, "--style none");
+    assert!(
+        plain.contains(" Variant ") && !plain.contains("| Variant") && !plain.contains("+-"),
+        "{plain}"
+    );
+    assert!(plain.lines().all(|l| l == l.trim_end()), "{plain}");
+    let mut cmd = abba();
+    cmd.args(["analyze", &data("raw_two.jsonl"), "--style", "color"]);
+    assert!(success(cmd, "--style color").contains('\u{1b}'));
 }

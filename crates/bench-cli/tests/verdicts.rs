@@ -36,7 +36,7 @@ fn comparison(name: &str, args: &[&str]) -> Value {
 /// The console report.
 fn report(name: &str, args: &[&str]) -> String {
     let out = abba()
-        .args(["analyze", "--seed", "1"])
+        .args(["analyze", "--seed", "1", "--verbose"])
         .arg(data(name))
         .args(args)
         .output()

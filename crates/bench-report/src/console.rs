@@ -20,11 +20,18 @@ use crate::view::{self, BlockTable, Grid, Tone};
 ///
 /// See the crate overview for a complete [`Analysis`] rendered this way.
 pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
-    let sym = match options.charset {
-        Charset::Ascii => Symbols::ASCII,
+    let mut sym = match options.charset {
         Charset::Unicode => Symbols::UNICODE,
+        _ => Symbols::ASCII,
     };
+    sym.time_unit = options.time_unit;
     let color = options.color == ColorMode::Always;
+    let verbose = options.verbose;
+    let draw = Draw {
+        charset: options.charset,
+        width: options.width,
+        ellipsis: sym.ellipsis,
+    };
     let report = view::build(analysis, &sym);
     let mut out = String::new();
     for line in &report.header {
@@ -33,8 +40,15 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
     }
     for g in &report.groups {
         let _ = writeln!(out, "\n{}", g.title);
-        out.push_str(&table(&g.table, options.charset, color));
-        out.push('\n');
+        // The compact report keeps the table to two stacked parts; the full one stacks
+        // as many as the width needs.
+        let parts = if verbose { usize::MAX } else { 2 };
+        out.push_str(&fitted(&g.table, &draw, parts, color));
+        if !verbose {
+            for note in &g.notes {
+                let _ = writeln!(out, "  note: {note}");
+            }
+        }
         if let Some(o) = &g.omnibus {
             out.push_str(o);
             out.push('\n');
@@ -44,15 +58,20 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
         }
         for v in &g.verdicts {
             let tag = paint(&format!("{:<12}", v.tag), v.tone, color);
-            let _ = writeln!(out, "{tag} {}", v.summary);
-            let _ = writeln!(out, "{:12} {}", "", v.detail);
+            let _ = writeln!(out, "{tag} {}", v.headline);
+            let _ = writeln!(out, "{:12} {}", "", v.summary);
+            if verbose {
+                let _ = writeln!(out, "{:12} {}", "", v.detail);
+            }
+        }
+        if !verbose {
+            continue;
         }
         for d in &g.details {
             let _ = writeln!(out, "\n{}:", d.title);
             match &d.blocks {
                 BlockTable::Shown(grid) => {
-                    out.push_str(&table(grid, options.charset, false));
-                    out.push('\n');
+                    out.push_str(&fitted(grid, &draw, usize::MAX, false));
                 }
                 BlockTable::Omitted(n) => {
                     let _ = writeln!(out, "  ({n} blocks, table omitted)");
@@ -64,15 +83,31 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
             }
         }
     }
-    if !report.controls.is_empty() {
+    if verbose && !report.controls.is_empty() {
         out.push_str("\nControls:\n");
         for c in &report.controls {
             let _ = writeln!(out, "  {c}");
         }
     }
-    if !report.warnings.is_empty() {
+    if !verbose && let Some(brief) = &report.controls_brief {
+        let hint = options
+            .full_report_hint
+            .map(|h| format!(" {} {h} for details", sym.dash))
+            .unwrap_or_default();
+        let _ = writeln!(out, "\ncontrols: {brief}{hint}");
+        for c in &report.controls_fixable {
+            let _ = writeln!(out, "  {c}");
+        }
+    }
+    let warnings: Vec<&str> = report
+        .warnings
+        .iter()
+        .filter(|w| verbose || !w.informational)
+        .map(|w| w.text.as_str())
+        .collect();
+    if !warnings.is_empty() {
         out.push_str("\nWarnings:\n");
-        for w in &report.warnings {
+        for w in warnings {
             let _ = writeln!(out, "  {w}");
         }
     }
@@ -87,6 +122,148 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
     out
 }
 
+/// How tables are drawn: the character set and the width they must fit.
+struct Draw {
+    charset: Charset,
+    width: Option<usize>,
+    ellipsis: &'static str,
+}
+
+/// `grid` drawn to fit `draw.width`: as it is when it fits; else long names shortened in
+/// the middle (full names in a legend below), then the columns of lowest priority moved
+/// into up to `parts - 1` further tables (each repeating the key columns) or, past that,
+/// left out and named. Every table ends with a newline. Time: O(columns^2 x cells).
+fn fitted(grid: &Grid, draw: &Draw, parts: usize, color: bool) -> String {
+    let all: Vec<usize> = (0..grid.header.len()).collect();
+    let Some(width) = draw.width else {
+        return format!("{}\n", table(grid, &all, draw.charset, color));
+    };
+    let fits =
+        |g: &Grid, cols: &[usize]| table_width(&table(g, cols, draw.charset, false)) <= width;
+    if fits(grid, &all) {
+        return format!("{}\n", table(grid, &all, draw.charset, color));
+    }
+    // Names up to a third of the width; shorter still when the essential columns need it.
+    let essential: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&c| grid.key.contains(&c) || grid.priority[c] == 0)
+        .collect();
+    let mut max = (width / 3).max(12);
+    let (grid, legend) = loop {
+        let (shortened, legend) = shorten_names(grid, max, draw.ellipsis);
+        let over =
+            table_width(&table(&shortened, &essential, draw.charset, false)).saturating_sub(width);
+        if over == 0 || max <= 8 {
+            break (shortened, legend);
+        }
+        max = max.saturating_sub(over).max(8);
+    };
+    let grid = &grid;
+    let mut order: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|c| !grid.key.contains(c))
+        .collect();
+    order.sort_by_key(|&c| grid.priority[c]);
+    let mut left = order;
+    let mut tables = Vec::new();
+    while !left.is_empty() && tables.len() < parts {
+        let mut cols = grid.key.clone();
+        if tables.is_empty() {
+            // The first table always holds the essential columns.
+            cols.extend(left.iter().copied().filter(|&c| grid.priority[c] == 0));
+            left.retain(|&c| grid.priority[c] != 0);
+        }
+        let before = cols.len();
+        let mut rest = Vec::new();
+        for &c in &left {
+            let mut trial = cols.clone();
+            trial.push(c);
+            trial.sort_unstable();
+            if fits(grid, &trial) {
+                cols = trial;
+            } else {
+                rest.push(c);
+            }
+        }
+        cols.sort_unstable();
+        if cols.len() == before && !tables.is_empty() {
+            break;
+        }
+        tables.push(table(grid, &cols, draw.charset, color));
+        left = rest;
+    }
+    let mut out = tables.join("\n");
+    out.push('\n');
+    for (short, full) in legend {
+        let _ = writeln!(out, "  {short} = {full}");
+    }
+    if !left.is_empty() {
+        left.sort_unstable();
+        let names: Vec<&str> = left.iter().map(|&c| grid.header[c].as_str()).collect();
+        let _ = writeln!(
+            out,
+            "  (not shown at {width} columns: {})",
+            names.join(", ")
+        );
+    }
+    out
+}
+
+/// The widest line of a drawn table, in characters.
+fn table_width(text: &str) -> usize {
+    text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// `text` cut to `max` characters by replacing its middle with `ellipsis`.
+fn middle(text: &str, max: usize, ellipsis: &str) -> String {
+    let n = text.chars().count();
+    let e = ellipsis.chars().count();
+    if n <= max || max <= e + 1 {
+        return text.to_owned();
+    }
+    let keep = max - e;
+    let head = keep.div_ceil(2);
+    let tail = keep - head;
+    let chars: Vec<char> = text.chars().collect();
+    let mut out: String = chars[..head].iter().collect();
+    out.push_str(ellipsis);
+    out.extend(&chars[n - tail..]);
+    out
+}
+
+/// The grid with its names cut in the middle to `max` characters (longer when two names
+/// would read alike), and the legend of the names cut.
+fn shorten_names(grid: &Grid, max: usize, ellipsis: &str) -> (Grid, Vec<(String, String)>) {
+    let Some(col) = grid.names else {
+        return (grid.clone(), Vec::new());
+    };
+    let names: Vec<&str> = grid.rows.iter().map(|r| r[col].text.as_str()).collect();
+    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let mut max = max;
+    let shortened = loop {
+        let short: Vec<String> = names.iter().map(|n| middle(n, max, ellipsis)).collect();
+        let mut unique = short.clone();
+        unique.sort();
+        unique.dedup();
+        if unique.len() == short.len() || max >= longest {
+            break short;
+        }
+        max += 4;
+    };
+    let mut out = grid.clone();
+    let mut legend = Vec::new();
+    for (row, short) in out.rows.iter_mut().zip(shortened) {
+        if short != row[col].text {
+            legend.push((short.clone(), row[col].text.clone()));
+            row[col].text = short;
+        }
+    }
+    legend.dedup();
+    (out, legend)
+}
+
 fn paint(text: &str, tone: Tone, color: bool) -> String {
     match (tone, color) {
         (Tone::Better, true) => format!("\u{1b}[32m{text}\u{1b}[39m"),
@@ -95,36 +272,47 @@ fn paint(text: &str, tone: Tone, color: bool) -> String {
     }
 }
 
-fn table(grid: &Grid, charset: Charset, color: bool) -> String {
+/// The columns `cols` of `grid` as one table.
+fn table(grid: &Grid, cols: &[usize], charset: Charset, color: bool) -> String {
     let mut builder = Builder::default();
-    builder.push_record(grid.header.iter().cloned());
+    builder.push_record(cols.iter().map(|&c| grid.header[c].clone()));
     for row in &grid.rows {
-        builder.push_record(row.iter().map(|c| c.text.clone()));
+        builder.push_record(cols.iter().map(|&c| row[c].text.clone()));
     }
     let mut t = builder.build();
     match charset {
         Charset::Unicode => t.with(Style::rounded()),
         Charset::Ascii => t.with(Style::ascii()),
+        _ => t.with(Style::blank()),
     };
-    for (i, right) in grid.right_aligned.iter().enumerate() {
-        if *right {
+    for (i, &c) in cols.iter().enumerate() {
+        if grid.right_aligned[c] {
             t.modify(Columns::one(i), Alignment::right());
         }
     }
     if color {
         for (r, row) in grid.rows.iter().enumerate() {
-            for (c, cell) in row.iter().enumerate() {
-                match cell.tone {
+            for (i, &c) in cols.iter().enumerate() {
+                match row[c].tone {
                     Tone::Better => {
-                        t.modify((r + 1, c), Color::FG_GREEN);
+                        t.modify((r + 1, i), Color::FG_GREEN);
                     }
                     Tone::Worse => {
-                        t.modify((r + 1, c), Color::FG_RED);
+                        t.modify((r + 1, i), Color::FG_RED);
                     }
                     Tone::Plain => {}
                 }
             }
         }
+    }
+    if charset == Charset::Plain {
+        // Borderless columns are padded with spaces: none at the ends of lines.
+        return t
+            .to_string()
+            .lines()
+            .map(str::trim_end)
+            .collect::<Vec<_>>()
+            .join("\n");
     }
     t.to_string()
 }

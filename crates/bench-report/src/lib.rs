@@ -20,7 +20,7 @@
 //! let summary = |name: &str, median: f64| BenchmarkSummary {
 //!     name: name.into(), class: None, n: 3, mean: median, median, stddev: Some(10.0),
 //!     mad: 5.0, min: median - 10.0, max: median + 10.0, p50: median, p90: median + 8.0,
-//!     p99: None, outliers: OutlierCounts::default(),
+//!     p99: None, outliers: OutlierCounts::default(), user_mean: None, sys_mean: None,
 //! };
 //! let analysis = Analysis {
 //!     schema: ANALYSIS_SCHEMA.into(), alpha: 0.05, confidence: 0.95, resamples: 2000,
@@ -58,6 +58,6 @@ pub use crate::{
     error::ExportError,
     json::render_json,
     markdown::render_markdown,
-    options::{Charset, ColorMode, RenderOptions},
+    options::{Charset, ColorMode, RenderOptions, TimeUnit},
     units::format_value,
 };

@@ -17,6 +17,9 @@ pub fn render_markdown(analysis: &Analysis) -> String {
     for g in &report.groups {
         let _ = writeln!(out, "\n### {}\n", escape(&g.title));
         out.push_str(&table(&g.table));
+        for note in &g.notes {
+            let _ = writeln!(out, "\n<sub>Note: {}</sub>", escape(note));
+        }
         if let Some(o) = &g.omnibus {
             let _ = writeln!(out, "\n{}", escape(o));
         }
@@ -26,8 +29,9 @@ pub fn render_markdown(analysis: &Analysis) -> String {
         for v in &g.verdicts {
             let _ = writeln!(
                 out,
-                "- **{}** {}  \n  {}",
+                "- **{}** {}  \n  {}  \n  {}",
                 v.tag,
+                escape(&v.headline),
                 escape(&v.summary),
                 escape(&v.detail)
             );
@@ -45,19 +49,43 @@ pub fn render_markdown(analysis: &Analysis) -> String {
                 BlockTable::Absent => {}
             }
             for line in &d.lines {
-                let _ = writeln!(out, "- {}", escape(line));
+                // An indented line belongs to the one before it: a nested item.
+                match line.strip_prefix("  ") {
+                    Some(nested) => {
+                        let _ = writeln!(out, "  - {}", escape(nested.trim_start()));
+                    }
+                    None => {
+                        let _ = writeln!(out, "- {}", escape(line));
+                    }
+                }
             }
         }
     }
-    for (title, items) in [
-        ("Controls", &report.controls),
-        ("Warnings", &report.warnings),
-    ] {
-        if !items.is_empty() {
-            let _ = writeln!(out, "\n### {title}\n");
-            for item in items {
-                let _ = writeln!(out, "- {}", escape(item));
-            }
+    if let Some(brief) = &report.controls_brief {
+        // One line to read, the whole list one click away.
+        let _ = writeln!(
+            out,
+            "\n<details><summary>Controls: {}</summary>\n",
+            escape(brief)
+        );
+        for item in &report.controls {
+            let _ = writeln!(out, "- {}", escape(item));
+        }
+        out.push_str("\n</details>\n");
+        for item in &report.controls_fixable {
+            let _ = writeln!(out, "\n**Can be controlled:** {}", escape(item));
+        }
+    }
+    let warnings: Vec<&str> = report
+        .warnings
+        .iter()
+        .filter(|w| !w.informational)
+        .map(|w| w.text.as_str())
+        .collect();
+    if !warnings.is_empty() {
+        out.push_str("\n### Warnings\n\n");
+        for item in warnings {
+            let _ = writeln!(out, "- {}", escape(item));
         }
     }
     if let Some(c) = &analysis.confirmation {

@@ -32,6 +32,44 @@ pub enum Charset {
     Unicode,
     /// Pure ASCII: `+-|` borders, `yes`/`no`, `+/-`, `->`, `n/a`.
     Ascii,
+    /// Pure ASCII without table borders: columns separated by spaces only.
+    Plain,
+}
+
+/// The unit every time value is printed in (hyperfine's `--time-unit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TimeUnit {
+    /// Seconds.
+    Second,
+    /// Milliseconds.
+    Millisecond,
+    /// Microseconds (`us`).
+    Microsecond,
+    /// Nanoseconds.
+    Nanosecond,
+}
+
+impl TimeUnit {
+    /// The unit's symbol: `s`, `ms`, `us`, `ns`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimeUnit::Second => "s",
+            TimeUnit::Millisecond => "ms",
+            TimeUnit::Microsecond => "us",
+            TimeUnit::Nanosecond => "ns",
+        }
+    }
+
+    /// Nanoseconds in one unit.
+    pub(crate) fn nanos(self) -> f64 {
+        match self {
+            TimeUnit::Second => 1e9,
+            TimeUnit::Millisecond => 1e6,
+            TimeUnit::Microsecond => 1e3,
+            TimeUnit::Nanosecond => 1.0,
+        }
+    }
 }
 
 /// How [`render_console`](crate::render_console) draws the report.
@@ -44,6 +82,20 @@ pub struct RenderOptions {
     pub color: ColorMode,
     /// Character set; default [`Charset::Unicode`].
     pub charset: Charset,
+    /// `false` (the default): the compact report (controls in one line, informational
+    /// notes as table footnotes, no per-block tables or alternative estimates); `true`:
+    /// every section in full.
+    pub verbose: bool,
+    /// The unit of every time value in tables and lines; `None` (the default) scales each
+    /// to fit (ns to s). Values that are not times are unaffected.
+    pub time_unit: Option<TimeUnit>,
+    /// The width, in columns, the tables must fit (long names are shortened in the middle
+    /// with a legend, then columns are stacked into further tables or left out); `None`
+    /// (the default): unlimited. Prose lines are not wrapped.
+    pub width: Option<usize>,
+    /// What the compact report tells the reader to do for the full one (the CLI passes
+    /// `--verbose`), printed as "<hint> for details"; `None` (the default) says nothing.
+    pub full_report_hint: Option<&'static str>,
 }
 
 /// The symbols one output format prints.
@@ -58,6 +110,10 @@ pub(crate) struct Symbols {
     pub(crate) delta: &'static str,
     pub(crate) sep: &'static str,
     pub(crate) at_least: &'static str,
+    pub(crate) sigma: &'static str,
+    pub(crate) ellipsis: &'static str,
+    /// The fixed unit of time values, if any (`--time-unit`).
+    pub(crate) time_unit: Option<TimeUnit>,
 }
 
 impl Symbols {
@@ -71,6 +127,9 @@ impl Symbols {
         delta: "δ",
         sep: " · ",
         at_least: "≥",
+        sigma: "σ",
+        ellipsis: "…",
+        time_unit: None,
     };
     pub(crate) const ASCII: Symbols = Symbols {
         yes: "yes",
@@ -82,6 +141,9 @@ impl Symbols {
         delta: "delta",
         sep: ", ",
         at_least: ">=",
+        sigma: "sd",
+        ellipsis: "...",
+        time_unit: None,
     };
     /// GitHub Markdown: Unicode marks, ASCII arrow.
     pub(crate) const MARKDOWN: Symbols = Symbols {

@@ -4,6 +4,8 @@
 //! number between 1 and 1000; rates ending in `/s` (`ops/s`, `B/s`) get a K/M/G/T
 //! prefix; any other unit is printed as given.
 
+use crate::options::TimeUnit;
+
 /// How a unit string is understood.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum UnitKind {
@@ -24,6 +26,11 @@ fn kind_of(unit: &str) -> UnitKind {
         u if u.ends_with("/s") && u.len() > 2 => UnitKind::Rate,
         _ => UnitKind::Other,
     }
+}
+
+/// Whether `unit` is a time (`ns`, `us`, `ms`, `s`).
+pub(crate) fn is_time(unit: &str) -> bool {
+    matches!(kind_of(unit), UnitKind::Time(_))
 }
 
 /// Whether `unit` is one [`Scale`] can rescale (a time or a rate).
@@ -53,6 +60,17 @@ pub(crate) struct Scale {
 }
 
 impl Scale {
+    /// [`Scale::for_magnitude`], or the fixed unit `fixed` when `unit` is a time.
+    pub(crate) fn pick(magnitude: f64, unit: &str, fixed: Option<TimeUnit>) -> Scale {
+        match (kind_of(unit), fixed) {
+            (UnitKind::Time(ns_per_unit), Some(t)) => Scale {
+                divisor: t.nanos() / ns_per_unit,
+                suffix: t.as_str().to_owned(),
+            },
+            _ => Scale::for_magnitude(magnitude, unit),
+        }
+    }
+
     /// The scale that puts `magnitude` (a raw value in `unit`) between 1 and 1000 when the
     /// unit can be rescaled. Time: O(1).
     pub(crate) fn for_magnitude(magnitude: f64, unit: &str) -> Scale {
@@ -176,6 +194,11 @@ pub(crate) fn sig(x: f64, digits: i32) -> String {
 /// assert_eq!(format_value(12.0, "KiB"), "12.00 KiB");
 /// ```
 pub fn format_value(value: f64, unit: &str) -> String {
+    format_in(value, unit, None)
+}
+
+/// [`format_value`] with the time unit fixed to `fixed` (when `unit` is a time).
+pub(crate) fn format_in(value: f64, unit: &str, fixed: Option<TimeUnit>) -> String {
     if !value.is_finite() {
         return "n/a".to_owned();
     }
@@ -186,7 +209,7 @@ pub fn format_value(value: f64, unit: &str) -> String {
             return Scale::for_magnitude(value, unit).with_suffix(&number);
         }
     }
-    let scale = Scale::for_magnitude(value, unit);
+    let scale = Scale::pick(value, unit, fixed);
     scale.with_suffix(&sig(scale.apply(value), 4))
 }
 
@@ -241,7 +264,13 @@ pub(crate) fn ratio_with_ci(ratio: Option<f64>, ci: Option<[f64; 2]>, none: &str
 }
 
 /// A signed shift with its interval in one scale: `+609.3 Mops/s [+599.1, +621.4]`.
-pub(crate) fn shift_with_ci(shift: f64, ci: Option<[f64; 2]>, unit: &str, none: &str) -> String {
+pub(crate) fn shift_with_ci(
+    shift: f64,
+    ci: Option<[f64; 2]>,
+    unit: &str,
+    fixed: Option<TimeUnit>,
+    none: &str,
+) -> String {
     if !shift.is_finite() {
         return none.to_owned();
     }
@@ -249,7 +278,7 @@ pub(crate) fn shift_with_ci(shift: f64, ci: Option<[f64; 2]>, unit: &str, none: 
     let largest = ci.map_or(shift.abs(), |[lo, hi]| {
         shift.abs().max(lo.abs()).max(hi.abs())
     });
-    let scale = Scale::for_magnitude(largest, unit);
+    let scale = Scale::pick(largest, unit, fixed);
     let d = scale.decimals_for(largest, 0);
     let point = scale.with_suffix(&format!("{:+.d$}", scale.apply(shift)));
     match ci {
@@ -353,11 +382,11 @@ mod tests {
     #[test]
     fn shifts_share_one_scale() {
         assert_eq!(
-            shift_with_ci(609.3e6, Some([599.1e6, 621.4e6]), "ops/s", "n/a"),
+            shift_with_ci(609.3e6, Some([599.1e6, 621.4e6]), "ops/s", None, "n/a"),
             "+609.3 Mops/s [+599.1, +621.4]"
         );
         assert_eq!(
-            shift_with_ci(-1_200.0, Some([-1_500.0, 30.0]), "ns", "n/a"),
+            shift_with_ci(-1_200.0, Some([-1_500.0, 30.0]), "ns", None, "n/a"),
             "-1.200 us [-1.500, +0.030]"
         );
     }

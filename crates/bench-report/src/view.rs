@@ -2,15 +2,16 @@
 //! strings) so the console and Markdown renderers only lay them out.
 
 use bench_stats::model::{
-    DecisionReport, MannWhitneyReport, OmnibusTest, PairedReport, ReferenceReport, ShiftReport,
-    Treatment,
+    Control, DecisionReport, MannWhitneyReport, OmnibusTest, PairedReport, ReferenceReport,
+    ShiftReport, Treatment,
 };
 use bench_stats::{
     Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Quantity, Verdict,
+    WarningCode,
 };
 
 use crate::options::Symbols;
-use crate::units::{self, Scale, format_value, p_clause, ratio_with_ci, shift_with_ci, stat};
+use crate::units::{self, Scale, format_in, p_clause, ratio_with_ci, shift_with_ci, stat};
 
 /// Above this many blocks the per-block table is left out.
 const MAX_BLOCK_COLUMNS: usize = 20;
@@ -56,18 +57,28 @@ impl Cell {
     }
 }
 
-/// A table: header, rows, and which columns hold numbers (right-aligned).
+/// A table: header, rows, which columns hold numbers (right-aligned), and how to fit it
+/// into a narrow terminal.
 #[derive(Debug, Clone)]
 pub(crate) struct Grid {
     pub(crate) header: Vec<String>,
     pub(crate) rows: Vec<Vec<Cell>>,
     pub(crate) right_aligned: Vec<bool>,
+    /// Per column, the order in which columns are given room when the table is too wide:
+    /// 0 always stays in the first table, larger numbers are stacked or left out first.
+    pub(crate) priority: Vec<u8>,
+    /// The columns repeated in every stacked table (the row names).
+    pub(crate) key: Vec<usize>,
+    /// The column of names that may be shortened in the middle.
+    pub(crate) names: Option<usize>,
 }
 
 /// The verdict of one candidate in words.
 #[derive(Debug, Clone)]
 pub(crate) struct VerdictLine {
     pub(crate) tag: &'static str,
+    /// `B vs A: 1.036x [1.028, 1.042] slower (HL of block log-ratios, signed-rank p = ...)`.
+    pub(crate) headline: String,
     pub(crate) tone: Tone,
     pub(crate) summary: String,
     pub(crate) detail: String,
@@ -94,6 +105,8 @@ pub(crate) struct Detail {
 pub(crate) struct GroupView {
     pub(crate) title: String,
     pub(crate) table: Grid,
+    /// Informational notes printed under the table in the compact report (p99 withheld).
+    pub(crate) notes: Vec<String>,
     pub(crate) omnibus: Option<String>,
     pub(crate) verdicts: Vec<VerdictLine>,
     pub(crate) details: Vec<Detail>,
@@ -105,7 +118,21 @@ pub(crate) struct ReportView {
     pub(crate) header: Vec<String>,
     pub(crate) groups: Vec<GroupView>,
     pub(crate) controls: Vec<String>,
-    pub(crate) warnings: Vec<String>,
+    /// The controls in one line (`order counterbalanced, ...; cores/governor
+    /// uncontrolled`), without the hint to the full report.
+    pub(crate) controls_brief: Option<String>,
+    /// The controls the user can fix (uncontrolled, with a remedy), in full: the compact
+    /// report gives each its own line.
+    pub(crate) controls_fixable: Vec<String>,
+    pub(crate) warnings: Vec<WarningLine>,
+}
+
+/// One warning in words, and whether it is only informational (the compact report turns
+/// those into table footnotes).
+#[derive(Debug, Clone)]
+pub(crate) struct WarningLine {
+    pub(crate) text: String,
+    pub(crate) informational: bool,
 }
 
 /// Builds the report pieces. Time: O(total benchmarks + blocks).
@@ -118,32 +145,77 @@ pub(crate) fn build(a: &Analysis, sym: &Symbols) -> ReportView {
             .iter()
             .map(|g| group(a, g, cross_class, sym))
             .collect(),
-        controls: a
+        controls: a.controls.iter().map(|c| control_line(c, sym)).collect(),
+        controls_brief: controls_brief(&a.controls),
+        controls_fixable: a
             .controls
             .iter()
-            .map(|c| {
-                let treatment = match c.treatment {
-                    Treatment::Randomized => "randomized",
-                    Treatment::HeldFixed => "held fixed",
-                    Treatment::Uncontrolled => "uncontrolled",
-                    _ => "other",
-                };
-                if c.detail.is_empty() {
-                    format!("{}: {treatment}", c.dimension)
-                } else {
-                    format!("{}: {treatment} {} {}", c.dimension, sym.dash, c.detail)
-                }
-            })
+            .filter(|c| fixable(c))
+            .map(|c| control_line(c, sym))
             .collect(),
         warnings: a
             .warnings
             .iter()
-            .map(|w| match &w.benchmark {
-                Some(b) => format!("{} ({b}): {}", w.code, w.message),
-                None => format!("{}: {}", w.code, w.message),
+            .map(|w| WarningLine {
+                text: match &w.benchmark {
+                    Some(b) => format!("{} ({b}): {}", w.code, w.message),
+                    None => format!("{}: {}", w.code, w.message),
+                },
+                informational: is_informational(w.code),
             })
             .collect(),
     }
+}
+
+/// Warnings that say how the report was made rather than what to distrust.
+fn is_informational(code: WarningCode) -> bool {
+    matches!(code, WarningCode::P99Withheld)
+}
+
+/// An uncontrolled dimension the user can fix (a remedy applies).
+fn fixable(c: &Control) -> bool {
+    c.treatment == Treatment::Uncontrolled && c.remedy.is_some()
+}
+
+fn control_line(c: &Control, sym: &Symbols) -> String {
+    let treatment = match c.treatment {
+        Treatment::Randomized => "randomized",
+        Treatment::HeldFixed => "held fixed",
+        Treatment::Uncontrolled => "uncontrolled",
+        _ => "other",
+    };
+    if c.detail.is_empty() {
+        format!("{}: {treatment}", c.dimension)
+    } else {
+        format!("{}: {treatment} {} {}", c.dimension, sym.dash, c.detail)
+    }
+}
+
+/// `order counterbalanced, layout randomized (48 paddings), cores/governor uncontrolled`:
+/// the controlled dimensions by their brief, then the uncontrolled ones together.
+fn controls_brief(controls: &[Control]) -> Option<String> {
+    if controls.is_empty() {
+        return None;
+    }
+    let name = |c: &Control| c.brief.clone().unwrap_or_else(|| c.dimension.clone());
+    let mut parts: Vec<String> = controls
+        .iter()
+        .filter(|c| c.treatment != Treatment::Uncontrolled)
+        .map(|c| match (&c.brief, c.treatment) {
+            (Some(b), _) => b.clone(),
+            (None, Treatment::Randomized) => format!("{} randomized", c.dimension),
+            (None, _) => format!("{} fixed", c.dimension),
+        })
+        .collect();
+    let loose: Vec<String> = controls
+        .iter()
+        .filter(|c| c.treatment == Treatment::Uncontrolled)
+        .map(name)
+        .collect();
+    if !loose.is_empty() {
+        parts.push(format!("{} uncontrolled", loose.join("/")));
+    }
+    Some(parts.join(", "))
 }
 
 fn header(a: &Analysis, sym: &Symbols) -> Vec<String> {
@@ -176,6 +248,12 @@ fn header(a: &Analysis, sym: &Symbols) -> Vec<String> {
     // the data's own unit is named as that, not as the unit of the tables.
     let unit = if a.unit.is_empty() {
         format!("no unit ({direction})")
+    } else if let Some(t) = sym.time_unit.filter(|_| units::is_time(&a.unit)) {
+        format!(
+            "values in {}, shown in {} ({direction})",
+            a.unit,
+            t.as_str()
+        )
     } else if units::is_scalable(&a.unit) {
         format!("values in {}, shown scaled ({direction})", a.unit)
     } else {
@@ -260,14 +338,27 @@ fn group(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbols) -> G
             details.push(reference_detail(a, g, c, r, sym));
         }
     }
+    let withheld = a
+        .warnings
+        .iter()
+        .any(|w| w.code == WarningCode::P99Withheld);
+    let notes = if withheld && g.benchmarks.iter().any(|b| b.p99.is_none()) {
+        vec![format!(
+            "p99 withheld: with fewer than 100 values the 99th percentile is just the maximum (smallest n here: {})",
+            g.benchmarks.iter().map(|b| b.n).min().unwrap_or(0)
+        )]
+    } else {
+        Vec::new()
+    };
     GroupView {
         title,
         table: summary_table(a, g, cross_class, sym),
+        notes,
         omnibus,
         verdicts: g
             .comparisons
             .iter()
-            .map(|c| verdict_line(a, c, sym))
+            .map(|c| verdict_line(a, g, c, sym))
             .collect(),
         details,
     }
@@ -282,7 +373,7 @@ fn reference_detail(
 ) -> Detail {
     let smallest =
         units::magnitude_range(r.reference_block_values.iter().copied()).map_or(0.0, |(lo, _)| lo);
-    let scale = Scale::for_magnitude(smallest, &a.unit);
+    let scale = Scale::pick(smallest, &a.unit, sym.time_unit);
     let mut lines = vec![
         format!(
             "ratio of ratios: {}",
@@ -328,16 +419,25 @@ fn block_numbers(values: &[f64], scale: &Scale) -> String {
 
 fn summary_table(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbols) -> Grid {
     let with_p99 = g.benchmarks.iter().any(|b| b.p99.is_some());
+    let with_cpu = g
+        .benchmarks
+        .iter()
+        .any(|b| b.user_mean.is_some() || b.sys_mean.is_some());
     // One scale for the whole table when the values are within three decades of each
-    // other, so a column reads in one unit; otherwise each value picks its own.
-    let common = units::magnitude_range(g.benchmarks.iter().map(|b| b.median))
-        .filter(|(lo, hi)| units::is_scalable(&a.unit) && hi / lo < 1e3)
-        .map(|(lo, _)| Scale::for_magnitude(lo, &a.unit));
+    // other, so a column reads in one unit; otherwise each value picks its own. A fixed
+    // time unit is one scale for every table.
+    let fixed = sym.time_unit.filter(|_| units::is_time(&a.unit));
+    let common = match fixed {
+        Some(t) => Some(Scale::pick(0.0, &a.unit, Some(t))),
+        None => units::magnitude_range(g.benchmarks.iter().map(|b| b.median))
+            .filter(|(lo, hi)| units::is_scalable(&a.unit) && hi / lo < 1e3)
+            .map(|(lo, _)| Scale::for_magnitude(lo, &a.unit)),
+    };
     let value = |v: f64| match &common {
         Some(scale) => scale.format(v),
-        None => format_value(v, &a.unit),
+        None => format_in(v, &a.unit, None),
     };
-    let (header, right_aligned) = summary_header(cross_class, with_p99, sym);
+    let (header, right_aligned, priority) = summary_header(cross_class, with_p99, with_cpu, sym);
 
     // Row 0 is the baseline, row k + 1 the candidate of comparison k.
     let rows = g
@@ -361,6 +461,18 @@ fn summary_table(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbo
                 &a.unit,
                 sym,
             )));
+            row.push(Cell::plain(min_max(
+                b.min,
+                b.max,
+                common.as_ref(),
+                &a.unit,
+                sym,
+            )));
+            if with_cpu {
+                let cpu = |v: Option<f64>| v.map_or_else(|| sym.none.to_owned(), value);
+                row.push(Cell::plain(cpu(b.user_mean)));
+                row.push(Cell::plain(cpu(b.sys_mean)));
+            }
             row.push(Cell::plain(value(b.p90)));
             if with_p99 {
                 row.push(Cell::plain(
@@ -378,41 +490,67 @@ fn summary_table(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbo
             row
         })
         .collect();
+    let name_column = usize::from(cross_class);
     Grid {
         header,
         rows,
         right_aligned,
+        priority,
+        key: (0..=name_column).collect(),
+        names: Some(name_column),
     }
 }
 
-/// The summary table's header and which of its columns are right-aligned (the numbers).
-fn summary_header(cross_class: bool, with_p99: bool, sym: &Symbols) -> (Vec<String>, Vec<bool>) {
-    let mut header: Vec<String> = Vec::new();
+/// The summary table's header, which of its columns are right-aligned (the numbers), and
+/// their priorities when the table must fit a narrow terminal (Variant, Median, Ratio and
+/// Sig stay; then Mean, n, p90, Min...Max, User/System, Cliff's delta, Shift, p99).
+fn summary_header(
+    cross_class: bool,
+    with_p99: bool,
+    with_cpu: bool,
+    sym: &Symbols,
+) -> (Vec<String>, Vec<bool>, Vec<u8>) {
+    let mut columns: Vec<(String, bool, u8)> = Vec::new();
     if cross_class {
-        header.push("Class".into());
+        columns.push(("Class".into(), false, 0));
     }
-    for h in ["Variant", "n", "Median"] {
-        header.push(h.into());
+    columns.push(("Variant".into(), false, 0));
+    columns.push(("n".into(), true, 2));
+    columns.push(("Median".into(), true, 0));
+    columns.push((format!("Mean {} {}", sym.plus_minus, sym.sigma), true, 1));
+    columns.push((format!("Min{}Max", sym.ellipsis), true, 4));
+    if with_cpu {
+        columns.push(("User".into(), true, 5));
+        columns.push(("System".into(), true, 5));
     }
-    header.push(format!("Mean {} sd", sym.plus_minus));
-    header.push("p90".into());
+    columns.push(("p90".into(), true, 3));
     if with_p99 {
-        header.push("p99".into());
+        columns.push(("p99".into(), true, 8));
     }
-    header.push("Ratio".into());
-    header.push("Sig".into());
-    header.push(format!("Cliff's {}", sym.delta));
-    header.push("Shift".into());
-    let mut right_aligned = vec![false; header.len()];
-    let first_number = usize::from(cross_class) + 1;
-    for r in right_aligned
-        .iter_mut()
-        .skip(first_number)
-        .take(4 + usize::from(with_p99))
-    {
-        *r = true;
+    columns.push(("Ratio".into(), false, 0));
+    columns.push(("Sig".into(), false, 0));
+    columns.push((format!("Cliff's {}", sym.delta), false, 6));
+    columns.push(("Shift".into(), false, 7));
+    let header = columns.iter().map(|c| c.0.clone()).collect();
+    let right = columns.iter().map(|c| c.1).collect();
+    let priority = columns.iter().map(|c| c.2).collect();
+    (header, right, priority)
+}
+
+/// `1.234…1.567 ms`: the range in one scale.
+fn min_max(min: f64, max: f64, common: Option<&Scale>, unit: &str, sym: &Symbols) -> String {
+    if !min.is_finite() || !max.is_finite() {
+        return sym.none.to_owned();
     }
-    (header, right_aligned)
+    let scale = common.cloned().unwrap_or_else(|| {
+        Scale::pick(min.abs().min(max.abs()).max(f64::MIN_POSITIVE), unit, None)
+    });
+    scale.with_suffix(&format!(
+        "{}{}{}",
+        units::sig(scale.apply(min), 4),
+        sym.ellipsis,
+        units::sig(scale.apply(max), 4)
+    ))
 }
 
 /// A candidate's Ratio, Sig, Magnitude and Shift cells, toned by its outcome.
@@ -447,7 +585,7 @@ fn mean_sd(
     }
     let scale = common
         .cloned()
-        .unwrap_or_else(|| Scale::for_magnitude(mean, unit));
+        .unwrap_or_else(|| Scale::pick(mean, unit, None));
     let m = units::sig(scale.apply(mean), 4);
     match sd.filter(|s| s.is_finite()) {
         Some(s) => scale.with_suffix(&format!(
@@ -469,12 +607,18 @@ fn shift_cell(a: &Analysis, c: &Comparison, sym: &Symbols) -> String {
     );
     let hl = |s: &ShiftReport| {
         let ci = s.ci_low.zip(s.ci_high).map(|(lo, hi)| [lo, hi]);
-        shift_with_ci(s.shift, ci, &a.unit, sym.none)
+        shift_with_ci(s.shift, ci, &a.unit, sym.time_unit, sym.none)
     };
     match &c.paired {
         Some(p) => match (&p.hodges_lehmann, median_based) {
             (Some(s), true) => hl(s),
-            _ => shift_with_ci(p.mean_difference, p.difference_ci, &a.unit, sym.none),
+            _ => shift_with_ci(
+                p.mean_difference,
+                p.difference_ci,
+                &a.unit,
+                sym.time_unit,
+                sym.none,
+            ),
         },
         None => c
             .hodges_lehmann
@@ -483,7 +627,72 @@ fn shift_cell(a: &Analysis, c: &Comparison, sym: &Symbols) -> String {
     }
 }
 
-fn verdict_line(a: &Analysis, c: &Comparison, sym: &Symbols) -> VerdictLine {
+/// The name of the estimate that decides `c` (and gives its `ratio`).
+fn deciding_estimator(a: &Analysis, c: &Comparison) -> String {
+    if let Some(t) = &c.custom_test {
+        return t.name.clone();
+    }
+    if c.paired.is_none() {
+        return "ratio of medians".to_owned();
+    }
+    match a.paired_estimator {
+        Some(PairedEstimator::HodgesLehmannLogRatio) => "HL of block log-ratios",
+        Some(PairedEstimator::MedianLogRatio) => "median block log-ratio",
+        Some(PairedEstimator::RatioOfMeans | PairedEstimator::MeanDifference) => {
+            "ratio of block means"
+        }
+        _ => "paired estimate",
+    }
+    .to_owned()
+}
+
+/// The deciding test in a few words: `signed-rank p = 4.9e-4`, `Mann-Whitney Holm-adjusted
+/// p = 0.012`, `block-bootstrap interval`, `not tested`.
+fn deciding_test(c: &Comparison, sym: &Symbols) -> String {
+    if c.verdict == Verdict::NotTested {
+        return "not tested".to_owned();
+    }
+    let (test, p, adjusted) = match &c.decision {
+        Some(d) => (d.test.as_str(), d.p_value, d.p_value_adjusted),
+        None => (
+            "mann-whitney",
+            c.mann_whitney.as_ref().map(|m| m.p_value),
+            c.p_value_adjusted,
+        ),
+    };
+    let name = match test {
+        "wilcoxon-signed-rank" => "signed-rank",
+        "mann-whitney" => "Mann-Whitney",
+        "block-bootstrap" => return "block-bootstrap interval".to_owned(),
+        other => other,
+    };
+    match (adjusted, p) {
+        (Some(adj), _) => format!("{name} Holm-adjusted p {}", p_clause(Some(adj), sym.none)),
+        (None, Some(p)) => format!("{name} p {}", p_clause(Some(p), sym.none)),
+        (None, None) => name.to_owned(),
+    }
+}
+
+/// `B vs A: 1.036x [1.028, 1.042] slower (HL of block log-ratios, signed-rank p = 4.9e-4)`.
+fn headline(a: &Analysis, g: &GroupAnalysis, c: &Comparison, word: &str, sym: &Symbols) -> String {
+    // Three decimals at least, as the verdict sentence prints the ratio.
+    let ratio = match (c.ratio.filter(|r| r.is_finite()), c.ratio_ci) {
+        (Some(r), Some([lo, hi])) if lo.is_finite() && hi.is_finite() && hi - lo >= 0.004 => {
+            format!("{r:.3}x [{lo:.3}, {hi:.3}] ")
+        }
+        (Some(_), _) => format!("{} ", ratio_with_ci(c.ratio, c.ratio_ci, sym.none)),
+        (None, _) => String::new(),
+    };
+    format!(
+        "{} vs {}: {ratio}{word} ({}, {})",
+        c.candidate,
+        g.baseline,
+        deciding_estimator(a, c),
+        deciding_test(c, sym)
+    )
+}
+
+fn verdict_line(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) -> VerdictLine {
     let alpha = a.alpha;
     // Times and throughputs are faster or slower; memory and other quantities better or
     // worse.
@@ -499,6 +708,11 @@ fn verdict_line(a: &Analysis, c: &Comparison, sym: &Symbols) -> VerdictLine {
         Outcome::Equivalent => "EQUIVALENT",
         _ => "INCONCLUSIVE",
     };
+    let word = match (c.verdict, tag) {
+        (Verdict::NotTested, _) => "not tested".to_owned(),
+        (_, tag) => tag.to_lowercase(),
+    };
+    let headline = headline(a, g, c, &word, sym);
     let mut parts = vec![match c.verdict {
         Verdict::Significant => format!("significant by {}", c.verdict_basis),
         Verdict::NotSignificant => format!("not significant by {}", c.verdict_basis),
@@ -512,6 +726,7 @@ fn verdict_line(a: &Analysis, c: &Comparison, sym: &Symbols) -> VerdictLine {
         }
         return VerdictLine {
             tag,
+            headline,
             tone: Tone::of(c.outcome),
             summary: c.summary.clone(),
             detail: parts.join(sym.sep),
@@ -528,6 +743,7 @@ fn verdict_line(a: &Analysis, c: &Comparison, sym: &Symbols) -> VerdictLine {
     }
     VerdictLine {
         tag,
+        headline,
         tone: Tone::of(c.outcome),
         summary: c.summary.clone(),
         detail: parts.join(sym.sep),
@@ -611,10 +827,15 @@ fn block_table(
         .collect();
     let mut right_aligned = vec![true; header.len()];
     right_aligned[0] = false;
+    let mut priority = vec![1; header.len()];
+    priority[0] = 0;
     BlockTable::Shown(Grid {
         header,
         rows,
         right_aligned,
+        priority,
+        key: vec![0],
+        names: Some(0),
     })
 }
 
@@ -657,44 +878,70 @@ fn paired_detail(
     // The scale of the smallest value, so every block value reads at least 1.
     let (smallest, largest) =
         units::magnitude_range(p.block_values.iter().flatten().copied()).unwrap_or((0.0, 0.0));
-    let scale = Scale::for_magnitude(smallest, &a.unit);
+    let scale = Scale::pick(smallest, &a.unit, sym.time_unit);
     let blocks = block_table(g, c, p, &scale, largest);
     let (b, base) = (&c.candidate, &g.baseline);
     let conf = units::percent(a.confidence, sym.none);
-    let mut lines = vec![
-        format!(
-            "difference ({b} - {base}): {} ({conf}, block bootstrap)",
-            shift_with_ci(p.mean_difference, p.difference_ci, &a.unit, sym.none)
-        ),
-        format!(
-            "ratio ({b} / {base}): {}",
-            ratio_with_ci(p.ratio, p.ratio_ci, sym.none)
-        ),
-        format!(
-            "Cohen's dz: {}{}Wilcoxon signed-rank p of the differences {}",
-            p.cohens_dz
-                .map_or_else(|| sym.none.to_owned(), |d| stat(d, sym.none)),
-            sym.sep,
-            p_clause(p.wilcoxon_p, sym.none)
-        ),
-    ];
-    if p.median_ratio.is_some() {
+    let t = sym.time_unit;
+    let estimator = a.paired_estimator.unwrap_or_default();
+    let deciding = deciding_estimator(a, c);
+    let mut lines = vec![format!(
+        "deciding: {deciding} {} (the headline; {})",
+        ratio_with_ci(c.ratio, c.ratio_ci, sym.none),
+        match estimator {
+            PairedEstimator::HodgesLehmannLogRatio => {
+                "median of the pairwise averages of the per-block log-ratios, signed-rank interval: one bursty block cannot move it"
+            }
+            PairedEstimator::MedianLogRatio => "the middle block's log-ratio, bootstrap interval",
+            _ => "block means, block-bootstrap interval",
+        }
+    )];
+    lines.push("alternatives (for reference; they do not decide the verdict):".to_owned());
+    let mean_based = matches!(
+        estimator,
+        PairedEstimator::MeanDifference | PairedEstimator::RatioOfMeans
+    );
+    if !mean_based {
         lines.push(format!(
-            "median block ratio: {}",
-            ratio_with_ci(p.median_ratio, p.median_ratio_ci, sym.none)
+            "  mean-based block bootstrap (the appendix's): difference ({b} - {base}) {}, ratio ({b} / {base}) {} ({conf}) {} means: one slow run moves them",
+            shift_with_ci(p.mean_difference, p.difference_ci, &a.unit, t, sym.none),
+            ratio_with_ci(p.ratio, p.ratio_ci, sym.none),
+            sym.dash
+        ));
+    }
+    if p.median_ratio.is_some() && estimator != PairedEstimator::MedianLogRatio {
+        lines.push(format!(
+            "  median block ratio: {} {} the middle block only: robust but less precise",
+            ratio_with_ci(p.median_ratio, p.median_ratio_ci, sym.none),
+            sym.dash
         ));
     }
     if let Some(h) = &p.hodges_lehmann {
         let ci = h.ci_low.zip(h.ci_high).map(|(lo, hi)| [lo, hi]);
         lines.push(format!(
-            "Hodges-Lehmann of block differences: {}",
-            shift_with_ci(h.shift, ci, &a.unit, sym.none)
+            "  Hodges-Lehmann of block differences: {} {} the same robust estimate on differences, in the data's unit",
+            shift_with_ci(h.shift, ci, &a.unit, t, sym.none),
+            sym.dash
         ));
     }
+    if mean_based {
+        lines.push(format!(
+            "  mean difference ({b} - {base}): {} ({conf}, block bootstrap)",
+            shift_with_ci(p.mean_difference, p.difference_ci, &a.unit, t, sym.none)
+        ));
+    }
+    lines.push(format!(
+        "  Cohen's dz: {}{}Wilcoxon signed-rank p of the differences {} {} a standardized size and a test of differences, not of ratios",
+        p.cohens_dz
+            .map_or_else(|| sym.none.to_owned(), |d| stat(d, sym.none)),
+        sym.sep,
+        p_clause(p.wilcoxon_p, sym.none),
+        sym.dash
+    ));
     if let Some(v) = &p.variance_components {
         let sd = |var: f64| {
             if var.is_finite() && var >= 0.0 {
-                format_value(var.sqrt(), &a.unit)
+                format_in(var.sqrt(), &a.unit, t)
             } else {
                 sym.none.to_owned()
             }

@@ -9,6 +9,13 @@ fn console(a: &Analysis) -> String {
     render_console(a, &RenderOptions::default())
 }
 
+/// The full report (`--verbose`): every section, per-block tables included.
+fn verbose(a: &Analysis) -> String {
+    let mut opts = RenderOptions::default();
+    opts.verbose = true;
+    render_console(a, &opts)
+}
+
 #[test]
 fn paired_two_variants_with_blocks_and_reference() {
     let a = fixtures::paired_two();
@@ -117,6 +124,7 @@ fn omnibus_lines_match_the_documented_form() {
 
 #[test]
 fn block_table_omitted_above_twenty_blocks() {
+    let console = verbose;
     let text = console(&fixtures::warnings_and_controls());
     assert!(text.contains("(25 blocks, table omitted)"));
     let mut a = fixtures::paired_two();
@@ -129,7 +137,7 @@ fn block_table_omitted_above_twenty_blocks() {
 fn p_blocks_shown_at_twenty(a: &mut Analysis) {
     let p = a.groups[0].comparisons[0].paired.as_mut().unwrap();
     p.block_values.truncate(20);
-    let text = console(a);
+    let text = verbose(a);
     assert!(!text.contains("table omitted"));
     assert!(text.contains(" 20 │\n"), "{text}");
 }

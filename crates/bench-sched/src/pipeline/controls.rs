@@ -40,17 +40,20 @@ fn run_order(header: &RawHeader) -> Control {
             "run order",
             Treatment::HeldFixed,
             "counterbalanced: ABBA in blocks 1, 3, 5, ... and BAAB in blocks 2, 4, 6, ... (a Williams square for 3+ variants), so drift and first-order carryover cancel within each pair of blocks".into(),
-        ),
+        )
+        .with_brief("order counterbalanced"),
         Design::Random => control(
             "run order",
             Treatment::Randomized,
             format!("a fresh random order in each of {} blocks (seed {})", header.blocks, header.seed),
-        ),
+        )
+        .with_brief("order randomized"),
         Design::Sequential => control(
             "run order",
             Treatment::Uncontrolled,
             format!("{}: all runs of one variant, then the next; session drift is confounded with the variants", header.design),
-        ),
+        )
+        .with_brief("order"),
     }
 }
 
@@ -66,6 +69,7 @@ fn layout(header: &RawHeader, measured: &[&RunRecord]) -> Control {
                 measured.len()
             ),
         )
+        .with_brief(format!("layout randomized ({} paddings)", pads.len()))
     } else {
         control(
             "environment size / stack layout",
@@ -75,6 +79,7 @@ fn layout(header: &RawHeader, measured: &[&RunRecord]) -> Control {
                 pads.iter().next().copied().unwrap_or(0)
             ),
         )
+        .with_brief("layout fixed")
     }
 }
 
@@ -84,7 +89,8 @@ fn cores(header: &RawHeader, measured: &[&RunRecord]) -> Control {
             "cores",
             Treatment::HeldFixed,
             format!("every run pinned to CPU(s) {pin}"),
-        );
+        )
+        .with_brief(format!("pinned to CPU(s) {pin}"));
     }
     let cpus: BTreeSet<&str> = measured
         .iter()
@@ -101,6 +107,7 @@ fn cores(header: &RawHeader, measured: &[&RunRecord]) -> Control {
         format!("the scheduler chose among CPU(s) {among}"),
     )
     .with_remedy(Remedy::PinCpus)
+    .with_brief("cores")
 }
 
 fn frequency(header: &RawHeader) -> Control {
@@ -114,6 +121,7 @@ fn frequency(header: &RawHeader) -> Control {
             h.turbo.as_deref().unwrap_or("not readable")
         ),
     )
+    .with_brief("governor")
 }
 
 fn aslr(header: &RawHeader) -> Control {
@@ -122,19 +130,22 @@ fn aslr(header: &RawHeader) -> Control {
             "ASLR",
             Treatment::HeldFixed,
             "disabled (randomize_va_space = 0): the same addresses every run".into(),
-        ),
+        )
+        .with_brief("ASLR off"),
         Some(level) => control(
             "ASLR",
             Treatment::Randomized,
             format!(
                 "kernel address-space randomization on (randomize_va_space = {level}): fresh addresses every run"
             ),
-        ),
+        )
+        .with_brief("ASLR on"),
         None => control(
             "ASLR",
             Treatment::Uncontrolled,
             "setting not readable".into(),
-        ),
+        )
+        .with_brief("ASLR"),
     }
 }
 
@@ -152,6 +163,7 @@ fn harness(header: &RawHeader) -> Control {
             header.settle_ns / 1_000_000
         ),
     )
+    .with_brief("harness fixed")
 }
 
 fn background_load(header: &RawHeader, load_end: Option<[f64; 3]>) -> Control {
@@ -166,6 +178,7 @@ fn background_load(header: &RawHeader, load_end: Option<[f64; 3]>) -> Control {
             load(load_end.or(h.load_end))
         ),
     )
+    .with_brief("load")
 }
 
 /// Run-level warnings: a layout held fixed, and wall time far above CPU time.

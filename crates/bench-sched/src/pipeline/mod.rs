@@ -30,6 +30,7 @@
 
 mod controls;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use bench_stats::{Analysis, AnalysisConfig, Design, StatsError, Warning, WarningCode};
@@ -126,6 +127,38 @@ impl Input {
 }
 
 impl Experiment {
+    /// The raw data behind this experiment, to reuse the reader's rules.
+    pub(crate) fn to_raw(&self) -> RawData {
+        RawData {
+            file: String::new(),
+            header: self.header.clone(),
+            runs: self.runs.clone(),
+            trailer: None,
+            warnings: Vec::new(),
+            run_ends: Vec::new(),
+            header_end: 0,
+        }
+    }
+
+    /// The mean user and system CPU time (ns) of each variant's analysed runs (the runs
+    /// whose values the analysis uses: failed runs, runs of dropped blocks and reference
+    /// runs left out), by variant name. Time: O(runs).
+    pub(crate) fn cpu_time_means(&self) -> BTreeMap<String, (f64, f64)> {
+        let raw = self.to_raw();
+        let mut sums: BTreeMap<String, (f64, f64, u32)> = BTreeMap::new();
+        for (r, v) in raw.runs.iter().zip(raw.analysed_values()) {
+            if v.is_some() {
+                let e = sums.entry(r.variant.clone()).or_default();
+                e.0 += r.user_ns as f64;
+                e.1 += r.sys_ns as f64;
+                e.2 += 1;
+            }
+        }
+        sums.into_iter()
+            .map(|(name, (u, s, n))| (name, (u / f64::from(n), s / f64::from(n))))
+            .collect()
+    }
+
     fn from_raw(raw: RawData) -> Experiment {
         let load_end = raw.trailer.as_ref().and_then(|t| t.load_end);
         Experiment {
@@ -208,6 +241,7 @@ pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis,
         .extend(input.loaded.warnings.iter().map(read_warning));
     if let Some(e) = &input.experiment {
         analysis.controls = controls::controls(&e.header, &e.runs, e.load_end);
+        fill_cpu_times(&mut analysis, e);
         analysis
             .warnings
             .extend(controls::run_warnings(&e.header, &e.runs));
@@ -217,6 +251,29 @@ pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis,
             .extend(e.stopped_early(&input.loaded.warnings));
     }
     Ok(analysis)
+}
+
+/// Sets each benchmark's `user_mean` and `sys_mean` (in the data's unit) when the
+/// analysed values are wall times, so the CPU times read beside them; left out for any
+/// other metric, whose values are not comparable with a time.
+fn fill_cpu_times(analysis: &mut Analysis, e: &Experiment) {
+    let ns_per_unit = match e.header.unit.as_str() {
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return,
+    };
+    if e.header.metric != "wall" {
+        return;
+    }
+    let means = e.cpu_time_means();
+    for b in analysis.groups.iter_mut().flat_map(|g| &mut g.benchmarks) {
+        if let Some((user, sys)) = means.get(&b.name) {
+            b.user_mean = Some(user / ns_per_unit);
+            b.sys_mean = Some(sys / ns_per_unit);
+        }
+    }
 }
 
 /// The looks a resumed experiment may have had: one per session that wrote runs.

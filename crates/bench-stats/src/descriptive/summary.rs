@@ -127,6 +127,8 @@ impl Summary {
             p90: self.p90,
             p99: self.p99.ok(),
             outliers: self.outliers,
+            user_mean: None,
+            sys_mean: None,
         }
     }
 }

@@ -192,6 +192,20 @@ pub struct BenchmarkSummary {
     pub p99: Option<f64>,
     /// Tukey-fence outliers: mild (beyond 1.5 IQR) and severe (beyond 3 IQR). Reported only.
     pub outliers: OutlierCounts,
+    /// Mean user CPU time per run, in the data's unit, when the values are wall times of
+    /// recorded runs (beyond the v1 contract; serialized only when present).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub user_mean: Option<f64>,
+    /// Mean system CPU time per run, in the data's unit, under the same condition as
+    /// `user_mean` (beyond the v1 contract; serialized only when present).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub sys_mean: Option<f64>,
 }
 
 /// Counts of Tukey-fence outliers.
@@ -561,6 +575,11 @@ pub struct Control {
     /// What the user can change to control it, when something can (not serialized).
     #[cfg_attr(feature = "serde", serde(skip))]
     pub remedy: Option<Remedy>,
+    /// The dimension and its treatment in a few words for a one-line overview (`order
+    /// counterbalanced`, `layout randomized (48 paddings)`); for an uncontrolled dimension
+    /// just its short name (`cores`). Not serialized; a report falls back to `dimension`.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub brief: Option<String>,
 }
 
 impl Control {
@@ -575,7 +594,14 @@ impl Control {
             treatment,
             detail: detail.into(),
             remedy: None,
+            brief: None,
         }
+    }
+
+    /// The same control with a few words for a one-line overview (see [`Control::brief`]).
+    pub fn with_brief(mut self, brief: impl Into<String>) -> Self {
+        self.brief = Some(brief.into());
+        self
     }
 
     /// The same control with a remedy.
