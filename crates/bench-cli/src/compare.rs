@@ -19,6 +19,7 @@ use crate::exit::{Exit, usage};
 use crate::kernel_spec::parse_kernel_spec;
 use crate::output::{check_export_paths, emit, stderr_line, write_stdout};
 use crate::progress::Progress;
+use crate::words::sched_error_text;
 
 /// Turns the shared analysis flags into the library's config.
 pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<AnalysisConfig> {
@@ -479,7 +480,8 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         .reference
         .as_deref()
         .map(|r| {
-            CommandSpec::parse(r, shell(args.shell)).map_err(|e| usage(format!("--reference: {e}")))
+            CommandSpec::parse(r, shell(args.shell))
+                .map_err(|e| usage(format!("--reference: {}", sched_error_text(&e))))
         })
         .transpose()?;
     // A resumed experiment keeps its seed (`from_header` filled it in).
@@ -558,7 +560,9 @@ fn variants(args: &CompareArgs) -> anyhow::Result<Variants> {
         let commands = args
             .commands
             .iter()
-            .map(|c| CommandSpec::parse(c, shell(args.shell)).map_err(|e| usage(e.to_string())))
+            .map(|c| {
+                CommandSpec::parse(c, shell(args.shell)).map_err(|e| usage(sched_error_text(&e)))
+            })
             .collect::<anyhow::Result<Vec<_>>>()?;
         return Ok(Variants {
             texts: args.commands.clone(),

@@ -44,8 +44,8 @@ pub fn hooks(args: &HookArgs, variants: usize, shell: Shell) -> anyhow::Result<V
             if text.trim().is_empty() {
                 continue;
             }
-            let spec =
-                CommandSpec::parse(text, shell).map_err(|e| usage(format!("--{kind}: {e}")))?;
+            let spec = CommandSpec::parse(text, shell)
+                .map_err(|e| usage(format!("--{kind}: {}", crate::words::sched_error_text(&e))))?;
             match kind {
                 HookKind::Setup => hooks.setup = Some(spec),
                 HookKind::Prepare => hooks.prepare = Some(spec),

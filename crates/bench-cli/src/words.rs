@@ -39,3 +39,13 @@ pub fn word_remedies(analysis: &mut Analysis) {
         }
     }
 }
+
+/// A scheduler error in the CLI's words: the shell-syntax refusal names `--shell sh`.
+pub fn sched_error_text(e: &bench_sched::SchedError) -> String {
+    match e {
+        bench_sched::SchedError::ShellSyntaxWithoutShell { .. } => {
+            format!("{e}: pass `--shell sh` to run it through `sh -c`")
+        }
+        _ => e.to_string(),
+    }
+}

@@ -19,7 +19,7 @@ pub enum SchedError {
     },
     /// A command uses shell syntax but runs without a shell.
     #[error(
-        "command {command:?} contains shell syntax ({token}) but no shell is used; pass `--shell sh` to run it through `sh -c`"
+        "command {command:?} contains shell syntax ({token}) but no shell is used; it must run through a shell (`sh -c`)"
     )]
     ShellSyntaxWithoutShell {
         /// The command as given.

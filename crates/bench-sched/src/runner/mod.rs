@@ -404,7 +404,7 @@ mod tests {
                 matches!(e, SchedError::ShellSyntaxWithoutShell { .. }),
                 "{bad}"
             );
-            assert!(e.to_string().contains("--shell sh"));
+            assert!(e.to_string().contains("sh -c"));
             assert!(CommandSpec::parse(bad, Shell::Sh).is_ok());
         }
         // Quoted shell characters are plain arguments.
