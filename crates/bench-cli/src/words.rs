@@ -44,7 +44,7 @@ pub fn word_remedies(analysis: &mut Analysis) {
 pub fn sched_error_text(e: &bench_sched::SchedError) -> String {
     match e {
         bench_sched::SchedError::ShellSyntaxWithoutShell { .. } => {
-            format!("{e}: pass `--shell sh` to run it through `sh -c`")
+            format!("{e}: pass `--shell sh`")
         }
         _ => e.to_string(),
     }
