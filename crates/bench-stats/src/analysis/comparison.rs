@@ -76,26 +76,7 @@ pub(crate) fn build_comparison(
         input.paired.is_some(),
         matches!(basis, VerdictBasis::Custom(_)),
     );
-    let (what, practical) = match rule {
-        Rule::Custom(_) => (
-            pw.effect.as_ref().map_or("effect", |e| e.metric.as_str()),
-            pw.effect.as_ref().and_then(|e| e.practical_value),
-        ),
-        _ => ("|Cliff's delta|", Some(cliff.delta.abs())),
-    };
-    let downgraded = rule.fails(pw.verdict, practical);
-    let verdict = match downgraded {
-        Some(value) => {
-            warnings.push(warnings::practical_gate(
-                name,
-                what,
-                value,
-                practical_threshold(rule),
-            ));
-            Verdict::NotSignificant
-        }
-        None => pw.verdict,
-    };
+    let (verdict, downgraded) = practical_gate(rule, pw, &cliff, name, warnings);
     let equivalence = match input.paired {
         Some(pa) => paired_equivalence(&pa.block_values, config),
         None => unpaired_equivalence(base, cand, config),
@@ -141,7 +122,7 @@ pub(crate) fn build_comparison(
             .map(|p| p.blocks)
             .filter(|&b| b < min_blocks)
             .map(|b| (b, min_blocks)),
-        downgraded: downgraded.map(|v| (what, v)),
+        downgraded,
         config,
     });
 
@@ -198,6 +179,37 @@ fn headline_ratio(input: &CandidateInput<'_>) -> (Option<f64>, Option<[f64; 2]>)
                 method: crate::resample::bootstrap::IntervalMethod::Percentile,
             },
         ),
+    }
+}
+
+/// The practical rule's gate on the test's verdict: under the Cliff and custom rules a
+/// significant verdict whose practical value is below the threshold becomes not
+/// significant, with a warning. Returns the verdict and what failed (`(what, value)`).
+fn practical_gate<'a>(
+    rule: Rule,
+    pw: &'a PairwiseComparison,
+    cliff: &CliffsDelta,
+    candidate: &str,
+    warnings: &mut Vec<Warning>,
+) -> (Verdict, Option<(&'a str, f64)>) {
+    let (what, practical) = match rule {
+        Rule::Custom(_) => (
+            pw.effect.as_ref().map_or("effect", |e| e.metric.as_str()),
+            pw.effect.as_ref().and_then(|e| e.practical_value),
+        ),
+        _ => ("|Cliff's delta|", Some(cliff.delta.abs())),
+    };
+    match rule.fails(pw.verdict, practical) {
+        Some(value) => {
+            warnings.push(warnings::practical_gate(
+                candidate,
+                what,
+                value,
+                practical_threshold(rule),
+            ));
+            (Verdict::NotSignificant, Some((what, value)))
+        }
+        None => (pw.verdict, None),
     }
 }
 
