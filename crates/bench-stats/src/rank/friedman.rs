@@ -8,7 +8,7 @@
 //! p-value is the chi-square survival function on `k - 1` degrees of freedom.
 
 use crate::StatsError;
-use crate::rank::ranks::mid_ranks;
+use crate::rank::ranks::rank_rows;
 use crate::special::chi2_sf;
 
 /// Result of a Friedman test.
@@ -72,21 +72,7 @@ pub fn friedman<B: AsRef<[f64]>>(blocks: &[B]) -> Result<FriedmanOutcome, StatsE
     })?;
     let mut col_sums = vec![0.0; k];
     let mut tie_term = 0.0;
-    for block in blocks {
-        let row = block.as_ref();
-        if row.len() != k {
-            return Err(StatsError::LengthMismatch {
-                left: k,
-                right: row.len(),
-            });
-        }
-        if let Some(&bad) = row.iter().find(|v| !v.is_finite()) {
-            return Err(StatsError::NonFinite {
-                what: "friedman value",
-                value: bad,
-            });
-        }
-        let r = mid_ranks(row);
+    for r in rank_rows(blocks, k, "friedman value")? {
         for (s, x) in col_sums.iter_mut().zip(&r.ranks) {
             *s += x;
         }

@@ -20,7 +20,7 @@
 //! p_decreasing))`, for a trend of unknown direction.
 
 use crate::StatsError;
-use crate::rank::ranks::mid_ranks;
+use crate::rank::ranks::rank_rows;
 use crate::special::normal_sf;
 
 /// How the p-value of Page's L was computed.
@@ -124,21 +124,7 @@ pub fn page_trend_with<B: AsRef<[f64]>>(
     }
     let mut l = 0.0;
     let mut ties = false;
-    for block in blocks {
-        let row = block.as_ref();
-        if row.len() != k {
-            return Err(StatsError::LengthMismatch {
-                left: k,
-                right: row.len(),
-            });
-        }
-        if let Some(&bad) = row.iter().find(|v| !v.is_finite()) {
-            return Err(StatsError::NonFinite {
-                what: "page value",
-                value: bad,
-            });
-        }
-        let r = mid_ranks(row);
+    for r in rank_rows(blocks, k, "page value")? {
         ties |= r.has_ties();
         l += r
             .ranks

@@ -25,6 +25,35 @@ pub(crate) fn cmp_f64(a: &f64, b: &f64) -> Ordering {
     a.partial_cmp(b).unwrap_or_else(|| a.total_cmp(b))
 }
 
+/// Mid-ranks within each block (row) of a blocks x treatments table, for the blocked
+/// rank tests (Friedman, Page): every row must hold `k` finite values. Time: O(n k log k).
+///
+/// # Errors
+/// [`crate::StatsError::LengthMismatch`] for a row of another length;
+/// [`crate::StatsError::NonFinite`] (named `what`) for a NaN or infinite value.
+pub(crate) fn rank_rows<B: AsRef<[f64]>>(
+    blocks: &[B],
+    k: usize,
+    what: &'static str,
+) -> Result<Vec<Ranks>, crate::StatsError> {
+    blocks
+        .iter()
+        .map(|block| {
+            let row = block.as_ref();
+            if row.len() != k {
+                return Err(crate::StatsError::LengthMismatch {
+                    left: k,
+                    right: row.len(),
+                });
+            }
+            if let Some(&value) = row.iter().find(|v| !v.is_finite()) {
+                return Err(crate::StatsError::NonFinite { what, value });
+            }
+            Ok(mid_ranks(row))
+        })
+        .collect()
+}
+
 /// Mid-ranks of `values`. Time: O(n log n); memory: O(n).
 pub(crate) fn mid_ranks(values: &[f64]) -> Ranks {
     let n = values.len();
