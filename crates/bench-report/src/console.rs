@@ -39,49 +39,7 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
         out.push('\n');
     }
     for g in &report.groups {
-        let _ = writeln!(out, "\n{}", g.title);
-        // The compact report keeps the table to two stacked parts; the full one stacks
-        // as many as the width needs.
-        let parts = if verbose { usize::MAX } else { 2 };
-        out.push_str(&fitted(&g.table, &draw, parts, color));
-        if !verbose {
-            for note in &g.notes {
-                let _ = writeln!(out, "  note: {note}");
-            }
-        }
-        if let Some(o) = &g.omnibus {
-            out.push_str(o);
-            out.push('\n');
-        }
-        if !g.verdicts.is_empty() {
-            out.push('\n');
-        }
-        for v in &g.verdicts {
-            let tag = paint(&format!("{:<12}", v.tag), v.tone, color);
-            let _ = writeln!(out, "{tag} {}", v.headline);
-            let _ = writeln!(out, "{:12} {}", "", v.summary);
-            if verbose {
-                let _ = writeln!(out, "{:12} {}", "", v.detail);
-            }
-        }
-        if !verbose {
-            continue;
-        }
-        for d in &g.details {
-            let _ = writeln!(out, "\n{}:", d.title);
-            match &d.blocks {
-                BlockTable::Shown(grid) => {
-                    out.push_str(&fitted(grid, &draw, usize::MAX, false));
-                }
-                BlockTable::Omitted(n) => {
-                    let _ = writeln!(out, "  ({n} blocks, table omitted)");
-                }
-                BlockTable::Absent => {}
-            }
-            for line in &d.lines {
-                let _ = writeln!(out, "  {line}");
-            }
-        }
+        group(&mut out, g, &draw, verbose, color);
     }
     if verbose && !report.controls.is_empty() {
         out.push_str("\nControls:\n");
@@ -89,7 +47,7 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
             let _ = writeln!(out, "  {c}");
         }
     }
-    if !verbose && let Some(brief) = &report.controls_brief {
+    if let (false, Some(brief)) = (verbose, &report.controls_brief) {
         let hint = options
             .full_report_hint
             .map(|h| format!(" {} {h} for details", sym.dash))
@@ -262,6 +220,54 @@ fn shorten_names(grid: &Grid, max: usize, ellipsis: &str) -> (Grid, Vec<(String,
     }
     legend.dedup();
     (out, legend)
+}
+
+/// One group: its title, table (fitted to the width), notes, omnibus line, headlines and
+/// verdict sentences, and with `verbose` the paired and reference details.
+fn group(out: &mut String, g: &view::GroupView, draw: &Draw, verbose: bool, color: bool) {
+    let _ = writeln!(out, "\n{}", g.title);
+    // The compact report keeps the table to two stacked parts; the full one stacks
+    // as many as the width needs.
+    let parts = if verbose { usize::MAX } else { 2 };
+    out.push_str(&fitted(&g.table, draw, parts, color));
+    if !verbose {
+        for note in &g.notes {
+            let _ = writeln!(out, "  note: {note}");
+        }
+    }
+    if let Some(o) = &g.omnibus {
+        out.push_str(o);
+        out.push('\n');
+    }
+    if !g.verdicts.is_empty() {
+        out.push('\n');
+    }
+    for v in &g.verdicts {
+        let tag = paint(&format!("{:<12}", v.tag), v.tone, color);
+        let _ = writeln!(out, "{tag} {}", v.headline);
+        let _ = writeln!(out, "{:12} {}", "", v.summary);
+        if verbose {
+            let _ = writeln!(out, "{:12} {}", "", v.detail);
+        }
+    }
+    if !verbose {
+        return;
+    }
+    for d in &g.details {
+        let _ = writeln!(out, "\n{}:", d.title);
+        match &d.blocks {
+            BlockTable::Shown(grid) => {
+                out.push_str(&fitted(grid, draw, usize::MAX, false));
+            }
+            BlockTable::Omitted(n) => {
+                let _ = writeln!(out, "  ({n} blocks, table omitted)");
+            }
+            BlockTable::Absent => {}
+        }
+        for line in &d.lines {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
 }
 
 fn paint(text: &str, tone: Tone, color: bool) -> String {

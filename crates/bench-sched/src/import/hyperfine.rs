@@ -40,6 +40,70 @@ pub fn read_hyperfine(path: &Path) -> Result<Loaded, InputError> {
 /// [`InputError::Invalid`] naming the file and serde's line and column for malformed JSON,
 /// and for no results, a result without `times`, or a negative or non-finite time.
 pub fn read_hyperfine_bytes(file: &str, bytes: &[u8]) -> Result<Loaded, InputError> {
+    let export = parse_export(file, bytes)?;
+    let mut dataset = Dataset::new("ns", Vec::new()).with_quantity(Quantity::Time);
+    let mut warnings = Vec::new();
+    for (i, r) in export.results.into_iter().enumerate() {
+        let Some(times) = r.times else {
+            return Err(InputError::at(
+                file,
+                None,
+                None,
+                format!("results[{i}] ({:?}) has no \"times\" array", r.command),
+            ));
+        };
+        if times.is_empty() {
+            return Err(InputError::at(
+                file,
+                None,
+                None,
+                format!("results[{i}] ({:?}) has no times", r.command),
+            ));
+        }
+        let name = unique_name(&dataset, &r.command);
+        if name != r.command {
+            warnings.push(ReadWarning {
+                kind: ReadWarningKind::Input,
+                file: file.to_owned(),
+                line: None,
+                message: format!(
+                    "command {:?} appears more than once; renamed {name:?}",
+                    r.command
+                ),
+            });
+        }
+        let mut series = empty_series(&name, None);
+        for (j, t) in times.into_iter().enumerate() {
+            let ns = t * 1e9;
+            if !ns.is_finite() || ns < 0.0 {
+                return Err(InputError::at(
+                    file,
+                    None,
+                    None,
+                    format!("results[{i}].times[{j}] = {t} is not a valid duration"),
+                ));
+            }
+            series.observations.push(Observation::new(ns));
+        }
+        dataset.series.push(series);
+    }
+    Ok(Loaded { dataset, warnings })
+}
+
+/// `command`, or `command #2`, `#3`, ... when a series of that name exists already.
+fn unique_name(dataset: &Dataset, command: &str) -> String {
+    let mut name = command.to_owned();
+    let mut n = 2;
+    while dataset.series.iter().any(|s| s.name == name) {
+        name = format!("{command} #{n}");
+        n += 1;
+    }
+    name
+}
+
+/// The export's shape, checked first so that a JSON array or another object is named as
+/// such; the typed parse then gives serde's line and column for a wrong field.
+fn parse_export(file: &str, bytes: &[u8]) -> Result<Export, InputError> {
     let shape = |what: &str| {
         InputError::at(
             file,
@@ -51,8 +115,6 @@ pub fn read_hyperfine_bytes(file: &str, bytes: &[u8]) -> Result<Loaded, InputErr
     if bytes.trim_ascii().is_empty() {
         return Err(shape("empty file"));
     }
-    // The shape first, so that a JSON array or another object is named as such; the typed
-    // parse below then gives serde's line and column for a wrong field.
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
         InputError::at(
             file,
@@ -89,58 +151,7 @@ pub fn read_hyperfine_bytes(file: &str, bytes: &[u8]) -> Result<Loaded, InputErr
             "hyperfine export has no results",
         ));
     }
-    let mut dataset = Dataset::new("ns", Vec::new()).with_quantity(Quantity::Time);
-    let mut warnings = Vec::new();
-    for (i, r) in export.results.into_iter().enumerate() {
-        let Some(times) = r.times else {
-            return Err(InputError::at(
-                file,
-                None,
-                None,
-                format!("results[{i}] ({:?}) has no \"times\" array", r.command),
-            ));
-        };
-        if times.is_empty() {
-            return Err(InputError::at(
-                file,
-                None,
-                None,
-                format!("results[{i}] ({:?}) has no times", r.command),
-            ));
-        }
-        let mut name = r.command.clone();
-        let mut n = 2;
-        while dataset.series.iter().any(|s| s.name == name) {
-            name = format!("{} #{n}", r.command);
-            n += 1;
-        }
-        if name != r.command {
-            warnings.push(ReadWarning {
-                kind: ReadWarningKind::Input,
-                file: file.to_owned(),
-                line: None,
-                message: format!(
-                    "command {:?} appears more than once; renamed {name:?}",
-                    r.command
-                ),
-            });
-        }
-        let mut series = empty_series(&name, None);
-        for (j, t) in times.into_iter().enumerate() {
-            let ns = t * 1e9;
-            if !ns.is_finite() || ns < 0.0 {
-                return Err(InputError::at(
-                    file,
-                    None,
-                    None,
-                    format!("results[{i}].times[{j}] = {t} is not a valid duration"),
-                ));
-            }
-            series.observations.push(Observation::new(ns));
-        }
-        dataset.series.push(series);
-    }
-    Ok(Loaded { dataset, warnings })
+    Ok(export)
 }
 
 #[cfg(test)]

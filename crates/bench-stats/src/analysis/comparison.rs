@@ -54,15 +54,8 @@ pub(crate) fn build_comparison(
     let cand = &input.samples[input.candidate];
     let name = &input.members[input.candidate].name;
 
-    let mw = mann_whitney_u(base, cand).ok();
     let cliff = cliffs_delta(base, cand);
-    let hl = hodges_lehmann(base, cand, config.confidence)
-        .ok()
-        .map(|s| ShiftReport {
-            shift: s.shift,
-            ci_low: s.ci_low,
-            ci_high: s.ci_high,
-        });
+    let hl = shift_report(base, cand, config.confidence);
 
     let (ratio, ratio_ci) = headline_ratio(input);
 
@@ -108,10 +101,7 @@ pub(crate) fn build_comparison(
         ratio,
         ratio_ci,
         quantity: &input.data.quantity(),
-        constant: {
-            let first = base.values().first().copied();
-            first.filter(|&v| base.values().iter().chain(cand.values()).all(|&x| x == v))
-        },
+        constant: constant_value(base, cand),
         blocks: input.paired.map(|p| p.blocks),
         runs: (base.len(), cand.len()),
         decision: &decision,
@@ -135,7 +125,7 @@ pub(crate) fn build_comparison(
         ratio,
         ratio_ci,
         decision: Some(decision),
-        mann_whitney: mw.map(|m| MannWhitneyReport {
+        mann_whitney: mann_whitney_u(base, cand).ok().map(|m| MannWhitneyReport {
             u: m.u,
             p_value: m.p_value,
             method: m.method.as_str().to_string(),
@@ -211,6 +201,23 @@ fn practical_gate<'a>(
         }
         None => (pw.verdict, None),
     }
+}
+
+/// The two-sample Hodges-Lehmann shift of the runs, as the model reports it.
+fn shift_report(base: &Sample, cand: &Sample, confidence: f64) -> Option<ShiftReport> {
+    hodges_lehmann(base, cand, confidence)
+        .ok()
+        .map(|s| ShiftReport {
+            shift: s.shift,
+            ci_low: s.ci_low,
+            ci_high: s.ci_high,
+        })
+}
+
+/// The one value every run of both variants has, if they all have the same.
+fn constant_value(base: &Sample, cand: &Sample) -> Option<f64> {
+    let first = base.values().first().copied();
+    first.filter(|&v| base.values().iter().chain(cand.values()).all(|&x| x == v))
 }
 
 fn practical_threshold(rule: Rule) -> f64 {
