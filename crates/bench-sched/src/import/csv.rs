@@ -439,6 +439,14 @@ fn drop_incomplete_blocks(
     }))
 }
 
+/// Every block id any of `members` ran in, ascending.
+fn block_ids(placed: &[Placement], members: &[usize]) -> BTreeSet<u32> {
+    members
+        .iter()
+        .flat_map(|&m| placed[m].blocks.keys().copied())
+        .collect()
+}
+
 /// Several values of a variant in one block are kept (several runs per block), and the block
 /// value is their mean; when the number of values per (variant, block) differs within a
 /// class, one [`ReadWarningKind::Input`] warning names the cells that differ from the most
@@ -450,10 +458,7 @@ fn unequal_counts(
     placed: &[Placement],
     members: &[usize],
 ) -> Option<ReadWarning> {
-    let blocks: BTreeSet<u32> = members
-        .iter()
-        .flat_map(|&m| placed[m].blocks.keys().copied())
-        .collect();
+    let blocks = block_ids(placed, members);
     let mut tally: BTreeMap<usize, usize> = BTreeMap::new();
     for &m in members {
         for lines in placed[m].blocks.values() {
@@ -525,10 +530,7 @@ fn outlying_repeats(
     placed: &[Placement],
     members: &[usize],
 ) -> Option<ReadWarning> {
-    let blocks: BTreeSet<u32> = members
-        .iter()
-        .flat_map(|&m| placed[m].blocks.keys().copied())
-        .collect();
+    let blocks = block_ids(placed, members);
     let mut found = Vec::new();
     for &m in members {
         let series = &dataset.series[m];
