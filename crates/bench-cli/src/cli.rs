@@ -53,6 +53,7 @@ pub enum Command {
 Examples:
   abba compute --op int --chains 1 --duration 0.3
   abba compute --chains=2 --threads=1 --json
+  abba compute --steps 20000000        # fixed work: slower when the machine is busy
 
 One dependency chain is limited by the latency of its multiply-add; two independent
 chains overlap in the pipeline, so chains=2 runs at nearly twice the throughput.")]

@@ -27,6 +27,11 @@ pub struct ComputeArgs {
     /// Independent dependency chains per thread (1 to 16).
     #[arg(long, default_value_t = 1)]
     pub chains: usize,
+    /// Run a fixed amount of work instead of a fixed time: this many steps per chain
+    /// (`--duration` is then ignored). A fixed-work run takes longer when the machine is
+    /// busy, as a real benchmarked command does; a fixed-time run does not.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub steps: Option<u64>,
     /// Print one JSON object (op, chains, threads, duration_s, ops, elapsed_s,
     /// ops_per_sec, checksum) instead of the one-line summary.
     #[arg(long)]
@@ -86,7 +91,8 @@ impl ComputeArgs {
     }
 }
 
-/// Validates the flags, runs the kernel for `--duration` seconds and prints the result.
+/// Validates the flags, runs the kernel for `--duration` seconds (or `--steps` steps per
+/// chain) and prints the result.
 ///
 /// # Errors
 ///
@@ -97,7 +103,10 @@ pub fn run(args: &ComputeArgs) -> Result<(), ComputeError> {
         .config()
         .and_then(Kernel::new)
         .map_err(ComputeError::Invalid)?;
-    let result = kernel.run();
+    let result = match args.steps {
+        Some(steps) => kernel.run_steps(steps).map_err(ComputeError::Invalid)?,
+        None => kernel.run(),
+    };
     let line = if args.json {
         json_line(&result)
     } else {
