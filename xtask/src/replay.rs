@@ -26,7 +26,7 @@ use bench_stats::{
 /// Flags of `replay`.
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
-    /// Directory of the recordings (`<condition>-<aa|eX>.jsonl`).
+    /// Directory of the recordings (`<condition>-<aa|eX>.jsonl`, or `.jsonl.gz`).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// Bootstrap resamples per interval.
@@ -75,12 +75,19 @@ fn load_dir(dir: &Path) -> Result<Vec<Recording>> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot list {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            name.ends_with(".jsonl") || name.ends_with(".jsonl.gz")
+        })
         .collect();
     paths.sort();
     let mut out = Vec::new();
     for path in paths {
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        let file = path.file_name().and_then(|s| s.to_str()).unwrap_or("");
+        let stem = file
+            .strip_suffix(".jsonl.gz")
+            .or_else(|| file.strip_suffix(".jsonl"))
+            .unwrap_or(file);
         let Some((condition, kind)) = stem.rsplit_once('-') else {
             continue;
         };
@@ -107,7 +114,17 @@ fn load_dir(dir: &Path) -> Result<Vec<Recording>> {
 }
 
 fn blocks_of(path: &Path) -> Result<Vec<[Vec<f64>; 2]>> {
-    let raw = bench_sched::read_raw(path).with_context(|| format!("{}", path.display()))?;
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = if path.extension().is_some_and(|x| x == "gz") {
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
+            .with_context(|| format!("{} is not valid gzip", path.display()))?;
+        text
+    } else {
+        bytes
+    };
+    let name = path.display().to_string();
+    let raw = bench_sched::read_raw_bytes(&name, &bytes).with_context(|| name.clone())?;
     let mut blocks: BTreeMap<u32, [Vec<f64>; 2]> = BTreeMap::new();
     for r in &raw.runs {
         if r.is_reference || r.exit_code != Some(0) || r.timed_out {
@@ -194,6 +211,7 @@ fn condition_table(condition: &str, recs: &[&Recording], config: &AnalysisConfig
         );
         rule.push_str(" --- | --- |");
     }
+    let _ = writeln!(out, "Conditions (A's runs, ms): {}\n", conditions(recs));
     let _ = writeln!(out, "{header}\n{rule}");
     for estimator in PairedEstimator::ALL {
         let mut line = format!("| {} |", estimator.as_str());
@@ -221,6 +239,25 @@ fn condition_table(condition: &str, recs: &[&Recording], config: &AnalysisConfig
         let _ = writeln!(out, "{line}");
     }
     out
+}
+
+/// Each recording's median and 10th-90th percentiles of A's run times: how loaded the
+/// machine was while it was recorded (the unloaded command takes about 48 ms).
+fn conditions(recs: &[&Recording]) -> String {
+    recs.iter()
+        .map(|r| {
+            let mut a: Vec<f64> = r.blocks.iter().flat_map(|b| b[0].iter().copied()).collect();
+            a.sort_by(f64::total_cmp);
+            let q = |p: f64| a[((a.len() - 1) as f64 * p).round() as usize];
+            let name = if r.effect == 1.0 {
+                "A/A".to_owned()
+            } else {
+                format!("+{:.1}%", (r.effect - 1.0) * 100.0)
+            };
+            format!("{name} median {:.1} (p10 {:.1}, p90 {:.1})", q(0.5), q(0.1), q(0.9))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn join_windows() -> String {
