@@ -6,8 +6,11 @@
 //! - `chain-sweep`: chains 1..8 in randomized blocks, Friedman + Holm-corrected Wilcoxon,
 //!   and an independent confirmation of the sweep's standout step ([`sweep`]).
 //! - `scipy-timing`: bench-stats' rank tests timed against SciPy's.
+//! - `browser-check`: the demo's HTML report in headless Chromium, and the size and
+//!   render time of a 10,000-run report ([`browser`]).
 
 mod appendix;
+mod browser;
 mod calibrate;
 mod run;
 mod scipy_timing;
@@ -45,6 +48,10 @@ enum Task {
     /// `--design sequential`, same number of runs): false-positive and detection rates
     /// side by side, written to `target/calibrate/REPORT.md`.
     Calibrate(calibrate::CalibrateArgs),
+    /// Run the demo with --export-html, load the report in headless Chromium (screenshot,
+    /// console, chart sizes), and time a 10,000-run report; `--update-docs` refreshes
+    /// docs/demo-report.png.
+    BrowserCheck(browser::BrowserArgs),
 }
 
 /// Flags of `reproduce-appendix`.
@@ -89,6 +96,7 @@ fn main() -> Result<()> {
         Task::ChainSweep(a) => sweep::run(&root, &a.config()?),
         Task::ScipyTiming => scipy_timing::run(&root),
         Task::Calibrate(a) => calibrate::run(&root, &a),
+        Task::BrowserCheck(a) => browser::run(&root, &a),
     }
 }
 

@@ -51,11 +51,12 @@ pub fn browser_required() -> bool {
     std::env::var("ABBA_REQUIRE_BROWSER").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
-const PROBE: &str = r#"<script>document.body.setAttribute("data-chart-sizes",Array.from(document.querySelectorAll("figure svg")).map(function(s){var r=s.getBoundingClientRect();return r.width+"x"+r.height}).join(" "))</script>"#;
+const PROBE: &str = r#"<script>document.body.setAttribute("data-chart-sizes",Array.from(document.querySelectorAll("figure svg")).map(function(s){var r=s.getBoundingClientRect();return r.width+"x"+r.height}).join(" "));document.body.setAttribute("data-page-height",String(document.documentElement.scrollHeight))</script>"#;
 
-/// Loads `html` in headless Chromium: a screenshot to `png` at `window` (width, height),
-/// then a DOM dump of a probed copy for the chart sizes. `work` holds the browser profile
-/// and the probed copy.
+/// Loads `html` in headless Chromium: first a DOM dump of a probed copy (chart sizes,
+/// page height), then a screenshot of the page itself to `png`, `window.0` px wide and
+/// `window.1` px tall, or as tall as the whole page when `window.1` is 0. `work` holds
+/// the browser profile and the probed copy.
 ///
 /// # Errors
 /// The browser cannot start, times out, or leaves no screenshot.
@@ -67,10 +68,6 @@ pub fn check_page(
     work: &Path,
 ) -> Result<PageCheck, String> {
     let html = html.canonicalize().map_err(|e| format!("{}: {e}", html.display()))?;
-    let started = Instant::now();
-    let shot = run(chromium, work, window, &[format!("--screenshot={}", png.display())], &html)?;
-    let screenshot_time = started.elapsed();
-    let screenshot_size = png_size(png)?;
     let text = std::fs::read_to_string(&html).map_err(|e| e.to_string())?;
     let probed = work.join("probed.html");
     let with_probe = match text.rfind("</body>") {
@@ -78,16 +75,34 @@ pub fn check_page(
         None => format!("{text}{PROBE}"),
     };
     std::fs::write(&probed, with_probe).map_err(|e| e.to_string())?;
-    let dump = run(chromium, work, window, &["--dump-dom".to_owned()], &probed)?;
-    let mut console = console_lines(&shot.1);
-    console.extend(console_lines(&dump.1));
+    let probe_window = (window.0, window.1.max(800));
+    let dump = run(chromium, work, probe_window, &["--dump-dom".to_owned()], &probed)?;
+    let height = match window.1 {
+        0 => attribute(&dump.0, "data-page-height")
+            .and_then(|h| h.parse::<u32>().ok())
+            .unwrap_or(2000)
+            .max(600),
+        h => h,
+    };
+    let started = Instant::now();
+    let shot = run(chromium, work, (window.0, height), &[format!("--screenshot={}", png.display())], &html)?;
+    let screenshot_time = started.elapsed();
+    let mut console = console_lines(&dump.1);
+    console.extend(console_lines(&shot.1));
     Ok(PageCheck {
         console,
         chart_sizes: chart_sizes(&dump.0),
-        screenshot_size,
+        screenshot_size: png_size(png)?,
         loaded: dump.0.contains("<h1>abba report</h1>"),
         screenshot_time,
     })
+}
+
+/// The value of the first `name="..."` attribute in `dom`.
+fn attribute<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!("{name}=\"");
+    let rest = &dom[dom.find(&key)? + key.len()..];
+    Some(&rest[..rest.find('"')?])
 }
 
 /// One headless run; returns (stdout, stderr). Killed after 120 s.
@@ -151,11 +166,8 @@ pub fn console_lines(stderr: &str) -> Vec<String> {
 
 /// The sizes the probe wrote into the dumped DOM.
 pub fn chart_sizes(dom: &str) -> Vec<(f64, f64)> {
-    let Some(start) = dom.find("data-chart-sizes=\"") else {
-        return Vec::new();
-    };
-    let rest = &dom[start + 18..];
-    rest[..rest.find('"').unwrap_or(0)]
+    attribute(dom, "data-chart-sizes")
+        .unwrap_or_default()
         .split_whitespace()
         .filter_map(|wh| {
             let (w, h) = wh.split_once('x')?;
