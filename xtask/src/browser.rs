@@ -66,13 +66,30 @@ pub fn run(root: &Path, args: &BrowserArgs) -> Result<()> {
     let png = dir.join("demo-report.png");
     let check = support::check_page(&chromium, &html, &png, (args.width, 0), &dir)
         .map_err(anyhow::Error::msg)?;
-    println!("demo report: {} ({} bytes)", html.display(), std::fs::metadata(&html)?.len());
-    println!("screenshot:  {} ({}x{} px)", png.display(), check.screenshot_size.0, check.screenshot_size.1);
+    println!(
+        "demo report: {} ({} bytes)",
+        html.display(),
+        std::fs::metadata(&html)?.len()
+    );
+    println!(
+        "screenshot:  {} ({}x{} px)",
+        png.display(),
+        check.screenshot_size.0,
+        check.screenshot_size.1
+    );
     println!("charts (rendered CSS px): {:?}", check.chart_sizes);
-    ensure!(check.loaded, "the page did not load (no heading in the DOM)");
-    ensure!(check.console.is_empty(), "console messages:\n{}", check.console.join("\n"));
     ensure!(
-        !check.chart_sizes.is_empty() && check.chart_sizes.iter().all(|(w, h)| *w > 0.0 && *h > 0.0),
+        check.loaded,
+        "the page did not load (no heading in the DOM)"
+    );
+    ensure!(
+        check.console.is_empty(),
+        "console messages:\n{}",
+        check.console.join("\n")
+    );
+    ensure!(
+        !check.chart_sizes.is_empty()
+            && check.chart_sizes.iter().all(|(w, h)| *w > 0.0 && *h > 0.0),
         "a chart has no size: {:?}",
         check.chart_sizes
     );
@@ -104,9 +121,13 @@ fn large_report(chromium: &Path, dir: &Path, width: u32) -> Result<()> {
     let big = dir.join("large.html");
     std::fs::write(&big, &html)?;
     let empty = dir.join("empty.html");
-    std::fs::write(&empty, "<!DOCTYPE html><html><body><h1>abba report</h1></body></html>")?;
+    std::fs::write(
+        &empty,
+        "<!DOCTYPE html><html><body><h1>abba report</h1></body></html>",
+    )?;
     let time = |page: &Path, png: &str| -> Result<Duration> {
-        let c = support::check_page(chromium, page, &dir.join(png), (width, 0), dir).map_err(anyhow::Error::msg)?;
+        let c = support::check_page(chromium, page, &dir.join(png), (width, 0), dir)
+            .map_err(anyhow::Error::msg)?;
         if !c.console.is_empty() {
             bail!("console messages on {}: {:?}", page.display(), c.console);
         }
@@ -126,7 +147,11 @@ fn large_report(chromium: &Path, dir: &Path, width: u32) -> Result<()> {
         ms(t_empty),
         ms(t_big) - ms(t_empty)
     );
-    ensure!(html.len() < 2_000_000, "the 10,000-run report is {} bytes", html.len());
+    ensure!(
+        html.len() < 2_000_000,
+        "the 10,000-run report is {} bytes",
+        html.len()
+    );
     Ok(())
 }
 
@@ -138,22 +163,39 @@ fn ms(d: Duration) -> f64 {
 fn synthetic_runs(blocks: u32) -> RunTrace {
     let mut runs = Vec::new();
     for b in 0..blocks {
-        let order = if b % 2 == 0 { [0, 1, 1, 0] } else { [1, 0, 0, 1] };
+        let order = if b % 2 == 0 {
+            [0, 1, 1, 0]
+        } else {
+            [1, 0, 0, 1]
+        };
         for (k, v) in order.into_iter().enumerate() {
             let i = f64::from(b * 4 + k as u32);
-            let wobble = 1.0 + 0.02 * (i * 0.37).sin() + 0.00001 * i + if b % 97 == 0 { 0.1 } else { 0.0 };
+            let wobble =
+                1.0 + 0.02 * (i * 0.37).sin() + 0.00001 * i + if b % 97 == 0 { 0.1 } else { 0.0 };
             let (name, base) = if v == 0 { ("A", 1.0e6) } else { ("B", 0.97e6) };
-            runs.push(TracedRun { variant: name.into(), block: Some(b), value: Some(base * wobble), status: RunStatus::Analysed });
+            runs.push(TracedRun {
+                variant: name.into(),
+                block: Some(b),
+                value: Some(base * wobble),
+                status: RunStatus::Analysed,
+            });
         }
     }
-    RunTrace { runs, in_run_order: true }
+    RunTrace {
+        runs,
+        in_run_order: true,
+    }
 }
 
 fn dataset(trace: &RunTrace) -> Dataset {
     let series = |name: &str| {
         Series::new(
             name,
-            trace.runs.iter().filter(|r| r.variant == name).filter_map(|r| Some(Observation::in_block(r.value?, r.block?))),
+            trace
+                .runs
+                .iter()
+                .filter(|r| r.variant == name)
+                .filter_map(|r| Some(Observation::in_block(r.value?, r.block?))),
         )
     };
     Dataset::new("ns", vec![series("A"), series("B")]).with_design(Design::Abba)

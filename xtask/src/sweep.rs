@@ -316,10 +316,16 @@ fn p_text(p: Option<f64>) -> String {
 pub fn throughput_chart(a: &SweepAnalysis, config: &SweepConfig) -> Chart {
     let confidence = a.median_cis.first().map_or(0.95, |ci| ci.confidence);
     scan_chart(&ScanChart {
-        title: format!("Throughput against chain count (--op {}, {} blocks)", config.op, config.blocks),
+        title: format!(
+            "Throughput against chain count (--op {}, {} blocks)",
+            config.op, config.blocks
+        ),
         x_label: "independent dependency chains (count)".into(),
         y_label: "median throughput (M ops/s)".into(),
-        interval_label: format!("{:.0}% bootstrap interval of the median", confidence * 100.0),
+        interval_label: format!(
+            "{:.0}% bootstrap interval of the median",
+            confidence * 100.0
+        ),
         points: (0..a.medians.len())
             .map(|i| ScanPoint {
                 x: (i + 1) as f64,

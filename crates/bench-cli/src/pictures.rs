@@ -33,7 +33,10 @@ pub fn run_trace(input: &Input) -> RunTrace {
                 },
             })
             .collect();
-        return RunTrace { runs, in_run_order: true };
+        return RunTrace {
+            runs,
+            in_run_order: true,
+        };
     }
     let mut runs: Vec<(Option<u32>, Option<u32>, usize, TracedRun)> = Vec::new();
     for (i, s) in input.loaded.dataset.series.iter().enumerate() {
@@ -97,10 +100,24 @@ mod tests {
     fn imported_blocked_data_are_traced_in_block_order() {
         let csv = b"variant,value,block\nA,10,1\nB,12,1\nA,11,0\nB,13,0\n";
         let loaded = read_csv_bytes("t.csv", csv, &CsvOptions::default()).unwrap();
-        let trace = run_trace(&Input { loaded, experiment: None });
+        let trace = run_trace(&Input {
+            loaded,
+            experiment: None,
+        });
         assert!(!trace.in_run_order);
-        let order: Vec<(Option<u32>, &str)> =
-            trace.runs.iter().map(|r| (r.block, r.variant.as_str())).collect();
-        assert_eq!(order, [(Some(0), "A"), (Some(0), "B"), (Some(1), "A"), (Some(1), "B")]);
+        let order: Vec<(Option<u32>, &str)> = trace
+            .runs
+            .iter()
+            .map(|r| (r.block, r.variant.as_str()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                (Some(0), "A"),
+                (Some(0), "B"),
+                (Some(1), "A"),
+                (Some(1), "B")
+            ]
+        );
     }
 }

@@ -27,7 +27,13 @@ fn demo_report_renders_in_headless_chromium() {
     // The demo itself, made short: 3 blocks of 20 ms runs.
     Command::cargo_bin("abba")
         .unwrap()
-        .args(["--demo-blocks", "3", "--demo-duration", "0.02", "--export-html"])
+        .args([
+            "--demo-blocks",
+            "3",
+            "--demo-duration",
+            "0.02",
+            "--export-html",
+        ])
         .arg(&html)
         .assert()
         .success();
@@ -35,9 +41,18 @@ fn demo_report_renders_in_headless_chromium() {
     let check = browser::check_page(&chromium, &html, &png, (900, 2600), dir.path())
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(check.loaded, "the page did not load: no heading in the DOM");
-    assert!(check.console.is_empty(), "console messages: {:?}", check.console);
+    assert!(
+        check.console.is_empty(),
+        "console messages: {:?}",
+        check.console
+    );
     assert_eq!(check.screenshot_size, (900, 2600));
-    assert_eq!(check.chart_sizes.len(), 4, "charts: {:?}", check.chart_sizes);
+    assert_eq!(
+        check.chart_sizes.len(),
+        4,
+        "charts: {:?}",
+        check.chart_sizes
+    );
     for (w, h) in &check.chart_sizes {
         assert!(*w > 100.0 && *h > 100.0, "a chart rendered at {w}x{h}");
     }

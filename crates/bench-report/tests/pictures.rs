@@ -5,8 +5,8 @@
 mod fixtures;
 
 use bench_report::pictures::{
-    Chart, ConfidenceSequence, Pictures, RunStatus, RunTrace, ScanChart, ScanPoint,
-    SequencePoint, TracedRun, charts, render_html, scan_chart,
+    Chart, ConfidenceSequence, Pictures, RunStatus, RunTrace, ScanChart, ScanPoint, SequencePoint,
+    TracedRun, charts, render_html, scan_chart,
 };
 use bench_stats::{Analysis, PairedEstimator, VerdictBasis};
 
@@ -36,9 +36,17 @@ fn markers(svg: &str, class: &str) -> usize {
 fn trace(blocks: u32, base: f64, cand: f64) -> RunTrace {
     let mut runs = Vec::new();
     for b in 0..blocks {
-        let order = if b % 2 == 0 { [0, 1, 1, 0] } else { [1, 0, 0, 1] };
+        let order = if b % 2 == 0 {
+            [0, 1, 1, 0]
+        } else {
+            [1, 0, 0, 1]
+        };
         for (k, v) in order.into_iter().enumerate() {
-            let (name, value) = if v == 0 { ("chains=1", base) } else { ("chains=2", cand) };
+            let (name, value) = if v == 0 {
+                ("chains=1", base)
+            } else {
+                ("chains=2", cand)
+            };
             runs.push(TracedRun {
                 variant: name.into(),
                 block: Some(b),
@@ -47,14 +55,20 @@ fn trace(blocks: u32, base: f64, cand: f64) -> RunTrace {
             });
         }
     }
-    RunTrace { runs, in_run_order: true }
+    RunTrace {
+        runs,
+        in_run_order: true,
+    }
 }
 
 #[test]
 fn paired_effect_has_one_marker_per_block_the_bands_and_labelled_axes() {
     let a = fixtures::paired_two();
     let all = charts(&Pictures::new(&a));
-    assert_eq!(names(&all), ["paired-effect.svg", "distributions.svg", "uncertainty.svg"]);
+    assert_eq!(
+        names(&all),
+        ["paired-effect.svg", "distributions.svg", "uncertainty.svg"]
+    );
     let svg = &chart(&all, "paired-effect.svg").svg;
     assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert!(svg.contains("<title>Paired effect per block</title>"));
@@ -109,7 +123,10 @@ fn uncertainty_marks_estimate_interval_and_names_its_distribution() {
     let svg = &chart(&all, "uncertainty.svg").svg;
     assert!(svg.contains("block bootstrap of median-log-ratio (2000 resamples)"));
     // Seeded: the same picture every time.
-    assert_eq!(svg, &chart(&charts(&Pictures::new(&boot)), "uncertainty.svg").svg);
+    assert_eq!(
+        svg,
+        &chart(&charts(&Pictures::new(&boot)), "uncertainty.svg").svg
+    );
 }
 
 #[test]
@@ -175,7 +192,12 @@ fn a_confidence_sequence_is_drawn_when_given() {
         points: (2..=12)
             .map(|n| {
                 let w = 0.5 / n as f64;
-                SequencePoint { blocks: n, estimate: 1.85, low: 1.85 - w, high: 1.85 + w }
+                SequencePoint {
+                    blocks: n,
+                    estimate: 1.85,
+                    low: 1.85 - w,
+                    high: 1.85 + w,
+                }
             })
             .collect(),
     };
@@ -192,7 +214,12 @@ fn scan_chart_draws_every_point_with_its_interval() {
     let points: Vec<ScanPoint> = (1..=8)
         .map(|c| {
             let y = 700.0 * f64::from(c.min(4));
-            ScanPoint { x: f64::from(c), estimate: y, low: y * 0.98, high: y * 1.02 }
+            ScanPoint {
+                x: f64::from(c),
+                estimate: y,
+                low: y * 0.98,
+                high: y * 1.02,
+            }
         })
         .collect();
     let chart = scan_chart(&ScanChart {
@@ -247,8 +274,8 @@ fn ten_thousand_runs_stay_under_two_megabytes() {
                 .map(|r| Observation::in_block(r.value.unwrap(), r.block.unwrap())),
         )
     };
-    let data = Dataset::new("ns", vec![series("chains=1"), series("chains=2")])
-        .with_design(Design::Abba);
+    let data =
+        Dataset::new("ns", vec![series("chains=1"), series("chains=2")]).with_design(Design::Abba);
     let a: Analysis = analyze(&data, &AnalysisConfig::default()).unwrap();
     let html = render_html(&Pictures::new(&a).with_runs(&runs));
     assert_self_contained(&html);

@@ -67,7 +67,9 @@ pub fn check_page(
     window: (u32, u32),
     work: &Path,
 ) -> Result<PageCheck, String> {
-    let html = html.canonicalize().map_err(|e| format!("{}: {e}", html.display()))?;
+    let html = html
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", html.display()))?;
     let text = std::fs::read_to_string(&html).map_err(|e| e.to_string())?;
     let probed = work.join("probed.html");
     let with_probe = match text.rfind("</body>") {
@@ -76,7 +78,13 @@ pub fn check_page(
     };
     std::fs::write(&probed, with_probe).map_err(|e| e.to_string())?;
     let probe_window = (window.0, window.1.max(800));
-    let dump = run(chromium, work, probe_window, &["--dump-dom".to_owned()], &probed)?;
+    let dump = run(
+        chromium,
+        work,
+        probe_window,
+        &["--dump-dom".to_owned()],
+        &probed,
+    )?;
     let height = match window.1 {
         0 => attribute(&dump.0, "data-page-height")
             .and_then(|h| h.parse::<u32>().ok())
@@ -85,7 +93,13 @@ pub fn check_page(
         h => h,
     };
     let started = Instant::now();
-    let shot = run(chromium, work, (window.0, height), &[format!("--screenshot={}", png.display())], &html)?;
+    let shot = run(
+        chromium,
+        work,
+        (window.0, height),
+        &[format!("--screenshot={}", png.display())],
+        &html,
+    )?;
     let screenshot_time = started.elapsed();
     let mut console = console_lines(&dump.1);
     console.extend(console_lines(&shot.1));
@@ -126,7 +140,10 @@ fn run(
             "--enable-logging=stderr",
             "--v=0",
         ])
-        .arg(format!("--user-data-dir={}", work.join("profile").display()))
+        .arg(format!(
+            "--user-data-dir={}",
+            work.join("profile").display()
+        ))
         .arg(format!("--window-size={},{}", window.0, window.1))
         .args(extra)
         .arg(format!("file://{}", page.display()))
@@ -143,14 +160,21 @@ fn run(
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(format!("{} did not finish within 120 s", chromium.display()));
+            return Err(format!(
+                "{} did not finish within 120 s",
+                chromium.display()
+            ));
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
     let (stdout, stderr) = (read(&out), read(&err));
     if !status.success() {
-        return Err(format!("{} exited with {status}: {stderr}", chromium.display()));
+        return Err(format!(
+            "{} exited with {status}: {stderr}",
+            chromium.display()
+        ));
     }
     Ok((stdout, stderr))
 }
@@ -182,6 +206,7 @@ pub fn png_size(png: &Path) -> Result<(u32, u32), String> {
     if bytes.len() < 24 || &bytes[..8] != b"\x89PNG\r\n\x1a\n" {
         return Err(format!("{} is not a PNG", png.display()));
     }
-    let be = |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let be =
+        |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     Ok((be(16), be(20)))
 }

@@ -86,7 +86,13 @@ pub fn legend_extra(legend: &[LegendItem]) -> f64 {
 /// Draws the title and the legend (one row under the title, wrapping when long: see
 /// [`legend_extra`]).
 pub fn heading(svg: &mut Svg, title: &str, legend: &[LegendItem]) {
-    svg.text(LEFT, 20.0, Anchor::Start, title, r#"font-size="15" font-weight="bold""#);
+    svg.text(
+        LEFT,
+        20.0,
+        Anchor::Start,
+        title,
+        r#"font-size="15" font-weight="bold""#,
+    );
     for (item, (x, y)) in legend.iter().zip(legend_layout(legend)) {
         swatch(svg, &item.swatch, x + 8.0, y - 4.0);
         svg.text(x + 20.0, y, Anchor::Start, &item.label, r#"class="legend""#);
@@ -110,9 +116,13 @@ fn swatch(svg: &mut Svg, s: &Swatch, x: f64, y: f64) {
             style::color(*i),
             &format!(r#"stroke-width="2" {}"#, style::dash(*i)),
         ),
-        Swatch::Band(fill, opacity) => {
-            svg.rect(x - 8.0, y - 5.0, 16.0, 10.0, &format!(r#"fill="{fill}" fill-opacity="{opacity}""#))
-        }
+        Swatch::Band(fill, opacity) => svg.rect(
+            x - 8.0,
+            y - 5.0,
+            16.0,
+            10.0,
+            &format!(r#"fill="{fill}" fill-opacity="{opacity}""#),
+        ),
         Swatch::Rule(color, extra) => svg.line(x - 8.0, y, x + 8.0, y, color, extra),
     }
 }
@@ -123,7 +133,13 @@ pub fn y_axis(svg: &mut Svg, area: Area, scale: &Scale, label: &str, ticks: usiz
     for v in &values {
         let y = scale.px(*v);
         svg.line(area.left, y, area.right, y, GRID, "");
-        svg.text(area.left - 6.0, y + 4.0, Anchor::End, &tick_label(*v, &values), "");
+        svg.text(
+            area.left - 6.0,
+            y + 4.0,
+            Anchor::End,
+            &tick_label(*v, &values),
+            "",
+        );
     }
     let mid = (area.top + area.bottom) / 2.0;
     svg.text(
@@ -131,7 +147,10 @@ pub fn y_axis(svg: &mut Svg, area: Area, scale: &Scale, label: &str, ticks: usiz
         mid,
         Anchor::Middle,
         label,
-        &format!(r#"transform="rotate(-90 16 {})" class="axis-label""#, super::svg::num(mid)),
+        &format!(
+            r#"transform="rotate(-90 16 {})" class="axis-label""#,
+            super::svg::num(mid)
+        ),
     );
 }
 
@@ -142,7 +161,11 @@ pub fn x_axis(svg: &mut Svg, area: Area, scale: &Scale, label: &str, ticks: usiz
 
 /// [`x_axis`] for a count (blocks, runs, chains): whole-number ticks only.
 pub fn x_axis_counts(svg: &mut Svg, area: Area, scale: &Scale, label: &str, ticks: usize) {
-    let whole = scale.ticks(ticks).into_iter().filter(|v| v.fract() == 0.0).collect();
+    let whole = scale
+        .ticks(ticks)
+        .into_iter()
+        .filter(|v| v.fract() == 0.0)
+        .collect();
     x_axis_of(svg, area, scale, label, whole);
 }
 
@@ -150,7 +173,13 @@ fn x_axis_of(svg: &mut Svg, area: Area, scale: &Scale, label: &str, values: Vec<
     for v in &values {
         let x = scale.px(*v);
         svg.line(x, area.bottom, x, area.bottom + 5.0, INK, "");
-        svg.text(x, area.bottom + 18.0, Anchor::Middle, &tick_label(*v, &values), "");
+        svg.text(
+            x,
+            area.bottom + 18.0,
+            Anchor::Middle,
+            &tick_label(*v, &values),
+            "",
+        );
     }
     x_label(svg, area, label);
 }
@@ -179,5 +208,11 @@ pub fn border(svg: &mut Svg, area: Area) {
 
 /// A note in small italics at the bottom left (e.g. what was downsampled).
 pub fn note(svg: &mut Svg, height: f64, text: &str) {
-    svg.text(LEFT, height - 4.0, Anchor::Start, text, r#"font-size="11" font-style="italic" class="note""#);
+    svg.text(
+        LEFT,
+        height - 4.0,
+        Anchor::Start,
+        text,
+        r#"font-size="11" font-style="italic" class="note""#,
+    );
 }

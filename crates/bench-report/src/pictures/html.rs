@@ -66,9 +66,9 @@ fn verdicts(out: &mut String, p: &Pictures<'_>) {
 }
 
 fn figure(out: &mut String, chart: &Chart) {
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<figure id=\"{}\">{}<figcaption>{}</figcaption></figure>\n",
+        "<figure id=\"{}\">{}<figcaption>{}</figcaption></figure>",
         chart.file_name.trim_end_matches(".svg"),
         chart.svg,
         escape(caption(&chart.file_name))
@@ -78,11 +78,21 @@ fn figure(out: &mut String, chart: &Chart) {
 /// How to read each chart.
 fn caption(file_name: &str) -> &'static str {
     match file_name {
-        "paired-effect.svg" => "Each point is one block's candidate/baseline ratio, in the order the blocks ran. The coloured band is the estimate's interval, the dark line the estimate, the dashed line no change, the grey band the equivalence margin. Points scattered evenly around the estimate mean a steady effect; a trend or a burst of points away from it shows drift or interference.",
-        "run-order.svg" => "Every run's value in the order it ran, by variant. Look for drift (a slope), bursts (clusters away from the rest), and warm-up (early runs apart). Hollow markers are runs of dropped blocks; crosses at the bottom are failed runs.",
-        "distributions.svg" => "The spread of each variant's analysed runs: the outline is their density, the points the runs, the solid line the median, the dashed line p90 (dotted p99 when n >= 100).",
-        "uncertainty.svg" => "How sure the estimate is: the distribution the interval is read from, with the estimate, the interval's ends, no change and the equivalence margin marked. An interval clear of the margin band is a practical change; one inside it is equivalence.",
-        "confidence-sequence.svg" => "The estimate after each block with its anytime-valid interval: it may be read at every block without inflating the false-positive rate.",
+        "paired-effect.svg" => {
+            "Each point is one block's candidate/baseline ratio, in the order the blocks ran. The coloured band is the estimate's interval, the dark line the estimate, the dashed line no change, the grey band the equivalence margin. Points scattered evenly around the estimate mean a steady effect; a trend or a burst of points away from it shows drift or interference."
+        }
+        "run-order.svg" => {
+            "Every run's value in the order it ran, by variant. Look for drift (a slope), bursts (clusters away from the rest), and warm-up (early runs apart). Hollow markers are runs of dropped blocks; crosses at the bottom are failed runs."
+        }
+        "distributions.svg" => {
+            "The spread of each variant's analysed runs: the outline is their density, the points the runs, the solid line the median, the dashed line p90 (dotted p99 when n >= 100)."
+        }
+        "uncertainty.svg" => {
+            "How sure the estimate is: the distribution the interval is read from, with the estimate, the interval's ends, no change and the equivalence margin marked. An interval clear of the margin band is a practical change; one inside it is equivalence."
+        }
+        "confidence-sequence.svg" => {
+            "The estimate after each block with its anytime-valid interval: it may be read at every block without inflating the false-positive rate."
+        }
         _ => "",
     }
 }

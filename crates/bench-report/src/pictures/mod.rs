@@ -189,7 +189,11 @@ pub(crate) fn blocked_rows<'a>(
             if paired.block_values.len() < 2 {
                 continue;
             }
-            let class = g.class.as_deref().map(|c| format!(" [{c}]")).unwrap_or_default();
+            let class = g
+                .class
+                .as_deref()
+                .map(|c| format!(" [{c}]"))
+                .unwrap_or_default();
             let label = format!("{} / {}{class}", c.candidate, g.baseline);
             rows.push((label, p.variant_index(&c.candidate), c));
         }

@@ -41,7 +41,11 @@ impl Scale {
     }
 
     fn t(&self, v: f64) -> f64 {
-        if self.log { v.max(f64::MIN_POSITIVE).ln() } else { v }
+        if self.log {
+            v.max(f64::MIN_POSITIVE).ln()
+        } else {
+            v
+        }
     }
 
     /// The pixel of `v` (values outside the range land outside the pixel range).
@@ -89,7 +93,7 @@ fn widen(lo: f64, hi: f64, log: bool) -> (f64, f64) {
 /// Round tick values (1, 2, 5 times a power of ten) inside `[lo, hi]`.
 pub fn linear_ticks(lo: f64, hi: f64, count: usize) -> Vec<f64> {
     let span = hi - lo;
-    if !(span > 0.0) || !span.is_finite() {
+    if span.is_nan() || span <= 0.0 || !span.is_finite() {
         return vec![lo];
     }
     let raw = span / count.max(1) as f64;
@@ -129,7 +133,10 @@ mod tests {
 
     #[test]
     fn ticks_are_round_and_inside() {
-        assert_eq!(linear_ticks(0.0, 10.0, 5), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert_eq!(
+            linear_ticks(0.0, 10.0, 5),
+            vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+        );
         let t = linear_ticks(0.93, 1.07, 5);
         assert!(t.iter().all(|v| (0.93..=1.07).contains(v)));
         assert!(t.len() >= 3);

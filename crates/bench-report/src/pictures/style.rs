@@ -72,7 +72,10 @@ pub fn marker_path(d: &mut String, shape: Shape, x: f64, y: f64, r: f64) {
     let (x, y, r2) = (num(x), num(y), num(2.0 * r));
     let r1 = num(r);
     let _ = match shape {
-        Shape::Circle => write!(d, "M{x} {y}m-{r1} 0a{r1} {r1} 0 1 0 {r2} 0a{r1} {r1} 0 1 0 -{r2} 0"),
+        Shape::Circle => write!(
+            d,
+            "M{x} {y}m-{r1} 0a{r1} {r1} 0 1 0 {r2} 0a{r1} {r1} 0 1 0 -{r2} 0"
+        ),
         Shape::Square => write!(d, "M{x} {y}m-{r1} -{r1}h{r2}v{r2}h-{r2}z"),
         Shape::Triangle => write!(d, "M{x} {y}m0 -{r1}l{r1} {r2}h-{r2}z"),
         Shape::TriangleDown => write!(d, "M{x} {y}m0 {r1}l{r1} -{r2}h-{r2}z"),
