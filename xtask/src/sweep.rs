@@ -19,6 +19,9 @@
 //! 5. **Confirmation.** A separate experiment afterwards, fresh seed and its own blocks,
 //!    runs only the standout and its neighbour. The step is called a finding only if that
 //!    experiment's paired ratio interval excludes 1 on the same side as the sweep's step.
+//!
+//! `--svg FILE` also draws the sweep: each chain count's median throughput with its
+//! bootstrap interval ([`throughput_chart`], through `bench_report::pictures::scan_chart`).
 
 use std::path::{Path, PathBuf};
 
