@@ -12,6 +12,7 @@
 mod appendix;
 mod browser;
 mod calibrate;
+mod replay;
 mod run;
 mod scipy_timing;
 mod sweep;
@@ -52,6 +53,10 @@ enum Task {
     /// console, chart sizes), and time a 10,000-run report; `--update-docs` refreshes
     /// docs/demo-report.png.
     BrowserCheck(browser::BrowserArgs),
+    /// Score every paired estimator on the real recordings under fixtures/recordings/
+    /// (A/A and known effects, quiet and under the noisy neighbour), cut into disjoint
+    /// windows of 8, 15, 30 and 60 blocks: false positives, power and bias.
+    Replay(replay::ReplayArgs),
 }
 
 /// Flags of `reproduce-appendix`.
@@ -97,6 +102,7 @@ fn main() -> Result<()> {
         Task::ScipyTiming => scipy_timing::run(&root),
         Task::Calibrate(a) => calibrate::run(&root, &a),
         Task::BrowserCheck(a) => browser::run(&root, &a),
+        Task::Replay(a) => replay::run(&root, &a),
     }
 }
 
