@@ -620,7 +620,10 @@ fn runs_estimate(
         });
     }
     let summary = config.estimator.block_summary();
-    let (b, c) = (summarize(baseline, summary)?, summarize(candidate, summary)?);
+    let (b, c) = (
+        summarize(baseline, summary)?,
+        summarize(candidate, summary)?,
+    );
     let blocks = Blocks::new(&b, &c)?;
     let interval = interval(&blocks, config.estimator, &config.bootstrap);
     // The p on the scale the block means would be ranked on: `ln(c / b)` when every value
