@@ -695,3 +695,30 @@ fn page_trend_across_a_scanned_parameter() {
     .unwrap();
     assert!(c.groups[0].trend.is_none());
 }
+
+/// For throughputs the default's "fastest run" of a block is its largest value: a run
+/// slowed by the machine (a lower throughput) does not move the block.
+#[test]
+fn the_default_summarizes_throughput_blocks_by_their_best_run() {
+    use bench_stats::{Design, Observation, Series};
+    let series = |name: &str, best: f64| {
+        Series::new(
+            name,
+            (0..10u32).flat_map(move |b| {
+                let slowed = best * (0.6 + 0.02 * f64::from(b % 5));
+                [
+                    Observation::in_block(best, b),
+                    Observation::in_block(slowed, b),
+                ]
+            }),
+        )
+    };
+    let data = Dataset::new("ops/s", vec![series("A", 1000.0), series("B", 1100.0)])
+        .with_design(Design::Abba)
+        .with_higher_is_better(true);
+    let a = analyze(&data, &AnalysisConfig::default()).unwrap();
+    let c = &a.groups[0].comparisons[0];
+    assert!((c.ratio.unwrap() - 1.1).abs() < 1e-9, "{:?}", c.ratio);
+    let ci = c.ratio_ci.unwrap();
+    assert!(ci[0] > 1.09 && ci[1] < 1.11, "{ci:?}");
+}

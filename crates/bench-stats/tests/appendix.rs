@@ -198,6 +198,7 @@ fn appendix_f_null_effect_includes_zero_by_every_method() {
                 ..config(1)
             },
             estimator: PairedEstimator::MeanDifference,
+            higher_is_better: false,
         };
         let p = paired_analysis(&base, &cand, &config).unwrap();
         let d = p.difference_ci.unwrap();
@@ -224,6 +225,7 @@ fn appendix_f_real_effect_excludes_zero_by_every_method() {
                 ..config(1)
             },
             estimator: PairedEstimator::MeanDifference,
+            higher_is_better: false,
         };
         let p = paired_analysis(&base, &cand, &config).unwrap();
         let d = p.difference_ci.unwrap();

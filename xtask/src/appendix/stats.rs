@@ -58,6 +58,7 @@ impl PairedStats {
         let config = PairedConfig {
             bootstrap: bootstrap(seed),
             estimator: PairedEstimator::MeanDifference,
+            higher_is_better: false,
         };
         let analysis = paired_analysis(&b, &c, &config)?;
         let difference_ci = analysis.difference_ci.clone()?;

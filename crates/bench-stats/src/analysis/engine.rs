@@ -187,7 +187,13 @@ fn analyze_group(
         alpha: config.alpha,
         blocks: table.as_ref().map(|t| t.means.as_slice()),
     };
-    let paired = paired_analyses(config, table.as_ref(), baseline, members.len());
+    let paired = paired_analyses(
+        config,
+        table.as_ref(),
+        baseline,
+        members.len(),
+        data.higher_is_better,
+    );
     let (report, basis) = decide(custom, &ctx, &paired, config)?;
 
     // One answer per candidate, matched by position (names may repeat across classes in
@@ -262,6 +268,7 @@ fn paired_analyses(
     table: Option<&BlockTable>,
     baseline: usize,
     members: usize,
+    higher_is_better: bool,
 ) -> Vec<Option<PairedAnalysis>> {
     let mut paired: Vec<Option<PairedAnalysis>> = vec![None; members];
     let Some(t) = table else {
@@ -275,6 +282,7 @@ fn paired_analyses(
             method: config.interval,
         },
         estimator: config.paired_estimator,
+        higher_is_better,
     };
     let base = &t.replicates[baseline];
     for (i, slot) in paired.iter_mut().enumerate() {

@@ -110,6 +110,8 @@ fn bootstrap_verdict(pa: &PairedAnalysis, config: &AnalysisConfig) -> Verdict {
                     method: config.interval,
                 },
                 estimator: config.paired_estimator,
+                // The bootstrap estimators recomputed here all use block means.
+                higher_is_better: false,
             };
             match paired_analysis(&b, &c, &at_level) {
                 Ok(a) => {

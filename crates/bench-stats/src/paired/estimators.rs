@@ -50,8 +50,8 @@ pub enum PairedEstimator {
     HodgesLehmannLogRatio,
     /// The Hodges-Lehmann ratio with its signed-rank interval, as
     /// [`PairedEstimator::HodgesLehmannLogRatio`], of the per-block log-ratios of each
-    /// variant's fastest run in the block ([`BlockSummary::Min`]): a run slowed by the
-    /// machine does not move its block. abba's default: in the estimator grid (README,
+    /// variant's fastest run in the block ([`BlockSummary::Min`] for times, the largest
+    /// value when higher is better): a run slowed by the machine does not move its block. abba's default: in the estimator grid (README,
     /// Trust) it held its false-positive rate and coverage on every noise profile at every
     /// block count from 8, and had the most power on the shared-VM and drifting profiles.
     /// Needs positive values.
@@ -94,7 +94,9 @@ impl PairedEstimator {
         PairedEstimator::PooledMedianRatio,
     ];
 
-    /// How this estimator summarizes a variant's runs in one block.
+    /// How this estimator summarizes a variant's runs in one block, for data where lower
+    /// is better ([`BlockSummary::Min`] becomes [`BlockSummary::Max`] when higher is
+    /// better: [`PairedConfig::higher_is_better`]).
     pub fn block_summary(self) -> BlockSummary {
         match self {
             PairedEstimator::HodgesLehmannMinLogRatio => BlockSummary::Min,
@@ -144,8 +146,11 @@ pub struct PairedConfig {
     /// Resamples, confidence, seed and interval method of every interval
     /// (default: 2000 resamples, 95 %, seed 1, percentile).
     pub bootstrap: BootstrapConfig,
-    /// Which estimate is primary (default [`PairedEstimator::MeanDifference`]).
+    /// Which estimate is primary (default [`PairedEstimator::HodgesLehmannMinLogRatio`]).
     pub estimator: PairedEstimator,
+    /// `true` when larger values are better (throughput): the "fastest run" of a block is
+    /// then its largest value ([`BlockSummary::best`]). Default `false` (times).
+    pub higher_is_better: bool,
 }
 
 /// Block values with the derived per-block quantities, checked once.
@@ -619,7 +624,10 @@ fn runs_estimate(
             block_values: Vec::new(),
         });
     }
-    let summary = config.estimator.block_summary();
+    let summary = match config.estimator.block_summary() {
+        BlockSummary::Min => BlockSummary::best(config.higher_is_better),
+        other => other,
+    };
     let (b, c) = (
         summarize(baseline, summary)?,
         summarize(candidate, summary)?,

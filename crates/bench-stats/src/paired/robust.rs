@@ -26,8 +26,11 @@ pub enum BlockSummary {
     Mean,
     /// The median of the runs (the mean of the middle two for an even count).
     Median,
-    /// The fastest run: the one least disturbed by the machine.
+    /// The smallest value: for times, the fastest run, the one least disturbed by the
+    /// machine.
     Min,
+    /// The largest value: for throughputs (higher is better), the least disturbed run.
+    Max,
 }
 
 impl BlockSummary {
@@ -40,7 +43,18 @@ impl BlockSummary {
             BlockSummary::Mean => runs.iter().sum::<f64>() / runs.len() as f64,
             BlockSummary::Median => median(runs),
             BlockSummary::Min => runs.iter().copied().fold(f64::INFINITY, f64::min),
+            BlockSummary::Max => runs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         })
+    }
+
+    /// The least disturbed run's summary: [`BlockSummary::Min`] when lower is better,
+    /// [`BlockSummary::Max`] when higher is better.
+    pub fn best(higher_is_better: bool) -> BlockSummary {
+        if higher_is_better {
+            BlockSummary::Max
+        } else {
+            BlockSummary::Min
+        }
     }
 }
 
@@ -308,6 +322,8 @@ mod tests {
         assert_eq!(BlockSummary::Mean.of(&runs), Some(4.0));
         assert_eq!(BlockSummary::Median.of(&runs), Some(2.5));
         assert_eq!(BlockSummary::Min.of(&runs), Some(1.0));
+        assert_eq!(BlockSummary::Max.of(&runs), Some(10.0));
+        assert_eq!(BlockSummary::best(true), BlockSummary::Max);
         assert_eq!(BlockSummary::Min.of(&[]), None);
         assert_eq!(BlockSummary::Mean.of(&[1.0, f64::NAN]), None);
     }
