@@ -6,9 +6,12 @@
 //! - `chain-sweep`: chains 1..8 in randomized blocks, Friedman + Holm-corrected Wilcoxon,
 //!   and an independent confirmation of the sweep's standout step ([`sweep`]).
 //! - `scipy-timing`: bench-stats' rank tests timed against SciPy's.
+//! - `calibrate`: real A/A and A/B false-positive and detection rates ([`calibrate`]);
+//!   `--noise` measures under `neighbour`, a seeded noisy neighbour ([`neighbour`]).
 
 mod appendix;
 mod calibrate;
+mod neighbour;
 mod run;
 mod scipy_timing;
 mod sweep;
@@ -44,7 +47,13 @@ enum Task {
     /// Real A/A and A/B comparisons through `abba compare` (default ABBA design and
     /// `--design sequential`, same number of runs): false-positive and detection rates
     /// side by side, written to `target/calibrate/REPORT.md`.
+    ///
+    /// With `--noise`, runs `cargo xtask neighbour` meanwhile and puts abba's default
+    /// beside sequential runs analysed with Welch's t and Mann-Whitney, and hyperfine.
     Calibrate(calibrate::CalibrateArgs),
+    /// A seeded noisy neighbour: phases of 1-4 s with 0-3 busy threads and short bursts,
+    /// until `--duration` has passed or its parent exits (or SIGTERM).
+    Neighbour(neighbour::NeighbourArgs),
 }
 
 /// Flags of `reproduce-appendix`.
@@ -89,6 +98,7 @@ fn main() -> Result<()> {
         Task::ChainSweep(a) => sweep::run(&root, &a.config()?),
         Task::ScipyTiming => scipy_timing::run(&root),
         Task::Calibrate(a) => calibrate::run(&root, &a),
+        Task::Neighbour(a) => neighbour::run(&a),
     }
 }
 
