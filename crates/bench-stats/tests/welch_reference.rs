@@ -11,7 +11,10 @@ use serde_json::Value;
 use support::{EXACT_REL, TAIL_REL, assert_close};
 
 fn reference() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/scipy/welch.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/scipy/welch.json"
+    );
     let text = std::fs::read_to_string(path).expect("fixtures/scipy/welch.json is committed");
     serde_json::from_str(&text).expect("welch.json parses")
 }
@@ -23,7 +26,9 @@ fn cases<'a>(r: &'a Value, key: &str) -> &'a [Value] {
 }
 
 fn num(v: &Value, key: &str) -> f64 {
-    v[key].as_f64().unwrap_or_else(|| panic!("{key} is not a number"))
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} is not a number"))
 }
 
 fn values(v: &Value, key: &str) -> Vec<f64> {
@@ -45,7 +50,12 @@ fn welch_matches_scipy_ttest_ind_unequal_var() {
         assert_close(w.t, num(c, "t"), EXACT_REL, &format!("welch {i} t"));
         assert_close(w.df, num(c, "df"), EXACT_REL, &format!("welch {i} df"));
         // The p-value's relative error grows with |t| (it is a tail probability).
-        assert_close(w.p_value, num(c, "p_value"), TAIL_REL, &format!("welch {i} p"));
+        assert_close(
+            w.p_value,
+            num(c, "p_value"),
+            TAIL_REL,
+            &format!("welch {i} p"),
+        );
     }
 }
 
@@ -55,7 +65,12 @@ fn betainc_matches_scipy() {
     for (i, c) in cases(&r, "betainc").iter().enumerate() {
         let (a, b, x) = (num(c, "a"), num(c, "b"), num(c, "x"));
         let got = regularized_beta(a, b, x).unwrap();
-        assert_close(got, num(c, "value"), TAIL_REL, &format!("betainc {i} ({a}, {b}, {x})"));
+        assert_close(
+            got,
+            num(c, "value"),
+            TAIL_REL,
+            &format!("betainc {i} ({a}, {b}, {x})"),
+        );
     }
 }
 
@@ -65,6 +80,11 @@ fn student_t_sf_matches_scipy() {
     for (i, c) in cases(&r, "t_sf").iter().enumerate() {
         let (t, df) = (num(c, "t"), num(c, "df"));
         let got = student_t_sf(t, df).unwrap();
-        assert_close(got, num(c, "value"), TAIL_REL, &format!("t.sf {i} ({t}, {df})"));
+        assert_close(
+            got,
+            num(c, "value"),
+            TAIL_REL,
+            &format!("t.sf {i} ({t}, {df})"),
+        );
     }
 }

@@ -46,7 +46,13 @@ impl Neighbour {
     fn start(seed: u64) -> Result<Self> {
         let exe = std::env::current_exe().context("finding the xtask binary")?;
         let child = Command::new(&exe)
-            .args(["neighbour", "--seed", &seed.to_string(), "--duration", "24h"])
+            .args([
+                "neighbour",
+                "--seed",
+                &seed.to_string(),
+                "--duration",
+                "24h",
+            ])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .spawn()
@@ -128,7 +134,13 @@ pub(super) fn run(setup: &Setup, args: &CalibrateArgs) -> Result<()> {
     let load_end = load_average();
 
     let table = side::render(&results.decisions, &methods, args.blocks, args.effect_pct);
-    let facts = facts(&results, args, hyperfine.as_deref(), elapsed.as_secs_f64(), stayed);
+    let facts = facts(
+        &results,
+        args,
+        hyperfine.as_deref(),
+        elapsed.as_secs_f64(),
+        stayed,
+    );
     println!("{table}\n{facts}");
     let runtime = Runtime {
         elapsed: elapsed.as_secs_f64(),
@@ -255,7 +267,11 @@ fn one(
     let (welch, _) = unpaired_tests(&a, &b)?;
     push(results, Method::SequentialWelch, welch.0, welch.1);
     let medians = r.medians;
-    let mwu = test_call(r.mann_whitney_p, r.alpha, medians.map_or(0.0, |[a, b]| b - a));
+    let mwu = test_call(
+        r.mann_whitney_p,
+        r.alpha,
+        medians.map_or(0.0, |[a, b]| b - a),
+    );
     push(
         results,
         Method::SequentialMannWhitney,
@@ -265,12 +281,12 @@ fn one(
     Ok(())
 }
 
+/// A test's call and its B/A estimate.
+type Estimate = (super::Call, Option<f64>);
+
 /// Welch's t (call, ratio of means) and Mann-Whitney U (call, ratio of medians) of B
 /// against A, both at [`ALPHA`], both from bench-stats.
-fn unpaired_tests(
-    a: &[f64],
-    b: &[f64],
-) -> Result<((super::Call, Option<f64>), (super::Call, Option<f64>))> {
+fn unpaired_tests(a: &[f64], b: &[f64]) -> Result<(Estimate, Estimate)> {
     let (sa, sb) = (Sample::new(a)?, Sample::new(b)?);
     let welch = welch_t_test(&sa, &sb).ok();
     let welch_call = test_call(
@@ -350,7 +366,11 @@ fn facts(
         out,
         "Neighbour: `cargo xtask neighbour --seed {}` for {elapsed:.0} s: {schedule}.{}",
         args.seed,
-        if stayed { "" } else { " It EXITED before the end: part of the run was not under load." }
+        if stayed {
+            ""
+        } else {
+            " It EXITED before the end: part of the run was not under load."
+        }
     );
     let cvs = sorted_finite(results.noise.iter().map(|n| n.cv));
     let (slow, all) = results
@@ -373,7 +393,11 @@ fn facts(
          decided by {} (read from its JSON).",
         args.effect_pct,
         args.steps,
-        if results.bases.is_empty() { "-".to_owned() } else { results.bases.join(", ") }
+        if results.bases.is_empty() {
+            "-".to_owned()
+        } else {
+            results.bases.join(", ")
+        }
     );
     let _ = writeln!(
         out,
@@ -433,12 +457,24 @@ mod tests {
             bases: vec!["paired-signed-rank:hl-log-ratio".into()],
         };
         let text = facts(&results, &args, None, 120.0, false);
-        assert!(text.starts_with("Neighbour: `cargo xtask neighbour --seed 9` for 120 s: "), "{text}");
+        assert!(
+            text.starts_with("Neighbour: `cargo xtask neighbour --seed 9` for 120 s: "),
+            "{text}"
+        );
         assert!(text.contains("EXITED before the end"), "{text}");
         assert!(text.contains("1 of 3 A runs (33.3%)"), "{text}");
-        assert!(text.contains("decided by paired-signed-rank:hl-log-ratio (read"), "{text}");
-        assert!(text.contains("hyperfine: not installed, its columns skipped."), "{text}");
-        assert!(args.command_line().starts_with("cargo xtask calibrate --noise --reps 2 --blocks 15"));
+        assert!(
+            text.contains("decided by paired-signed-rank:hl-log-ratio (read"),
+            "{text}"
+        );
+        assert!(
+            text.contains("hyperfine: not installed, its columns skipped."),
+            "{text}"
+        );
+        assert!(
+            args.command_line()
+                .starts_with("cargo xtask calibrate --noise --reps 2 --blocks 15")
+        );
         assert_eq!(args.steps_b(), 40_400_000);
     }
 }

@@ -66,4 +66,3 @@ pub(super) fn rate_text(rate: Option<Rate>) -> String {
         None => "-".to_owned(),
     }
 }
-

@@ -2,7 +2,7 @@
 //! default and the sequential tools' tests), one row per question (A/A false positives,
 //! the known effect found, the wrong direction, the estimated ratio).
 
-use super::rates::{quantile, rate_text, sorted_finite, wilson, Z95};
+use super::rates::{Z95, quantile, rate_text, sorted_finite, wilson};
 use super::{Call, Scenario, Tally};
 use crate::table::{Align, TextTable};
 
@@ -50,10 +50,7 @@ impl Method {
 
     /// Whether the method needs hyperfine.
     pub(super) fn needs_hyperfine(self) -> bool {
-        matches!(
-            self,
-            Method::HyperfineWelch | Method::HyperfineMannWhitney
-        )
+        matches!(self, Method::HyperfineWelch | Method::HyperfineMannWhitney)
     }
 }
 
@@ -99,7 +96,12 @@ fn tally(decisions: &[Decision], method: Method, scenario: Scenario) -> Tally {
 /// The table, as GitHub Markdown: one column per method in `methods`, rows for the A/A
 /// false-positive rate, the share of the `effect_pct` effect found (significant and
 /// slower), the wrong-direction calls, and the median B/A ratio over the A/B experiments.
-pub(super) fn render(decisions: &[Decision], methods: &[Method], blocks: u32, effect_pct: f64) -> String {
+pub(super) fn render(
+    decisions: &[Decision],
+    methods: &[Method],
+    blocks: u32,
+    effect_pct: f64,
+) -> String {
     let mut header = vec!["".to_owned()];
     header.extend(methods.iter().map(|m| m.header(blocks)));
     let mut table = TextTable::new(header.iter().map(String::as_str));
@@ -114,8 +116,12 @@ pub(super) fn render(decisions: &[Decision], methods: &[Method], blocks: u32, ef
         cells.extend(methods.iter().map(|&m| cell(m)));
         table.row(cells);
     };
-    row("A/A: false positives".to_owned(), &|m| rate(m, Scenario::Null));
-    row(format!("{effect}: found (slower)"), &|m| rate(m, Scenario::Shift));
+    row("A/A: false positives".to_owned(), &|m| {
+        rate(m, Scenario::Null)
+    });
+    row(format!("{effect}: found (slower)"), &|m| {
+        rate(m, Scenario::Shift)
+    });
     row(format!("{effect}: called faster"), &|m| {
         let t = tally(decisions, m, Scenario::Shift);
         format!("{}/{}", t.faster, t.total())
@@ -157,8 +163,14 @@ mod tests {
 
     #[test]
     fn headers_name_the_runs_of_each_design() {
-        assert_eq!(Method::AbbaDefault.header(15), "abba default: ABBA 15 blocks");
-        assert_eq!(Method::SequentialWelch.header(30), "sequential 60+60: Welch");
+        assert_eq!(
+            Method::AbbaDefault.header(15),
+            "abba default: ABBA 15 blocks"
+        );
+        assert_eq!(
+            Method::SequentialWelch.header(30),
+            "sequential 60+60: Welch"
+        );
         assert_eq!(
             Method::HyperfineMannWhitney.header(30),
             "hyperfine 60+60: Mann-Whitney"
@@ -197,11 +209,19 @@ mod tests {
         };
         assert_eq!(
             cells(lines[2]),
-            ["A/A: false positives", "0/2 = 0% [0%, 66%]", "1/2 = 50% [9%, 91%]"]
+            [
+                "A/A: false positives",
+                "0/2 = 0% [0%, 66%]",
+                "1/2 = 50% [9%, 91%]"
+            ]
         );
         assert_eq!(
             cells(lines[3]),
-            ["+2%: found (slower)", "2/2 = 100% [34%, 100%]", "0/2 = 0% [0%, 66%]"]
+            [
+                "+2%: found (slower)",
+                "2/2 = 100% [34%, 100%]",
+                "0/2 = 0% [0%, 66%]"
+            ]
         );
         assert_eq!(cells(lines[4]), ["+2%: called faster", "0/2", "1/2"]);
         assert_eq!(cells(lines[5]), ["+2%: median B/A", "1.0200", "1.0200"]);

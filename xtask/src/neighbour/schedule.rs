@@ -212,7 +212,10 @@ mod tests {
         for phase in Schedule::new(42).take(2_000) {
             assert_eq!(phase.start_ms, expected_start);
             expected_start += phase.length_ms;
-            assert!((PHASE_MS.0..=PHASE_MS.1).contains(&phase.length_ms), "{phase:?}");
+            assert!(
+                (PHASE_MS.0..=PHASE_MS.1).contains(&phase.length_ms),
+                "{phase:?}"
+            );
             assert!(phase.threads <= MAX_THREADS);
             seen_threads[usize::from(phase.threads)] = true;
             assert!(phase.bursts.len() <= usize::from(MAX_BURSTS));
@@ -238,7 +241,10 @@ mod tests {
             for pair in segs.windows(2) {
                 assert_eq!(pair[0].to_ms, pair[1].from_ms, "{phase:?}");
             }
-            assert!(segs.iter().all(|s| s.from_ms < s.to_ms && s.threads <= MAX_THREADS));
+            assert!(
+                segs.iter()
+                    .all(|s| s.from_ms < s.to_ms && s.threads <= MAX_THREADS)
+            );
             assert!(segs.iter().all(|s| s.threads >= phase.threads));
         }
     }
@@ -269,7 +275,12 @@ mod tests {
             .collect();
         assert_eq!(
             levels,
-            [(0, 100, 2), (100, 1_500, 2), (1_500, 1_700, 3), (1_700, 2_000, 2)]
+            [
+                (0, 100, 2),
+                (100, 1_500, 2),
+                (1_500, 1_700, 3),
+                (1_700, 2_000, 2)
+            ]
         );
     }
 

@@ -60,8 +60,7 @@ pub fn regularized_beta(a: f64, b: f64, x: f64) -> Option<f64> {
     if x == 0.0 || x == 1.0 {
         return Some(x);
     }
-    let ln_front =
-        ln_gamma(a + b)? - ln_gamma(a)? - ln_gamma(b)? + a * x.ln() + b * (1.0 - x).ln();
+    let ln_front = ln_gamma(a + b)? - ln_gamma(a)? - ln_gamma(b)? + a * x.ln() + b * (1.0 - x).ln();
     let v = if x < (a + 1.0) / (a + b + 2.0) {
         ln_front.exp() * beta_fraction(a, b, x) / a
     } else {
@@ -83,7 +82,7 @@ pub fn regularized_beta(a: f64, b: f64, x: f64) -> Option<f64> {
 /// assert!((p - 0.25).abs() < 1e-14);
 /// ```
 pub fn student_t_sf(t: f64, df: f64) -> Option<f64> {
-    if !(df > 0.0) || t.is_nan() {
+    if df.is_nan() || df <= 0.0 || t.is_nan() {
         return None;
     }
     if t.is_infinite() {
