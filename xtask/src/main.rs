@@ -8,10 +8,14 @@
 //! - `scipy-timing`: bench-stats' rank tests timed against SciPy's.
 //! - `browser-check`: the demo's HTML report in headless Chromium, and the size and
 //!   render time of a 10,000-run report ([`browser`]).
+//! - `calibrate`: real A/A and A/B false-positive and detection rates ([`calibrate`]);
+//!   `--noise` measures under `neighbour`, a seeded noisy neighbour ([`neighbour`]).
+//! - `replay`: every paired estimator scored on the real recordings ([`replay`]).
 
 mod appendix;
 mod browser;
 mod calibrate;
+mod neighbour;
 mod replay;
 mod run;
 mod scipy_timing;
@@ -48,6 +52,9 @@ enum Task {
     /// Real A/A and A/B comparisons through `abba compare` (default ABBA design and
     /// `--design sequential`, same number of runs): false-positive and detection rates
     /// side by side, written to `target/calibrate/REPORT.md`.
+    ///
+    /// With `--noise`, runs `cargo xtask neighbour` meanwhile and puts abba's default
+    /// beside sequential runs analysed with Welch's t and Mann-Whitney, and hyperfine.
     Calibrate(calibrate::CalibrateArgs),
     /// Run the demo with --export-html, load the report in headless Chromium (screenshot,
     /// console, chart sizes), and time a 10,000-run report; `--update-docs` refreshes
@@ -57,6 +64,9 @@ enum Task {
     /// (A/A and known effects, quiet and under the noisy neighbour), cut into disjoint
     /// windows of 8, 15, 30 and 60 blocks: false positives, power and bias.
     Replay(replay::ReplayArgs),
+    /// A seeded noisy neighbour: phases of 1-4 s with 0-3 busy threads and short bursts,
+    /// until `--duration` has passed or its parent exits (or SIGTERM).
+    Neighbour(neighbour::NeighbourArgs),
 }
 
 /// Flags of `reproduce-appendix`.
@@ -103,6 +113,7 @@ fn main() -> Result<()> {
         Task::Calibrate(a) => calibrate::run(&root, &a),
         Task::BrowserCheck(a) => browser::run(&root, &a),
         Task::Replay(a) => replay::run(&root, &a),
+        Task::Neighbour(a) => neighbour::run(&a),
     }
 }
 

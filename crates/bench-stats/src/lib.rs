@@ -18,8 +18,9 @@
 //! | [`rank`] | Mann-Whitney U, Kruskal-Wallis, Friedman, Wilcoxon signed-rank, Cliff's delta, Hodges-Lehmann, Holm, Page's L trend test |
 //! | [`resample`] | the seeded bootstrap (percentile, BCa, studentized), thread-count independent |
 //! | [`paired`] | the block bootstrap and paired estimators, variance components, ratio of ratios |
+//! | [`parametric`] | Welch's t-test, the reference of sequential tools (never an abba verdict) |
 //! | [`diagnostics`] | drift and autocorrelation of a run stream, ABBA carryover |
-//! | [`special`] | erfc, the normal distribution, log-gamma, the incomplete gamma |
+//! | [`special`] | erfc, the normal distribution, log-gamma, the incomplete gamma and beta, Student's t |
 //! | [`model`] | the input ([`Dataset`]) and the result ([`Analysis`]) types |
 //! | [`analysis`] | the engine, its configuration and the pluggable significance strategy |
 //! | `sim` | (feature `sim`) a seeded simulator of noisy machines with named noise profiles |
@@ -64,6 +65,7 @@ pub mod diagnostics;
 mod error;
 pub mod model;
 pub mod paired;
+pub mod parametric;
 pub mod rank;
 pub mod resample;
 #[cfg(feature = "sim")]

@@ -13,11 +13,18 @@
 //!   the Lentz continued fraction otherwise (Numerical Recipes, 3rd ed., §6.2), each to
 //!   ~1e-14 relative, so the small one of `P` and `Q` is never formed as `1 - other`.
 //!
+//! - `regularized_beta` / `student_t_sf` (in `special/beta.rs`): the incomplete beta
+//!   continued fraction, for the p-value of Welch's t-test.
+//!
 //! Checked against `scipy.special` / `scipy.stats.norm` / `scipy.stats.chi2` through
-//! `fixtures/scipy/reference.json`.
+//! `fixtures/scipy/reference.json` (the beta and t functions through `welch.json`).
 
 // The Cody and Lanczos tables are kept at their published precision.
 #![allow(clippy::excessive_precision, clippy::unreadable_literal)]
+
+mod beta;
+
+pub use beta::{regularized_beta, student_t_sf};
 
 /// 1 / sqrt(pi).
 const FRAC_1_SQRT_PI: f64 = 0.564_189_583_547_756_286_948_079_451_560_77;

@@ -2,24 +2,32 @@
 //! with real child processes, when nothing differs and when a small known difference
 //! exists.
 //!
-//! Two scenarios, each repeated `--reps` times with a fresh seed (`--seed + rep`):
+//! The workload is fixed work, `abba compute --steps N --chains 1` (default 40,000,000
+//! steps, about 48 ms on a quiet 2-core machine), so a busy machine slows it as it slows a
+//! real benchmarked command (a fixed-duration run would barely change). Two scenarios, each
+//! repeated `--reps` times with a fresh seed (`--seed + rep`):
 //!
-//! - **A/A**: one real command (`abba compute --duration 0.050 --chains 1`, a CPU-bound
-//!   process of about 55 ms wall time) compared with itself. Every "significant" verdict
-//!   is a false positive, so the rate estimates the false-positive rate (size) of the test.
-//! - **A/B**: the same command against one doing `--effect-ms` more work (default 1 ms,
-//!   about +1.9 % wall time). A "significant" verdict with outcome `slower` is a
-//!   detection; significant-but-`faster` is counted apart as a wrong-direction call.
+//! - **A/A**: the command compared with itself. Every "significant" verdict is a false
+//!   positive, so the rate estimates the false-positive rate (size) of the test.
+//! - **A/B**: the command against one doing `--effect-pct` percent more steps (default 2).
+//!   A "significant" verdict with outcome `slower` is a detection; significant-but-`faster`
+//!   is counted apart as a wrong-direction call.
 //!
-//! Each scenario runs through `abba compare` twice per repetition: with the default
-//! design (ABBA blocks, paired) and with `--design sequential` (all of A, then all of B:
-//! unpaired), both with the same number of measured runs (checked with `--dry-run`).
-//! Each saved raw file is then re-analyzed with `abba analyze --min-practical-effect 0`,
-//! which shows what the practical-effect gate costs in power. Rates carry Wilson score
-//! intervals (Wilson 1927), the Monte-Carlo error of a finite number of repetitions.
+//! Without `--noise`, each scenario runs through `abba compare` twice per repetition: with
+//! the default design (ABBA blocks, paired) and with `--design sequential` (all of A, then
+//! all of B: unpaired), both with the same number of measured runs (checked with
+//! `--dry-run`). Each saved raw file is then re-analyzed with `abba analyze
+//! --min-practical-effect 0`, which shows what the practical-effect gate costs in power.
 //!
-//! The table goes to stdout and to `target/calibrate/REPORT.md`; every raw run file and
-//! analysis JSON stays under `target/calibrate/` so any row can be re-analyzed.
+//! With `--noise` ([`noise`]), a seeded noisy neighbour (`cargo xtask neighbour`) loads the
+//! machine for the whole run, and the table puts abba's default beside what a sequential
+//! tool would conclude from the same number of runs: `--design sequential` runs analysed
+//! with Welch's t and Mann-Whitney, and hyperfine itself when it is installed.
+//!
+//! Rates carry Wilson score intervals (Wilson 1927), the Monte-Carlo error of a finite
+//! number of repetitions. The table goes to stdout and to `target/calibrate/REPORT.md`;
+//! every raw run file and analysis JSON stays under `target/calibrate/` so any row can be
+//! re-analyzed.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -31,8 +39,11 @@ use bench_stats::{ANALYSIS_SCHEMA, Analysis, Outcome, Verdict, Warning, WarningC
 
 use crate::table::{Align, TextTable};
 
-/// The standard normal quantile of 0.975 (two-sided 95 % intervals).
-const Z95: f64 = 1.959_963_984_540_054;
+mod noise;
+mod rates;
+mod side;
+
+use rates::{Rate, Z95, quantile, rate_text, sorted_finite, wilson};
 
 /// Flags of `calibrate`.
 #[derive(clap::Args, Debug)]
@@ -44,31 +55,71 @@ pub struct CalibrateArgs {
     /// design gets as many runs.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(2..=100_000))]
     pub blocks: u32,
-    /// Base seed of run orders, layout padding and bootstrap.
+    /// Base seed of run orders, layout padding and bootstrap (and of the neighbour's
+    /// schedule with `--noise`).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Seconds of work of the A command (`abba compute --duration`).
-    #[arg(long, default_value_t = 0.050, value_parser = parse_positive)]
-    pub duration: f64,
-    /// Extra milliseconds of work in B, the known difference of the A/B scenario.
-    #[arg(long, default_value_t = 1.0, value_parser = parse_positive)]
-    pub effect_ms: f64,
+    /// Steps per chain of the A command (`abba compute --steps`): fixed work, about
+    /// 48 ms at the default on a quiet 2-core machine.
+    #[arg(long, default_value_t = 40_000_000, value_parser = clap::value_parser!(u64).range(1_000..=1_000_000_000_000))]
+    pub steps: u64,
+    /// The known difference of the A/B scenario: B does this many percent more steps.
+    #[arg(long, default_value_t = 2.0, value_parser = parse_effect_pct)]
+    pub effect_pct: f64,
+    /// Run a seeded noisy neighbour (`cargo xtask neighbour`) for the whole calibration and
+    /// print abba's default beside sequential runs with Welch's t and Mann-Whitney, and
+    /// beside hyperfine when it is on PATH.
+    #[arg(long)]
+    pub noise: bool,
     /// Measure with this `abba` binary instead of building the workspace's in release mode.
     #[arg(long, value_name = "PATH")]
     pub abba: Option<PathBuf>,
 }
 
-fn parse_positive(text: &str) -> std::result::Result<f64, String> {
+fn parse_effect_pct(text: &str) -> std::result::Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("`{text}` is not a positive number")),
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1000.0 => Ok(v),
+        _ => Err(format!("`{text}` is not a percentage in (0, 1000]")),
     }
+}
+
+impl CalibrateArgs {
+    /// Steps of the B command: `--steps` raised by `--effect-pct`, rounded.
+    fn steps_b(&self) -> u64 {
+        (self.steps as f64 * (1.0 + self.effect_pct / 100.0)).round() as u64
+    }
+
+    /// The command line that reproduces this run.
+    fn command_line(&self) -> String {
+        format!(
+            "cargo xtask calibrate{} --reps {} --blocks {} --seed {} --steps {} --effect-pct {}",
+            if self.noise { " --noise" } else { "" },
+            self.reps,
+            self.blocks,
+            self.seed,
+            self.steps,
+            self.effect_pct
+        )
+    }
+}
+
+/// What every calibration needs before it measures: the binary, the output directory,
+/// the two commands, and the number of measured runs per experiment.
+#[derive(Debug, Clone)]
+struct Setup {
+    abba: PathBuf,
+    out_dir: PathBuf,
+    /// The A and the B command lines.
+    cmds: [String; 2],
+    /// Measured runs per experiment (the same for every design).
+    runs: u32,
 }
 
 /// Runs the calibration and prints (and saves) the table.
 ///
 /// Cost: `4 * reps` real experiments of `4 * blocks` runs each, plus `4 * reps` cheap
-/// re-analyses; about 30 s per repetition with the defaults on a 2-core machine.
+/// re-analyses; about 30 s per repetition with the defaults on a 2-core machine (with
+/// `--noise` also `2 * reps` hyperfine runs, and everything is slower under the load).
 ///
 /// # Errors
 /// When abba cannot be built or started, a benchmarked command fails, the two designs
@@ -84,10 +135,19 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
     let out_dir = root.join("target").join("calibrate");
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
 
-    let cmd_a = compute_command(&abba, args.duration)?;
-    let cmd_b = compute_command(&abba, args.duration + args.effect_ms / 1000.0)?;
+    let cmd_a = compute_command(&abba, args.steps)?;
+    let cmd_b = compute_command(&abba, args.steps_b())?;
     let designs = [Design::Abba, Design::Sequential];
     let runs = matched_runs(&abba, &cmd_a, args.blocks, &designs)?;
+    if args.noise {
+        let setup = Setup {
+            abba,
+            out_dir,
+            cmds: [cmd_a, cmd_b],
+            runs,
+        };
+        return noise::run(&setup, args);
+    }
 
     let load_start = load_average();
     let started = Instant::now();
@@ -97,10 +157,7 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
 
     let table = render_table(&cells, runs);
     let facts = render_facts(&cells, args, runs);
-    let command = format!(
-        "cargo xtask calibrate --reps {} --blocks {} --seed {} --duration {} --effect-ms {}",
-        args.reps, args.blocks, args.seed, args.duration, args.effect_ms
-    );
+    let command = args.command_line();
     println!("{table}\n{facts}");
     println!(
         "{} experiments in {elapsed:.0} s ({:.1} min)",
@@ -114,8 +171,16 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
         load_end,
     };
     let report = report(args, &command, runs, &runtime, &format!("{table}\n{facts}"))?;
+    write_report(&out_dir, &format!("{report}{LEGEND}\n"))
+}
+
+/// Writes `OUT_DIR/REPORT.md` and says so.
+///
+/// # Errors
+/// When the file cannot be written.
+fn write_report(out_dir: &Path, text: &str) -> Result<()> {
     let path = out_dir.join("REPORT.md");
-    std::fs::write(&path, report).with_context(|| format!("writing {}", path.display()))?;
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
     eprintln!("wrote {} (raw runs and analyses beside it)", path.display());
     Ok(())
 }
@@ -192,8 +257,8 @@ struct Runtime {
     load_end: Option<f64>,
 }
 
-/// `REPORT.md`: the command, the settings and the machine, `body` (table and facts), and
-/// the legend.
+/// `REPORT.md` without its legend: the command, the settings and the machine, and `body`
+/// (table and facts).
 ///
 /// # Errors
 /// When the report's command lines cannot be written.
@@ -216,8 +281,8 @@ fn report(
         report,
         "A = `{}`, B = `{}`; {} repetitions of each cell, {runs} measured runs per experiment, \
          seeds {}..={}. Runtime {elapsed:.0} s. Cores: {}; 1-minute load {} at the start, {} at the end.\n",
-        compute_command(Path::new("abba"), args.duration)?,
-        compute_command(Path::new("abba"), args.duration + args.effect_ms / 1000.0)?,
+        compute_command(Path::new("abba"), args.steps)?,
+        compute_command(Path::new("abba"), args.steps_b())?,
         args.reps,
         args.seed,
         args.seed.wrapping_add(u64::from(args.reps) - 1),
@@ -226,7 +291,6 @@ fn report(
         load_end.map_or("?".to_owned(), |l| format!("{l:.2}")),
     );
     let _ = writeln!(report, "{body}");
-    let _ = writeln!(report, "{LEGEND}");
     Ok(report)
 }
 
@@ -244,7 +308,7 @@ paired, ratio of medians when not); IQR over the repetitions. CI width: mean wid
 enum Scenario {
     /// The command against itself: no true difference.
     Null,
-    /// The command against one doing `--effect-ms` more work.
+    /// The command against one doing `--effect-pct` percent more steps.
     Shift,
 }
 
@@ -330,6 +394,14 @@ struct Reading {
     baseline_cv: Option<f64>,
     /// Means of baseline and candidate.
     means: Option<[f64; 2]>,
+    /// Medians of baseline and candidate.
+    medians: Option<[f64; 2]>,
+    /// Two-sided p of the Mann-Whitney U test on the pooled runs, as the analysis reports it.
+    mann_whitney_p: Option<f64>,
+    /// The analysis' significance level.
+    alpha: f64,
+    /// What decided the verdict (`verdict_basis`, e.g. `paired-signed-rank:hl-log-ratio`).
+    basis: String,
 }
 
 /// Whether `warning` says the practical-effect gate downgraded `candidate`'s result (a
@@ -386,6 +458,10 @@ fn reading(analysis: &Analysis) -> Result<Reading> {
         gated: analysis.warnings.iter().any(|w| gated(w, &cmp.candidate)),
         baseline_cv,
         means: base.zip(cand).map(|(a, b)| [a.mean, b.mean]),
+        medians: base.zip(cand).map(|(a, b)| [a.median, b.median]),
+        mann_whitney_p: cmp.mann_whitney.as_ref().map(|m| m.p_value),
+        alpha: analysis.alpha,
+        basis: cmp.verdict_basis.to_string(),
     })
 }
 
@@ -428,52 +504,6 @@ impl Tally {
             Scenario::Shift => self.slower,
         }
     }
-}
-
-/// A proportion with its Wilson score interval.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Rate {
-    hits: u32,
-    n: u32,
-    low: f64,
-    high: f64,
-}
-
-/// Wilson's score interval for `hits` successes in `n` trials at normal quantile `z`
-/// (Wilson 1927; the interval R's `prop.test(correct = FALSE)` reports). `None` when
-/// `n == 0` or `hits > n`. Time: O(1).
-fn wilson(hits: u32, n: u32, z: f64) -> Option<Rate> {
-    if n == 0 || hits > n {
-        return None;
-    }
-    let nf = f64::from(n);
-    let p = f64::from(hits) / nf;
-    let z2 = z * z;
-    let denom = 1.0 + z2 / nf;
-    let centre = (p + z2 / (2.0 * nf)) / denom;
-    let half = z / denom * (p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)).sqrt();
-    Some(Rate {
-        hits,
-        n,
-        low: (centre - half).max(0.0),
-        high: (centre + half).min(1.0),
-    })
-}
-
-/// Linear-interpolation quantile (Hyndman–Fan type 7, R's default) of sorted finite
-/// values; `None` when empty. Time: O(1).
-fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
-    let last = sorted.len().checked_sub(1)?;
-    let h = q.clamp(0.0, 1.0) * last as f64;
-    let lo = h.floor() as usize;
-    let hi = (lo + 1).min(last);
-    Some(sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo]))
-}
-
-fn sorted_finite(values: impl Iterator<Item = f64>) -> Vec<f64> {
-    let mut v: Vec<f64> = values.filter(|x| x.is_finite()).collect();
-    v.sort_by(f64::total_cmp);
-    v
 }
 
 /// All repetitions of one (scenario, design) pair.
@@ -541,24 +571,6 @@ impl Cell {
     }
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.0}%", 100.0 * x)
-}
-
-fn rate_text(rate: Option<Rate>) -> String {
-    match rate {
-        Some(r) => format!(
-            "{}/{} = {} [{}, {}]",
-            r.hits,
-            r.n,
-            pct(f64::from(r.hits) / f64::from(r.n)),
-            pct(r.low),
-            pct(r.high)
-        ),
-        None => "-".to_owned(),
-    }
-}
-
 /// The side-by-side table, as GitHub Markdown (also readable on a terminal).
 fn render_table(cells: &[Cell], runs: u32) -> String {
     let header = [
@@ -616,10 +628,10 @@ fn render_facts(cells: &[Cell], args: &CalibrateArgs, runs: u32) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Known difference: B does {} ms more work than A's {} ms; mean(B)/mean(A) over the A/B \
+        "Known difference: B does {}% more steps than A's {}; mean(B)/mean(A) over the A/B \
          experiments: median {}.",
-        args.effect_ms,
-        args.duration * 1000.0,
+        args.effect_pct,
+        args.steps,
         quantile(&shifts, 0.5).map_or("-".to_owned(), |r| format!("{r:.4}"))
     );
     let _ = writeln!(
@@ -633,12 +645,12 @@ fn render_facts(cells: &[Cell], args: &CalibrateArgs, runs: u32) -> String {
     out
 }
 
-/// `abba compute --duration SECONDS --chains 1` as a command line for `abba compare`
+/// `abba compute --steps STEPS --chains 1` as a command line for `abba compare`
 /// ([`crate::run::compute_command`] quotes the path).
-fn compute_command(abba: &Path, seconds: f64) -> Result<String> {
+fn compute_command(abba: &Path, steps: u64) -> Result<String> {
     let args = [
-        "--duration".to_owned(),
-        format!("{seconds:.6}"),
+        "--steps".to_owned(),
+        steps.to_string(),
         "--chains".to_owned(),
         "1".to_owned(),
     ];
@@ -821,7 +833,11 @@ mod tests {
                     ratio: Some(1.02),
                     ratio_ci: Some([1.005, 1.035]),
                     decision: None,
-                    mann_whitney: None,
+                    mann_whitney: Some(bench_stats::model::MannWhitneyReport {
+                        u: 1234.0,
+                        p_value: 0.012,
+                        method: "asymptotic".into(),
+                    }),
                     p_value_adjusted: None,
                     cliffs_delta: None,
                     hodges_lehmann: None,
@@ -847,6 +863,9 @@ mod tests {
         assert!(!r.gated);
         assert_eq!(r.baseline_cv, Some(12.0 / 50.0));
         assert_eq!(r.means, Some([50.0, 51.0]));
+        assert_eq!(r.medians, Some([50.0, 51.0]));
+        assert_eq!(r.mann_whitney_p, Some(0.012));
+        assert_eq!((r.alpha, r.basis.as_str()), (0.05, "mann-whitney"));
     }
 
     #[test]
@@ -943,6 +962,10 @@ mod tests {
             gated,
             baseline_cv: Some(0.2),
             means: Some([1.0, ratio]),
+            medians: Some([1.0, ratio]),
+            mann_whitney_p: None,
+            alpha: 0.05,
+            basis: "mann-whitney".into(),
         }
     }
 
@@ -990,8 +1013,9 @@ mod tests {
             reps: 3,
             blocks: 30,
             seed: 5,
-            duration: 0.05,
-            effect_ms: 1.0,
+            steps: 40_000_000,
+            effect_pct: 2.0,
+            noise: false,
             abba: None,
         };
         let runtime = Runtime {
@@ -1003,8 +1027,8 @@ mod tests {
         assert!(text.starts_with("# abba calibration\n\nCommand: `cargo xtask calibrate`\n"));
         assert!(
             text.contains(
-                "A = `abba compute --duration 0.050000 --chains 1`, \
-                 B = `abba compute --duration 0.051000 --chains 1`; 3 repetitions"
+                "A = `abba compute --steps 40000000 --chains 1`, \
+                 B = `abba compute --steps 40800000 --chains 1`; 3 repetitions"
             ),
             "{text}"
         );
@@ -1040,12 +1064,12 @@ mod tests {
     #[test]
     fn commands_are_quoted_only_when_needed() {
         assert_eq!(
-            compute_command(Path::new("/t/release/abba"), 0.051).unwrap(),
-            "/t/release/abba compute --duration 0.051000 --chains 1"
+            compute_command(Path::new("/t/release/abba"), 40_800_000).unwrap(),
+            "/t/release/abba compute --steps 40800000 --chains 1"
         );
         assert_eq!(
-            compute_command(Path::new("/a b/it's"), 0.05).unwrap(),
-            r"'/a b/it'\''s' compute --duration 0.050000 --chains 1"
+            compute_command(Path::new("/a b/it's"), 7).unwrap(),
+            r"'/a b/it'\''s' compute --steps 7 --chains 1"
         );
     }
 }
