@@ -125,6 +125,17 @@ fn check_finite(a: &Analysis) -> Result<(), ExportError> {
                 for (k, v) in r.reference_block_values.iter().enumerate() {
                     f.num(|| format!("{q}.reference_block_values[{k}]"), *v);
                 }
+                f.opt(|| format!("{q}.reference_own_cv"), r.reference_own_cv);
+                f.opt(|| format!("{q}.approximate_bias"), r.approximate_bias);
+                let sides = [
+                    ("baseline", &r.baseline_reference_values),
+                    ("candidate", &r.candidate_reference_values),
+                ];
+                for (side, values) in sides {
+                    for (k, v) in values.iter().flatten().enumerate() {
+                        f.num(|| format!("{q}.{side}_reference_values[{k}]"), *v);
+                    }
+                }
             }
         }
     }

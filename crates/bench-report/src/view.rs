@@ -2,7 +2,8 @@
 //! strings) so the console and Markdown renderers only lay them out.
 
 use bench_stats::model::{
-    Control, DecisionReport, MannWhitneyReport, OmnibusTest, PairedReport, ReferenceReport,
+    Control, DecisionReport, MannWhitneyReport, OmnibusTest, PairedReport, ReferencePlacement,
+    ReferenceReport,
     ShiftReport, Treatment,
 };
 use bench_stats::{
@@ -385,12 +386,33 @@ fn reference_detail(
                 .map_or_else(|| sym.none.to_owned(), |v| units::percent(v, sym.none))
         ),
     ];
-    if !r.reference_block_values.is_empty() {
+    if let Some(cv) = r.reference_own_cv {
         lines.push(format!(
-            "reference per block ({}): {}",
-            unit_label(&scale),
-            block_numbers(&r.reference_block_values, &scale)
+            "reference's own CV (its two runs of a block): {}; upward bias of the ratio of ratios ~ CV²/blocks = {}",
+            units::percent(cv, sym.none),
+            r.approximate_bias
+                .map_or_else(|| sym.none.to_owned(), |v| units::percent(v, sym.none))
         ));
+    }
+    let per_block = [
+        ("reference per block", Some(&r.reference_block_values)),
+        ("reference beside the baseline", r.baseline_reference_values.as_ref()),
+        ("reference beside the candidate", r.candidate_reference_values.as_ref()),
+    ];
+    for (what, values) in per_block {
+        if let Some(values) = values.filter(|v| !v.is_empty()) {
+            lines.push(format!(
+                "{what} ({}): {}",
+                unit_label(&scale),
+                block_numbers(values, &scale)
+            ));
+        }
+    }
+    if r.placement == Some(ReferencePlacement::OncePerBlock) {
+        lines.push(
+            "the reference ran once per block (an older raw file): each block's ratio of ratios is the plain ratio, so the reference only reweights the blocks"
+                .to_owned(),
+        );
     }
     Detail {
         title: format!("Reference workload, {} vs {}", c.candidate, g.baseline),

@@ -186,13 +186,14 @@ pub(crate) fn practical_gate(candidate: &str, what: &str, value: f64, minimum: f
     .with_remedy(Remedy::DisablePracticalGate)
 }
 
-/// A reference workload noisy enough to bias the ratio of ratios.
-pub(crate) fn noisy_reference(candidate: &str, cv: f64, bias: f64) -> Warning {
+/// A reference workload whose own noise biases the ratio of ratios (`cv` its own
+/// coefficient of variation, `bias` = cv² / blocks; see `paired::reference`).
+pub(crate) fn noisy_reference(candidate: &str, cv: f64, bias: f64, blocks: usize) -> Warning {
     Warning::new(
         WarningCode::NoisyReference,
         Some(candidate),
         format!(
-            "the reference varies by {:.1}% from block to block, enough to bias the ratio of ratios by about {:.2}%; judge it against the block values",
+            "the two reference runs of a block differ by {:.1}% (its own noise), which biases the ratio of ratios upward by about {:.2}% over {blocks} blocks (CV² / blocks); judge it against the block values",
             cv * 100.0,
             bias * 100.0
         ),

@@ -623,8 +623,54 @@ pub struct ReferenceReport {
     pub ci: Option<[f64; 2]>,
     /// Coefficient of variation of the reference's block-level values.
     pub reference_cv: Option<f64>,
-    /// The reference's value in each block, so its bias can be judged.
+    /// The reference's value in each block, so its bias can be judged (beside each run:
+    /// the mean of the two references of the block).
     pub reference_block_values: Vec<f64>,
+    /// Where the reference ran (beyond the v1 contract; absent from older documents).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub placement: Option<ReferencePlacement>,
+    /// Beside each run: the reference's value next to the baseline in each block.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub baseline_reference_values: Option<Vec<f64>>,
+    /// Beside each run: the reference's value next to the candidate in each block.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub candidate_reference_values: Option<Vec<f64>>,
+    /// Beside each run: the reference's own coefficient of variation, from the two
+    /// references of each block (`sd(ln rc - ln rb) / sqrt 2`).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub reference_own_cv: Option<f64>,
+    /// Beside each run: the approximate upward relative bias of `ratio_of_ratios` due to
+    /// the reference, `reference_own_cv² / blocks`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub approximate_bias: Option<f64>,
+}
+
+/// Where a reference workload ran ([`ReferenceReport::placement`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum ReferencePlacement {
+    /// Once per block (raw files of older versions): each block's ratio of ratios is
+    /// the plain ratio; the reference only reweights blocks.
+    OncePerBlock,
+    /// Beside every variant run: each variant is divided by its own reference.
+    BesideEachRun,
 }
 
 /// Between- and within-block variance by one-way random-effects method of moments.

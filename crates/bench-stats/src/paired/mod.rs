@@ -10,5 +10,5 @@ pub use estimators::{
     LARGE_SAMPLE_BLOCKS, PairedAnalysis, PairedConfig, PairedEstimator, block_bootstrap, cohens_d,
     paired_analysis,
 };
-pub use reference::{REFERENCE_BIAS_LIMIT, RatioOfRatios, ratio_of_ratios};
+pub use reference::{REFERENCE_BIAS_LIMIT, RatioOfRatios, ratio_of_ratios, ratio_of_ratios_beside};
 pub use variance::{VarianceComponents, paired_variance_components, variance_components};
