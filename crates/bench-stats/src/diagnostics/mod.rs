@@ -4,5 +4,8 @@
 pub mod carryover;
 pub mod iid;
 
-pub use carryover::{CarryoverConfig, CarryoverFinding, CarryoverReport, CarryoverRun, carryover};
+pub use carryover::{
+    BlockJoin, CarryoverConfig, CarryoverFinding, CarryoverReport, CarryoverRun,
+    DifferentialCarryover, carryover,
+};
 pub use iid::{IidChecks, IidConfig, iid_checks, iid_checks_with};
