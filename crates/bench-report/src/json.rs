@@ -117,6 +117,23 @@ fn check_finite(a: &Analysis) -> Result<(), ExportError> {
                     f.opt(|| format!("{r}.pairing_gain"), v.pairing_gain);
                 }
             }
+            if let Some(k) = &c.carryover {
+                let q = format!("{p}.carryover");
+                let means = [
+                    ("baseline", &k.baseline_position_means),
+                    ("candidate", &k.candidate_position_means),
+                ];
+                for (side, values) in means {
+                    for (i, v) in values.iter().flatten().enumerate() {
+                        f.opt(|| format!("{q}.{side}_position_means[{i}]"), *v);
+                    }
+                }
+                f.opt(|| format!("{q}.position_effect"), k.position_effect);
+                f.opt(|| format!("{q}.position_p"), k.position_p);
+                f.opt(|| format!("{q}.differential"), k.differential);
+                f.opt(|| format!("{q}.version_bias"), k.version_bias);
+                f.opt(|| format!("{q}.differential_p"), k.differential_p);
+            }
             if let Some(r) = &c.reference {
                 let q = format!("{p}.reference");
                 f.num(|| format!("{q}.ratio_of_ratios"), r.ratio_of_ratios);

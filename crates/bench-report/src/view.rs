@@ -1,8 +1,9 @@
 //! Turns an [`Analysis`] into format-neutral text pieces (tables as cells, lines as
 //! strings) so the console and Markdown renderers only lay them out.
 
+use bench_stats::diagnostics::BlockJoin;
 use bench_stats::model::{
-    Control, DecisionReport, MannWhitneyReport, OmnibusTest, PairedReport, ReferencePlacement,
+    CarryoverMethod, CarryoverSummary, Control, DecisionReport, MannWhitneyReport, OmnibusTest, PairedReport, ReferencePlacement,
     ReferenceReport,
     ShiftReport, Treatment,
 };
@@ -338,6 +339,9 @@ fn group(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbols) -> G
         if let Some(r) = &c.reference {
             details.push(reference_detail(a, g, c, r, sym));
         }
+        if let Some(k) = &c.carryover {
+            details.push(carryover_detail(a, g, c, k, sym));
+        }
     }
     let withheld = a
         .warnings
@@ -416,6 +420,68 @@ fn reference_detail(
     }
     Detail {
         title: format!("Reference workload, {} vs {}", c.candidate, g.baseline),
+        blocks: BlockTable::Absent,
+        lines,
+    }
+}
+
+fn carryover_detail(
+    a: &Analysis,
+    g: &GroupAnalysis,
+    c: &Comparison,
+    k: &CarryoverSummary,
+    sym: &Symbols,
+) -> Detail {
+    let value = |v: f64| units::format_in(v, &a.unit, sym.time_unit);
+    let signed = |v: f64| {
+        let s = value(v.abs());
+        if v < 0.0 { format!("-{s}") } else { format!("+{s}") }
+    };
+    let mut lines = Vec::new();
+    let cells = [
+        (&g.baseline, &k.baseline_position_means),
+        (&c.candidate, &k.candidate_position_means),
+    ];
+    for (name, means) in cells {
+        if let Some(means) = means {
+            let shown: Vec<String> = means
+                .iter()
+                .map(|m| m.map_or_else(|| sym.none.to_owned(), value))
+                .collect();
+            lines.push(format!("{name} by block position 1-4: {}", shown.join(" | ")));
+        }
+    }
+    let join = match k.join {
+        BlockJoin::BackToBack => "blocks back to back",
+        _ => "blocks separated by reference runs",
+    };
+    if let (Some(e), Some(p)) = (k.position_effect, k.position_p) {
+        lines.push(format!(
+            "a run right after the other variant: {} ({join}), sign test {}",
+            signed(e),
+            p_clause(Some(p), sym.none)
+        ));
+    }
+    if let (Some(d), Some(p)) = (k.differential, k.differential_p) {
+        let what = match k.method {
+            CarryoverMethod::AbbaBaab => format!(
+                "a {} run right after {} minus the reverse",
+                c.candidate, g.baseline
+            ),
+            _ => format!(
+                "a run right after {} minus right after {}",
+                c.candidate, g.baseline
+            ),
+        };
+        lines.push(format!(
+            "carryover that differs between the versions ({what}): {}, {}; it shifts the difference by {}",
+            signed(d),
+            p_clause(Some(p), sym.none),
+            k.version_bias.map_or_else(|| sym.none.to_owned(), signed)
+        ));
+    }
+    Detail {
+        title: format!("Carryover, {} vs {}", c.candidate, g.baseline),
         blocks: BlockTable::Absent,
         lines,
     }

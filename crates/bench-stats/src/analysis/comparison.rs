@@ -142,6 +142,7 @@ pub(crate) fn build_comparison(
         hodges_lehmann: hl,
         paired,
         reference,
+        carryover: None,
         custom_test: custom_test_report(basis, pw),
     }
 }
