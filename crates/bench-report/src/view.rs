@@ -3,9 +3,8 @@
 
 use bench_stats::diagnostics::BlockJoin;
 use bench_stats::model::{
-    CarryoverMethod, CarryoverSummary, Control, DecisionReport, MannWhitneyReport, OmnibusTest, PairedReport, ReferencePlacement,
-    ReferenceReport,
-    ShiftReport, Treatment,
+    CarryoverMethod, CarryoverSummary, Control, DecisionReport, MannWhitneyReport, OmnibusTest,
+    PairedReport, ReferencePlacement, ReferenceReport, ShiftReport, Treatment,
 };
 use bench_stats::{
     Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Quantity, Verdict,
@@ -400,8 +399,14 @@ fn reference_detail(
     }
     let per_block = [
         ("reference per block", Some(&r.reference_block_values)),
-        ("reference beside the baseline", r.baseline_reference_values.as_ref()),
-        ("reference beside the candidate", r.candidate_reference_values.as_ref()),
+        (
+            "reference beside the baseline",
+            r.baseline_reference_values.as_ref(),
+        ),
+        (
+            "reference beside the candidate",
+            r.candidate_reference_values.as_ref(),
+        ),
     ];
     for (what, values) in per_block {
         if let Some(values) = values.filter(|v| !v.is_empty()) {
@@ -435,7 +440,11 @@ fn carryover_detail(
     let value = |v: f64| units::format_in(v, &a.unit, sym.time_unit);
     let signed = |v: f64| {
         let s = value(v.abs());
-        if v < 0.0 { format!("-{s}") } else { format!("+{s}") }
+        if v < 0.0 {
+            format!("-{s}")
+        } else {
+            format!("+{s}")
+        }
     };
     let mut lines = Vec::new();
     let cells = [
@@ -448,7 +457,10 @@ fn carryover_detail(
                 .iter()
                 .map(|m| m.map_or_else(|| sym.none.to_owned(), value))
                 .collect();
-            lines.push(format!("{name} by block position 1-4: {}", shown.join(" | ")));
+            lines.push(format!(
+                "{name} by block position 1-4: {}",
+                shown.join(" | ")
+            ));
         }
     }
     let join = match k.join {
@@ -457,7 +469,7 @@ fn carryover_detail(
     };
     if let (Some(e), Some(p)) = (k.position_effect, k.position_p) {
         lines.push(format!(
-            "a run right after the other variant: {} ({join}), sign test {}",
+            "a run right after the other variant: {} ({join}), sign test p {}",
             signed(e),
             p_clause(Some(p), sym.none)
         ));
@@ -474,7 +486,7 @@ fn carryover_detail(
             ),
         };
         lines.push(format!(
-            "carryover that differs between the versions ({what}): {}, {}; it shifts the difference by {}",
+            "carryover that differs between the versions ({what}): {}, p {}; it shifts the difference by {}",
             signed(d),
             p_clause(Some(p), sym.none),
             k.version_bias.map_or_else(|| sym.none.to_owned(), signed)

@@ -375,10 +375,7 @@ fn block_with_reference(
             let flip = reference_flip(design, k, b);
             out = Vec::with_capacity(2 * order.len());
             for (slot, &v) in order.iter().enumerate() {
-                let pair = [
-                    (Target::Reference, Some(v)),
-                    (Target::Variant(v), None),
-                ];
+                let pair = [(Target::Reference, Some(v)), (Target::Variant(v), None)];
                 if (slot + flip) % 2 == 0 {
                     out.extend(pair);
                 } else {
@@ -605,7 +602,11 @@ mod tests {
             for v in ["0", "1"] {
                 let r = format!("R:{v}");
                 let at = |x: &str| -> Vec<usize> {
-                    l.iter().enumerate().filter(|(_, y)| *y == x).map(|(i, _)| i).collect()
+                    l.iter()
+                        .enumerate()
+                        .filter(|(_, y)| *y == x)
+                        .map(|(i, _)| i)
+                        .collect()
                 };
                 let (runs, refs) = (at(v), at(&r));
                 assert_eq!(runs.iter().sum::<usize>(), refs.iter().sum::<usize>());

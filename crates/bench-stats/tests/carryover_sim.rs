@@ -87,7 +87,11 @@ fn mean_se(v: &[f64]) -> (f64, f64) {
 /// `mean(B) - mean(A)` over the session: what the version difference reads.
 fn version_difference(runs: &[CarryoverRun]) -> f64 {
     let m = |v: usize| {
-        let x: Vec<f64> = runs.iter().filter(|r| r.variant == v).map(|r| r.value).collect();
+        let x: Vec<f64> = runs
+            .iter()
+            .filter(|r| r.variant == v)
+            .map(|r| r.value)
+            .collect();
         x.iter().sum::<f64>() / x.len() as f64
     };
     m(1) - m(0)
@@ -100,7 +104,9 @@ fn back_to_back_contrast_sees_three_quarters_and_the_diagnostic_corrects_it() {
         join: BlockJoin::Separated,
         ..back
     };
-    println!("\nsymmetric carryover, two variants, {BLOCKS} ABBA blocks back to back, {SESSIONS} sessions");
+    println!(
+        "\nsymmetric carryover, two variants, {BLOCKS} ABBA blocks back to back, {SESSIONS} sessions"
+    );
     println!("carry | mean contrast | estimate (back-to-back) | read as separated | fires");
     let mut rows = Vec::new();
     for c in [0.0, 1.0, 2.0, 4.0] {
@@ -122,7 +128,10 @@ fn back_to_back_contrast_sees_three_quarters_and_the_diagnostic_corrects_it() {
     for &(c, e, se, k, rate) in &rows {
         // Unbiased for the carryover; the uncorrected contrast reads 3/4 of it.
         assert!((e - c).abs() < 4.0 * se, "carry {c}: estimate {e} +- {se}");
-        assert!((k - 0.75 * c).abs() < 4.0 * 0.75 * se, "carry {c}: contrast {k}");
+        assert!(
+            (k - 0.75 * c).abs() < 4.0 * 0.75 * se,
+            "carry {c}: contrast {k}"
+        );
         if c == 0.0 {
             assert!(rate <= bound(SESSIONS), "false alarms {rate}");
         }
@@ -132,7 +141,9 @@ fn back_to_back_contrast_sees_three_quarters_and_the_diagnostic_corrects_it() {
 
 #[test]
 fn differential_carryover_from_abba_against_baab() {
-    println!("\ncarryover that differs between versions: l_A = 1, l_B = 1 + d; two variants, {BLOCKS} blocks back to back, {SESSIONS} sessions");
+    println!(
+        "\ncarryover that differs between versions: l_A = 1, l_B = 1 + d; two variants, {BLOCKS} blocks back to back, {SESSIONS} sessions"
+    );
     println!("    d | estimate of d (SE) | bias of B - A: estimated | simulated | detected");
     let mut rows = Vec::new();
     for d in [0.0, 2.0, 4.0, 8.0] {
@@ -158,7 +169,10 @@ fn differential_carryover_from_abba_against_baab() {
         // The bias of the version difference is 3/4 of d back to back, and the diagnostic
         // reads it (within the same Monte Carlo margin, scaled).
         assert!((b - 0.75 * d).abs() < 4.0 * 0.75 * se, "d {d}: bias {b}");
-        assert!((v - 0.75 * d).abs() < 4.0 * 0.75 * se + 0.3, "d {d}: simulated {v}");
+        assert!(
+            (v - 0.75 * d).abs() < 4.0 * 0.75 * se + 0.3,
+            "d {d}: simulated {v}"
+        );
     }
     assert!(rows[0].5 <= bound(SESSIONS), "false alarms {}", rows[0].5);
     // Differential carryover is hard to see: its contrast is a difference of two halves of
@@ -182,8 +196,12 @@ fn williams3() -> Vec<Vec<usize>> {
 
 #[test]
 fn residual_carryover_of_three_variants_per_candidate() {
-    println!("\nresidual carryover, 3 variants in Williams blocks back to back, {BLOCKS} blocks, {SESSIONS} sessions");
-    println!("rho (A, B, C) | candidate | estimate (SE) | true | bias of C - A: est. | simulated | detected");
+    println!(
+        "\nresidual carryover, 3 variants in Williams blocks back to back, {BLOCKS} blocks, {SESSIONS} sessions"
+    );
+    println!(
+        "rho (A, B, C) | candidate | estimate (SE) | true | bias of C - A: est. | simulated | detected"
+    );
     let cases: [([f64; 3], f64); 4] = [
         ([0.0, 0.0, 0.0], 0.0),
         ([2.0, 2.0, 2.0], 0.0),
@@ -199,7 +217,11 @@ fn residual_carryover_of_three_variants_per_candidate() {
             est.push(r.estimate);
             bias.push(r.version_bias);
             let m = |v: usize| {
-                let x: Vec<f64> = runs.iter().filter(|r| r.variant == v).map(|r| r.value).collect();
+                let x: Vec<f64> = runs
+                    .iter()
+                    .filter(|r| r.variant == v)
+                    .map(|r| r.value)
+                    .collect();
                 x.iter().sum::<f64>() / x.len() as f64
             };
             seen.push(m(2) - m(0));
@@ -214,11 +236,18 @@ fn residual_carryover_of_three_variants_per_candidate() {
         );
         assert!((e - truth).abs() < 4.0 * se, "{rho:?}: {e} +- {se}");
         // The diagnostic's bias estimate matches the bias the version difference shows.
-        assert!((v - b).abs() < 4.0 * se + 0.3, "{rho:?}: simulated bias {v}, estimated {b}");
+        assert!(
+            (v - b).abs() < 4.0 * se + 0.3,
+            "{rho:?}: simulated bias {v}, estimated {b}"
+        );
         rates.push(rate);
     }
     assert!(rates[0] <= bound(SESSIONS), "false alarms {}", rates[0]);
-    assert!(rates[1] <= bound(SESSIONS), "false alarms, equal carryover {}", rates[1]);
+    assert!(
+        rates[1] <= bound(SESSIONS),
+        "false alarms, equal carryover {}",
+        rates[1]
+    );
     assert!(rates[3] >= 0.7, "rho_C = 8 found in {}", rates[3]);
     assert!(rates[2] < rates[3]);
 }

@@ -86,7 +86,11 @@ impl Level {
 /// The run order of block `k`: `Some(v)` a variant, `None` a reference beside variant
 /// `beside` (the `usize` of the pair).
 fn order(layout: Layout, k: u32, rng: &mut Xoshiro256PlusPlus) -> Vec<(Option<usize>, usize)> {
-    let abba: [usize; 4] = if k % 2 == 0 { [0, 1, 1, 0] } else { [1, 0, 0, 1] };
+    let abba: [usize; 4] = if k % 2 == 0 {
+        [0, 1, 1, 0]
+    } else {
+        [1, 0, 0, 1]
+    };
     let mut out: Vec<(Option<usize>, usize)> = Vec::new();
     match layout {
         Layout::None | Layout::Sequential => out.extend(abba.iter().map(|&v| (Some(v), v))),
@@ -173,7 +177,11 @@ fn sequential(m: &Machine, beside: bool, blocks: u32, effect: f64, seed: u64) ->
                             v[0] += 100.0 * e * l * (m.sigma * normal(rng)).exp() / 2.0;
                         }
                     };
-                    let pair = if slot % 2 == 0 { [true, false] } else { [false, true] };
+                    let pair = if slot % 2 == 0 {
+                        [true, false]
+                    } else {
+                        [false, true]
+                    };
                     for r in pair.into_iter().filter(|&r| beside || !r) {
                         run(r, rng);
                     }
@@ -324,14 +332,41 @@ fn spread_table(m: &Machine, blocks: u32, sessions: u64, seed: u64) -> Vec<Row> 
     type Est = fn(&[Block]) -> f64;
     let cases: [(&'static str, Layout, u32, Est); 9] = [
         ("B/A means, no reference", Layout::None, blocks, plain),
-        ("B/A means, no ref, same runs", Layout::None, 2 * blocks, plain),
-        ("HL log B/A (default), no ref", Layout::None, blocks, |b| hl(b, false)),
-        ("HL log B/A, no ref, same runs", Layout::None, 2 * blocks, |b| hl(b, false)),
+        (
+            "B/A means, no ref, same runs",
+            Layout::None,
+            2 * blocks,
+            plain,
+        ),
+        ("HL log B/A (default), no ref", Layout::None, blocks, |b| {
+            hl(b, false)
+        }),
+        (
+            "HL log B/A, no ref, same runs",
+            Layout::None,
+            2 * blocks,
+            |b| hl(b, false),
+        ),
         ("once per block (old)", Layout::OncePerBlock, blocks, ror),
         ("ratio of ratios, beside", Layout::Beside, blocks, ror),
-        ("HL log ratio of ratios, beside", Layout::Beside, blocks, |b| hl(b, true)),
-        ("sequential B/A means, no ref", Layout::Sequential, blocks, plain),
-        ("sequential ratio of ratios", Layout::SequentialBeside, blocks, ror),
+        (
+            "HL log ratio of ratios, beside",
+            Layout::Beside,
+            blocks,
+            |b| hl(b, true),
+        ),
+        (
+            "sequential B/A means, no ref",
+            Layout::Sequential,
+            blocks,
+            plain,
+        ),
+        (
+            "sequential ratio of ratios",
+            Layout::SequentialBeside,
+            blocks,
+            ror,
+        ),
     ];
     cases
         .iter()
@@ -357,7 +392,10 @@ fn spread_table(m: &Machine, blocks: u32, sessions: u64, seed: u64) -> Vec<Row> 
 
 fn print_table(title: &str, rows: &[Row]) {
     println!("\n{title}");
-    println!("{:<32} | runs | SD of ln(estimate) | mean ln(estimate)", "estimator");
+    println!(
+        "{:<32} | runs | SD of ln(estimate) | mean ln(estimate)",
+        "estimator"
+    );
     for r in rows {
         println!(
             "{:<32} | {:>4} | {:>18.4} | {:>+17.5}",
@@ -367,7 +405,9 @@ fn print_table(title: &str, rows: &[Row]) {
 }
 
 fn sd_of(rows: &[Row], name: &str) -> f64 {
-    rows.iter().find(|r| r.name == name).map_or(f64::NAN, |r| r.sd)
+    rows.iter()
+        .find(|r| r.name == name)
+        .map_or(f64::NAN, |r| r.sd)
 }
 
 /// Slow load phases (20-80 runs, 1-4 s of a 50 ms command) against a quiet machine and
@@ -396,7 +436,10 @@ fn reference_beside_each_run_against_load_phases() {
     let q = spread_table(&quiet, BLOCKS, SESSIONS, 5_000_000);
     print_table("quiet machine (2% run noise), 15 blocks, A/A", &q);
     let s = spread_table(&slow, BLOCKS, SESSIONS, 6_000_000);
-    print_table("slow load phases (20-80 runs at x1.00/1.05/1.35/1.70), 15 blocks, A/A", &s);
+    print_table(
+        "slow load phases (20-80 runs at x1.00/1.05/1.35/1.70), 15 blocks, A/A",
+        &s,
+    );
     let f = spread_table(&fast, BLOCKS, SESSIONS, 7_000_000);
     print_table("fast load phases (2-6 runs), 15 blocks, A/A", &f);
 
@@ -415,9 +458,12 @@ fn reference_beside_each_run_against_load_phases() {
     // and its robust (HL) form worse than the default at the same blocks.
     for t in [&s, &f] {
         let ratio = sd_of(t, beside) / sd_of(t, plain_same_runs);
-        assert!(ratio > 1.0 + margin, "{beside} / {plain_same_runs} = {ratio}");
-        let robust = sd_of(t, "HL log ratio of ratios, beside")
-            / sd_of(t, "HL log B/A (default), no ref");
+        assert!(
+            ratio > 1.0 + margin,
+            "{beside} / {plain_same_runs} = {ratio}"
+        );
+        let robust =
+            sd_of(t, "HL log ratio of ratios, beside") / sd_of(t, "HL log B/A (default), no ref");
         assert!(robust > 1.0 + margin, "HL: {robust}");
     }
     // What the reference is for: runs that are not interleaved. Sequential sessions under

@@ -571,7 +571,8 @@ impl<'a> Gathered<'a> {
         if r.is_reference {
             match &r.beside {
                 Some(variant) if pairing == Pairing::Paired => {
-                    self.beside.push(ReferenceRun::new(variant.clone(), r.block, v));
+                    self.beside
+                        .push(ReferenceRun::new(variant.clone(), r.block, v));
                 }
                 _ => self.reference.push((r.block, v)),
             }

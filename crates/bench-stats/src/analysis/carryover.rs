@@ -69,7 +69,13 @@ pub(crate) fn attach(
                 differential_p: Some(r.p_value),
             });
             if r.detected {
-                warnings.push(differential_warning(&c.candidate, r.estimate, r.version_bias, r.p_value, "run right after it reads"));
+                warnings.push(differential_warning(
+                    &c.candidate,
+                    r.estimate,
+                    r.version_bias,
+                    r.p_value,
+                    "run right after it reads",
+                ));
             }
         }
     }
@@ -87,7 +93,10 @@ fn runs_by_position(
         for o in &s.observations {
             if let (Some(b), Some(p)) = (o.block, o.position) {
                 if table.ids.binary_search(&b).is_ok() {
-                    by_block.entry(b).or_default().push((p, variant(m), o.value));
+                    by_block
+                        .entry(b)
+                        .or_default()
+                        .push((p, variant(m), o.value));
                 }
             }
         }

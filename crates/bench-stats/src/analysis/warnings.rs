@@ -2,7 +2,6 @@
 //! series, dropped blocks, unpaired designs, and ABBA carryover. Facts only: a front end
 //! words the remedies in its own terms.
 
-
 use crate::analysis::blocks::BlockTable;
 use crate::descriptive::Sample;
 use crate::diagnostics::iid::iid_checks;

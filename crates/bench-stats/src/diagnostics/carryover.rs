@@ -328,7 +328,11 @@ pub fn carryover(
 
 /// The ABBA-against-BAAB comparison of the contrasts `k` (`first[i]` the variant at
 /// position 0 of block `i`).
-fn differential(k: &[f64], first: &[usize], config: &CarryoverConfig) -> Option<DifferentialCarryover> {
+fn differential(
+    k: &[f64],
+    first: &[usize],
+    config: &CarryoverConfig,
+) -> Option<DifferentialCarryover> {
     let of = |v: usize| -> Vec<f64> {
         k.iter()
             .zip(first)

@@ -80,10 +80,18 @@ pub fn residual_carryover(
         })
     };
     if k < 3 {
-        return invalid("variants", k as f64, "needs 3 or more (two: use `carryover`)");
+        return invalid(
+            "variants",
+            k as f64,
+            "needs 3 or more (two: use `carryover`)",
+        );
     }
     if baseline >= k || candidate >= k || baseline == candidate {
-        return invalid("candidate", candidate as f64, "two different variants below k");
+        return invalid(
+            "candidate",
+            candidate as f64,
+            "two different variants below k",
+        );
     }
     if !(alpha > 0.0 && alpha < 1.0) {
         return invalid("alpha", alpha, "must be strictly between 0 and 1");
@@ -103,12 +111,14 @@ pub fn residual_carryover(
     } else {
         1.0
     };
-    let followers = |u: usize| {
-        rows.iter()
-            .filter(|r| r.predecessor == Some(u))
-            .count()
-    };
-    let version_bias = version_bias(&rows, &fit.coefficients[2 * (k - 1)..], k, baseline, candidate);
+    let followers = |u: usize| rows.iter().filter(|r| r.predecessor == Some(u)).count();
+    let version_bias = version_bias(
+        &rows,
+        &fit.coefficients[2 * (k - 1)..],
+        k,
+        baseline,
+        candidate,
+    );
     Ok(ResidualCarryover {
         estimate,
         version_bias,
@@ -302,7 +312,10 @@ fn complete_blocks(
     for (id, mut block) in by_block {
         block.sort_by_key(|r| r.position);
         let mut seen = vec![false; k];
-        let once = block.len() == k && block.iter().all(|r| !std::mem::replace(&mut seen[r.variant], true));
+        let once = block.len() == k
+            && block
+                .iter()
+                .all(|r| !std::mem::replace(&mut seen[r.variant], true));
         if once {
             out.insert(id, block.iter().map(|r| (r.variant, r.value)).collect());
         }
@@ -330,7 +343,9 @@ mod tests {
         for b in 0..blocks {
             for (p, &v) in ROWS[b as usize % 6].iter().enumerate() {
                 let wiggle = ((b * 7 + p as u32 * 3) % 5) as f64 * 0.01;
-                let value = 10.0 * (v + 1) as f64 + f64::from(b) * 0.1 + wiggle
+                let value = 10.0 * (v + 1) as f64
+                    + f64::from(b) * 0.1
+                    + wiggle
                     + prev.map_or(0.0, |u| rho[u]);
                 out.push(CarryoverRun {
                     variant: v,
@@ -351,8 +366,8 @@ mod tests {
         assert!((c.estimate - 2.0).abs() < 0.01, "{c:?}");
         assert!(c.detected);
         assert!(c.version_bias < -0.5 && c.version_bias > -c.estimate / 2.0 - 1e-9);
-        let none = residual_carryover(&runs([1.0; 3], 36), 3, 0, 2, BlockJoin::BackToBack, 0.05)
-            .unwrap();
+        let none =
+            residual_carryover(&runs([1.0; 3], 36), 3, 0, 2, BlockJoin::BackToBack, 0.05).unwrap();
         assert!(none.estimate.abs() < 0.01, "{none:?}");
     }
 

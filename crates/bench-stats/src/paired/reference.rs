@@ -87,9 +87,7 @@ impl RatioOfRatios {
     /// The analysis model's [`ReferenceReport`].
     pub fn to_report(&self) -> ReferenceReport {
         let beside = self.placement == ReferencePlacement::BesideEachRun;
-        let column = |k: usize| {
-            beside.then(|| self.reference_pairs.iter().map(|p| p[k]).collect())
-        };
+        let column = |k: usize| beside.then(|| self.reference_pairs.iter().map(|p| p[k]).collect());
         ReferenceReport {
             ratio_of_ratios: self.estimate,
             ci: self.interval.as_ref().ok().map(BootstrapInterval::bounds),
@@ -331,10 +329,13 @@ mod tests {
         let rb = s(&[1.0, e, 1.0, e]);
         let rc = s(&[e, 1.0, e, 1.0]);
         let flat = s(&[2.0; 4]);
-        let r = ratio_of_ratios_beside(&flat, &flat, &rb, &rc, &BootstrapConfig::default())
-            .unwrap();
+        let r =
+            ratio_of_ratios_beside(&flat, &flat, &rb, &rc, &BootstrapConfig::default()).unwrap();
         let cv = r.reference_own_cv.unwrap();
-        assert!((cv - 0.115_470_053_837_925 / 2f64.sqrt()).abs() < 1e-12, "{cv}");
+        assert!(
+            (cv - 0.115_470_053_837_925 / 2f64.sqrt()).abs() < 1e-12,
+            "{cv}"
+        );
         assert!((r.approximate_bias.unwrap() - cv * cv / 4.0).abs() < 1e-15);
         assert!(r.noisy); // 0.0033 / 4 blocks > 0.001
         let rep = r.to_report();
