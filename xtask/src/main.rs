@@ -9,6 +9,7 @@
 
 mod appendix;
 mod calibrate;
+mod replay;
 mod run;
 mod scipy_timing;
 mod sweep;
@@ -45,6 +46,10 @@ enum Task {
     /// `--design sequential`, same number of runs): false-positive and detection rates
     /// side by side, written to `target/calibrate/REPORT.md`.
     Calibrate(calibrate::CalibrateArgs),
+    /// Score every paired estimator on the real recordings under fixtures/recordings/
+    /// (A/A and known effects, quiet and under the noisy neighbour), cut into disjoint
+    /// windows of 8, 15, 30 and 60 blocks: false positives, power and bias.
+    Replay(replay::ReplayArgs),
 }
 
 /// Flags of `reproduce-appendix`.
@@ -89,6 +94,7 @@ fn main() -> Result<()> {
         Task::ChainSweep(a) => sweep::run(&root, &a.config()?),
         Task::ScipyTiming => scipy_timing::run(&root),
         Task::Calibrate(a) => calibrate::run(&root, &a),
+        Task::Replay(a) => replay::run(&root, &a),
     }
 }
 

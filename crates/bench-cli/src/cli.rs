@@ -7,9 +7,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 
 use crate::compute::ComputeArgs;
 use crate::parse::{
-    parse_duration_with_unit, parse_fraction, parse_margin, parse_percent, parse_practical,
+    parse_duration_with_unit, parse_estimator, parse_fraction, parse_margin, parse_percent,
+    parse_practical,
 };
-use bench_stats::PracticalRule;
+use bench_stats::{PairedEstimator, PracticalRule};
 
 const ABOUT: &str =
     "Paired, blocked, layout-randomized benchmark comparisons with honest statistics.";
@@ -153,6 +154,15 @@ pub struct AnalysisArgs {
     /// for unpaired data).
     #[arg(long, default_value = "auto", value_name = "RULE", value_parser = parse_practical)]
     pub practical: PracticalRule,
+    /// The estimator that decides a two-variant comparison of blocked data (default
+    /// hl-min-log-ratio, chosen by the calibration in the README's Trust section):
+    /// hl-min-log-ratio (each variant's fastest run per block, Hodges-Lehmann of the block
+    /// log-ratios, signed-rank test), hl-median-log-ratio (the median run per block),
+    /// hl-log-ratio (the block mean), pooled-median-ratio (each variant's median over all
+    /// runs, block bootstrap), median-log-ratio, ratio-of-means, mean-difference (block
+    /// bootstrap of block means). The JSON names the one used (`paired_estimator`).
+    #[arg(long, value_name = "NAME", value_parser = parse_estimator)]
+    pub estimator: Option<PairedEstimator>,
     /// Compare across classes in one table instead of per class.
     #[arg(long)]
     pub cross_class: bool,

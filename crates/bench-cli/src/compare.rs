@@ -37,6 +37,9 @@ pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<Analysi
         } else {
             Grouping::PerClass
         },
+        paired_estimator: args
+            .estimator
+            .unwrap_or(AnalysisConfig::default().paired_estimator),
         ..AnalysisConfig::default()
     };
     config.validate().map_err(|e| usage(format!("--{e}")))?;
@@ -707,6 +710,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             min_practical_effect: 0.147,
             equivalence_margin: 0.01,
             practical: PracticalRule::Auto,
+            estimator: None,
             cross_class: false,
             json: false,
             export_json: None,

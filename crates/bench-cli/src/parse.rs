@@ -94,6 +94,20 @@ pub fn parse_practical(text: &str) -> Result<bench_stats::PracticalRule, String>
         .map_err(|_| format!("`{text}`: expected auto, ratio, cliff or cliff:X with X in [0, 1]"))
 }
 
+/// Parses `--estimator`: one of [`bench_stats::PairedEstimator::ALL`] by name.
+pub fn parse_estimator(text: &str) -> Result<bench_stats::PairedEstimator, String> {
+    bench_stats::PairedEstimator::from_name(text.trim()).ok_or_else(|| {
+        let names: Vec<&str> = bench_stats::PairedEstimator::ALL
+            .iter()
+            .map(|e| e.as_str())
+            .collect();
+        format!(
+            "`{text}` is not an estimator; expected one of: {}",
+            names.join(", ")
+        )
+    })
+}
+
 /// Parses a probability strictly between 0 and 1 (`0.05`, or `5%`).
 pub fn parse_fraction(text: &str) -> Result<f64, String> {
     let value = parse_percent(text)?;
@@ -106,6 +120,18 @@ pub fn parse_fraction(text: &str) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_estimator_parses_and_a_typo_lists_them() {
+        for e in bench_stats::PairedEstimator::ALL {
+            assert_eq!(parse_estimator(e.as_str()), Ok(e));
+        }
+        let err = parse_estimator("hl-mni-log-ratio").unwrap_err();
+        assert!(
+            err.contains("hl-min-log-ratio") && err.contains("pooled-median-ratio"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn durations_in_every_unit() {

@@ -701,9 +701,9 @@ fn mean_sd(
 /// differences when the verdict estimator is robust, i.e. median- or HL-based, else the
 /// mean difference), otherwise the two-sample Hodges-Lehmann shift.
 fn shift_cell(a: &Analysis, c: &Comparison, sym: &Symbols) -> String {
-    let median_based = matches!(
+    let median_based = !matches!(
         a.paired_estimator,
-        Some(PairedEstimator::MedianLogRatio | PairedEstimator::HodgesLehmannLogRatio)
+        None | Some(PairedEstimator::MeanDifference | PairedEstimator::RatioOfMeans)
     );
     let hl = |s: &ShiftReport| {
         let ci = s.ci_low.zip(s.ci_high).map(|(lo, hi)| [lo, hi]);
@@ -737,6 +737,9 @@ fn deciding_estimator(a: &Analysis, c: &Comparison) -> String {
     }
     match a.paired_estimator {
         Some(PairedEstimator::HodgesLehmannLogRatio) => "HL of block log-ratios",
+        Some(PairedEstimator::HodgesLehmannMinLogRatio) => "HL of block-minimum log-ratios",
+        Some(PairedEstimator::HodgesLehmannMedianLogRatio) => "HL of block-median log-ratios",
+        Some(PairedEstimator::PooledMedianRatio) => "ratio of pooled medians",
         Some(PairedEstimator::MedianLogRatio) => "median block log-ratio",
         Some(PairedEstimator::RatioOfMeans | PairedEstimator::MeanDifference) => {
             "ratio of block means"
@@ -991,6 +994,15 @@ fn paired_detail(
         match estimator {
             PairedEstimator::HodgesLehmannLogRatio => {
                 "median of the pairwise averages of the per-block log-ratios, signed-rank interval: one bursty block cannot move it"
+            }
+            PairedEstimator::HodgesLehmannMinLogRatio => {
+                "each variant's fastest run per block, then the median of the pairwise averages of the per-block log-ratios, signed-rank interval: a slowed run does not move its block"
+            }
+            PairedEstimator::HodgesLehmannMedianLogRatio => {
+                "each variant's median run per block, then the median of the pairwise averages of the per-block log-ratios, signed-rank interval"
+            }
+            PairedEstimator::PooledMedianRatio => {
+                "each variant's median over all its runs, interval from resampling whole blocks"
             }
             PairedEstimator::MedianLogRatio => "the middle block's log-ratio, bootstrap interval",
             _ => "block means, block-bootstrap interval",

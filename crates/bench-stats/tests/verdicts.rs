@@ -69,7 +69,7 @@ fn the_p_printed_is_the_p_that_decided() {
     let c = only(&paired(&A12, &times_exp(&A12, &d)), &with_alpha(0.05));
     let p = c.decision.as_ref().unwrap().p_value.unwrap();
     // scipy.stats.wilcoxon(log(B / A)).pvalue = 0.04248046875.
-    assert!((p - 0.04248046875).abs() < 1e-12);
+    assert!((p - 0.04248046875).abs() < 1e-12, "{p}");
     assert_eq!(c.verdict, Verdict::Significant, "p < alpha decides");
     let strict = only(&paired(&A12, &times_exp(&A12, &d)), &with_alpha(0.04));
     assert_eq!(strict.verdict, Verdict::NotSignificant, "p > alpha decides");

@@ -71,7 +71,7 @@ pub(crate) fn build_comparison(
     );
     let (verdict, downgraded) = practical_gate(rule, pw, &cliff, name, warnings);
     let equivalence = match input.paired {
-        Some(pa) => paired_equivalence(&pa.block_values, config),
+        Some(pa) => paired_equivalence(pa.decision_blocks(), config),
         None => unpaired_equivalence(base, cand, config),
     };
     let direction = direction(ratio, input.paired, hl.as_ref());
@@ -154,9 +154,8 @@ fn headline_ratio(input: &CandidateInput<'_>) -> (Option<f64>, Option<[f64; 2]>)
     match input.paired {
         Some(pa) => {
             let (point, ci) = match config.paired_estimator {
-                PairedEstimator::MedianLogRatio => (pa.median_ratio, &pa.median_ratio_ci),
-                PairedEstimator::HodgesLehmannLogRatio => (pa.hl_ratio, &pa.hl_ratio_ci),
-                _ => (pa.ratio, &pa.ratio_ci),
+                PairedEstimator::MeanDifference => (pa.ratio, &pa.ratio_ci),
+                _ => pa.primary(),
             };
             (point, interval_bounds(ci))
         }
@@ -247,8 +246,9 @@ fn direction(
 fn deciding_test(basis: &VerdictBasis, paired: Option<&PairedAnalysis>) -> (String, &'static str) {
     let scale = || {
         paired.map_or("runs", |pa| {
-            let base: Vec<f64> = pa.block_values.iter().map(|v| v[0]).collect();
-            let cand: Vec<f64> = pa.block_values.iter().map(|v| v[1]).collect();
+            let blocks = pa.decision_blocks();
+            let base: Vec<f64> = blocks.iter().map(|v| v[0]).collect();
+            let cand: Vec<f64> = blocks.iter().map(|v| v[1]).collect();
             paired_scale(&base, &cand).1
         })
     };
@@ -261,6 +261,7 @@ fn deciding_test(basis: &VerdictBasis, paired: Option<&PairedAnalysis>) -> (Stri
             match e {
                 PairedEstimator::MeanDifference => "block-differences",
                 PairedEstimator::RatioOfMeans => "block-means",
+                PairedEstimator::PooledMedianRatio => "runs-in-blocks",
                 _ => "block-log-ratios",
             },
         ),

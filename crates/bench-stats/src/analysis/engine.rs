@@ -21,7 +21,7 @@ use crate::model::dataset::{Dataset, Quantity, Series};
 use crate::model::report::{
     ANALYSIS_SCHEMA, Analysis, BenchmarkSummary, GroupAnalysis, VerdictBasis, Warning, WarningCode,
 };
-use crate::paired::estimators::{PairedAnalysis, PairedConfig, paired_analysis};
+use crate::paired::estimators::{PairedAnalysis, PairedConfig, paired_analysis_of_runs};
 use crate::resample::bootstrap::BootstrapConfig;
 
 /// Analyzes `data` with abba's built-in tests.
@@ -274,13 +274,10 @@ fn paired_analyses(
         },
         estimator: config.paired_estimator,
     };
-    let column = |g: usize| Sample::from_vec(t.means.iter().map(|row| row[g]).collect()).ok();
-    let Some(base) = column(baseline) else {
-        return paired;
-    };
+    let base = &t.replicates[baseline];
     for (i, slot) in paired.iter_mut().enumerate() {
         if i != baseline {
-            *slot = column(i).and_then(|c| paired_analysis(&base, &c, &paired_config).ok());
+            *slot = paired_analysis_of_runs(base, &t.replicates[i], &paired_config).ok();
         }
     }
     paired

@@ -7,7 +7,7 @@ use crate::analysis::significance::{
 };
 use crate::descriptive::Sample;
 use crate::model::report::Verdict;
-use crate::paired::estimators::{PairedAnalysis, PairedConfig, PairedEstimator, paired_analysis};
+use crate::paired::estimators::{PairedAnalysis, PairedConfig, paired_analysis};
 use crate::rank::wilcoxon::wilcoxon_signed_rank;
 use crate::resample::bootstrap::BootstrapConfig;
 
@@ -50,15 +50,17 @@ pub(crate) fn paired_bootstrap_report(
             };
             let base: Vec<f64> = pa.block_values.iter().map(|v| v[0]).collect();
             let cand: Vec<f64> = pa.block_values.iter().map(|v| v[1]).collect();
-            let (ranked, _) = paired_scale(&base, &cand);
-            let p = wilcoxon_signed_rank(&ranked).ok().map(|w| w.p_value);
+            let p = decision_p(pa);
             let enough = pa.blocks >= min_paired_blocks(config.alpha);
-            let (verdict, p) = match config.paired_estimator {
+            let estimator = config.paired_estimator;
+            let (verdict, p) = match p {
                 _ if !enough => (Verdict::NotTested, p),
-                PairedEstimator::HodgesLehmannLogRatio => match p {
-                    Some(p) => (verdict_of(p, config.alpha), Some(p)),
-                    None => (Verdict::NotTested, None),
-                },
+                Some(p) if estimator.is_signed_rank() || estimator.needs_runs() => {
+                    (verdict_of(p, config.alpha), Some(p))
+                }
+                _ if estimator.is_signed_rank() || estimator.needs_runs() => {
+                    (Verdict::NotTested, None)
+                }
                 _ => (bootstrap_verdict(pa, config), None),
             };
             let mut pw = PairwiseComparison::new(name, verdict);
@@ -72,6 +74,19 @@ pub(crate) fn paired_bootstrap_report(
         })
         .collect();
     SignificanceReport::new(pairwise)
+}
+
+/// The p-value of the deciding test: the estimator's own (signed-rank p of its summarized
+/// block log-ratios, or the pooled-median ratio's bootstrap p) when it computed one from the
+/// runs, else the signed-rank p of the block-mean log-ratios.
+fn decision_p(pa: &PairedAnalysis) -> Option<f64> {
+    if let Some(r) = &pa.from_runs {
+        return r.p_value;
+    }
+    let base: Vec<f64> = pa.block_values.iter().map(|v| v[0]).collect();
+    let cand: Vec<f64> = pa.block_values.iter().map(|v| v[1]).collect();
+    let (ranked, _) = paired_scale(&base, &cand);
+    wilcoxon_signed_rank(&ranked).ok().map(|w| w.p_value)
 }
 
 /// A bootstrap estimator's verdict: its block-bootstrap interval at `1 - alpha` excludes

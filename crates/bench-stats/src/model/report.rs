@@ -866,9 +866,10 @@ impl VerdictBasis {
     /// The paired basis of `estimator`: signed-rank inversion for the Hodges-Lehmann
     /// estimator, the block bootstrap for the others.
     pub fn paired(estimator: PairedEstimator) -> VerdictBasis {
-        match estimator {
-            PairedEstimator::HodgesLehmannLogRatio => VerdictBasis::PairedSignedRank(estimator),
-            _ => VerdictBasis::PairedBootstrap(estimator),
+        if estimator.is_signed_rank() {
+            VerdictBasis::PairedSignedRank(estimator)
+        } else {
+            VerdictBasis::PairedBootstrap(estimator)
         }
     }
 

@@ -12,6 +12,7 @@
 
 use crate::descriptive::summary::{mean, median, variance_parts};
 use crate::model::report::PairedReport;
+use crate::paired::robust::{BlockSummary, pooled_median_ratio};
 use crate::rank::wilcoxon::paired_hodges_lehmann;
 use crate::resample::bootstrap::{
     self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic,
@@ -21,7 +22,7 @@ use crate::{Sample, StatsError};
 /// The paired statistic: what [`block_bootstrap`] resamples, and in [`PairedConfig`] the
 /// single switch choosing which estimate decides a paired verdict.
 ///
-/// The default is [`PairedEstimator::HodgesLehmannLogRatio`], the same for
+/// The default is [`PairedEstimator::HodgesLehmannMinLogRatio`], the same for
 /// [`PairedConfig`] and [`crate::AnalysisConfig`]; `MeanDifference` is the appendix's
 /// statistic. The default may change with calibration: read [`PairedAnalysis::primary`]
 /// rather than hard-code a field.
@@ -42,33 +43,86 @@ pub enum PairedEstimator {
     /// `exp` of the Hodges-Lehmann estimate of the per-block log-ratios (the median of their
     /// Walsh averages), with the interval from inverting the Wilcoxon signed-rank test
     /// instead of a bootstrap ([`IntervalMethod::SignedRank`]). Valid when the log-ratios
-    /// are symmetric under no change, which ABBA/BAAB and randomized orders give. abba's
-    /// default: the only candidate that held its false-positive rate and coverage at every
-    /// block count in the calibration (README, Trust). Needs positive values.
+    /// are symmetric under no change, which ABBA/BAAB and randomized orders give. The
+    /// block values are the means of each variant's runs in the block. Needs positive
+    /// values.
     #[cfg_attr(feature = "serde", serde(rename = "hl-log-ratio"))]
-    #[default]
     HodgesLehmannLogRatio,
+    /// The Hodges-Lehmann ratio with its signed-rank interval, as
+    /// [`PairedEstimator::HodgesLehmannLogRatio`], of the per-block log-ratios of each
+    /// variant's fastest run in the block ([`BlockSummary::Min`]): a run slowed by the
+    /// machine does not move its block. abba's default: in the estimator grid (README,
+    /// Trust) it held its false-positive rate and coverage on every noise profile at every
+    /// block count from 8, and had the most power on the shared-VM and drifting profiles.
+    /// Needs positive values.
+    #[cfg_attr(feature = "serde", serde(rename = "hl-min-log-ratio"))]
+    #[default]
+    HodgesLehmannMinLogRatio,
+    /// The same on each variant's median run in the block ([`BlockSummary::Median`]; with
+    /// two runs per variant this is the mean). Needs positive values.
+    #[cfg_attr(feature = "serde", serde(rename = "hl-median-log-ratio"))]
+    HodgesLehmannMedianLogRatio,
+    /// The candidate's median over all its runs divided by the baseline's, with a block
+    /// bootstrap that resamples whole blocks ([`crate::paired::pooled_median_ratio`]);
+    /// decided by the bootstrap p-value. Needs positive values.
+    PooledMedianRatio,
 }
 
 impl PairedEstimator {
     /// Stable kebab-case name: `mean-difference`, `ratio-of-means`, `median-log-ratio`,
-    /// `hl-log-ratio`.
+    /// `hl-log-ratio`, `hl-min-log-ratio`, `hl-median-log-ratio`, `pooled-median-ratio`.
     pub fn as_str(self) -> &'static str {
         match self {
             PairedEstimator::MeanDifference => "mean-difference",
             PairedEstimator::RatioOfMeans => "ratio-of-means",
             PairedEstimator::MedianLogRatio => "median-log-ratio",
             PairedEstimator::HodgesLehmannLogRatio => "hl-log-ratio",
+            PairedEstimator::HodgesLehmannMinLogRatio => "hl-min-log-ratio",
+            PairedEstimator::HodgesLehmannMedianLogRatio => "hl-median-log-ratio",
+            PairedEstimator::PooledMedianRatio => "pooled-median-ratio",
         }
     }
 
     /// Every estimator, in the order of [`PairedEstimator::as_str`]'s list.
-    pub const ALL: [PairedEstimator; 4] = [
+    pub const ALL: [PairedEstimator; 7] = [
         PairedEstimator::MeanDifference,
         PairedEstimator::RatioOfMeans,
         PairedEstimator::MedianLogRatio,
         PairedEstimator::HodgesLehmannLogRatio,
+        PairedEstimator::HodgesLehmannMinLogRatio,
+        PairedEstimator::HodgesLehmannMedianLogRatio,
+        PairedEstimator::PooledMedianRatio,
     ];
+
+    /// How this estimator summarizes a variant's runs in one block.
+    pub fn block_summary(self) -> BlockSummary {
+        match self {
+            PairedEstimator::HodgesLehmannMinLogRatio => BlockSummary::Min,
+            PairedEstimator::HodgesLehmannMedianLogRatio => BlockSummary::Median,
+            _ => BlockSummary::Mean,
+        }
+    }
+
+    /// `true` for the Hodges-Lehmann estimators, whose interval inverts the signed-rank
+    /// test and whose verdict is that test's p.
+    pub fn is_signed_rank(self) -> bool {
+        matches!(
+            self,
+            PairedEstimator::HodgesLehmannLogRatio
+                | PairedEstimator::HodgesLehmannMinLogRatio
+                | PairedEstimator::HodgesLehmannMedianLogRatio
+        )
+    }
+
+    /// `true` when the estimator needs every run of a block, not only the block means.
+    pub fn needs_runs(self) -> bool {
+        matches!(
+            self,
+            PairedEstimator::HodgesLehmannMinLogRatio
+                | PairedEstimator::HodgesLehmannMedianLogRatio
+                | PairedEstimator::PooledMedianRatio
+        )
+    }
 
     /// The estimator called `name` ([`PairedEstimator::as_str`]), if any.
     pub fn from_name(name: &str) -> Option<PairedEstimator> {
@@ -79,9 +133,7 @@ impl PairedEstimator {
     pub fn null_value(self) -> f64 {
         match self {
             PairedEstimator::MeanDifference => 0.0,
-            PairedEstimator::RatioOfMeans
-            | PairedEstimator::MedianLogRatio
-            | PairedEstimator::HodgesLehmannLogRatio => 1.0,
+            _ => 1.0,
         }
     }
 }
@@ -171,7 +223,9 @@ impl Statistic for BlockStat<'_, '_> {
                 let l = b.log_ratios.as_ref()?;
                 median(&idx.iter().map(|&i| l[i]).collect::<Vec<_>>()).exp()
             }
-            PairedEstimator::HodgesLehmannLogRatio => {
+            PairedEstimator::PooledMedianRatio => return None,
+            _ => {
+                // The Hodges-Lehmann estimators, on whatever block values were given.
                 let l = b.log_ratios.as_ref()?;
                 let picked: Vec<f64> = idx.iter().map(|&i| l[i]).collect();
                 paired_hodges_lehmann(&picked, 0.95).ok()?.estimate.exp()
@@ -265,8 +319,15 @@ fn interval(
     if estimator != PairedEstimator::MeanDifference {
         blocks.positive()?;
     }
-    if estimator == PairedEstimator::HodgesLehmannLogRatio {
+    if estimator.is_signed_rank() {
         return signed_rank_interval(blocks, config);
+    }
+    if estimator == PairedEstimator::PooledMedianRatio {
+        return Err(StatsError::InvalidParameter {
+            name: "paired estimator",
+            value: f64::NAN,
+            reason: "the pooled-median ratio needs every run of a block: use paired::pooled_median_ratio",
+        });
     }
     if n > LARGE_SAMPLE_BLOCKS {
         return large_sample_interval(blocks, estimator, config);
@@ -350,7 +411,6 @@ fn large_sample_interval(
             let se = sd / (n.sqrt() * mb);
             (r, r - z * se, r + z * se, se)
         }
-        PairedEstimator::HodgesLehmannLogRatio => return signed_rank_interval(blocks, config),
         PairedEstimator::MedianLogRatio => {
             let mut l = blocks.positive()?.to_vec();
             l.sort_by(f64::total_cmp);
@@ -359,6 +419,9 @@ fn large_sample_interval(
             let (low, high) = (lo.exp(), hi.exp());
             (m, low, high, (high - low) / (2.0 * z))
         }
+        // The Hodges-Lehmann family (its interval is not a bootstrap at any size); the
+        // pooled-median ratio is refused before this point.
+        _ => return signed_rank_interval(blocks, config),
     };
     if ![estimate, low, high, standard_error]
         .iter()
@@ -418,6 +481,26 @@ pub struct PairedAnalysis {
     pub cohens_d_unpaired: Option<f64>,
     /// Per-block `[baseline, candidate]` values.
     pub block_values: Vec<[f64; 2]>,
+    /// For the estimators that need every run ([`PairedEstimator::needs_runs`]): the
+    /// estimate, its interval and its p-value, from [`paired_analysis_of_runs`]. `None`
+    /// for the others, and when the analysis was given block values only.
+    pub from_runs: Option<RunsEstimate>,
+}
+
+/// The configured estimator computed from every run of every block.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RunsEstimate {
+    /// The ratio, `None` when undefined for the data.
+    pub ratio: Option<f64>,
+    /// Its interval, or why there is none.
+    pub interval: Result<BootstrapInterval, StatsError>,
+    /// The p-value of "no change" that decides: the signed-rank p of the summarized
+    /// block log-ratios, or the pooled-median ratio's bootstrap p.
+    pub p_value: Option<f64>,
+    /// Per-block `[baseline, candidate]` summaries ([`BlockSummary`]) for the
+    /// Hodges-Lehmann estimators; empty for the pooled-median ratio.
+    pub block_values: Vec<[f64; 2]>,
 }
 
 impl PairedAnalysis {
@@ -452,8 +535,117 @@ impl PairedAnalysis {
             PairedEstimator::RatioOfMeans => (self.ratio, &self.ratio_ci),
             PairedEstimator::MedianLogRatio => (self.median_ratio, &self.median_ratio_ci),
             PairedEstimator::HodgesLehmannLogRatio => (self.hl_ratio, &self.hl_ratio_ci),
+            _ => match &self.from_runs {
+                Some(r) => (r.ratio, &r.interval),
+                None => (None, &Err(NEEDS_RUNS)),
+            },
         }
     }
+
+    /// The per-block values the deciding estimator ranks: its block summaries when it
+    /// computed its own, else the block means.
+    pub fn decision_blocks(&self) -> &[[f64; 2]] {
+        match &self.from_runs {
+            Some(r) if !r.block_values.is_empty() => &r.block_values,
+            _ => &self.block_values,
+        }
+    }
+}
+
+/// Why an estimator that needs every run has no estimate.
+const NEEDS_RUNS: StatsError = StatsError::InvalidParameter {
+    name: "paired estimator",
+    value: f64::NAN,
+    reason: "this estimator needs every run of a block (paired_analysis_of_runs)",
+};
+
+/// [`paired_analysis`] of the block means, plus the configured estimator computed from
+/// every run when it needs them ([`PairedEstimator::needs_runs`]): `baseline[b]` and
+/// `candidate[b]` are the runs of each variant in block `b`.
+///
+/// # Errors
+/// As [`paired_analysis`]; [`StatsError::TooFewSamples`] when a block has no run of a
+/// variant.
+///
+/// # Examples
+/// ```
+/// use bench_stats::PairedEstimator;
+/// use bench_stats::paired::{paired_analysis_of_runs, PairedConfig};
+/// // Eight blocks of 2 + 2 runs; one run of each block is disturbed, the candidate is
+/// // 10 % slower on the quiet runs.
+/// let base: Vec<Vec<f64>> = (0..8).map(|i| vec![100.0, 100.0 + 30.0 * f64::from(i % 2)]).collect();
+/// let cand: Vec<Vec<f64>> = (0..8).map(|i| vec![110.0 + 30.0 * f64::from(1 - i % 2), 110.0]).collect();
+/// let config = PairedConfig { estimator: PairedEstimator::HodgesLehmannMinLogRatio, ..PairedConfig::default() };
+/// let p = paired_analysis_of_runs(&base, &cand, &config)?;
+/// let (ratio, _) = p.primary();
+/// assert!((ratio.unwrap() - 1.1).abs() < 1e-9);
+/// # Ok::<(), bench_stats::StatsError>(())
+/// ```
+pub fn paired_analysis_of_runs(
+    baseline: &[Vec<f64>],
+    candidate: &[Vec<f64>],
+    config: &PairedConfig,
+) -> Result<PairedAnalysis, StatsError> {
+    let means = |blocks: &[Vec<f64>]| -> Result<Sample, StatsError> {
+        let v: Option<Vec<f64>> = blocks.iter().map(|r| BlockSummary::Mean.of(r)).collect();
+        Sample::from_vec(v.ok_or(StatsError::TooFewSamples {
+            what: "runs in every block",
+            needed: 1,
+            got: 0,
+        })?)
+        .map_err(StatsError::from)
+    };
+    let mut analysis = paired_analysis(&means(baseline)?, &means(candidate)?, config)?;
+    if config.estimator.needs_runs() {
+        analysis.from_runs = Some(runs_estimate(baseline, candidate, config)?);
+    }
+    Ok(analysis)
+}
+
+fn runs_estimate(
+    baseline: &[Vec<f64>],
+    candidate: &[Vec<f64>],
+    config: &PairedConfig,
+) -> Result<RunsEstimate, StatsError> {
+    if config.estimator == PairedEstimator::PooledMedianRatio {
+        let r = pooled_median_ratio(baseline, candidate, &config.bootstrap);
+        return Ok(RunsEstimate {
+            ratio: r.as_ref().ok().map(|r| r.interval.estimate),
+            p_value: r.as_ref().ok().map(|r| r.p_value),
+            interval: r.map(|r| r.interval),
+            block_values: Vec::new(),
+        });
+    }
+    let summary = config.estimator.block_summary();
+    let side = |blocks: &[Vec<f64>]| -> Result<Sample, StatsError> {
+        let v: Option<Vec<f64>> = blocks.iter().map(|r| summary.of(r)).collect();
+        Sample::from_vec(v.ok_or(StatsError::TooFewSamples {
+            what: "runs in every block",
+            needed: 1,
+            got: 0,
+        })?)
+        .map_err(StatsError::from)
+    };
+    let (b, c) = (side(baseline)?, side(candidate)?);
+    let blocks = Blocks::new(&b, &c)?;
+    let interval = interval(&blocks, config.estimator, &config.bootstrap);
+    // The p on the scale the block means would be ranked on: `ln(c / b)` when every value
+    // is positive, else the differences.
+    let (ranked, _) = crate::analysis::paired_verdict::paired_scale(b.values(), c.values());
+    let p_value = crate::rank::wilcoxon::wilcoxon_signed_rank(&ranked)
+        .ok()
+        .map(|w| w.p_value);
+    Ok(RunsEstimate {
+        ratio: interval.as_ref().ok().map(|i| i.estimate),
+        interval,
+        p_value,
+        block_values: b
+            .values()
+            .iter()
+            .zip(c.values())
+            .map(|(&b, &c)| [b, c])
+            .collect(),
+    })
 }
 
 /// Paired analysis of blocked data: mean difference, ratio of block means and median
@@ -538,6 +730,7 @@ pub fn paired_analysis(
             .zip(blocks.candidate)
             .map(|(&b, &c)| [b, c])
             .collect(),
+        from_runs: None,
     })
 }
 
