@@ -251,3 +251,69 @@ fn residual_carryover_of_three_variants_per_candidate() {
     assert!(rates[3] >= 0.7, "rho_C = 8 found in {}", rates[3]);
     assert!(rates[2] < rates[3]);
 }
+
+/// The same diagnostics on the library's simulator (`bench_stats::sim`, back to back, with
+/// its bursts, spikes, load phases and a per-session first-run-of-block factor), on every
+/// noise profile, with each profile's own symmetric carryover and no version effect.
+#[test]
+fn on_the_library_simulator_profiles() {
+    use bench_stats::sim::{NoiseProfile, SimDesign, simulate};
+    const REPS: u64 = 300;
+    println!(
+        "\nbench_stats::sim profiles, {BLOCKS} ABBA blocks, {REPS} sessions, symmetric carryover x5 of the profile's"
+    );
+    println!(
+        "profile   | carry (ms) | position effect (SE) | fires | fires, no carryover | differential false alarms"
+    );
+    for profile in NoiseProfile::ALL {
+        let base = profile.config();
+        let cfg = base.with_carryover(5.0 * base.carryover);
+        let carry_ms = cfg.carryover * cfg.mean * cfg.noise_mean();
+        let (mut est, mut fires, mut fires_null, mut diff_alarms) = (Vec::new(), 0u32, 0u32, 0u32);
+        for r in 0..REPS {
+            let to_runs = |e: &bench_stats::sim::Experiment| -> Vec<CarryoverRun> {
+                e.runs
+                    .iter()
+                    .map(|&(variant, block, position, value)| CarryoverRun {
+                        variant,
+                        block,
+                        position,
+                        value,
+                    })
+                    .collect()
+            };
+            let e = simulate(&cfg, SimDesign::Abba, BLOCKS, 40_000 + r);
+            let rep = carryover(&to_runs(&e), &CarryoverConfig::default()).unwrap();
+            // The simulator's carryover makes the run faster: a negative extra value.
+            est.push(-rep.position_effect);
+            fires += u32::from(rep.finding != CarryoverFinding::NotDetected);
+            diff_alarms += u32::from(rep.differential.is_some_and(|d| d.detected));
+            let quiet = simulate(
+                &base.with_carryover(0.0),
+                SimDesign::Abba,
+                BLOCKS,
+                50_000 + r,
+            );
+            let rep0 = carryover(&to_runs(&quiet), &CarryoverConfig::default()).unwrap();
+            fires_null += u32::from(rep0.finding != CarryoverFinding::NotDetected);
+        }
+        let (m, se) = mean_se(&est);
+        let rate = |n: u32| f64::from(n) / REPS as f64;
+        println!(
+            "{:<9} | {carry_ms:>10.3} | {m:>10.3} ({se:.3}) | {:.3} | {:>19.3} | {:.3}",
+            profile.as_str(),
+            rate(fires),
+            rate(fires_null),
+            rate(diff_alarms)
+        );
+        // Unbiased for the carryover back to back (the first-run factor has mean 0 over
+        // sessions); the uncorrected contrast would read 3/4 of it.
+        assert!(
+            (m - carry_ms).abs() < 4.0 * se + 0.05 * carry_ms,
+            "{}: {m} +- {se} vs {carry_ms}",
+            profile.as_str()
+        );
+        // A symmetric carryover is not mistaken for a differential one.
+        assert!(rate(diff_alarms) <= bound(REPS), "{}", profile.as_str());
+    }
+}
