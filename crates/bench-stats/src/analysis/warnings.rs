@@ -128,7 +128,7 @@ pub(crate) fn noisy_reference(candidate: &str, cv: f64, bias: f64, blocks: usize
         WarningCode::NoisyReference,
         Some(candidate),
         format!(
-            "the two reference runs of a block differ by {:.1}% (its own noise), which biases the ratio of ratios upward by about {:.2}% over {blocks} blocks (CV² / blocks); judge it against the block values",
+            "the reference's own noise is {:.1}% (from the two reference values of each block), which biases the ratio of ratios upward by about {:.2}% over {blocks} blocks (CV² / blocks); judge it against the block values",
             cv * 100.0,
             bias * 100.0
         ),
