@@ -6,8 +6,11 @@
 //! - `chain-sweep`: chains 1..8 in randomized blocks, Friedman + Holm-corrected Wilcoxon,
 //!   and an independent confirmation of the sweep's standout step ([`sweep`]).
 //! - `scipy-timing`: bench-stats' rank tests timed against SciPy's.
+//! - `browser-check`: the demo's HTML report in headless Chromium, and the size and
+//!   render time of a 10,000-run report ([`browser`]).
 
 mod appendix;
+mod browser;
 mod calibrate;
 mod replay;
 mod run;
@@ -46,6 +49,10 @@ enum Task {
     /// `--design sequential`, same number of runs): false-positive and detection rates
     /// side by side, written to `target/calibrate/REPORT.md`.
     Calibrate(calibrate::CalibrateArgs),
+    /// Run the demo with --export-html, load the report in headless Chromium (screenshot,
+    /// console, chart sizes), and time a 10,000-run report; `--update-docs` refreshes
+    /// docs/demo-report.png.
+    BrowserCheck(browser::BrowserArgs),
     /// Score every paired estimator on the real recordings under fixtures/recordings/
     /// (A/A and known effects, quiet and under the noisy neighbour), cut into disjoint
     /// windows of 8, 15, 30 and 60 blocks: false positives, power and bias.
@@ -94,6 +101,7 @@ fn main() -> Result<()> {
         Task::ChainSweep(a) => sweep::run(&root, &a.config()?),
         Task::ScipyTiming => scipy_timing::run(&root),
         Task::Calibrate(a) => calibrate::run(&root, &a),
+        Task::BrowserCheck(a) => browser::run(&root, &a),
         Task::Replay(a) => replay::run(&root, &a),
     }
 }

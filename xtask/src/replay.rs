@@ -268,3 +268,45 @@ fn conditions(recs: &[&Recording]) -> String {
 fn join_windows() -> String {
     WINDOWS.map(|w| w.to_string()).join("/")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_corpus_reads_whole_and_names_its_effects() {
+        let dir = crate::run::workspace_root().join("fixtures/recordings");
+        let recs = load_dir(&dir).unwrap();
+        assert_eq!(recs.len(), 10);
+        for r in &recs {
+            assert_eq!(r.blocks.len(), 300, "{} {}", r.condition, r.effect);
+            assert!(r.blocks.iter().all(|b| b[0].len() == 2 && b[1].len() == 2));
+        }
+        let effects: Vec<f64> = recs
+            .iter()
+            .filter(|r| r.condition == "quiet")
+            .map(|r| r.effect)
+            .collect();
+        assert_eq!(effects, [1.0, 1.005, 1.01, 1.02, 1.05]);
+    }
+
+    #[test]
+    fn a_clear_window_is_scored_as_found() {
+        // 8 blocks, B 10 % slower in every block, one slowed run per block.
+        let blocks: Vec<[Vec<f64>; 2]> = (0..8)
+            .map(|i| [vec![48.0, 60.0 + f64::from(i)], vec![52.8, 52.9]])
+            .collect();
+        let rec = Recording {
+            condition: "t".into(),
+            effect: 1.1,
+            blocks,
+        };
+        let config = AnalysisConfig {
+            resamples: 200,
+            ..AnalysisConfig::default()
+        };
+        let t = score(&rec, 8, PairedEstimator::HodgesLehmannMinLogRatio, &config);
+        assert_eq!((t.hits, t.windows), (1, 1));
+        assert!((t.ratio_sum - 1.1).abs() < 0.01, "{}", t.ratio_sum);
+    }
+}

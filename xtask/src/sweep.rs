@@ -19,11 +19,15 @@
 //! 5. **Confirmation.** A separate experiment afterwards, fresh seed and its own blocks,
 //!    runs only the standout and its neighbour. The step is called a finding only if that
 //!    experiment's paired ratio interval excludes 1 on the same side as the sweep's step.
+//!
+//! `--svg FILE` also draws the sweep: each chain count's median throughput with its
+//! bootstrap interval ([`throughput_chart`], through `bench_report::pictures::scan_chart`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use bench_kernel::Op;
+use bench_report::pictures::{Chart, ScanChart, ScanPoint, scan_chart};
 use bench_sched::{Design, ScanParameter};
 use bench_stats::Sample;
 use bench_stats::descriptive::summarize;
@@ -78,6 +82,10 @@ pub struct SweepArgs {
     /// Blocks of the confirmation experiment.
     #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(2..=1000))]
     confirm_blocks: u32,
+    /// Also write the chart of median throughput against chain count, with each median's
+    /// bootstrap interval, as an SVG file.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
 }
 
 fn parse_op(s: &str) -> Result<Op, String> {
@@ -85,7 +93,7 @@ fn parse_op(s: &str) -> Result<Op, String> {
 }
 
 /// Settings of the sweep, free of clap.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SweepConfig {
     /// Kernel operation (default int).
     pub op: Op,
@@ -101,6 +109,8 @@ pub struct SweepConfig {
     pub post_hoc: PostHoc,
     /// Confirmation blocks (default 12).
     pub confirm_blocks: u32,
+    /// Where to write the throughput chart, if anywhere.
+    pub svg: Option<PathBuf>,
 }
 
 impl SweepArgs {
@@ -120,6 +130,7 @@ impl SweepArgs {
             max_chains: usize::try_from(self.max_chains)?,
             post_hoc: self.post_hoc,
             confirm_blocks: self.confirm_blocks,
+            svg: self.svg.clone(),
         })
     }
 }
@@ -303,6 +314,32 @@ fn p_text(p: Option<f64>) -> String {
     }
 }
 
+/// The sweep's picture: each chain count's median throughput with its bootstrap
+/// interval.
+pub fn throughput_chart(a: &SweepAnalysis, config: &SweepConfig) -> Chart {
+    let confidence = a.median_cis.first().map_or(0.95, |ci| ci.confidence);
+    scan_chart(&ScanChart {
+        title: format!(
+            "Throughput against chain count (--op {}, {} blocks)",
+            config.op, config.blocks
+        ),
+        x_label: "independent dependency chains (count)".into(),
+        y_label: "median throughput (M ops/s)".into(),
+        interval_label: format!(
+            "{:.0}% bootstrap interval of the median",
+            confidence * 100.0
+        ),
+        points: (0..a.medians.len())
+            .map(|i| ScanPoint {
+                x: (i + 1) as f64,
+                estimate: a.medians[i],
+                low: a.median_cis[i].low,
+                high: a.median_cis[i].high,
+            })
+            .collect(),
+    })
+}
+
 /// `cargo xtask chain-sweep`: runs the sweep, analyses it, prints the table, then runs
 /// and judges the confirmation experiment.
 ///
@@ -321,6 +358,12 @@ pub fn run(root: &Path, config: &SweepConfig) -> Result<()> {
         config.op, config.duration, config.max_chains, config.blocks, config.seed
     );
     print!("{}", sweep_table(&a, config.post_hoc).plain());
+    if let Some(path) = &config.svg {
+        let chart = throughput_chart(&a, config);
+        bench_report::write_atomic(path, chart.svg.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("\nchart: {}", path.display());
+    }
     print_tests(&a, config);
     print_hypothesis(&a);
 
@@ -642,6 +685,27 @@ mod tests {
             "{text}"
         );
         assert!(lines[4].contains("1.8"), "{text}");
+    }
+
+    #[test]
+    fn throughput_chart_has_a_point_and_an_interval_per_chain_count() {
+        let a = analyse(&synthetic(), PostHoc::Neighbour, 1).unwrap();
+        let config = SweepConfig {
+            op: Op::Int,
+            blocks: 6,
+            duration: 0.2,
+            seed: 1,
+            max_chains: 4,
+            post_hoc: PostHoc::Neighbour,
+            confirm_blocks: 12,
+            svg: None,
+        };
+        let svg = throughput_chart(&a, &config).svg;
+        let bars = svg.split("class=\"error-bars\"").next().unwrap();
+        assert_eq!(bars[bars.rfind("<path").unwrap()..].matches('V').count(), 4);
+        assert!(svg.contains(">median throughput (M ops/s)</text>"));
+        assert!(svg.contains(">independent dependency chains (count)</text>"));
+        assert!(svg.contains("95% bootstrap interval of the median"));
     }
 
     #[test]

@@ -53,5 +53,5 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     }
     let analysis = analyze_input(&input, &config).map_err(|e| usage(e.to_string()))?;
     let csv = crate::hooks::csv_exports(&args.analysis.csv, &input, &analysis);
-    emit(analysis, &args.analysis, csv)
+    emit(analysis, &args.analysis, csv, &input)
 }

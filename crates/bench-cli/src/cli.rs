@@ -26,6 +26,7 @@ Run `abba` with no arguments for a 15-second demo on the built-in kernel.";
 const AFTER_HELP: &str = "\
 Examples:
   abba                                          # the built-in demo (chains=1 vs chains=2)
+  abba --export-html demo.html                  # the demo, and its report with charts
   abba compare 'old/bin --flag' 'new/bin --flag'
   abba compare --blocks 30 --output runs.jsonl './a.out' './b.out'
   abba analyze runs.jsonl --export-markdown report.md
@@ -91,6 +92,7 @@ Examples:
   abba compare --setup 'make a' --setup 'make b' --cleanup 'make clean' ./a ./b
   abba compare --warmup-per-block 1 ./a ./b                   # untimed run of each per block
   abba compare --export-csv runs.csv --export-csv-summary summary.csv ./a ./b
+  abba compare --export-html report.html --export-svg charts/ ./a ./b   # pictures
   abba compare -L t 1,2,4 './prog --threads {t}'              # one variant per value
   abba compare -P chains 1 8 --kernel 'chains={chains}'        # a scan of the kernel
 
@@ -116,6 +118,8 @@ Examples:
   abba analyze hyperfine.json --json
   abba analyze runs.jsonl --export-csv runs.csv   # one row per run; abba analyze runs.csv reads it
   abba analyze monday.jsonl tuesday.jsonl     # two sessions: unpaired, with a warning
+  abba analyze runs.jsonl --export-html r.html    # one HTML file: verdicts, charts, report
+  abba analyze runs.jsonl --export-svg charts/    # the charts as SVG files, for READMEs
 
 CSV: a header row with columns `variant` and `value` (required), `block` (pairs the data by
 block) and `class` (optional). Empty cells, non-numbers, NaN and infinities are errors naming
@@ -175,6 +179,16 @@ pub struct AnalysisArgs {
     /// Also write the report as GitHub-flavoured Markdown to FILE (atomically).
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
+    /// Also write a self-contained HTML report to FILE (atomically): the verdicts, the
+    /// charts (paired effect per block, run-order trace, distributions, the estimate's
+    /// uncertainty) as inline SVG, and the full report; no script, no network.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub export_html: Option<PathBuf>,
+    /// Also write each chart of the HTML report as a standalone SVG file in DIR (created
+    /// when missing): paired-effect.svg, run-order.svg, distributions.svg,
+    /// uncertainty.svg; a chart the data cannot support is left out.
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub export_svg: Option<PathBuf>,
     /// Exit 1 when a candidate is significantly slower and its slowdown may reach PCT (e.g.
     /// `2%` or `0.02`): see the README's gate rule for its exact definition and its measured
     /// operating characteristic.
@@ -390,6 +404,12 @@ pub struct DemoArgs {
     /// Seconds each kernel run lasts in the demo.
     #[arg(long, default_value_t = 0.3, value_name = "S", hide = true)]
     pub demo_duration: f64,
+    /// Write the demo's report as a self-contained HTML file with its charts.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub export_html: Option<PathBuf>,
+    /// Write the demo's charts as standalone SVG files in DIR.
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub export_svg: Option<PathBuf>,
 }
 
 /// `--layout`.

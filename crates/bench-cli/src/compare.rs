@@ -295,7 +295,7 @@ fn report(
         result.confirmation = confirm_standout(args, outcome, &result, analysis, raw_path)?;
     }
     let csv = crate::hooks::csv_exports(&args.analysis.csv, &input, &result);
-    emit(result, &args.analysis, csv)
+    emit(result, &args.analysis, csv, &input)
 }
 
 /// `--confirm`: reruns the standout candidate against the baseline as a new experiment
@@ -715,6 +715,8 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             json: false,
             export_json: None,
             export_markdown: None,
+            export_html: demo.export_html.clone(),
+            export_svg: demo.export_svg.clone(),
             fail_if_slower: None,
             quiet: false,
             csv: CsvExportArgs::default(),

@@ -14,6 +14,7 @@ mod hooks;
 mod kernel_spec;
 mod output;
 mod parse;
+mod pictures;
 mod progress;
 mod scan;
 mod words;

@@ -8,6 +8,7 @@ use bench_report::{
     Charset, ColorMode, RenderOptions, TimeUnit, render_console, render_json, render_markdown,
     write_atomic,
 };
+use bench_sched::Input;
 use bench_stats::{Analysis, Quantity};
 
 use crate::cli::{AnalysisArgs, StyleArg, TimeUnitArg};
@@ -20,7 +21,12 @@ use crate::hooks::Export;
 /// A failed export does not hold back the report: the exports are tried first, the report
 /// is printed whatever became of them, and then a failed export is an error (exit 2)
 /// naming the file, so nobody believes it was written.
-pub fn emit(mut analysis: Analysis, args: &AnalysisArgs, extra: Vec<Export>) -> anyhow::Result<u8> {
+pub fn emit(
+    mut analysis: Analysis,
+    args: &AnalysisArgs,
+    extra: Vec<Export>,
+    input: &Input,
+) -> anyhow::Result<u8> {
     crate::words::word_remedies(&mut analysis);
     let analysis = &analysis;
     let mut failed = Vec::new();
@@ -28,6 +34,7 @@ pub fn emit(mut analysis: Analysis, args: &AnalysisArgs, extra: Vec<Export>) -> 
         let written = e.content.and_then(|text| export(&e.path, text.as_bytes()));
         failed.extend(written.err().map(|m| format!("{}: {m}", e.flag)));
     }
+    failed.extend(export_pictures(analysis, args, input));
     if let Some(path) = &args.export_json {
         let written = render_json(analysis)
             .map_err(|e| format!("cannot export the analysis as JSON: {e}"))
@@ -55,6 +62,25 @@ pub fn emit(mut analysis: Analysis, args: &AnalysisArgs, extra: Vec<Export>) -> 
         return Err(usage(failed.join("\n")));
     }
     Ok(if tripped.is_empty() { 0 } else { 1 })
+}
+
+/// `--export-html` and `--export-svg`; the failures, worded with their flag.
+fn export_pictures(analysis: &Analysis, args: &AnalysisArgs, input: &Input) -> Vec<String> {
+    if args.export_html.is_none() && args.export_svg.is_none() {
+        return Vec::new();
+    }
+    let runs = crate::pictures::run_trace(input);
+    let mut failed = Vec::new();
+    if let Some(path) = &args.export_html {
+        let html = crate::pictures::html(analysis, Some(&runs));
+        let written = export(path, html.as_bytes());
+        failed.extend(written.err().map(|e| format!("--export-html: {e}")));
+    }
+    if let Some(dir) = &args.export_svg {
+        let written = crate::pictures::write_svgs(dir, analysis, Some(&runs));
+        failed.extend(written.err().map(|e| format!("--export-svg: {e}")));
+    }
+    failed
 }
 
 /// Writes one export atomically, through a symbolic link (the file it points to is
@@ -110,9 +136,13 @@ pub fn stderr_line(message: std::fmt::Arguments<'_>) {
 /// directory must exist and take a new file (one is created and removed there), and the
 /// path must not be a directory. An existing device or pipe is left to the write.
 pub fn check_export_paths(args: &AnalysisArgs) -> anyhow::Result<()> {
+    if let Some(given) = &args.export_svg {
+        check_svg_dir(given)?;
+    }
     for (flag, path) in [
         ("--export-json", &args.export_json),
         ("--export-markdown", &args.export_markdown),
+        ("--export-html", &args.export_html),
         ("--export-csv", &args.csv.export_csv),
         ("--export-csv-summary", &args.csv.export_csv_summary),
     ] {
@@ -156,6 +186,29 @@ pub fn check_export_paths(args: &AnalysisArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// `--export-svg DIR`: a directory, or a path whose parent directory exists (DIR is
+/// created then).
+fn check_svg_dir(given: &Path) -> anyhow::Result<()> {
+    let dir = resolve_link(given);
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if dir.exists() {
+        return Err(usage(format!(
+            "--export-svg {}: exists and is not a directory",
+            given.display()
+        )));
+    }
+    match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() && !p.is_dir() => Err(usage(format!(
+            "--export-svg {}: the directory {} does not exist",
+            given.display(),
+            p.display()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Colour on stdout only for a terminal, and never with `NO_COLOR` set.

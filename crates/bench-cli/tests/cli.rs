@@ -312,6 +312,58 @@ fn exports_are_written_and_markdown_has_the_table() {
 }
 
 #[test]
+fn html_and_svg_exports_hold_the_charts_of_a_raw_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("r.html");
+    let svgs = dir.path().join("charts");
+    abba()
+        .args(["analyze", "tests/data/raw_two.jsonl", "--export-html"])
+        .arg(&html)
+        .arg("--export-svg")
+        .arg(&svgs)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(!page.contains("<script"));
+    for title in [
+        "Paired effect per block",
+        "Run-order trace",
+        "Uncertainty of the estimate",
+    ] {
+        assert!(page.contains(&format!("<title>{title}</title>")), "{title}");
+    }
+    assert!(page.contains(">run (in execution order)</text>"));
+    let mut files: Vec<String> = std::fs::read_dir(&svgs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "distributions.svg",
+            "paired-effect.svg",
+            "run-order.svg",
+            "uncertainty.svg"
+        ]
+    );
+    // A file where the directory should be: exit 2 naming the flag, the report still out.
+    let not_dir = dir.path().join("file");
+    std::fs::write(&not_dir, "x").unwrap();
+    abba()
+        .args(["analyze", "tests/data/raw_two.jsonl", "--export-svg"])
+        .arg(&not_dir)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("Baseline"))
+        .stderr(
+            predicate::str::contains("--export-svg")
+                .and(predicate::str::contains("not a directory")),
+        );
+}
+
+#[test]
 fn an_export_to_a_full_disk_fails_clearly() {
     let dir = tempfile::tempdir().unwrap();
     let csv = write(dir.path(), "t.csv", "variant,value\na,1\na,2\nb,4\nb,5\n");
@@ -649,6 +701,8 @@ fn bad_compare_settings_are_refused_before_anything_runs() {
             "--export-markdown",
         ),
         (&["--pin", "4095"], "--pin"),
+        (&["--export-html", "/no/such/dir/a.html"], "--export-html"),
+        (&["--export-svg", "/no/such/dir/charts"], "--export-svg"),
     ];
     for (flags, needle) in cases {
         abba()

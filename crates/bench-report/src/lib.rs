@@ -11,6 +11,10 @@
 //! - [`render_json`]: the analysis JSON, refusing NaN and infinities.
 //! - [`write_atomic`]: temporary file, `fsync`, rename; nothing half-written.
 //! - [`format_value`]: one value in its unit, scaled for reading (ns to s, K/M/G rates).
+//! - [`pictures`] (feature `html`): the charts as SVG ([`pictures::charts`]), a
+//!   self-contained HTML report ([`pictures::render_html`]) and a scan chart
+//!   ([`pictures::scan_chart`]), drawn by a small SVG writer of our own (why: see the
+//!   module).
 //!
 //! ```
 //! use bench_report::{RenderOptions, render_console, render_json};
@@ -49,6 +53,8 @@ mod error;
 mod json;
 mod markdown;
 mod options;
+#[cfg(feature = "html")]
+pub mod pictures;
 mod units;
 mod view;
 

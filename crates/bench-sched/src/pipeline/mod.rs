@@ -140,6 +140,19 @@ impl Experiment {
         }
     }
 
+    /// Each run's value in the experiment's metric, parallel to [`Self::runs`]: `None` for
+    /// a failed run or one without a value, whatever became of its block (for pictures
+    /// of every run). Time: O(runs).
+    pub fn measured_values(&self) -> Vec<Option<f64>> {
+        self.to_raw().measured_values()
+    }
+
+    /// The value each run gives the analysis, parallel to [`Self::runs`]: `None` for a
+    /// failed run, a run of a dropped block, and a reference run. Time: O(runs).
+    pub fn analysed_values(&self) -> Vec<Option<f64>> {
+        self.to_raw().analysed_values()
+    }
+
     /// The mean user and system CPU time (ns) of each variant's analysed runs (the runs
     /// whose values the analysis uses: failed runs, runs of dropped blocks and reference
     /// runs left out), by variant name. Time: O(runs).

@@ -417,13 +417,22 @@ impl RawData {
         }
     }
 
+    /// The value each run measured in the file's metric, parallel to [`Self::runs`]:
+    /// `None` for a failed run (or one without the metric's value), whatever became of
+    /// its block. Time: O(runs).
+    pub(crate) fn measured_values(&self) -> Vec<Option<f64>> {
+        let metric: Metric = self.header.metric.parse().unwrap_or_default();
+        self.runs
+            .iter()
+            .map(|r| r.succeeded().then(|| self.value_of(&metric, r)).flatten())
+            .collect()
+    }
+
     /// The value each run gives the analysis, parallel to [`Self::runs`]: `None` for a run
     /// [`Self::to_dataset`] leaves out (failed, timed out, without a value, in a dropped
     /// block) and for reference runs. Time: O(runs).
     pub(crate) fn analysed_values(&self) -> Vec<Option<f64>> {
-        let metric: Metric = self.header.metric.parse().unwrap_or_default();
-        let value = |r: &RunRecord| r.succeeded().then(|| self.value_of(&metric, r)).flatten();
-        let mut out: Vec<Option<f64>> = self.runs.iter().map(value).collect();
+        let mut out = self.measured_values();
         if self.design().pairing() == Pairing::Paired {
             let per = self.schedule().runs_per_block();
             let mut by_block: BTreeMap<u32, Vec<usize>> = BTreeMap::new();

@@ -586,20 +586,23 @@ pub fn paired_analysis_of_runs(
     candidate: &[Vec<f64>],
     config: &PairedConfig,
 ) -> Result<PairedAnalysis, StatsError> {
-    let means = |blocks: &[Vec<f64>]| -> Result<Sample, StatsError> {
-        let v: Option<Vec<f64>> = blocks.iter().map(|r| BlockSummary::Mean.of(r)).collect();
-        Sample::from_vec(v.ok_or(StatsError::TooFewSamples {
-            what: "runs in every block",
-            needed: 1,
-            got: 0,
-        })?)
-        .map_err(StatsError::from)
-    };
+    let means = |blocks| summarize(blocks, BlockSummary::Mean);
     let mut analysis = paired_analysis(&means(baseline)?, &means(candidate)?, config)?;
     if config.estimator.needs_runs() {
         analysis.from_runs = Some(runs_estimate(baseline, candidate, config)?);
     }
     Ok(analysis)
+}
+
+/// One value per block: `summary` of the block's runs.
+fn summarize(blocks: &[Vec<f64>], summary: BlockSummary) -> Result<Sample, StatsError> {
+    let values: Option<Vec<f64>> = blocks.iter().map(|r| summary.of(r)).collect();
+    let values = values.ok_or(StatsError::TooFewSamples {
+        what: "runs in every block",
+        needed: 1,
+        got: 0,
+    })?;
+    Ok(Sample::from_vec(values)?)
 }
 
 fn runs_estimate(
@@ -617,16 +620,10 @@ fn runs_estimate(
         });
     }
     let summary = config.estimator.block_summary();
-    let side = |blocks: &[Vec<f64>]| -> Result<Sample, StatsError> {
-        let v: Option<Vec<f64>> = blocks.iter().map(|r| summary.of(r)).collect();
-        Sample::from_vec(v.ok_or(StatsError::TooFewSamples {
-            what: "runs in every block",
-            needed: 1,
-            got: 0,
-        })?)
-        .map_err(StatsError::from)
-    };
-    let (b, c) = (side(baseline)?, side(candidate)?);
+    let (b, c) = (
+        summarize(baseline, summary)?,
+        summarize(candidate, summary)?,
+    );
     let blocks = Blocks::new(&b, &c)?;
     let interval = interval(&blocks, config.estimator, &config.bootstrap);
     // The p on the scale the block means would be ranked on: `ln(c / b)` when every value

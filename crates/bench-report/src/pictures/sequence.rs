@@ -1,0 +1,143 @@
+//! The confidence sequence over blocks (a sequential run): the ratio estimate after each
+//! block with its anytime-valid interval as a band. Drawn from [`ConfidenceSequence`]s
+//! given beside the analysis; this module computes none.
+
+use std::fmt::Write as _;
+
+use super::frame::{self, Area, LegendItem, Swatch, WIDTH};
+use super::scale::Scale;
+use super::style::{self, INK, MARGIN_FILL};
+use super::svg::{Svg, num};
+use super::{Chart, ConfidenceSequence, Pictures};
+
+const HEIGHT: f64 = 360.0;
+
+/// The chart, when at least one sequence has a point.
+pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
+    let seqs: Vec<&ConfidenceSequence> = p
+        .sequences
+        .iter()
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    if seqs.is_empty() {
+        return None;
+    }
+    let margin = p.analysis.equivalence_margin;
+    let points = seqs.iter().flat_map(|s| &s.points);
+    let finite = |v: &f64| v.is_finite() && *v > 0.0;
+    let lo = points
+        .clone()
+        .flat_map(|q| [q.low, q.estimate])
+        .filter(finite)
+        .fold(1.0 - margin, f64::min);
+    let hi = points
+        .clone()
+        .flat_map(|q| [q.high, q.estimate])
+        .filter(finite)
+        .fold(1.0 + margin, f64::max);
+    let max_blocks = points.map(|q| q.blocks).max().unwrap_or(1);
+    let title = "Confidence sequence over blocks";
+    let mut legend: Vec<LegendItem> = seqs
+        .iter()
+        .map(|s| LegendItem {
+            label: format!("{} / {}", s.candidate, s.baseline),
+            swatch: Swatch::Line(p.variant_index(&s.candidate)),
+        })
+        .collect();
+    legend.push(LegendItem {
+        label: "no change (1)".into(),
+        swatch: Swatch::Rule(INK, r#"stroke-dasharray="5 3""#),
+    });
+    legend.push(LegendItem {
+        label: "equivalence margin".into(),
+        swatch: Swatch::Band(MARGIN_FILL, 1.0),
+    });
+    let extra = frame::legend_extra(&legend);
+    let area = Area::of_height(HEIGHT + extra, extra);
+    let mut svg = Svg::new(WIDTH, HEIGHT + extra);
+    frame::heading(&mut svg, title, &legend);
+    let pad = ((hi / lo).ln() * 0.05).exp();
+    let ys = Scale::log(lo / pad, hi * pad, area.bottom, area.top);
+    let xs = Scale::linear(1.0, max_blocks.max(2) as f64, area.left, area.right);
+    frame::y_axis(
+        &mut svg,
+        area,
+        &ys,
+        "ratio candidate / baseline (log scale)",
+        5,
+    );
+    frame::x_axis_counts(&mut svg, area, &xs, "blocks seen", 10);
+    let (m_lo, m_hi) = (ys.px_clamped(1.0 - margin), ys.px_clamped(1.0 + margin));
+    svg.rect(
+        area.left,
+        m_hi,
+        area.right - area.left,
+        m_lo - m_hi,
+        &format!(r#"fill="{MARGIN_FILL}" class="margin-band""#),
+    );
+    for s in &seqs {
+        let i = p.variant_index(&s.candidate);
+        let col = style::color(i);
+        let pts: Vec<_> = s
+            .points
+            .iter()
+            .filter(|q| finite(&q.low) && finite(&q.high) && finite(&q.estimate))
+            .collect();
+        let mut band = String::new();
+        for (k, q) in pts.iter().enumerate() {
+            let _ = write!(
+                band,
+                "{}{} {}",
+                if k == 0 { "M" } else { "L" },
+                num(xs.px(q.blocks as f64)),
+                num(ys.px_clamped(q.high))
+            );
+        }
+        for q in pts.iter().rev() {
+            let _ = write!(
+                band,
+                "L{} {}",
+                num(xs.px(q.blocks as f64)),
+                num(ys.px_clamped(q.low))
+            );
+        }
+        band.push('Z');
+        svg.path(
+            &band,
+            &format!(r#"fill="{col}" fill-opacity="0.2" stroke="none" class="sequence-band""#),
+        );
+        let mut line = String::new();
+        for (k, q) in pts.iter().enumerate() {
+            let _ = write!(
+                line,
+                "{}{} {}",
+                if k == 0 { "M" } else { "L" },
+                num(xs.px(q.blocks as f64)),
+                num(ys.px(q.estimate))
+            );
+        }
+        svg.path(
+            &line,
+            &format!(
+                r#"fill="none" stroke="{col}" stroke-width="2" {} class="sequence-estimate""#,
+                style::dash(i)
+            ),
+        );
+    }
+    let one = ys.px(1.0);
+    svg.line(
+        area.left,
+        one,
+        area.right,
+        one,
+        INK,
+        r#"stroke-dasharray="5 3" class="no-change""#,
+    );
+    frame::border(&mut svg, area);
+    let description = "Ratio estimate after each block with its anytime-valid interval";
+    Some(Chart {
+        file_name: "confidence-sequence.svg".into(),
+        title: title.into(),
+        svg: svg.finish(title, description),
+    })
+}

@@ -1,0 +1,286 @@
+//! The charts' structure from hand-written analyses: which charts exist, their axis
+//! labels, legends and bands, and how many markers they draw (not pixels). Also the HTML
+//! page's self-containment and its size for 10,000 runs.
+
+mod fixtures;
+
+use bench_report::pictures::{
+    Chart, ConfidenceSequence, Pictures, RunStatus, RunTrace, ScanChart, ScanPoint, SequencePoint,
+    TracedRun, charts, render_html, scan_chart,
+};
+use bench_stats::{Analysis, PairedEstimator, VerdictBasis};
+
+fn chart<'a>(all: &'a [Chart], name: &str) -> &'a Chart {
+    all.iter()
+        .find(|c| c.file_name == name)
+        .unwrap_or_else(|| panic!("no {name} among {:?}", names(all)))
+}
+
+fn names(all: &[Chart]) -> Vec<&str> {
+    all.iter().map(|c| c.file_name.as_str()).collect()
+}
+
+fn count(svg: &str, needle: &str) -> usize {
+    svg.matches(needle).count()
+}
+
+/// The `d` of the first path with `class`, split into markers (each starts with `M`).
+fn markers(svg: &str, class: &str) -> usize {
+    let at = svg.find(&format!("class=\"{class}\"")).expect(class);
+    let start = svg[..at].rfind("<path d=\"").expect("a path") + 9;
+    let end = start + svg[start..].find('"').unwrap();
+    count(&svg[start..end], "M")
+}
+
+/// A trace of `blocks` ABBA blocks of two variants with values near `base` and `cand`.
+fn trace(blocks: u32, base: f64, cand: f64) -> RunTrace {
+    let mut runs = Vec::new();
+    for b in 0..blocks {
+        let order = if b % 2 == 0 {
+            [0, 1, 1, 0]
+        } else {
+            [1, 0, 0, 1]
+        };
+        for (k, v) in order.into_iter().enumerate() {
+            let (name, value) = if v == 0 {
+                ("chains=1", base)
+            } else {
+                ("chains=2", cand)
+            };
+            runs.push(TracedRun {
+                variant: name.into(),
+                block: Some(b),
+                value: Some(value * (1.0 + 0.001 * f64::from((b * 4 + k as u32) % 7))),
+                status: RunStatus::Analysed,
+            });
+        }
+    }
+    RunTrace {
+        runs,
+        in_run_order: true,
+    }
+}
+
+#[test]
+fn paired_effect_has_one_marker_per_block_the_bands_and_labelled_axes() {
+    let a = fixtures::paired_two();
+    let all = charts(&Pictures::new(&a));
+    assert_eq!(
+        names(&all),
+        ["paired-effect.svg", "distributions.svg", "uncertainty.svg"]
+    );
+    let svg = &chart(&all, "paired-effect.svg").svg;
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(svg.contains("<title>Paired effect per block</title>"));
+    assert_eq!(markers(svg, "points"), 12);
+    assert_eq!(count(svg, "class=\"margin-band\""), 1);
+    assert_eq!(count(svg, "class=\"interval-band\""), 1);
+    assert_eq!(count(svg, "class=\"estimate\""), 1);
+    assert_eq!(count(svg, "class=\"no-change\""), 1);
+    assert!(svg.contains(">ratio candidate / baseline per block (log scale)</text>"));
+    assert!(svg.contains(">block (in run order)</text>"));
+    assert!(svg.contains(">equivalence margin ±1%</text>"));
+    assert!(svg.contains(">chains=2 / chains=1</text>"));
+}
+
+#[test]
+fn three_variants_give_one_row_per_candidate() {
+    let mut a = fixtures::paired_two();
+    let mut second = a.groups[0].comparisons[0].clone();
+    second.candidate = "chains=3".into();
+    a.groups[0].comparisons.push(second);
+    let mut s3 = a.groups[0].benchmarks[1].clone();
+    s3.name = "chains=3".into();
+    a.groups[0].benchmarks.push(s3);
+    let all = charts(&Pictures::new(&a));
+    let effect = &chart(&all, "paired-effect.svg").svg;
+    assert_eq!(count(effect, "class=\"margin-band\""), 2);
+    assert_eq!(count(effect, "class=\"row-label\""), 2);
+    assert!(effect.contains(">chains=3 / chains=1</text>"));
+    let uncertainty = &chart(&all, "uncertainty.svg").svg;
+    assert_eq!(count(uncertainty, "class=\"histogram\""), 2);
+    // Distinct colours per candidate: the second row's band is vermillion's neighbour.
+    let distributions = &chart(&all, "distributions.svg").svg;
+    assert_eq!(count(distributions, "class=\"median\""), 3);
+}
+
+#[test]
+fn uncertainty_marks_estimate_interval_and_names_its_distribution() {
+    let a = fixtures::paired_two();
+    let all = charts(&Pictures::new(&a));
+    let svg = &chart(&all, "uncertainty.svg").svg;
+    assert_eq!(count(svg, "class=\"interval\""), 2);
+    assert_eq!(count(svg, "class=\"estimate\""), 1);
+    assert_eq!(count(svg, "class=\"margin-band\""), 1);
+    assert!(svg.contains("Walsh averages of block log-ratios (signed-rank)"));
+    assert!(svg.contains(">ratio candidate / baseline (log scale)</text>"));
+    assert!(svg.contains(">share (%)</text>"));
+
+    let mut boot = a.clone();
+    boot.groups[0].comparisons[0].verdict_basis =
+        VerdictBasis::PairedBootstrap(PairedEstimator::MedianLogRatio);
+    let all = charts(&Pictures::new(&boot));
+    let svg = &chart(&all, "uncertainty.svg").svg;
+    assert!(svg.contains("block bootstrap of median-log-ratio (2000 resamples)"));
+    // Seeded: the same picture every time.
+    assert_eq!(
+        svg,
+        &chart(&charts(&Pictures::new(&boot)), "uncertainty.svg").svg
+    );
+}
+
+#[test]
+fn trace_colours_by_variant_and_marks_dropped_and_failed_runs() {
+    let a = fixtures::paired_two();
+    let mut runs = trace(12, 720e6, 1323e6);
+    runs.runs[5].status = RunStatus::Dropped;
+    runs.runs[6].status = RunStatus::Failed;
+    runs.runs[6].value = None;
+    let all = charts(&Pictures::new(&a).with_runs(&runs));
+    let svg = &chart(&all, "run-order.svg").svg;
+    assert_eq!(count(svg, "class=\"runs\""), 2);
+    assert_eq!(markers(svg, "dropped"), 1);
+    assert_eq!(markers(svg, "failed"), 1);
+    assert!(svg.contains(">failed run</text>"));
+    assert!(svg.contains(">dropped block (hollow)</text>"));
+    assert!(svg.contains(">run (in execution order)</text>"));
+    assert!(svg.contains(">value (Gops/s)</text>"), "{svg}");
+    assert!(!svg.contains("Downsampled"));
+}
+
+#[test]
+fn distributions_show_p99_only_from_100_runs() {
+    let a = fixtures::paired_two();
+    let runs = trace(12, 720e6, 1323e6);
+    let all = charts(&Pictures::new(&a).with_runs(&runs));
+    let svg = &chart(&all, "distributions.svg").svg;
+    assert_eq!(count(svg, "class=\"violin\""), 2);
+    assert_eq!(count(svg, "class=\"median\""), 2);
+    assert_eq!(count(svg, "class=\"p90\""), 2);
+    assert_eq!(count(svg, "class=\"p99\""), 0);
+    assert!(!svg.contains("p99 (n &gt;= 100)"));
+    assert_eq!(markers(svg, "strip"), 24);
+    assert!(svg.contains(">variant</text>"));
+
+    let mut big = a.clone();
+    for b in &mut big.groups[0].benchmarks {
+        b.n = 100;
+        b.p99 = Some(b.p90 * 1.01);
+    }
+    let all = charts(&Pictures::new(&big).with_runs(&runs));
+    let svg = &chart(&all, "distributions.svg").svg;
+    assert_eq!(count(svg, "class=\"p99\""), 2);
+    assert!(svg.contains("p99 (n &gt;= 100)"));
+}
+
+#[test]
+fn unpaired_data_have_no_block_charts_and_the_page_says_why() {
+    let a = fixtures::unpaired_three();
+    let all = charts(&Pictures::new(&a));
+    assert_eq!(names(&all), ["distributions.svg"]);
+    let html = render_html(&Pictures::new(&a));
+    assert!(html.contains("no comparison is blocked"));
+    assert!(html.contains("No run-order trace: the runs were not given"));
+}
+
+#[test]
+fn a_confidence_sequence_is_drawn_when_given() {
+    let a = fixtures::paired_two();
+    let seq = ConfidenceSequence {
+        candidate: "chains=2".into(),
+        baseline: "chains=1".into(),
+        points: (2..=12)
+            .map(|n| {
+                let w = 0.5 / n as f64;
+                SequencePoint {
+                    blocks: n,
+                    estimate: 1.85,
+                    low: 1.85 - w,
+                    high: 1.85 + w,
+                }
+            })
+            .collect(),
+    };
+    let seqs = [seq];
+    let all = charts(&Pictures::new(&a).with_sequences(&seqs));
+    let svg = &chart(&all, "confidence-sequence.svg").svg;
+    assert_eq!(count(svg, "class=\"sequence-band\""), 1);
+    assert_eq!(count(svg, "class=\"sequence-estimate\""), 1);
+    assert!(svg.contains(">blocks seen</text>"));
+}
+
+#[test]
+fn scan_chart_draws_every_point_with_its_interval() {
+    let points: Vec<ScanPoint> = (1..=8)
+        .map(|c| {
+            let y = 700.0 * f64::from(c.min(4));
+            ScanPoint {
+                x: f64::from(c),
+                estimate: y,
+                low: y * 0.98,
+                high: y * 1.02,
+            }
+        })
+        .collect();
+    let chart = scan_chart(&ScanChart {
+        title: "Throughput against chain count".into(),
+        x_label: "chains (count)".into(),
+        y_label: "median throughput (M ops/s)".into(),
+        interval_label: "95% bootstrap interval of the median".into(),
+        points,
+    });
+    assert_eq!(markers(&chart.svg, "points"), 8);
+    assert_eq!(count(&chart.svg, "class=\"interval-band\""), 1);
+    let bars = chart.svg.split("class=\"error-bars\"").next().unwrap();
+    assert_eq!(count(&bars[bars.rfind("<path").unwrap()..], "V"), 8);
+    assert!(chart.svg.contains(">chains (count)</text>"));
+    assert!(chart.svg.contains(">median throughput (M ops/s)</text>"));
+}
+
+fn assert_self_contained(html: &str) {
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(!html.contains("<script"), "no script");
+    let outside = html.replace("http://www.w3.org/2000/svg", "");
+    for link in ["http://", "https://", "src=", "href=", "@import", "url("] {
+        assert!(!outside.contains(link), "no external reference: {link}");
+    }
+}
+
+#[test]
+fn html_holds_the_report_and_every_chart_and_nothing_external() {
+    let a = fixtures::paired_two();
+    let runs = trace(12, 720e6, 1323e6);
+    let html = render_html(&Pictures::new(&a).with_runs(&runs));
+    assert_self_contained(&html);
+    assert_eq!(count(&html, "<figure "), 4);
+    assert_eq!(count(&html, "<svg "), 4);
+    assert!(html.contains("chains=2 is 1.85x faster than chains=1"));
+    assert!(html.contains("<h2>Full report</h2>"));
+    assert!(html.contains("Controls") || html.contains("controls"));
+}
+
+/// 10,000 runs (2,500 ABBA blocks): the page stays under 2 MB, the trace says it was
+/// downsampled.
+#[test]
+fn ten_thousand_runs_stay_under_two_megabytes() {
+    use bench_stats::{AnalysisConfig, Dataset, Design, Observation, Series, analyze};
+    let runs = trace(2500, 720.0, 1323.0);
+    let series = |name: &str| {
+        Series::new(
+            name,
+            runs.runs
+                .iter()
+                .filter(|r| r.variant == name)
+                .map(|r| Observation::in_block(r.value.unwrap(), r.block.unwrap())),
+        )
+    };
+    let data =
+        Dataset::new("ns", vec![series("chains=1"), series("chains=2")]).with_design(Design::Abba);
+    let a: Analysis = analyze(&data, &AnalysisConfig::default()).unwrap();
+    let html = render_html(&Pictures::new(&a).with_runs(&runs));
+    assert_self_contained(&html);
+    assert!(html.len() < 2_000_000, "{} bytes", html.len());
+    assert!(html.contains("Downsampled: one analysed run in 4 is drawn (2500 of 10000)"));
+    assert!(html.contains("chains=2 / chains=1: one block in 2 drawn"));
+    eprintln!("10,000-run report: {} bytes", html.len());
+}
