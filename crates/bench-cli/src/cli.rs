@@ -320,7 +320,10 @@ pub struct CompareArgs {
     /// know their own.
     #[arg(long, value_name = "UNIT")]
     pub unit: Option<String>,
-    /// A reference workload run once in every block, for the ratio-of-ratios estimate.
+    /// A reference workload run right beside every variant run (R A B R R B A R), for the
+    /// ratio-of-ratios estimate; doubles the runs. Under ABBA it does not narrow the
+    /// estimate (ABBA already cancels a level that holds over a block); it is for
+    /// sequential runs and for results to compare across machines.
     #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString)]
     pub reference: Option<String>,
     /// Pin every run to these cores, e.g. `2` or `0,2-3`.

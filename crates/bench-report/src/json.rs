@@ -117,6 +117,23 @@ fn check_finite(a: &Analysis) -> Result<(), ExportError> {
                     f.opt(|| format!("{r}.pairing_gain"), v.pairing_gain);
                 }
             }
+            if let Some(k) = &c.carryover {
+                let q = format!("{p}.carryover");
+                let means = [
+                    ("baseline", &k.baseline_position_means),
+                    ("candidate", &k.candidate_position_means),
+                ];
+                for (side, values) in means {
+                    for (i, v) in values.iter().flatten().enumerate() {
+                        f.opt(|| format!("{q}.{side}_position_means[{i}]"), *v);
+                    }
+                }
+                f.opt(|| format!("{q}.position_effect"), k.position_effect);
+                f.opt(|| format!("{q}.position_p"), k.position_p);
+                f.opt(|| format!("{q}.differential"), k.differential);
+                f.opt(|| format!("{q}.version_bias"), k.version_bias);
+                f.opt(|| format!("{q}.differential_p"), k.differential_p);
+            }
             if let Some(r) = &c.reference {
                 let q = format!("{p}.reference");
                 f.num(|| format!("{q}.ratio_of_ratios"), r.ratio_of_ratios);
@@ -124,6 +141,17 @@ fn check_finite(a: &Analysis) -> Result<(), ExportError> {
                 f.opt(|| format!("{q}.reference_cv"), r.reference_cv);
                 for (k, v) in r.reference_block_values.iter().enumerate() {
                     f.num(|| format!("{q}.reference_block_values[{k}]"), *v);
+                }
+                f.opt(|| format!("{q}.reference_own_cv"), r.reference_own_cv);
+                f.opt(|| format!("{q}.approximate_bias"), r.approximate_bias);
+                let sides = [
+                    ("baseline", &r.baseline_reference_values),
+                    ("candidate", &r.candidate_reference_values),
+                ];
+                for (side, values) in sides {
+                    for (k, v) in values.iter().flatten().enumerate() {
+                        f.num(|| format!("{q}.{side}_reference_values[{k}]"), *v);
+                    }
                 }
             }
         }

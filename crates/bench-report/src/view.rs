@@ -1,9 +1,10 @@
 //! Turns an [`Analysis`] into format-neutral text pieces (tables as cells, lines as
 //! strings) so the console and Markdown renderers only lay them out.
 
+use bench_stats::diagnostics::BlockJoin;
 use bench_stats::model::{
-    Control, DecisionReport, MannWhitneyReport, OmnibusTest, PairedReport, ReferenceReport,
-    ShiftReport, Treatment,
+    CarryoverMethod, CarryoverSummary, Control, DecisionReport, MannWhitneyReport, OmnibusTest,
+    PairedReport, ReferencePlacement, ReferenceReport, ShiftReport, Treatment,
 };
 use bench_stats::{
     Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Quantity, Verdict,
@@ -337,6 +338,9 @@ fn group(a: &Analysis, g: &GroupAnalysis, cross_class: bool, sym: &Symbols) -> G
         if let Some(r) = &c.reference {
             details.push(reference_detail(a, g, c, r, sym));
         }
+        if let Some(k) = &c.carryover {
+            details.push(carryover_detail(a, g, c, k, sym));
+        }
     }
     let withheld = a
         .warnings
@@ -385,15 +389,111 @@ fn reference_detail(
                 .map_or_else(|| sym.none.to_owned(), |v| units::percent(v, sym.none))
         ),
     ];
-    if !r.reference_block_values.is_empty() {
+    if let Some(cv) = r.reference_own_cv {
         lines.push(format!(
-            "reference per block ({}): {}",
-            unit_label(&scale),
-            block_numbers(&r.reference_block_values, &scale)
+            "reference's own CV (its two runs of a block): {}; upward bias of the ratio of ratios ~ CV²/blocks = {}",
+            units::percent(cv, sym.none),
+            r.approximate_bias
+                .map_or_else(|| sym.none.to_owned(), |v| units::percent(v, sym.none))
         ));
+    }
+    let per_block = [
+        ("reference per block", Some(&r.reference_block_values)),
+        (
+            "reference beside the baseline",
+            r.baseline_reference_values.as_ref(),
+        ),
+        (
+            "reference beside the candidate",
+            r.candidate_reference_values.as_ref(),
+        ),
+    ];
+    for (what, values) in per_block {
+        if let Some(values) = values.filter(|v| !v.is_empty()) {
+            lines.push(format!(
+                "{what} ({}): {}",
+                unit_label(&scale),
+                block_numbers(values, &scale)
+            ));
+        }
+    }
+    if r.placement == Some(ReferencePlacement::OncePerBlock) {
+        lines.push(
+            "the reference ran once per block (an older raw file): each block's ratio of ratios is the plain ratio, so the reference only reweights the blocks"
+                .to_owned(),
+        );
     }
     Detail {
         title: format!("Reference workload, {} vs {}", c.candidate, g.baseline),
+        blocks: BlockTable::Absent,
+        lines,
+    }
+}
+
+fn carryover_detail(
+    a: &Analysis,
+    g: &GroupAnalysis,
+    c: &Comparison,
+    k: &CarryoverSummary,
+    sym: &Symbols,
+) -> Detail {
+    let value = |v: f64| units::format_in(v, &a.unit, sym.time_unit);
+    let signed = |v: f64| {
+        let s = value(v.abs());
+        if v < 0.0 {
+            format!("-{s}")
+        } else {
+            format!("+{s}")
+        }
+    };
+    let mut lines = Vec::new();
+    let cells = [
+        (&g.baseline, &k.baseline_position_means),
+        (&c.candidate, &k.candidate_position_means),
+    ];
+    for (name, means) in cells {
+        if let Some(means) = means {
+            let shown: Vec<String> = means
+                .iter()
+                .map(|m| m.map_or_else(|| sym.none.to_owned(), value))
+                .collect();
+            lines.push(format!(
+                "{name} by block position 1-4: {}",
+                shown.join(" | ")
+            ));
+        }
+    }
+    let join = match k.join {
+        BlockJoin::BackToBack => "blocks back to back",
+        _ => "blocks separated by reference runs",
+    };
+    if let (Some(e), Some(p)) = (k.position_effect, k.position_p) {
+        lines.push(format!(
+            "a run right after the other variant: {} ({join}), sign test p {}",
+            signed(e),
+            p_clause(Some(p), sym.none)
+        ));
+    }
+    if let (Some(d), Some(p)) = (k.differential, k.differential_p) {
+        let what = match k.method {
+            CarryoverMethod::AbbaBaab => format!(
+                "a {} run right after {} minus the reverse",
+                c.candidate, g.baseline
+            ),
+            _ => format!(
+                "a run right after {} minus right after {}",
+                c.candidate, g.baseline
+            ),
+        };
+        lines.push(format!(
+            "carryover that differs between the versions ({what}): {}, p {}; it shifts the difference by {}",
+            signed(d),
+            p_clause(Some(p), sym.none),
+            k.version_bias.map_or_else(|| sym.none.to_owned(), signed)
+        ));
+    }
+    Detail {
+        title: format!("Carryover, {} vs {}", c.candidate, g.baseline),
         blocks: BlockTable::Absent,
         lines,
     }

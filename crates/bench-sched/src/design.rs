@@ -2,6 +2,35 @@
 //!
 //! Every design is a pure function of (variant count, blocks, seed), so a schedule can be
 //! printed before running (`--dry-run`) and rebuilt exactly when resuming.
+//!
+//! # Where the reference workload runs
+//! With `--reference`, every variant run gets its own reference run right beside it
+//! ([`ReferenceRuns::BesideEachRun`]): slot `s` of the block's variant order becomes the
+//! pair `R X` or `X R`. The ratio of ratios then divides each variant by a reference that
+//! saw the same moment of the session, so a load phase that starts or ends inside a block
+//! moves a variant and its reference together. The placement keeps order effects balanced:
+//!
+//! - **ABBA, two variants**: the reference goes before the variant in even slots and after
+//!   it in odd ones, so block `A B B A` runs `R A B R R B A R` and block `B A A B` runs
+//!   `R B A R R A B R`. In every block each variant has one reference just before one of its
+//!   runs and one just after the other: a reference run's own carryover (the run after a
+//!   reference, or the reference after a variant) reaches both variants equally. The mean
+//!   time of each variant's runs equals that of its references (A at 1 and 6, its
+//!   references at 0 and 7; B at 2 and 5, its references at 3 and 4), so a linear drift
+//!   cancels inside the block. Each variant follows the other once and a reference once,
+//!   so the ABBA carryover contrast keeps its meaning (with "after a reference" as the
+//!   comparison instead of "first in the block").
+//! - **Williams and random orders (3+ variants)**: a block holds each variant once, so the
+//!   before/after choice cannot balance inside one block. It alternates by slot, and the
+//!   whole pattern flips every full cycle of block orders (`(slot + cycle) % 2`), so over
+//!   two cycles every variant sits in every slot once with its reference before and once
+//!   with it after.
+//! - **Sequential**: each variant's session carries its own reference pairs, in the same
+//!   order as above, so each variant is normalised by a reference from its own session.
+//!
+//! The cost is one reference run per variant run: the experiment takes about twice as
+//! long. Files written before this placement ran one reference per block at a seeded
+//! random place ([`ReferenceRuns::PerBlock`]); they are still read and analysed that way.
 
 use std::fmt;
 use std::str::FromStr;
@@ -115,6 +144,9 @@ pub struct PlannedRun {
     pub position: u32,
     /// What runs.
     pub target: Target,
+    /// For a reference run placed beside a variant run ([`ReferenceRuns::BesideEachRun`]),
+    /// that variant; `None` for variant runs and for the once-per-block reference.
+    pub beside: Option<usize>,
 }
 
 /// The whole run order of an experiment, in execution order.
@@ -134,15 +166,45 @@ pub struct Schedule {
     pub runs: Vec<PlannedRun>,
 }
 
-/// Whether the schedule includes a reference-workload run per block.
+/// Whether and where the schedule runs a reference workload (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum ReferenceRuns {
     /// No reference workload.
     #[default]
     None,
-    /// One reference run per block at a seeded random position.
+    /// One reference run per block at a seeded random position: the placement of raw files
+    /// written before [`ReferenceRuns::BesideEachRun`], kept to read them.
     PerBlock,
+    /// One reference run right before or after every variant run (what `--reference`
+    /// plans now).
+    BesideEachRun,
 }
+
+impl ReferenceRuns {
+    /// The name stored in a raw file's header (`reference_placement`); `None` for no
+    /// reference and for the legacy once-per-block placement, which files predating the
+    /// field used.
+    pub fn placement_name(self) -> Option<&'static str> {
+        match self {
+            ReferenceRuns::BesideEachRun => Some(BESIDE_EACH_RUN),
+            ReferenceRuns::None | ReferenceRuns::PerBlock => None,
+        }
+    }
+
+    /// The placement of a raw file whose header names a reference (`has_reference`) and
+    /// `placement` (absent in files written before the field: once per block).
+    pub fn from_header(has_reference: bool, placement: Option<&str>) -> ReferenceRuns {
+        match (has_reference, placement) {
+            (false, _) => ReferenceRuns::None,
+            (true, Some(BESIDE_EACH_RUN)) => ReferenceRuns::BesideEachRun,
+            (true, _) => ReferenceRuns::PerBlock,
+        }
+    }
+}
+
+/// The header's name of [`ReferenceRuns::BesideEachRun`].
+const BESIDE_EACH_RUN: &str = "beside-each-run";
 
 const SALT_ORDER: u64 = 0x006f_7264_6572;
 const SALT_REFERENCE: u64 = 0x0072_6566_6572;
@@ -160,51 +222,43 @@ impl Schedule {
         seed: u64,
         reference: ReferenceRuns,
     ) -> Schedule {
-        let mut per_block: Vec<Vec<Target>> = (0..blocks)
-            .map(|b| {
-                block_order(design, variants, seed, b)
-                    .into_iter()
-                    .map(Target::Variant)
-                    .collect()
-            })
+        let per_block: Vec<Vec<(Target, Option<usize>)>> = (0..blocks)
+            .map(|b| block_with_reference(design, variants, seed, b, reference))
             .collect();
-        if reference == ReferenceRuns::PerBlock {
-            for (b, order) in per_block.iter_mut().enumerate() {
-                let mut rng = block_rng(seed, b as u32, SALT_REFERENCE);
-                let at = rng.random_range(0..=order.len());
-                order.insert(at, Target::Reference);
-            }
-        }
         let mut runs = Vec::new();
+        let mut push = |b: usize, p: usize, (target, beside): (Target, Option<usize>)| {
+            runs.push(PlannedRun {
+                run_index: 0,
+                block: b as u32,
+                position: p as u32,
+                target,
+                beside,
+            });
+        };
         match design.pairing() {
             Pairing::Paired => {
                 for (b, order) in per_block.iter().enumerate() {
                     for (p, t) in order.iter().enumerate() {
-                        runs.push(PlannedRun {
-                            run_index: 0,
-                            block: b as u32,
-                            position: p as u32,
-                            target: *t,
-                        });
+                        push(b, p, *t);
                     }
                 }
             }
             Pairing::Unpaired => {
-                // Reference runs first (one per repetition), then each variant's segment.
-                let mut segments: Vec<Target> = Vec::new();
+                // One session per segment: the legacy reference runs first (one per
+                // repetition), then each variant with the reference runs beside it.
+                let mut segments: Vec<(Target, Option<usize>)> = Vec::new();
                 if reference == ReferenceRuns::PerBlock {
-                    segments.push(Target::Reference);
+                    segments.push((Target::Reference, None));
                 }
-                segments.extend((0..variants).map(Target::Variant));
-                for t in segments {
+                segments.extend((0..variants).map(|v| (Target::Variant(v), Some(v))));
+                for (target, owner) in segments {
                     for (b, order) in per_block.iter().enumerate() {
-                        if let Some(p) = order.iter().position(|x| *x == t) {
-                            runs.push(PlannedRun {
-                                run_index: 0,
-                                block: b as u32,
-                                position: p as u32,
-                                target: t,
-                            });
+                        for (p, t) in order.iter().enumerate() {
+                            let mine = t.0 == target
+                                || (t.0 == Target::Reference && t.1.is_some() && t.1 == owner);
+                            if mine {
+                                push(b, p, *t);
+                            }
                         }
                     }
                 }
@@ -297,6 +351,52 @@ impl fmt::Display for Schedule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.render(&[]))
     }
+}
+
+/// Block `b`'s runs with the reference runs `reference` asks for: `(target, beside)`.
+fn block_with_reference(
+    design: Design,
+    k: usize,
+    seed: u64,
+    b: u32,
+    reference: ReferenceRuns,
+) -> Vec<(Target, Option<usize>)> {
+    let order = block_order(design, k, seed, b);
+    let mut out: Vec<(Target, Option<usize>)> =
+        order.iter().map(|&v| (Target::Variant(v), None)).collect();
+    match reference {
+        ReferenceRuns::None => {}
+        ReferenceRuns::PerBlock => {
+            let mut rng = block_rng(seed, b, SALT_REFERENCE);
+            let at = rng.random_range(0..=out.len());
+            out.insert(at, (Target::Reference, None));
+        }
+        ReferenceRuns::BesideEachRun => {
+            let flip = reference_flip(design, k, b);
+            out = Vec::with_capacity(2 * order.len());
+            for (slot, &v) in order.iter().enumerate() {
+                let pair = [(Target::Reference, Some(v)), (Target::Variant(v), None)];
+                if (slot + flip) % 2 == 0 {
+                    out.extend(pair);
+                } else {
+                    out.extend(pair.into_iter().rev());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// 0 or 1: whether block `b` puts the reference after the variant in even slots. ABBA
+/// blocks of two variants balance inside the block (never flipped); other designs flip
+/// every full cycle of their block orders (see the module docs).
+fn reference_flip(design: Design, k: usize, b: u32) -> usize {
+    let cycle = match design {
+        Design::Abba if k == 2 => return 0,
+        Design::Abba => williams_rows(k).len().max(1),
+        Design::Random | Design::Sequential => 1,
+    };
+    (b as usize / cycle) % 2
 }
 
 /// The variant order of block `b` (without the reference run).
@@ -467,6 +567,105 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `R` for a reference (with its variant after a colon), the variant index otherwise.
+    fn labels(s: &Schedule, b: u32) -> Vec<String> {
+        s.runs
+            .iter()
+            .filter(|r| r.block == b)
+            .map(|r| match (r.target, r.beside) {
+                (Target::Reference, Some(v)) => format!("R:{v}"),
+                (Target::Reference, None) => "R".to_owned(),
+                (Target::Variant(i), _) => i.to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn abba_reference_beside_every_run_mirrored_in_the_block() {
+        let s = Schedule::plan(Design::Abba, 2, 4, 3, ReferenceRuns::BesideEachRun);
+        assert_eq!(
+            labels(&s, 0),
+            ["R:0", "0", "1", "R:1", "R:1", "1", "0", "R:0"]
+        );
+        assert_eq!(
+            labels(&s, 1),
+            ["R:1", "1", "0", "R:0", "R:0", "0", "1", "R:1"]
+        );
+        assert_eq!(labels(&s, 2), labels(&s, 0));
+        assert_eq!(s.runs_per_block(), 8);
+        // Inside every block each variant's runs and its references have the same mean
+        // time (linear drift cancels), and it has one reference before and one after.
+        for b in 0..4 {
+            let l = labels(&s, b);
+            for v in ["0", "1"] {
+                let r = format!("R:{v}");
+                let at = |x: &str| -> Vec<usize> {
+                    l.iter()
+                        .enumerate()
+                        .filter(|(_, y)| *y == x)
+                        .map(|(i, _)| i)
+                        .collect()
+                };
+                let (runs, refs) = (at(v), at(&r));
+                assert_eq!(runs.iter().sum::<usize>(), refs.iter().sum::<usize>());
+                let before = runs.iter().filter(|&&p| p > 0 && l[p - 1] == r).count();
+                assert_eq!(before, 1, "block {b} variant {v}: {l:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn williams_reference_before_and_after_balance_over_two_cycles() {
+        for k in 3..=5 {
+            let cycle = williams_rows(k).len() as u32;
+            let s = Schedule::plan(Design::Abba, k, 2 * cycle, 1, ReferenceRuns::BesideEachRun);
+            assert_eq!(s.runs_per_block(), 2 * k);
+            let mut before = vec![0usize; k];
+            let mut after = vec![0usize; k];
+            for w in s.runs.windows(2).filter(|w| w[0].block == w[1].block) {
+                match (w[0].target, w[1].target) {
+                    (Target::Reference, Target::Variant(v)) if w[0].beside == Some(v) => {
+                        before[v] += 1;
+                    }
+                    (Target::Variant(v), Target::Reference) if w[1].beside == Some(v) => {
+                        after[v] += 1;
+                    }
+                    _ => {}
+                }
+            }
+            for v in 0..k {
+                assert_eq!(before[v], cycle as usize, "k={k} v={v}");
+                assert_eq!(after[v], cycle as usize, "k={k} v={v}");
+            }
+        }
+    }
+
+    #[test]
+    fn sequential_sessions_carry_their_own_references() {
+        let s = Schedule::plan(Design::Sequential, 2, 2, 0, ReferenceRuns::BesideEachRun);
+        let order: Vec<String> = s
+            .runs
+            .iter()
+            .map(|r| match r.target {
+                Target::Reference => format!("R:{}", r.beside.unwrap_or(9)),
+                Target::Variant(i) => i.to_string(),
+            })
+            .collect();
+        // Variant 1 sat in slot 1 of block 1 (reference after) and, flipped, of block 2.
+        assert_eq!(order, ["R:0", "0", "0", "R:0", "1", "R:1", "R:1", "1"]);
+    }
+
+    #[test]
+    fn reference_placement_round_trips_through_the_header_name() {
+        for r in [ReferenceRuns::BesideEachRun, ReferenceRuns::PerBlock] {
+            assert_eq!(ReferenceRuns::from_header(true, r.placement_name()), r);
+        }
+        assert_eq!(
+            ReferenceRuns::from_header(false, Some("beside-each-run")),
+            ReferenceRuns::None
+        );
     }
 
     #[test]

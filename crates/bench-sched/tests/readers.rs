@@ -413,3 +413,54 @@ fn a_duplicated_run_line_is_named_with_its_line() {
          position 2) was already measured at line 4"
     );
 }
+
+/// A file written before the reference ran beside every run: one reference run per block
+/// (`is_reference`, no `beside`, no `reference_placement` in the header) is still read,
+/// its blocks are complete at 5 runs, and the analysis computes the once-per-block ratio of
+/// ratios.
+#[test]
+fn old_once_per_block_reference_file_is_read_and_analysed_that_way() {
+    let header = HEADER
+        .replace(r#""reference":null"#, r#""reference":"ref""#)
+        .replace(r#""blocks":3"#, r#""blocks":8"#);
+    let mut s = format!("{header}\n");
+    let mut run = 0;
+    for b in 0..8u32 {
+        let order = if b % 2 == 0 {
+            ["A", "B", "B", "A"]
+        } else {
+            ["B", "A", "A", "B"]
+        };
+        let mut cells: Vec<(&str, bool)> = order.iter().map(|v| (*v, false)).collect();
+        cells.insert((b % 5) as usize, ("reference", true));
+        for (p, (v, is_ref)) in cells.iter().enumerate() {
+            let wall = match *v {
+                "A" => 1000 + u64::from(b),
+                "B" => 1100 + u64::from(b),
+                _ => 500 + 3 * u64::from(b),
+            };
+            s.push_str(&format!(
+                r#"{{"run":{run},"block":{b},"position":{p},"variant":"{v}","is_reference":{is_ref},"wall_ns":{wall},"user_ns":1,"sys_ns":1,"max_rss_kib":10,"exit_code":0,"timed_out":false,"env_pad":3,"metric":null}}"#
+            ));
+            s.push('\n');
+            run += 1;
+        }
+    }
+    let data = read_raw_bytes("old.jsonl", s.as_bytes()).unwrap();
+    let loaded = data.to_dataset();
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    assert!(loaded.dataset.reference_beside.is_empty());
+    assert_eq!(loaded.dataset.reference.as_ref().map(Vec::len), Some(8));
+    let config = bench_stats::AnalysisConfig {
+        resamples: 200,
+        ..bench_stats::AnalysisConfig::default()
+    };
+    let a = bench_stats::analyze(&loaded.dataset, &config).unwrap();
+    let r = a.groups[0].comparisons[0].reference.as_ref().unwrap();
+    assert_eq!(
+        r.placement,
+        Some(bench_stats::model::ReferencePlacement::OncePerBlock)
+    );
+    assert_eq!(r.reference_own_cv, None);
+    assert_eq!(r.reference_block_values.len(), 8);
+}

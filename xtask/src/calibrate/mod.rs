@@ -843,6 +843,7 @@ mod tests {
                     hodges_lehmann: None,
                     paired: None,
                     reference: None,
+                    carryover: None,
                     custom_test: None,
                 }],
                 trend: None,

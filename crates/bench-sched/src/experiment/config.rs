@@ -38,7 +38,8 @@ pub enum FailurePolicy {
 pub struct ExperimentConfig {
     /// The variants; the first is the default baseline. Default: none (must be filled).
     pub variants: Vec<Variant>,
-    /// A reference workload run once per block at a seeded position. Default: none.
+    /// A reference workload run beside every variant run (see
+    /// [`ReferenceRuns::BesideEachRun`]). Default: none.
     pub reference: Option<CommandSpec>,
     /// Run order. Default: [`Design::Abba`].
     pub design: Design,
@@ -119,13 +120,18 @@ impl Default for ExperimentConfig {
 }
 
 impl ExperimentConfig {
-    /// The schedule this configuration runs (what `--dry-run` prints).
-    pub fn schedule(&self) -> Schedule {
-        let reference = if self.reference.is_some() {
-            ReferenceRuns::PerBlock
+    /// Where this configuration runs its reference workload, if it has one.
+    pub fn reference_runs(&self) -> ReferenceRuns {
+        if self.reference.is_some() {
+            ReferenceRuns::BesideEachRun
         } else {
             ReferenceRuns::None
-        };
+        }
+    }
+
+    /// The schedule this configuration runs (what `--dry-run` prints).
+    pub fn schedule(&self) -> Schedule {
+        let reference = self.reference_runs();
         Schedule::plan(
             self.design,
             self.variants.len(),

@@ -106,6 +106,16 @@ impl ResumePoint {
                 format!("{reference:?}"),
             ));
         }
+        let placement = config.reference_runs().placement_name();
+        if h.reference.is_some() && h.reference_placement.as_deref() != placement {
+            return Err(mismatch(
+                "reference placement",
+                h.reference_placement
+                    .clone()
+                    .unwrap_or_else(|| "once per block (an older abba)".to_owned()),
+                placement.unwrap_or("none").to_owned(),
+            ));
+        }
         if h.metric != config.metric.to_string() {
             return Err(mismatch(
                 "metric",

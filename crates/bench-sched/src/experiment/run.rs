@@ -253,6 +253,7 @@ impl Session<'_> {
                             .wrapping_add(w),
                     },
                     position: i as u32,
+                    beside: None,
                     target: Target::Variant(i),
                 };
                 let env_pad = config.layout.pad_for(config.seed, &fake_run);
@@ -441,6 +442,7 @@ impl Session<'_> {
             position: planned.position,
             variant: variant.name.clone(),
             is_reference: planned.target == Target::Reference,
+            beside: planned.beside.map(|v| config.variants[v].name.clone()),
             wall_ns: m.wall_ns,
             user_ns: m.user_ns,
             sys_ns: m.sys_ns,

@@ -358,7 +358,7 @@ fn preflight_and_config_errors_come_before_any_run() {
 }
 
 #[test]
-fn reference_runs_once_per_block_into_dataset_reference() {
+fn reference_runs_beside_every_run_into_dataset_reference() {
     let config = ExperimentConfig {
         variants: variants(&["A", "B"]),
         reference: Some(CommandSpec::parse("ref", Shell::None).unwrap()),
@@ -375,18 +375,43 @@ fn reference_runs_once_per_block_into_dataset_reference() {
         &mut NoopObserver,
     )
     .unwrap();
+    // One warm-up run, then 4 per block (one beside each variant run).
     assert_eq!(
         fake.calls().iter().filter(|c| c.command == "ref").count(),
-        4
+        13
     );
-    assert_eq!(outcome.runs.iter().filter(|r| r.is_reference).count(), 3);
-    let d = outcome.to_dataset().dataset;
+    let refs: Vec<_> = outcome.runs.iter().filter(|r| r.is_reference).collect();
+    assert_eq!(refs.len(), 12);
+    let block0: Vec<&str> = outcome
+        .runs
+        .iter()
+        .filter(|r| r.block == 0)
+        .map(|r| match (&r.beside, r.is_reference) {
+            (Some(v), true) => {
+                if v == "A" {
+                    "rA"
+                } else {
+                    "rB"
+                }
+            }
+            _ => r.variant.as_str(),
+        })
+        .collect();
+    assert_eq!(block0, ["rA", "A", "B", "rB", "rB", "B", "A", "rA"]);
     assert_eq!(
-        d.reference
-            .as_ref()
-            .map(|r| r.iter().map(|x| x.0).collect::<Vec<_>>()),
-        Some(vec![0, 1, 2])
+        outcome.header.reference_placement.as_deref(),
+        Some("beside-each-run")
     );
+    let d = outcome.to_dataset().dataset;
+    assert_eq!(d.reference_beside.len(), 12);
+    assert_eq!(
+        d.reference_beside
+            .iter()
+            .filter(|r| r.variant == "B" && r.block == 2)
+            .count(),
+        2
+    );
+    assert_eq!(d.reference.as_ref().map(Vec::len), Some(12));
     assert_eq!(d.series[0].observations.len(), 6);
 }
 

@@ -250,6 +250,7 @@ pub fn merge_sessions(sessions: Vec<(String, Loaded)>) -> Result<Loaded, InputEr
     }
     dataset.design = None;
     dataset.reference = None;
+    dataset.reference_beside.clear();
     Ok(Loaded { dataset, warnings })
 }
 

@@ -188,11 +188,8 @@ impl Experiment {
         let Ok(design) = h.design.parse::<crate::design::Design>() else {
             return 0;
         };
-        let reference = if h.reference.is_some() {
-            ReferenceRuns::PerBlock
-        } else {
-            ReferenceRuns::None
-        };
+        let reference =
+            ReferenceRuns::from_header(h.reference.is_some(), h.reference_placement.as_deref());
         let plan = Schedule::plan(design, h.variants.len(), h.blocks, h.seed, reference);
         let mut left = vec![0usize; h.blocks as usize];
         for r in &plan.runs {

@@ -75,6 +75,10 @@ pub struct RawHeader {
     /// Untimed runs of every variant at the start of every block; absent (0) when none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub warmup_per_block: u32,
+    /// Where the reference runs: `beside-each-run` (one reference run beside every variant
+    /// run); absent in files written before it, whose reference ran once per block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_placement: Option<String>,
 }
 
 /// One variant's hook commands as the header records them (each absent when not set).
@@ -115,6 +119,10 @@ pub struct RunRecord {
     /// `true` for the reference workload's run.
     #[serde(default)]
     pub is_reference: bool,
+    /// For a reference run placed beside a variant run, that variant's name; absent for
+    /// variant runs and in files whose reference ran once per block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beside: Option<String>,
     /// Wall time, ns.
     pub wall_ns: u64,
     /// User CPU time, ns.

@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
+use bench_stats::model::ReferenceRun;
 use bench_stats::{Dataset, Observation, Quantity, Series};
 use serde_json::Value;
 
@@ -323,11 +324,10 @@ impl RawData {
 
     /// The schedule the header describes.
     pub fn schedule(&self) -> Schedule {
-        let reference = if self.header.reference.is_some() {
-            ReferenceRuns::PerBlock
-        } else {
-            ReferenceRuns::None
-        };
+        let reference = ReferenceRuns::from_header(
+            self.header.reference.is_some(),
+            self.header.reference_placement.as_deref(),
+        );
         Schedule::plan(
             self.design(),
             self.header.variants.len(),
@@ -406,7 +406,9 @@ impl RawData {
             .with_higher_is_better(self.header.higher_is_better)
             .with_quantity(self.quantity(&metric))
             .with_design(self.design().to_model());
-        if !out.reference.is_empty() {
+        if !out.beside.is_empty() {
+            dataset = dataset.with_reference_beside(out.beside);
+        } else if !out.reference.is_empty() {
             dataset = dataset.with_reference(out.reference);
         }
         Loaded {
@@ -533,6 +535,7 @@ struct Gathered<'a> {
     index: BTreeMap<&'a str, usize>,
     series: Vec<Series>,
     reference: Vec<(u32, f64)>,
+    beside: Vec<ReferenceRun>,
     warnings: Vec<ReadWarning>,
 }
 
@@ -557,6 +560,7 @@ impl<'a> Gathered<'a> {
                 })
                 .collect(),
             reference: Vec::new(),
+            beside: Vec::new(),
             warnings: data.warnings.clone(),
         }
     }
@@ -574,7 +578,13 @@ impl<'a> Gathered<'a> {
     /// and position when paired).
     fn push(&mut self, r: &RunRecord, v: f64, pairing: Pairing) {
         if r.is_reference {
-            self.reference.push((r.block, v));
+            match &r.beside {
+                Some(variant) if pairing == Pairing::Paired => {
+                    self.beside
+                        .push(ReferenceRun::new(variant.clone(), r.block, v));
+                }
+                _ => self.reference.push((r.block, v)),
+            }
         } else if let Some(&i) = self.index.get(r.variant.as_str()) {
             self.series[i].observations.push(match pairing {
                 Pairing::Paired => Observation::in_block(v, r.block).at_position(r.position),

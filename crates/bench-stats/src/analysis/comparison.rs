@@ -142,6 +142,7 @@ pub(crate) fn build_comparison(
         hodges_lehmann: hl,
         paired,
         reference,
+        carryover: None,
         custom_test: custom_test_report(basis, pw),
     }
 }
@@ -324,34 +325,74 @@ fn reference_report(
     config: &AnalysisConfig,
     warnings: &mut Vec<Warning>,
 ) -> Option<crate::model::report::ReferenceReport> {
-    let reference = data.reference.as_ref()?;
-    let by_block: BTreeMap<u32, f64> = reference.iter().copied().collect();
-    let mut rows = Vec::new();
-    for (b, id) in table.ids.iter().enumerate() {
-        if let Some(&r) = by_block.get(id) {
-            rows.push((
-                table.means[b][input.baseline],
-                table.means[b][input.candidate],
-                r,
-            ));
-        }
-    }
-    let sample =
-        |f: fn(&(f64, f64, f64)) -> f64| Sample::from_vec(rows.iter().map(f).collect()).ok();
-    let (b, c, r) = (sample(|x| x.0)?, sample(|x| x.1)?, sample(|x| x.2)?);
     let boot = BootstrapConfig {
         resamples: config.resamples,
         confidence: config.confidence,
         seed: config.seed,
         method: config.interval,
     };
-    let ror = crate::paired::reference::ratio_of_ratios(&b, &c, &r, &boot).ok()?;
+    let rows = reference_rows(data, table, input)?;
+    let column = |k: usize| Sample::from_vec(rows.iter().map(|x| x[k]).collect()).ok();
+    let (b, c, rb, rc) = (column(0)?, column(1)?, column(2)?, column(3)?);
+    let ror = if data.reference_beside.is_empty() {
+        crate::paired::reference::ratio_of_ratios(&b, &c, &rb, &boot).ok()?
+    } else {
+        crate::paired::reference::ratio_of_ratios_beside(&b, &c, &rb, &rc, &boot).ok()?
+    };
     if ror.noisy {
         warnings.push(warnings::noisy_reference(
             &input.members[input.candidate].name,
-            ror.reference_cv.unwrap_or(0.0),
+            ror.reference_own_cv.unwrap_or(0.0),
             ror.approximate_bias.unwrap_or(0.0),
+            rows.len(),
         ));
     }
     Some(ror.to_report())
+}
+
+/// Per block of the table with a reference: `[b, c, rb, rc]`, the two variants' block means
+/// and the mean of the reference runs beside each (both the block's one reference when it
+/// ran once per block). Blocks missing a reference value are left out.
+fn reference_rows(
+    data: &Dataset,
+    table: &BlockTable,
+    input: &CandidateInput<'_>,
+) -> Option<Vec<[f64; 4]>> {
+    let names = [
+        input.members[input.baseline].name.as_str(),
+        input.members[input.candidate].name.as_str(),
+    ];
+    // (block, 0 | 1) -> (sum, count) of the references beside that variant.
+    let mut beside: BTreeMap<(u32, usize), (f64, usize)> = BTreeMap::new();
+    if data.reference_beside.is_empty() {
+        for &(block, v) in data.reference.as_ref()? {
+            for k in 0..2 {
+                let e = beside.entry((block, k)).or_default();
+                *e = (e.0 + v, e.1 + 1);
+            }
+        }
+    } else {
+        for r in &data.reference_beside {
+            if let Some(k) = names.iter().position(|n| *n == r.variant) {
+                let e = beside.entry((r.block, k)).or_default();
+                *e = (e.0 + r.value, e.1 + 1);
+            }
+        }
+    }
+    let mean_of = |id: u32, k: usize| beside.get(&(id, k)).map(|&(s, n)| s / n as f64);
+    let rows = table
+        .ids
+        .iter()
+        .enumerate()
+        .filter_map(|(b, &id)| {
+            let (rb, rc) = (mean_of(id, 0)?, mean_of(id, 1)?);
+            Some([
+                table.means[b][input.baseline],
+                table.means[b][input.candidate],
+                rb,
+                rc,
+            ])
+        })
+        .collect();
+    Some(rows)
 }

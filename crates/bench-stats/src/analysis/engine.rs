@@ -13,7 +13,7 @@ use crate::analysis::significance::{
     DefaultTest, FriedmanTest, Group, SignificanceContext, SignificanceReport, SignificanceTest,
     check_report,
 };
-use crate::analysis::{trend, warnings};
+use crate::analysis::{carryover, trend, warnings};
 use crate::descriptive::Sample;
 use crate::descriptive::summary::benchmark_summary;
 use crate::error::StatsError;
@@ -198,7 +198,7 @@ fn analyze_group(
 
     // One answer per candidate, matched by position (names may repeat across classes in
     // cross-class mode); `check_report` guarantees there is one for each.
-    let comparisons = order
+    let mut comparisons: Vec<crate::model::report::Comparison> = order
         .iter()
         .skip(1)
         .zip(&report.pairwise)
@@ -217,9 +217,7 @@ fn analyze_group(
         })
         .collect();
     if let Some(t) = &table {
-        if members.len() == 2 {
-            warnings::carryover_warnings(data, members, t, warnings);
-        }
+        carryover::attach(data, members, t, &order, &mut comparisons, warnings);
     }
     let group = GroupAnalysis {
         class: if cross { None } else { class },

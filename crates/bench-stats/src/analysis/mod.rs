@@ -32,6 +32,7 @@
 //! equivalence margin, else inconclusive.
 
 mod blocks;
+mod carryover;
 mod comparison;
 mod config;
 mod decision;

@@ -2,11 +2,8 @@
 //! series, dropped blocks, unpaired designs, and ABBA carryover. Facts only: a front end
 //! words the remedies in its own terms.
 
-use std::collections::BTreeMap;
-
 use crate::analysis::blocks::BlockTable;
 use crate::descriptive::Sample;
-use crate::diagnostics::carryover::{CarryoverConfig, CarryoverFinding, CarryoverRun, carryover};
 use crate::diagnostics::iid::iid_checks;
 use crate::model::dataset::{Dataset, Design, Series};
 use crate::model::report::{Remedy, Warning, WarningCode};
@@ -17,68 +14,6 @@ pub(crate) fn fmt_p(p: Option<f64>) -> String {
         Some(p) => format!("{p:.4}"),
         None => "n/a".to_string(),
     }
-}
-
-/// The ABBA carryover diagnostic for a two-variant blocked group: warns when the values
-/// follow position (who ran just before) rather than version.
-pub(crate) fn carryover_warnings(
-    data: &Dataset,
-    members: &[&Series],
-    table: &BlockTable,
-    warnings: &mut Vec<Warning>,
-) {
-    if data.design != Some(Design::Abba) {
-        return;
-    }
-    // Positions among the two variants' runs only (a reference run may sit in the block).
-    let mut by_block: BTreeMap<u32, Vec<(u32, usize, f64)>> = BTreeMap::new();
-    for (variant, s) in members.iter().enumerate() {
-        for o in &s.observations {
-            if let (Some(b), Some(p)) = (o.block, o.position) {
-                if table.ids.binary_search(&b).is_ok() {
-                    by_block.entry(b).or_default().push((p, variant, o.value));
-                }
-            }
-        }
-    }
-    let mut runs = Vec::new();
-    for (block, mut cells) in by_block {
-        cells.sort_by_key(|c| c.0);
-        for (position, (_, variant, value)) in cells.into_iter().enumerate() {
-            runs.push(CarryoverRun {
-                variant,
-                block,
-                position: position as u32,
-                value,
-            });
-        }
-    }
-    let Ok(report) = carryover(&runs, &CarryoverConfig::default()) else {
-        return;
-    };
-    let warning = match report.finding {
-        CarryoverFinding::NotDetected => return,
-        CarryoverFinding::PositionDominates => Warning::new(
-            WarningCode::Carryover,
-            None,
-            format!(
-                "carryover: runs that follow the other variant differ by {:+.4} on average (sign test p = {}), as much as the version effect itself; the result may reflect run order, not the change",
-                report.position_effect,
-                fmt_p(Some(report.p_value))
-            ),
-        ),
-        _ => Warning::new(
-            WarningCode::Carryover,
-            None,
-            format!(
-                "carryover: runs that follow the other variant differ by {:+.4} on average (sign test p = {}); ABBA order cancels a symmetric carryover",
-                report.position_effect,
-                fmt_p(Some(report.p_value))
-            ),
-        )
-        .with_remedy(Remedy::SettleBetweenRuns),
-    };
-    warnings.push(warning);
 }
 
 /// p99 is withheld for every member with fewer than [`crate::descriptive::P99_MIN_SAMPLES`]
@@ -186,13 +121,14 @@ pub(crate) fn practical_gate(candidate: &str, what: &str, value: f64, minimum: f
     .with_remedy(Remedy::DisablePracticalGate)
 }
 
-/// A reference workload noisy enough to bias the ratio of ratios.
-pub(crate) fn noisy_reference(candidate: &str, cv: f64, bias: f64) -> Warning {
+/// A reference workload whose own noise biases the ratio of ratios (`cv` its own
+/// coefficient of variation, `bias` = cv² / blocks; see `paired::reference`).
+pub(crate) fn noisy_reference(candidate: &str, cv: f64, bias: f64, blocks: usize) -> Warning {
     Warning::new(
         WarningCode::NoisyReference,
         Some(candidate),
         format!(
-            "the reference varies by {:.1}% from block to block, enough to bias the ratio of ratios by about {:.2}%; judge it against the block values",
+            "the reference's own noise is {:.1}% (from the two reference values of each block), which biases the ratio of ratios upward by about {:.2}% over {blocks} blocks (CV² / blocks); judge it against the block values",
             cv * 100.0,
             bias * 100.0
         ),

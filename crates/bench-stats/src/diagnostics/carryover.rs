@@ -29,11 +29,44 @@
 //! Blocks that are incomplete, repeat a position, or are not in ABBA/BAAB order are skipped
 //! and counted. With `n` usable blocks the smallest attainable p is `2^(1-n)`, so at least 6
 //! blocks are needed to ever reach `alpha = 0.05`.
+//!
+//! # Back-to-back blocks: three quarters of the carryover
+//! `abba compare` runs blocks back to back, and ABBA alternates with BAAB, so position 0 of
+//! a block follows the other variant's last run of the previous block: positions 0, 1 and 3
+//! follow the other variant, only position 2 follows its own. Write `l_A` for the extra
+//! value of an `A` run right after `B` and `l_B` for the reverse. In an ABBA block
+//! `y = (A + l_A, B + l_B, B, A + l_A)` and the contrast is `(-l_A + 3 l_B + l_A) / 4 =
+//! 3 l_B / 4`; in a BAAB block it is `3 l_A / 4`. Over both kinds the mean contrast is
+//! `3/4` of the mean carryover `(l_A + l_B) / 2`, against all of it when blocks are
+//! separated (position 0 cold: `(3 l_B + l_A) / 4` and `(3 l_A + l_B) / 4`).
+//! [`CarryoverConfig::join`] says which ([`BlockJoin`]); [`CarryoverReport::position_effect`]
+//! divides the mean contrast by that share, so it estimates the carryover itself. The sign
+//! test does not depend on the scale. When a reference run sits beside every variant run
+//! (`R A B R R B A R`), positions 0 and 2 among the variants follow a reference run and
+//! 1 and 3 the other variant: the contrast is that of separated blocks, and it measures
+//! "after the other variant" against "after the reference".
+//!
+//! # Carryover that differs between the versions
+//! ABBA cancels a carryover that is the same in both directions, not one that differs
+//! (`l_A != l_B`, e.g. versions with different working sets). Averaged over ABBA and BAAB
+//! blocks, the block mean difference `mean(B) - mean(A)` is off by `3 (l_B - l_A) / 4` back
+//! to back and `(l_B - l_A) / 2` separated. The contrasts above tell the two apart: the
+//! mean contrast of the ABBA blocks minus that of the BAAB blocks is `3 (l_B - l_A) / 4`
+//! back to back and `(l_B - l_A) / 2` separated, the same multiple in both joins. So
+//!
+//! - [`DifferentialCarryover::version_bias`] = `mean k(ABBA) - mean k(BAAB)` estimates the
+//!   bias of the version difference directly, whatever the join;
+//! - [`DifferentialCarryover::estimate`] = `version_bias / share` estimates `l_B - l_A`
+//!   (share `3/4` back to back, `1/2` separated);
+//! - [`DifferentialCarryover::p_value`] is the two-sided Mann-Whitney test of the ABBA
+//!   blocks' contrasts against the BAAB blocks' (no distributional assumption; both kinds
+//!   see the same drift, which `k` ignores anyway), and `detected` is `p < alpha`.
 
 use std::collections::BTreeMap;
 
 use crate::StatsError;
 use crate::descriptive::summary::mean;
+use crate::rank::mann_whitney::{MannWhitneyConfig, mann_whitney_slices};
 
 /// One run of an ABBA/BAAB experiment.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,14 +84,72 @@ pub struct CarryoverRun {
 /// Settings of [`carryover`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CarryoverConfig {
-    /// Significance level of the sign test, in (0, 1). Default 0.05.
+    /// Significance level of the sign test and of the differential test, in (0, 1).
+    /// Default 0.05.
     pub alpha: f64,
+    /// How consecutive blocks meet. Default [`BlockJoin::BackToBack`], as `abba compare`
+    /// runs them.
+    pub join: BlockJoin,
 }
 
 impl Default for CarryoverConfig {
     fn default() -> Self {
-        CarryoverConfig { alpha: 0.05 }
+        CarryoverConfig {
+            alpha: 0.05,
+            join: BlockJoin::BackToBack,
+        }
     }
+}
+
+/// How the runs of consecutive blocks meet (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum BlockJoin {
+    /// Position 0 follows the previous block's last run, the other variant (ABBA then
+    /// BAAB): the contrast sees 3/4 of the carryover.
+    #[default]
+    BackToBack,
+    /// Position 0 follows no variant run (a pause, or a reference run beside every
+    /// variant run): the contrast sees all of it.
+    Separated,
+}
+
+impl BlockJoin {
+    /// The mean contrast as a share of the mean carryover: 3/4 back to back, 1 separated.
+    pub fn contrast_share(self) -> f64 {
+        match self {
+            BlockJoin::BackToBack => 0.75,
+            BlockJoin::Separated => 1.0,
+        }
+    }
+
+    /// The bias of the version difference as a share of `l_B - l_A` (equal to the ABBA
+    /// minus BAAB contrast difference): 3/4 back to back, 1/2 separated.
+    pub fn differential_share(self) -> f64 {
+        match self {
+            BlockJoin::BackToBack => 0.75,
+            BlockJoin::Separated => 0.5,
+        }
+    }
+}
+
+/// Carryover that differs between the versions, from ABBA against BAAB blocks (see the
+/// module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct DifferentialCarryover {
+    /// Estimated `l_1 - l_0`: the extra value of a variant-1 run right after variant 0
+    /// minus that of a variant-0 run right after variant 1.
+    pub estimate: f64,
+    /// Estimated bias of `mean(variant 1) - mean(variant 0)` this causes:
+    /// `mean k(ABBA) - mean k(BAAB)`.
+    pub version_bias: f64,
+    /// Two-sided Mann-Whitney p of the ABBA blocks' contrasts against the BAAB blocks'.
+    pub p_value: f64,
+    /// `p_value < alpha`.
+    pub detected: bool,
 }
 
 /// What the diagnostic concluded. See the module docs for the exact rule.
@@ -86,8 +177,15 @@ pub struct CarryoverReport {
     pub position_means: [[Option<f64>; 4]; 2],
     /// Per-block contrast `(-y0 + 3 y1 - 3 y2 + y3) / 4`, in block order.
     pub block_contrasts: Vec<f64>,
-    /// Mean contrast: the estimated extra value of a run that follows the other variant.
+    /// The estimated extra value of a run that follows the other variant: the mean
+    /// contrast divided by [`BlockJoin::contrast_share`] (back to back, the mean contrast
+    /// is 3/4 of it).
     pub position_effect: f64,
+    /// How the blocks were taken to meet.
+    pub join: BlockJoin,
+    /// Carryover that differs between the versions; `None` without 2 ABBA and 2 BAAB
+    /// blocks (or when all their contrasts are equal).
+    pub differential: Option<DifferentialCarryover>,
     /// Mean over blocks of `mean(variant 1) - mean(variant 0)`.
     pub version_effect: f64,
     /// Blocks with a positive contrast.
@@ -111,8 +209,9 @@ pub struct CarryoverReport {
 ///
 /// # Examples
 /// ```
-/// use bench_stats::diagnostics::{carryover, CarryoverConfig, CarryoverFinding, CarryoverRun};
-/// // Version effect +10; every run right after the other variant reads 5 higher.
+/// use bench_stats::diagnostics::{carryover, BlockJoin, CarryoverConfig, CarryoverFinding, CarryoverRun};
+/// // Version effect +10; every run right after the other variant reads 5 higher, blocks
+/// // separated by a pause (position 0 starts cold).
 /// let mut runs = Vec::new();
 /// for block in 0..8u32 {
 ///     let order = if block % 2 == 0 { [0, 1, 1, 0] } else { [1, 0, 0, 1] };
@@ -122,7 +221,8 @@ pub struct CarryoverReport {
 ///         runs.push(CarryoverRun { variant, block, position: position as u32, value });
 ///     }
 /// }
-/// let r = carryover(&runs, &CarryoverConfig::default())?;
+/// let config = CarryoverConfig { join: BlockJoin::Separated, ..CarryoverConfig::default() };
+/// let r = carryover(&runs, &config)?;
 /// assert!((r.position_effect - 5.0).abs() < 1e-9);
 /// assert_eq!(r.finding, CarryoverFinding::Detected);
 /// # Ok::<(), bench_stats::StatsError>(())
@@ -157,6 +257,8 @@ pub fn carryover(
     }
     let mut sums = [[(0.0_f64, 0_usize); 4]; 2];
     let mut contrasts = Vec::new();
+    // The variant at position 0 of each used block (0: ABBA, 1: BAAB).
+    let mut first = Vec::new();
     let mut version = Vec::new();
     let mut skipped = 0;
     for block in by_block.values() {
@@ -172,6 +274,7 @@ pub fn carryover(
             });
         }
         contrasts.push(k);
+        first.push(y[0].0);
         // Variant of positions 0 and 3 vs that of positions 1 and 2.
         let outer = (y[0].1 + y[3].1) / 2.0;
         let inner = (y[1].1 + y[2].1) / 2.0;
@@ -194,7 +297,8 @@ pub fn carryover(
     }
     let position_means =
         sums.map(|row| row.map(|(s, c)| (c > 0).then(|| s / c as f64).filter(|v| v.is_finite())));
-    let position_effect = mean(&contrasts);
+    let position_effect = mean(&contrasts) / config.join.contrast_share();
+    let differential = differential(&contrasts, &first, config);
     let version_effect = mean(&version);
     let positive = contrasts.iter().filter(|&&k| k > 0.0).count();
     let negative = contrasts.iter().filter(|&&k| k < 0.0).count();
@@ -212,11 +316,38 @@ pub fn carryover(
         position_means,
         block_contrasts: contrasts,
         position_effect,
+        join: config.join,
+        differential,
         version_effect,
         positive,
         negative,
         p_value,
         finding,
+    })
+}
+
+/// The ABBA-against-BAAB comparison of the contrasts `k` (`first[i]` the variant at
+/// position 0 of block `i`).
+fn differential(
+    k: &[f64],
+    first: &[usize],
+    config: &CarryoverConfig,
+) -> Option<DifferentialCarryover> {
+    let of = |v: usize| -> Vec<f64> {
+        k.iter()
+            .zip(first)
+            .filter(|(_, f)| **f == v)
+            .map(|(k, _)| *k)
+            .collect()
+    };
+    let (abba, baab) = (of(0), of(1));
+    let test = mann_whitney_slices(&abba, &baab, &MannWhitneyConfig::default()).ok()?;
+    let version_bias = mean(&abba) - mean(&baab);
+    Some(DifferentialCarryover {
+        estimate: version_bias / config.join.differential_share(),
+        version_bias,
+        p_value: test.p_value,
+        detected: test.p_value < config.alpha,
     })
 }
 

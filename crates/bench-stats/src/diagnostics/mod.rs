@@ -2,7 +2,12 @@
 //! stream (drift, autocorrelation), and carryover between the runs of an ABBA block.
 
 pub mod carryover;
+pub mod differential;
 pub mod iid;
 
-pub use carryover::{CarryoverConfig, CarryoverFinding, CarryoverReport, CarryoverRun, carryover};
+pub use carryover::{
+    BlockJoin, CarryoverConfig, CarryoverFinding, CarryoverReport, CarryoverRun,
+    DifferentialCarryover, carryover,
+};
+pub use differential::{ResidualCarryover, residual_carryover};
 pub use iid::{IidChecks, IidConfig, iid_checks, iid_checks_with};

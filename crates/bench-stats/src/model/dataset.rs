@@ -221,6 +221,34 @@ pub struct Dataset {
     pub series: Vec<Series>,
     /// Values of a reference workload, one per block, when one ran (`--reference`).
     pub reference: Option<Vec<(u32, f64)>>,
+    /// Reference runs measured beside a variant's runs (`--reference` since the reference
+    /// runs next to every variant run), each naming its variant; empty when the reference
+    /// ran once per block or not at all. When present, the ratio of ratios divides each
+    /// variant by its own reference ([`crate::paired::reference`]).
+    pub reference_beside: Vec<ReferenceRun>,
+}
+
+/// One run of the reference workload measured right beside a run of `variant`.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ReferenceRun {
+    /// The variant whose run it sat beside.
+    pub variant: String,
+    /// The block (0-based).
+    pub block: u32,
+    /// The reference's measured value.
+    pub value: f64,
+}
+
+impl ReferenceRun {
+    /// A reference value measured in `block` beside a run of `variant`.
+    pub fn new(variant: impl Into<String>, block: u32, value: f64) -> ReferenceRun {
+        ReferenceRun {
+            variant: variant.into(),
+            block,
+            value,
+        }
+    }
 }
 
 impl Observation {
@@ -291,6 +319,7 @@ impl Dataset {
             design: None,
             series,
             reference: None,
+            reference_beside: Vec::new(),
         }
     }
 
@@ -324,6 +353,14 @@ impl Dataset {
     /// The same data with a reference workload's value per block: `(block, value)`.
     pub fn with_reference(mut self, values: Vec<(u32, f64)>) -> Dataset {
         self.reference = Some(values);
+        self
+    }
+
+    /// The same data with reference runs measured beside the variants' runs (also sets
+    /// [`Dataset::reference`] to all their values, so older readers see a reference).
+    pub fn with_reference_beside(mut self, runs: Vec<ReferenceRun>) -> Dataset {
+        self.reference = Some(runs.iter().map(|r| (r.block, r.value)).collect());
+        self.reference_beside = runs;
         self
     }
 }

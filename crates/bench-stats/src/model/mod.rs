@@ -4,5 +4,5 @@
 pub mod dataset;
 pub mod report;
 
-pub use dataset::{Dataset, Observation, Parameter, Quantity, Series};
+pub use dataset::{Dataset, Observation, Parameter, Quantity, ReferenceRun, Series};
 pub use report::*;

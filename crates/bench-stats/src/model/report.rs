@@ -444,6 +444,13 @@ pub struct Comparison {
     pub paired: Option<PairedReport>,
     /// Present when a reference workload ran in every block.
     pub reference: Option<ReferenceReport>,
+    /// The carryover diagnostics of this candidate against the baseline, for blocked
+    /// `abba` designs (beyond the v1 contract; serialized only when present).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub carryover: Option<CarryoverSummary>,
     /// What a custom [`crate::SignificanceTest`] answered for this candidate, when one
     /// decided the verdict (beyond the contract). Serialized only when present, so the
     /// documents of the built-in tests are unchanged.
@@ -623,8 +630,104 @@ pub struct ReferenceReport {
     pub ci: Option<[f64; 2]>,
     /// Coefficient of variation of the reference's block-level values.
     pub reference_cv: Option<f64>,
-    /// The reference's value in each block, so its bias can be judged.
+    /// The reference's value in each block, so its bias can be judged (beside each run:
+    /// the mean of the two references of the block).
     pub reference_block_values: Vec<f64>,
+    /// Where the reference ran (beyond the v1 contract; absent from older documents).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub placement: Option<ReferencePlacement>,
+    /// Beside each run: the reference's value next to the baseline in each block.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub baseline_reference_values: Option<Vec<f64>>,
+    /// Beside each run: the reference's value next to the candidate in each block.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub candidate_reference_values: Option<Vec<f64>>,
+    /// Beside each run: the reference's own coefficient of variation, from the two
+    /// references of each block (`sd(ln rc - ln rb) / sqrt 2`).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub reference_own_cv: Option<f64>,
+    /// Beside each run: the approximate upward relative bias of `ratio_of_ratios` due to
+    /// the reference, `reference_own_cv² / blocks`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub approximate_bias: Option<f64>,
+}
+
+/// Carryover of one candidate against the baseline ([`Comparison::carryover`]): for two
+/// variants the ABBA cell means, the position effect and the carryover that differs
+/// between the versions (`diagnostics::carryover`); for 3+ variants in Williams blocks the
+/// residual-effect difference (`diagnostics::differential`).
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct CarryoverSummary {
+    /// How the blocks were taken to meet: `back-to-back` (position 0 follows the previous
+    /// block's last run) or `separated` (a reference run beside every variant run).
+    pub join: crate::diagnostics::BlockJoin,
+    /// `abba-baab` (two variants) or `residual-effects` (3+ variants).
+    pub method: CarryoverMethod,
+    /// Blocks used.
+    pub blocks: usize,
+    /// Two variants: mean of the baseline's runs at block positions 1-4 (among the
+    /// variants' runs), over the blocks where it ran there; `null` where it never did.
+    pub baseline_position_means: Option<[Option<f64>; 4]>,
+    /// Two variants: the same for the candidate.
+    pub candidate_position_means: Option<[Option<f64>; 4]>,
+    /// Two variants: the extra value of a run right after the other variant (corrected for
+    /// the join), in the data's unit.
+    pub position_effect: Option<f64>,
+    /// Two variants: the exact sign-test p of the block contrasts.
+    pub position_p: Option<f64>,
+    /// Carryover that differs between the versions, in the data's unit: two variants
+    /// `l_candidate - l_baseline` (the extra value of a candidate run right after the
+    /// baseline minus the reverse); 3+ variants `rho_candidate - rho_baseline` (how much
+    /// more a run reads right after the candidate than right after the baseline).
+    pub differential: Option<f64>,
+    /// The bias that `differential` puts into `mean(candidate) - mean(baseline)`.
+    pub version_bias: Option<f64>,
+    /// Two-sided p of `differential` (two variants: Mann-Whitney of the ABBA blocks'
+    /// contrasts against the BAAB blocks'; 3+: normal test of the least-squares estimate).
+    pub differential_p: Option<f64>,
+}
+
+/// How [`CarryoverSummary::differential`] was estimated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum CarryoverMethod {
+    /// Two variants: ABBA against BAAB blocks.
+    AbbaBaab,
+    /// 3+ variants: the crossover model's residual effects.
+    ResidualEffects,
+}
+
+/// Where a reference workload ran ([`ReferenceReport::placement`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum ReferencePlacement {
+    /// Once per block (raw files of older versions): each block's ratio of ratios is
+    /// the plain ratio; the reference only reweights blocks.
+    OncePerBlock,
+    /// Beside every variant run: each variant is divided by its own reference.
+    BesideEachRun,
 }
 
 /// Between- and within-block variance by one-way random-effects method of moments.
@@ -686,6 +789,8 @@ pub enum WarningCode {
     NoisyReference,
     /// Runs follow their position in the block more than their version.
     Carryover,
+    /// Carryover differs between the versions, which ABBA does not cancel.
+    DifferentialCarryover,
     /// The memory layout was held fixed.
     Layout,
     /// Wall time far above CPU time: the command mostly waits.
@@ -717,6 +822,7 @@ impl WarningCode {
             WarningCode::PracticalGate => "practical-gate",
             WarningCode::NoisyReference => "noisy-reference",
             WarningCode::Carryover => "carryover",
+            WarningCode::DifferentialCarryover => "differential-carryover",
             WarningCode::Layout => "layout",
             WarningCode::WallAboveCpu => "wall-above-cpu",
             WarningCode::UnpairedSessions => "unpaired-sessions",

@@ -11,6 +11,6 @@ pub use estimators::{
     LARGE_SAMPLE_BLOCKS, PairedAnalysis, PairedConfig, PairedEstimator, RunsEstimate,
     block_bootstrap, cohens_d, paired_analysis, paired_analysis_of_runs,
 };
-pub use reference::{REFERENCE_BIAS_LIMIT, RatioOfRatios, ratio_of_ratios};
+pub use reference::{REFERENCE_BIAS_LIMIT, RatioOfRatios, ratio_of_ratios, ratio_of_ratios_beside};
 pub use robust::{BlockSummary, PooledMedianRatio, pooled_median_ratio};
 pub use variance::{VarianceComponents, paired_variance_components, variance_components};

@@ -1,0 +1,184 @@
+//! The carryover diagnostics of a blocked `abba` group, attached to its comparisons and
+//! warned about: two variants get the ABBA/BAAB diagnostic (position effect, cell means,
+//! carryover that differs between the versions), 3+ variants in Williams blocks the
+//! residual-effect comparison of each candidate with the baseline. Blocks are taken to
+//! run back to back, as `abba compare` runs them, unless a reference run sits beside every
+//! variant run (then position 0 follows a reference: separated).
+
+use std::collections::BTreeMap;
+
+use crate::analysis::blocks::BlockTable;
+use crate::analysis::warnings::fmt_p;
+use crate::diagnostics::carryover::{
+    BlockJoin, CarryoverConfig, CarryoverFinding, CarryoverReport, CarryoverRun, carryover,
+};
+use crate::diagnostics::differential::residual_carryover;
+use crate::model::dataset::{Dataset, Design, Series};
+use crate::model::report::{
+    CarryoverMethod, CarryoverSummary, Comparison, Remedy, Warning, WarningCode,
+};
+
+/// Runs the diagnostics for the group and fills `comparisons[k].carryover` (comparison `k`
+/// is `members[order[k + 1]]` against `members[order[0]]`).
+pub(crate) fn attach(
+    data: &Dataset,
+    members: &[&Series],
+    table: &BlockTable,
+    order: &[usize],
+    comparisons: &mut [Comparison],
+    warnings: &mut Vec<Warning>,
+) {
+    if data.design != Some(Design::Abba) || order.len() != comparisons.len() + 1 {
+        return;
+    }
+    let beside = !data.reference_beside.is_empty();
+    let join = if beside {
+        BlockJoin::Separated
+    } else {
+        BlockJoin::BackToBack
+    };
+    let baseline = order[0];
+    if members.len() == 2 {
+        let runs = runs_by_position(members, table, |v| usize::from(v != baseline));
+        let config = CarryoverConfig {
+            join,
+            ..CarryoverConfig::default()
+        };
+        if let (Ok(report), Some(c)) = (carryover(&runs, &config), comparisons.first_mut()) {
+            c.carryover = Some(two_variant_summary(&report));
+            two_variant_warnings(&report, &c.candidate, warnings);
+        }
+    } else if !beside {
+        let runs = runs_by_position(members, table, |v| v);
+        for (&candidate, c) in order[1..].iter().zip(comparisons.iter_mut()) {
+            let alpha = CarryoverConfig::default().alpha;
+            let Ok(r) = residual_carryover(&runs, members.len(), baseline, candidate, join, alpha)
+            else {
+                continue;
+            };
+            c.carryover = Some(CarryoverSummary {
+                join,
+                method: CarryoverMethod::ResidualEffects,
+                blocks: table.ids.len(),
+                baseline_position_means: None,
+                candidate_position_means: None,
+                position_effect: None,
+                position_p: None,
+                differential: Some(r.estimate),
+                version_bias: Some(r.version_bias),
+                differential_p: Some(r.p_value),
+            });
+            if r.detected {
+                warnings.push(differential_warning(
+                    &c.candidate,
+                    r.estimate,
+                    r.version_bias,
+                    r.p_value,
+                    "run right after it reads",
+                ));
+            }
+        }
+    }
+}
+
+/// The members' runs of the table's blocks with positions renumbered among the variants'
+/// runs (a reference run may sit in the block); `variant` maps a member index.
+fn runs_by_position(
+    members: &[&Series],
+    table: &BlockTable,
+    variant: impl Fn(usize) -> usize,
+) -> Vec<CarryoverRun> {
+    let mut by_block: BTreeMap<u32, Vec<(u32, usize, f64)>> = BTreeMap::new();
+    for (m, s) in members.iter().enumerate() {
+        for o in &s.observations {
+            if let (Some(b), Some(p)) = (o.block, o.position) {
+                if table.ids.binary_search(&b).is_ok() {
+                    by_block
+                        .entry(b)
+                        .or_default()
+                        .push((p, variant(m), o.value));
+                }
+            }
+        }
+    }
+    let mut runs = Vec::new();
+    for (block, mut cells) in by_block {
+        cells.sort_by_key(|c| c.0);
+        for (position, (_, variant, value)) in cells.into_iter().enumerate() {
+            runs.push(CarryoverRun {
+                variant,
+                block,
+                position: position as u32,
+                value,
+            });
+        }
+    }
+    runs
+}
+
+fn two_variant_summary(r: &CarryoverReport) -> CarryoverSummary {
+    CarryoverSummary {
+        join: r.join,
+        method: CarryoverMethod::AbbaBaab,
+        blocks: r.blocks_used,
+        baseline_position_means: Some(r.position_means[0]),
+        candidate_position_means: Some(r.position_means[1]),
+        position_effect: Some(r.position_effect),
+        position_p: Some(r.p_value),
+        differential: r.differential.map(|d| d.estimate),
+        version_bias: r.differential.map(|d| d.version_bias),
+        differential_p: r.differential.map(|d| d.p_value),
+    }
+}
+
+fn two_variant_warnings(r: &CarryoverReport, candidate: &str, warnings: &mut Vec<Warning>) {
+    let join = match r.join {
+        BlockJoin::BackToBack => " (blocks back to back: the block contrast sees 3/4 of it)",
+        _ => "",
+    };
+    match r.finding {
+        CarryoverFinding::NotDetected => {}
+        CarryoverFinding::PositionDominates => warnings.push(Warning::new(
+            WarningCode::Carryover,
+            None,
+            format!(
+                "carryover: runs that follow the other variant differ by {:+.4} on average{join} (sign test p = {}), as much as the version effect itself; the result may reflect run order, not the change",
+                r.position_effect,
+                fmt_p(Some(r.p_value))
+            ),
+        )),
+        _ => warnings.push(
+            Warning::new(
+                WarningCode::Carryover,
+                None,
+                format!(
+                    "carryover: runs that follow the other variant differ by {:+.4} on average{join} (sign test p = {}); ABBA order cancels a symmetric carryover",
+                    r.position_effect,
+                    fmt_p(Some(r.p_value))
+                ),
+            )
+            .with_remedy(Remedy::SettleBetweenRuns),
+        ),
+    }
+    if let Some(d) = r.differential.filter(|d| d.detected) {
+        warnings.push(differential_warning(
+            candidate,
+            d.estimate,
+            d.version_bias,
+            d.p_value,
+            "run right after the baseline reads",
+        ));
+    }
+}
+
+fn differential_warning(candidate: &str, estimate: f64, bias: f64, p: f64, what: &str) -> Warning {
+    Warning::new(
+        WarningCode::DifferentialCarryover,
+        Some(candidate),
+        format!(
+            "carryover differs between the versions: a {candidate} {what} {estimate:+.4} more than the reverse (p = {}), which ABBA does not cancel; it shifts the measured difference by about {bias:+.4}",
+            fmt_p(Some(p))
+        ),
+    )
+    .with_remedy(Remedy::SettleBetweenRuns)
+}
