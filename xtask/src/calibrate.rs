@@ -828,6 +828,7 @@ mod tests {
                     paired: None,
                     reference: None,
                     custom_test: None,
+                    sequential: None,
                 }],
                 trend: None,
             }],

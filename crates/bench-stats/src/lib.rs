@@ -19,6 +19,7 @@
 //! | [`resample`] | the seeded bootstrap (percentile, BCa, studentized), thread-count independent |
 //! | [`paired`] | the block bootstrap and paired estimators, variance components, ratio of ratios |
 //! | [`diagnostics`] | drift and autocorrelation of a run stream, ABBA carryover |
+//! | [`sequential`] | anytime-valid confidence sequences and the `--until decided` stop rule |
 //! | [`special`] | erfc, the normal distribution, log-gamma, the incomplete gamma |
 //! | [`model`] | the input ([`Dataset`]) and the result ([`Analysis`]) types |
 //! | [`analysis`] | the engine, its configuration and the pluggable significance strategy |
@@ -65,6 +66,7 @@ pub mod model;
 pub mod paired;
 pub mod rank;
 pub mod resample;
+pub mod sequential;
 pub mod special;
 
 pub use crate::analysis::{
