@@ -31,7 +31,7 @@
 //! when significant, equivalent when the whole ratio interval lies inside the
 //! equivalence margin, else inconclusive.
 
-mod blocks;
+pub(crate) mod blocks;
 mod comparison;
 mod config;
 mod decision;

@@ -741,6 +741,9 @@ pub enum WarningCode {
     /// The raw file was written in several sessions (`--resume`): analyses between them
     /// are extra looks at the data.
     Resumed,
+    /// The experiment was extended with more blocks after it had ended: its verdict comes
+    /// from the confidence sequence, every added block a further look.
+    Extended,
     /// One candidate stands out among several: a hypothesis until confirmed.
     Standout,
 }
@@ -765,6 +768,7 @@ impl WarningCode {
             WarningCode::Input => "input",
             WarningCode::DebugBuild => "debug-build",
             WarningCode::Resumed => "resumed",
+            WarningCode::Extended => "extended",
             WarningCode::Standout => "standout",
         }
     }
