@@ -313,6 +313,26 @@ pub struct CompareArgs {
     /// from the file's header; any of them given as well must match it.
     #[arg(long, value_name = "FILE.jsonl", value_hint = ValueHint::FilePath)]
     pub resume: Option<PathBuf>,
+    /// Stop as soon as the answer is clear: `--until decided` looks after every block at an
+    /// anytime-valid confidence sequence for the ratio (the median block log-ratio; its
+    /// error rate holds however often it is looked at) and stops at the first block where
+    /// it lies above or below 1 (SLOWER/FASTER) or inside ±--equivalence-margin
+    /// (EQUIVALENT); at --max-blocks it stops INCONCLUSIVE. Two variants, blocked design.
+    #[arg(
+        long,
+        value_name = "RULE",
+        value_parser = ["decided"],
+        conflicts_with_all = ["blocks", "runs", "time_budget"]
+    )]
+    pub until: Option<String>,
+    /// With --until decided: the most blocks to run [default: 200]. With --resume, more
+    /// blocks than the file planned extend it (every added block is a further look).
+    #[arg(long, value_name = "N", requires = "until")]
+    pub max_blocks: Option<u32>,
+    /// With --until decided: no decision before this many blocks [default: the fewest at
+    /// which the sequence can decide at --alpha: 7 at 0.05].
+    #[arg(long, value_name = "N", requires = "until")]
+    pub min_blocks: Option<u32>,
     /// Print the schedule and exit without running anything.
     #[arg(long)]
     pub dry_run: bool,

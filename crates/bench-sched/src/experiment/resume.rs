@@ -209,6 +209,13 @@ impl ResumePoint {
         Ok(())
     }
 
+    /// Blocks at the look that decided, when the file is a sequential experiment whose
+    /// rule decided (its trailer says so).
+    pub fn decided_at(&self) -> Option<u32> {
+        let seq = self.data.trailer.as_ref()?.sequence.as_ref()?;
+        (seq.stop == "decided").then_some(seq.decided_at).flatten()
+    }
+
     /// Whether `config` extends the file's experiment: more blocks than its header plans,
     /// in a paired design (whose schedule keeps its first blocks when it grows).
     pub fn extends(&self, config: &ExperimentConfig) -> bool {

@@ -90,6 +90,8 @@ pub struct Look {
     /// The interval of the ratio candidate / baseline (`exp` of the log-ratio interval;
     /// `0` and infinity while too few blocks bound it).
     pub ratio_interval: [f64; 2],
+    /// The median block ratio so far: which way the sequence is heading.
+    pub median_ratio: f64,
     /// What it decides under the rule.
     pub decision: LookDecision,
     /// The anytime-valid p of "no change" (sign sequence).
@@ -137,6 +139,7 @@ pub fn replay(log_ratios: &[f64], rule: &SequentialRule) -> Replay {
         looks.push(Look {
             blocks,
             ratio_interval: [interval[0].exp(), interval[1].exp()],
+            median_ratio: cs.median().exp(),
             decision,
             p_value: cs.p_value(),
         });

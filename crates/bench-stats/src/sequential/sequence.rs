@@ -73,6 +73,17 @@ impl ConfidenceSequence {
         self.sorted.len() as u64
     }
 
+    /// The sample median of the log-ratios so far (NaN before the first block): where the
+    /// sign sequence is centred, so the way it is heading.
+    pub fn median(&self) -> f64 {
+        let n = self.sorted.len();
+        match n {
+            0 => f64::NAN,
+            _ if n % 2 == 1 => self.sorted[n / 2],
+            _ => 0.5 * (self.sorted[n / 2 - 1] + self.sorted[n / 2]),
+        }
+    }
+
     /// The current interval on the log-ratio scale; infinite bounds while too few blocks
     /// can exclude anything.
     pub fn interval(&self) -> [f64; 2] {
