@@ -19,6 +19,7 @@
 //! | [`resample`] | the seeded bootstrap (percentile, BCa, studentized), thread-count independent |
 //! | [`paired`] | the block bootstrap and paired estimators, variance components, ratio of ratios |
 //! | [`diagnostics`] | drift and autocorrelation of a run stream, ABBA carryover |
+//! | [`plan`] | `abba plan`: blocks for a power, minimum detectable effect, blocks to a sequential decision, runs per block |
 //! | [`sequential`] | anytime-valid confidence sequences and the `--until decided` stop rule |
 //! | [`special`] | erfc, the normal distribution, log-gamma, the incomplete gamma |
 //! | [`model`] | the input ([`Dataset`]) and the result ([`Analysis`]) types |
@@ -64,6 +65,7 @@ pub mod diagnostics;
 mod error;
 pub mod model;
 pub mod paired;
+pub mod plan;
 pub mod rank;
 pub mod resample;
 pub mod sequential;
