@@ -14,6 +14,7 @@ mod hooks;
 mod kernel_spec;
 mod output;
 mod parse;
+mod plan;
 mod progress;
 mod scan;
 mod words;
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
             .map_err(|e| exit::usage(e.to_string())),
         Some(Command::Compare(args)) => compare::run(*args),
         Some(Command::Analyze(args)) => analyze::run(*args),
+        Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Completions { shell }) => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "abba", &mut script);
