@@ -6,11 +6,13 @@
 //! - `chain-sweep`: chains 1..8 in randomized blocks, Friedman + Holm-corrected Wilcoxon,
 //!   and an independent confirmation of the sweep's standout step ([`sweep`]).
 //! - `scipy-timing`: bench-stats' rank tests timed against SciPy's.
+//! - `sequential`: the calibration grid of `--until decided` on simulated noise profiles.
 
 mod appendix;
 mod calibrate;
 mod run;
 mod scipy_timing;
+mod sequential;
 mod sweep;
 mod table;
 
@@ -45,6 +47,10 @@ enum Task {
     /// `--design sequential`, same number of runs): false-positive and detection rates
     /// side by side, written to `target/calibrate/REPORT.md`.
     Calibrate(calibrate::CalibrateArgs),
+    /// The calibration grid of `--until decided` on the simulated noise profiles: A/A false
+    /// positives under continuous monitoring up to 500 blocks and blocks to a decision, for
+    /// the sign sequence and the asymptotic mean sequence (Markdown tables).
+    Sequential(sequential::SequentialArgs),
 }
 
 /// Flags of `reproduce-appendix`.
@@ -89,6 +95,7 @@ fn main() -> Result<()> {
         Task::ChainSweep(a) => sweep::run(&root, &a.config()?),
         Task::ScipyTiming => scipy_timing::run(&root),
         Task::Calibrate(a) => calibrate::run(&root, &a),
+        Task::Sequential(a) => sequential::run(&a),
     }
 }
 

@@ -95,6 +95,18 @@ mod tests {
     }
 
     #[test]
+    fn a_sequence_cut_short_says_how_far_it_got() {
+        let mut outcome = run(&config(200, true), 1.1, &mut RawWriter::discard());
+        outcome.runs.truncate(4 * 4 + 2);
+        let a = analyze_input(&Input::from_outcome(&outcome), &AnalysisConfig::default()).unwrap();
+        let c = &a.groups[0].comparisons[0];
+        assert_eq!(c.outcome, Verdict::Inconclusive);
+        let s = c.sequential.as_ref().unwrap();
+        assert_eq!((s.looks, s.stop.as_str(), s.decided_at), (4, "not-finished", None));
+        assert!(c.summary.contains("stopped after 4 blocks of at most 200"), "{}", c.summary);
+    }
+
+    #[test]
     fn identical_variants_stop_equivalent_and_the_trailer_records_every_look() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("aa.jsonl");
