@@ -24,6 +24,7 @@
 //! | [`special`] | erfc, the normal distribution, log-gamma, the incomplete gamma |
 //! | [`model`] | the input ([`Dataset`]) and the result ([`Analysis`]) types |
 //! | [`analysis`] | the engine, its configuration and the pluggable significance strategy |
+//! | `sim` | (feature `sim`) a seeded simulator of noisy machines with named noise profiles |
 //!
 //! The whole analysis of two variants measured in the same blocks:
 //!
@@ -69,6 +70,9 @@ pub mod plan;
 pub mod rank;
 pub mod resample;
 pub mod sequential;
+#[cfg(feature = "sim")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
+pub mod sim;
 pub mod special;
 
 pub use crate::analysis::{

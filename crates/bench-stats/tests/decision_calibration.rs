@@ -11,7 +11,7 @@ mod sim;
 
 use bench_stats::analysis::regressions;
 use bench_stats::{AnalysisConfig, Outcome, Verdict, analyze};
-use sim::{Design, SimConfig, simulate};
+use sim::{Design, NoiseProfile, SimConfig, simulate};
 
 const ALPHA: f64 = 0.05;
 const REPS: u64 = 300;
@@ -32,7 +32,7 @@ fn mc_sd(p: f64, reps: u64) -> f64 {
 fn profiles() -> [(&'static str, SimConfig); 2] {
     [
         ("bursty", SimConfig::default()),
-        ("shared-vm", SimConfig::shared_vm()),
+        ("shared-vm", NoiseProfile::SharedVm.config()),
     ]
 }
 

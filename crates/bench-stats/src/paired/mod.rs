@@ -4,6 +4,7 @@
 
 pub mod estimators;
 pub mod reference;
+pub mod robust;
 pub mod variance;
 
 pub use estimators::{
@@ -11,4 +12,5 @@ pub use estimators::{
     paired_analysis,
 };
 pub use reference::{REFERENCE_BIAS_LIMIT, RatioOfRatios, ratio_of_ratios};
+pub use robust::{BlockSummary, PooledMedianRatio, pooled_median_ratio};
 pub use variance::{VarianceComponents, paired_variance_components, variance_components};

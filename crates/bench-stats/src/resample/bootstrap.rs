@@ -244,7 +244,7 @@ fn draw_into(idx: &mut [Vec<usize>], sizes: &[usize], seed: u64, i: u64) {
 /// Computes `f(indices of resample i)` for every resample `i`, in index order, in
 /// parallel when enabled. Each worker reuses one index buffer; the indices of resample
 /// `i` depend only on `(seed, i)`, never on which worker draws them.
-fn per_resample<T: Send>(
+pub(crate) fn per_resample<T: Send>(
     count: u32,
     sizes: &[usize],
     seed: u64,

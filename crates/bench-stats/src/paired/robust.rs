@@ -1,0 +1,280 @@
+//! Paired estimators for machines whose runs are mostly tight with a slow minority:
+//! block summaries robust to one disturbed run (median, minimum), and the ratio of the
+//! variants' pooled medians with a block bootstrap.
+//!
+//! On a shared machine a third of ABBA blocks can hold a run slowed by 15-100 %. The
+//! block mean carries that run into the block's log-ratio with full weight, and the
+//! signed-rank test then ranks exactly the disturbed blocks highest. Summarizing each
+//! variant's runs in a block by their minimum (or median, with more than two runs) keeps
+//! the block's value on the main mode; pooling all runs of a variant and taking the median
+//! ignores the slow minority outright, while resampling whole blocks keeps what the
+//! variants shared inside a block together (the calibration in the README, Trust, compares
+//! them on every noise profile).
+
+use crate::StatsError;
+use crate::descriptive::summary::{median, quantile_sorted};
+use crate::resample::bootstrap::{
+    self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic, per_resample,
+};
+
+/// How the runs of one variant inside one block become the block's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum BlockSummary {
+    /// The mean of the runs (the appendix's block value).
+    #[default]
+    Mean,
+    /// The median of the runs (the mean of the middle two for an even count).
+    Median,
+    /// The fastest run: the one least disturbed by the machine.
+    Min,
+}
+
+impl BlockSummary {
+    /// The summary of `runs`; `None` when `runs` is empty or holds a non-finite value.
+    pub fn of(self, runs: &[f64]) -> Option<f64> {
+        if runs.is_empty() || runs.iter().any(|v| !v.is_finite()) {
+            return None;
+        }
+        Some(match self {
+            BlockSummary::Mean => runs.iter().sum::<f64>() / runs.len() as f64,
+            BlockSummary::Median => median(runs),
+            BlockSummary::Min => runs.iter().copied().fold(f64::INFINITY, f64::min),
+        })
+    }
+}
+
+/// The ratio of pooled medians, its interval and its bootstrap p-value.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct PooledMedianRatio {
+    /// Candidate median over baseline median, each over every run of the variant, with
+    /// the block-bootstrap interval (or the large-sample one above
+    /// [`crate::paired::LARGE_SAMPLE_BLOCKS`] blocks).
+    pub interval: BootstrapInterval,
+    /// Two-sided p-value of "ratio = 1": twice the smaller share of replicates on either
+    /// side of 1 (each share counted as `(k + 1) / (B + 1)`), capped at 1; from the normal
+    /// approximation on the large-sample path.
+    pub p_value: f64,
+}
+
+/// Pooled medians over resampled blocks.
+struct PooledMedians<'a> {
+    baseline: &'a [Vec<f64>],
+    candidate: &'a [Vec<f64>],
+}
+
+impl PooledMedians<'_> {
+    fn pooled(blocks: &[Vec<f64>], idx: &[usize]) -> Option<f64> {
+        let runs: Vec<f64> = idx
+            .iter()
+            .flat_map(|&i| blocks[i].iter().copied())
+            .collect();
+        (!runs.is_empty()).then(|| median(&runs))
+    }
+}
+
+impl Statistic for PooledMedians<'_> {
+    fn sizes(&self) -> Vec<usize> {
+        vec![self.baseline.len()]
+    }
+
+    fn value(&self, idx: &[Vec<usize>]) -> Option<f64> {
+        let b = Self::pooled(self.baseline, &idx[0])?;
+        let c = Self::pooled(self.candidate, &idx[0])?;
+        let r = c / b;
+        (b > 0.0 && r.is_finite()).then_some(r)
+    }
+}
+
+/// The ratio of pooled medians, candidate over baseline, with an interval from resampling
+/// whole blocks: `baseline[b]` and `candidate[b]` are the runs of each variant in block
+/// `b`. Each replicate draws blocks with replacement and recomputes each variant's median
+/// over the runs of the drawn blocks. `config.method` picks the interval (percentile,
+/// BCa or studentized); the p-value always comes from the replicates.
+///
+/// Above [`crate::paired::LARGE_SAMPLE_BLOCKS`] blocks the interval is the normal one on
+/// the log scale with a block-clustered standard error of the two medians' influence
+/// functions (the sparsity estimated from order statistics, Hall & Sheather 1988), which
+/// is O(N log N) in the N runs instead of O(B N).
+///
+/// # Errors
+/// [`StatsError::LengthMismatch`] when the block counts differ,
+/// [`StatsError::TooFewSamples`] for fewer than 2 blocks or an empty block,
+/// [`StatsError::ZeroDenominator`] unless every value is positive and finite, and an
+/// invalid `config`.
+///
+/// # Examples
+/// ```
+/// use bench_stats::paired::pooled_median_ratio;
+/// use bench_stats::resample::BootstrapConfig;
+/// let base: Vec<Vec<f64>> = (0..12).map(|i| vec![100.0 + f64::from(i % 3), 101.0]).collect();
+/// let cand: Vec<Vec<f64>> = (0..12).map(|i| vec![110.0 + f64::from(i % 3), 111.0]).collect();
+/// let r = pooled_median_ratio(&base, &cand, &BootstrapConfig::default())?;
+/// assert!(r.interval.low > 1.05 && r.p_value < 0.01);
+/// # Ok::<(), bench_stats::StatsError>(())
+/// ```
+pub fn pooled_median_ratio(
+    baseline: &[Vec<f64>],
+    candidate: &[Vec<f64>],
+    config: &BootstrapConfig,
+) -> Result<PooledMedianRatio, StatsError> {
+    config.validate()?;
+    check_blocks(baseline, candidate)?;
+    if baseline.len() > crate::paired::LARGE_SAMPLE_BLOCKS {
+        return large_sample(baseline, candidate, config);
+    }
+    let stat = PooledMedians {
+        baseline,
+        candidate,
+    };
+    let mut reps: Vec<f64> = per_resample(config.resamples, &stat.sizes(), config.seed, |idx| {
+        stat.value(idx)
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    if reps.len() < 2 {
+        return Err(StatsError::TooFewSamples {
+            what: "bootstrap replicates of the pooled-median ratio",
+            needed: 2,
+            got: reps.len(),
+        });
+    }
+    reps.sort_by(f64::total_cmp);
+    let p_value = bootstrap_p(&reps, 1.0);
+    let interval = match config.method {
+        IntervalMethod::Percentile => percentile_interval(&stat, &reps, config)?,
+        _ => bootstrap::run(&stat, config)?,
+    };
+    Ok(PooledMedianRatio { interval, p_value })
+}
+
+fn check_blocks(baseline: &[Vec<f64>], candidate: &[Vec<f64>]) -> Result<(), StatsError> {
+    if baseline.len() != candidate.len() {
+        return Err(StatsError::LengthMismatch {
+            left: baseline.len(),
+            right: candidate.len(),
+        });
+    }
+    let empty = baseline.iter().chain(candidate).any(Vec::is_empty);
+    if baseline.len() < 2 || empty {
+        return Err(StatsError::TooFewSamples {
+            what: "paired blocks with runs of both variants",
+            needed: 2,
+            got: if empty { 0 } else { baseline.len() },
+        });
+    }
+    let positive = baseline
+        .iter()
+        .chain(candidate)
+        .flatten()
+        .all(|&v| v > 0.0 && v.is_finite());
+    if positive {
+        Ok(())
+    } else {
+        Err(StatsError::ZeroDenominator {
+            what: "pooled-median ratio (every run value must be positive and finite)",
+        })
+    }
+}
+
+/// Two-sided bootstrap p-value of `null` from sorted replicates.
+fn bootstrap_p(sorted: &[f64], null: f64) -> f64 {
+    let b = sorted.len() as f64;
+    let below = sorted.partition_point(|&r| r < null) as f64;
+    let above = b - sorted.partition_point(|&r| r <= null) as f64;
+    let tail = (below.min(above) + 1.0) / (b + 1.0);
+    (2.0 * tail).min(1.0)
+}
+
+fn percentile_interval(
+    stat: &PooledMedians<'_>,
+    sorted: &[f64],
+    config: &BootstrapConfig,
+) -> Result<BootstrapInterval, StatsError> {
+    let identity: Vec<Vec<usize>> = vec![(0..stat.baseline.len()).collect()];
+    let estimate = stat.value(&identity).ok_or(StatsError::ZeroDenominator {
+        what: "pooled-median ratio on the original data",
+    })?;
+    let alpha = 1.0 - config.confidence;
+    let n = sorted.len() as f64;
+    let m = sorted.iter().sum::<f64>() / n;
+    let sd = (sorted.iter().map(|r| (r - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    Ok(BootstrapInterval {
+        estimate,
+        low: quantile_sorted(sorted, alpha / 2.0),
+        high: quantile_sorted(sorted, 1.0 - alpha / 2.0),
+        standard_error: sd,
+        method: IntervalMethod::Percentile,
+        confidence: config.confidence,
+        resamples: sorted.len() as u32,
+        skipped: config.resamples - sorted.len() as u32,
+        seed: config.seed,
+    })
+}
+
+/// The median of `runs` and its sparsity `1 / f(median)` from order statistics with the
+/// Hall-Sheather bandwidth at 95 %.
+fn median_and_sparsity(runs: &mut [f64]) -> (f64, f64) {
+    runs.sort_by(f64::total_cmp);
+    let n = runs.len() as f64;
+    let m = quantile_sorted(runs, 0.5);
+    // Hall & Sheather's bandwidth at the median: n^(-1/3) z^(2/3) (1.5 phi(0)^2)^(1/3).
+    let z = 1.959_963_984_540_054_f64;
+    let phi0_sq = 1.0 / std::f64::consts::TAU;
+    let h = (n.powf(-1.0 / 3.0) * z.powf(2.0 / 3.0) * (1.5 * phi0_sq).powf(1.0 / 3.0))
+        .clamp(1e-4, 0.25);
+    let spread = quantile_sorted(runs, 0.5 + h) - quantile_sorted(runs, 0.5 - h);
+    (m, spread / (2.0 * h))
+}
+
+fn large_sample(
+    baseline: &[Vec<f64>],
+    candidate: &[Vec<f64>],
+    config: &BootstrapConfig,
+) -> Result<PooledMedianRatio, StatsError> {
+    let mut a: Vec<f64> = baseline.iter().flatten().copied().collect();
+    let mut c: Vec<f64> = candidate.iter().flatten().copied().collect();
+    let (na, nc) = (a.len() as f64, c.len() as f64);
+    let (ma, sa) = median_and_sparsity(&mut a);
+    let (mc, sc) = median_and_sparsity(&mut c);
+    // Influence of one run on ln(median): sparsity * (1/2 - [x <= m]) / m.
+    let psi = |x: f64, m: f64, s: f64| s * (0.5 - f64::from(u8::from(x <= m))) / m;
+    let u: Vec<f64> = baseline
+        .iter()
+        .zip(candidate)
+        .map(|(b, k)| {
+            k.iter().map(|&x| psi(x, mc, sc)).sum::<f64>() / nc
+                - b.iter().map(|&x| psi(x, ma, sa)).sum::<f64>() / na
+        })
+        .collect();
+    let nb = u.len() as f64;
+    let mu = u.iter().sum::<f64>() / nb;
+    let se = (u.iter().map(|x| (x - mu).powi(2)).sum::<f64>() * nb / (nb - 1.0)).sqrt();
+    let z = crate::special::normal_ppf(0.5 + config.confidence / 2.0).unwrap_or(1.96);
+    let log_r = (mc / ma).ln();
+    let p_value = (2.0 * crate::special::normal_sf((log_r / se).abs())).min(1.0);
+    let interval = BootstrapInterval {
+        estimate: log_r.exp(),
+        low: (log_r - z * se).exp(),
+        high: (log_r + z * se).exp(),
+        standard_error: se * log_r.exp(),
+        method: IntervalMethod::LargeSample,
+        confidence: config.confidence,
+        resamples: 0,
+        skipped: 0,
+        seed: config.seed,
+    };
+    if [interval.low, interval.high, p_value]
+        .iter()
+        .all(|v| v.is_finite())
+    {
+        Ok(PooledMedianRatio { interval, p_value })
+    } else {
+        Err(StatsError::NonFinite {
+            what: "large-sample pooled-median ratio (the runs' spread is zero or overflows)",
+            value: se,
+        })
+    }
+}

@@ -1,0 +1,395 @@
+//! A seeded simulator of benchmark sessions on noisy machines, with named noise profiles.
+//!
+//! Built for calibration: every decision rule abba ships is judged by its error rates on
+//! data whose truth is known, and `abba plan` predicts power from the same model. Enabled
+//! by the `sim` feature (off by default; it adds no dependency).
+//!
+//! The model multiplies a run's noise-free time by independent factors:
+//!
+//! - a **session level** `exp(sigma_b * z)` shared by every run of one session (the
+//!   frequency governor, the tenants next door);
+//! - a **slow drift** within the session, `exp(slope * t)` with a per-session random slope;
+//! - **load phases**: a step function of the session level that changes every few seconds
+//!   (phase length in runs, each phase's log level drawn with SD `phase_sd`);
+//! - **run-level noise** `exp(sigma_w * z)`: lognormal, so right-skewed;
+//! - **bursts**: a two-state (fast/slow) process; a slow run takes `burst_extra` longer,
+//!   which makes the distribution of run times bimodal;
+//! - **spikes**: a rare pre-emption adding `spike_extra`, the heavy right tail;
+//! - **carryover**: a run that directly follows the other variant is `carryover` faster.
+//!   Blocks run back to back, as the runner runs them, so the first run of a block
+//!   follows the last run of the previous block;
+//! - a **first-run-of-block** factor `1 + f` with `f ~ N(first_run.0, first_run.1)` drawn
+//!   once per session: the runner settles between blocks, and the run after the pause can
+//!   be systematically slower or faster;
+//! - the **true effect**: every run of the candidate `B` is `effect` times `A`'s.
+//!
+//! The profiles ([`NoiseProfile`]) are fitted to measurements; `tests/sim_profiles.rs`
+//! checks each against the figures it was fitted to.
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::{Dataset, Observation, Series};
+
+mod profile;
+
+pub use profile::NoiseProfile;
+
+/// Parameters of the noise model; start from a [`NoiseProfile`]'s and change fields.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimConfig {
+    /// Typical (noise-free) run time of `A`, in ms.
+    pub mean: f64,
+    /// SD of the log session level (between sessions).
+    pub sigma_b: f64,
+    /// SD of the lognormal run-level noise (within a session).
+    pub sigma_w: f64,
+    /// SD of the per-session drift slope, in log units per run.
+    pub drift_sd_per_run: f64,
+    /// Shortest and longest load phase, in runs (uniform); `(0, 0)` means no phases.
+    pub phase_len: (u32, u32),
+    /// SD of a load phase's log level.
+    pub phase_sd: f64,
+    /// Probability that a fast run is followed by the start of a burst.
+    pub burst_start: f64,
+    /// Shortest and longest burst, in runs (uniform).
+    pub burst_len: (u32, u32),
+    /// Extra time of a slow run, as a fraction (uniform in the range).
+    pub burst_extra: (f64, f64),
+    /// Probability of a spike on any run.
+    pub spike_prob: f64,
+    /// Extra time of a spike, as a fraction (uniform in the range).
+    pub spike_extra: (f64, f64),
+    /// Fraction by which a run right after the other variant is faster.
+    pub carryover: f64,
+    /// Mean and SD (between sessions) of the first-run-of-block extra time, a fraction.
+    pub first_run: (f64, f64),
+    /// True ratio `B / A`.
+    pub effect: f64,
+}
+
+impl Default for SimConfig {
+    /// The [`NoiseProfile::Bursty`] machine.
+    fn default() -> Self {
+        NoiseProfile::Bursty.config()
+    }
+}
+
+impl SimConfig {
+    /// The same machine with true ratio `effect`.
+    pub fn with_effect(self, effect: f64) -> Self {
+        SimConfig { effect, ..self }
+    }
+
+    /// The same machine with a carryover advantage `carryover`.
+    pub fn with_carryover(self, carryover: f64) -> Self {
+        SimConfig { carryover, ..self }
+    }
+
+    /// The same machine with noise-free run time `mean` (ms).
+    pub fn with_mean(self, mean: f64) -> Self {
+        SimConfig { mean, ..self }
+    }
+
+    /// Fraction of runs inside a burst, in the stationary state.
+    pub fn slow_fraction(&self) -> f64 {
+        let mean_len = f64::from(self.burst_len.0 + self.burst_len.1) / 2.0;
+        if self.burst_start <= 0.0 {
+            return 0.0;
+        }
+        mean_len / (mean_len + 1.0 / self.burst_start)
+    }
+
+    /// Expected multiplier of one run from the run-level noise, bursts and spikes
+    /// (stationary), not counting session level, phases, drift and carryover.
+    pub fn noise_mean(&self) -> f64 {
+        let lognormal = (self.sigma_w * self.sigma_w / 2.0).exp();
+        let burst = 1.0 + self.slow_fraction() * (self.burst_extra.0 + self.burst_extra.1) / 2.0;
+        let spike = 1.0 + self.spike_prob * (self.spike_extra.0 + self.spike_extra.1) / 2.0;
+        lognormal * burst * spike
+    }
+}
+
+/// Run-order designs of the simulator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SimDesign {
+    /// ABBA on even blocks, BAAB on odd ones (abba's default).
+    Abba,
+    /// AB in every block.
+    Alternating,
+    /// All of `A` (one session), then all of `B` (another session).
+    Sequential,
+}
+
+/// One simulated experiment.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Experiment {
+    /// The data, as abba would record it: series `A` (baseline) then `B`.
+    pub dataset: Dataset,
+    /// Per-block `[A, B]` means (empty for the sequential design).
+    pub block_means: Vec<[f64; 2]>,
+    /// Every run in order: `(variant, block, position, value)`.
+    pub runs: Vec<(usize, u32, u32, f64)>,
+    /// Per block, the expected difference of the block means `B - A` given this session's
+    /// level, phases and drift (the estimand of the mean difference; NaN when sequential).
+    pub block_truth: Vec<f64>,
+}
+
+fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
+    // Box-Muller; 1 - u keeps the logarithm finite.
+    let u1: f64 = 1.0 - rng.random::<f64>();
+    let u2: f64 = rng.random::<f64>();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+fn uniform(rng: &mut Xoshiro256PlusPlus, (lo, hi): (f64, f64)) -> f64 {
+    lo + (hi - lo) * rng.random::<f64>()
+}
+
+/// The state of one session: its level, drift, phase, burst process and run counter.
+struct Session {
+    level: f64,
+    slope: f64,
+    first_run: f64,
+    phase: f64,
+    phase_left: u32,
+    t: u32,
+    slow_left: u32,
+    last_variant: Option<usize>,
+}
+
+impl Session {
+    fn start(cfg: &SimConfig, rng: &mut Xoshiro256PlusPlus) -> Self {
+        let level = cfg.mean * (cfg.sigma_b * normal(rng)).exp();
+        let slope = cfg.drift_sd_per_run * normal(rng);
+        let first_run = cfg.first_run.0 + cfg.first_run.1 * normal(rng);
+        // Start in the stationary state: inside a burst with probability `slow`.
+        let slow_left = if rng.random::<f64>() < cfg.slow_fraction() {
+            rng.random_range(1..=cfg.burst_len.1.max(1))
+        } else {
+            0
+        };
+        let mut s = Session {
+            level,
+            slope,
+            first_run,
+            phase: 1.0,
+            phase_left: 0,
+            t: 0,
+            slow_left,
+            last_variant: None,
+        };
+        s.next_phase(cfg, rng);
+        s
+    }
+
+    fn next_phase(&mut self, cfg: &SimConfig, rng: &mut Xoshiro256PlusPlus) {
+        if cfg.phase_len.1 == 0 {
+            self.phase = 1.0;
+            self.phase_left = u32::MAX;
+            return;
+        }
+        self.phase = (cfg.phase_sd * normal(rng)).exp();
+        self.phase_left = rng.random_range(cfg.phase_len.0.max(1)..=cfg.phase_len.1);
+    }
+
+    /// The expected value of the next run (before noise, carryover, first-run factor and
+    /// effect).
+    fn expected(&self, cfg: &SimConfig) -> f64 {
+        self.level * self.phase * (self.slope * f64::from(self.t)).exp() * cfg.noise_mean()
+    }
+
+    /// The carryover and first-run factor of the next run of `variant`.
+    fn order_factor(&self, cfg: &SimConfig, variant: usize, first_in_block: bool) -> f64 {
+        let mut f = 1.0;
+        if self.last_variant.is_some_and(|v| v != variant) {
+            f *= 1.0 - cfg.carryover;
+        }
+        if first_in_block {
+            f *= 1.0 + self.first_run;
+        }
+        f
+    }
+
+    /// One run of `variant` (0 = A, 1 = B).
+    fn run(
+        &mut self,
+        cfg: &SimConfig,
+        rng: &mut Xoshiro256PlusPlus,
+        variant: usize,
+        first_in_block: bool,
+    ) -> f64 {
+        let mut v = self.level * self.phase * (self.slope * f64::from(self.t)).exp();
+        v *= (cfg.sigma_w * normal(rng)).exp();
+        if self.slow_left > 0 {
+            v *= 1.0 + uniform(rng, cfg.burst_extra);
+            self.slow_left -= 1;
+        } else if rng.random::<f64>() < cfg.burst_start {
+            // The burst starts with the next run.
+            self.slow_left = rng.random_range(cfg.burst_len.0..=cfg.burst_len.1);
+        }
+        if rng.random::<f64>() < cfg.spike_prob {
+            v *= 1.0 + uniform(rng, cfg.spike_extra);
+        }
+        v *= self.order_factor(cfg, variant, first_in_block);
+        if variant == 1 {
+            v *= cfg.effect;
+        }
+        self.t += 1;
+        self.last_variant = Some(variant);
+        self.phase_left = self.phase_left.saturating_sub(1);
+        if self.phase_left == 0 {
+            self.next_phase(cfg, rng);
+        }
+        v
+    }
+}
+
+fn series(name: &str, runs: &[(usize, u32, u32, f64)], variant: usize, blocked: bool) -> Series {
+    Series::new(
+        name,
+        runs.iter()
+            .filter(|r| r.0 == variant)
+            .map(|&(_, block, position, value)| {
+                if blocked {
+                    Observation::in_block(value, block).at_position(position)
+                } else {
+                    Observation::new(value)
+                }
+            }),
+    )
+}
+
+/// The run order of block `b`: `cycles` repetitions of ABBA (even blocks) or BAAB (odd
+/// blocks), or of AB.
+fn block_order(design: SimDesign, b: u32, cycles: u32) -> Vec<usize> {
+    let one: &[usize] = match design {
+        SimDesign::Abba if b % 2 == 0 => &[0, 1, 1, 0],
+        SimDesign::Abba => &[1, 0, 0, 1],
+        _ => &[0, 1],
+    };
+    (0..cycles.max(1))
+        .flat_map(|_| one.iter().copied())
+        .collect()
+}
+
+/// Simulates one experiment of `blocks` blocks with `seed` (the same seed gives the same
+/// noise whatever `cfg.effect`, which only scales `B`).
+///
+/// ABBA blocks hold 4 runs, alternating blocks 2 (AB). A sequential experiment holds as
+/// many runs as the ABBA one, `2 * blocks` per variant, recorded without blocks (its
+/// `(block, position)` in `runs` only count the runs). Time: O(runs).
+pub fn simulate(cfg: &SimConfig, design: SimDesign, blocks: u32, seed: u64) -> Experiment {
+    simulate_cycles(cfg, design, blocks, 1, seed)
+}
+
+/// [`simulate`] with `cycles` repetitions of the block's order inside every block (so
+/// an ABBA block holds `2 * cycles` runs of each variant); sequential sessions get as many
+/// runs as the blocked design.
+pub fn simulate_cycles(
+    cfg: &SimConfig,
+    design: SimDesign,
+    blocks: u32,
+    cycles: u32,
+    seed: u64,
+) -> Experiment {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let (runs, block_truth) = match design {
+        SimDesign::Abba | SimDesign::Alternating => {
+            blocked_runs(cfg, design, blocks, cycles, &mut rng)
+        }
+        SimDesign::Sequential => {
+            let per_variant = 2 * blocks * cycles.max(1);
+            let mut runs = Vec::new();
+            for variant in 0..2 {
+                let mut s = Session::start(cfg, &mut rng);
+                for k in 0..per_variant {
+                    let v = s.run(cfg, &mut rng, variant, false);
+                    runs.push((variant, k / 2, k % 2, v));
+                }
+            }
+            (runs, vec![f64::NAN; blocks as usize])
+        }
+    };
+    assemble(design, blocks, runs, block_truth)
+}
+
+type Runs = Vec<(usize, u32, u32, f64)>;
+
+fn blocked_runs(
+    cfg: &SimConfig,
+    design: SimDesign,
+    blocks: u32,
+    cycles: u32,
+    rng: &mut Xoshiro256PlusPlus,
+) -> (Runs, Vec<f64>) {
+    let mut runs = Vec::new();
+    let mut block_truth = Vec::new();
+    let mut s = Session::start(cfg, rng);
+    for b in 0..blocks {
+        let order = block_order(design, b, cycles);
+        let share = 2.0 / order.len() as f64;
+        let mut block_expected = 0.0;
+        for (p, &variant) in order.iter().enumerate() {
+            let e = s.expected(cfg) * s.order_factor(cfg, variant, p == 0);
+            // Expected B - A contribution of this run to the block difference.
+            block_expected += if variant == 1 {
+                share * e * cfg.effect
+            } else {
+                -share * e
+            };
+            let v = s.run(cfg, rng, variant, p == 0);
+            runs.push((variant, b, p as u32, v));
+        }
+        block_truth.push(block_expected);
+    }
+    (runs, block_truth)
+}
+
+fn assemble(design: SimDesign, blocks: u32, runs: Runs, block_truth: Vec<f64>) -> Experiment {
+    let blocked = design != SimDesign::Sequential;
+    let block_means = if blocked {
+        let mut sums = vec![[0.0_f64; 2]; blocks as usize];
+        let mut counts = vec![[0_u32; 2]; blocks as usize];
+        for &(variant, b, _, v) in &runs {
+            sums[b as usize][variant] += v;
+            counts[b as usize][variant] += 1;
+        }
+        sums.iter()
+            .zip(&counts)
+            .map(|(s, c)| [s[0] / f64::from(c[0]), s[1] / f64::from(c[1])])
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut dataset = Dataset::new(
+        "ms",
+        vec![
+            series("A", &runs, 0, blocked),
+            series("B", &runs, 1, blocked),
+        ],
+    );
+    match design {
+        SimDesign::Abba => dataset = dataset.with_design(crate::Design::Abba),
+        SimDesign::Sequential => dataset = dataset.with_design(crate::Design::Sequential),
+        // AB in every block is none of the runner's designs: left as blocks from a file.
+        SimDesign::Alternating => {}
+    }
+    Experiment {
+        dataset,
+        block_means,
+        runs,
+        block_truth,
+    }
+}
+
+/// Values of `variant` in run order.
+pub fn values(e: &Experiment, variant: usize) -> Vec<f64> {
+    e.runs
+        .iter()
+        .filter(|r| r.0 == variant)
+        .map(|r| r.3)
+        .collect()
+}
