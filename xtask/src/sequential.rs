@@ -10,7 +10,7 @@ use bench_stats::sequential::{
 };
 use bench_stats::sim::{NoiseProfile, SimDesign, simulate};
 
-use crate::table::Table;
+use crate::table::TextTable as Table;
 
 /// Flags of `sequential`.
 #[derive(clap::Args, Debug)]

@@ -5,17 +5,14 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use bench_sched::{CsvOptions, Input};
-use bench_stats::plan::{PlanReport, PlanRequest, RunsAdvice, plan, runs_per_block};
+use bench_stats::plan::{PlanReport, PlanRequest, RunsAdvice, plan, profile_pilot, runs_per_block};
 use bench_stats::sequential::dataset_log_ratios;
-use bench_stats::sim::{NoiseProfile, SimDesign, simulate};
+use bench_stats::sim::NoiseProfile;
 use bench_stats::{Dataset, Design};
 
 use crate::cli::PlanArgs;
 use crate::exit::usage;
 use crate::output::write_stdout;
-
-/// Blocks simulated for a profile's pilot: enough that its tail is the profile's.
-const PROFILE_PILOT_BLOCKS: u32 = 2000;
 
 /// What a pilot gives the plan.
 struct Pilot {
@@ -165,16 +162,16 @@ fn costs(
     )
 }
 
-/// A long simulated pilot of a noise profile (50 ms runs, blocks back to back).
+/// A noise profile's simulated pilot (many short sessions of 50 ms runs, blocks back to
+/// back: a block costs nothing beyond its runs).
 fn from_profile(name: &str, seed: u64) -> anyhow::Result<Pilot> {
-    let profile = NoiseProfile::from_name(name)
-        .ok_or_else(|| usage(format!("--profile {name}: not one of quiet, shared-vm, bursty, drift")))?;
-    let cfg = profile.config();
-    let e = simulate(&cfg, SimDesign::Abba, PROFILE_PILOT_BLOCKS, seed);
-    let log_ratios = dataset_log_ratios(&e.dataset, None)
-        .ok_or_else(|| usage(format!("--profile {name}: the simulation gave no block log-ratios")))?;
-    let replicates = replicates(&e.dataset, None);
-    let run_s = cfg.mean / 1000.0;
+    let profile = NoiseProfile::from_name(name).ok_or_else(|| {
+        usage(format!(
+            "--profile {name}: not one of quiet, shared-vm, bursty, drift"
+        ))
+    })?;
+    let (log_ratios, replicates) = profile_pilot(profile, seed);
+    let run_s = profile.config().mean / 1000.0;
     Ok(Pilot {
         source: format!("profile {name}"),
         log_ratios,
