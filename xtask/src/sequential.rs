@@ -52,7 +52,12 @@ fn monitor(logs: &[f64], method: SequenceMethod, alpha: f64, max: u32, truth: f6
 }
 
 fn logs(profile: NoiseProfile, effect: f64, blocks: u32, seed: u64) -> Vec<f64> {
-    let e = simulate(&profile.config().with_effect(effect), SimDesign::Abba, blocks, seed);
+    let e = simulate(
+        &profile.config().with_effect(effect),
+        SimDesign::Abba,
+        blocks,
+        seed,
+    );
     dataset_log_ratios(&e.dataset, None).unwrap_or_default()
 }
 
@@ -66,7 +71,9 @@ fn false_positives(args: &SequentialArgs) -> Table {
     headers.push("ever excludes 1 (500)".into());
     let mut t = Table::new(headers);
     for profile in NoiseProfile::ALL {
-        let data: Vec<Vec<f64>> = (0..args.reps).map(|s| logs(profile, 1.0, 500, 50_000 + s)).collect();
+        let data: Vec<Vec<f64>> = (0..args.reps)
+            .map(|s| logs(profile, 1.0, 500, 50_000 + s))
+            .collect();
         for method in METHODS {
             let mut row = vec![profile.as_str().to_owned(), method.as_str().to_owned()];
             for &m in &limits {
@@ -81,7 +88,10 @@ fn false_positives(args: &SequentialArgs) -> Table {
                     .count();
                 row.push(format!("{:.3}", wrong as f64 / args.reps as f64));
             }
-            let missed = data.iter().filter(|l| monitor(l, method, args.alpha, 500, 0.0).ever_missed).count();
+            let missed = data
+                .iter()
+                .filter(|l| monitor(l, method, args.alpha, 500, 0.0).ever_missed)
+                .count();
             row.push(format!("{:.3}", missed as f64 / args.reps as f64));
             t.row(row);
         }

@@ -213,8 +213,13 @@ fn words(pilot: &Pilot, r: &PlanReport, args: &PlanArgs) -> String {
             _ => format!("{n} blocks"),
         };
         out += &match r.minimum_detectable_effect {
-            Some(m) => format!("Budget of {budget}: the smallest change detected with {power} power is {}.\n", pct(m)),
-            None => format!("Budget of {budget}: not even a 100% change is detected with {power} power.\n"),
+            Some(m) => format!(
+                "Budget of {budget}: the smallest change detected with {power} power is {}.\n",
+                pct(m)
+            ),
+            None => format!(
+                "Budget of {budget}: not even a 100% change is detected with {power} power.\n"
+            ),
         };
     }
     out += &format!(
@@ -222,7 +227,11 @@ fn words(pilot: &Pilot, r: &PlanReport, args: &PlanArgs) -> String {
         pct(args.equivalence_margin),
         r.max_blocks
     );
-    for (s, label) in r.until_decided.iter().zip(["no change", "the margin", "2x margin", "5x margin"]) {
+    for (s, label) in
+        r.until_decided
+            .iter()
+            .zip(["no change", "the margin", "2x margin", "5x margin"])
+    {
         out += &format!(
             "  {:<11} ({:>5}): median {:>4} blocks (mean {:>5.1}); changed {:>3.0}%, equivalent {:>3.0}%, inconclusive {:>3.0}%\n",
             label,
@@ -245,13 +254,18 @@ fn runs_words(advice: Option<&RunsAdvice>) -> String {
     let head = format!(
         "\nRuns per variant per block (Kalibera & Jones): run variance {:.2e}, block variance {}, a run costs {:.3}s, a block {:.3}s beyond its runs: ",
         a.run_variance,
-        a.block_variance.map_or_else(|| "not detectable".to_owned(), |v| format!("{v:.2e}")),
+        a.block_variance
+            .map_or_else(|| "not detectable".to_owned(), |v| format!("{v:.2e}")),
         a.run_cost_s,
         a.block_cost_s
     );
     let advice = match a.optimal_runs {
         Some(r) if r > f64::from(a.design_runs) => format!(
             "the optimum is {r:.1} runs; the design's {} are fewer: starting a block costs much here, so cut its overhead (warm-ups per block, hooks) before adding blocks.",
+            a.design_runs
+        ),
+        Some(r) if r < 1.0 => format!(
+            "the optimum is under one run ({r:.2}): a block costs little beyond its runs, so the design's {} per block are already plenty; spend time on more blocks.",
             a.design_runs
         ),
         Some(r) => format!(

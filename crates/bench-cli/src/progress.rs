@@ -101,7 +101,9 @@ pub fn look_text(look: &Look, rule: &SequentialRule) -> String {
         LookDecision::Larger => "decided: above 1".to_owned(),
         LookDecision::Smaller => "decided: below 1".to_owned(),
         LookDecision::Equivalent => format!("decided: inside ±{:.1}%", rule.margin * 100.0),
-        _ if look.blocks < rule.min_blocks => format!("no decision before block {}", rule.min_blocks),
+        _ if look.blocks < rule.min_blocks => {
+            format!("no decision before block {}", rule.min_blocks)
+        }
         _ => format!("needs it off 1 or inside ±{:.1}%", rule.margin * 100.0),
     };
     format!(

@@ -7,13 +7,16 @@ use serde_json::Value;
 
 fn abba() -> Command {
     let mut cmd = Command::cargo_bin("abba").unwrap();
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR")).env("NO_COLOR", "1");
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1");
     cmd
 }
 
 fn compare(dir: &std::path::Path, a: &str, b: &str, extra: &[&str]) -> (Value, String) {
     let out = abba()
-        .args(["compare", "--json", "--seed", "3", "--warmup", "0", "--shell", "sh"])
+        .args([
+            "compare", "--json", "--seed", "3", "--warmup", "0", "--shell", "sh",
+        ])
         .args(["--metric", "json:v", "--output"])
         .arg(dir.join("runs.jsonl"))
         .args(extra)
@@ -21,7 +24,11 @@ fn compare(dir: &std::path::Path, a: &str, b: &str, extra: &[&str]) -> (Value, S
         .arg(format!("echo '{{\"v\": {b}}}'"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let raw = std::fs::read_to_string(dir.join("runs.jsonl")).unwrap();
     (serde_json::from_slice(&out.stdout).unwrap(), raw)
 }
@@ -29,13 +36,21 @@ fn compare(dir: &std::path::Path, a: &str, b: &str, extra: &[&str]) -> (Value, S
 #[test]
 fn a_clear_change_stops_at_the_first_look_that_decides() {
     let dir = tempfile::tempdir().unwrap();
-    let (v, raw) = compare(dir.path(), "1.0", "1.1", &["--until", "decided", "--max-blocks", "50"]);
+    let (v, raw) = compare(
+        dir.path(),
+        "1.0",
+        "1.1",
+        &["--until", "decided", "--max-blocks", "50"],
+    );
     let c = &v["groups"][0]["comparisons"][0];
     assert_eq!(c["outcome"], "slower");
     assert_eq!(c["sequential"]["decided_at"], 7);
     assert_eq!(c["sequential"]["stop"], "decided");
     assert_eq!(c["decision"]["test"], "confidence-sequence:sign-median");
-    let lines: Vec<Value> = raw.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = raw
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines[0]["stop_rule"]["max_blocks"], 50);
     assert_eq!(lines[0]["blocks"], 50);
     assert_eq!(lines.len(), 1 + 7 * 4 + 1, "header, 7 blocks, trailer");
@@ -43,11 +58,22 @@ fn a_clear_change_stops_at_the_first_look_that_decides() {
     assert_eq!(end["decided_at"], 7);
     assert_eq!(end["looks"].as_array().unwrap().len(), 7);
     // The file analyzed again gives the same verdict from the same sequence.
-    let out = abba().args(["analyze", "--json"]).arg(dir.path().join("runs.jsonl")).output().unwrap();
+    let out = abba()
+        .args(["analyze", "--json"])
+        .arg(dir.path().join("runs.jsonl"))
+        .output()
+        .unwrap();
     let again: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(again["groups"][0]["comparisons"][0]["sequential"], c["sequential"]);
+    assert_eq!(
+        again["groups"][0]["comparisons"][0]["sequential"],
+        c["sequential"]
+    );
     // A decided experiment has nothing to resume.
-    let out = abba().args(["compare", "--resume"]).arg(dir.path().join("runs.jsonl")).output().unwrap();
+    let out = abba()
+        .args(["compare", "--resume"])
+        .arg(dir.path().join("runs.jsonl"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("decided after 7 blocks"));
 }
@@ -72,13 +98,32 @@ fn extending_a_finished_experiment_is_a_further_look() {
         .args(["--blocks", "10"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let codes: Vec<&str> = v["warnings"].as_array().unwrap().iter().filter_map(|w| w["code"].as_str()).collect();
+    let codes: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w["code"].as_str())
+        .collect();
     assert!(codes.contains(&"extended"), "{codes:?}");
     let s = &v["groups"][0]["comparisons"][0]["sequential"];
-    assert_eq!((s["looks"].as_u64(), s["extended"].as_bool()), (Some(10), Some(true)));
-    let header: Value = serde_json::from_str(std::fs::read_to_string(&path).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (s["looks"].as_u64(), s["extended"].as_bool()),
+        (Some(10), Some(true))
+    );
+    let header: Value = serde_json::from_str(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(header["extended"][0]["from_blocks"], 8);
     assert_eq!(header["blocks"], 10);
 }
@@ -91,27 +136,55 @@ fn until_needs_two_variants_and_refuses_blocks() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let out = abba()
-        .args(["compare", "--until", "decided", "--min-blocks", "30", "--max-blocks", "20", "true", "true"])
+        .args([
+            "compare",
+            "--until",
+            "decided",
+            "--min-blocks",
+            "30",
+            "--max-blocks",
+            "20",
+            "true",
+            "true",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--min-blocks 30 is above --max-blocks 20"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--min-blocks 30 is above --max-blocks 20")
+    );
 }
 
 #[test]
 fn plan_from_a_profile_in_words_and_json() {
     let out = abba()
-        .args(["plan", "--profile", "quiet", "--effect", "2%", "--blocks", "20", "--json"])
+        .args([
+            "plan",
+            "--profile",
+            "quiet",
+            "--effect",
+            "2%",
+            "--blocks",
+            "20",
+            "--json",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], "abba.plan/1");
     let plan = &v["plan"];
     assert!(plan["blocks_needed"].as_u64().unwrap() >= 6);
     assert!(plan["minimum_detectable_effect"].as_f64().unwrap() > 0.0);
     assert_eq!(plan["until_decided"].as_array().unwrap().len(), 4);
-    let out = abba().args(["plan", "--profile", "shared-vm", "--effect", "5%"]).output().unwrap();
+    let out = abba()
+        .args(["plan", "--profile", "shared-vm", "--effect", "5%"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("power to detect a 5.0% change"), "{text}");
     assert!(text.contains("--until decided"), "{text}");

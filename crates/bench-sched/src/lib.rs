@@ -104,8 +104,8 @@ pub use crate::interrupt::{InterruptFlag, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{Experiment, Input, analyze_input};
 pub use crate::raw::{
-    RAW_SCHEMA, RawData, RawExtension, RawHeader, RawHooks, RawLook, RawSequence, RawStopRule, RawTrailer, RawVariant, RawWriter, RunRecord,
-    read_raw, read_raw_bytes,
+    RAW_SCHEMA, RawData, RawExtension, RawHeader, RawHooks, RawLook, RawSequence, RawStopRule,
+    RawTrailer, RawVariant, RawWriter, RunRecord, read_raw, read_raw_bytes,
 };
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, Metric, MetricParseError, OutputMode, RealRunner,

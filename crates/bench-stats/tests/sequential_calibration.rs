@@ -6,8 +6,8 @@
 //! figures; bigger grids (both sequences, more repetitions) are `cargo xtask sequential`.
 //! Bounds allow 3 Monte Carlo standard deviations where a rate is compared with a target.
 
-use bench_stats::plan::{centred_noise, power, profile_pilot};
 use bench_stats::paired::BlockSummary;
+use bench_stats::plan::{centred_noise, power, profile_pilot};
 use bench_stats::rank::wilcoxon_signed_rank;
 use bench_stats::sequential::{
     ConfidenceSequence, LookDecision, SequenceMethod, SequentialRule, dataset_log_ratios,
@@ -86,8 +86,13 @@ fn aa_false_positives_under_continuous_monitoring_stay_within_alpha() {
             })
             .count();
         let rate = wrong as f64 / reps as f64;
-        println!("A/A {profile}: {wrong}/{reps} stopped FASTER/SLOWER within 500 blocks ({rate:.3})");
-        assert!(rate <= ALPHA + 3.0 * mc_sd(ALPHA, reps), "{profile}: {rate}");
+        println!(
+            "A/A {profile}: {wrong}/{reps} stopped FASTER/SLOWER within 500 blocks ({rate:.3})"
+        );
+        assert!(
+            rate <= ALPHA + 3.0 * mc_sd(ALPHA, reps),
+            "{profile}: {rate}"
+        );
     }
 }
 
@@ -104,7 +109,10 @@ fn the_final_interval_covers_the_true_ratio() {
                 .count();
             let rate = covered as f64 / reps as f64;
             println!("coverage {profile} ratio {effect}: {covered}/{reps} ({rate:.3})");
-            assert!(rate >= 1.0 - ALPHA - 3.0 * mc_sd(ALPHA, reps), "{profile} {effect}: {rate}");
+            assert!(
+                rate >= 1.0 - ALPHA - 3.0 * mc_sd(ALPHA, reps),
+                "{profile} {effect}: {rate}"
+            );
         }
     }
 }
@@ -132,7 +140,10 @@ fn stops(
         }
     }
     blocks.sort_unstable();
-    (f64::from(blocks[blocks.len() / 2]), hit as f64 / reps as f64)
+    (
+        f64::from(blocks[blocks.len() / 2]),
+        hit as f64 / reps as f64,
+    )
 }
 
 /// Target: a 10% change decided in a median of at most 8 blocks. Met on every profile
@@ -142,7 +153,14 @@ fn stops(
 #[test]
 fn a_ten_percent_change_is_decided_in_a_median_of_at_most_eight_blocks() {
     let larger = [LookDecision::Larger];
-    let (quiet, _) = stops(NoiseProfile::Quiet, 1.10, 100, &larger, 200, BlockSummary::Mean);
+    let (quiet, _) = stops(
+        NoiseProfile::Quiet,
+        1.10,
+        100,
+        &larger,
+        200,
+        BlockSummary::Mean,
+    );
     println!("10% on quiet (block mean): median {quiet} blocks");
     assert!(quiet <= 8.0, "{quiet}");
     for profile in [NoiseProfile::SharedVm, NoiseProfile::Drift] {
@@ -161,9 +179,25 @@ fn a_ten_percent_change_is_decided_in_a_median_of_at_most_eight_blocks() {
 fn two_percent_on_the_shared_vm_is_decided_within_sixty_blocks() {
     let reps = 150;
     let larger = [LookDecision::Larger];
-    let (m_mean, s_mean) = stops(NoiseProfile::SharedVm, 1.02, reps, &larger, 60, BlockSummary::Mean);
-    let (m_min, s_min) = stops(NoiseProfile::SharedVm, 1.02, reps, &larger, 60, BlockSummary::Min);
-    println!("2% on shared-vm: block mean median {m_mean} blocks, {s_mean:.3} SLOWER within 60; block minimum median {m_min}, {s_min:.3}");
+    let (m_mean, s_mean) = stops(
+        NoiseProfile::SharedVm,
+        1.02,
+        reps,
+        &larger,
+        60,
+        BlockSummary::Mean,
+    );
+    let (m_min, s_min) = stops(
+        NoiseProfile::SharedVm,
+        1.02,
+        reps,
+        &larger,
+        60,
+        BlockSummary::Min,
+    );
+    println!(
+        "2% on shared-vm: block mean median {m_mean} blocks, {s_mean:.3} SLOWER within 60; block minimum median {m_min}, {s_min:.3}"
+    );
     assert!(s_min >= 0.73 - 3.0 * mc_sd(0.73, reps), "{s_min}");
 }
 
@@ -208,12 +242,17 @@ fn plan_predicts_the_simulated_power_within_five_points() {
         let noise = centred_noise(&profile_pilot(profile, 7).0);
         let predicted = power(&noise, blocks, effect, ALPHA, reps as u32, 1);
         let simulated = simulated_power(profile, blocks as u32, effect, reps);
-        println!("power {profile} {blocks} blocks ratio {effect}: plan {predicted:.3}, simulated {simulated:.3}");
+        println!(
+            "power {profile} {blocks} blocks ratio {effect}: plan {predicted:.3}, simulated {simulated:.3}"
+        );
         let tolerance = if (profile, blocks) == (NoiseProfile::SharedVm, 30) && effect > 1.02 {
             0.10
         } else {
             0.05
         };
-        assert!((predicted - simulated).abs() <= tolerance, "{profile} {blocks} {effect}");
+        assert!(
+            (predicted - simulated).abs() <= tolerance,
+            "{profile} {blocks} {effect}"
+        );
     }
 }

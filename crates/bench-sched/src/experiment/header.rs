@@ -59,7 +59,10 @@ pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
         host: HostFacts::collect(),
         hooks: super::hooks::raw_hooks(&config.hooks),
         warmup_per_block: config.warmup_per_block,
-        stop_rule: config.until.as_ref().map(|u| RawStopRule::from_rule(&u.rule)),
+        stop_rule: config
+            .until
+            .as_ref()
+            .map(|u| RawStopRule::from_rule(&u.rule)),
         extended: Vec::new(),
     }
 }

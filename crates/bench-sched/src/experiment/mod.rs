@@ -12,9 +12,7 @@ mod resume;
 mod run;
 mod stop;
 
-pub use config::{
-    ExperimentConfig, FailurePolicy, REFERENCE_NAME, ScanParameter, Until, Variant,
-};
+pub use config::{ExperimentConfig, FailurePolicy, REFERENCE_NAME, ScanParameter, Until, Variant};
 pub use hooks::{HookKind, Hooks};
 pub use observer::{NoopObserver, Observer};
 pub use outcome::Outcome;

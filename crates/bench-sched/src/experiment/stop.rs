@@ -71,14 +71,24 @@ mod tests {
         FakeRunner::new().with_script(move |call, n| {
             let wobble = 1.0 + 0.004 * (((n * 7919) % 13) as f64 / 6.0 - 1.0);
             let base = 1_000_000.0 * wobble;
-            let t = if call.variant == "B" { base * effect } else { base };
+            let t = if call.variant == "B" {
+                base * effect
+            } else {
+                base
+            };
             FakeRunner::success(t as u64)
         })
     }
 
     fn run(config: &ExperimentConfig, effect: f64, out: &mut RawWriter) -> Outcome {
-        run_experiment(config, &InterruptFlag::new(), &mut runner(effect), out, &mut NoopObserver)
-            .unwrap()
+        run_experiment(
+            config,
+            &InterruptFlag::new(),
+            &mut runner(effect),
+            out,
+            &mut NoopObserver,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -91,7 +101,10 @@ mod tests {
         let c = &a.groups[0].comparisons[0];
         assert_eq!(c.outcome, Verdict::Slower);
         let s = c.sequential.as_ref().unwrap();
-        assert_eq!((s.looks, s.decided_at, s.stop.as_str()), (7, Some(7), "decided"));
+        assert_eq!(
+            (s.looks, s.decided_at, s.stop.as_str()),
+            (7, Some(7), "decided")
+        );
     }
 
     #[test]
@@ -102,8 +115,15 @@ mod tests {
         let c = &a.groups[0].comparisons[0];
         assert_eq!(c.outcome, Verdict::Inconclusive);
         let s = c.sequential.as_ref().unwrap();
-        assert_eq!((s.looks, s.stop.as_str(), s.decided_at), (4, "not-finished", None));
-        assert!(c.summary.contains("stopped after 4 blocks of at most 200"), "{}", c.summary);
+        assert_eq!(
+            (s.looks, s.stop.as_str(), s.decided_at),
+            (4, "not-finished", None)
+        );
+        assert!(
+            c.summary.contains("stopped after 4 blocks of at most 200"),
+            "{}",
+            c.summary
+        );
     }
 
     #[test]

@@ -117,7 +117,11 @@ impl RawWriter {
             path: path.to_owned(),
             source,
         };
-        let old = File::options().read(true).write(true).open(path).map_err(err)?;
+        let old = File::options()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(err)?;
         lock(&old, path)?;
         let bytes = std::fs::read(path).map_err(err)?;
         let runs = bytes

@@ -117,15 +117,18 @@ pub(crate) fn build_comparison(
         config,
     });
 
-    let seq = input.paired.zip(config.sequential.as_ref()).and_then(|(pa, run)| {
-        (input.members.len() == 2).then_some(())?;
-        sequential_verdict(
-            pa,
-            run,
-            input.data.higher_is_better,
-            (name, &input.members[input.baseline].name),
-        )
-    });
+    let seq = input
+        .paired
+        .zip(config.sequential.as_ref())
+        .and_then(|(pa, run)| {
+            (input.members.len() == 2).then_some(())?;
+            sequential_verdict(
+                pa,
+                run,
+                input.data.higher_is_better,
+                (name, &input.members[input.baseline].name),
+            )
+        });
     let (verdict, outcome, summary, ratio, ratio_ci, decision, sequential) = match seq {
         Some(s) => (
             s.verdict,

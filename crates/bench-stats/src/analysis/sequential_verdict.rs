@@ -29,7 +29,10 @@ pub(crate) fn sequential_verdict(
     let logs = block_log_ratios(&pa.block_values)?;
     let r = replay(&logs, &run.rule);
     let last = *r.last()?;
-    let bounded = last.ratio_interval.iter().all(|x| x.is_finite() && *x > 0.0);
+    let bounded = last
+        .ratio_interval
+        .iter()
+        .all(|x| x.is_finite() && *x > 0.0);
     let ratio_ci = bounded.then_some(last.ratio_interval);
     let outcome = match last.decision {
         LookDecision::Larger | LookDecision::Smaller => {
@@ -59,7 +62,8 @@ pub(crate) fn sequential_verdict(
         practical_rule: "ratio".into(),
         practical_threshold: run.rule.margin,
         equivalence_ci: ratio_ci,
-        equivalence_note: (!bounded).then(|| "too few blocks for the sequence to bound the ratio".to_owned()),
+        equivalence_note: (!bounded)
+            .then(|| "too few blocks for the sequence to bound the ratio".to_owned()),
     };
     Some(SequentialVerdict {
         verdict,
@@ -130,12 +134,19 @@ fn sentence(
     r: &SequentialReport,
 ) -> String {
     let ci = interval_text(r.ratio_ci);
-    let point = ratio.map_or_else(|| "no ratio".to_owned(), |x| format!("median ratio {x:.3}x"));
+    let point = ratio.map_or_else(
+        || "no ratio".to_owned(),
+        |x| format!("median ratio {x:.3}x"),
+    );
     let m = r.margin * 100.0;
     let of = format!("{} blocks of at most {}", r.looks, r.max_blocks);
     let mut s = match outcome {
         Outcome::Faster | Outcome::Slower => {
-            let word = if outcome == Outcome::Faster { "faster" } else { "slower" };
+            let word = if outcome == Outcome::Faster {
+                "faster"
+            } else {
+                "slower"
+            };
             format!(
                 "{cand} is {word} than {base}: {point}, {ci}, decided by the sequential rule after {of} (alpha {} over every look).",
                 r.alpha

@@ -64,11 +64,14 @@ pub fn runs_per_block(
     let n = ratios.len() as f64;
     let mean = ratios.iter().sum::<f64>() / n;
     let total = ratios.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    let r = blocks.iter().map(|b| b[0].len() + b[1].len()).sum::<usize>() as f64 / (2.0 * n);
+    let r = blocks
+        .iter()
+        .map(|b| b[0].len() + b[1].len())
+        .sum::<usize>() as f64
+        / (2.0 * n);
     let block_variance = Some(total - 2.0 * run_variance / r).filter(|v| *v > 0.0);
-    let optimal_runs = block_variance.map(|vb| {
-        ((block_cost_s / run_cost_s.max(1e-12)) * (run_variance / vb)).sqrt()
-    });
+    let optimal_runs = block_variance
+        .map(|vb| ((block_cost_s / run_cost_s.max(1e-12)) * (run_variance / vb)).sqrt());
     Some(RunsAdvice {
         run_variance,
         block_variance,

@@ -95,7 +95,11 @@ pub struct PlanReport {
 
 /// The pilot's log-ratios centred on their median (the noise alone), sorted.
 pub fn centred_noise(log_ratios: &[f64]) -> Vec<f64> {
-    let mut v: Vec<f64> = log_ratios.iter().copied().filter(|x| x.is_finite()).collect();
+    let mut v: Vec<f64> = log_ratios
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite())
+        .collect();
     v.sort_by(f64::total_cmp);
     if v.is_empty() {
         return v;
@@ -138,9 +142,9 @@ pub fn plan(log_ratios: &[f64], runs: Option<RunsAdvice>, req: &PlanRequest) -> 
         req.reps,
         req.seed,
     );
-    let minimum_detectable_effect = req
-        .budget_blocks
-        .and_then(|n| minimum_detectable_effect(&noise, n, req.power, req.alpha, req.reps, req.seed));
+    let minimum_detectable_effect = req.budget_blocks.and_then(|n| {
+        minimum_detectable_effect(&noise, n, req.power, req.alpha, req.reps, req.seed)
+    });
     let rule = SequentialRule {
         max_blocks: max as u32,
         ..SequentialRule::new(req.alpha, req.margin)

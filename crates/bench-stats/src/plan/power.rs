@@ -67,7 +67,13 @@ impl SignedRankTest {
 }
 
 /// Draws `n` blocks from `noise` shifted by `shift` into `out`.
-pub(crate) fn draw(rng: &mut Xoshiro256PlusPlus, noise: &[f64], shift: f64, out: &mut Vec<f64>, n: usize) {
+pub(crate) fn draw(
+    rng: &mut Xoshiro256PlusPlus,
+    noise: &[f64],
+    shift: f64,
+    out: &mut Vec<f64>,
+    n: usize,
+) {
     out.clear();
     out.extend((0..n).map(|_| noise[rng.random_range(0..noise.len())] + shift));
 }
@@ -164,7 +170,9 @@ mod tests {
 
     #[test]
     fn power_is_alpha_at_no_change_and_grows_with_blocks() {
-        let noise: Vec<f64> = (0..400).map(|i| (f64::from(i) * 0.618).fract() - 0.5).collect();
+        let noise: Vec<f64> = (0..400)
+            .map(|i| (f64::from(i) * 0.618).fract() - 0.5)
+            .collect();
         let p0 = power(&noise, 20, 1.0, 0.05, 4000, 1);
         assert!((p0 - 0.05).abs() < 0.015, "{p0}");
         let small = power(&noise, 10, 1.1, 0.05, 2000, 1);

@@ -108,7 +108,8 @@ mod tests {
         // E[M_{t+1} | s] = (M_{t+1}(s+1) + M_{t+1}(s)) / 2 = M_t(s), exactly.
         for t in 0..30u64 {
             for s in 0..=t {
-                let next = 0.5 * (ln_mixture(0.5, s + 1, t + 1).exp() + ln_mixture(0.5, s, t + 1).exp());
+                let next =
+                    0.5 * (ln_mixture(0.5, s + 1, t + 1).exp() + ln_mixture(0.5, s, t + 1).exp());
                 let now = ln_mixture(0.5, s, t).exp();
                 assert!((next - now).abs() < 1e-9 * now, "t={t} s={s}");
             }
@@ -118,7 +119,10 @@ mod tests {
     #[test]
     fn fewest_blocks_at_alpha_005() {
         assert_eq!(SignBoundary::new(0.05).min_blocks(), 7);
-        let uniform = SignBoundary { alpha: 0.05, prior: 1.0 };
+        let uniform = SignBoundary {
+            alpha: 0.05,
+            prior: 1.0,
+        };
         assert_eq!(uniform.min_blocks(), 8);
     }
 

@@ -115,10 +115,7 @@ impl Replay {
 
     /// The smallest anytime-valid p over the looks (valid for the whole sequence).
     pub fn p_value(&self) -> Option<f64> {
-        self.looks
-            .iter()
-            .filter_map(|l| l.p_value)
-            .reduce(f64::min)
+        self.looks.iter().filter_map(|l| l.p_value).reduce(f64::min)
     }
 }
 
@@ -180,7 +177,10 @@ mod tests {
         let rule = SequentialRule::default();
         let logs: Vec<f64> = (0..40).map(|i| 0.001 * f64::from(i % 5) - 0.002).collect();
         let r = replay(&logs, &rule);
-        assert_eq!(r.looks[r.first_decision.unwrap()].decision, LookDecision::Equivalent);
+        assert_eq!(
+            r.looks[r.first_decision.unwrap()].decision,
+            LookDecision::Equivalent
+        );
     }
 
     #[test]

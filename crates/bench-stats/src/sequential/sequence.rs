@@ -91,10 +91,7 @@ impl ConfidenceSequence {
         match self.method {
             SequenceMethod::SignMedian => match self.boundary.k(t) {
                 // Rejected: fewer than k + 1 values at or below m, or at or above m.
-                Some(k) => [
-                    self.sorted[k as usize],
-                    self.sorted[(t - 1 - k) as usize],
-                ],
+                Some(k) => [self.sorted[k as usize], self.sorted[(t - 1 - k) as usize]],
                 None => [f64::NEG_INFINITY, f64::INFINITY],
             },
             SequenceMethod::AsymptoticMean => {
@@ -145,7 +142,10 @@ mod tests {
             cs.push(f64::from(i));
         }
         let [lo, hi] = cs.interval();
-        assert!(lo > 20.0 && hi < 80.0 && lo < 50.5 && hi > 50.5, "{lo} {hi}");
+        assert!(
+            lo > 20.0 && hi < 80.0 && lo < 50.5 && hi > 50.5,
+            "{lo} {hi}"
+        );
     }
 
     #[test]
