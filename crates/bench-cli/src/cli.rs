@@ -103,6 +103,8 @@ Examples:
   abba compare --confirm ./a ./b ./c                          # rerun the standout
   abba compare --runs 40 ./a ./b                              # 20 ABBA blocks: 40 runs each
   abba compare --time-budget 2min ./a ./b                     # as many blocks as fit
+  abba compare --until decided --max-blocks 100 ./a ./b       # stop when the answer is clear
+  abba compare --resume runs.jsonl --blocks 40                # extend an ended run (a further look)
   abba compare --shell sh --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' './a' './b'
   abba compare --setup 'make a' --setup 'make b' --cleanup 'make clean' ./a ./b
   abba compare --warmup-per-block 1 ./a ./b                   # untimed run of each per block

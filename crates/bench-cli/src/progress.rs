@@ -111,3 +111,27 @@ pub fn look_text(look: &Look, rule: &SequentialRule) -> String {
         look.blocks, look.median_ratio
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bench_stats::sequential::replay;
+
+    #[test]
+    fn a_look_says_where_the_sequence_is_heading() {
+        let rule = SequentialRule::default();
+        let r = replay(
+            &[0.01, 0.02, -0.01, 0.015, 0.005, 0.03, -0.002, 0.01],
+            &rule,
+        );
+        let text = look_text(r.last().unwrap(), &rule);
+        assert!(text.starts_with("look 8: ratio in ["), "{text}");
+        assert!(text.contains("heading up"), "{text}");
+        assert!(text.contains("needs it off 1 or inside ±1.0%"), "{text}");
+        let early = look_text(&r.looks[2], &rule);
+        assert!(
+            early.contains("ratio not bounded yet") && early.contains("no decision before block 7"),
+            "{early}"
+        );
+    }
+}
