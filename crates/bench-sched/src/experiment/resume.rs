@@ -216,10 +216,18 @@ impl ResumePoint {
         (seq.stop == "decided").then_some(seq.decided_at).flatten()
     }
 
-    /// Whether `config` extends the file's experiment: more blocks than its header plans,
-    /// in a paired design (whose schedule keeps its first blocks when it grows).
+    /// Whether `config` extends the file's experiment: it had ended (its end line says
+    /// `complete`: every planned block, or its sequential rule stopped it), and `config`
+    /// plans more blocks, in a paired design (whose schedule keeps its first blocks when
+    /// it grows). An interrupted experiment is continued, not extended.
     pub fn extends(&self, config: &ExperimentConfig) -> bool {
-        config.blocks > self.data.header.blocks
+        let ended = self
+            .data
+            .trailer
+            .as_ref()
+            .is_some_and(|t| t.status == "complete");
+        ended
+            && config.blocks > self.data.header.blocks
             && config.design.pairing() == crate::design::Pairing::Paired
     }
 
