@@ -11,6 +11,7 @@
 //! - `calibrate`: real A/A and A/B false-positive and detection rates ([`calibrate`]);
 //!   `--noise` measures under `neighbour`, a seeded noisy neighbour ([`neighbour`]).
 //! - `replay`: every paired estimator scored on the real recordings ([`replay`]).
+//! - `sequential`: the calibration grid of `--until decided` on simulated noise profiles.
 
 mod appendix;
 mod browser;
@@ -19,6 +20,7 @@ mod neighbour;
 mod replay;
 mod run;
 mod scipy_timing;
+mod sequential;
 mod sweep;
 mod table;
 
@@ -67,6 +69,10 @@ enum Task {
     /// A seeded noisy neighbour: phases of 1-4 s with 0-3 busy threads and short bursts,
     /// until `--duration` has passed or its parent exits (or SIGTERM).
     Neighbour(neighbour::NeighbourArgs),
+    /// The calibration grid of `--until decided` on the simulated noise profiles: A/A false
+    /// positives under continuous monitoring up to 500 blocks and blocks to a decision, for
+    /// the sign sequence and the asymptotic mean sequence (Markdown tables).
+    Sequential(sequential::SequentialArgs),
 }
 
 /// Flags of `reproduce-appendix`.
@@ -114,6 +120,7 @@ fn main() -> Result<()> {
         Task::BrowserCheck(a) => browser::run(&root, &a),
         Task::Replay(a) => replay::run(&root, &a),
         Task::Neighbour(a) => neighbour::run(&a),
+        Task::Sequential(a) => sequential::run(&a),
     }
 }
 

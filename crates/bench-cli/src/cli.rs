@@ -66,6 +66,10 @@ chains overlap in the pipeline, so chains=2 runs at nearly twice the throughput.
     /// Analyze saved data: abba raw JSONL, CSV, or hyperfine --export-json files.
     #[command(after_help = ANALYZE_HELP)]
     Analyze(Box<AnalyzeArgs>),
+    /// Plan an experiment: blocks needed for a power, the smallest detectable change, the
+    /// blocks `--until decided` is expected to take, and how many runs per block pay off.
+    #[command(after_help = PLAN_HELP)]
+    Plan(Box<PlanArgs>),
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  abba completions bash > ~/.local/share/bash-completion/completions/abba"
@@ -76,6 +80,19 @@ chains overlap in the pipeline, so chains=2 runs at nearly twice the throughput.
         shell: clap_complete::Shell,
     },
 }
+
+const PLAN_HELP: &str = "\
+Examples:
+  abba plan pilot.jsonl --effect 2%                 # blocks for 80% power against a 2% change
+  abba plan pilot.jsonl --effect 2% --blocks 30     # ... and the smallest change 30 blocks detect
+  abba plan pilot.jsonl --effect 5% --time 10m      # ... in a budget of ten minutes
+  abba plan --profile shared-vm --effect 2% --json  # a calibrated noise profile instead of a pilot
+
+A pilot is any raw file of two variants (abba compare --output), e.g. 12 blocks of the
+real commands. Its block log-ratios, centred, are resampled to predict the power of the
+default verdict (the signed-rank test of the block log-ratios) and the blocks that
+abba compare --until decided takes at no change, the margin, and 2x and 5x the margin.
+Profiles: quiet, shared-vm, bursty, drift (simulated 50 ms commands).";
 
 const COMPARE_HELP: &str = "\
 Examples:
@@ -88,6 +105,8 @@ Examples:
   abba compare --confirm ./a ./b ./c                          # rerun the standout
   abba compare --runs 40 ./a ./b                              # 20 ABBA blocks: 40 runs each
   abba compare --time-budget 2min ./a ./b                     # as many blocks as fit
+  abba compare --until decided --max-blocks 100 ./a ./b       # stop when the answer is clear
+  abba compare --resume runs.jsonl --blocks 40                # extend an ended run (a further look)
   abba compare --shell sh --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' './a' './b'
   abba compare --setup 'make a' --setup 'make b' --cleanup 'make clean' ./a ./b
   abba compare --warmup-per-block 1 ./a ./b                   # untimed run of each per block
@@ -340,6 +359,26 @@ pub struct CompareArgs {
     /// from the file's header; any of them given as well must match it.
     #[arg(long, value_name = "FILE.jsonl", value_hint = ValueHint::FilePath)]
     pub resume: Option<PathBuf>,
+    /// Stop as soon as the answer is clear: `--until decided` looks after every block at an
+    /// anytime-valid confidence sequence for the ratio (the median block log-ratio; its
+    /// error rate holds however often it is looked at) and stops at the first block where
+    /// it lies above or below 1 (SLOWER/FASTER) or inside ±--equivalence-margin
+    /// (EQUIVALENT); at --max-blocks it stops INCONCLUSIVE. Two variants, blocked design.
+    #[arg(
+        long,
+        value_name = "RULE",
+        value_parser = ["decided"],
+        conflicts_with_all = ["blocks", "runs", "time_budget"]
+    )]
+    pub until: Option<String>,
+    /// With --until decided: the most blocks to run [default: 200]. With --resume, more
+    /// blocks than the file planned extend it (every added block is a further look).
+    #[arg(long, value_name = "N", requires = "until")]
+    pub max_blocks: Option<u32>,
+    /// With --until decided: no decision before this many blocks [default: the fewest at
+    /// which the sequence can decide at --alpha: 7 at 0.05].
+    #[arg(long, value_name = "N", requires = "until")]
+    pub min_blocks: Option<u32>,
     /// Print the schedule and exit without running anything.
     #[arg(long)]
     pub dry_run: bool,
@@ -393,6 +432,48 @@ pub struct AnalyzeArgs {
     /// Analysis and report options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+}
+
+/// `abba plan`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("source").required(true).args(["pilot", "profile"]))]
+pub struct PlanArgs {
+    /// A pilot raw file of two variants (abba compare --output), or CSV with blocks.
+    #[arg(value_name = "PILOT.jsonl", value_hint = ValueHint::FilePath)]
+    pub pilot: Option<PathBuf>,
+    /// A calibrated noise profile instead of a pilot: quiet, shared-vm, bursty, drift.
+    #[arg(long, value_name = "NAME", value_parser = ["quiet", "shared-vm", "bursty", "drift"])]
+    pub profile: Option<String>,
+    /// The change to detect, e.g. `5%` or `0.05`.
+    #[arg(long, default_value = "5%", value_name = "PCT", value_parser = parse_margin)]
+    pub effect: f64,
+    /// The power wanted, e.g. `80%` or `0.9`.
+    #[arg(long, default_value = "80%", value_name = "P", value_parser = parse_fraction)]
+    pub power: f64,
+    /// A budget in blocks: report the smallest change it detects with --power.
+    #[arg(long, value_name = "N", conflicts_with = "time")]
+    pub blocks: Option<u32>,
+    /// A budget in time (`10m`, `90s`): blocks that fit, from the pilot's run times.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_with_unit)]
+    pub time: Option<Duration>,
+    /// Significance level.
+    #[arg(long, default_value_t = 0.05, value_name = "A")]
+    pub alpha: f64,
+    /// Equivalence margin of --until decided.
+    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_margin)]
+    pub equivalence_margin: f64,
+    /// The most blocks considered (the --max-blocks of --until decided).
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub max_blocks: u32,
+    /// The pilot's baseline variant (default: the first).
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+    /// Seed of the resampling (and of the profile's simulation).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+    /// The plan as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The demo's options (no subcommand).

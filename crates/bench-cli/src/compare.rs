@@ -7,8 +7,9 @@ use anyhow::Context;
 use bench_sched::{
     CommandSpec, CpuSet, Design, ExperimentConfig, FailurePolicy, Input, InterruptFlag, Layout,
     Metric, Outcome, OutputMode, RawHeader, RawWriter, RealRunner, ResumePoint, Runner, SchedError,
-    Shell, Variant, analyze_input, run_experiment,
+    Shell, Until, Variant, analyze_input, run_experiment,
 };
+use bench_stats::sequential::SequentialRule;
 use bench_stats::{AnalysisConfig, Grouping, PracticalRule, Warning, WarningCode};
 
 use crate::cli::{
@@ -247,9 +248,16 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         .preflight(&mut RealRunner::new())
         .map_err(|e| usage(e.to_string()))?;
     if let Some(point) = &config.resume {
+        if let (Some(at), false) = (point.decided_at(), point.extends(&config)) {
+            return Err(usage(format!(
+                "--resume {}: nothing to resume, the sequential rule decided after {at} blocks; report it with `abba analyze {}`, or raise --max-blocks to extend it (a further look)",
+                point.path().display(),
+                point.path().display()
+            )));
+        }
         if point.completed_runs() >= config.schedule().runs.len() {
             return Err(usage(format!(
-                "--resume {}: nothing to resume, every planned run is in the file; report it with `abba analyze {}`",
+                "--resume {}: nothing to resume, every planned run is in the file; report it with `abba analyze {}`, or give more --blocks to extend it (its verdict then comes from the confidence sequence)",
                 point.path().display(),
                 point.path().display()
             )));
@@ -364,6 +372,15 @@ fn from_header(mut args: CompareArgs, h: &RawHeader) -> anyhow::Result<CompareAr
     if args.name.is_empty() {
         args.name = h.variants.iter().map(|v| v.name.clone()).collect();
     }
+    if let Some(rule) = &h.stop_rule {
+        if args.until.is_none() && args.blocks.is_none() {
+            args.until = Some("decided".into());
+        }
+        if args.until.is_some() {
+            args.max_blocks = args.max_blocks.or(Some(rule.max_blocks));
+            args.min_blocks = args.min_blocks.or(Some(rule.min_blocks));
+        }
+    }
     args.blocks = args.blocks.or(Some(h.blocks));
     args.design = args.design.or_else(|| Some(h.design.clone()));
     args.warmup = args.warmup.or(Some(h.warmup));
@@ -455,7 +472,10 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
             "compare needs at least two variants, e.g. `abba compare './old --x' './new --x'` or `--kernel chains=1 --kernel chains=2`",
         ));
     }
-    let blocks = args.blocks.unwrap_or(20);
+    let until = until_rule(args)?;
+    let blocks = until
+        .as_ref()
+        .map_or(args.blocks.unwrap_or(20), |u| u.rule.max_blocks);
     if blocks == 0 {
         return Err(usage("--blocks must be at least 1"));
     }
@@ -529,12 +549,47 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         hooks: crate::hooks::hooks(&args.hooks, names.len(), shell(args.shell))?,
         warmup_per_block: args.hooks.warmup_per_block.unwrap_or(0),
         parameter: scan.and_then(|s| s.parameter),
+        until,
     };
     Ok(Plan {
         config,
         names,
         analysis,
     })
+}
+
+/// `--until decided`: the sequential rule at the analysis's alpha and margin, with
+/// `--min-blocks` / `--max-blocks`; `None` without `--until`.
+fn until_rule(args: &CompareArgs) -> anyhow::Result<Option<Until>> {
+    if args.until.is_none() {
+        return Ok(None);
+    }
+    let analysis = analysis_config(&args.analysis, 1)?;
+    let mut rule = SequentialRule::new(analysis.alpha, analysis.equivalence_margin);
+    rule.max_blocks = args.max_blocks.unwrap_or(200);
+    if let Some(min) = args.min_blocks {
+        rule.min_blocks = min;
+    }
+    if rule.max_blocks == 0 {
+        return Err(usage("--max-blocks must be at least 1"));
+    }
+    if rule.min_blocks > rule.max_blocks {
+        return Err(usage(format!(
+            "--min-blocks {} is above --max-blocks {}",
+            rule.min_blocks, rule.max_blocks
+        )));
+    }
+    let needed = SequentialRule::needed_blocks(analysis.alpha);
+    if rule.max_blocks < needed && !args.analysis.quiet {
+        stderr_line(format_args!(
+            "abba: note: --max-blocks {}: the sequence cannot decide before {needed} blocks at alpha {}; it will stop INCONCLUSIVE",
+            rule.max_blocks, analysis.alpha
+        ));
+    }
+    Ok(Some(Until {
+        rule,
+        baseline: args.analysis.baseline.clone(),
+    }))
 }
 
 fn shell(arg: Option<ShellArg>) -> Shell {
@@ -699,6 +754,9 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         show_output: false,
         ignore_failure: false,
         resume: None,
+        until: None,
+        max_blocks: None,
+        min_blocks: None,
         dry_run: false,
         hooks: HookArgs::default(),
         scan: ScanArgs::default(),

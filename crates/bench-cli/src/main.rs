@@ -15,6 +15,7 @@ mod kernel_spec;
 mod output;
 mod parse;
 mod pictures;
+mod plan;
 mod progress;
 mod scan;
 mod words;
@@ -35,6 +36,7 @@ fn main() -> ExitCode {
             .map_err(|e| exit::usage(e.to_string())),
         Some(Command::Compare(args)) => compare::run(*args),
         Some(Command::Analyze(args)) => analyze::run(*args),
+        Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Completions { shell }) => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "abba", &mut script);

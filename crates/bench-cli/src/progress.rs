@@ -5,6 +5,7 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use bench_sched::{Observer, PlannedRun, RunRecord, Variant};
+use bench_stats::sequential::{Look, LookDecision, SequentialRule};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// An [`Observer`] drawing an indicatif bar over the measured runs.
@@ -12,6 +13,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 pub struct Progress {
     bar: Option<ProgressBar>,
     blocks: u32,
+    /// The last look of a sequential experiment, in words (empty otherwise).
+    look: String,
 }
 
 impl Progress {
@@ -19,7 +22,11 @@ impl Progress {
     /// is not a terminal.
     pub fn new(total_runs: u64, blocks: u32, quiet: bool) -> Progress {
         if quiet || !std::io::stderr().is_terminal() {
-            return Progress { bar: None, blocks };
+            return Progress {
+                bar: None,
+                blocks,
+                look: String::new(),
+            };
         }
         let bar = ProgressBar::with_draw_target(Some(total_runs), ProgressDrawTarget::stderr());
         let style = ProgressStyle::with_template(
@@ -31,6 +38,7 @@ impl Progress {
         Progress {
             bar: Some(bar),
             blocks,
+            look: String::new(),
         }
     }
 
@@ -52,17 +60,78 @@ impl Observer for Progress {
     fn on_run_start(&mut self, run: &PlannedRun, variant: &Variant) {
         if let Some(bar) = &self.bar {
             bar.set_message(format!(
-                "block {} of {}: {}",
+                "block {} of {}: {}{}",
                 run.block + 1,
                 self.blocks,
-                variant.name
+                variant.name,
+                self.look
             ));
         }
+    }
+
+    fn on_look(&mut self, look: &Look, rule: &SequentialRule) {
+        self.look = format!("  | {}", look_text(look, rule));
     }
 
     fn on_run_end(&mut self, _record: &RunRecord) {
         if let Some(bar) = &self.bar {
             bar.inc(1);
         }
+    }
+}
+
+/// One look in words: the interval so far, where it is heading and what it still needs,
+/// e.g. `look 9: ratio in [0.981, 1.032], median 1.012 heading up; needs it off 1 or
+/// inside ±1%`.
+pub fn look_text(look: &Look, rule: &SequentialRule) -> String {
+    let [lo, hi] = look.ratio_interval;
+    let interval = if lo.is_finite() && hi.is_finite() && lo > 0.0 {
+        format!("ratio in [{lo:.3}, {hi:.3}]")
+    } else {
+        "ratio not bounded yet".to_owned()
+    };
+    let heading = if look.median_ratio > 1.0 {
+        "up"
+    } else if look.median_ratio < 1.0 {
+        "down"
+    } else {
+        "nowhere"
+    };
+    let state = match look.decision {
+        LookDecision::Larger => "decided: above 1".to_owned(),
+        LookDecision::Smaller => "decided: below 1".to_owned(),
+        LookDecision::Equivalent => format!("decided: inside ±{:.1}%", rule.margin * 100.0),
+        _ if look.blocks < rule.min_blocks => {
+            format!("no decision before block {}", rule.min_blocks)
+        }
+        _ => format!("needs it off 1 or inside ±{:.1}%", rule.margin * 100.0),
+    };
+    format!(
+        "look {}: {interval}, median {:.3} heading {heading}; {state}",
+        look.blocks, look.median_ratio
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bench_stats::sequential::replay;
+
+    #[test]
+    fn a_look_says_where_the_sequence_is_heading() {
+        let rule = SequentialRule::default();
+        let r = replay(
+            &[0.01, 0.02, -0.01, 0.015, 0.005, 0.03, -0.002, 0.01],
+            &rule,
+        );
+        let text = look_text(r.last().unwrap(), &rule);
+        assert!(text.starts_with("look 8: ratio in ["), "{text}");
+        assert!(text.contains("heading up"), "{text}");
+        assert!(text.contains("needs it off 1 or inside ±1.0%"), "{text}");
+        let early = look_text(&r.looks[2], &rule);
+        assert!(
+            early.contains("ratio not bounded yet") && early.contains("no decision before block 7"),
+            "{early}"
+        );
     }
 }

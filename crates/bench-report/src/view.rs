@@ -735,6 +735,9 @@ fn deciding_estimator(a: &Analysis, c: &Comparison) -> String {
     if c.paired.is_none() {
         return "ratio of medians".to_owned();
     }
+    if c.sequential.is_some() {
+        return "median block log-ratio".to_owned();
+    }
     match a.paired_estimator {
         Some(PairedEstimator::HodgesLehmannLogRatio) => "HL of block log-ratios",
         Some(PairedEstimator::HodgesLehmannMinLogRatio) => "HL of block-minimum log-ratios",
@@ -767,6 +770,7 @@ fn deciding_test(c: &Comparison, sym: &Symbols) -> String {
         "wilcoxon-signed-rank" => "signed-rank",
         "mann-whitney" => "Mann-Whitney",
         "block-bootstrap" => return "block-bootstrap interval".to_owned(),
+        "confidence-sequence:sign-median" => "confidence sequence, anytime",
         other => other,
     };
     match (adjusted, p) {

@@ -92,7 +92,7 @@ pub use crate::design::{
 pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
     ExperimentConfig, FailurePolicy, HookKind, Hooks, NoopObserver, Observer, Outcome,
-    REFERENCE_NAME, ResumePoint, ScanParameter, Variant, run_experiment,
+    REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant, run_experiment,
 };
 pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary_csv};
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
@@ -104,8 +104,8 @@ pub use crate::interrupt::{InterruptFlag, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{Experiment, Input, analyze_input};
 pub use crate::raw::{
-    RAW_SCHEMA, RawData, RawHeader, RawHooks, RawTrailer, RawVariant, RawWriter, RunRecord,
-    read_raw, read_raw_bytes,
+    RAW_SCHEMA, RawData, RawExtension, RawHeader, RawHooks, RawLook, RawSequence, RawStopRule,
+    RawTrailer, RawVariant, RawWriter, RunRecord, read_raw, read_raw_bytes,
 };
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, Metric, MetricParseError, OutputMode, RealRunner,

@@ -20,6 +20,8 @@
 //! | [`paired`] | the block bootstrap and paired estimators, variance components, ratio of ratios |
 //! | [`parametric`] | Welch's t-test, the reference of sequential tools (never an abba verdict) |
 //! | [`diagnostics`] | drift and autocorrelation of a run stream, ABBA carryover |
+//! | [`plan`] | `abba plan`: blocks for a power, minimum detectable effect, blocks to a sequential decision, runs per block |
+//! | [`sequential`] | anytime-valid confidence sequences and the `--until decided` stop rule |
 //! | [`special`] | erfc, the normal distribution, log-gamma, the incomplete gamma and beta, Student's t |
 //! | [`model`] | the input ([`Dataset`]) and the result ([`Analysis`]) types |
 //! | [`analysis`] | the engine, its configuration and the pluggable significance strategy |
@@ -66,8 +68,10 @@ mod error;
 pub mod model;
 pub mod paired;
 pub mod parametric;
+pub mod plan;
 pub mod rank;
 pub mod resample;
+pub mod sequential;
 #[cfg(feature = "sim")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub mod sim;

@@ -845,6 +845,7 @@ mod tests {
                     reference: None,
                     carryover: None,
                     custom_test: None,
+                    sequential: None,
                 }],
                 trend: None,
             }],

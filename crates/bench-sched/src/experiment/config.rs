@@ -81,6 +81,19 @@ pub struct ExperimentConfig {
     /// The numeric parameter a scan varied, one value per variant (recorded in the raw
     /// header, so the analysis can test a trend across it). Default: none.
     pub parameter: Option<ScanParameter>,
+    /// Stop at the first block after which the confidence sequence decides (`--until
+    /// decided`); [`Self::blocks`] is then the most blocks it may run. Two variants in a
+    /// paired design only. Default: none (run every planned block).
+    pub until: Option<Until>,
+}
+
+/// A sequential stop rule and the baseline its looks compare against.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Until {
+    /// The rule (alpha, margin, min and max blocks, sequence).
+    pub rule: bench_stats::sequential::SequentialRule,
+    /// The baseline's name (default: the first variant).
+    pub baseline: Option<String>,
 }
 
 /// A numeric parameter scanned over the variants: `values[i]` is variant `i`'s value.
@@ -115,6 +128,7 @@ impl Default for ExperimentConfig {
             hooks: Vec::new(),
             warmup_per_block: 0,
             parameter: None,
+            until: None,
         }
     }
 }
@@ -169,6 +183,27 @@ impl ExperimentConfig {
             .unwrap_or_else(|| self.metric.higher_is_better())
     }
 
+    fn validate_until(&self, u: &Until) -> Result<(), SchedError> {
+        if self.variants.len() != 2 {
+            return Err(SchedError::Config(format!(
+                "a sequential stop rule compares two variants; there are {}",
+                self.variants.len()
+            )));
+        }
+        if self.design == Design::Sequential {
+            return Err(SchedError::Config(
+                "a sequential stop rule needs a blocked design (abba or random)".into(),
+            ));
+        }
+        if u.rule.min_blocks > u.rule.max_blocks || u.rule.max_blocks != self.blocks {
+            return Err(SchedError::Config(format!(
+                "the stop rule's blocks ({} to {}) must end at the planned blocks ({})",
+                u.rule.min_blocks, u.rule.max_blocks, self.blocks
+            )));
+        }
+        Ok(())
+    }
+
     pub(super) fn validate(&self) -> Result<(), SchedError> {
         if self.variants.is_empty() {
             return Err(SchedError::Config("no variants to run".into()));
@@ -187,6 +222,9 @@ impl ExperimentConfig {
             return Err(SchedError::Config(
                 "warm-up runs per block need a blocked design (the sequential design runs each variant in one session)".into(),
             ));
+        }
+        if let Some(u) = &self.until {
+            self.validate_until(u)?;
         }
         if let Some(p) = &self.parameter {
             if p.values.len() != self.variants.len() {

@@ -3,7 +3,7 @@
 use bench_stats::Parameter;
 
 use crate::host::HostFacts;
-use crate::raw::{RAW_SCHEMA, RawHeader, RawVariant};
+use crate::raw::{RAW_SCHEMA, RawHeader, RawStopRule, RawVariant};
 
 use super::{ExperimentConfig, Variant};
 
@@ -60,5 +60,10 @@ pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
         hooks: super::hooks::raw_hooks(&config.hooks),
         warmup_per_block: config.warmup_per_block,
         reference_placement: config.reference_runs().placement_name().map(str::to_owned),
+        stop_rule: config
+            .until
+            .as_ref()
+            .map(|u| RawStopRule::from_rule(&u.rule)),
+        extended: Vec::new(),
     }
 }

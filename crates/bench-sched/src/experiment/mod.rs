@@ -10,8 +10,9 @@ mod observer;
 mod outcome;
 mod resume;
 mod run;
+mod stop;
 
-pub use config::{ExperimentConfig, FailurePolicy, REFERENCE_NAME, ScanParameter, Variant};
+pub use config::{ExperimentConfig, FailurePolicy, REFERENCE_NAME, ScanParameter, Until, Variant};
 pub use hooks::{HookKind, Hooks};
 pub use observer::{NoopObserver, Observer};
 pub use outcome::Outcome;

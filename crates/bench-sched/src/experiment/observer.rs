@@ -1,5 +1,7 @@
 //! Progress hooks called by the loop.
 
+use bench_stats::sequential::{Look, SequentialRule};
+
 use crate::design::PlannedRun;
 use crate::raw::RunRecord;
 
@@ -15,6 +17,8 @@ pub trait Observer {
     fn on_run_end(&mut self, _record: &RunRecord) {}
     /// Every run of `block` has been recorded.
     fn on_block_end(&mut self, _block: u32) {}
+    /// A sequential experiment looked at its confidence sequence after a block.
+    fn on_look(&mut self, _look: &Look, _rule: &SequentialRule) {}
 }
 
 /// An [`Observer`] that ignores everything.

@@ -3,7 +3,10 @@
 use std::path::Path;
 
 use crate::error::SchedError;
-use crate::raw::{RawData, RawHeader, RawHooks, RawVariant, RawWriter, RunRecord, read_raw};
+use crate::raw::{
+    RawData, RawExtension, RawHeader, RawHooks, RawStopRule, RawVariant, RawWriter, RunRecord,
+    read_raw,
+};
 
 use super::ExperimentConfig;
 use super::header::raw_variant;
@@ -72,7 +75,7 @@ impl ResumePoint {
                 config.seed.to_string(),
             ));
         }
-        if h.blocks != config.blocks {
+        if h.blocks != config.blocks && !self.extends(config) {
             return Err(mismatch(
                 "block count",
                 h.blocks.to_string(),
@@ -216,10 +219,49 @@ impl ResumePoint {
         Ok(())
     }
 
+    /// Blocks at the look that decided, when the file is a sequential experiment whose
+    /// rule decided (its trailer says so).
+    pub fn decided_at(&self) -> Option<u32> {
+        let seq = self.data.trailer.as_ref()?.sequence.as_ref()?;
+        (seq.stop == "decided").then_some(seq.decided_at).flatten()
+    }
+
+    /// Whether `config` extends the file's experiment: it had ended (its end line says
+    /// `complete`: every planned block, or its sequential rule stopped it), and `config`
+    /// plans more blocks, in a paired design (whose schedule keeps its first blocks when
+    /// it grows). An interrupted experiment is continued, not extended.
+    pub fn extends(&self, config: &ExperimentConfig) -> bool {
+        let ended = self
+            .data
+            .trailer
+            .as_ref()
+            .is_some_and(|t| t.status == "complete");
+        ended
+            && config.blocks > self.data.header.blocks
+            && config.design.pairing() == crate::design::Pairing::Paired
+    }
+
     /// The header of the file and the runs a resume keeps (see [`Self::completed_runs`]).
-    pub(super) fn kept(&self) -> (RawHeader, Vec<RunRecord>) {
+    /// An extension plans the new block count, records the extension and the stop rule's
+    /// new limit: every block it adds is a further look.
+    pub(super) fn kept(&self, config: &ExperimentConfig) -> (RawHeader, Vec<RunRecord>) {
         let keep = self.completed_runs();
-        (self.data.header.clone(), self.data.runs[..keep].to_vec())
+        let mut header = self.data.header.clone();
+        if self.extends(config) {
+            header
+                .extended
+                .push(RawExtension::new(header.blocks, config.blocks));
+            header.blocks = config.blocks;
+            header.stop_rule = match (&config.until, header.stop_rule.take()) {
+                (Some(u), _) => Some(RawStopRule::from_rule(&u.rule)),
+                (None, Some(mut r)) => {
+                    r.max_blocks = config.blocks;
+                    Some(r)
+                }
+                (None, None) => None,
+            };
+        }
+        (header, self.data.runs[..keep].to_vec())
     }
 
     /// Checks the file against `config`, then cuts it after the last complete block and
@@ -230,7 +272,12 @@ impl ResumePoint {
     /// [`SchedError::Output`].
     pub fn open_writer(&self, config: &ExperimentConfig) -> Result<RawWriter, SchedError> {
         self.check(config)?;
-        RawWriter::append_after(&self.path, self.data.bytes_through(self.completed_runs()))
+        let keep = self.data.bytes_through(self.completed_runs());
+        if self.extends(config) {
+            let (header, _) = self.kept(config);
+            return RawWriter::rewrite_header(&self.path, &header, self.data.header_end, keep);
+        }
+        RawWriter::append_after(&self.path, keep)
     }
 }
 

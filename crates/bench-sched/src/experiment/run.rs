@@ -7,7 +7,7 @@ use crate::design::{PlannedRun, Target};
 use crate::error::SchedError;
 use crate::host::{load_average, rfc3339_utc};
 use crate::interrupt::InterruptFlag;
-use crate::raw::{RawHeader, RawTrailer, RawWriter, RunRecord};
+use crate::raw::{RawHeader, RawSequence, RawTrailer, RawWriter, RunRecord};
 use crate::runner::{CommandSpec, Metric, RunMeasurement, RunRequest, Runner, Termination};
 
 use super::header::new_header;
@@ -123,6 +123,8 @@ pub fn run_experiment(
         allowed,
         session: runs.iter().map(|r| r.session + 1).max().unwrap_or(0),
         set_up: vec![false; config.variants.len()],
+        header: &header,
+        sequence: None,
     };
     session.warm_up(config.warmup, None)?;
     session.measure(skip, &mut runs)?;
@@ -167,7 +169,7 @@ pub(super) fn preflight(
 fn starting_point(config: &ExperimentConfig) -> (RawHeader, Vec<RunRecord>, usize) {
     match &config.resume {
         Some(r) => {
-            let (header, runs) = r.kept();
+            let (header, runs) = r.kept(config);
             let keep = runs.len();
             (header, runs, keep)
         }
@@ -208,6 +210,10 @@ struct Session<'a> {
     session: u32,
     /// Whether each variant's setup hook has run in this session.
     set_up: Vec<bool>,
+    /// The header written (the looks read the runs through it).
+    header: &'a RawHeader,
+    /// The looks of a sequential experiment so far, for the trailer.
+    sequence: Option<RawSequence>,
 }
 
 impl Session<'_> {
@@ -217,6 +223,7 @@ impl Session<'_> {
             status: status.to_owned(),
             load_end: load_average(),
             end_time: rfc3339_utc(SystemTime::now()),
+            sequence: self.sequence.clone(),
         })
     }
 
@@ -387,10 +394,43 @@ impl Session<'_> {
                 *left -= 1;
                 if *left == 0 {
                     self.observer.on_block_end(planned.block);
+                    if self.look(runs) {
+                        // Decided: the variants whose last planned run is still ahead
+                        // get their cleanup hook now.
+                        let mut ahead: Vec<usize> = last_of
+                            .iter()
+                            .filter(|&(_, &last)| last > n)
+                            .map(|(&i, _)| i)
+                            .collect();
+                        ahead.sort_unstable();
+                        for i in ahead {
+                            self.hook_or_stop(i, HookKind::Cleanup, Some(planned.block))?;
+                        }
+                        break;
+                    }
                 }
             }
         }
         Ok(())
+    }
+
+    /// After a complete block of a sequential experiment: the look, told to the observer
+    /// and kept for the trailer. `true` when it decided (the experiment stops).
+    fn look(&mut self, runs: &[RunRecord]) -> bool {
+        let Some(until) = &self.config.until else {
+            return false;
+        };
+        let Some(replay) = super::stop::looks(self.header, runs, until) else {
+            return false;
+        };
+        self.sequence = Some(super::stop::record(&replay, until));
+        match replay.last() {
+            Some(last) => {
+                self.observer.on_look(last, &until.rule);
+                last.decision.decided()
+            }
+            None => false,
+        }
     }
 
     /// One measured run: runs it, writes its record, and under [`FailurePolicy::Stop`]

@@ -33,6 +33,8 @@ mod controls;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use bench_stats::analysis::SequentialRun;
+use bench_stats::sequential::SequentialRule;
 use bench_stats::{Analysis, AnalysisConfig, Design, StatsError, Warning, WarningCode};
 
 use crate::design::{ReferenceRuns, Schedule};
@@ -245,6 +247,7 @@ pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis,
             Design::Unpaired
         });
     }
+    let config = &sequential_config(input, config);
     let mut analysis = bench_stats::analyze(&dataset, config)?;
     analysis
         .warnings
@@ -255,7 +258,10 @@ pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis,
         analysis
             .warnings
             .extend(controls::run_warnings(&e.header, &e.runs));
-        analysis.warnings.extend(resumed_warning(&e.runs));
+        if config.sequential.is_none() {
+            analysis.warnings.extend(resumed_warning(&e.runs));
+        }
+        analysis.warnings.extend(extended_warning(&e.header));
         analysis
             .warnings
             .extend(e.stopped_early(&input.loaded.warnings));
@@ -284,6 +290,51 @@ fn fill_cpu_times(analysis: &mut Analysis, e: &Experiment) {
             b.sys_mean = Some(sys / ns_per_unit);
         }
     }
+}
+
+/// `config` with the sequential rule the experiment's header records (`--until decided`),
+/// or, for a fixed experiment extended after it ended, the default rule at the analysis's
+/// alpha and margin up to the new block count: such a verdict comes from the confidence
+/// sequence, never from the fixed-sample interval as if the count had been planned. A rule
+/// the caller set is kept.
+fn sequential_config(input: &Input, config: &AnalysisConfig) -> AnalysisConfig {
+    let mut config = config.clone();
+    let Some(h) = input.experiment.as_ref().map(|e| &e.header) else {
+        return config;
+    };
+    if config.sequential.is_some() {
+        return config;
+    }
+    let extended = !h.extended.is_empty();
+    let rule = match &h.stop_rule {
+        Some(r) => r.to_rule(),
+        None if extended => Some(SequentialRule {
+            max_blocks: h.blocks,
+            ..SequentialRule::new(config.alpha, config.equivalence_margin)
+        }),
+        None => None,
+    };
+    config.sequential = rule.map(|rule| SequentialRun { rule, extended });
+    config
+}
+
+/// The remark for an experiment extended after it had ended.
+fn extended_warning(header: &RawHeader) -> Option<Warning> {
+    let first = header.extended.first()?;
+    Some(Warning::new(
+        WarningCode::Extended,
+        None,
+        format!(
+            "the experiment was extended after it had ended (from {} to {} planned blocks{}): every added block is a further look, so the verdict comes from the confidence sequence over all blocks, not from a fixed-sample interval",
+            first.from_blocks,
+            header.blocks,
+            if header.extended.len() > 1 {
+                format!(", {} extensions", header.extended.len())
+            } else {
+                String::new()
+            }
+        ),
+    ))
 }
 
 /// The looks a resumed experiment may have had: one per session that wrote runs.

@@ -79,6 +79,78 @@ pub struct RawHeader {
     /// run); absent in files written before it, whose reference ran once per block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference_placement: Option<String>,
+    /// The sequential stop rule the experiment runs under (`--until decided`); absent for a
+    /// fixed block count. `blocks` is then the most it may run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_rule: Option<RawStopRule>,
+    /// Each time the experiment was extended with `--resume` after it had ended (absent
+    /// when never): its analysis then counts every block as a further look.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extended: Vec<RawExtension>,
+}
+
+/// A sequential stop rule as the header records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RawStopRule {
+    /// Always `until-decided`: look after every complete block, stop at the first look
+    /// that decides.
+    pub rule: String,
+    /// The confidence sequence (`sign-median`).
+    pub method: String,
+    /// Its error rate over every look.
+    pub alpha: f64,
+    /// The equivalence margin (0.01 = ±1%).
+    pub margin: f64,
+    /// No look decides before this many blocks.
+    pub min_blocks: u32,
+    /// The limit (also the header's `blocks`).
+    pub max_blocks: u32,
+}
+
+impl RawStopRule {
+    /// The header record of `rule`.
+    pub fn from_rule(rule: &bench_stats::sequential::SequentialRule) -> RawStopRule {
+        RawStopRule {
+            rule: "until-decided".into(),
+            method: rule.method.as_str().into(),
+            alpha: rule.alpha,
+            margin: rule.margin,
+            min_blocks: rule.min_blocks,
+            max_blocks: rule.max_blocks,
+        }
+    }
+
+    /// The rule it records (`None` for an unknown method name).
+    pub fn to_rule(&self) -> Option<bench_stats::sequential::SequentialRule> {
+        Some(bench_stats::sequential::SequentialRule {
+            alpha: self.alpha,
+            margin: self.margin,
+            min_blocks: self.min_blocks,
+            max_blocks: self.max_blocks,
+            method: bench_stats::sequential::SequenceMethod::from_name(&self.method)?,
+        })
+    }
+}
+
+/// One extension of an ended experiment (`--resume` with more blocks).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RawExtension {
+    /// Blocks the experiment had planned before.
+    pub from_blocks: u32,
+    /// Blocks it plans now.
+    pub to_blocks: u32,
+}
+
+impl RawExtension {
+    /// An extension from `from_blocks` to `to_blocks`.
+    pub fn new(from_blocks: u32, to_blocks: u32) -> RawExtension {
+        RawExtension {
+            from_blocks,
+            to_blocks,
+        }
+    }
 }
 
 /// One variant's hook commands as the header records them (each absent when not set).
@@ -184,6 +256,58 @@ pub struct RawTrailer {
     pub load_end: Option<[f64; 3]>,
     /// End time, RFC 3339 UTC.
     pub end_time: String,
+    /// Every look of a sequential experiment (absent for a fixed block count). Readers
+    /// that predate it ignore it (the trailer accepts unknown fields); the looks can also
+    /// be replayed from the runs, which is what `abba analyze` does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<RawSequence>,
+}
+
+/// The looks of a sequential experiment, as its trailer records them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RawSequence {
+    /// `decided`, `max-blocks` or `not-finished` (interrupted or failed before a decision).
+    pub stop: String,
+    /// Blocks at the look that decided, if one did.
+    pub decided_at: Option<u32>,
+    /// One per complete block, in order.
+    pub looks: Vec<RawLook>,
+}
+
+/// One look: blocks seen, the ratio interval (`null` bounds while unbounded) and what it
+/// decided (`larger`, `smaller`, `equivalent`, `undecided`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RawLook {
+    /// Blocks seen.
+    pub blocks: u32,
+    /// Lower bound of the ratio candidate / baseline.
+    pub low: Option<f64>,
+    /// Upper bound.
+    pub high: Option<f64>,
+    /// What the look decided.
+    pub decision: String,
+}
+
+impl RawLook {
+    /// The record of `look`.
+    pub fn from_look(look: &bench_stats::sequential::Look) -> RawLook {
+        use bench_stats::sequential::LookDecision;
+        let finite = |x: f64| (x.is_finite() && x > 0.0).then_some(x);
+        RawLook {
+            blocks: look.blocks,
+            low: finite(look.ratio_interval[0]),
+            high: finite(look.ratio_interval[1]),
+            decision: match look.decision {
+                LookDecision::Larger => "larger",
+                LookDecision::Smaller => "smaller",
+                LookDecision::Equivalent => "equivalent",
+                _ => "undecided",
+            }
+            .into(),
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize)]

@@ -103,6 +103,42 @@ impl RawWriter {
         Ok(RawWriter::locked(f, path, true))
     }
 
+    /// Rewrites `path` with a new header line, keeping its run lines (bytes `runs_from`
+    /// to `runs_to` of the old file) and cutting everything after them, then opens it for
+    /// appending; used by a resume that extends an ended experiment. The new content is
+    /// written to a sibling file and renamed over the old one, so a crash leaves either.
+    pub(crate) fn rewrite_header(
+        path: &Path,
+        header: &RawHeader,
+        runs_from: u64,
+        runs_to: u64,
+    ) -> Result<RawWriter, SchedError> {
+        let err = |source| SchedError::Output {
+            path: path.to_owned(),
+            source,
+        };
+        let old = File::options()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(err)?;
+        lock(&old, path)?;
+        let bytes = std::fs::read(path).map_err(err)?;
+        let runs = bytes
+            .get(runs_from as usize..runs_to as usize)
+            .unwrap_or_default();
+        let mut text = serde_json::to_vec(header).map_err(|e| err(io::Error::from(e)))?;
+        text.push(b'\n');
+        text.extend_from_slice(runs);
+        let tmp = path.with_extension("jsonl.extending");
+        std::fs::write(&tmp, &text).map_err(err)?;
+        std::fs::rename(&tmp, path).map_err(err)?;
+        drop(old);
+        let f = File::options().append(true).open(path).map_err(err)?;
+        lock(&f, path)?;
+        Ok(RawWriter::locked(f, path, true))
+    }
+
     fn locked(f: File, path: &Path, header_written: bool) -> RawWriter {
         RawWriter {
             out: Some(BufWriter::new(Box::new(f))),

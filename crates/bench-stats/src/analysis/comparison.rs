@@ -8,6 +8,7 @@ use crate::analysis::config::AnalysisConfig;
 use crate::analysis::decision::{self, Rule, paired_equivalence, unpaired_equivalence};
 use crate::analysis::paired_verdict::min_paired_blocks;
 use crate::analysis::paired_verdict::paired_scale;
+use crate::analysis::sequential_verdict::sequential_verdict;
 use crate::analysis::significance::PairwiseComparison;
 use crate::analysis::verdict::{Facts, describe};
 use crate::analysis::warnings;
@@ -116,6 +117,31 @@ pub(crate) fn build_comparison(
         config,
     });
 
+    let seq = input
+        .paired
+        .zip(config.sequential.as_ref())
+        .and_then(|(pa, run)| {
+            (input.members.len() == 2).then_some(())?;
+            sequential_verdict(
+                pa,
+                run,
+                input.data.higher_is_better,
+                (name, &input.members[input.baseline].name),
+            )
+        });
+    let (verdict, outcome, summary, ratio, ratio_ci, decision, sequential) = match seq {
+        Some(s) => (
+            s.verdict,
+            s.outcome,
+            s.summary,
+            s.ratio,
+            s.ratio_ci,
+            s.decision,
+            Some(s.report),
+        ),
+        None => (verdict, outcome, summary, ratio, ratio_ci, decision, None),
+    };
+
     Comparison {
         candidate: name.clone(),
         verdict,
@@ -144,6 +170,7 @@ pub(crate) fn build_comparison(
         reference,
         carryover: None,
         custom_test: custom_test_report(basis, pw),
+        sequential,
     }
 }
 

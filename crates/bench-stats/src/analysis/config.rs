@@ -127,6 +127,20 @@ pub struct AnalysisConfig {
     pub paired_estimator: PairedEstimator,
     /// Interval method of the bootstrap. Default percentile.
     pub interval: IntervalMethod,
+    /// The sequential stop rule the experiment ran under, if any: two-variant paired
+    /// verdicts then come from the confidence sequence replayed block by block
+    /// ([`crate::sequential`]), never from the fixed-sample interval. Default none.
+    pub sequential: Option<SequentialRun>,
+}
+
+/// A sequential experiment as the analysis sees it: the rule, and whether the experiment
+/// was extended after it ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SequentialRun {
+    /// The rule (its alpha and margin are the analysis's).
+    pub rule: crate::sequential::SequentialRule,
+    /// Extended with `--resume` after it had ended.
+    pub extended: bool,
 }
 
 impl Default for AnalysisConfig {
@@ -143,6 +157,7 @@ impl Default for AnalysisConfig {
             grouping: Grouping::PerClass,
             paired_estimator: PairedEstimator::HodgesLehmannMinLogRatio,
             interval: IntervalMethod::Percentile,
+            sequential: None,
         }
     }
 }

@@ -31,7 +31,7 @@
 //! when significant, equivalent when the whole ratio interval lies inside the
 //! equivalence margin, else inconclusive.
 
-mod blocks;
+pub(crate) mod blocks;
 mod carryover;
 mod comparison;
 mod config;
@@ -39,12 +39,13 @@ mod decision;
 mod engine;
 mod gate;
 pub(crate) mod paired_verdict;
+mod sequential_verdict;
 mod significance;
 mod trend;
 mod verdict;
 mod warnings;
 
-pub use config::{AnalysisConfig, Grouping, PracticalRule};
+pub use config::{AnalysisConfig, Grouping, PracticalRule, SequentialRun};
 pub use engine::{analyze, analyze_with};
 pub use gate::{Regression, regressions};
 pub use significance::{

@@ -459,6 +459,48 @@ pub struct Comparison {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub custom_test: Option<CustomTestReport>,
+    /// The confidence sequence that decided, when the experiment ran under a sequential
+    /// stop rule (`--until decided`) or was extended after it ended (beyond the contract;
+    /// serialized only when present).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub sequential: Option<SequentialReport>,
+}
+
+/// How a sequential experiment was decided ([`Comparison::sequential`]): the confidence
+/// sequence replayed over the blocks in order, one look per block.
+///
+/// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct SequentialReport {
+    /// The sequence: `sign-median` (or `asymptotic-mean`).
+    pub method: String,
+    /// Its error rate over every look together.
+    pub alpha: f64,
+    /// The equivalence margin it decides with.
+    pub margin: f64,
+    /// No look decides before this many blocks.
+    pub min_blocks: u32,
+    /// The experiment stops undecided here.
+    pub max_blocks: u32,
+    /// Looks made: one per complete block.
+    pub looks: u32,
+    /// Blocks at the first look that decided, if one did.
+    pub decided_at: Option<u32>,
+    /// `decided`, `max-blocks` (undecided at the limit) or `not-finished` (stopped early
+    /// without a decision: interrupted, or still running).
+    pub stop: String,
+    /// The interval of the ratio candidate / baseline at the last look; `None` while too
+    /// few blocks bound it.
+    pub ratio_ci: Option<[f64; 2]>,
+    /// The anytime-valid p-value of "no change" over every look (the smallest `1 / M_t`).
+    pub p_value: Option<f64>,
+    /// Whether the experiment was extended with `--resume` after it had ended (its extra
+    /// blocks are further looks of the same sequence).
+    pub extended: bool,
 }
 
 /// How a comparison was decided: the deciding test and its p on the scale the verdict
@@ -804,6 +846,9 @@ pub enum WarningCode {
     /// The raw file was written in several sessions (`--resume`): analyses between them
     /// are extra looks at the data.
     Resumed,
+    /// The experiment was extended with more blocks after it had ended: its verdict comes
+    /// from the confidence sequence, every added block a further look.
+    Extended,
     /// One candidate stands out among several: a hypothesis until confirmed.
     Standout,
 }
@@ -829,6 +874,7 @@ impl WarningCode {
             WarningCode::Input => "input",
             WarningCode::DebugBuild => "debug-build",
             WarningCode::Resumed => "resumed",
+            WarningCode::Extended => "extended",
             WarningCode::Standout => "standout",
         }
     }

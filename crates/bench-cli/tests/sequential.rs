@@ -1,0 +1,193 @@
+//! `abba compare --until decided`, `--resume` extensions and `abba plan` through the
+//! binary. The commands print fixed JSON metrics, so every block gives the same values and
+//! the decisions are known in advance (no timing is asserted).
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn abba() -> Command {
+    let mut cmd = Command::cargo_bin("abba").unwrap();
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+fn compare(dir: &std::path::Path, a: &str, b: &str, extra: &[&str]) -> (Value, String) {
+    let out = abba()
+        .args([
+            "compare", "--json", "--seed", "3", "--warmup", "0", "--shell", "sh",
+        ])
+        .args(["--metric", "json:v", "--output"])
+        .arg(dir.join("runs.jsonl"))
+        .args(extra)
+        .arg(format!("echo '{{\"v\": {a}}}'"))
+        .arg(format!("echo '{{\"v\": {b}}}'"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let raw = std::fs::read_to_string(dir.join("runs.jsonl")).unwrap();
+    (serde_json::from_slice(&out.stdout).unwrap(), raw)
+}
+
+#[test]
+fn a_clear_change_stops_at_the_first_look_that_decides() {
+    let dir = tempfile::tempdir().unwrap();
+    let (v, raw) = compare(
+        dir.path(),
+        "1.0",
+        "1.1",
+        &["--until", "decided", "--max-blocks", "50"],
+    );
+    let c = &v["groups"][0]["comparisons"][0];
+    assert_eq!(c["outcome"], "slower");
+    assert_eq!(c["sequential"]["decided_at"], 7);
+    assert_eq!(c["sequential"]["stop"], "decided");
+    assert_eq!(c["decision"]["test"], "confidence-sequence:sign-median");
+    let lines: Vec<Value> = raw
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["stop_rule"]["max_blocks"], 50);
+    assert_eq!(lines[0]["blocks"], 50);
+    assert_eq!(lines.len(), 1 + 7 * 4 + 1, "header, 7 blocks, trailer");
+    let end = &lines.last().unwrap()["end"]["sequence"];
+    assert_eq!(end["decided_at"], 7);
+    assert_eq!(end["looks"].as_array().unwrap().len(), 7);
+    // The file analyzed again gives the same verdict from the same sequence.
+    let out = abba()
+        .args(["analyze", "--json"])
+        .arg(dir.path().join("runs.jsonl"))
+        .output()
+        .unwrap();
+    let again: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        again["groups"][0]["comparisons"][0]["sequential"],
+        c["sequential"]
+    );
+    // A decided experiment has nothing to resume.
+    let out = abba()
+        .args(["compare", "--resume"])
+        .arg(dir.path().join("runs.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("decided after 7 blocks"));
+}
+
+#[test]
+fn identical_commands_stop_equivalent() {
+    let dir = tempfile::tempdir().unwrap();
+    let (v, _) = compare(dir.path(), "2.0", "2.0", &["--until", "decided"]);
+    let c = &v["groups"][0]["comparisons"][0];
+    assert_eq!(c["outcome"], "equivalent");
+    assert_eq!(c["sequential"]["looks"], 7);
+}
+
+#[test]
+fn extending_a_finished_experiment_is_a_further_look() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.jsonl");
+    compare(dir.path(), "1.0", "1.0", &["--blocks", "8"]);
+    let out = abba()
+        .args(["compare", "--json", "--resume"])
+        .arg(&path)
+        .args(["--blocks", "10"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let codes: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"extended"), "{codes:?}");
+    let s = &v["groups"][0]["comparisons"][0]["sequential"];
+    assert_eq!(
+        (s["looks"].as_u64(), s["extended"].as_bool()),
+        (Some(10), Some(true))
+    );
+    let header: Value = serde_json::from_str(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(header["extended"][0]["from_blocks"], 8);
+    assert_eq!(header["blocks"], 10);
+}
+
+#[test]
+fn until_needs_two_variants_and_refuses_blocks() {
+    let out = abba()
+        .args(["compare", "--until", "decided", "--blocks", "5", "a", "b"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = abba()
+        .args([
+            "compare",
+            "--until",
+            "decided",
+            "--min-blocks",
+            "30",
+            "--max-blocks",
+            "20",
+            "true",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--min-blocks 30 is above --max-blocks 20")
+    );
+}
+
+#[test]
+fn plan_from_a_profile_in_words_and_json() {
+    let out = abba()
+        .args([
+            "plan",
+            "--profile",
+            "quiet",
+            "--effect",
+            "2%",
+            "--blocks",
+            "20",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "abba.plan/1");
+    let plan = &v["plan"];
+    assert!(plan["blocks_needed"].as_u64().unwrap() >= 6);
+    assert!(plan["minimum_detectable_effect"].as_f64().unwrap() > 0.0);
+    assert_eq!(plan["until_decided"].as_array().unwrap().len(), 4);
+    let out = abba()
+        .args(["plan", "--profile", "shared-vm", "--effect", "5%"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("power to detect a 5.0% change"), "{text}");
+    assert!(text.contains("--until decided"), "{text}");
+    let out = abba().args(["plan", "--effect", "5%"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,170 @@
+//! The verdict of a sequential experiment: the confidence sequence replayed over the
+//! blocks in order ([`crate::sequential`]), in place of the fixed-sample interval, whose
+//! coverage does not hold once the block count depended on the data.
+
+use crate::analysis::config::SequentialRun;
+use crate::model::report::{DecisionReport, Outcome, SequentialReport, Verdict};
+use crate::paired::estimators::PairedAnalysis;
+use crate::sequential::{LookDecision, Replay, block_log_ratios, replay};
+
+/// What a sequential replay decides for one comparison.
+pub(crate) struct SequentialVerdict {
+    pub(crate) verdict: Verdict,
+    pub(crate) outcome: Outcome,
+    pub(crate) ratio: Option<f64>,
+    pub(crate) ratio_ci: Option<[f64; 2]>,
+    pub(crate) report: SequentialReport,
+    pub(crate) decision: DecisionReport,
+    pub(crate) summary: String,
+}
+
+/// The sequential verdict of a paired comparison; `None` when its block values cannot
+/// form log-ratios (a value not positive) or there is no block.
+pub(crate) fn sequential_verdict(
+    pa: &PairedAnalysis,
+    run: &SequentialRun,
+    higher_is_better: bool,
+    names: (&str, &str),
+) -> Option<SequentialVerdict> {
+    let logs = block_log_ratios(&pa.block_values)?;
+    let r = replay(&logs, &run.rule);
+    let last = *r.last()?;
+    let bounded = last
+        .ratio_interval
+        .iter()
+        .all(|x| x.is_finite() && *x > 0.0);
+    let ratio_ci = bounded.then_some(last.ratio_interval);
+    let outcome = match last.decision {
+        LookDecision::Larger | LookDecision::Smaller => {
+            if (last.decision == LookDecision::Larger) == higher_is_better {
+                Outcome::Faster
+            } else {
+                Outcome::Slower
+            }
+        }
+        LookDecision::Equivalent => Outcome::Equivalent,
+        _ => Outcome::Inconclusive,
+    };
+    let excludes_one = bounded && (last.ratio_interval[0] > 1.0 || last.ratio_interval[1] < 1.0);
+    let verdict = if excludes_one {
+        Verdict::Significant
+    } else {
+        Verdict::NotSignificant
+    };
+    let report = report(&r, run);
+    let ratio = median_ratio(&logs);
+    let summary = sentence(names, outcome, ratio, &report);
+    let decision = DecisionReport {
+        test: format!("confidence-sequence:{}", run.rule.method.as_str()),
+        scale: "block-log-ratios".into(),
+        p_value: report.p_value,
+        p_value_adjusted: None,
+        practical_rule: "ratio".into(),
+        practical_threshold: run.rule.margin,
+        equivalence_ci: ratio_ci,
+        equivalence_note: (!bounded)
+            .then(|| "too few blocks for the sequence to bound the ratio".to_owned()),
+    };
+    Some(SequentialVerdict {
+        verdict,
+        outcome,
+        ratio,
+        ratio_ci,
+        report,
+        decision,
+        summary,
+    })
+}
+
+fn report(r: &Replay, run: &SequentialRun) -> SequentialReport {
+    let looks = r.looks.len() as u32;
+    let decided_at = r.first_decision.map(|i| r.looks[i].blocks);
+    let last = r.last();
+    let stop = match last {
+        Some(l) if l.decision.decided() => "decided",
+        _ if looks >= run.rule.max_blocks => "max-blocks",
+        _ => "not-finished",
+    };
+    SequentialReport {
+        method: run.rule.method.as_str().to_owned(),
+        alpha: run.rule.alpha,
+        margin: run.rule.margin,
+        min_blocks: run.rule.min_blocks,
+        max_blocks: run.rule.max_blocks,
+        looks,
+        decided_at,
+        stop: stop.to_owned(),
+        ratio_ci: last
+            .map(|l| l.ratio_interval)
+            .filter(|i| i.iter().all(|x| x.is_finite() && *x > 0.0)),
+        p_value: r.p_value(),
+        extended: run.extended,
+    }
+}
+
+/// The median block ratio: the point the sign sequence is centred on (always inside it).
+fn median_ratio(logs: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = logs.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let m = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    };
+    Some(m.exp())
+}
+
+fn interval_text(ci: Option<[f64; 2]>) -> String {
+    match ci {
+        Some([lo, hi]) => format!("confidence sequence [{lo:.3}, {hi:.3}]"),
+        None => "the confidence sequence does not bound the ratio yet".to_owned(),
+    }
+}
+
+/// The sentence for a sequential comparison: what was decided, on which look, and how far
+/// the experiment got.
+fn sentence(
+    (cand, base): (&str, &str),
+    outcome: Outcome,
+    ratio: Option<f64>,
+    r: &SequentialReport,
+) -> String {
+    let ci = interval_text(r.ratio_ci);
+    let point = ratio.map_or_else(
+        || "no ratio".to_owned(),
+        |x| format!("median ratio {x:.3}x"),
+    );
+    let m = r.margin * 100.0;
+    let of = format!("{} blocks of at most {}", r.looks, r.max_blocks);
+    let mut s = match outcome {
+        Outcome::Faster | Outcome::Slower => {
+            let word = if outcome == Outcome::Faster {
+                "faster"
+            } else {
+                "slower"
+            };
+            format!(
+                "{cand} is {word} than {base}: {point}, {ci}, decided by the sequential rule after {of} (alpha {} over every look).",
+                r.alpha
+            )
+        }
+        Outcome::Equivalent => format!(
+            "{cand} and {base} are equivalent within ±{m:.1}%: {point}, {ci} lies inside the margin, decided after {of}."
+        ),
+        _ if r.stop == "max-blocks" => format!(
+            "No decision between {cand} and {base} at the limit of {} blocks: {point}, {ci} still holds both no change and a change beyond ±{m:.1}%.",
+            r.max_blocks
+        ),
+        _ => format!(
+            "Not decided yet: the sequential experiment stopped after {of} before its rule decided; {point}, {ci}. Continue it to reach a decision."
+        ),
+    };
+    if r.extended {
+        s.push_str(" The experiment was extended after it had ended: the extra blocks are further looks of the same sequence.");
+    }
+    s
+}
