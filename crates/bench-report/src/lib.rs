@@ -33,7 +33,7 @@
 //!         benchmarks: vec![summary("A", 1500.0)], omnibus: None, comparisons: vec![],
 //!         trend: None,
 //!     }],
-//!     controls: vec![], warnings: vec![], confirmation: None,
+//!     controls: vec![], warnings: vec![], confirmation: None, levels: None,
 //! };
 //! let text = render_console(&analysis, &RenderOptions::default());
 //! assert!(text.contains("1.500 us"));

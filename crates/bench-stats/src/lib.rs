@@ -19,6 +19,7 @@
 //! | [`resample`] | the seeded bootstrap (percentile, BCa, studentized), thread-count independent |
 //! | [`paired`] | the block bootstrap and paired estimators, variance components, ratio of ratios |
 //! | [`diagnostics`] | drift and autocorrelation of a run stream, ABBA carryover |
+//! | [`hierarchy`] | many hosts: hierarchical bootstrap, variance per level, heterogeneity |
 //! | [`special`] | erfc, the normal distribution, log-gamma, the incomplete gamma |
 //! | [`model`] | the input ([`Dataset`]) and the result ([`Analysis`]) types |
 //! | [`analysis`] | the engine, its configuration and the pluggable significance strategy |
@@ -61,6 +62,7 @@ pub mod analysis;
 pub mod descriptive;
 pub mod diagnostics;
 mod error;
+pub mod hierarchy;
 pub mod model;
 pub mod paired;
 pub mod rank;

@@ -221,6 +221,9 @@ pub struct Dataset {
     pub series: Vec<Series>,
     /// Values of a reference workload, one per block, when one ran (`--reference`).
     pub reference: Option<Vec<(u32, f64)>>,
+    /// The sessions and hosts the blocks were measured in, when the data come from
+    /// several (see [`crate::hierarchy`]).
+    pub levels: Option<crate::hierarchy::Levels>,
 }
 
 impl Observation {
@@ -291,6 +294,7 @@ impl Dataset {
             design: None,
             series,
             reference: None,
+            levels: None,
         }
     }
 
@@ -318,6 +322,13 @@ impl Dataset {
     /// The same data with the design that produced it.
     pub fn with_design(mut self, design: Design) -> Dataset {
         self.design = Some(design);
+        self
+    }
+
+    /// The same data measured in the sessions and on the hosts `levels` names: the
+    /// analysis adds [`crate::Analysis::levels`] when there are several.
+    pub fn with_levels(mut self, levels: crate::hierarchy::Levels) -> Dataset {
+        self.levels = Some(levels);
         self
     }
 
