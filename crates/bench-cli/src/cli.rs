@@ -92,6 +92,7 @@ Examples:
   abba compare --export-csv runs.csv --export-csv-summary summary.csv ./a ./b
   abba compare -L t 1,2,4 './prog --threads {t}'              # one variant per value
   abba compare -P chains 1 8 --kernel 'chains={chains}'        # a scan of the kernel
+  abba compare --experiment pr-123 --output results/$HOST-1.jsonl ./a ./b  # one host of many
 
 The first command is the baseline unless --baseline names another. Each block runs every
 variant (twice, in ABBA/BAAB order, for two variants); runs are written to --output as they end,
@@ -114,7 +115,9 @@ Examples:
   abba analyze timings.csv --unit ms
   abba analyze hyperfine.json --json
   abba analyze runs.jsonl --export-csv runs.csv   # one row per run; abba analyze runs.csv reads it
-  abba analyze monday.jsonl tuesday.jsonl     # two sessions: unpaired, with a warning
+  abba analyze results/*.jsonl                # one experiment on many hosts: by host,
+                                              # session and block (same --experiment)
+  abba analyze a.jsonl b.jsonl --force-unpaired   # different experiments: unpaired
 
 CSV: a header row with columns `variant` and `value` (required), `block` (pairs the data by
 block) and `class` (optional). Empty cells, non-numbers, NaN and infinities are errors naming
@@ -271,6 +274,16 @@ pub struct CompareArgs {
     /// Overwrite an existing --output file.
     #[arg(long)]
     pub force: bool,
+    /// The experiment this run belongs to, recorded in the raw header: `abba analyze`
+    /// merges files of one experiment (from many hosts) by host, session and block, and
+    /// refuses to pool files of different experiments. Default: an id derived from the
+    /// variants' names and commands, the metric and the design (`auto-` + 16 hex digits).
+    #[arg(long, value_name = "ID", value_parser = crate::parse::parse_label)]
+    pub experiment: Option<String>,
+    /// The name this machine goes by in a many-host analysis, recorded in the raw header.
+    /// Default: the hostname (/proc/sys/kernel/hostname, else $HOSTNAME).
+    #[arg(long, value_name = "NAME", value_parser = crate::parse::parse_label)]
+    pub host: Option<String>,
     /// With 3+ variants: when one candidate stands out (the significant one with the largest
     /// change), rerun it against the baseline as a fresh experiment with a fresh seed and
     /// report both; the standout of a sweep is a hypothesis until an independent run agrees.
@@ -363,6 +376,10 @@ pub struct AnalyzeArgs {
     /// Seed of the bootstrap (default: the raw file's seed, else 1).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// Compare several raw files unpaired (blocks dropped, with a warning) even when they
+    /// belong to different experiments, instead of refusing them.
+    #[arg(long)]
+    pub force_unpaired: bool,
     /// Analysis and report options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,

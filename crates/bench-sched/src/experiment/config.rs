@@ -80,6 +80,18 @@ pub struct ExperimentConfig {
     /// The numeric parameter a scan varied, one value per variant (recorded in the raw
     /// header, so the analysis can test a trend across it). Default: none.
     pub parameter: Option<ScanParameter>,
+    /// Which experiment this run belongs to and which host it runs on, as recorded in
+    /// the raw header. Default: a derived id and this machine's name.
+    pub identity: Identity,
+}
+
+/// The experiment id and host name a run records (see [`crate::RawHeader::experiment_id`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    /// The experiment id; `None`: derived from the variants, metric and design.
+    pub experiment: Option<String>,
+    /// The host's name; `None`: this machine's hostname.
+    pub host: Option<String>,
 }
 
 /// A numeric parameter scanned over the variants: `values[i]` is variant `i`'s value.
@@ -114,6 +126,7 @@ impl Default for ExperimentConfig {
             hooks: Vec::new(),
             warmup_per_block: 0,
             parameter: None,
+            identity: Identity::default(),
         }
     }
 }

@@ -11,7 +11,9 @@ mod outcome;
 mod resume;
 mod run;
 
-pub use config::{ExperimentConfig, FailurePolicy, REFERENCE_NAME, ScanParameter, Variant};
+pub use config::{
+    ExperimentConfig, FailurePolicy, Identity, REFERENCE_NAME, ScanParameter, Variant,
+};
 pub use hooks::{HookKind, Hooks};
 pub use observer::{NoopObserver, Observer};
 pub use outcome::Outcome;

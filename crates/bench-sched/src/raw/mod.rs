@@ -1,10 +1,12 @@
 //! The raw JSONL format `abba.raw/1`: one header line, one line per measured run, and an
 //! optional trailer line `{"end": {...}}` written when the experiment stops.
 
+mod identity;
 mod read;
 mod write;
 
 pub use read::{RawData, read_raw, read_raw_bytes};
+pub use identity::{DERIVED_ID_PREFIX, derived_experiment_id, this_host_name};
 pub use write::RawWriter;
 
 use serde::{Deserialize, Serialize};
@@ -75,6 +77,12 @@ pub struct RawHeader {
     /// Untimed runs of every variant at the start of every block; absent (0) when none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub warmup_per_block: u32,
+    /// The experiment this file belongs to (`abba compare --experiment`, else an id
+    /// derived from the variants, the metric and the design); absent in files written
+    /// before it was recorded, which then read as the derived id
+    /// ([`RawHeader::experiment_id`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<String>,
 }
 
 /// One variant's hook commands as the header records them (each absent when not set).
@@ -97,10 +105,9 @@ pub struct RawHooks {
 
 /// One measured run (one line of the raw file).
 ///
-/// Unknown fields are rejected when reading: a misspelt field silently ignored would lose
-/// data, and the writer and reader ship together.
+/// Unknown fields are accepted and ignored when reading: the format may gain fields
+/// within its major version (`abba.raw/1`), so a file from a newer writer still reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct RunRecord {
     /// 0-based index in execution order.
