@@ -47,6 +47,7 @@ mod atomic;
 mod console;
 mod error;
 mod json;
+mod levels_view;
 mod markdown;
 mod options;
 mod units;
