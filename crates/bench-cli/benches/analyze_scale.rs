@@ -70,7 +70,11 @@ fn write_hosts(dir: &Path) -> std::io::Result<(Vec<std::path::PathBuf>, u64)> {
         for b in 0..blocks {
             let session = u32::from(b >= blocks / 2);
             let block = host * (1.0 + 0.01 * (uniform() - 0.5));
-            let order = if b % 2 == 0 { ["old", "new", "new", "old"] } else { ["new", "old", "old", "new"] };
+            let order = if b % 2 == 0 {
+                ["old", "new", "new", "old"]
+            } else {
+                ["new", "old", "old", "new"]
+            };
             for (p, v) in order.iter().enumerate() {
                 let effect = if *v == "new" { 0.98 } else { 1.0 };
                 let wall = (50.0e6 * block * effect * (1.0 + 0.02 * uniform())) as u64;

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use bench_sched::{
-    CommandSpec, CpuSet, Design, ExperimentConfig, FailurePolicy, Input, InterruptFlag, Layout,
-    Metric, Outcome, OutputMode, RawHeader, RawWriter, RealRunner, ResumePoint, Runner, SchedError,
-    Identity, Shell, Variant, analyze_input, run_experiment,
+    CommandSpec, CpuSet, Design, ExperimentConfig, FailurePolicy, Identity, Input, InterruptFlag,
+    Layout, Metric, Outcome, OutputMode, RawHeader, RawWriter, RealRunner, ResumePoint, Runner,
+    SchedError, Shell, Variant, analyze_input, run_experiment,
 };
 use bench_stats::{AnalysisConfig, Grouping, PracticalRule, Warning, WarningCode};
 

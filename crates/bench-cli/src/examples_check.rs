@@ -77,7 +77,8 @@ fn parse(line: &str) -> Command {
 
 fn parse_argv(argv: Vec<String>, what: &str) -> Command {
     let cli = Cli::try_parse_from(&argv).unwrap_or_else(|e| panic!("{what}:\n{e}"));
-    cli.command.unwrap_or_else(|| panic!("{what}: no subcommand"))
+    cli.command
+        .unwrap_or_else(|| panic!("{what}: no subcommand"))
 }
 
 /// A compare with an experiment id and one raw file per host and index.
@@ -104,7 +105,10 @@ fn check_analyze(command: Command, what: &str) {
     };
     let files: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
     assert_eq!(files, ["results/*.jsonl"], "{what}");
-    assert!(!args.force_unpaired, "{what}: one experiment needs no --force-unpaired");
+    assert!(
+        !args.force_unpaired,
+        "{what}: one experiment needs no --force-unpaired"
+    );
 }
 
 /// The value after `flag` in an unexpanded shell line.
@@ -118,7 +122,9 @@ fn flag_value(line: &str, flag: &str) -> String {
 fn github_actions_matrix_runs_compare_per_runner_then_analyze() {
     let docs = yaml("github-actions/abba-fleet.yml");
     let jobs = &docs[0]["jobs"];
-    let matrix = jobs["measure"]["strategy"]["matrix"]["index"].as_vec().unwrap();
+    let matrix = jobs["measure"]["strategy"]["matrix"]["index"]
+        .as_vec()
+        .unwrap();
     assert!(matrix.len() >= 2, "a matrix of several runners");
     assert_eq!(jobs["analyze"]["needs"].as_str(), Some("measure"));
     let runs = |job: &str| -> Vec<String> {
@@ -172,8 +178,12 @@ fn kubernetes_indexed_job_runs_compare_per_pod_then_analyze() {
     assert_eq!(spec["completionMode"].as_str(), Some("Indexed"));
     assert!(spec["completions"].as_i64().unwrap() >= 2);
     let pod = &spec["template"]["spec"];
-    let anti = &pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
-    assert_eq!(anti[0]["topologyKey"].as_str(), Some("kubernetes.io/hostname"));
+    let anti =
+        &pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+    assert_eq!(
+        anti[0]["topologyKey"].as_str(),
+        Some("kubernetes.io/hostname")
+    );
     let container = &pod["containers"][0];
     let mut argv: Vec<String> = container["command"]
         .as_vec()
@@ -199,5 +209,8 @@ fn kubernetes_indexed_job_runs_compare_per_pod_then_analyze() {
 
 #[test]
 fn expansion_leaves_no_variable() {
-    assert_eq!(expand("a ${{ matrix.i }} $HOST-${X}.$(INDEX) b"), "a V V-V.V b");
+    assert_eq!(
+        expand("a ${{ matrix.i }} $HOST-${X}.$(INDEX) b"),
+        "a V V-V.V b"
+    );
 }

@@ -35,16 +35,28 @@ fn real_sessions_on_three_hosts_merge_as_one_experiment() {
         session(dir.path(), "tiny-fleet", "gamma", 3),
     ];
     let header: Value = serde_json::from_str(
-        std::fs::read_to_string(&files[0]).unwrap().lines().next().unwrap(),
+        std::fs::read_to_string(&files[0])
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
     )
     .unwrap();
     assert_eq!(header["experiment"], "tiny-fleet");
     assert_eq!(header["host"]["hostname"], "alpha");
 
-    let out = abba().arg("analyze").args(&files).arg("--json").assert().success();
+    let out = abba()
+        .arg("analyze")
+        .args(&files)
+        .arg("--json")
+        .assert()
+        .success();
     let doc: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let levels = &doc["levels"];
-    assert_eq!(levels["hosts"], serde_json::json!(["alpha", "beta", "gamma"]));
+    assert_eq!(
+        levels["hosts"],
+        serde_json::json!(["alpha", "beta", "gamma"])
+    );
     assert_eq!(levels["sessions"], 4);
     assert_eq!(levels["top_level"], "host");
     let c = &levels["comparisons"][0];
@@ -52,7 +64,12 @@ fn real_sessions_on_three_hosts_merge_as_one_experiment() {
     assert_eq!(c["pooled"]["blocks"], 12);
     assert_eq!(c["per_unit"][0]["sessions"], 2);
     assert_eq!(c["variance"].as_array().unwrap().len(), 4);
-    assert!(c["pooled"]["note"].as_str().unwrap().contains("barely estimable"));
+    assert!(
+        c["pooled"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("barely estimable")
+    );
     let codes: Vec<&str> = doc["warnings"]
         .as_array()
         .unwrap()
@@ -65,7 +82,10 @@ fn real_sessions_on_three_hosts_merge_as_one_experiment() {
     // The console report prints the pooled verdict, the per-host table and the levels.
     let text = abba().arg("analyze").args(&files).assert().success();
     let text = String::from_utf8_lossy(&text.get_output().stdout).into_owned();
-    assert!(text.contains("Many hosts: 3 host(s), 4 session(s)"), "{text}");
+    assert!(
+        text.contains("Many hosts: 3 host(s), 4 session(s)"),
+        "{text}"
+    );
     assert!(text.contains("pooled over 3 hosts (12 blocks)"), "{text}");
     for word in ["alpha", "beta", "gamma", "session", "block", "run"] {
         assert!(text.contains(word), "{word}: {text}");
@@ -89,5 +109,11 @@ fn different_experiments_are_refused_unless_forced_unpaired() {
         .success();
     let doc: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert!(doc.get("levels").is_none());
-    assert!(doc["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "unpaired-sessions"));
+    assert!(
+        doc["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["code"] == "unpaired-sessions")
+    );
 }

@@ -7,8 +7,8 @@ use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Color, Style};
 
-use crate::options::{Charset, ColorMode, RenderOptions, Symbols};
 use crate::levels_view::LevelsView;
+use crate::options::{Charset, ColorMode, RenderOptions, Symbols};
 use crate::view::{self, BlockTable, Grid, Tone};
 
 /// Renders the analysis as console text: a header, one table per group, omnibus line,

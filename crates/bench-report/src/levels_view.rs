@@ -91,10 +91,7 @@ fn section(c: &LevelledComparison, noun: &str, permutations: u32) -> LevelsSecti
 }
 
 fn interval(ci: Option<[f64; 2]>) -> String {
-    ci.map_or_else(
-        || "-".to_owned(),
-        |[lo, hi]| format!("[{lo:.3}, {hi:.3}]"),
-    )
+    ci.map_or_else(|| "-".to_owned(), |[lo, hi]| format!("[{lo:.3}, {hi:.3}]"))
 }
 
 fn units_grid(units: &[UnitEffect], noun: &str) -> Grid {

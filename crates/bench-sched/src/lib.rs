@@ -98,15 +98,14 @@ pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
 pub use crate::import::{
     CsvOptions, InputFormat, Loaded, MergePolicy, detect_format, load_files, merge_sessions,
-    read_csv,
-    read_csv_bytes, read_hyperfine, read_hyperfine_bytes,
+    read_csv, read_csv_bytes, read_hyperfine, read_hyperfine_bytes,
 };
 pub use crate::interrupt::{InterruptFlag, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{Experiment, Input, analyze_input};
 pub use crate::raw::{
-    DERIVED_ID_PREFIX, RAW_SCHEMA, RawData, RawHeader, RawHooks, RawTrailer, RawVariant,
-    RawWriter, RunRecord, derived_experiment_id, read_raw, read_raw_bytes, this_host_name,
+    DERIVED_ID_PREFIX, RAW_SCHEMA, RawData, RawHeader, RawHooks, RawTrailer, RawVariant, RawWriter,
+    RunRecord, derived_experiment_id, read_raw, read_raw_bytes, this_host_name,
 };
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, Metric, MetricParseError, OutputMode, RealRunner,

@@ -12,8 +12,12 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// A header of the experiment `id` (no `experiment` field when `None`, as written before
 /// ids were recorded) measured on `host` (no `hostname` when `None`).
 fn header(id: Option<&str>, host: Option<&str>, blocks: u32, metric: &str) -> String {
-    let experiment = id.map(|i| format!(",\"experiment\":\"{i}\"")).unwrap_or_default();
-    let hostname = host.map(|h| format!(",\"hostname\":\"{h}\"")).unwrap_or_default();
+    let experiment = id
+        .map(|i| format!(",\"experiment\":\"{i}\""))
+        .unwrap_or_default();
+    let hostname = host
+        .map(|h| format!(",\"hostname\":\"{h}\""))
+        .unwrap_or_default();
     format!(
         r#"{{"schema":"abba.raw/1","abba_version":"0.1.0","design":"abba","seed":1,"blocks":{blocks},"variants":[{{"name":"A","command":"./a"}},{{"name":"B","command":"./b"}}],"reference":null,"metric":"{metric}","unit":"ns","higher_is_better":false,"layout":"random","pin":null,"warmup":0,"settle_ns":0,"host":{{"cpu_model":null,"cores":2,"kernel":null,"governor":null,"turbo":null,"aslr":2,"load_start":null,"load_end":null,"env_bytes":10,"argv_bytes":5,"start_time":"2026-01-01T00:00:00Z"{hostname}}}{experiment}}}"#
     )
@@ -42,7 +46,12 @@ fn fleet(dir: &Path, hosts: u32, seed: u64) -> (Vec<PathBuf>, Dataset) {
     let mut paths = Vec::new();
     for h in 0..hosts {
         let host_term = 0.10 * normal(&mut rng);
-        let mut text = header(Some("fleet-1"), Some(&format!("node-{h:02}")), sessions * blocks, "wall") + "\n";
+        let mut text = header(
+            Some("fleet-1"),
+            Some(&format!("node-{h:02}")),
+            sessions * blocks,
+            "wall",
+        ) + "\n";
         let mut run = 0;
         for s in 0..sessions {
             let sid = levels.add_session(h as usize).unwrap();
@@ -52,10 +61,19 @@ fn fleet(dir: &Path, hosts: u32, seed: u64) -> (Vec<PathBuf>, Dataset) {
                 let global = h * sessions * blocks + block;
                 levels.assign(global, sid).unwrap();
                 let block_term = 0.02 * normal(&mut rng);
-                let order = if block % 2 == 0 { ["A", "B", "B", "A"] } else { ["B", "A", "A", "B"] };
+                let order = if block % 2 == 0 {
+                    ["A", "B", "B", "A"]
+                } else {
+                    ["B", "A", "A", "B"]
+                };
                 for (p, v) in order.iter().enumerate() {
                     let effect = if *v == "B" { -0.03 } else { 0.0 };
-                    let ln = (1e8f64).ln() + effect + host_term + session_term + block_term + 0.01 * normal(&mut rng);
+                    let ln = (1e8f64).ln()
+                        + effect
+                        + host_term
+                        + session_term
+                        + block_term
+                        + 0.01 * normal(&mut rng);
                     let wall = ln.exp().round() as u64;
                     text += &run_line(run, block, p as u32, v, wall, s);
                     text.push('\n');
@@ -76,7 +94,10 @@ fn fleet(dir: &Path, hosts: u32, seed: u64) -> (Vec<PathBuf>, Dataset) {
 }
 
 fn config() -> AnalysisConfig {
-    AnalysisConfig { resamples: 300, ..AnalysisConfig::default() }
+    AnalysisConfig {
+        resamples: 300,
+        ..AnalysisConfig::default()
+    }
 }
 
 /// Raw files of 2, 5 and 20 simulated hosts merge into exactly the multi-level analysis
@@ -99,7 +120,10 @@ fn simulated_fleets_of_2_5_20_hosts_merge_from_raw_files() {
         assert_eq!(c.pooled.blocks, 10 * hosts as usize);
         assert_eq!(c.per_unit.len(), hosts as usize);
         assert!(
-            !from_files.warnings.iter().any(|w| w.code == "unpaired-sessions"),
+            !from_files
+                .warnings
+                .iter()
+                .any(|w| w.code == "unpaired-sessions"),
             "one experiment is not merged unpaired"
         );
     }
@@ -123,16 +147,38 @@ fn files_of_different_experiments_are_refused_by_field() {
     let cpu = write("cpu.jsonl", header(Some("x"), Some("h2"), 1, "cpu"));
     let e = Input::load(&[&one, &two], &CsvOptions::default()).unwrap_err();
     assert!(
-        matches!(&e, InputError::DifferentExperiments { field: "experiment", .. }),
+        matches!(
+            &e,
+            InputError::DifferentExperiments {
+                field: "experiment",
+                ..
+            }
+        ),
         "{e}"
     );
     assert!(e.to_string().contains("its experiment is y, not x"), "{e}");
     let e = Input::load(&[&one, &cpu], &CsvOptions::default()).unwrap_err();
-    assert!(matches!(&e, InputError::DifferentExperiments { field: "metric", .. }), "{e}");
+    assert!(
+        matches!(
+            &e,
+            InputError::DifferentExperiments {
+                field: "metric",
+                ..
+            }
+        ),
+        "{e}"
+    );
     // Asked to, they are compared unpaired, with the warning.
-    let input = Input::load_with(&[&one, &two], &CsvOptions::default(), MergePolicy::Unpaired).unwrap();
+    let input =
+        Input::load_with(&[&one, &two], &CsvOptions::default(), MergePolicy::Unpaired).unwrap();
     assert!(input.loaded.dataset.levels.is_none());
-    assert!(input.loaded.warnings.iter().any(|w| w.kind == ReadWarningKind::UnpairedSessions));
+    assert!(
+        input
+            .loaded
+            .warnings
+            .iter()
+            .any(|w| w.kind == ReadWarningKind::UnpairedSessions)
+    );
 }
 
 /// Files written before ids and host names were recorded still read; two of them with the
@@ -146,7 +192,8 @@ fn old_headers_merge_by_their_derived_id() {
         let mut text = header(None, None, 2, "wall") + "\n";
         for block in 0..2u32 {
             for (i, v) in ["A", "B", "B", "A"].iter().enumerate() {
-                let wall = 100 + u64::from(f * 7 + block * 3) + i as u64 + if *v == "B" { 5 } else { 0 };
+                let wall =
+                    100 + u64::from(f * 7 + block * 3) + i as u64 + if *v == "B" { 5 } else { 0 };
                 text += &run_line(block * 4 + i as u32, block, i as u32, v, wall, 0);
                 text.push('\n');
             }

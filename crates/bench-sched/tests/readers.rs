@@ -169,7 +169,10 @@ fn bad_lines_in_the_middle_are_errors_with_location() {
 fn run_lines_with_unknown_fields_are_read() {
     let mut lines: Vec<String> = abba_file(2).lines().map(str::to_owned).collect();
     for line in lines.iter_mut().skip(1) {
-        *line = line.replace("\"env_pad\":3", "\"env_pad\":3,\"gpu_clock_mhz\":1410,\"tags\":{\"x\":[1,2]}");
+        *line = line.replace(
+            "\"env_pad\":3",
+            "\"env_pad\":3,\"gpu_clock_mhz\":1410,\"tags\":{\"x\":[1,2]}",
+        );
     }
     let data = read_raw_bytes("r.jsonl", lines.join("\n").as_bytes()).unwrap();
     assert_eq!(data.runs.len(), 8);

@@ -9,12 +9,19 @@ use serde_json::Value;
 use support::assert_close;
 
 fn reference() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/hierarchy/reference.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/hierarchy/reference.json"
+    );
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 fn floats(v: &Value) -> Vec<f64> {
-    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
 }
 
 #[test]
@@ -24,11 +31,21 @@ fn scipy_student_t_quantiles_and_cdf() {
         let df = case["df"].as_f64().unwrap();
         if let Some(q) = case.get("quantile") {
             let p = case["p"].as_f64().unwrap();
-            assert_close(t_quantile(p, df).unwrap(), q.as_f64().unwrap(), 1e-9, &format!("t.ppf({p}, {df})"));
+            assert_close(
+                t_quantile(p, df).unwrap(),
+                q.as_f64().unwrap(),
+                1e-9,
+                &format!("t.ppf({p}, {df})"),
+            );
         } else {
             let x = case["x"].as_f64().unwrap();
             let want = case["cdf"].as_f64().unwrap();
-            assert_close(t_cdf(x, df).unwrap(), want, 1e-10, &format!("t.cdf({x}, {df})"));
+            assert_close(
+                t_cdf(x, df).unwrap(),
+                want,
+                1e-10,
+                &format!("t.cdf({x}, {df})"),
+            );
         }
     }
 }
@@ -44,7 +61,12 @@ fn numpy_trace_nested_variance_components() {
             .unwrap()
             .iter()
             .map(|row| {
-                let v: Vec<u32> = row.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect();
+                let v: Vec<u32> = row
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_u64().unwrap() as u32)
+                    .collect();
                 [v[0], v[1], v[2]]
             })
             .collect();
@@ -53,7 +75,9 @@ fn numpy_trace_nested_variance_components() {
         for (l, want) in case["variance"].as_array().unwrap().iter().enumerate() {
             match (want.as_f64(), got.variance[l]) {
                 (None, None) => {}
-                (Some(w), Some(g)) if w == 0.0 => assert!(g.abs() < 1e-12, "case {i} level {l}: {g}"),
+                (Some(0.0), Some(g)) => {
+                    assert!(g.abs() < 1e-12, "case {i} level {l}: {g}")
+                }
                 (Some(w), Some(g)) => assert_close(g, w, 1e-8, &format!("case {i} level {l}")),
                 (w, g) => panic!("case {i} level {l}: want {w:?}, got {g:?}"),
             }
@@ -65,9 +89,19 @@ fn numpy_trace_nested_variance_components() {
 fn numpy_cochran_q_i_squared_and_dersimonian_laird() {
     let r = reference();
     for (i, case) in r["cochran"].as_array().unwrap().iter().enumerate() {
-        let units: Vec<Vec<f64>> = case["units"].as_array().unwrap().iter().map(floats).collect();
+        let units: Vec<Vec<f64>> = case["units"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(floats)
+            .collect();
         let h = heterogeneity(&units, 19, 1).unwrap();
-        assert_close(h.q, case["q"].as_f64().unwrap(), 1e-9, &format!("case {i} Q"));
+        assert_close(
+            h.q,
+            case["q"].as_f64().unwrap(),
+            1e-9,
+            &format!("case {i} Q"),
+        );
         let tau = case["tau_squared"].as_f64().unwrap();
         if tau == 0.0 {
             assert_eq!(h.tau_squared, 0.0);
@@ -75,6 +109,10 @@ fn numpy_cochran_q_i_squared_and_dersimonian_laird() {
             assert_close(h.tau_squared, tau, 1e-9, &format!("case {i} tau^2"));
         }
         let i2 = case["i_squared"].as_f64().unwrap();
-        assert!((h.i_squared - i2).abs() < 1e-12, "case {i} I^2 {} vs {i2}", h.i_squared);
+        assert!(
+            (h.i_squared - i2).abs() < 1e-12,
+            "case {i} I^2 {} vs {i2}",
+            h.i_squared
+        );
     }
 }

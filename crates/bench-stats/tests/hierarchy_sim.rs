@@ -115,10 +115,15 @@ fn pooled_interval_covers_and_heterogeneity_holds_alpha_on_2_5_20_hosts() {
     for (hosts, reps) in [(2u32, 200u64), (5, 200), (20, 200)] {
         let fleet = Fleet { hosts, ..NOISY };
         let (coverage, false_alarms) = rates(&fleet, reps, 1000 * u64::from(hosts));
-        println!("{hosts} hosts, tau = 0: coverage {coverage:.3}, heterogeneity false alarms {false_alarms:.3} ({reps} reps)");
+        println!(
+            "{hosts} hosts, tau = 0: coverage {coverage:.3}, heterogeneity false alarms {false_alarms:.3} ({reps} reps)"
+        );
         assert!(coverage >= 0.93, "{hosts} hosts: coverage {coverage}");
         let bound = 0.05 + 2.0 * (0.05f64 * 0.95 / reps as f64).sqrt();
-        assert!(false_alarms <= bound, "{hosts} hosts: false alarms {false_alarms} > {bound}");
+        assert!(
+            false_alarms <= bound,
+            "{hosts} hosts: false alarms {false_alarms} > {bound}"
+        );
     }
 }
 
@@ -127,7 +132,11 @@ fn pooled_interval_covers_and_heterogeneity_holds_alpha_on_2_5_20_hosts() {
 #[test]
 fn pooled_interval_covers_when_the_effect_varies_by_host() {
     for (hosts, reps) in [(2u32, 200u64), (5, 200), (20, 200)] {
-        let fleet = Fleet { hosts, tau: 0.02, ..NOISY };
+        let fleet = Fleet {
+            hosts,
+            tau: 0.02,
+            ..NOISY
+        };
         let (coverage, _) = rates(&fleet, reps, 7000 + u64::from(hosts));
         println!("{hosts} hosts, tau = 0.02: coverage {coverage:.3} ({reps} reps)");
         assert!(coverage >= 0.93, "{hosts} hosts: coverage {coverage}");
@@ -138,7 +147,11 @@ fn pooled_interval_covers_when_the_effect_varies_by_host() {
 /// τ² estimate is near the truth on average.
 #[test]
 fn heterogeneity_is_found_when_hosts_differ() {
-    let fleet = Fleet { hosts: 20, tau: 0.05, ..NOISY };
+    let fleet = Fleet {
+        hosts: 20,
+        tau: 0.05,
+        ..NOISY
+    };
     let reps = 40u64;
     let (mut fired, mut tau2) = (0u32, 0.0);
     for r in 0..reps {
@@ -180,7 +193,10 @@ fn variance_components_recover_the_known_levels() {
             let m = est[l].iter().sum::<f64>() / n;
             let sd = (est[l].iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
             let mc = sd / n.sqrt();
-            println!("{hosts} hosts, {name}: mean estimate {m:.3e} (truth {:.3e}, MC se {mc:.1e})", truth[l]);
+            println!(
+                "{hosts} hosts, {name}: mean estimate {m:.3e} (truth {:.3e}, MC se {mc:.1e})",
+                truth[l]
+            );
             if *name == "host" && hosts < 20 {
                 continue;
             }
@@ -198,7 +214,11 @@ fn variance_components_recover_the_known_levels() {
 /// One host with several sessions: the sessions take the hosts' place.
 #[test]
 fn one_host_pools_its_sessions() {
-    let fleet = Fleet { hosts: 1, sessions: 4, ..NOISY };
+    let fleet = Fleet {
+        hosts: 1,
+        sessions: 4,
+        ..NOISY
+    };
     let a = analyze(&simulate(&fleet, 3), &config(1)).unwrap();
     let levels = a.levels.unwrap();
     assert_eq!(levels.top_level, "session");
@@ -213,7 +233,11 @@ fn one_host_pools_its_sessions() {
 /// One host and one session is an ordinary experiment: no levels section.
 #[test]
 fn one_session_has_no_levels_section() {
-    let fleet = Fleet { hosts: 1, sessions: 1, ..NOISY };
+    let fleet = Fleet {
+        hosts: 1,
+        sessions: 1,
+        ..NOISY
+    };
     let a = analyze(&simulate(&fleet, 3), &config(1)).unwrap();
     assert!(a.levels.is_none());
 }
@@ -224,7 +248,11 @@ fn two_hosts_say_the_between_host_variance_is_barely_estimable() {
     let fleet = Fleet { hosts: 2, ..NOISY };
     let a = analyze(&simulate(&fleet, 5), &config(1)).unwrap();
     let c = &a.levels.as_ref().unwrap().comparisons[0];
-    assert!(c.pooled.note.contains("barely estimable"), "{}", c.pooled.note);
+    assert!(
+        c.pooled.note.contains("barely estimable"),
+        "{}",
+        c.pooled.note
+    );
     assert_eq!(c.pooled.df, 1);
     assert!(a.warnings.iter().any(|w| w.code == "few-hosts"));
 }

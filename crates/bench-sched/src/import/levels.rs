@@ -53,6 +53,9 @@ impl RawPart {
     }
 }
 
+/// Reads one field of a header as text.
+type HeaderField = fn(&RawHeader) -> String;
+
 /// The first field in which `b`'s header differs from `a`'s, as (field, a's value, b's
 /// value): the experiment id first, then what defines the comparison.
 fn first_difference(a: &RawHeader, b: &RawHeader) -> Option<(&'static str, String, String)> {
@@ -64,7 +67,7 @@ fn first_difference(a: &RawHeader, b: &RawHeader) -> Option<(&'static str, Strin
         let v: Vec<&str> = h.variants.iter().map(|v| v.command.as_str()).collect();
         format!("{v:?}")
     };
-    let checks: [(&'static str, fn(&RawHeader) -> String); 5] = [
+    let checks: [(&'static str, HeaderField); 5] = [
         ("experiment", |h| h.experiment_id()),
         ("design", |h| h.design.clone()),
         ("metric", |h| h.metric.clone()),
@@ -110,7 +113,10 @@ pub(crate) fn check_same_experiment(parts: &[(&str, &RawHeader)]) -> Result<(), 
 
 /// `true` when every file is a raw file of a paired design: then they merge by levels.
 pub(crate) fn mergeable(parts: &[Option<RawPart>]) -> bool {
-    parts.len() > 1 && parts.iter().all(|p| p.as_ref().is_some_and(RawPart::is_paired))
+    parts.len() > 1
+        && parts
+            .iter()
+            .all(|p| p.as_ref().is_some_and(RawPart::is_paired))
 }
 
 /// Merges files of one experiment: block ids are renumbered so each file's blocks follow
@@ -129,9 +135,9 @@ pub(crate) fn merge_levels(files: Vec<(String, Loaded, RawPart)>) -> Result<Load
     }
     let mut levels = Levels::new(hosts.clone());
     let mut it = files.into_iter();
-    let (first_name, mut out, first_part) = it.next().ok_or_else(|| {
-        InputError::at("(no files)", None, None, "no input files")
-    })?;
+    let (first_name, mut out, first_part) = it
+        .next()
+        .ok_or_else(|| InputError::at("(no files)", None, None, "no input files"))?;
     let mut offset = 0u32;
     let mut add = |name: &str, part: &RawPart, levels: &mut Levels| -> Result<u32, InputError> {
         let host_name = part.header.host_name().unwrap_or(name);
@@ -141,13 +147,19 @@ pub(crate) fn merge_levels(files: Vec<(String, Loaded, RawPart)>) -> Result<Load
             let session = match sessions.get(&s) {
                 Some(&i) => i,
                 None => {
-                    let i = levels.add_session(host).map_err(|e| overflow(name, e.to_string()))?;
+                    let i = levels
+                        .add_session(host)
+                        .map_err(|e| overflow(name, e.to_string()))?;
                     sessions.insert(s, i);
                     i
                 }
             };
-            let id = offset.checked_add(block).ok_or_else(|| overflow(name, "block ids".into()))?;
-            levels.assign(id, session).map_err(|e| overflow(name, e.to_string()))?;
+            let id = offset
+                .checked_add(block)
+                .ok_or_else(|| overflow(name, "block ids".into()))?;
+            levels
+                .assign(id, session)
+                .map_err(|e| overflow(name, e.to_string()))?;
         }
         let start = offset;
         offset = offset
@@ -191,5 +203,10 @@ fn append(out: &mut Loaded, other: Loaded, start: u32) {
 }
 
 fn overflow(file: &str, what: String) -> InputError {
-    InputError::at(file, None, None, format!("too many blocks to merge ({what})"))
+    InputError::at(
+        file,
+        None,
+        None,
+        format!("too many blocks to merge ({what})"),
+    )
 }

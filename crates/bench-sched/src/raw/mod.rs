@@ -5,8 +5,8 @@ mod identity;
 mod read;
 mod write;
 
-pub use read::{RawData, read_raw, read_raw_bytes};
 pub use identity::{DERIVED_ID_PREFIX, derived_experiment_id, this_host_name};
+pub use read::{RawData, read_raw, read_raw_bytes};
 pub use write::RawWriter;
 
 use serde::{Deserialize, Serialize};

@@ -127,12 +127,14 @@ mod tests {
     /// variance of about (k - 1) / k · s² / k of the unit means.
     #[test]
     fn top_level_spread_dominates_when_units_differ() {
-        let units: Vec<Vec<Vec<f64>>> = (0..10)
-            .map(|h| vec![vec![f64::from(h); 4]])
-            .collect();
+        let units: Vec<Vec<Vec<f64>>> = (0..10).map(|h| vec![vec![f64::from(h); 4]]).collect();
         let b = hierarchical_bootstrap(&units, 4000, 3).unwrap();
         let s2 = 55.0 / 6.0; // sample variance of 0..9
         let expected = ((9.0 / 10.0) * s2 / 10.0f64).sqrt();
-        assert!((b.standard_error / expected - 1.0).abs() < 0.05, "{}", b.standard_error);
+        assert!(
+            (b.standard_error / expected - 1.0).abs() < 0.05,
+            "{}",
+            b.standard_error
+        );
     }
 }

@@ -85,7 +85,12 @@ pub fn nested_variance_components(ids: &[[u32; 3]], y: &[f64]) -> Option<NestedC
     for l in 0..4 {
         variance[l] = separable[l].then_some(sigma[l].max(0.0));
     }
-    let units = [levels[0].n.len(), levels[1].n.len(), levels[2].n.len(), y.len()];
+    let units = [
+        levels[0].n.len(),
+        levels[1].n.len(),
+        levels[2].n.len(),
+        y.len(),
+    ];
     Some(NestedComponents { variance, units })
 }
 

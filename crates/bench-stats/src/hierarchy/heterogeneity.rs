@@ -44,7 +44,7 @@ fn cochran_q(values: &[f64], sizes: &[usize]) -> Option<(f64, f64, f64)> {
         }
         let m = unit.iter().sum::<f64>() / n as f64;
         let s2 = unit.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1) as f64;
-        if !(s2 > 0.0) {
+        if s2.is_nan() || s2 <= 0.0 {
             return None;
         }
         stats.push((m, n as f64 / s2));
@@ -127,7 +127,10 @@ mod tests {
     /// m_w = 1, Q = 5 + 5 = 10, τ² = (10 - 1) / (10 - 50/10) = 1.8.
     #[test]
     fn hand_computed_q_and_tau() {
-        let a: Vec<f64> = [-1.0, -0.5, 0.0, 0.5, 1.0].iter().map(|v| v * (1.0f64 / 0.625).sqrt()).collect();
+        let a: Vec<f64> = [-1.0, -0.5, 0.0, 0.5, 1.0]
+            .iter()
+            .map(|v| v * (1.0f64 / 0.625).sqrt())
+            .collect();
         let b: Vec<f64> = a.iter().map(|v| v + 2.0).collect();
         let h = heterogeneity(&[a, b], 99, 1).unwrap();
         assert!((h.q - 10.0).abs() < 1e-9, "{}", h.q);

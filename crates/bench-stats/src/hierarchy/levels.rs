@@ -98,8 +98,7 @@ impl Levels {
 
     /// The host of block `block`, when it was assigned a session.
     pub fn host_of(&self, block: u32) -> Option<usize> {
-        self.session_of(block)
-            .and_then(|s| self.host_of_session(s))
+        self.session_of(block).and_then(|s| self.host_of_session(s))
     }
 
     /// `true` when there is more than one host or more than one session: only then is

@@ -37,7 +37,7 @@ pub(crate) fn nest(base: &Series, cand: &Series, levels: &Levels) -> Option<Nest
     for (series, is_cand) in [(base, false), (cand, true)] {
         for o in &series.observations {
             let block = o.block?;
-            if !(o.value > 0.0) {
+            if o.value.is_nan() || o.value <= 0.0 {
                 return None;
             }
             let e = blocks.entry(block).or_default();
@@ -48,7 +48,8 @@ pub(crate) fn nest(base: &Series, cand: &Series, levels: &Levels) -> Option<Nest
             }
         }
     }
-    blocks.retain(|&b, e| !e.base.is_empty() && !e.cand.is_empty() && levels.session_of(b).is_some());
+    blocks
+        .retain(|&b, e| !e.base.is_empty() && !e.cand.is_empty() && levels.session_of(b).is_some());
     if blocks.is_empty() {
         return None;
     }
@@ -82,10 +83,13 @@ pub(crate) fn nest(base: &Series, cand: &Series, levels: &Levels) -> Option<Nest
     Some(out)
 }
 
+/// A top-level unit: its host (or session) index and its sessions' block log-ratios.
+pub(crate) type Unit = (usize, Vec<Vec<f64>>);
+
 impl Nested {
     /// The units the pooled effect resamples at the top: the hosts when there are 2+,
     /// else the sessions (each alone under its unit). Each unit: its sessions' blocks.
-    pub(crate) fn units(&self) -> (bool, Vec<(usize, Vec<Vec<f64>>)>) {
+    pub(crate) fn units(&self) -> (bool, Vec<Unit>) {
         if self.hosts.len() > 1 {
             let units = self
                 .hosts

@@ -6,13 +6,12 @@ use super::bootstrap::hierarchical_bootstrap;
 use super::components::nested_variance_components;
 use super::heterogeneity::heterogeneity;
 use super::levels::Levels;
-use super::nest::{Nested, nest};
+use super::nest::{Nested, Unit, nest};
 use super::student::t_quantile;
 use crate::analysis::AnalysisConfig;
 use crate::model::dataset::{Dataset, Series};
 use crate::model::levels::{
-    HeterogeneityReport, LevelVariance, LevelledComparison, LevelsReport, PooledEffect,
-    UnitEffect,
+    HeterogeneityReport, LevelVariance, LevelledComparison, LevelsReport, PooledEffect, UnitEffect,
 };
 use crate::model::report::{Analysis, Outcome, Warning, WarningCode};
 
@@ -64,7 +63,12 @@ pub fn levels_report(
     let report = LevelsReport {
         hosts: levels.hosts().to_vec(),
         sessions: levels.session_count(),
-        top_level: if levels.hosts().len() > 1 { "host" } else { "session" }.to_owned(),
+        top_level: if levels.hosts().len() > 1 {
+            "host"
+        } else {
+            "session"
+        }
+        .to_owned(),
         resamples: config.resamples,
         permutations: PERMUTATIONS,
         comparisons,
@@ -103,16 +107,15 @@ fn compare(
     };
     let per_unit = unit_effects(&units, &nested, levels, by_host, level);
     let flat: Vec<Vec<f64>> = tree.iter().map(|u| u.concat()).collect();
-    let heterogeneity = heterogeneity(&flat, PERMUTATIONS, config.seed).map(|h| {
-        HeterogeneityReport {
+    let heterogeneity =
+        heterogeneity(&flat, PERMUTATIONS, config.seed).map(|h| HeterogeneityReport {
             significant: h.p_value < config.alpha,
             q: h.q,
             df: h.df,
             i_squared: h.i_squared,
             tau_squared: h.tau_squared,
             p_value: h.p_value,
-        }
-    });
+        });
     let summary = sentence(&pooled, noun, higher_is_better);
     Some(LevelledComparison {
         class: None,
@@ -200,7 +203,7 @@ fn sentence(p: &PooledEffect, noun: &str, higher_is_better: bool) -> String {
 
 /// Each unit's own mean block log-ratio with its Student t interval.
 fn unit_effects(
-    units: &[(usize, Vec<Vec<f64>>)],
+    units: &[Unit],
     nested: &Nested,
     levels: &Levels,
     by_host: bool,
@@ -269,7 +272,11 @@ fn comparison_warnings(
     config: &AnalysisConfig,
 ) -> Vec<Warning> {
     let mut out = Vec::new();
-    let noun = if levels.hosts().len() > 1 { "hosts" } else { "sessions" };
+    let noun = if levels.hosts().len() > 1 {
+        "hosts"
+    } else {
+        "sessions"
+    };
     if let Some(h) = c.heterogeneity.as_ref().filter(|h| h.significant) {
         out.push(Warning::new(
             WarningCode::HostHeterogeneity,
