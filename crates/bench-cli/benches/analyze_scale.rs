@@ -109,9 +109,11 @@ fn main() {
     let mut runner = RealRunner::new();
     let stop = InterruptFlag::new();
     println!("abba analyze, {ROWS} rows, {REPEATS} runs each (medians)");
+    // CPU time (user + sys, all threads) beside the wall time: on a busy machine the wall
+    // time counts the waits for a core, the CPU time does not.
     println!(
-        "{:<10} {:>10} {:>12} {:>14}",
-        "layout", "file MB", "wall s", "peak RSS MiB"
+        "{:<10} {:>10} {:>12} {:>12} {:>14}",
+        "layout", "file MB", "wall s", "cpu s", "peak RSS MiB"
     );
     for case in ["unpaired", "blocked", "100 hosts"] {
         let (files, bytes) = match case {
@@ -133,7 +135,7 @@ fn main() {
             names.join(" ")
         );
         let command = CommandSpec::parse(&line, Shell::None).unwrap();
-        let (mut walls, mut rss) = (Vec::new(), Vec::new());
+        let (mut walls, mut cpus, mut rss) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..REPEATS {
             let request = RunRequest {
                 command: &command,
@@ -147,13 +149,15 @@ fn main() {
             let m = runner.run("analyze", &request).unwrap();
             assert_eq!(m.termination, Termination::Exited(0), "abba analyze failed");
             walls.push(m.wall_ns as f64 / 1e9);
+            cpus.push((m.user_ns + m.sys_ns) as f64 / 1e9);
             rss.push(m.max_rss_kib as f64 / 1024.0);
         }
         println!(
-            "{:<10} {:>10.1} {:>12.2} {:>14.1}",
+            "{:<10} {:>10.1} {:>12.2} {:>12.2} {:>14.1}",
             case,
             bytes as f64 / 1e6,
             median(walls),
+            median(cpus),
             median(rss)
         );
     }
