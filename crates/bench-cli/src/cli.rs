@@ -363,8 +363,10 @@ pub struct ScanArgs {
 /// `abba analyze`.
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// Raw JSONL, CSV or hyperfine JSON files. Two raw files are compared unpaired.
-    /// `-` reads standard input (its format detected from the content).
+    /// Raw JSONL, CSV or hyperfine JSON files. Raw files of one experiment (one per host
+    /// or session) are analysed together with host and session as levels; files of
+    /// different experiments are refused (see --force-unpaired); any other mix is compared
+    /// unpaired. `-` reads standard input (its format detected from the content).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Unit of CSV values (e.g. ns, ms, s, ops/s).
