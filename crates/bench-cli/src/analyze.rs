@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use bench_sched::{CsvOptions, Input, analyze_input};
+use bench_sched::{CsvOptions, Input, InputError, MergePolicy, analyze_input};
 
 use crate::cli::AnalyzeArgs;
 use crate::compare::analysis_config;
@@ -35,7 +35,17 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         unit: args.unit.clone(),
         higher_is_better: args.higher_is_better,
     };
-    let input = Input::load(&paths, &csv).map_err(|e| usage(e.to_string()))?;
+    let policy = if args.force_unpaired {
+        MergePolicy::Unpaired
+    } else {
+        MergePolicy::ByExperiment
+    };
+    let input = Input::load_with(&paths, &csv, policy).map_err(|e| match e {
+        InputError::DifferentExperiments { .. } => usage(format!(
+            "{e}; pass --force-unpaired to compare them unpaired (blocks dropped)"
+        )),
+        e => usage(e.to_string()),
+    })?;
     if args.analysis.csv.export_csv.is_some() && input.experiment.is_none() {
         return Err(usage(
             "--export-csv needs runs: it is available for one raw file (abba compare --output), not for CSV or hyperfine input",

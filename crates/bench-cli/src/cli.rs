@@ -114,6 +114,7 @@ Examples:
   abba compare --export-html report.html --export-svg charts/ ./a ./b   # pictures
   abba compare -L t 1,2,4 './prog --threads {t}'              # one variant per value
   abba compare -P chains 1 8 --kernel 'chains={chains}'        # a scan of the kernel
+  abba compare --experiment pr-123 --output results/$HOST-1.jsonl ./a ./b  # one host of many
 
 The first command is the baseline unless --baseline names another. Each block runs every
 variant (twice, in ABBA/BAAB order, for two variants); runs are written to --output as they end,
@@ -139,6 +140,9 @@ Examples:
   abba analyze monday.jsonl tuesday.jsonl     # two sessions: unpaired, with a warning
   abba analyze runs.jsonl --export-html r.html    # one HTML file: verdicts, charts, report
   abba analyze runs.jsonl --export-svg charts/    # the charts as SVG files, for READMEs
+  abba analyze results/*.jsonl                # one experiment on many hosts: by host,
+                                              # session and block (same --experiment)
+  abba analyze a.jsonl b.jsonl --force-unpaired   # different experiments: unpaired
 
 CSV: a header row with columns `variant` and `value` (required), `block` (pairs the data by
 block) and `class` (optional). Empty cells, non-numbers, NaN and infinities are errors naming
@@ -314,6 +318,16 @@ pub struct CompareArgs {
     /// Overwrite an existing --output file.
     #[arg(long)]
     pub force: bool,
+    /// The experiment this run belongs to, recorded in the raw header: `abba analyze`
+    /// merges files of one experiment (from many hosts) by host, session and block, and
+    /// refuses to pool files of different experiments. Default: an id derived from the
+    /// variants' names and commands, the metric and the design (`auto-` + 16 hex digits).
+    #[arg(long, value_name = "ID", value_parser = crate::parse::parse_label)]
+    pub experiment: Option<String>,
+    /// The name this machine goes by in a many-host analysis, recorded in the raw header.
+    /// Default: the hostname (/proc/sys/kernel/hostname, else $HOSTNAME).
+    #[arg(long, value_name = "NAME", value_parser = crate::parse::parse_label)]
+    pub host: Option<String>,
     /// With 3+ variants: when one candidate stands out (the significant one with the largest
     /// change), rerun it against the baseline as a fresh experiment with a fresh seed and
     /// report both; the standout of a sweep is a hypothesis until an independent run agrees.
@@ -416,8 +430,10 @@ pub struct ScanArgs {
 /// `abba analyze`.
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// Raw JSONL, CSV or hyperfine JSON files. Two raw files are compared unpaired.
-    /// `-` reads standard input (its format detected from the content).
+    /// Raw JSONL, CSV or hyperfine JSON files. Raw files of one experiment (one per host
+    /// or session) are analysed together with host and session as levels; files of
+    /// different experiments are refused (see --force-unpaired); any other mix is compared
+    /// unpaired. `-` reads standard input (its format detected from the content).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Unit of CSV values (e.g. ns, ms, s, ops/s).
@@ -429,6 +445,10 @@ pub struct AnalyzeArgs {
     /// Seed of the bootstrap (default: the raw file's seed, else 1).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// Compare several raw files unpaired (blocks dropped, with a warning) even when they
+    /// belong to different experiments, instead of refusing them.
+    #[arg(long)]
+    pub force_unpaired: bool,
     /// Analysis and report options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,

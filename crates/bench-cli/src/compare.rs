@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use bench_sched::{
-    CommandSpec, CpuSet, Design, ExperimentConfig, FailurePolicy, Input, InterruptFlag, Layout,
-    Metric, Outcome, OutputMode, RawHeader, RawWriter, RealRunner, ResumePoint, Runner, SchedError,
-    Shell, Until, Variant, analyze_input, run_experiment,
+    CommandSpec, CpuSet, Design, ExperimentConfig, FailurePolicy, Identity, Input, InterruptFlag,
+    Layout, Metric, Outcome, OutputMode, RawHeader, RawWriter, RealRunner, ResumePoint, Runner,
+    SchedError, Shell, Until, Variant, analyze_input, run_experiment,
 };
 use bench_stats::sequential::SequentialRule;
 use bench_stats::{AnalysisConfig, Grouping, PracticalRule, Warning, WarningCode};
@@ -548,6 +548,10 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         resume,
         hooks: crate::hooks::hooks(&args.hooks, names.len(), shell(args.shell))?,
         warmup_per_block: args.hooks.warmup_per_block.unwrap_or(0),
+        identity: Identity {
+            experiment: args.experiment.clone(),
+            host: args.host.clone(),
+        },
         parameter: scan.and_then(|s| s.parameter),
         until,
     };
@@ -743,6 +747,8 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         seed: Some(1),
         output: None,
         force: false,
+        experiment: None,
+        host: None,
         confirm: false,
         timeout: Some(Duration::from_secs(60)),
         shell: None,

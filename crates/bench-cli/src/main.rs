@@ -20,6 +20,9 @@ mod progress;
 mod scan;
 mod words;
 
+#[cfg(test)]
+mod examples_check;
+
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};

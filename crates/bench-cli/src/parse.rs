@@ -2,6 +2,21 @@
 
 use std::time::Duration;
 
+/// An experiment id or host name: 1 to 200 characters, none of them a control character
+/// or whitespace other than a space, not blank.
+pub fn parse_label(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("must not be empty".into());
+    }
+    if text.chars().count() > 200 {
+        return Err("must be at most 200 characters".into());
+    }
+    if text.chars().any(|c| c.is_control()) {
+        return Err("must not contain control characters (newlines, tabs)".into());
+    }
+    Ok(text.to_owned())
+}
+
 /// Parses `200ms`, `1.5s`, `2m`, `2min`, `1h`, `500us`, `100ns`, or a bare number of
 /// seconds.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {

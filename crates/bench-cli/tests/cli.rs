@@ -634,7 +634,7 @@ fn an_interrupted_experiment_resumes_to_completion() {
 }
 
 #[test]
-fn two_raw_sessions_are_compared_unpaired_with_a_warning() {
+fn two_raw_sessions_merge_by_session_or_unpaired_when_forced() {
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
     for session in 0..2 {
@@ -651,10 +651,22 @@ fn two_raw_sessions_are_compared_unpaired_with_a_warning() {
             .success();
         files.push(raw);
     }
+    // One experiment (the same derived id) on one host: its two sessions are the level
+    // above the blocks, and the blocks stay paired.
     let out = abba()
         .arg("analyze")
         .args(&files)
         .arg("--json")
+        .assert()
+        .success();
+    let v = json_of(&out.get_output().stdout);
+    assert_eq!(v["levels"]["top_level"], "session");
+    assert_eq!(v["levels"]["sessions"], 2);
+    assert!(v["groups"][0]["comparisons"][0]["paired"].is_object());
+    let out = abba()
+        .arg("analyze")
+        .args(&files)
+        .args(["--json", "--force-unpaired"])
         .assert()
         .success();
     let v = json_of(&out.get_output().stdout);

@@ -7,6 +7,7 @@ use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Color, Style};
 
+use crate::levels_view::LevelsView;
 use crate::options::{Charset, ColorMode, RenderOptions, Symbols};
 use crate::view::{self, BlockTable, Grid, Tone};
 
@@ -40,6 +41,9 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
     }
     for g in &report.groups {
         group(&mut out, g, &draw, verbose, color);
+    }
+    if let Some(levels) = &report.levels {
+        levels_section(&mut out, levels, &draw, color);
     }
     if verbose && !report.controls.is_empty() {
         out.push_str("\nControls:\n");
@@ -267,6 +271,20 @@ fn group(out: &mut String, g: &view::GroupView, draw: &Draw, verbose: bool, colo
         for line in &d.lines {
             let _ = writeln!(out, "  {line}");
         }
+    }
+}
+
+/// The pooled verdicts, the per-host tables and the variance per level.
+fn levels_section(out: &mut String, v: &LevelsView, draw: &Draw, color: bool) {
+    let _ = writeln!(out, "\n{}", v.title);
+    for s in &v.sections {
+        let _ = writeln!(out, "\n{}", s.title);
+        let _ = writeln!(out, "  {}", paint(&s.verdict, s.tone, color));
+        for line in &s.lines {
+            let _ = writeln!(out, "  {line}");
+        }
+        out.push_str(&fitted(&s.units, draw, usize::MAX, false));
+        out.push_str(&fitted(&s.variance, draw, usize::MAX, false));
     }
 }
 

@@ -37,7 +37,7 @@
 //!         benchmarks: vec![summary("A", 1500.0)], omnibus: None, comparisons: vec![],
 //!         trend: None,
 //!     }],
-//!     controls: vec![], warnings: vec![], confirmation: None,
+//!     controls: vec![], warnings: vec![], confirmation: None, levels: None,
 //! };
 //! let text = render_console(&analysis, &RenderOptions::default());
 //! assert!(text.contains("1.500 us"));
@@ -51,6 +51,7 @@ mod atomic;
 mod console;
 mod error;
 mod json;
+mod levels_view;
 mod markdown;
 mod options;
 #[cfg(feature = "html")]

@@ -61,6 +61,20 @@ pub fn render_markdown(analysis: &Analysis) -> String {
             }
         }
     }
+    if let Some(levels) = &report.levels {
+        let _ = writeln!(out, "\n### {}", escape(&levels.title));
+        for s in &levels.sections {
+            let _ = writeln!(out, "\n#### {}\n", escape(&s.title));
+            let _ = writeln!(out, "**{}**\n", escape(&s.verdict));
+            for line in &s.lines {
+                let _ = writeln!(out, "- {}", escape(line));
+            }
+            out.push('\n');
+            out.push_str(&table(&s.units));
+            out.push('\n');
+            out.push_str(&table(&s.variance));
+        }
+    }
     if let Some(brief) = &report.controls_brief {
         // One line to read, the whole list one click away.
         let _ = writeln!(

@@ -26,7 +26,7 @@ pub(crate) enum Tone {
 }
 
 impl Tone {
-    fn of(outcome: Outcome) -> Tone {
+    pub(crate) fn of(outcome: Outcome) -> Tone {
         match outcome {
             Outcome::Faster => Tone::Better,
             Outcome::Slower => Tone::Worse,
@@ -44,13 +44,13 @@ pub(crate) struct Cell {
 }
 
 impl Cell {
-    fn plain(text: impl Into<String>) -> Cell {
+    pub(crate) fn plain(text: impl Into<String>) -> Cell {
         Cell {
             text: text.into(),
             tone: Tone::Plain,
         }
     }
-    fn toned(text: impl Into<String>, tone: Tone) -> Cell {
+    pub(crate) fn toned(text: impl Into<String>, tone: Tone) -> Cell {
         Cell {
             text: text.into(),
             tone,
@@ -126,6 +126,8 @@ pub(crate) struct ReportView {
     /// report gives each its own line.
     pub(crate) controls_fixable: Vec<String>,
     pub(crate) warnings: Vec<WarningLine>,
+    /// The experiment pooled over hosts or sessions, when it spans several.
+    pub(crate) levels: Option<crate::levels_view::LevelsView>,
 }
 
 /// One warning in words, and whether it is only informational (the compact report turns
@@ -165,6 +167,7 @@ pub(crate) fn build(a: &Analysis, sym: &Symbols) -> ReportView {
                 informational: is_informational(w.code),
             })
             .collect(),
+        levels: a.levels.as_ref().and_then(crate::levels_view::build),
     }
 }
 

@@ -179,6 +179,24 @@ pub enum InputError {
         /// What differs.
         message: String,
     },
+    /// Raw files of different experiments were given together: pooling them as one
+    /// experiment would compare unlike things.
+    #[error(
+        "{second} is not the experiment of {first}: its {field} is {second_value}, not {first_value} (files of different experiments are not pooled)"
+    )]
+    DifferentExperiments {
+        /// The first file (whose experiment the others must match).
+        first: String,
+        /// The file that differs.
+        second: String,
+        /// The header field that differs: `experiment`, `design`, `metric`, `unit`,
+        /// `higher_is_better`, `variants` or `commands`.
+        field: &'static str,
+        /// The first file's value.
+        first_value: String,
+        /// The differing file's value.
+        second_value: String,
+    },
 }
 
 impl InputError {

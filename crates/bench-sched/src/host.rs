@@ -32,6 +32,11 @@ pub struct HostFacts {
     pub argv_bytes: usize,
     /// Start time, RFC 3339 UTC (`2026-01-31T12:00:00Z`).
     pub start_time: String,
+    /// The machine's name (`abba compare --host`, else `/proc/sys/kernel/hostname`, else
+    /// `$HOSTNAME`): the host level of a multi-host analysis. Absent when unknown, and in
+    /// files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<String>,
 }
 
 fn read_trim(path: &str) -> Option<String> {
@@ -80,6 +85,7 @@ impl HostFacts {
             env_bytes,
             argv_bytes,
             start_time: rfc3339_utc(SystemTime::now()),
+            hostname: crate::raw::this_host_name(),
         }
     }
 }

@@ -91,21 +91,22 @@ pub use crate::design::{
 };
 pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
-    ExperimentConfig, FailurePolicy, HookKind, Hooks, NoopObserver, Observer, Outcome,
+    ExperimentConfig, FailurePolicy, HookKind, Hooks, Identity, NoopObserver, Observer, Outcome,
     REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant, run_experiment,
 };
 pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary_csv};
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
 pub use crate::import::{
-    CsvOptions, InputFormat, Loaded, detect_format, load_files, merge_sessions, read_csv,
-    read_csv_bytes, read_hyperfine, read_hyperfine_bytes,
+    CsvOptions, InputFormat, Loaded, MergePolicy, detect_format, load_files, merge_sessions,
+    read_csv, read_csv_bytes, read_hyperfine, read_hyperfine_bytes,
 };
 pub use crate::interrupt::{InterruptFlag, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{Experiment, Input, analyze_input};
 pub use crate::raw::{
-    RAW_SCHEMA, RawData, RawExtension, RawHeader, RawHooks, RawLook, RawSequence, RawStopRule,
-    RawTrailer, RawVariant, RawWriter, RunRecord, read_raw, read_raw_bytes,
+    DERIVED_ID_PREFIX, RAW_SCHEMA, RawData, RawExtension, RawHeader, RawHooks, RawLook,
+    RawSequence, RawStopRule, RawTrailer, RawVariant, RawWriter, RunRecord, derived_experiment_id,
+    read_raw, read_raw_bytes, this_host_name,
 };
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, Metric, MetricParseError, OutputMode, RealRunner,

@@ -20,6 +20,7 @@
 //! | [`paired`] | the block bootstrap and paired estimators, variance components, ratio of ratios |
 //! | [`parametric`] | Welch's t-test, the reference of sequential tools (never an abba verdict) |
 //! | [`diagnostics`] | drift and autocorrelation of a run stream, ABBA carryover |
+//! | [`hierarchy`] | many hosts: hierarchical bootstrap, variance per level, heterogeneity |
 //! | [`plan`] | `abba plan`: blocks for a power, minimum detectable effect, blocks to a sequential decision, runs per block |
 //! | [`sequential`] | anytime-valid confidence sequences and the `--until decided` stop rule |
 //! | [`special`] | erfc, the normal distribution, log-gamma, the incomplete gamma and beta, Student's t |
@@ -65,6 +66,7 @@ pub mod analysis;
 pub mod descriptive;
 pub mod diagnostics;
 mod error;
+pub mod hierarchy;
 pub mod model;
 pub mod paired;
 pub mod parametric;

@@ -852,6 +852,7 @@ mod tests {
             controls: vec![],
             warnings: vec![warning],
             confirmation: None,
+            levels: None,
         };
         serde_json::to_string_pretty(&analysis).unwrap()
     }

@@ -85,6 +85,9 @@ pub struct ExperimentConfig {
     /// decided`); [`Self::blocks`] is then the most blocks it may run. Two variants in a
     /// paired design only. Default: none (run every planned block).
     pub until: Option<Until>,
+    /// Which experiment this run belongs to and which host it runs on, as recorded in
+    /// the raw header. Default: a derived id and this machine's name.
+    pub identity: Identity,
 }
 
 /// A sequential stop rule and the baseline its looks compare against.
@@ -94,6 +97,15 @@ pub struct Until {
     pub rule: bench_stats::sequential::SequentialRule,
     /// The baseline's name (default: the first variant).
     pub baseline: Option<String>,
+}
+
+/// The experiment id and host name a run records (see [`crate::RawHeader::experiment_id`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    /// The experiment id; `None`: derived from the variants, metric and design.
+    pub experiment: Option<String>,
+    /// The host's name; `None`: this machine's hostname.
+    pub host: Option<String>,
 }
 
 /// A numeric parameter scanned over the variants: `values[i]` is variant `i`'s value.
@@ -129,6 +141,7 @@ impl Default for ExperimentConfig {
             warmup_per_block: 0,
             parameter: None,
             until: None,
+            identity: Identity::default(),
         }
     }
 }

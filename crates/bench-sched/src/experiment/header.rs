@@ -34,7 +34,7 @@ pub(super) fn raw_variants(config: &ExperimentConfig) -> Vec<RawVariant> {
 }
 
 pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
-    RawHeader {
+    let mut header = RawHeader {
         schema: RAW_SCHEMA.to_owned(),
         abba_version: config.abba_version.clone(),
         design: config.design.name().to_owned(),
@@ -65,5 +65,17 @@ pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
             .as_ref()
             .map(|u| RawStopRule::from_rule(&u.rule)),
         extended: Vec::new(),
+        experiment: None,
+    };
+    header.experiment = Some(
+        config
+            .identity
+            .experiment
+            .clone()
+            .unwrap_or_else(|| crate::raw::derived_experiment_id(&header)),
+    );
+    if let Some(host) = &config.identity.host {
+        header.host.hostname = Some(host.clone());
     }
+    header
 }

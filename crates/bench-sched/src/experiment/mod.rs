@@ -12,7 +12,9 @@ mod resume;
 mod run;
 mod stop;
 
-pub use config::{ExperimentConfig, FailurePolicy, REFERENCE_NAME, ScanParameter, Until, Variant};
+pub use config::{
+    ExperimentConfig, FailurePolicy, Identity, REFERENCE_NAME, ScanParameter, Until, Variant,
+};
 pub use hooks::{HookKind, Hooks};
 pub use observer::{NoopObserver, Observer};
 pub use outcome::Outcome;

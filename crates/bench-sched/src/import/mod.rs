@@ -2,9 +2,11 @@
 
 mod csv;
 mod hyperfine;
+pub(crate) mod levels;
 
 pub use self::csv::{CsvOptions, read_csv, read_csv_bytes};
 pub use self::hyperfine::{read_hyperfine, read_hyperfine_bytes};
+pub use self::levels::MergePolicy;
 
 use std::io::Read;
 use std::path::Path;
@@ -103,10 +105,10 @@ fn detect(bytes: &[u8], ext: Option<&str>) -> InputFormat {
 /// Reads one or more files (any mix of formats) into one dataset; the path `-` reads
 /// standard input.
 ///
-/// One file gives its own dataset. Several files are sessions measured at different times:
-/// they are merged into one unpaired dataset (blocks and reference values dropped) with a
-/// warning, since pairing across sessions would be wrong. `csv` says the unit and direction
-/// of CSV values.
+/// One file gives its own dataset. Several files are merged into one unpaired dataset
+/// (blocks and reference values dropped) with a warning, whatever they hold
+/// ([`MergePolicy::Unpaired`]); [`crate::Input::load`] merges raw files of one experiment
+/// by levels instead. `csv` says the unit and direction of CSV values.
 ///
 /// # Errors
 /// [`InputError`] from the first unreadable file, or [`InputError::Incompatible`] when the

@@ -40,7 +40,8 @@ use bench_stats::{Analysis, AnalysisConfig, Design, StatsError, Warning, Warning
 use crate::design::{ReferenceRuns, Schedule};
 use crate::error::{InputError, ReadWarning, ReadWarningKind};
 use crate::experiment::Outcome;
-use crate::import::{CsvOptions, Loaded, merge_sessions, read_file};
+use crate::import::levels::{RawPart, check_same_experiment, merge_levels, mergeable};
+use crate::import::{CsvOptions, Loaded, MergePolicy, merge_sessions, read_file};
 use crate::raw::{RawData, RawHeader, RunRecord};
 
 /// The experiment behind a dataset, when it is known (one raw file, or a run just made).
@@ -69,26 +70,65 @@ pub struct Input {
 
 impl Input {
     /// Reads saved data: raw JSONL, CSV or hyperfine JSON, detected from the content, each
-    /// file read once; the path `-` reads standard input. Several files are merged unpaired (see [`crate::load_files`]); a single
-    /// raw file keeps its experiment.
+    /// file read once; the path `-` reads standard input. A single raw file keeps its
+    /// experiment. Several raw files of one experiment merge by levels (host, session,
+    /// block, run); several raw files of different experiments are an error; any other
+    /// mix merges unpaired (see [`Input::load_with`]).
     ///
     /// # Errors
-    /// [`InputError`] naming the file (and line, column) that cannot be read.
+    /// [`InputError`] naming the file (and line, column) that cannot be read, or
+    /// [`InputError::DifferentExperiments`].
     pub fn load(paths: &[&Path], csv: &CsvOptions) -> Result<Input, InputError> {
-        let mut sessions = Vec::with_capacity(paths.len());
-        let mut raws = Vec::new();
+        Input::load_with(paths, csv, MergePolicy::ByExperiment)
+    }
+
+    /// [`Input::load`] with the choice of how several raw files combine: by levels when
+    /// they are one experiment ([`MergePolicy::ByExperiment`]), or all unpaired with a
+    /// warning ([`MergePolicy::Unpaired`], as for files of different experiments).
+    /// Several raw files keep only each file's header and block sessions, not its runs.
+    ///
+    /// # Errors
+    /// As [`Input::load`]; with [`MergePolicy::Unpaired`] never
+    /// [`InputError::DifferentExperiments`].
+    pub fn load_with(
+        paths: &[&Path],
+        csv: &CsvOptions,
+        policy: MergePolicy,
+    ) -> Result<Input, InputError> {
+        if paths.len() == 1 {
+            let (_, loaded, raw) = read_file(paths[0], csv)?;
+            let experiment = raw.map(Experiment::from_raw);
+            return Ok(Input { loaded, experiment });
+        }
+        let mut files = Vec::with_capacity(paths.len());
         for path in paths {
             let (name, one, raw) = read_file(path, csv)?;
-            sessions.push((name, one));
-            raws.extend(raw);
+            files.push((name, one, raw.as_ref().map(RawPart::of)));
         }
-        let experiment = match (paths.len(), raws.pop()) {
-            (1, Some(raw)) => Some(Experiment::from_raw(raw)),
-            _ => None,
-        };
+        if policy == MergePolicy::ByExperiment {
+            let headers: Vec<(&str, &RawHeader)> = files
+                .iter()
+                .filter_map(|(n, _, p)| p.as_ref().map(|p| (n.as_str(), &p.header)))
+                .collect();
+            if headers.len() > 1 {
+                check_same_experiment(&headers)?;
+            }
+            let parts: Vec<Option<RawPart>> = files.iter().map(|f| f.2.clone()).collect();
+            if mergeable(&parts) {
+                let files = files
+                    .into_iter()
+                    .filter_map(|(n, l, p)| p.map(|p| (n, l, p)))
+                    .collect();
+                return Ok(Input {
+                    loaded: merge_levels(files)?,
+                    experiment: None,
+                });
+            }
+        }
+        let sessions = files.into_iter().map(|(n, l, _)| (n, l)).collect();
         Ok(Input {
             loaded: merge_sessions(sessions)?,
-            experiment,
+            experiment: None,
         })
     }
 

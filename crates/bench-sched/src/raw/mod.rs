@@ -1,9 +1,11 @@
 //! The raw JSONL format `abba.raw/1`: one header line, one line per measured run, and an
 //! optional trailer line `{"end": {...}}` written when the experiment stops.
 
+mod identity;
 mod read;
 mod write;
 
+pub use identity::{DERIVED_ID_PREFIX, derived_experiment_id, this_host_name};
 pub use read::{RawData, read_raw, read_raw_bytes};
 pub use write::RawWriter;
 
@@ -87,6 +89,12 @@ pub struct RawHeader {
     /// when never): its analysis then counts every block as a further look.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extended: Vec<RawExtension>,
+    /// The experiment this file belongs to (`abba compare --experiment`, else an id
+    /// derived from the variants, the metric and the design); absent in files written
+    /// before it was recorded, which then read as the derived id
+    /// ([`RawHeader::experiment_id`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<String>,
 }
 
 /// A sequential stop rule as the header records it.
@@ -173,10 +181,9 @@ pub struct RawHooks {
 
 /// One measured run (one line of the raw file).
 ///
-/// Unknown fields are rejected when reading: a misspelt field silently ignored would lose
-/// data, and the writer and reader ship together.
+/// Unknown fields are accepted and ignored when reading: the format may gain fields
+/// within its major version (`abba.raw/1`), so a file from a newer writer still reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct RunRecord {
     /// 0-based index in execution order.

@@ -52,9 +52,10 @@ pub fn read_raw(path: &Path) -> Result<RawData, InputError> {
 /// Rules: line 1 must be a header object with `"schema": "abba.raw/1"`; empty lines are
 /// skipped; a last line that is cut short (no final newline, or JSON ending early) is
 /// dropped with a warning, as left by Ctrl-C or a crash; any other bad line is an error
-/// naming the line (and column for JSON syntax errors). Run lines with unknown fields are
-/// rejected (see [`RunRecord`]), and so is a run line that repeats an earlier one's run
-/// number or its place (block, position, variant). Time: O(bytes).
+/// naming the line (and column for JSON syntax errors). Unknown fields of run lines are
+/// ignored (see [`RunRecord`]); a header of another major schema (`abba.raw/2`) is refused
+/// by name; a run line that repeats an earlier one's run number or its place (block,
+/// position, variant) is an error. Time: O(bytes).
 ///
 /// # Errors
 /// [`InputError::Invalid`] for an empty file, a missing header line or a wrong schema,
@@ -220,12 +221,7 @@ fn parse_header(file: &str, text: &[u8]) -> Result<RawHeader, InputError> {
     })?;
     match value.get("schema").and_then(Value::as_str) {
         Some(RAW_SCHEMA) => {}
-        Some(other) => {
-            return Err(err(
-                None,
-                format!("schema is {other:?}, expected {RAW_SCHEMA:?}"),
-            ));
-        }
+        Some(other) => return Err(err(None, schema_mismatch(other))),
         None if value.get("block").is_some() && value.get("variant").is_some() => {
             return Err(err(
                 None,
@@ -246,6 +242,24 @@ fn parse_header(file: &str, text: &[u8]) -> Result<RawHeader, InputError> {
         serde_json::from_value(value).map_err(|e| err(None, format!("bad header: {e}")))?;
     validate_header(&header).map_err(|m| err(None, m))?;
     Ok(header)
+}
+
+/// Why a header's schema is refused: another major version of the raw format is named
+/// as such (`abba.raw/2` is a newer major version this reader cannot read), anything
+/// else as not an abba raw file.
+fn schema_mismatch(other: &str) -> String {
+    let major = |s: &str| {
+        s.strip_prefix("abba.raw/")
+            .map(|v| v.split('.').next().unwrap_or(v).to_owned())
+    };
+    match major(other) {
+        Some(m) if Some(m.as_str()) != major(RAW_SCHEMA).as_deref() => format!(
+            "schema is {other:?}: major version {m} of the raw format, which this abba does \
+             not read (it reads {RAW_SCHEMA:?}; fields may be added within a major version, \
+             a new major version changes their meaning)"
+        ),
+        _ => format!("schema is {other:?}, expected {RAW_SCHEMA:?}"),
+    }
 }
 
 /// Why a line is not JSON.

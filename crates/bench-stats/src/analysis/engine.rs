@@ -127,6 +127,14 @@ pub fn analyze_with(
         controls: Vec::new(),
         warnings,
         confirmation: None,
+        levels: None,
+    })
+    .map(|mut analysis| {
+        if let Some((levels, more)) = crate::hierarchy::levels_report(data, &analysis, config) {
+            analysis.levels = Some(levels);
+            analysis.warnings.extend(more);
+        }
+        analysis
     })
 }
 

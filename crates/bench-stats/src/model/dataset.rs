@@ -226,6 +226,9 @@ pub struct Dataset {
     /// ran once per block or not at all. When present, the ratio of ratios divides each
     /// variant by its own reference ([`crate::paired::reference`]).
     pub reference_beside: Vec<ReferenceRun>,
+    /// The sessions and hosts the blocks were measured in, when the data come from
+    /// several (see [`crate::hierarchy`]).
+    pub levels: Option<crate::hierarchy::Levels>,
 }
 
 /// One run of the reference workload measured right beside a run of `variant`.
@@ -320,6 +323,7 @@ impl Dataset {
             series,
             reference: None,
             reference_beside: Vec::new(),
+            levels: None,
         }
     }
 
@@ -347,6 +351,13 @@ impl Dataset {
     /// The same data with the design that produced it.
     pub fn with_design(mut self, design: Design) -> Dataset {
         self.design = Some(design);
+        self
+    }
+
+    /// The same data measured in the sessions and on the hosts `levels` names: the
+    /// analysis adds [`crate::Analysis::levels`] when there are several.
+    pub fn with_levels(mut self, levels: crate::hierarchy::Levels) -> Dataset {
+        self.levels = Some(levels);
         self
     }
 

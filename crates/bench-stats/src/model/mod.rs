@@ -2,7 +2,11 @@
 //! ([`Analysis`], the `abba.analysis/1` document every renderer and script reads).
 
 pub mod dataset;
+pub mod levels;
 pub mod report;
 
 pub use dataset::{Dataset, Observation, Parameter, Quantity, ReferenceRun, Series};
+pub use levels::{
+    HeterogeneityReport, LevelVariance, LevelledComparison, LevelsReport, PooledEffect, UnitEffect,
+};
 pub use report::*;

@@ -94,6 +94,14 @@ pub struct Analysis {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub confirmation: Option<Box<Analysis>>,
+    /// The experiment level by level when its blocks come from several hosts or sessions:
+    /// the pooled effect, each host's effect, the variance per level and the heterogeneity
+    /// check (beyond the v1 contract, serialized only when present).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub levels: Option<crate::model::levels::LevelsReport>,
 }
 
 /// The comparisons inside one group against its baseline.
@@ -851,6 +859,10 @@ pub enum WarningCode {
     Extended,
     /// One candidate stands out among several: a hypothesis until confirmed.
     Standout,
+    /// The effect differs across hosts (or sessions) more than their blocks explain.
+    HostHeterogeneity,
+    /// Only 2 or 3 hosts: the between-host variance is barely estimable.
+    FewHosts,
 }
 
 impl WarningCode {
@@ -876,6 +888,8 @@ impl WarningCode {
             WarningCode::Resumed => "resumed",
             WarningCode::Extended => "extended",
             WarningCode::Standout => "standout",
+            WarningCode::HostHeterogeneity => "host-heterogeneity",
+            WarningCode::FewHosts => "few-hosts",
         }
     }
 }
