@@ -5,12 +5,14 @@ use std::collections::BTreeMap;
 
 use super::levels::Levels;
 use crate::model::dataset::Series;
+use crate::paired::BlockSummary;
 
 /// One candidate against its baseline, level by level.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Nested {
-    /// Host index → session index → block log-ratios (candidate over baseline, mean log
-    /// of the block's runs), for hosts and sessions holding complete blocks.
+    /// Host index → session index → block log-ratios (candidate over baseline, each
+    /// variant's block value the chosen summary of its runs' logs), for hosts and sessions
+    /// holding complete blocks.
     pub hosts: BTreeMap<usize, BTreeMap<usize, Vec<f64>>>,
     /// `[host, session, block]` of every run of the two variants in a used block.
     pub run_ids: Vec<[u32; 3]>,
@@ -29,10 +31,18 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
-/// Arranges `base` and `cand` by `levels`. Blocks missing either variant or a session are
-/// left out. `None` when a value is not positive (no log-ratio) or no block is left.
-/// Time: O(n log n).
-pub(crate) fn nest(base: &Series, cand: &Series, levels: &Levels) -> Option<Nested> {
+/// Arranges `base` and `cand` by `levels`, each variant's block value the `summary` of its
+/// runs' log values (the paired estimator's: the fastest run for the default, the mean log,
+/// a geometric mean, for the mean-based estimators), so the pooled and per-host ratios
+/// speak of the same block values as the paired verdict. Blocks missing either variant or
+/// a session are left out. `None` when a value is not positive (no log-ratio) or no block
+/// is left. Time: O(n log n).
+pub(crate) fn nest(
+    base: &Series,
+    cand: &Series,
+    levels: &Levels,
+    summary: BlockSummary,
+) -> Option<Nested> {
     let mut blocks: BTreeMap<u32, BlockLogs> = BTreeMap::new();
     for (series, is_cand) in [(base, false), (cand, true)] {
         for o in &series.observations {
@@ -71,7 +81,7 @@ pub(crate) fn nest(base: &Series, cand: &Series, levels: &Levels) -> Option<Nest
             .or_default()
             .entry(session)
             .or_default()
-            .push(mean(&e.cand) - mean(&e.base));
+            .push(summary.of(&e.cand)? - summary.of(&e.base)?);
         let id = [host as u32, session as u32, b];
         for (logs, m) in [(&e.base, mean_base), (&e.cand, mean_cand)] {
             for v in logs {

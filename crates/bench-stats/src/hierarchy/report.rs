@@ -14,6 +14,7 @@ use crate::model::levels::{
     HeterogeneityReport, LevelVariance, LevelledComparison, LevelsReport, PooledEffect, UnitEffect,
 };
 use crate::model::report::{Analysis, Outcome, Warning, WarningCode};
+use crate::paired::BlockSummary;
 
 /// Shuffles of the heterogeneity test: p resolves to 1/500.
 pub const PERMUTATIONS: u32 = 499;
@@ -84,7 +85,11 @@ fn compare(
     higher_is_better: bool,
     config: &AnalysisConfig,
 ) -> Option<LevelledComparison> {
-    let nested = nest(base, cand, levels)?;
+    let summary = match config.paired_estimator.block_summary() {
+        BlockSummary::Min => BlockSummary::best(higher_is_better),
+        other => other,
+    };
+    let nested = nest(base, cand, levels, summary)?;
     let (by_host, units) = nested.units();
     let tree: Vec<Vec<Vec<f64>>> = units.iter().map(|(_, u)| u.clone()).collect();
     let level = 1.0 - config.alpha;
