@@ -510,7 +510,8 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
     // A resumed experiment keeps its seed (`from_header` filled it in).
     let seed = args.seed.unwrap_or_else(fresh_seed);
     let analysis = analysis_config(&args.analysis, seed)?;
-    let config = ExperimentConfig {
+    let hook_args = args.hooks.clone();
+    let mut config = ExperimentConfig {
         variants: names
             .iter()
             .zip(commands)
@@ -548,6 +549,7 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         resume,
         hooks: crate::hooks::hooks(&args.hooks, names.len(), shell(args.shell))?,
         warmup_per_block: args.hooks.warmup_per_block.unwrap_or(0),
+        cycles: 1,
         identity: Identity {
             experiment: args.experiment.clone(),
             host: args.host.clone(),
@@ -555,11 +557,38 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         parameter: scan.and_then(|s| s.parameter),
         until,
     };
+    config.cycles = cycles(&hook_args, &config)?;
     Ok(Plan {
         config,
         names,
         analysis,
     })
+}
+
+/// The cycles of the design's order per block: `--runs-per-block N` over the design's
+/// own runs per variant per block, else the resumed file's, else 1.
+fn cycles(args: &crate::cli::HookArgs, config: &ExperimentConfig) -> anyhow::Result<u32> {
+    let Some(n) = args.runs_per_block else {
+        return Ok(args.resumed_cycles.unwrap_or(1).max(1));
+    };
+    let one = ExperimentConfig {
+        cycles: 1,
+        ..config.clone()
+    };
+    let base = one.runs_per_variant_per_block();
+    if config.design == Design::Sequential {
+        return Err(usage(
+            "--runs-per-block needs a blocked design (the sequential design runs each variant in one session); use --runs for more runs",
+        ));
+    }
+    if n == 0 || n % base != 0 {
+        return Err(usage(format!(
+            "--runs-per-block {n}: must be a positive multiple of {base}, the runs of each variant in one cycle of the {} design with {} variants",
+            config.design.name(),
+            config.variants.len()
+        )));
+    }
+    Ok(n / base)
 }
 
 /// `--until decided`: the sequential rule at the analysis's alpha and margin, with

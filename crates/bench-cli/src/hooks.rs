@@ -61,6 +61,7 @@ pub fn hooks(args: &HookArgs, variants: usize, shell: Shell) -> anyhow::Result<V
 /// per variant; an empty one where a variant has none).
 pub fn from_header(args: &mut HookArgs, h: &RawHeader) {
     args.warmup_per_block = args.warmup_per_block.or(Some(h.warmup_per_block));
+    args.resumed_cycles = Some(h.cycles);
     let none_given = [&args.setup, &args.prepare, &args.conclude, &args.cleanup]
         .iter()
         .all(|v| v.is_empty());

@@ -348,3 +348,82 @@ fn a_time_budget_runs_a_pilot_block_and_as_many_blocks_as_fit() {
         .code(2);
     let _ = err;
 }
+
+#[test]
+fn runs_per_block_repeats_the_design_inside_each_block_and_resumes_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log");
+    let raw = dir.path().join("raw.jsonl");
+    let l = log.display();
+    let (a, b) = (format!("echo A >> {l}"), format!("echo B >> {l}"));
+    abba()
+        .args(["compare", "--shell", "sh", "--blocks", "2", "--warmup", "1"])
+        .args(["--runs-per-block", "4", "--quiet", "-n", "A", "-n", "B"])
+        .arg("--output")
+        .arg(&raw)
+        .args([&a, &b])
+        .assert()
+        .success();
+    // Warm-up, then two blocks of two cycles: ABBA ABBA, BAAB BAAB.
+    assert_eq!(log_lines(&log).join(""), "AB".to_owned() + "ABBAABBA" + "BAABBAAB");
+    let (header, runs) = raw_lines(&raw);
+    assert_eq!(header["cycles"], 2);
+    assert_eq!(runs.len(), 16);
+    for (i, r) in runs.iter().enumerate() {
+        assert_eq!(r["block"], i / 8, "{r}");
+        assert_eq!(r["position"], i % 8, "{r}");
+    }
+    // An analysis reads 2 blocks of 4 runs per variant.
+    let out = abba()
+        .args(["analyze", "--json"])
+        .arg(&raw)
+        .assert()
+        .success();
+    let doc = json_of(&out.get_output().stdout);
+    let paired = &doc["groups"][0]["comparisons"][0]["paired"];
+    assert_eq!(paired["blocks"], 2, "{paired}");
+    // Extending keeps the file's cycles; a different count is refused by name.
+    abba()
+        .args(["compare", "--quiet", "--blocks", "3", "--resume"])
+        .arg(&raw)
+        .assert()
+        .success();
+    let (_, runs) = raw_lines(&raw);
+    assert_eq!(runs.len(), 24);
+    let refused = abba()
+        .args(["compare", "--quiet", "--blocks", "4", "--runs-per-block", "2"])
+        .arg("--resume")
+        .arg(&raw)
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(err.contains("runs-per-block"), "{err}");
+}
+
+#[test]
+fn runs_per_block_that_the_design_cannot_hold_is_a_usage_error() {
+    for (args, needle) in [
+        (vec!["--runs-per-block", "3", "./a", "./b"], "multiple of 2"),
+        (vec!["--runs-per-block", "0", "./a", "./b"], "multiple of 2"),
+        (
+            vec!["--runs-per-block", "4", "--design", "sequential", "./a", "./b"],
+            "blocked design",
+        ),
+    ] {
+        let out = abba()
+            .args(["compare", "--dry-run"])
+            .args(&args)
+            .assert()
+            .code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    // Three variants in Williams rows: one run of each per row, so 2 means two rows.
+    let out = abba()
+        .args(["compare", "--dry-run", "--blocks", "1", "--runs-per-block", "2"])
+        .args(["./a", "./b", "./c"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(text.contains("6 measured runs"), "{text}");
+}

@@ -78,6 +78,10 @@ pub struct ExperimentConfig {
     /// every block, besides [`Self::warmup`] before block 0. Paired designs only.
     /// Default: 0.
     pub warmup_per_block: u32,
+    /// Cycles of the design's order in every block (`--runs-per-block`): 2 makes a
+    /// two-variant ABBA block `A B B A B A A B`, 4 runs of each variant (see
+    /// [`Schedule::plan_cycles`]). Paired designs only. Default: 1.
+    pub cycles: u32,
     /// The numeric parameter a scan varied, one value per variant (recorded in the raw
     /// header, so the analysis can test a trend across it). Default: none.
     pub parameter: Option<ScanParameter>,
@@ -139,6 +143,7 @@ impl Default for ExperimentConfig {
             resume: None,
             hooks: Vec::new(),
             warmup_per_block: 0,
+            cycles: 1,
             parameter: None,
             until: None,
             identity: Identity::default(),
@@ -159,10 +164,11 @@ impl ExperimentConfig {
     /// The schedule this configuration runs (what `--dry-run` prints).
     pub fn schedule(&self) -> Schedule {
         let reference = self.reference_runs();
-        Schedule::plan(
+        Schedule::plan_cycles(
             self.design,
             self.variants.len(),
             self.blocks,
+            self.cycles,
             self.seed,
             reference,
         )
@@ -234,6 +240,14 @@ impl ExperimentConfig {
         if self.warmup_per_block > 0 && self.design == Design::Sequential {
             return Err(SchedError::Config(
                 "warm-up runs per block need a blocked design (the sequential design runs each variant in one session)".into(),
+            ));
+        }
+        if self.cycles == 0 {
+            return Err(SchedError::Config("cycles per block must be at least 1".into()));
+        }
+        if self.cycles > 1 && self.design == Design::Sequential {
+            return Err(SchedError::Config(
+                "more runs per block need a blocked design (the sequential design runs each variant in one session)".into(),
             ));
         }
         if let Some(u) = &self.until {

@@ -59,6 +59,7 @@ pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
         host: HostFacts::collect(),
         hooks: super::hooks::raw_hooks(&config.hooks),
         warmup_per_block: config.warmup_per_block,
+        cycles: config.cycles.max(1),
         reference_placement: config.reference_runs().placement_name().map(str::to_owned),
         stop_rule: config
             .until

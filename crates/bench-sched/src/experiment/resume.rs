@@ -183,6 +183,13 @@ impl ResumePoint {
                 config.warmup_per_block.to_string(),
             ));
         }
+        if h.cycles != config.cycles.max(1) {
+            return Err(mismatch(
+                "runs-per-block",
+                format!("{} cycle(s) of the design per block", h.cycles),
+                format!("{} cycle(s)", config.cycles.max(1)),
+            ));
+        }
         let hooks = raw_hooks(&config.hooks);
         if h.hooks != hooks {
             let show = |hooks: &[RawHooks]| {

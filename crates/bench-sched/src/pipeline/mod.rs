@@ -232,7 +232,14 @@ impl Experiment {
         };
         let reference =
             ReferenceRuns::from_header(h.reference.is_some(), h.reference_placement.as_deref());
-        let plan = Schedule::plan(design, h.variants.len(), h.blocks, h.seed, reference);
+        let plan = Schedule::plan_cycles(
+            design,
+            h.variants.len(),
+            h.blocks,
+            h.cycles,
+            h.seed,
+            reference,
+        );
         let mut left = vec![0usize; h.blocks as usize];
         for r in &plan.runs {
             left[r.block as usize] += 1;

@@ -15,6 +15,9 @@ pub fn derived_experiment_id(header: &RawHeader) -> String {
     let mut h = Fnv1a::new();
     h.field(&header.design);
     h.field(&header.metric);
+    if header.cycles > 1 {
+        h.field(&format!("cycles={}", header.cycles));
+    }
     for v in &header.variants {
         h.field(&v.name);
         h.field(&v.command);

@@ -77,6 +77,10 @@ pub struct RawHeader {
     /// Untimed runs of every variant at the start of every block; absent (0) when none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub warmup_per_block: u32,
+    /// Cycles of the design's order in every block (`--runs-per-block`); absent (1) when
+    /// each block holds one cycle, as in every file written before it.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub cycles: u32,
     /// Where the reference runs: `beside-each-run` (one reference run beside every variant
     /// run); absent in files written before it, whose reference ran once per block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -243,6 +247,14 @@ pub struct RunRecord {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 impl RunRecord {

@@ -321,6 +321,9 @@ fn validate_header(h: &RawHeader) -> Result<(), String> {
     if h.variants.is_empty() {
         return Err("the header lists no variants".into());
     }
+    if h.cycles == 0 {
+        return Err("cycles must be at least 1".into());
+    }
     let mut seen = HashSet::new();
     for v in &h.variants {
         if !seen.insert(v.name.as_str()) {
@@ -342,10 +345,11 @@ impl RawData {
             self.header.reference.is_some(),
             self.header.reference_placement.as_deref(),
         );
-        Schedule::plan(
+        Schedule::plan_cycles(
             self.design(),
             self.header.variants.len(),
             self.header.blocks,
+            self.header.cycles,
             self.header.seed,
             reference,
         )
