@@ -365,7 +365,10 @@ fn runs_per_block_repeats_the_design_inside_each_block_and_resumes_with_it() {
         .assert()
         .success();
     // Warm-up, then two blocks of two cycles: ABBA ABBA, BAAB BAAB.
-    assert_eq!(log_lines(&log).join(""), "AB".to_owned() + "ABBAABBA" + "BAABBAAB");
+    assert_eq!(
+        log_lines(&log).join(""),
+        "AB".to_owned() + "ABBAABBA" + "BAABBAAB"
+    );
     let (header, runs) = raw_lines(&raw);
     assert_eq!(header["cycles"], 2);
     assert_eq!(runs.len(), 16);
@@ -391,7 +394,14 @@ fn runs_per_block_repeats_the_design_inside_each_block_and_resumes_with_it() {
     let (_, runs) = raw_lines(&raw);
     assert_eq!(runs.len(), 24);
     let refused = abba()
-        .args(["compare", "--quiet", "--blocks", "4", "--runs-per-block", "2"])
+        .args([
+            "compare",
+            "--quiet",
+            "--blocks",
+            "4",
+            "--runs-per-block",
+            "2",
+        ])
         .arg("--resume")
         .arg(&raw)
         .assert()
@@ -406,7 +416,14 @@ fn runs_per_block_that_the_design_cannot_hold_is_a_usage_error() {
         (vec!["--runs-per-block", "3", "./a", "./b"], "multiple of 2"),
         (vec!["--runs-per-block", "0", "./a", "./b"], "multiple of 2"),
         (
-            vec!["--runs-per-block", "4", "--design", "sequential", "./a", "./b"],
+            vec![
+                "--runs-per-block",
+                "4",
+                "--design",
+                "sequential",
+                "./a",
+                "./b",
+            ],
             "blocked design",
         ),
     ] {
@@ -420,7 +437,14 @@ fn runs_per_block_that_the_design_cannot_hold_is_a_usage_error() {
     }
     // Three variants in Williams rows: one run of each per row, so 2 means two rows.
     let out = abba()
-        .args(["compare", "--dry-run", "--blocks", "1", "--runs-per-block", "2"])
+        .args([
+            "compare",
+            "--dry-run",
+            "--blocks",
+            "1",
+            "--runs-per-block",
+            "2",
+        ])
         .args(["./a", "./b", "./c"])
         .assert()
         .success();

@@ -243,7 +243,9 @@ impl ExperimentConfig {
             ));
         }
         if self.cycles == 0 {
-            return Err(SchedError::Config("cycles per block must be at least 1".into()));
+            return Err(SchedError::Config(
+                "cycles per block must be at least 1".into(),
+            ));
         }
         if self.cycles > 1 && self.design == Design::Sequential {
             return Err(SchedError::Config(

@@ -108,6 +108,40 @@ mod tests {
     }
 
     #[test]
+    fn the_analysis_replays_the_looks_on_the_block_values_the_runner_used() {
+        // B is 10% slower; one of A's two runs in every block is 3x slow. The block
+        // minima (the default's block value, what the runner looks at) show B slower in
+        // every block; the block means would show it faster. The analysis must read the
+        // same values as the runner and reach the same decision at the same look.
+        let a_calls = std::sync::atomic::AtomicUsize::new(0);
+        let mut runner = FakeRunner::new().with_script(move |call, _| {
+            if call.variant == "B" {
+                return FakeRunner::success(1_100_000);
+            }
+            let i = a_calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            FakeRunner::success(if i % 2 == 1 { 3_000_000 } else { 1_000_000 })
+        });
+        let config = ExperimentConfig {
+            warmup: 0,
+            ..config(60, true)
+        };
+        let outcome = run_experiment(
+            &config,
+            &InterruptFlag::new(),
+            &mut runner,
+            &mut RawWriter::discard(),
+            &mut NoopObserver,
+        )
+        .unwrap();
+        assert_eq!(outcome.runs.len(), 7 * 4, "the runner decided at look 7");
+        let a = analyze_input(&Input::from_outcome(&outcome), &AnalysisConfig::default()).unwrap();
+        let c = &a.groups[0].comparisons[0];
+        assert_eq!(c.outcome, Verdict::Slower, "{}", c.summary);
+        let s = c.sequential.as_ref().unwrap();
+        assert_eq!((s.looks, s.decided_at), (7, Some(7)));
+    }
+
+    #[test]
     fn a_sequence_cut_short_says_how_far_it_got() {
         let mut outcome = run(&config(200, true), 1.1, &mut RawWriter::discard());
         outcome.runs.truncate(4 * 4 + 2);

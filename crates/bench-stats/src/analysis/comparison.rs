@@ -120,10 +120,12 @@ pub(crate) fn build_comparison(
     let seq = input
         .paired
         .zip(config.sequential.as_ref())
-        .and_then(|(pa, run)| {
+        .and_then(|(_, run)| {
             (input.members.len() == 2).then_some(())?;
+            let baseline = &input.members[input.baseline].name;
+            let logs = crate::sequential::dataset_log_ratios(input.data, Some(baseline))?;
             sequential_verdict(
-                pa,
+                &logs,
                 run,
                 input.data.higher_is_better,
                 (name, &input.members[input.baseline].name),

@@ -4,8 +4,7 @@
 
 use crate::analysis::config::SequentialRun;
 use crate::model::report::{DecisionReport, Outcome, SequentialReport, Verdict};
-use crate::paired::estimators::PairedAnalysis;
-use crate::sequential::{LookDecision, Replay, block_log_ratios, replay};
+use crate::sequential::{LookDecision, Replay, replay};
 
 /// What a sequential replay decides for one comparison.
 pub(crate) struct SequentialVerdict {
@@ -18,16 +17,17 @@ pub(crate) struct SequentialVerdict {
     pub(crate) summary: String,
 }
 
-/// The sequential verdict of a paired comparison; `None` when its block values cannot
-/// form log-ratios (a value not positive) or there is no block.
+/// The sequential verdict of a paired comparison of two variants from the block
+/// log-ratios the runner looked at ([`crate::sequential::dataset_log_ratios`]: the
+/// default estimator's block summary, whatever `--estimator` says, so the analysis
+/// replays the runner's looks exactly); `None` when there are none.
 pub(crate) fn sequential_verdict(
-    pa: &PairedAnalysis,
+    logs: &[f64],
     run: &SequentialRun,
     higher_is_better: bool,
     names: (&str, &str),
 ) -> Option<SequentialVerdict> {
-    let logs = block_log_ratios(&pa.block_values)?;
-    let r = replay(&logs, &run.rule);
+    let r = replay(logs, &run.rule);
     let last = *r.last()?;
     let bounded = last
         .ratio_interval
@@ -52,7 +52,7 @@ pub(crate) fn sequential_verdict(
         Verdict::NotSignificant
     };
     let report = report(&r, run);
-    let ratio = median_ratio(&logs);
+    let ratio = median_ratio(logs);
     let summary = sentence(names, outcome, ratio, &report);
     let decision = DecisionReport {
         test: format!("confidence-sequence:{}", run.rule.method.as_str()),
