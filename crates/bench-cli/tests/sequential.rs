@@ -191,3 +191,55 @@ fn plan_from_a_profile_in_words_and_json() {
     let out = abba().args(["plan", "--effect", "5%"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn ctrl_c_mid_sequence_leaves_a_file_whose_analysis_says_how_far_it_got() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("runs.jsonl");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("abba"))
+        .args(["compare", "--until", "decided", "--max-blocks", "60"])
+        .args([
+            "--warmup", "0", "--quiet", "--shell", "sh", "--metric", "json:v",
+        ])
+        .arg("--output")
+        .arg(&raw)
+        .args([
+            "sleep 0.05; echo '{\"v\": 1.0}'",
+            "sleep 0.05; echo '{\"v\": 1.1}'",
+        ])
+        .env("NO_COLOR", "1")
+        .spawn()
+        .unwrap();
+    // Two complete blocks on disk (header + 8 runs), well before the 7 a decision needs.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::fs::read_to_string(&raw).map_or(0, |t| t.lines().count()) < 9
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let out = abba()
+        .args(["analyze", "--json"])
+        .arg(&raw)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &v["groups"][0]["comparisons"][0];
+    assert_eq!(c["outcome"], "inconclusive", "{c}");
+    let blocks = c["sequential"]["looks"].as_u64().unwrap();
+    assert!((2..7).contains(&blocks), "{c}");
+    let summary = c["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(&format!("stopped after {blocks} blocks of at most 60")),
+        "{summary}"
+    );
+}
