@@ -12,6 +12,16 @@ fn abba() -> Command {
     cmd
 }
 
+/// The JSON on stdout of a command that must have succeeded.
+fn success_json(out: &std::process::Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 fn compare(dir: &std::path::Path, a: &str, b: &str, extra: &[&str]) -> (Value, String) {
     let out = abba()
         .args([
@@ -24,13 +34,9 @@ fn compare(dir: &std::path::Path, a: &str, b: &str, extra: &[&str]) -> (Value, S
         .arg(format!("echo '{{\"v\": {b}}}'"))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let v = success_json(&out);
     let raw = std::fs::read_to_string(dir.join("runs.jsonl")).unwrap();
-    (serde_json::from_slice(&out.stdout).unwrap(), raw)
+    (v, raw)
 }
 
 #[test]
@@ -98,12 +104,7 @@ fn extending_a_finished_experiment_is_a_further_look() {
         .args(["--blocks", "10"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = success_json(&out);
     let codes: Vec<&str> = v["warnings"]
         .as_array()
         .unwrap()
@@ -170,12 +171,7 @@ fn plan_from_a_profile_in_words_and_json() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = success_json(&out);
     assert_eq!(v["schema"], "abba.plan/1");
     let plan = &v["plan"];
     assert!(plan["blocks_needed"].as_u64().unwrap() >= 6);
@@ -227,12 +223,7 @@ fn ctrl_c_mid_sequence_leaves_a_file_whose_analysis_says_how_far_it_got() {
         .arg(&raw)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = success_json(&out);
     let c = &v["groups"][0]["comparisons"][0];
     assert_eq!(c["outcome"], "inconclusive", "{c}");
     let blocks = c["sequential"]["looks"].as_u64().unwrap();
