@@ -70,14 +70,15 @@ fn export_pictures(analysis: &Analysis, args: &AnalysisArgs, input: &Input) -> V
         return Vec::new();
     }
     let runs = crate::pictures::run_trace(input);
+    let sequences = crate::pictures::sequences(analysis, input);
     let mut failed = Vec::new();
     if let Some(path) = &args.export_html {
-        let html = crate::pictures::html(analysis, Some(&runs));
+        let html = crate::pictures::html(analysis, Some(&runs), &sequences);
         let written = export(path, html.as_bytes());
         failed.extend(written.err().map(|e| format!("--export-html: {e}")));
     }
     if let Some(dir) = &args.export_svg {
-        let written = crate::pictures::write_svgs(dir, analysis, Some(&runs));
+        let written = crate::pictures::write_svgs(dir, analysis, Some(&runs), &sequences);
         failed.extend(written.err().map(|e| format!("--export-svg: {e}")));
     }
     failed

@@ -3,10 +3,14 @@
 
 use std::path::Path;
 
-use bench_report::pictures::{Pictures, RunStatus, RunTrace, TracedRun, charts, render_html};
+use bench_report::pictures::{
+    ConfidenceSequence, Pictures, RunStatus, RunTrace, SequencePoint, TracedRun, charts,
+    render_html,
+};
 use bench_report::write_atomic;
 use bench_sched::Input;
 use bench_stats::Analysis;
+use bench_stats::sequential::{SequenceMethod, SequentialRule, dataset_log_ratios, replay};
 
 use crate::output::resolve_link;
 
@@ -58,9 +62,54 @@ pub fn run_trace(input: &Input) -> RunTrace {
     }
 }
 
-/// The HTML report of `analysis` with its runs.
-pub fn html(analysis: &Analysis, runs: Option<&RunTrace>) -> String {
-    let mut p = Pictures::new(analysis);
+/// The confidence sequence of every comparison that a sequential rule decided
+/// (`--until decided`), replayed look by look from the runs exactly as the analysis
+/// replays it (the same block values and rule); empty for fixed-count experiments.
+/// Time: O(blocks^2) per comparison.
+pub fn sequences(analysis: &Analysis, input: &Input) -> Vec<ConfidenceSequence> {
+    let mut out = Vec::new();
+    for g in &analysis.groups {
+        for c in &g.comparisons {
+            let Some(s) = &c.sequential else { continue };
+            let Some(method) = SequenceMethod::from_name(&s.method) else {
+                continue;
+            };
+            let rule = SequentialRule {
+                method,
+                min_blocks: s.min_blocks,
+                max_blocks: s.max_blocks,
+                ..SequentialRule::new(s.alpha, s.margin)
+            };
+            let Some(logs) = dataset_log_ratios(&input.loaded.dataset, Some(&g.baseline)) else {
+                continue;
+            };
+            let points = replay(&logs, &rule)
+                .looks
+                .iter()
+                .map(|l| SequencePoint {
+                    blocks: l.blocks as usize,
+                    estimate: l.median_ratio,
+                    low: l.ratio_interval[0],
+                    high: l.ratio_interval[1],
+                })
+                .collect();
+            out.push(ConfidenceSequence {
+                candidate: c.candidate.clone(),
+                baseline: g.baseline.clone(),
+                points,
+            });
+        }
+    }
+    out
+}
+
+/// The HTML report of `analysis` with its runs and confidence sequences.
+pub fn html(
+    analysis: &Analysis,
+    runs: Option<&RunTrace>,
+    sequences: &[ConfidenceSequence],
+) -> String {
+    let mut p = Pictures::new(analysis).with_sequences(sequences);
     p.runs = runs;
     render_html(&p)
 }
@@ -74,13 +123,14 @@ pub fn write_svgs(
     dir: &Path,
     analysis: &Analysis,
     runs: Option<&RunTrace>,
+    sequences: &[ConfidenceSequence],
 ) -> Result<Vec<String>, String> {
     let dir = resolve_link(dir);
     if dir.exists() && !dir.is_dir() {
         return Err(format!("{}: not a directory", dir.display()));
     }
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut p = Pictures::new(analysis);
+    let mut p = Pictures::new(analysis).with_sequences(sequences);
     p.runs = runs;
     let mut written = Vec::new();
     for chart in charts(&p) {

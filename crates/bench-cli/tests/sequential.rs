@@ -234,3 +234,40 @@ fn ctrl_c_mid_sequence_leaves_a_file_whose_analysis_says_how_far_it_got() {
         "{summary}"
     );
 }
+
+#[test]
+fn the_html_report_of_a_sequential_run_draws_its_confidence_sequence() {
+    let dir = tempfile::tempdir().unwrap();
+    compare(
+        dir.path(),
+        "1.0",
+        "1.1",
+        &["--until", "decided", "--max-blocks", "50"],
+    );
+    let html = dir.path().join("r.html");
+    let svgs = dir.path().join("svg");
+    abba()
+        .arg("analyze")
+        .arg(dir.path().join("runs.jsonl"))
+        .arg("--export-html")
+        .arg(&html)
+        .arg("--export-svg")
+        .arg(&svgs)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Confidence sequence over blocks"));
+    let svg = std::fs::read_to_string(svgs.join("confidence-sequence.svg")).unwrap();
+    assert!(svg.contains("class=\"sequence-last\""), "{svg}");
+    // A fixed-count experiment has no sequence to draw.
+    let fixed = tempfile::tempdir().unwrap();
+    compare(fixed.path(), "1.0", "1.1", &["--blocks", "8"]);
+    abba()
+        .arg("analyze")
+        .arg(fixed.path().join("runs.jsonl"))
+        .arg("--export-svg")
+        .arg(fixed.path().join("svg"))
+        .assert()
+        .success();
+    assert!(!fixed.path().join("svg/confidence-sequence.svg").exists());
+}

@@ -206,6 +206,8 @@ fn a_confidence_sequence_is_drawn_when_given() {
     let svg = &chart(&all, "confidence-sequence.svg").svg;
     assert_eq!(count(svg, "class=\"sequence-band\""), 1);
     assert_eq!(count(svg, "class=\"sequence-estimate\""), 1);
+    // The last look's interval: a bar and two caps.
+    assert_eq!(count(svg, "class=\"sequence-last\""), 3);
     assert!(svg.contains(">blocks seen</text>"));
 }
 

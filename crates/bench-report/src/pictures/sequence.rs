@@ -123,6 +123,17 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
                 style::dash(i)
             ),
         );
+        // The last look's interval as a bar with caps: visible even when the sequence
+        // bounded the ratio at one look only (a clear change decided at the first look).
+        if let Some(q) = pts.last() {
+            let x = xs.px(q.blocks as f64);
+            let (top, bottom) = (ys.px_clamped(q.high), ys.px_clamped(q.low));
+            let attrs = r#"stroke-width="2" class="sequence-last""#;
+            svg.line(x, top, x, bottom, col, attrs);
+            for y in [top, bottom] {
+                svg.line(x - 5.0, y, x + 5.0, y, col, attrs);
+            }
+        }
     }
     let one = ys.px(1.0);
     svg.line(
