@@ -562,9 +562,9 @@ pub struct HookArgs {
     pub warmup_per_block: Option<u32>,
     /// Runs of each variant in every block: a multiple of the design's own (2 for two
     /// variants in ABBA, 1 otherwise); the block repeats its order, e.g. 4 makes
-    /// `A B B A A B B A`, then `B A A B B A A B`. With the default estimator (each variant's fastest run in the
-    /// block) 15 blocks of 4 find a small change more often than 30 of 2 on a shared
-    /// machine (README, Trust) [default: the design's].
+    /// `A B B A A B B A`, then `B A A B B A A B`. With the default estimator (each
+    /// variant's fastest run in the block) 15 blocks of 4 find a small change more often
+    /// than 30 of 2 on a shared machine (README, Trust) [default: the design's].
     #[arg(long, value_name = "N")]
     pub runs_per_block: Option<u32>,
     /// The cycles per block of the file being resumed (set from its header).

@@ -78,9 +78,9 @@ pub struct ExperimentConfig {
     /// every block, besides [`Self::warmup`] before block 0. Paired designs only.
     /// Default: 0.
     pub warmup_per_block: u32,
-    /// Cycles of the design's order in every block (`--runs-per-block`): 2 makes a
-    /// two-variant ABBA block `A B B A B A A B`, 4 runs of each variant (see
-    /// [`Schedule::plan_cycles`]). Paired designs only. Default: 1.
+    /// Cycles of the design's order in every block (`--runs-per-block`): 2 makes the
+    /// two-variant ABBA blocks `A B B A A B B A` and `B A A B B A A B`, 4 runs of each
+    /// variant (see [`Schedule::plan_cycles`]). Paired designs only. Default: 1.
     pub cycles: u32,
     /// The numeric parameter a scan varied, one value per variant (recorded in the raw
     /// header, so the analysis can test a trend across it). Default: none.

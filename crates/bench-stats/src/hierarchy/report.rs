@@ -14,7 +14,6 @@ use crate::model::levels::{
     HeterogeneityReport, LevelVariance, LevelledComparison, LevelsReport, PooledEffect, UnitEffect,
 };
 use crate::model::report::{Analysis, Outcome, Warning, WarningCode};
-use crate::paired::BlockSummary;
 
 /// Shuffles of the heterogeneity test: p resolves to 1/500.
 pub const PERMUTATIONS: u32 = 499;
@@ -85,10 +84,10 @@ fn compare(
     higher_is_better: bool,
     config: &AnalysisConfig,
 ) -> Option<LevelledComparison> {
-    let summary = match config.paired_estimator.block_summary() {
-        BlockSummary::Min => BlockSummary::best(higher_is_better),
-        other => other,
-    };
+    let summary = config
+        .paired_estimator
+        .block_summary()
+        .oriented(higher_is_better);
     let nested = nest(base, cand, levels, summary)?;
     let (by_host, units) = nested.units();
     let tree: Vec<Vec<Vec<f64>>> = units.iter().map(|(_, u)| u.clone()).collect();

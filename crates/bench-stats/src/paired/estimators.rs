@@ -624,10 +624,10 @@ fn runs_estimate(
             block_values: Vec::new(),
         });
     }
-    let summary = match config.estimator.block_summary() {
-        BlockSummary::Min => BlockSummary::best(config.higher_is_better),
-        other => other,
-    };
+    let summary = config
+        .estimator
+        .block_summary()
+        .oriented(config.higher_is_better);
     let (b, c) = (
         summarize(baseline, summary)?,
         summarize(candidate, summary)?,

@@ -47,6 +47,16 @@ impl BlockSummary {
         })
     }
 
+    /// This summary for data whose direction is `higher_is_better`: [`BlockSummary::Min`],
+    /// which names the least disturbed run, becomes [`BlockSummary::best`] (the largest
+    /// value for throughputs); the others stay.
+    pub fn oriented(self, higher_is_better: bool) -> BlockSummary {
+        match self {
+            BlockSummary::Min => BlockSummary::best(higher_is_better),
+            other => other,
+        }
+    }
+
     /// The least disturbed run's summary: [`BlockSummary::Min`] when lower is better,
     /// [`BlockSummary::Max`] when higher is better.
     pub fn best(higher_is_better: bool) -> BlockSummary {

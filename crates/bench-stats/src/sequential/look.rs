@@ -3,7 +3,6 @@
 use crate::analysis::blocks::block_table;
 use crate::model::dataset::{Dataset, Series};
 use crate::paired::estimators::PairedEstimator;
-use crate::paired::robust::BlockSummary;
 
 use super::rule::block_log_ratios;
 
@@ -23,10 +22,9 @@ pub fn dataset_log_ratios(data: &Dataset, baseline: Option<&str>) -> Option<Vec<
     let members: Vec<&Series> = vec![&data.series[b], &data.series[1 - b]];
     let table = block_table(&members)?;
     // The default estimator's block summary: each variant's least disturbed run.
-    let summary = match PairedEstimator::default().block_summary() {
-        BlockSummary::Min => BlockSummary::best(data.higher_is_better),
-        other => other,
-    };
+    let summary = PairedEstimator::default()
+        .block_summary()
+        .oriented(data.higher_is_better);
     let values: Vec<[f64; 2]> = (0..table.ids.len())
         .map(|b| {
             Some([
