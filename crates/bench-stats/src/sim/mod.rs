@@ -114,8 +114,14 @@ impl SimConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SimDesign {
-    /// ABBA on even blocks, BAAB on odd ones (abba's default).
+    /// ABBA on even blocks, BAAB on odd ones (abba's default); with several cycles per
+    /// block, each block repeats its own order (`--runs-per-block`).
     Abba,
+    /// ABBA and BAAB alternating cycle by cycle through the whole experiment, several
+    /// cycles making one block (`A B B A B A A B` in every block of two cycles): the
+    /// design `--runs-per-block` does not use, because with an even cycle count `A` opens
+    /// every block. Kept to show why (`tests/estimator_grid.rs`, runs per block).
+    AbbaRunOn,
     /// AB in every block.
     Alternating,
     /// All of `A` (one session), then all of `B` (another session).
@@ -263,15 +269,22 @@ fn series(name: &str, runs: &[(usize, u32, u32, f64)], variant: usize, blocked: 
 }
 
 /// The run order of block `b`: `cycles` repetitions of ABBA (even blocks) or BAAB (odd
-/// blocks), or of AB.
+/// blocks), or of AB; for [`SimDesign::AbbaRunOn`], cycle `b * cycles + c` of the run.
 fn block_order(design: SimDesign, b: u32, cycles: u32) -> Vec<usize> {
-    let one: &[usize] = match design {
-        SimDesign::Abba if b % 2 == 0 => &[0, 1, 1, 0],
-        SimDesign::Abba => &[1, 0, 0, 1],
-        _ => &[0, 1],
-    };
-    (0..cycles.max(1))
-        .flat_map(|_| one.iter().copied())
+    let cycles = cycles.max(1);
+    (0..cycles)
+        .flat_map(|c| {
+            let unit = match design {
+                SimDesign::AbbaRunOn => u64::from(b) * u64::from(cycles) + u64::from(c),
+                _ => u64::from(b),
+            };
+            let one: &[usize] = match design {
+                SimDesign::Abba | SimDesign::AbbaRunOn if unit % 2 == 0 => &[0, 1, 1, 0],
+                SimDesign::Abba | SimDesign::AbbaRunOn => &[1, 0, 0, 1],
+                _ => &[0, 1],
+            };
+            one.iter().copied()
+        })
         .collect()
 }
 
@@ -297,7 +310,7 @@ pub fn simulate_cycles(
 ) -> Experiment {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let (runs, block_truth) = match design {
-        SimDesign::Abba | SimDesign::Alternating => {
+        SimDesign::Abba | SimDesign::AbbaRunOn | SimDesign::Alternating => {
             blocked_runs(cfg, design, blocks, cycles, &mut rng)
         }
         SimDesign::Sequential => {
@@ -372,7 +385,9 @@ fn assemble(design: SimDesign, blocks: u32, runs: Runs, block_truth: Vec<f64>) -
         ],
     );
     match design {
-        SimDesign::Abba => dataset = dataset.with_design(crate::Design::Abba),
+        SimDesign::Abba | SimDesign::AbbaRunOn => {
+            dataset = dataset.with_design(crate::Design::Abba);
+        }
         SimDesign::Sequential => dataset = dataset.with_design(crate::Design::Sequential),
         // AB in every block is none of the runner's designs: left as blocks from a file.
         SimDesign::Alternating => {}
