@@ -556,6 +556,7 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         },
         parameter: scan.and_then(|s| s.parameter),
         until,
+        suite: None,
     };
     config.cycles = cycles(&hook_args, &config)?;
     Ok(Plan {

@@ -437,7 +437,7 @@ fn reference_flip(design: Design, k: usize, b: u32) -> usize {
 }
 
 /// The variant order of block `b` (without the reference run).
-fn block_order(design: Design, k: usize, seed: u64, b: u32) -> Vec<usize> {
+pub(crate) fn block_order(design: Design, k: usize, seed: u64, b: u32) -> Vec<usize> {
     match design {
         Design::Abba if k == 2 => {
             if b % 2 == 0 {

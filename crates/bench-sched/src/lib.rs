@@ -83,6 +83,7 @@ mod pipeline;
 mod raw;
 mod rng;
 mod runner;
+mod suite;
 mod sys;
 
 pub use crate::cpus::{CpuListError, CpuSet, MAX_CPU};
@@ -112,3 +113,4 @@ pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, Metric, MetricParseError, OutputMode, RealRunner,
     RunMeasurement, RunRequest, Runner, STDERR_TAIL_BYTES, Shell, Termination,
 };
+pub use crate::suite::{Suite, SuiteBenchmark};

@@ -23,6 +23,7 @@
 //! | [`hierarchy`] | many hosts: hierarchical bootstrap, variance per level, heterogeneity |
 //! | [`plan`] | `abba plan`: blocks for a power, minimum detectable effect, blocks to a sequential decision, runs per block |
 //! | [`sequential`] | anytime-valid confidence sequences and the `--until decided` stop rule |
+//! | [`suite`] | a suite of benchmarks: Benjamini-Hochberg or Holm across them, the geometric-mean ratio |
 //! | [`special`] | erfc, the normal distribution, log-gamma, the incomplete gamma and beta, Student's t |
 //! | [`model`] | the input ([`Dataset`]) and the result ([`Analysis`]) types |
 //! | [`analysis`] | the engine, its configuration and the pluggable significance strategy |
@@ -78,6 +79,7 @@ pub mod sequential;
 #[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub mod sim;
 pub mod special;
+pub mod suite;
 
 pub use crate::analysis::{
     AnalysisConfig, Grouping, PracticalRule, SignificanceTest, analyze, analyze_with,

@@ -7,6 +7,7 @@ use crate::design::{Design, ReferenceRuns, Schedule};
 use crate::error::SchedError;
 use crate::layout::Layout;
 use crate::runner::{CommandSpec, Metric, OutputMode, Runner};
+use crate::suite::Suite;
 
 use super::{Hooks, ResumePoint};
 
@@ -92,6 +93,10 @@ pub struct ExperimentConfig {
     /// Which experiment this run belongs to and which host it runs on, as recorded in
     /// the raw header. Default: a derived id and this machine's name.
     pub identity: Identity,
+    /// The benchmarks the variants belong to, when the experiment is a suite (`abba
+    /// suite`): every block then runs every benchmark's variants in their counterbalanced
+    /// order, the benchmarks in a fresh seeded order ([`Suite::schedule`]). Default: none.
+    pub suite: Option<Suite>,
 }
 
 /// A sequential stop rule and the baseline its looks compare against.
@@ -147,6 +152,7 @@ impl Default for ExperimentConfig {
             parameter: None,
             until: None,
             identity: Identity::default(),
+            suite: None,
         }
     }
 }
@@ -163,6 +169,15 @@ impl ExperimentConfig {
 
     /// The schedule this configuration runs (what `--dry-run` prints).
     pub fn schedule(&self) -> Schedule {
+        if let Some(suite) = &self.suite {
+            return suite.schedule(
+                self.design,
+                self.variants.len(),
+                self.blocks,
+                self.cycles,
+                self.seed,
+            );
+        }
         let reference = self.reference_runs();
         Schedule::plan_cycles(
             self.design,

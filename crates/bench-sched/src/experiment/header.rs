@@ -12,6 +12,7 @@ pub(super) fn raw_variant(v: &Variant) -> RawVariant {
         name: v.name.clone(),
         command: v.command.text().to_owned(),
         parameter: None,
+        benchmark: None,
     }
 }
 
@@ -28,6 +29,11 @@ pub(super) fn raw_variants(config: &ExperimentConfig) -> Vec<RawVariant> {
                     value,
                 })
             }),
+            benchmark: config
+                .suite
+                .as_ref()
+                .and_then(|s| s.benchmark_of(i))
+                .map(str::to_owned),
             ..raw_variant(v)
         })
         .collect()

@@ -503,6 +503,12 @@ impl Session<'_> {
             prepare_ns: prepare.as_ref().map(|h| h.wall_ns),
             conclude_ns: conclude.as_ref().map(|h| h.wall_ns),
             hook_failure,
+            benchmark: config
+                .suite
+                .as_ref()
+                .zip(index)
+                .and_then(|(s, i)| s.benchmark_of(i))
+                .map(str::to_owned),
         };
         self.out.write_run(&record)?;
         self.observer.on_run_end(&record);

@@ -27,6 +27,11 @@ pub struct RawVariant {
     /// absent when the experiment was not a scan of one numeric parameter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameter: Option<bench_stats::Parameter>,
+    /// The benchmark of a suite this variant belongs to (`abba suite`); absent outside a
+    /// suite. Variants of one benchmark are compared with each other only, the first of
+    /// them its baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub benchmark: Option<String>,
 }
 
 /// The first line of a raw file. Unknown header fields are accepted (newer writers may add
@@ -243,6 +248,9 @@ pub struct RunRecord {
     /// as failed. Absent when its hooks succeeded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hook_failure: Option<String>,
+    /// The suite benchmark of the run's variant (`abba suite`); absent outside a suite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub benchmark: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -341,6 +341,15 @@ impl RawData {
 
     /// The schedule the header describes.
     pub fn schedule(&self) -> Schedule {
+        if let Some(suite) = self.suite() {
+            return suite.schedule(
+                self.design(),
+                self.header.variants.len(),
+                self.header.blocks,
+                self.header.cycles,
+                self.header.seed,
+            );
+        }
         let reference = ReferenceRuns::from_header(
             self.header.reference.is_some(),
             self.header.reference_placement.as_deref(),
@@ -353,6 +362,11 @@ impl RawData {
             self.header.seed,
             reference,
         )
+    }
+
+    /// The suite the header's variants form (`abba suite`), if they name benchmarks.
+    pub fn suite(&self) -> Option<crate::suite::Suite> {
+        crate::suite::Suite::from_names(self.header.variants.iter().map(|v| v.benchmark.as_deref()))
     }
 
     /// How many leading runs belong to complete blocks (paired designs) or are simply
@@ -570,7 +584,8 @@ impl<'a> Gathered<'a> {
             series: variants
                 .iter()
                 .map(|v| {
-                    let s = Series::new(v.name.clone(), []);
+                    let mut s = Series::new(v.name.clone(), []);
+                    s.class.clone_from(&v.benchmark);
                     match &v.parameter {
                         Some(p) => s.with_parameter(p.name.clone(), p.value),
                         None => s,
