@@ -107,10 +107,9 @@ pub use crate::pipeline::{Experiment, Input, analyze_input};
 pub use crate::raw::{
     DERIVED_ID_PREFIX, RAW_SCHEMA, RawData, RawExtension, RawHeader, RawHooks, RawLook,
     RawSequence, RawStopRule, RawTrailer, RawVariant, RawWriter, RunRecord, derived_experiment_id,
-    read_raw, read_raw_bytes, this_host_name,
-};
+    read_raw, read_raw_bytes, this_host_name, RawSuiteBenchmark};
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, Metric, MetricParseError, OutputMode, RealRunner,
     RunMeasurement, RunRequest, Runner, STDERR_TAIL_BYTES, Shell, Termination,
 };
-pub use crate::suite::{Suite, SuiteBenchmark};
+pub use crate::suite::{BenchmarkData, Suite, SuiteBenchmark};

@@ -10,10 +10,22 @@
 //! builds shared. Block `b`'s order depends only on (suite, design, seed, b), so a resumed
 //! or extended suite continues the same plan.
 
+use std::time::Duration;
+
 use rand::seq::SliceRandom;
 
 use crate::design::{Design, Pairing, PlannedRun, Schedule, Target, block_order};
+use crate::experiment::Variant;
+use std::collections::BTreeMap;
+
+use bench_stats::{Dataset, Observation, Series};
+
+use crate::error::{ReadWarning, ReadWarningKind};
+use crate::import::Loaded;
+use crate::raw::{RawData, RawHeader, RawSuiteBenchmark, RunRecord};
+use crate::raw::read::block_name;
 use crate::rng::block_rng;
+use crate::runner::Metric;
 
 /// The salt of the benchmarks' order in a block.
 const SALT_SUITE: u64 = 0x0073_7569_7465;
@@ -25,42 +37,111 @@ pub struct Suite {
     pub benchmarks: Vec<SuiteBenchmark>,
 }
 
-/// One benchmark of a [`Suite`]: its name and its variants.
+/// One benchmark of a [`Suite`]: its name, its variants and the settings it overrides.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SuiteBenchmark {
     /// The benchmark's name (unique in the suite).
     pub name: String,
     /// Indices into the experiment's variants; the first is this benchmark's baseline.
     pub variants: Vec<usize>,
+    /// Cycles of its order in every block, on top of the experiment's (`runs_per_block`
+    /// in the suite file). Default: 1.
+    pub cycles: u32,
+    /// Its metric, when not the experiment's.
+    pub metric: Option<Metric>,
+    /// Its unit, when not the experiment's.
+    pub unit: Option<String>,
+    /// Its direction, when not the experiment's.
+    pub higher_is_better: Option<bool>,
+    /// Its per-run timeout, when not the experiment's.
+    pub timeout: Option<Duration>,
+}
+
+impl SuiteBenchmark {
+    /// A benchmark of `variants` with the experiment's settings.
+    pub fn new(name: impl Into<String>, variants: Vec<usize>) -> SuiteBenchmark {
+        SuiteBenchmark {
+            name: name.into(),
+            variants,
+            cycles: 1,
+            metric: None,
+            unit: None,
+            higher_is_better: None,
+            timeout: None,
+        }
+    }
 }
 
 impl Suite {
     /// The benchmark variant `i` belongs to, if any.
-    pub fn benchmark_of(&self, i: usize) -> Option<&str> {
-        self.benchmarks
-            .iter()
-            .find(|b| b.variants.contains(&i))
-            .map(|b| b.name.as_str())
+    pub fn benchmark_of(&self, i: usize) -> Option<&SuiteBenchmark> {
+        self.benchmarks.iter().find(|b| b.variants.contains(&i))
     }
 
-    /// The suite that per-variant benchmark names describe (`None` when no variant has
-    /// one): consecutive or not, variants of one name form one benchmark, in order of first
-    /// appearance.
-    pub fn from_names<'a>(names: impl IntoIterator<Item = Option<&'a str>>) -> Option<Suite> {
-        let mut benchmarks: Vec<SuiteBenchmark> = Vec::new();
-        let mut any = false;
-        for (i, name) in names.into_iter().enumerate() {
-            let Some(name) = name else { continue };
-            any = true;
-            match benchmarks.iter_mut().find(|b| b.name == name) {
-                Some(b) => b.variants.push(i),
-                None => benchmarks.push(SuiteBenchmark {
-                    name: name.to_owned(),
-                    variants: vec![i],
-                }),
-            }
+    /// The header's record of this suite (variants named by `variants`).
+    pub fn to_raw(&self, variants: &[Variant]) -> Vec<RawSuiteBenchmark> {
+        self.benchmarks
+            .iter()
+            .map(|b| RawSuiteBenchmark {
+                name: b.name.clone(),
+                variants: b
+                    .variants
+                    .iter()
+                    .filter_map(|&i| variants.get(i).map(|v| v.name.clone()))
+                    .collect(),
+                cycles: b.cycles.max(1),
+                metric: b.metric.as_ref().map(ToString::to_string),
+                unit: b.unit.clone(),
+                higher_is_better: b.higher_is_better,
+                timeout_ns: b
+                    .timeout
+                    .map(|t| u64::try_from(t.as_nanos()).unwrap_or(u64::MAX)),
+            })
+            .collect()
+    }
+
+    /// The suite a header records (`None` for a header without one).
+    ///
+    /// # Errors
+    /// A message naming the benchmark whose variant is not in the header, or whose metric
+    /// cannot be read.
+    pub fn from_raw(header: &RawHeader) -> Result<Option<Suite>, String> {
+        if header.suite.is_empty() {
+            return Ok(None);
         }
-        any.then_some(Suite { benchmarks })
+        let mut benchmarks = Vec::with_capacity(header.suite.len());
+        for b in &header.suite {
+            let variants = b
+                .variants
+                .iter()
+                .map(|name| {
+                    header
+                        .variants
+                        .iter()
+                        .position(|v| &v.name == name)
+                        .ok_or_else(|| {
+                            format!("suite benchmark {:?} names an unknown variant {name:?}", b.name)
+                        })
+                })
+                .collect::<Result<Vec<usize>, String>>()?;
+            let metric = b
+                .metric
+                .as_deref()
+                .map(str::parse::<Metric>)
+                .transpose()
+                .map_err(|e| format!("suite benchmark {:?}: {e}", b.name))?;
+            benchmarks.push(SuiteBenchmark {
+                name: b.name.clone(),
+                variants,
+                cycles: b.cycles.max(1),
+                metric,
+                unit: b.unit.clone(),
+                higher_is_better: b.higher_is_better,
+                timeout: b.timeout_ns.map(Duration::from_nanos),
+            });
+        }
+        Ok(Some(Suite { benchmarks }))
     }
 
     /// The schedule of this suite: `blocks` blocks of `cycles` cycles, each block running
@@ -95,15 +176,23 @@ impl Suite {
                     };
                     // Each benchmark draws its own random orders.
                     let own_seed = seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                    for v in block_order(design, bench.variants.len(), own_seed, unit) {
-                        runs.push(PlannedRun {
-                            run_index: 0,
-                            block: b,
-                            position,
-                            target: Target::Variant(bench.variants[v]),
-                            beside: None,
-                        });
-                        position += 1;
+                    for own in 0..bench.cycles.max(1) {
+                        let unit = match design {
+                            Design::Random => unit
+                                .saturating_mul(bench.cycles.max(1))
+                                .saturating_add(own),
+                            _ => unit,
+                        };
+                        for v in block_order(design, bench.variants.len(), own_seed, unit) {
+                            runs.push(PlannedRun {
+                                run_index: 0,
+                                block: b,
+                                position,
+                                target: Target::Variant(bench.variants[v]),
+                                beside: None,
+                            });
+                            position += 1;
+                        }
                     }
                 }
             }
@@ -123,6 +212,121 @@ impl Suite {
     }
 }
 
+/// One benchmark's data from a suite's raw file: its runs in its own metric, unit and
+/// direction, ready for [`bench_stats::suite::analyze_suite`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct BenchmarkData {
+    /// The benchmark's name.
+    pub name: String,
+    /// Its variants' runs (one series each, classed by the benchmark) and what was dropped.
+    pub loaded: Loaded,
+}
+
+impl RawData {
+    /// Every benchmark of a suite file as its own dataset (empty for a file without a
+    /// suite). A block is kept for a benchmark when all of that benchmark's runs in it
+    /// succeeded with a value, whatever the other benchmarks' runs did, so one failing
+    /// benchmark (with `--ignore-failure`) costs the others nothing; each dropped block is
+    /// named in a warning with its benchmark. Time: O(runs).
+    pub fn suite_datasets(&self) -> Vec<BenchmarkData> {
+        let Some(suite) = self.suite() else {
+            return Vec::new();
+        };
+        let schedule = self.schedule();
+        let header_metric: Metric = self.header.metric.parse().unwrap_or_default();
+        suite
+            .benchmarks
+            .iter()
+            .map(|bench| {
+                let names: Vec<&str> = bench
+                    .variants
+                    .iter()
+                    .map(|&i| self.header.variants[i].name.as_str())
+                    .collect();
+                let metric = bench.metric.clone().unwrap_or_else(|| header_metric.clone());
+                let per_block = schedule
+                    .runs
+                    .iter()
+                    .filter(|r| r.block == 0)
+                    .filter(|r| matches!(r.target, Target::Variant(i) if bench.variants.contains(&i)))
+                    .count();
+                let mut blocks: BTreeMap<u32, Vec<&RunRecord>> = BTreeMap::new();
+                for r in self.runs.iter().filter(|r| !r.is_reference) {
+                    if names.contains(&r.variant.as_str()) {
+                        blocks.entry(r.block).or_default().push(r);
+                    }
+                }
+                let mut series: Vec<Series> = names
+                    .iter()
+                    .map(|n| {
+                        let mut s = Series::new(*n, []);
+                        s.class = Some(bench.name.clone());
+                        s
+                    })
+                    .collect();
+                let mut warnings = Vec::new();
+                let mut warn = |kind, message: String| {
+                    warnings.push(ReadWarning {
+                        kind,
+                        file: self.file.clone(),
+                        line: None,
+                        message: format!("benchmark {}: {message}", bench.name),
+                    });
+                };
+                for (block, runs) in &blocks {
+                    let shown = block_name(*block);
+                    if runs.len() != per_block {
+                        warn(
+                            ReadWarningKind::IncompleteBlocks,
+                            format!("{shown} has {} of {per_block} runs (incomplete); dropped", runs.len()),
+                        );
+                        continue;
+                    }
+                    let values: Option<Vec<f64>> = runs
+                        .iter()
+                        .map(|r| r.succeeded().then(|| self.value_of(&metric, r)).flatten())
+                        .collect();
+                    let Some(values) = values else {
+                        warn(
+                            ReadWarningKind::Input,
+                            format!("{shown} has a failed run or a missing value; dropped"),
+                        );
+                        continue;
+                    };
+                    for (r, v) in runs.iter().zip(values) {
+                        if let Some(k) = names.iter().position(|n| *n == r.variant) {
+                            series[k]
+                                .observations
+                                .push(Observation::in_block(v, r.block).at_position(r.position));
+                        }
+                    }
+                }
+                let unit = bench.unit.clone().unwrap_or_else(|| {
+                    if bench.metric.is_some() {
+                        metric.unit().to_owned()
+                    } else {
+                        self.header.unit.clone()
+                    }
+                });
+                let higher = bench.higher_is_better.unwrap_or(if bench.metric.is_some() {
+                    metric.higher_is_better()
+                } else {
+                    self.header.higher_is_better
+                });
+                let dataset = Dataset::new(unit, series)
+                    .with_higher_is_better(higher)
+                    .with_quantity(self.quantity(&metric))
+                    .with_design(self.design().to_model());
+                BenchmarkData {
+                    name: bench.name.clone(),
+                    loaded: Loaded { dataset, warnings },
+                }
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,10 +340,7 @@ mod tests {
                 .map(|(k, &n)| {
                     let variants = (next..next + n).collect();
                     next += n;
-                    SuiteBenchmark {
-                        name: format!("b{k}"),
-                        variants,
-                    }
+                    SuiteBenchmark::new(format!("b{k}"), variants)
                 })
                 .collect(),
         }
@@ -200,11 +401,20 @@ mod tests {
     }
 
     #[test]
-    fn names_group_into_benchmarks_in_order_of_appearance() {
-        let s = Suite::from_names([Some("x"), Some("x"), Some("y"), Some("y")]).unwrap();
-        assert_eq!(s.benchmarks.len(), 2);
-        assert_eq!(s.benchmarks[1].variants, vec![2, 3]);
-        assert_eq!(s.benchmark_of(2), Some("y"));
-        assert!(Suite::from_names([None, None]).is_none());
+    fn a_benchmark_with_more_runs_per_block_repeats_its_order_in_its_slot() {
+        let mut s = suite(&[2, 2]);
+        s.benchmarks[1].cycles = 2;
+        let plan = s.schedule(Design::Abba, 4, 2, 1, 5);
+        assert_eq!(plan.runs_per_block(), 4 + 8);
+        let block0: Vec<usize> = plan
+            .runs
+            .iter()
+            .filter(|r| r.block == 0)
+            .filter_map(|r| match r.target {
+                Target::Variant(i) if i >= 2 => Some(i - 2),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(block0, [0, 1, 1, 0, 0, 1, 1, 0]);
     }
 }

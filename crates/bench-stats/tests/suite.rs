@@ -11,7 +11,7 @@
 mod support;
 
 use bench_stats::sim::{NoiseProfile, SimDesign, simulate};
-use bench_stats::suite::{Correction, SuiteConfig, analyze_suite, benjamini_hochberg};
+use bench_stats::suite::{Correction, SuiteConfig, analyze_suite, benjamini_hochberg, split_by_class};
 use bench_stats::{AnalysisConfig, Dataset, Design, Outcome, Series};
 use serde_json::Value;
 use support::{EXACT_REL, assert_close};
@@ -85,7 +85,7 @@ fn discoveries(effects: &[f64], suites: u64, correction: Correction) -> Vec<(usi
     (0..suites)
         .map(|seed| {
             let data = suite(effects, 12, seed + 1);
-            let report = analyze_suite(&data, &config(correction)).unwrap();
+            let report = analyze_suite(&split_by_class(&data), &config(correction)).unwrap();
             let mut false_ones = 0;
             let mut all = 0;
             for (k, b) in report.benchmarks.iter().enumerate() {
@@ -156,7 +156,7 @@ fn bh_false_discovery_proportion_averages_at_most_alpha_with_real_changes() {
 fn the_geometric_mean_of_a_suite_is_the_mean_of_its_log_ratios_with_a_covering_interval() {
     let effects = [1.05, 1.0, 0.97, 1.02];
     let data = suite(&effects, 20, 7);
-    let report = analyze_suite(&data, &config(Correction::BenjaminiHochberg)).unwrap();
+    let report = analyze_suite(&split_by_class(&data), &config(Correction::BenjaminiHochberg)).unwrap();
     let g = report.geometric_mean.unwrap();
     let ratios: Vec<f64> = report
         .benchmarks
@@ -183,7 +183,7 @@ fn each_benchmark_is_decided_at_its_level_with_an_interval_at_that_level() {
     let mut effects = vec![1.0; 10];
     effects[0] = 1.2;
     let data = suite(&effects, 16, 3);
-    let report = analyze_suite(&data, &config(Correction::Holm)).unwrap();
+    let report = analyze_suite(&split_by_class(&data), &config(Correction::Holm)).unwrap();
     for b in &report.benchmarks {
         assert_eq!(b.levels.len(), 1);
         let level = b.levels[0];

@@ -201,6 +201,26 @@ impl ExperimentConfig {
         super::run::preflight(self, runner).map(|_| ())
     }
 
+    /// The metric of variant `i` (`None`: the reference): its suite benchmark's, else the
+    /// experiment's.
+    pub fn metric_of(&self, i: Option<usize>) -> &Metric {
+        self.suite_benchmark(i)
+            .and_then(|b| b.metric.as_ref())
+            .unwrap_or(&self.metric)
+    }
+
+    /// The per-run timeout of variant `i` (`None`: the reference): its suite benchmark's,
+    /// else the experiment's.
+    pub fn timeout_of(&self, i: Option<usize>) -> Option<Duration> {
+        self.suite_benchmark(i)
+            .and_then(|b| b.timeout)
+            .or(self.timeout)
+    }
+
+    fn suite_benchmark(&self, i: Option<usize>) -> Option<&crate::suite::SuiteBenchmark> {
+        self.suite.as_ref()?.benchmark_of(i?)
+    }
+
     /// The hooks of variant `i` (none when [`Self::hooks`] is empty).
     pub(super) fn hooks_of(&self, i: usize) -> Option<&Hooks> {
         self.hooks.get(i).filter(|h| !h.is_empty())

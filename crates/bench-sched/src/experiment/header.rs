@@ -12,7 +12,6 @@ pub(super) fn raw_variant(v: &Variant) -> RawVariant {
         name: v.name.clone(),
         command: v.command.text().to_owned(),
         parameter: None,
-        benchmark: None,
     }
 }
 
@@ -29,11 +28,6 @@ pub(super) fn raw_variants(config: &ExperimentConfig) -> Vec<RawVariant> {
                     value,
                 })
             }),
-            benchmark: config
-                .suite
-                .as_ref()
-                .and_then(|s| s.benchmark_of(i))
-                .map(str::to_owned),
             ..raw_variant(v)
         })
         .collect()
@@ -73,6 +67,11 @@ pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
             .map(|u| RawStopRule::from_rule(&u.rule)),
         extended: Vec::new(),
         experiment: None,
+        suite: config
+            .suite
+            .as_ref()
+            .map(|s| s.to_raw(&config.variants))
+            .unwrap_or_default(),
     };
     header.experiment = Some(
         config

@@ -126,6 +126,20 @@ impl ResumePoint {
                 config.metric.to_string(),
             ));
         }
+        let suite = config
+            .suite
+            .as_ref()
+            .map(|s| s.to_raw(&config.variants))
+            .unwrap_or_default();
+        if h.suite != suite {
+            let show = |s: &[crate::raw::RawSuiteBenchmark]| {
+                if s.is_empty() {
+                    return "no suite".to_owned();
+                }
+                serde_json::to_string(s).unwrap_or_default()
+            };
+            return Err(mismatch("suite", show(&h.suite), show(&suite)));
+        }
         self.check_conditions(config)
     }
 

@@ -183,14 +183,15 @@ fn request<'a>(
     stop: &'a InterruptFlag,
     command: &'a CommandSpec,
     env_pad: usize,
+    variant: Option<usize>,
 ) -> RunRequest<'a> {
     RunRequest {
         command,
         env_pad,
         pin: config.pin.as_ref(),
-        timeout: config.timeout,
+        timeout: config.timeout_of(variant),
         output: config.output,
-        capture_json: config.metric.needs_stdout(),
+        capture_json: config.metric_of(variant).needs_stdout(),
         stop,
     }
 }
@@ -271,7 +272,7 @@ impl Session<'_> {
                 }
                 let m = self
                     .runner
-                    .run(&v.name, &request(config, self.stop, &v.command, env_pad))?;
+                    .run(&v.name, &request(config, self.stop, &v.command, env_pad, is_variant.then_some(i)))?;
                 self.check_stop()?;
                 if config.on_failure == FailurePolicy::Stop {
                     check_termination(config, &v.name, 0, &m).inspect_err(|_| {
@@ -302,7 +303,7 @@ impl Session<'_> {
         let name = &config.variants[i].name;
         let req = RunRequest {
             capture_json: false,
-            ..request(config, self.stop, command, 0)
+            ..request(config, self.stop, command, 0, Some(i))
         };
         let m = self.runner.run(name, &req)?;
         self.check_stop()?;
@@ -459,7 +460,7 @@ impl Session<'_> {
         let env_pad = config.layout.pad_for(config.seed, planned);
         let m = self.runner.run(
             &variant.name,
-            &request(config, self.stop, &variant.command, env_pad),
+            &request(config, self.stop, &variant.command, env_pad, index),
         )?;
         self.check_stop()?;
         let conclude = match index {
@@ -475,7 +476,7 @@ impl Session<'_> {
             let failed = run.as_ref()?.failure.as_ref()?;
             Some(format!("{kind}: {failed}"))
         });
-        let metric = metric_value(&config.metric, &m);
+        let metric = metric_value(config.metric_of(index), &m);
         let record = RunRecord {
             run: planned.run_index,
             block: planned.block,
@@ -508,7 +509,7 @@ impl Session<'_> {
                 .as_ref()
                 .zip(index)
                 .and_then(|(s, i)| s.benchmark_of(i))
-                .map(str::to_owned),
+                .map(|b| b.name.clone()),
         };
         self.out.write_run(&record)?;
         self.observer.on_run_end(&record);

@@ -2,7 +2,7 @@
 //! optional trailer line `{"end": {...}}` written when the experiment stops.
 
 mod identity;
-mod read;
+pub(crate) mod read;
 mod write;
 
 pub use identity::{DERIVED_ID_PREFIX, derived_experiment_id, this_host_name};
@@ -27,11 +27,6 @@ pub struct RawVariant {
     /// absent when the experiment was not a scan of one numeric parameter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameter: Option<bench_stats::Parameter>,
-    /// The benchmark of a suite this variant belongs to (`abba suite`); absent outside a
-    /// suite. Variants of one benchmark are compared with each other only, the first of
-    /// them its baseline.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub benchmark: Option<String>,
 }
 
 /// The first line of a raw file. Unknown header fields are accepted (newer writers may add
@@ -104,6 +99,36 @@ pub struct RawHeader {
     /// ([`RawHeader::experiment_id`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiment: Option<String>,
+    /// The benchmarks of a suite (`abba suite`), each naming its variants (the first its
+    /// baseline) and the settings it overrides; absent outside a suite.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suite: Vec<RawSuiteBenchmark>,
+}
+
+/// One benchmark of a suite as the header records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RawSuiteBenchmark {
+    /// The benchmark's name.
+    pub name: String,
+    /// Its variants' names (in the header's `variants`), the first its baseline.
+    pub variants: Vec<String>,
+    /// Cycles of its order in every block, on top of the header's `cycles`; absent (1)
+    /// when it runs one cycle.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub cycles: u32,
+    /// Its metric when it is not the header's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<String>,
+    /// Its unit when it is not the header's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    /// Its direction when it is not the header's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub higher_is_better: Option<bool>,
+    /// Its per-run timeout, ns, when it is not the header's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ns: Option<u64>,
 }
 
 /// A sequential stop rule as the header records it.

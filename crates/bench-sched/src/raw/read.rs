@@ -316,6 +316,7 @@ pub(crate) fn block_name(id: u32) -> String {
 }
 
 fn validate_header(h: &RawHeader) -> Result<(), String> {
+    crate::suite::Suite::from_raw(h)?;
     h.design.parse::<Design>().map_err(|e| e.to_string())?;
     h.metric.parse::<Metric>().map_err(|e| e.to_string())?;
     if h.variants.is_empty() {
@@ -364,9 +365,10 @@ impl RawData {
         )
     }
 
-    /// The suite the header's variants form (`abba suite`), if they name benchmarks.
+    /// The suite the header records (`abba suite`), if any (one whose benchmarks cannot
+    /// be read was refused when the file was read).
     pub fn suite(&self) -> Option<crate::suite::Suite> {
-        crate::suite::Suite::from_names(self.header.variants.iter().map(|v| v.benchmark.as_deref()))
+        crate::suite::Suite::from_raw(&self.header).ok().flatten()
     }
 
     /// How many leading runs belong to complete blocks (paired designs) or are simply
@@ -390,7 +392,7 @@ impl RawData {
         }
     }
 
-    fn value_of(&self, metric: &Metric, r: &RunRecord) -> Option<f64> {
+    pub(crate) fn value_of(&self, metric: &Metric, r: &RunRecord) -> Option<f64> {
         let v = match metric {
             Metric::Wall => r.wall_ns as f64,
             Metric::User => r.user_ns as f64,
@@ -404,7 +406,7 @@ impl RawData {
 
     /// What the metric measures: time for the times, memory for max-rss; for a JSON field,
     /// what its unit names (`ops/s`, `MiB`, `ms`, ...), else the field's name.
-    fn quantity(&self, metric: &Metric) -> Quantity {
+    pub(crate) fn quantity(&self, metric: &Metric) -> Quantity {
         match metric {
             Metric::Wall | Metric::User | Metric::Sys | Metric::Cpu => Quantity::Time,
             Metric::MaxRss => Quantity::Memory,
@@ -585,7 +587,12 @@ impl<'a> Gathered<'a> {
                 .iter()
                 .map(|v| {
                     let mut s = Series::new(v.name.clone(), []);
-                    s.class.clone_from(&v.benchmark);
+                    s.class = data
+                        .header
+                        .suite
+                        .iter()
+                        .find(|b| b.variants.contains(&v.name))
+                        .map(|b| b.name.clone());
                     match &v.parameter {
                         Some(p) => s.with_parameter(p.name.clone(), p.value),
                         None => s,

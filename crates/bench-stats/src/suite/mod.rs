@@ -214,6 +214,48 @@ pub struct SuiteBenchmarkReport {
     /// The benchmark's whole analysis at those levels (one group, its comparisons in
     /// candidate order).
     pub analysis: Analysis,
+    /// Each variant's median run with a distribution-free 95% interval (order statistics
+    /// at `n/2 -+ 1.96 sqrt(n)/2`): the level a history keeps (Bencher's `value`,
+    /// `lower_value`, `upper_value`).
+    pub medians: Vec<VariantMedian>,
+}
+
+/// One variant's median run and its interval ([`SuiteBenchmarkReport::medians`]).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct VariantMedian {
+    /// The variant (series) name.
+    pub name: String,
+    /// Its median run.
+    pub median: f64,
+    /// The interval of the median.
+    pub ci: [f64; 2],
+    /// Runs it is computed from.
+    pub n: usize,
+}
+
+fn medians(data: &Dataset) -> Vec<VariantMedian> {
+    data.series
+        .iter()
+        .filter(|s| !s.observations.is_empty())
+        .map(|s| {
+            let mut v: Vec<f64> = s.observations.iter().map(|o| o.value).collect();
+            v.sort_by(f64::total_cmp);
+            let n = v.len();
+            let median = if n % 2 == 1 {
+                v[n / 2]
+            } else {
+                v[n / 2 - 1] / 2.0 + v[n / 2] / 2.0
+            };
+            let (lo, hi) = crate::descriptive::summary::median_interval_sorted(&v, 1.959_963_984_540_054);
+            VariantMedian {
+                name: s.name.clone(),
+                median,
+                ci: [lo, hi],
+                n,
+            }
+        })
+        .collect()
 }
 
 /// The suite's summary ([`analyze_suite`]).
@@ -291,11 +333,16 @@ pub struct GeometricMean {
     pub benchmarks: usize,
     /// Bootstrap resamples.
     pub resamples: u32,
+    /// `true` when the benchmarks' directions differ and every ratio was taken as a cost
+    /// (higher-is-better ratios inverted), so above 1 is worse; `false`: the ratios in
+    /// their own direction.
+    pub as_cost: bool,
 }
 
-/// The series of `data` split by class, in order of first appearance (series without a
-/// class form one group named by their first series).
-fn by_class(data: &Dataset) -> Vec<(String, Vec<Series>)> {
+/// The benchmarks of one dataset: its series split by class, in order of first appearance
+/// (series without a class form one benchmark named ""), each with the dataset's unit and
+/// direction.
+pub fn split_by_class(data: &Dataset) -> Vec<(String, Dataset)> {
     let mut out: Vec<(String, Vec<Series>)> = Vec::new();
     for s in &data.series {
         let key = s.class.clone().unwrap_or_default();
@@ -304,13 +351,20 @@ fn by_class(data: &Dataset) -> Vec<(String, Vec<Series>)> {
             None => out.push((key, vec![s.clone()])),
         }
     }
-    out
+    out.into_iter()
+        .map(|(name, series)| {
+            let mut sub = data.clone();
+            sub.series = series;
+            (name, sub)
+        })
+        .collect()
 }
 
 /// The dataset of one benchmark: its series, with each run's position renumbered to its
 /// place among the benchmark's own runs of the block (a suite interleaves the benchmarks,
 /// so the carryover diagnostic must see `A B B A`, not places 12 to 15).
-fn sub_dataset(data: &Dataset, mut series: Vec<Series>) -> Dataset {
+fn benchmark_dataset(data: &Dataset) -> Dataset {
+    let mut series = data.series.clone();
     let mut places: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
     for o in series.iter().flat_map(|s| &s.observations) {
         if let (Some(b), Some(p)) = (o.block, o.position) {
@@ -344,9 +398,10 @@ fn deciding_p(analysis: &Analysis) -> Vec<Option<f64>> {
         .collect()
 }
 
-/// Analyses every benchmark of a suite (the classes of `data`'s series; each class's first
-/// series, or the one named by `config.analysis.baseline`, its baseline), decides each at
-/// the level the correction gives it, and summarises the suite.
+/// Analyses every benchmark of a suite (each its own dataset, as [`split_by_class`] or a
+/// suite file's reader gives them; its first series, or the one named by
+/// `config.analysis.baseline` or ending in `/NAME`, its baseline), decides each at the level
+/// the correction gives it, and summarises the suite.
 ///
 /// Time: two analyses per benchmark plus `resamples` Hodges-Lehmann estimates per
 /// benchmark for the geometric mean.
@@ -354,15 +409,17 @@ fn deciding_p(analysis: &Analysis) -> Vec<Option<f64>> {
 /// # Errors
 /// [`StatsError`] from the analysis of a benchmark (naming the problem, e.g. too few
 /// values), or [`StatsError::InvalidParameter`] for an invalid configuration.
-pub fn analyze_suite(data: &Dataset, config: &SuiteConfig) -> Result<SuiteReport, StatsError> {
+pub fn analyze_suite(
+    benchmarks: &[(String, Dataset)],
+    config: &SuiteConfig,
+) -> Result<SuiteReport, StatsError> {
     config.analysis.validate()?;
     let alpha = config.analysis.alpha;
-    let classes = by_class(data);
-    let mut first = Vec::with_capacity(classes.len());
+    let mut first = Vec::with_capacity(benchmarks.len());
     let mut all_p = Vec::new();
-    for (name, series) in &classes {
-        let sub = sub_dataset(data, series.clone());
-        let one = benchmark_config(&config.analysis, series, alpha);
+    for (name, data) in benchmarks {
+        let sub = benchmark_dataset(data);
+        let one = benchmark_config(&config.analysis, &sub.series, alpha);
         let analysis = crate::analyze(&sub, &one)?;
         let p = deciding_p(&analysis);
         all_p.extend(p.iter().copied());
@@ -370,7 +427,7 @@ pub fn analyze_suite(data: &Dataset, config: &SuiteConfig) -> Result<SuiteReport
     }
     let adjusted = config.correction.adjust(&all_p);
     let levels = config.correction.levels(&all_p, alpha);
-    let mut benchmarks = Vec::with_capacity(first.len());
+    let mut reports = Vec::with_capacity(first.len());
     let mut counts = OutcomeCounts::default();
     let mut at = 0;
     for (name, sub, analysis, p) in first {
@@ -382,19 +439,20 @@ pub fn analyze_suite(data: &Dataset, config: &SuiteConfig) -> Result<SuiteReport
         for c in analysis.groups.iter().flat_map(|g| &g.comparisons) {
             counts.add(c.outcome);
         }
-        benchmarks.push(SuiteBenchmarkReport {
+        reports.push(SuiteBenchmarkReport {
             name,
             p_values: p,
             p_values_adjusted: adj,
             levels: mine,
+            medians: medians(&sub),
             analysis,
         });
     }
-    let geometric_mean = geometric_mean(&classes, data.higher_is_better, &config.analysis);
+    let geometric_mean = geometric_mean(benchmarks, &config.analysis);
     Ok(SuiteReport {
         alpha,
         correction: config.correction,
-        benchmarks,
+        benchmarks: reports,
         geometric_mean,
         counts,
     })
@@ -510,14 +568,19 @@ fn hl(values: &[f64]) -> Option<f64> {
 }
 
 /// The geometric mean of the benchmarks' ratios and its block-bootstrap interval.
-fn geometric_mean(
-    classes: &[(String, Vec<Series>)],
-    higher_is_better: bool,
-    config: &AnalysisConfig,
-) -> Option<GeometricMean> {
-    let per: Vec<Vec<(u32, f64)>> = classes
+fn geometric_mean(benchmarks: &[(String, Dataset)], config: &AnalysisConfig) -> Option<GeometricMean> {
+    let first = benchmarks.first()?.1.higher_is_better;
+    let mixed = benchmarks.iter().any(|(_, d)| d.higher_is_better != first);
+    let per: Vec<Vec<(u32, f64)>> = benchmarks
         .iter()
-        .filter_map(|(_, s)| block_log_ratios(s, higher_is_better, config))
+        .filter_map(|(_, d)| {
+            let mut r = block_log_ratios(&d.series, d.higher_is_better, config)?;
+            if mixed && d.higher_is_better {
+                // Mixed directions: every ratio as a cost (time-like), so > 1 is worse.
+                r.iter_mut().for_each(|x| x.1 = -x.1);
+            }
+            Some(r)
+        })
         .collect();
     if per.is_empty() {
         return None;
@@ -566,6 +629,7 @@ fn geometric_mean(
         confidence: config.confidence,
         benchmarks: per.len(),
         resamples,
+        as_cost: mixed,
     })
 }
 
