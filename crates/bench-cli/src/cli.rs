@@ -70,6 +70,11 @@ chains overlap in the pipeline, so chains=2 runs at nearly twice the throughput.
     /// blocks `--until decided` is expected to take, and how many runs per block pay off.
     #[command(after_help = PLAN_HELP)]
     Plan(Box<PlanArgs>),
+    /// Run a suite of benchmarks (a TOML file) between a base and candidate builds in one
+    /// interleaved experiment: one table, significance controlled across the suite, and the
+    /// outputs CI shows (job summary, pull-request comment, Bencher/github-benchmark JSON).
+    #[command(after_help = crate::suite::SUITE_HELP)]
+    Suite(Box<crate::suite::SuiteArgs>),
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  abba completions bash > ~/.local/share/bash-completion/completions/abba"

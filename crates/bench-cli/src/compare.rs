@@ -48,7 +48,7 @@ pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<Analysi
 }
 
 /// A seed from the operating system's randomness (not the clock), printed and stored.
-fn fresh_seed() -> u64 {
+pub(crate) fn fresh_seed() -> u64 {
     use std::hash::{BuildHasher, RandomState};
     RandomState::new().hash_one(std::process::id()) % 1_000_000_000
 }
@@ -81,7 +81,7 @@ fn variant_names(commands: &[String], names: &[String]) -> anyhow::Result<Vec<St
     Ok(out)
 }
 
-fn sched_error(error: SchedError, raw: &Path) -> anyhow::Error {
+pub(crate) fn sched_error(error: SchedError, raw: &Path) -> anyhow::Error {
     let kept = format!("raw data so far kept in {}", raw.display());
     match error {
         SchedError::RunFailed { .. }
@@ -104,7 +104,7 @@ fn sched_error(error: SchedError, raw: &Path) -> anyhow::Error {
 
 /// An error after the runs (analysis, report, export) with the raw file named, its exit
 /// code unchanged.
-fn naming_raw_file(error: anyhow::Error, raw: &Path) -> anyhow::Error {
+pub(crate) fn naming_raw_file(error: anyhow::Error, raw: &Path) -> anyhow::Error {
     let note = format!(
         "{error:#}\nthe raw runs are kept in {} (abba analyze {} reports them again)",
         raw.display(),
@@ -123,7 +123,7 @@ fn naming_raw_file(error: anyhow::Error, raw: &Path) -> anyhow::Error {
 /// Where the raw runs go when `--output` is not given: a new file in `$TMPDIR`, else in
 /// `/tmp`, so a failed or interrupted experiment still leaves its data somewhere (named on
 /// failure, removed once the report is out). Created only after every pre-flight check.
-fn temporary_raw(seed: u64, quiet: bool) -> anyhow::Result<(RawWriter, PathBuf)> {
+pub(crate) fn temporary_raw(seed: u64, quiet: bool) -> anyhow::Result<(RawWriter, PathBuf)> {
     let tmpdir = std::env::var_os("TMPDIR").filter(|v| !v.is_empty());
     let mut dirs: Vec<PathBuf> = tmpdir.iter().map(PathBuf::from).collect();
     dirs.push(PathBuf::from("/tmp"));
@@ -712,7 +712,7 @@ fn dry_run(config: &ExperimentConfig, names: &[String]) -> anyhow::Result<u8> {
 
 /// Runs the experiment with progress on stderr, streaming the raw runs to `writer` (the
 /// file at `raw_path`, locked until the experiment ends).
-fn execute(
+pub(crate) fn execute(
     config: &ExperimentConfig,
     stop: &InterruptFlag,
     mut writer: RawWriter,

@@ -6,6 +6,7 @@
 //! remedy the libraries state as a fact is worded as the flag that applies it (`words`).
 
 mod analyze;
+mod ci;
 mod cli;
 mod compare;
 mod compute;
@@ -18,6 +19,7 @@ mod pictures;
 mod plan;
 mod progress;
 mod scan;
+mod suite;
 mod words;
 
 #[cfg(test)]
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         Some(Command::Compare(args)) => compare::run(*args),
         Some(Command::Analyze(args)) => analyze::run(*args),
         Some(Command::Plan(args)) => plan::run(&args),
+        Some(Command::Suite(args)) => suite::run(*args),
         Some(Command::Completions { shell }) => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "abba", &mut script);

@@ -9,6 +9,8 @@
 //!   when [`RenderOptions`] asks for it.
 //! - [`render_markdown`]: the same content as GitHub-flavoured Markdown.
 //! - [`render_json`]: the analysis JSON, refusing NaN and infinities.
+//! - [`render_suite_console`] and [`render_suite_markdown`]: a suite of benchmarks
+//!   ([`bench_stats::suite::SuiteReport`]) as one table and its summary.
 //! - [`write_atomic`]: temporary file, `fsync`, rename; nothing half-written.
 //! - [`format_value`]: one value in its unit, scaled for reading (ns to s, K/M/G rates).
 //! - [`pictures`] (feature `html`): the charts as SVG ([`pictures::charts`]), a
@@ -56,6 +58,7 @@ mod markdown;
 mod options;
 #[cfg(feature = "html")]
 pub mod pictures;
+mod suite;
 mod units;
 mod view;
 
@@ -66,5 +69,6 @@ pub use crate::{
     json::render_json,
     markdown::render_markdown,
     options::{Charset, ColorMode, RenderOptions, TimeUnit},
+    suite::{SuiteMarkdown, render_suite_console, render_suite_markdown},
     units::format_value,
 };

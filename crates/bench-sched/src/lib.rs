@@ -106,8 +106,9 @@ pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD
 pub use crate::pipeline::{Experiment, Input, analyze_input};
 pub use crate::raw::{
     DERIVED_ID_PREFIX, RAW_SCHEMA, RawData, RawExtension, RawHeader, RawHooks, RawLook,
-    RawSequence, RawStopRule, RawTrailer, RawVariant, RawWriter, RunRecord, derived_experiment_id,
-    read_raw, read_raw_bytes, this_host_name, RawSuiteBenchmark};
+    RawSequence, RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant, RawWriter, RunRecord,
+    derived_experiment_id, read_raw, read_raw_bytes, this_host_name,
+};
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, Metric, MetricParseError, OutputMode, RealRunner,
     RunMeasurement, RunRequest, Runner, STDERR_TAIL_BYTES, Shell, Termination,

@@ -22,8 +22,8 @@ use bench_stats::{Dataset, Observation, Series};
 
 use crate::error::{ReadWarning, ReadWarningKind};
 use crate::import::Loaded;
-use crate::raw::{RawData, RawHeader, RawSuiteBenchmark, RunRecord};
 use crate::raw::read::block_name;
+use crate::raw::{RawData, RawHeader, RawSuiteBenchmark, RunRecord};
 use crate::rng::block_rng;
 use crate::runner::Metric;
 
@@ -121,7 +121,10 @@ impl Suite {
                         .iter()
                         .position(|v| &v.name == name)
                         .ok_or_else(|| {
-                            format!("suite benchmark {:?} names an unknown variant {name:?}", b.name)
+                            format!(
+                                "suite benchmark {:?} names an unknown variant {name:?}",
+                                b.name
+                            )
                         })
                 })
                 .collect::<Result<Vec<usize>, String>>()?;
@@ -178,9 +181,9 @@ impl Suite {
                     let own_seed = seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
                     for own in 0..bench.cycles.max(1) {
                         let unit = match design {
-                            Design::Random => unit
-                                .saturating_mul(bench.cycles.max(1))
-                                .saturating_add(own),
+                            Design::Random => {
+                                unit.saturating_mul(bench.cycles.max(1)).saturating_add(own)
+                            }
                             _ => unit,
                         };
                         for v in block_order(design, bench.variants.len(), own_seed, unit) {
@@ -244,12 +247,17 @@ impl RawData {
                     .iter()
                     .map(|&i| self.header.variants[i].name.as_str())
                     .collect();
-                let metric = bench.metric.clone().unwrap_or_else(|| header_metric.clone());
+                let metric = bench
+                    .metric
+                    .clone()
+                    .unwrap_or_else(|| header_metric.clone());
                 let per_block = schedule
                     .runs
                     .iter()
                     .filter(|r| r.block == 0)
-                    .filter(|r| matches!(r.target, Target::Variant(i) if bench.variants.contains(&i)))
+                    .filter(
+                        |r| matches!(r.target, Target::Variant(i) if bench.variants.contains(&i)),
+                    )
                     .count();
                 let mut blocks: BTreeMap<u32, Vec<&RunRecord>> = BTreeMap::new();
                 for r in self.runs.iter().filter(|r| !r.is_reference) {
@@ -279,7 +287,10 @@ impl RawData {
                     if runs.len() != per_block {
                         warn(
                             ReadWarningKind::IncompleteBlocks,
-                            format!("{shown} has {} of {per_block} runs (incomplete); dropped", runs.len()),
+                            format!(
+                                "{shown} has {} of {per_block} runs (incomplete); dropped",
+                                runs.len()
+                            ),
                         );
                         continue;
                     }

@@ -11,7 +11,9 @@
 mod support;
 
 use bench_stats::sim::{NoiseProfile, SimDesign, simulate};
-use bench_stats::suite::{Correction, SuiteConfig, analyze_suite, benjamini_hochberg, split_by_class};
+use bench_stats::suite::{
+    Correction, SuiteConfig, analyze_suite, benjamini_hochberg, split_by_class,
+};
 use bench_stats::{AnalysisConfig, Dataset, Design, Outcome, Series};
 use serde_json::Value;
 use support::{EXACT_REL, assert_close};
@@ -156,7 +158,11 @@ fn bh_false_discovery_proportion_averages_at_most_alpha_with_real_changes() {
 fn the_geometric_mean_of_a_suite_is_the_mean_of_its_log_ratios_with_a_covering_interval() {
     let effects = [1.05, 1.0, 0.97, 1.02];
     let data = suite(&effects, 20, 7);
-    let report = analyze_suite(&split_by_class(&data), &config(Correction::BenjaminiHochberg)).unwrap();
+    let report = analyze_suite(
+        &split_by_class(&data),
+        &config(Correction::BenjaminiHochberg),
+    )
+    .unwrap();
     let g = report.geometric_mean.unwrap();
     let ratios: Vec<f64> = report
         .benchmarks

@@ -270,9 +270,16 @@ impl Session<'_> {
                     self.hook_or_stop(i, HookKind::Setup, None)?;
                     self.hook_or_stop(i, HookKind::Prepare, None)?;
                 }
-                let m = self
-                    .runner
-                    .run(&v.name, &request(config, self.stop, &v.command, env_pad, is_variant.then_some(i)))?;
+                let m = self.runner.run(
+                    &v.name,
+                    &request(
+                        config,
+                        self.stop,
+                        &v.command,
+                        env_pad,
+                        is_variant.then_some(i),
+                    ),
+                )?;
                 self.check_stop()?;
                 if config.on_failure == FailurePolicy::Stop {
                     check_termination(config, &v.name, 0, &m).inspect_err(|_| {

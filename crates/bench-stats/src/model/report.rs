@@ -345,6 +345,27 @@ pub enum Outcome {
     Inconclusive,
 }
 
+impl Outcome {
+    /// The outcome's stable lower-case name: `faster`, `slower`, `equivalent`,
+    /// `inconclusive` (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Faster => "faster",
+            Outcome::Slower => "slower",
+            Outcome::Equivalent => "equivalent",
+            Outcome::Inconclusive => "inconclusive",
+        }
+    }
+
+    /// Whether the outcome is a significant change (faster or slower).
+    pub fn is_change(self) -> bool {
+        match self {
+            Outcome::Faster | Outcome::Slower => true,
+            Outcome::Equivalent | Outcome::Inconclusive => false,
+        }
+    }
+}
+
 /// Mann-Whitney U result as the contract lays it out.
 ///
 /// Exhaustive on purpose: part of the serialized document (see the [module docs](self)).

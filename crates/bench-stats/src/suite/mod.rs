@@ -247,7 +247,8 @@ fn medians(data: &Dataset) -> Vec<VariantMedian> {
             } else {
                 v[n / 2 - 1] / 2.0 + v[n / 2] / 2.0
             };
-            let (lo, hi) = crate::descriptive::summary::median_interval_sorted(&v, 1.959_963_984_540_054);
+            let (lo, hi) =
+                crate::descriptive::summary::median_interval_sorted(&v, 1.959_963_984_540_054);
             VariantMedian {
                 name: s.name.clone(),
                 median,
@@ -283,7 +284,7 @@ impl SuiteReport {
         for b in &self.benchmarks {
             for group in &b.analysis.groups {
                 for c in &group.comparisons {
-                    if matches!(c.outcome, Outcome::Faster | Outcome::Slower) {
+                    if c.outcome.is_change() {
                         out.push((b.name.as_str(), c.candidate.as_str(), c.outcome));
                     }
                 }
@@ -568,7 +569,10 @@ fn hl(values: &[f64]) -> Option<f64> {
 }
 
 /// The geometric mean of the benchmarks' ratios and its block-bootstrap interval.
-fn geometric_mean(benchmarks: &[(String, Dataset)], config: &AnalysisConfig) -> Option<GeometricMean> {
+fn geometric_mean(
+    benchmarks: &[(String, Dataset)],
+    config: &AnalysisConfig,
+) -> Option<GeometricMean> {
     let first = benchmarks.first()?.1.higher_is_better;
     let mixed = benchmarks.iter().any(|(_, d)| d.higher_is_better != first);
     let per: Vec<Vec<(u32, f64)>> = benchmarks

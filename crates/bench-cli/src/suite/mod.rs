@@ -1,0 +1,719 @@
+//! `abba suite`: every benchmark of a suite file compared between its variants (a base and
+//! one or more candidate builds) in one interleaved experiment, one table for the suite,
+//! significance controlled across it, and the outputs CI shows.
+
+mod args;
+mod file;
+
+use std::path::{Path, PathBuf};
+
+use bench_report::{SuiteMarkdown, render_suite_console, render_suite_markdown};
+use bench_sched::{
+    CommandSpec, Design, ExperimentConfig, FailurePolicy, Hooks, Identity, InterruptFlag, Layout,
+    Metric, OutputMode, RawWriter, RealRunner, ResumePoint, SchedError, Shell, Suite,
+    SuiteBenchmark, Variant, read_raw,
+};
+use bench_stats::suite::{Correction, SuiteConfig, SuiteReport, analyze_suite};
+use bench_stats::{AnalysisConfig, Dataset, Grouping};
+
+pub use args::{SUITE_HELP, SuiteArgs};
+use file::{BenchmarkEntry, SuiteFile};
+
+use crate::compare::{execute, fresh_seed, naming_raw_file, temporary_raw};
+use crate::exit::{Exit, usage};
+use crate::output::{stderr_line, write_stdout};
+use crate::words::sched_error_text;
+
+/// The schema of `abba suite --json`.
+pub const SUITE_SCHEMA: &str = "abba.suite/1";
+
+/// The most characters of a pull-request comment GitHub takes.
+pub const PR_COMMENT_MAX: usize = 65_536;
+
+/// The benchmarks picked from the file, with their position in it.
+struct Picked<'a> {
+    entries: Vec<&'a BenchmarkEntry>,
+}
+
+fn pick<'a>(file: &'a SuiteFile, only: &[String]) -> anyhow::Result<Picked<'a>> {
+    let entries: Vec<&BenchmarkEntry> = file
+        .benchmark
+        .iter()
+        .map(|b| b.get_ref())
+        .filter(|b| only.is_empty() || only.iter().any(|g| file::glob(g, b.name.get_ref())))
+        .collect();
+    if entries.is_empty() {
+        let names: Vec<&str> = file
+            .benchmark
+            .iter()
+            .map(|b| b.get_ref().name.get_ref().as_str())
+            .collect();
+        return Err(usage(format!(
+            "--only {}: no benchmark matches (the suite has: {})",
+            only.join(" "),
+            names.join(", ")
+        )));
+    }
+    Ok(Picked { entries })
+}
+
+/// Everything the run needs, built from the file and the flags.
+struct Plan {
+    config: ExperimentConfig,
+    analysis: AnalysisConfig,
+    correction: Correction,
+    gates: Gates,
+}
+
+/// `--fail-if-slower [NAME=]PCT`: a default and per-benchmark thresholds.
+#[derive(Debug, Default)]
+struct Gates {
+    default: Option<f64>,
+    by_name: Vec<(String, f64)>,
+}
+
+impl Gates {
+    fn parse(values: &[String], names: &[&str]) -> anyhow::Result<Gates> {
+        let mut gates = Gates::default();
+        for v in values {
+            let (name, pct) = match v.split_once('=') {
+                Some((n, p)) => (Some(n.trim()), p),
+                None => (None, v.as_str()),
+            };
+            let pct = crate::parse::parse_percent(pct)
+                .map_err(|e| usage(format!("--fail-if-slower {v}: {e}")))?;
+            match name {
+                Some(n) if !names.contains(&n) => {
+                    return Err(usage(format!(
+                        "--fail-if-slower {v}: no benchmark {n:?} in the suite (it has: {})",
+                        names.join(", ")
+                    )));
+                }
+                Some(n) => gates.by_name.push((n.to_owned(), pct)),
+                None => gates.default = Some(pct),
+            }
+        }
+        Ok(gates)
+    }
+
+    fn of(&self, name: &str) -> Option<f64> {
+        self.by_name
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, p)| *p)
+            .or(self.default)
+    }
+}
+
+fn shell_of(text: Option<&str>, flag: &str) -> anyhow::Result<Shell> {
+    match text.unwrap_or("none") {
+        "none" => Ok(Shell::None),
+        "sh" => Ok(Shell::Sh),
+        other => Err(usage(format!("{flag} {other:?}: expected none or sh"))),
+    }
+}
+
+fn hooks_of(entry: &BenchmarkEntry, shell: Shell) -> anyhow::Result<Hooks> {
+    let parse = |text: &Option<String>, kind: &str| {
+        text.as_deref()
+            .filter(|t| !t.trim().is_empty())
+            .map(|t| {
+                CommandSpec::parse(t, shell).map_err(|e| {
+                    usage(format!(
+                        "benchmark {:?}: {kind}: {}",
+                        entry.name.get_ref(),
+                        sched_error_text(&e)
+                    ))
+                })
+            })
+            .transpose()
+    };
+    Ok(Hooks {
+        setup: parse(&entry.setup, "setup")?,
+        prepare: parse(&entry.prepare, "prepare")?,
+        conclude: parse(&entry.conclude, "conclude")?,
+        cleanup: parse(&entry.cleanup, "cleanup")?,
+    })
+}
+
+/// The experiment of the picked benchmarks: variant `b/v` runs benchmark `b`'s command
+/// with `v`'s value.
+fn plan(
+    args: &SuiteArgs,
+    file: &SuiteFile,
+    text: &str,
+    picked: &Picked<'_>,
+    resume: Option<ResumePoint>,
+    seed: u64,
+) -> anyhow::Result<Plan> {
+    let path = args.file.as_path();
+    let settings = &file.settings;
+    let shell = shell_of(
+        args.shell
+            .as_deref()
+            .or(settings.shell.as_ref().map(|s| s.get_ref().as_str())),
+        "--shell",
+    )?;
+    let design: Design = match (&args.resume, settings.design.as_ref()) {
+        (_, Some(d)) => d
+            .get_ref()
+            .parse()
+            .map_err(|e| file::at(path, text, d.span(), &format!("design: {e}")))?,
+        _ => Design::Abba,
+    };
+    if design == Design::Sequential {
+        return Err(usage(
+            "a suite runs its benchmarks interleaved in blocks: design sequential has no blocks (use abba or random)",
+        ));
+    }
+    let metric: Metric = settings
+        .metric
+        .as_deref()
+        .unwrap_or("wall")
+        .parse()
+        .map_err(|e| usage(format!("{}: settings.metric: {e}", path.display())))?;
+    let timeout = match (&args.timeout, &settings.timeout) {
+        (Some(t), _) => Some(*t),
+        (None, Some(t)) => Some(file::duration(path, text, t, "settings.timeout")?),
+        (None, None) => None,
+    };
+    let settle = match &settings.settle {
+        Some(s) => file::duration(path, text, s, "settings.settle")?,
+        None => std::time::Duration::ZERO,
+    };
+    let mut variants = Vec::new();
+    let mut hooks = Vec::new();
+    let mut benchmarks = Vec::new();
+    for entry in &picked.entries {
+        let name = entry.name.get_ref();
+        let mut indices = Vec::new();
+        let own_hooks = hooks_of(entry, shell)?;
+        for (vname, value) in file.variants.get_ref() {
+            let command_text = file::expand(entry.command.get_ref(), vname, value.get_ref());
+            let command = CommandSpec::parse(&command_text, shell).map_err(|e| {
+                file::at(
+                    path,
+                    text,
+                    entry.command.span(),
+                    &format!(
+                        "benchmark {name:?}, variant {vname}: {}",
+                        sched_error_text(&e)
+                    ),
+                )
+            })?;
+            indices.push(variants.len());
+            variants.push(Variant {
+                name: format!("{name}/{vname}"),
+                command,
+            });
+            hooks.push(own_hooks.clone());
+        }
+        let mut bench = SuiteBenchmark::new(name.clone(), indices);
+        if let Some(n) = &entry.runs_per_block {
+            // runs-per-block counts runs of each variant; ABBA holds 2 of each per cycle
+            // for two variants, 1 otherwise.
+            let per_cycle = if bench.variants.len() == 2 && design == Design::Abba {
+                2
+            } else {
+                1
+            };
+            let n = *n.get_ref();
+            if n % per_cycle != 0 {
+                return Err(file::at(
+                    path,
+                    text,
+                    entry.runs_per_block.as_ref().map_or(0..0, |s| s.span()),
+                    &format!(
+                        "runs-per-block {n}: must be a multiple of {per_cycle}, the runs of each variant in one ABBA cycle"
+                    ),
+                ));
+            }
+            bench.cycles = n / per_cycle;
+        }
+        if let Some(m) = &entry.metric {
+            bench.metric = Some(
+                m.get_ref()
+                    .parse()
+                    .map_err(|e| file::at(path, text, m.span(), &format!("metric: {e}")))?,
+            );
+        }
+        bench.unit.clone_from(&entry.unit);
+        bench.higher_is_better = entry.higher_is_better;
+        if let Some(t) = &entry.timeout {
+            bench.timeout = Some(file::duration(path, text, t, "timeout")?);
+        }
+        benchmarks.push(bench);
+    }
+    let names: Vec<&str> = picked
+        .entries
+        .iter()
+        .map(|e| e.name.get_ref().as_str())
+        .collect();
+    let gates = Gates::parse(&args.fail_if_slower, &names)?;
+    let blocks = args.blocks.or(settings.blocks).unwrap_or(20);
+    if blocks == 0 {
+        return Err(usage("--blocks must be at least 1"));
+    }
+    let cycles = match settings.runs_per_block {
+        None => 1,
+        Some(n) if n >= 2 && n % 2 == 0 => n / 2,
+        Some(n) => {
+            return Err(usage(format!(
+                "{}: settings.runs-per-block {n}: must be a positive multiple of 2 (each ABBA cycle runs each variant twice); set it per benchmark for other counts",
+                path.display()
+            )));
+        }
+    };
+    let baseline = match &args.baseline {
+        Some(b) if !file.variants.get_ref().contains_key(b) => {
+            let known: Vec<&String> = file.variants.get_ref().keys().collect();
+            return Err(usage(format!(
+                "--baseline {b:?} is not one of the suite's variants ({})",
+                known
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        other => other.clone(),
+    };
+    let correction = Correction::from_name(&args.suite_correction).ok_or_else(|| {
+        usage(format!(
+            "--suite-correction {:?}: expected bh, holm or none",
+            args.suite_correction
+        ))
+    })?;
+    let analysis = AnalysisConfig {
+        alpha: args.alpha,
+        confidence: 1.0 - args.alpha,
+        resamples: args.resamples,
+        seed,
+        baseline,
+        equivalence_margin: args.equivalence_margin,
+        paired_estimator: args
+            .estimator
+            .unwrap_or(AnalysisConfig::default().paired_estimator),
+        ..AnalysisConfig::default()
+    };
+    analysis.validate().map_err(|e| usage(format!("--{e}")))?;
+    let config = ExperimentConfig {
+        variants,
+        design,
+        blocks,
+        seed,
+        warmup: args.warmup.or(settings.warmup).unwrap_or(1),
+        settle,
+        layout: Layout::Random,
+        timeout,
+        metric: metric.clone(),
+        unit: settings.unit.clone(),
+        higher_is_better: Some(
+            settings
+                .higher_is_better
+                .unwrap_or_else(|| metric.higher_is_better()),
+        ),
+        output: if args.show_output {
+            if args.json {
+                OutputMode::ShowOnStderr
+            } else {
+                OutputMode::Show
+            }
+        } else {
+            OutputMode::Discard
+        },
+        on_failure: if args.ignore_failure {
+            FailurePolicy::Ignore
+        } else {
+            FailurePolicy::Stop
+        },
+        resume,
+        hooks,
+        cycles,
+        identity: Identity::default(),
+        suite: Some(Suite { benchmarks }),
+        ..ExperimentConfig::default()
+    };
+    Ok(Plan {
+        config,
+        analysis,
+        correction,
+        gates,
+    })
+}
+
+/// `abba suite`.
+pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
+    let (file, text) = file::read(&args.file)?;
+    let resume = args
+        .resume
+        .as_deref()
+        .map(ResumePoint::load)
+        .transpose()
+        .map_err(|e| usage(e.to_string()))?;
+    // A resumed suite runs the benchmarks its file recorded.
+    let only: Vec<String> = match &resume {
+        Some(point) => point
+            .header()
+            .suite
+            .iter()
+            .map(|b| b.name.clone())
+            .collect(),
+        None => args.only.clone(),
+    };
+    let picked = pick(&file, &only)?;
+    if args.list {
+        return list(&file, &picked);
+    }
+    let seed = match &resume {
+        Some(point) => point.header().seed,
+        None => args.seed.unwrap_or_else(fresh_seed),
+    };
+    let resumed_blocks = resume.as_ref().map(|p| p.header().blocks);
+    let mut args = args;
+    if args.blocks.is_none() {
+        args.blocks = resumed_blocks;
+    }
+    let Plan {
+        config,
+        analysis,
+        correction,
+        gates,
+    } = plan(&args, &file, &text, &picked, resume, seed)?;
+    check_exports(&args)?;
+    if args.dry_run {
+        return dry_run(&config);
+    }
+    config
+        .preflight(&mut RealRunner::new())
+        .map_err(|e| usage(e.to_string()))?;
+    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
+    let (writer, raw_path, temporary) = open_raw(&args, &config)?;
+    if !args.quiet && !args.json {
+        stderr_line(format_args!(
+            "abba suite: {} benchmarks x {} variants, {} blocks, seed {}; raw runs in {}",
+            picked.entries.len(),
+            file.variants.get_ref().len(),
+            config.blocks,
+            config.seed,
+            raw_path.display()
+        ));
+    }
+    execute(&config, &stop, writer, &raw_path, args.quiet)
+        .map_err(|e| suite_hint(e, &args.file, &raw_path))?;
+    let code = report(&args, &analysis, correction, &gates, &raw_path)
+        .map_err(|e| naming_raw_file(e, &raw_path))?;
+    if temporary {
+        let _ = std::fs::remove_file(&raw_path);
+    } else if !args.quiet && !args.json {
+        stderr_line(format_args!("raw runs: {}", raw_path.display()));
+    }
+    Ok(code)
+}
+
+/// The resume hint of an interrupted suite names `abba suite`, not `abba compare`.
+fn suite_hint(error: anyhow::Error, file: &Path, raw: &Path) -> anyhow::Error {
+    match error.downcast_ref::<Exit>() {
+        Some(Exit::Interrupted { signal, .. }) => anyhow::Error::new(Exit::Interrupted {
+            signal: *signal,
+            message: format!(
+                "interrupted by signal {signal}; the raw runs so far are kept in {}; continue with: abba suite {} --resume {}",
+                raw.display(),
+                shell_words::quote(&file.display().to_string()),
+                shell_words::quote(&raw.display().to_string())
+            ),
+        }),
+        _ => error,
+    }
+}
+
+fn open_raw(
+    args: &SuiteArgs,
+    config: &ExperimentConfig,
+) -> anyhow::Result<(RawWriter, PathBuf, bool)> {
+    if let Some(point) = &config.resume {
+        let writer = point
+            .open_writer(config)
+            .map_err(|e| usage(e.to_string()))?;
+        return Ok((writer, point.path().to_owned(), false));
+    }
+    let Some(path) = &args.output else {
+        let (writer, path) = temporary_raw(config.seed, args.quiet)?;
+        return Ok((writer, path, true));
+    };
+    let created = if args.force {
+        RawWriter::create(path)
+    } else {
+        RawWriter::create_new(path)
+    };
+    match created {
+        Ok(writer) => Ok((writer, path.clone(), false)),
+        Err(SchedError::Output { source, .. })
+            if source.kind() == std::io::ErrorKind::AlreadyExists =>
+        {
+            Err(usage(format!(
+                "--output {}: the file exists; continue it with `abba suite {} --resume {}`, choose another file, or pass --force to overwrite it",
+                path.display(),
+                args.file.display(),
+                path.display()
+            )))
+        }
+        Err(e) => Err(usage(format!("--output: {e}"))),
+    }
+}
+
+/// The export paths, checked before any run: their directories must exist.
+fn check_exports(args: &SuiteArgs) -> anyhow::Result<()> {
+    let exports = [
+        ("--export-json", &args.export_json),
+        ("--export-markdown", &args.export_markdown),
+        ("--export-pr-comment", &args.export_pr_comment),
+        ("--export-bmf", &args.export_bmf),
+        ("--export-github-benchmark", &args.export_github_benchmark),
+    ];
+    let mut seen: Vec<(&str, &PathBuf)> = Vec::new();
+    for (flag, path) in exports {
+        let Some(path) = path else { continue };
+        if path.is_dir() {
+            return Err(usage(format!("{flag} {}: is a directory", path.display())));
+        }
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if let Some(dir) = dir {
+            if !dir.is_dir() {
+                return Err(usage(format!(
+                    "{flag} {}: the directory {} does not exist",
+                    path.display(),
+                    dir.display()
+                )));
+            }
+        }
+        let same = |a: &Path, b: &Path| {
+            a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+        };
+        for (other, p) in &seen {
+            if same(p, path) {
+                return Err(usage(format!(
+                    "{flag} and {other} name the same file {}: give each export its own file",
+                    path.display()
+                )));
+            }
+        }
+        for raw in [&args.output, &args.resume].into_iter().flatten() {
+            if same(raw, path) {
+                return Err(usage(format!(
+                    "{flag} {}: that is the raw runs' file; give the export another file",
+                    path.display()
+                )));
+            }
+        }
+        seen.push((flag, path));
+    }
+    Ok(())
+}
+
+fn list(file: &SuiteFile, picked: &Picked<'_>) -> anyhow::Result<u8> {
+    let mut out = String::new();
+    let names: Vec<&String> = file.variants.get_ref().keys().collect();
+    out.push_str(&format!(
+        "{} benchmarks, variants {} (baseline {})\n",
+        picked.entries.len(),
+        names
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        names[0]
+    ));
+    for e in &picked.entries {
+        out.push_str(&format!("{}\n", e.name.get_ref()));
+        for (vname, value) in file.variants.get_ref() {
+            out.push_str(&format!(
+                "  {vname}: {}\n",
+                file::expand(e.command.get_ref(), vname, value.get_ref())
+            ));
+        }
+    }
+    write_stdout(&out)?;
+    Ok(0)
+}
+
+/// `--dry-run`: the first blocks' orders, the seed and the number of runs.
+fn dry_run(config: &ExperimentConfig) -> anyhow::Result<u8> {
+    let schedule = config.schedule();
+    let mut out = String::new();
+    let shown = config.blocks.min(3);
+    for b in 0..shown {
+        let names: Vec<&str> = schedule
+            .runs
+            .iter()
+            .filter(|r| r.block == b)
+            .filter_map(|r| match r.target {
+                bench_sched::Target::Variant(i) => Some(config.variants[i].name.as_str()),
+                _ => None,
+            })
+            .collect();
+        out.push_str(&format!("block {}: {}\n", b + 1, names.join(" ")));
+    }
+    if config.blocks > shown {
+        out.push_str(&format!(
+            "... {} more blocks, each in a fresh benchmark order\n",
+            config.blocks - shown
+        ));
+    }
+    out.push_str(&format!(
+        "seed {}; {} measured runs\n",
+        config.seed,
+        schedule.runs.len()
+    ));
+    write_stdout(&out)?;
+    Ok(0)
+}
+
+/// After the runs: the suite's analysis, report, exports and gate.
+fn report(
+    args: &SuiteArgs,
+    analysis: &AnalysisConfig,
+    correction: Correction,
+    gates: &Gates,
+    raw_path: &Path,
+) -> anyhow::Result<u8> {
+    let raw = read_raw(raw_path).map_err(|e| usage(e.to_string()))?;
+    let data = raw.suite_datasets();
+    for b in &data {
+        for w in &b.loaded.warnings {
+            if !args.quiet {
+                stderr_line(format_args!("abba: note: {}", w.message));
+            }
+        }
+        for s in &b.loaded.dataset.series {
+            if s.observations.is_empty() {
+                return Err(anyhow::Error::new(Exit::CommandFailed(format!(
+                    "benchmark {}: variant {} has no complete block to compare (its runs failed); raw data kept in {}",
+                    b.name,
+                    s.name,
+                    raw_path.display()
+                ))));
+            }
+        }
+    }
+    if args.cross_class {
+        return cross_class(args, analysis, &raw);
+    }
+    let list: Vec<(String, Dataset)> = data
+        .into_iter()
+        .map(|b| (b.name, b.loaded.dataset))
+        .collect();
+    let report = analyze_suite(&list, &SuiteConfig::new(analysis.clone(), correction))
+        .map_err(|e| usage(e.to_string()))?;
+    let id = args
+        .comment_id
+        .clone()
+        .unwrap_or_else(|| raw.header.experiment_id());
+    emit(args, &report, gates, &id)
+}
+
+/// `--cross-class`: every variant of every benchmark in one table with a class column.
+fn cross_class(
+    args: &SuiteArgs,
+    analysis: &AnalysisConfig,
+    raw: &bench_sched::RawData,
+) -> anyhow::Result<u8> {
+    let loaded = raw.to_dataset();
+    let config = AnalysisConfig {
+        grouping: Grouping::CrossClass,
+        ..analysis.clone()
+    };
+    let result =
+        bench_stats::analyze(&loaded.dataset, &config).map_err(|e| usage(e.to_string()))?;
+    if args.json {
+        write_stdout(&bench_report::render_json(&result)?)?;
+    } else {
+        write_stdout(&bench_report::render_console(
+            &result,
+            &bench_report::RenderOptions::default(),
+        ))?;
+    }
+    Ok(0)
+}
+
+fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyhow::Result<u8> {
+    let mut failed = Vec::new();
+    let mut write = |flag: &str, path: &Option<PathBuf>, text: Option<String>| {
+        if let (Some(path), Some(text)) = (path, text) {
+            if let Err(e) = crate::ci::write_export(path, text.as_bytes()) {
+                failed.push(format!("{flag}: {e}"));
+            }
+        }
+    };
+    let json = crate::ci::suite_json(report)?;
+    write("--export-json", &args.export_json, Some(json.clone()));
+    write(
+        "--export-markdown",
+        &args.export_markdown,
+        Some(render_suite_markdown(report, &SuiteMarkdown::default())),
+    );
+    write(
+        "--export-pr-comment",
+        &args.export_pr_comment,
+        Some(crate::ci::pr_comment(report, id)),
+    );
+    write(
+        "--export-bmf",
+        &args.export_bmf,
+        args.export_bmf.as_ref().map(|_| crate::ci::bmf(report)),
+    );
+    let github = match &args.export_github_benchmark {
+        Some(_) => Some(crate::ci::github_benchmark(report).map_err(usage)?),
+        None => None,
+    };
+    write(
+        "--export-github-benchmark",
+        &args.export_github_benchmark,
+        github,
+    );
+    if !args.no_step_summary {
+        if let Err(e) = crate::ci::append_step_summary(&render_suite_markdown(
+            report,
+            &SuiteMarkdown::new(None, Some(crate::ci::STEP_SUMMARY_MAX)),
+        )) {
+            failed.push(format!("$GITHUB_STEP_SUMMARY: {e}"));
+        }
+    }
+    if args.json {
+        write_stdout(&json)?;
+    } else {
+        write_stdout(&render_suite_console(report))?;
+    }
+    let tripped = gate(report, gates);
+    for message in &tripped {
+        stderr_line(format_args!("abba: gate: {message}"));
+    }
+    if !failed.is_empty() {
+        return Err(usage(failed.join("\n")));
+    }
+    Ok(if tripped.is_empty() { 0 } else { 1 })
+}
+
+/// The benchmarks whose corrected verdict is a slowdown that may reach their threshold.
+fn gate(report: &SuiteReport, gates: &Gates) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in &report.benchmarks {
+        let Some(pct) = gates.of(&b.name) else {
+            continue;
+        };
+        for r in bench_stats::analysis::regressions(&b.analysis, pct) {
+            out.push(format!(
+                "{}: {} is significantly slower than {} after the suite's correction and may be {:.2}% slower or more (ratio {:.4}, interval [{:.4}, {:.4}])",
+                b.name,
+                r.candidate.rsplit_once('/').map_or(r.candidate.as_str(), |x| x.1),
+                r.baseline.rsplit_once('/').map_or(r.baseline.as_str(), |x| x.1),
+                pct * 100.0,
+                r.ratio,
+                r.ratio_ci[0],
+                r.ratio_ci[1]
+            ));
+        }
+    }
+    out
+}

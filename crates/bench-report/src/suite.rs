@@ -1,0 +1,312 @@
+//! A suite's report ([`bench_stats::suite::SuiteReport`]): one row per benchmark, then the
+//! suite's summary, as terminal text or GitHub-flavoured Markdown.
+//!
+//! Every row says the level its interval and verdict were decided at (the suite's
+//! correction sets it: `level` below alpha), so a reader never takes a 99.75% interval for
+//! a 95% one.
+
+use bench_stats::Outcome;
+use bench_stats::suite::{SuiteBenchmarkReport, SuiteReport};
+
+/// One table row, format-neutral.
+struct Row {
+    benchmark: String,
+    candidate: String,
+    ratio: String,
+    interval: String,
+    level: String,
+    verdict: String,
+    p: String,
+    p_adjusted: String,
+    changed: bool,
+}
+
+fn fixed(x: f64) -> String {
+    if !x.is_finite() {
+        "n/a".to_owned()
+    } else if x != 0.0 && (x.abs() >= 1e6 || x.abs() < 1e-3) {
+        format!("{x:.3e}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+fn p_text(p: Option<f64>) -> String {
+    match p {
+        None => "-".to_owned(),
+        Some(p) if p < 1e-4 => format!("{p:.1e}"),
+        Some(p) => format!("{p:.4}"),
+    }
+}
+
+/// The verdict word of `outcome` in the direction of the data.
+pub(crate) fn verdict_word(outcome: Outcome) -> String {
+    if outcome == Outcome::Inconclusive {
+        outcome.as_str().to_owned()
+    } else {
+        outcome.as_str().to_uppercase()
+    }
+}
+
+fn rows_of(b: &SuiteBenchmarkReport) -> Vec<Row> {
+    let comparisons = b.analysis.groups.iter().flat_map(|g| &g.comparisons);
+    let several = b
+        .analysis
+        .groups
+        .iter()
+        .map(|g| g.comparisons.len())
+        .sum::<usize>()
+        > 1;
+    comparisons
+        .enumerate()
+        .map(|(k, c)| {
+            let candidate = c
+                .candidate
+                .rsplit_once('/')
+                .map_or(c.candidate.as_str(), |(_, v)| v)
+                .to_owned();
+            let level = b.levels.get(k).copied().unwrap_or(b.analysis.alpha);
+            Row {
+                benchmark: if several {
+                    format!("{} ({candidate})", b.name)
+                } else {
+                    b.name.clone()
+                },
+                candidate,
+                ratio: c.ratio.map_or_else(|| "-".to_owned(), fixed),
+                interval: c.ratio_ci.map_or_else(
+                    || "-".to_owned(),
+                    |[lo, hi]| format!("[{}, {}]", fixed(lo), fixed(hi)),
+                ),
+                level: format!("{:.3}%", (1.0 - level) * 100.0),
+                verdict: verdict_word(c.outcome),
+                p: p_text(b.p_values.get(k).copied().flatten()),
+                p_adjusted: p_text(b.p_values_adjusted.get(k).copied().flatten()),
+                changed: c.outcome.is_change(),
+            }
+        })
+        .collect()
+}
+
+/// The baseline and candidate names of the suite (from its first benchmark).
+fn variants(report: &SuiteReport) -> (String, Vec<String>) {
+    let Some(b) = report.benchmarks.first() else {
+        return (String::new(), Vec::new());
+    };
+    let short = |n: &str| n.rsplit_once('/').map_or(n, |(_, v)| v).to_owned();
+    let group = b.analysis.groups.first();
+    let baseline = group.map(|g| short(&g.baseline)).unwrap_or_default();
+    let candidates = group
+        .map(|g| g.comparisons.iter().map(|c| short(&c.candidate)).collect())
+        .unwrap_or_default();
+    (baseline, candidates)
+}
+
+/// The lines of the suite's summary: what was compared, under which correction, the
+/// geometric mean and the counts.
+fn summary_lines(report: &SuiteReport) -> Vec<String> {
+    let (baseline, candidates) = variants(report);
+    let mut out = vec![format!(
+        "{} benchmarks, {} against {baseline}; significance across the suite: {} at alpha {}.",
+        report.benchmarks.len(),
+        candidates.join(", "),
+        report.correction.describe(),
+        report.alpha
+    )];
+    if let Some(g) = &report.geometric_mean {
+        let what = if g.as_cost {
+            "geometric mean of the ratios as costs (above 1 is worse)"
+        } else {
+            "geometric mean of the ratios"
+        };
+        out.push(format!(
+            "Suite: {what} {} [{}, {}] ({}% block bootstrap, {} resamples, {} benchmarks).",
+            fixed(g.ratio),
+            fixed(g.ci[0]),
+            fixed(g.ci[1]),
+            g.confidence * 100.0,
+            g.resamples,
+            g.benchmarks
+        ));
+    }
+    let c = report.counts;
+    out.push(format!(
+        "{} faster, {} slower, {} equivalent, {} inconclusive.",
+        c.faster, c.slower, c.equivalent, c.inconclusive
+    ));
+    let changed = report.changed();
+    if changed.is_empty() {
+        out.push("No benchmark changed.".to_owned());
+    } else {
+        let list: Vec<String> = changed
+            .iter()
+            .map(|(b, _, o)| format!("{b} ({})", verdict_word(*o)))
+            .collect();
+        out.push(format!("Changed: {}.", list.join(", ")));
+    }
+    out
+}
+
+/// The suite report as terminal text: the table (narrow enough for 80 columns with names
+/// up to 24 characters), then the summary.
+pub fn render_suite_console(report: &SuiteReport) -> String {
+    let rows: Vec<Row> = report.benchmarks.iter().flat_map(rows_of).collect();
+    let name_w = rows
+        .iter()
+        .map(|r| r.benchmark.chars().count())
+        .max()
+        .unwrap_or(9)
+        .clamp(9, 28);
+    let cut = |s: &str| -> String {
+        if s.chars().count() <= name_w {
+            s.to_owned()
+        } else {
+            let keep: String = s.chars().take(name_w - 1).collect();
+            format!("{keep}~")
+        }
+    };
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{:<name_w$}  {:>7}  {:<19}  {:<12}  {:>7}\n",
+        "benchmark", "ratio", "interval", "verdict", "p adj"
+    ));
+    for r in &rows {
+        out.push_str(&format!(
+            "{:<name_w$}  {:>7}  {:<19}  {:<12}  {:>7}\n",
+            cut(&r.benchmark),
+            r.ratio,
+            r.interval,
+            r.verdict,
+            r.p_adjusted
+        ));
+    }
+    let levels: Vec<&str> = {
+        let mut l: Vec<&str> = rows.iter().map(|r| r.level.as_str()).collect();
+        l.sort_unstable();
+        l.dedup();
+        l
+    };
+    out.push_str(&format!(
+        "(intervals at the level each benchmark was decided at: {}; p adj is the p after the suite's correction)\n\n",
+        levels.join(", ")
+    ));
+    for line in summary_lines(report) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn md_table(rows: &[&Row]) -> String {
+    let mut out = String::from(
+        "| benchmark | candidate | ratio | interval | level | verdict | p | p adj |\n| --- | --- | ---: | --- | ---: | --- | ---: | ---: |\n",
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            md_escape(&r.benchmark),
+            md_escape(&r.candidate),
+            r.ratio,
+            r.interval,
+            r.level,
+            if r.changed {
+                format!("**{}**", r.verdict)
+            } else {
+                r.verdict.clone()
+            },
+            r.p,
+            r.p_adjusted
+        ));
+    }
+    out
+}
+
+/// Options of [`render_suite_markdown`].
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct SuiteMarkdown {
+    /// A first line (e.g. a hidden `<!-- abba:ID -->` marker), written as given.
+    pub marker: Option<String>,
+    /// The most characters the document may hold; the unchanged benchmarks' table is
+    /// folded first, then cut with a note. `None`: no limit.
+    pub max_chars: Option<usize>,
+    /// A title line (`## abba suite`); `None`: a default title.
+    pub title: Option<String>,
+}
+
+impl SuiteMarkdown {
+    /// Options with a marker line, a size limit and the default title.
+    pub fn new(marker: Option<String>, max_chars: Option<usize>) -> SuiteMarkdown {
+        SuiteMarkdown {
+            marker,
+            max_chars,
+            title: None,
+        }
+    }
+}
+
+/// The suite report as Markdown for a pull-request comment or a job summary: the summary,
+/// the changed benchmarks' table, and the others folded in a `<details>` block. Within
+/// `options.max_chars` characters (the unchanged table is dropped, then the changed one
+/// cut, each with a note saying so).
+pub fn render_suite_markdown(report: &SuiteReport, options: &SuiteMarkdown) -> String {
+    let rows: Vec<Row> = report.benchmarks.iter().flat_map(rows_of).collect();
+    let changed: Vec<&Row> = rows.iter().filter(|r| r.changed).collect();
+    let rest: Vec<&Row> = rows.iter().filter(|r| !r.changed).collect();
+    let mut head = String::new();
+    if let Some(marker) = &options.marker {
+        head.push_str(marker);
+        head.push('\n');
+    }
+    head.push_str(options.title.as_deref().unwrap_or("## abba suite"));
+    head.push_str("\n\n");
+    for line in summary_lines(report) {
+        head.push_str(&md_escape(&line));
+        head.push_str("  \n");
+    }
+    head.push('\n');
+    let changed_md = if changed.is_empty() {
+        String::new()
+    } else {
+        format!("### Changed\n\n{}\n", md_table(&changed))
+    };
+    let rest_md = if rest.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<details><summary>{} unchanged benchmark(s)</summary>\n\n{}\n</details>\n",
+            rest.len(),
+            md_table(&rest)
+        )
+    };
+    let note = "\nIntervals are at each benchmark's decision level (the suite's correction sets it); p adj is the p after the correction.\n";
+    let full = format!("{head}{changed_md}{rest_md}{note}");
+    let Some(max) = options.max_chars else {
+        return full;
+    };
+    if full.chars().count() <= max {
+        return full;
+    }
+    let folded = format!(
+        "{head}{changed_md}\n_{} unchanged benchmark(s) left out to fit the size limit; the full report is in the job's files._\n{note}",
+        rest.len()
+    );
+    if folded.chars().count() <= max {
+        return folded;
+    }
+    let tail =
+        "\n_The table was cut to fit the size limit; the full report is in the job's files._\n";
+    let budget = max.saturating_sub(tail.chars().count());
+    let mut cut: String = folded.chars().take(budget).collect();
+    if let Some(end) = cut.rfind('\n') {
+        cut.truncate(end + 1);
+    }
+    cut.push_str(tail);
+    cut
+}
