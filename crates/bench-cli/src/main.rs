@@ -14,6 +14,7 @@ mod hooks;
 mod kernel_spec;
 mod output;
 mod parse;
+mod paths;
 mod pictures;
 mod plan;
 mod progress;
