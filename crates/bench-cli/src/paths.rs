@@ -35,7 +35,11 @@ fn descriptor(path: &Path) -> Option<u32> {
         "/dev/stdin" => return Some(0),
         _ => {}
     }
-    let parts: Vec<&str> = path.to_str()?.split('/').filter(|p| !p.is_empty()).collect();
+    let parts: Vec<&str> = path
+        .to_str()?
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect();
     let own = std::process::id().to_string();
     let fd = match parts.as_slice() {
         ["dev", "fd", n] => n,

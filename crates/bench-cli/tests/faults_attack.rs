@@ -27,7 +27,9 @@ fn abba_std() -> StdCommand {
 fn finished(dir: &Path, name: &str) -> PathBuf {
     let raw = dir.join(name);
     abba()
-        .args(["compare", "--blocks", "2", "--warmup", "0", "-q", "--seed", "1"])
+        .args([
+            "compare", "--blocks", "2", "--warmup", "0", "-q", "--seed", "1",
+        ])
         .arg("-o")
         .arg(&raw)
         .args(["true", "true"])
@@ -228,7 +230,9 @@ fn stopped_in_block_two(dir: &Path, signal: &str) -> (PathBuf, [String; 2]) {
     };
     let commands = [cmd("a"), cmd("b")];
     let status = abba_std()
-        .args(["compare", "--blocks", "3", "--warmup", "0", "-q", "--seed", "4"])
+        .args([
+            "compare", "--blocks", "3", "--warmup", "0", "-q", "--seed", "4",
+        ])
         .args(["--shell", "sh", "-n", "a", "-n", "b", "-o"])
         .arg(&raw)
         .args(&commands)
@@ -259,7 +263,10 @@ fn resume_keeps_the_unfinished_block(signal: &str, status: &str) {
     assert_eq!(ends[0]["status"], status);
     let superseded = ends[0]["superseded"].as_array().unwrap();
     assert_eq!(superseded.len(), 1);
-    assert_eq!(superseded[0], before[5], "the unfinished block's run changed");
+    assert_eq!(
+        superseded[0], before[5],
+        "the unfinished block's run changed"
+    );
     assert_eq!(ends[1]["status"], "complete");
     assert_eq!(after.iter().filter(|l| l.get("run").is_some()).count(), 12);
     abba()
