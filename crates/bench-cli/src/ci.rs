@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use bench_report::{SuiteMarkdown, render_suite_markdown, write_atomic};
+use bench_report::{SuiteMarkdown, render_suite_markdown};
 use bench_stats::suite::SuiteReport;
 use serde_json::{Map, Value, json};
 
@@ -15,29 +15,10 @@ use crate::suite::{PR_COMMENT_MAX, SUITE_SCHEMA};
 /// to 1 MiB per step; this leaves room for multi-byte characters).
 pub const STEP_SUMMARY_MAX: usize = 900_000;
 
-/// Writes an export: `-` is standard output; a character device or a pipe (`/dev/stdout`,
-/// a FIFO) is written in place, never replaced; a file is replaced atomically, through a
-/// symbolic link.
+/// Writes an export as every export of abba is written ([`crate::output::export`]): `-`
+/// and `/dev/stdout` to standard output, a device or pipe in place, a file atomically.
 pub fn write_export(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    if path.as_os_str() == "-" {
-        let mut out = std::io::stdout().lock();
-        return out
-            .write_all(bytes)
-            .and_then(|()| out.flush())
-            .map_err(|e| e.to_string());
-    }
-    if let Ok(meta) = std::fs::metadata(path) {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        if t.is_char_device() || t.is_fifo() {
-            let mut f = std::fs::OpenOptions::new()
-                .append(true)
-                .open(path)
-                .map_err(|e| e.to_string())?;
-            return f.write_all(bytes).map_err(|e| e.to_string());
-        }
-    }
-    write_atomic(crate::output::resolve_link(path), bytes).map_err(|e| e.to_string())
+    crate::output::export(path, bytes)
 }
 
 /// Appends `markdown` to the file `$GITHUB_STEP_SUMMARY` names, when it is set (GitHub

@@ -251,6 +251,10 @@ pub struct AnalysisArgs {
     /// operating characteristic.
     #[arg(long, value_name = "PCT", value_parser = parse_percent, help_heading = GATE)]
     pub fail_if_slower: Option<f64>,
+    /// Do not append the Markdown report to `$GITHUB_STEP_SUMMARY` (GitHub Actions sets it
+    /// for every step; abba appends to it when it is set).
+    #[arg(long, help_heading = OUTPUT)]
+    pub no_step_summary: bool,
     /// No progress output.
     #[arg(long, short, help_heading = OUTPUT)]
     pub quiet: bool,

@@ -869,6 +869,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             export_html: demo.export_html.clone(),
             export_svg: demo.export_svg.clone(),
             fail_if_slower: None,
+            no_step_summary: false,
             quiet: false,
             csv: CsvExportArgs::default(),
             // The contract's demo prints the full report.

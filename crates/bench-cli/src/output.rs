@@ -46,6 +46,12 @@ pub fn emit(
         let written = export(path, render_markdown(analysis).as_bytes());
         failed.extend(written.err().map(|e| format!("--export-markdown: {e}")));
     }
+    if !args.no_step_summary {
+        let markdown = render_markdown(analysis);
+        if let Err(e) = crate::ci::append_step_summary(&markdown) {
+            failed.push(format!("$GITHUB_STEP_SUMMARY: {e}"));
+        }
+    }
     if args.json {
         let json = render_json(analysis).context("cannot render the analysis as JSON")?;
         write_stdout(&json)?;

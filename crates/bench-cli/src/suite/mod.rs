@@ -475,6 +475,11 @@ fn check_exports(args: &SuiteArgs) -> anyhow::Result<()> {
     let mut seen: Vec<(&str, &PathBuf)> = Vec::new();
     for (flag, path) in exports {
         let Some(path) = path else { continue };
+        if !matches!(crate::paths::target(path), crate::paths::Target::File(_)) {
+            // Standard output, a descriptor, a device or a pipe: written in place.
+            seen.push((flag, path));
+            continue;
+        }
         if path.is_dir() {
             return Err(usage(format!("{flag} {}: is a directory", path.display())));
         }
@@ -488,9 +493,7 @@ fn check_exports(args: &SuiteArgs) -> anyhow::Result<()> {
                 )));
             }
         }
-        let same = |a: &Path, b: &Path| {
-            a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
-        };
+        let same = crate::paths::same_file;
         for (other, p) in &seen {
             if same(p, path) {
                 return Err(usage(format!(
