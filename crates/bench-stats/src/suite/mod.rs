@@ -568,6 +568,9 @@ fn hl(values: &[f64]) -> Option<f64> {
     paired_hodges_lehmann(values, 0.95).ok().map(|s| s.estimate)
 }
 
+/// A benchmark's `(block, log-ratio)` values to the values of one draw of blocks.
+type Draw<'a> = &'a dyn Fn(&[(u32, f64)]) -> Vec<f64>;
+
 /// The geometric mean of the benchmarks' ratios and its block-bootstrap interval.
 fn geometric_mean(
     benchmarks: &[(String, Dataset)],
@@ -589,7 +592,7 @@ fn geometric_mean(
     if per.is_empty() {
         return None;
     }
-    let point = |draw: &dyn Fn(&[(u32, f64)]) -> Vec<f64>| -> Option<f64> {
+    let point = |draw: Draw<'_>| -> Option<f64> {
         let mut sum = 0.0;
         for b in &per {
             sum += hl(&draw(b))?;
