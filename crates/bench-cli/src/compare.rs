@@ -13,8 +13,8 @@ use bench_stats::sequential::SequentialRule;
 use bench_stats::{AnalysisConfig, Grouping, PracticalRule, Warning, WarningCode};
 
 use crate::cli::{
-    AnalysisArgs, CompareArgs, CsvExportArgs, DemoArgs, HookArgs, LayoutArg, ScanArgs, ShellArg,
-    StyleArg,
+    AnalysisArgs, CompareArgs, CsvExportArgs, DemoArgs, HookArgs, HyperfineOnlyArgs, LayoutArg,
+    ScanArgs, ShellArg, StyleArg,
 };
 use crate::exit::{Exit, usage};
 use crate::kernel_spec::parse_kernel_spec;
@@ -781,6 +781,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         confirm: false,
         timeout: Some(Duration::from_secs(60)),
         shell: None,
+        no_shell: false,
         metric: None,
         higher_is_better: true,
         unit: None,
@@ -818,6 +819,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             time_unit: None,
             style: StyleArg::Auto,
         },
+        hyperfine_only: HyperfineOnlyArgs::default(),
     };
     let code = run(args)?;
     write_stdout(
