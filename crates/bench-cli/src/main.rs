@@ -15,6 +15,7 @@ mod hyperfine;
 mod kernel_spec;
 mod output;
 mod parse;
+mod paths;
 mod pictures;
 mod plan;
 mod progress;
