@@ -253,7 +253,7 @@ pub struct AnalysisArgs {
     pub fail_if_slower: Option<f64>,
     /// Do not append the Markdown report to `$GITHUB_STEP_SUMMARY` (GitHub Actions sets it
     /// for every step; abba appends to it when it is set).
-    #[arg(long, help_heading = OUTPUT)]
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
     pub no_step_summary: bool,
     /// No progress output.
     #[arg(long, short, help_heading = OUTPUT)]

@@ -214,3 +214,101 @@ fn expansion_leaves_no_variable() {
         "a V V-V.V b"
     );
 }
+
+/// An `abba suite` line: the suite file, a PR comment with its id, and a gate.
+fn check_suite(line: &str, what: &str) -> crate::suite::SuiteArgs {
+    let Command::Suite(args) = parse(line) else {
+        panic!("{what}: not abba suite");
+    };
+    assert!(
+        args.export_pr_comment.is_some(),
+        "{what}: no --export-pr-comment"
+    );
+    assert!(!args.fail_if_slower.is_empty(), "{what}: no gate");
+    *args
+}
+
+#[test]
+fn github_actions_suite_measures_in_pull_request_and_comments_from_workflow_run() {
+    let docs = yaml("github-actions/abba-suite.yml");
+    assert_eq!(docs.len(), 2, "the measuring and the commenting workflow");
+    let measure = &docs[0];
+    assert!(!measure["on"]["pull_request"].is_badvalue());
+    assert_eq!(measure["permissions"]["contents"].as_str(), Some("read"));
+    let steps = measure["jobs"]["measure"]["steps"].as_vec().unwrap();
+    let lines: Vec<String> = steps
+        .iter()
+        .filter_map(|s| s["run"].as_str())
+        .flat_map(abba_lines)
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let args = check_suite(&lines[0], "github suite");
+    let id = args
+        .comment_id
+        .expect("a fixed --comment-id the comment step finds");
+    let script: String = steps
+        .iter()
+        .filter_map(|s| s["run"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        script.contains("git worktree add ../base"),
+        "the base in a worktree"
+    );
+    let comment = &docs[1];
+    assert_eq!(
+        comment["on"]["workflow_run"]["workflows"][0].as_str(),
+        measure["name"].as_str()
+    );
+    assert_eq!(
+        comment["permissions"]["pull-requests"].as_str(),
+        Some("write")
+    );
+    let post: String = comment["jobs"]["comment"]["steps"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["run"].as_str())
+        .collect();
+    assert!(post.contains(&crate::ci::marker(&id)), "{post}");
+    assert!(post.contains("gh api --method PATCH") && post.contains("gh api --method POST"));
+}
+
+#[test]
+fn gitlab_suite_posts_the_comment_as_a_merge_request_note() {
+    let docs = yaml("gitlab/abba-suite.gitlab-ci.yml");
+    let job = &docs[0]["abba-suite"];
+    let script: Vec<String> = job["script"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_owned())
+        .collect();
+    let lines: Vec<String> = script
+        .iter()
+        .flat_map(|l| abba_lines(l))
+        .map(|l| l.split(" || ").next().unwrap().to_owned())
+        .collect();
+    assert_eq!(lines.len(), 1, "{script:?}");
+    check_suite(&lines[0], "gitlab suite");
+    assert!(
+        script
+            .iter()
+            .any(|l| l.contains("merge_requests/$CI_MERGE_REQUEST_IID/notes"))
+    );
+    assert_eq!(job["artifacts"]["when"].as_str(), Some("always"));
+}
+
+#[test]
+fn the_demo_suite_reads_with_ten_benchmarks_two_of_them_changed() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/suite/abba.toml");
+    let (file, _) = crate::suite::file::read(&path).unwrap();
+    assert_eq!(file.benchmark.len(), 10);
+    let changed = file
+        .benchmark
+        .iter()
+        .filter(|b| !b.get_ref().command.get_ref().ends_with("* 0))"))
+        .count();
+    assert_eq!(changed, 2);
+}

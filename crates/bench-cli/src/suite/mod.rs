@@ -3,7 +3,7 @@
 //! significance controlled across it, and the outputs CI shows.
 
 mod args;
-mod file;
+pub(crate) mod file;
 
 use std::path::{Path, PathBuf};
 
