@@ -100,7 +100,7 @@ pub use crate::import::{
     CsvOptions, InputFormat, Loaded, MergePolicy, detect_format, load_files, merge_sessions,
     read_csv, read_csv_bytes, read_hyperfine, read_hyperfine_bytes,
 };
-pub use crate::interrupt::{InterruptFlag, SIGINT, SIGTERM};
+pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{Experiment, Input, analyze_input};
 pub use crate::raw::{

@@ -152,8 +152,11 @@ pub(super) fn preflight(
     for (i, v) in config.variants.iter().enumerate() {
         runner.preflight(&v.name, &v.command)?;
         if let Some(hooks) = config.hooks_of(i) {
-            for hook in HookKind::ALL.iter().filter_map(|k| hooks.get(*k)) {
-                runner.preflight(&v.name, hook)?;
+            for kind in HookKind::ALL {
+                if let Some(hook) = hooks.get(kind) {
+                    // A missing hook program is named as the hook it is.
+                    runner.preflight(&format!("{}, its {kind} hook", v.name), hook)?;
+                }
             }
         }
     }
