@@ -42,7 +42,7 @@ Examples:
   abba compute --op int --chains 2 --duration 0.3
 
 Exit codes: 0 success, 1 a --fail-if-* gate tripped, 2 bad usage or input,
-3 a benchmarked command failed or timed out, 130/143 interrupted (raw data kept).";
+3 a benchmarked command failed or timed out, 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (raw data kept).";
 
 /// The most blocks any count flag may plan (`--blocks`, `--max-blocks`, `plan --blocks`):
 /// the schedule is built before the first run, one small record per run.
