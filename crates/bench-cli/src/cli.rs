@@ -343,9 +343,17 @@ pub struct CompareArgs {
     #[arg(long, value_enum)]
     pub shell: Option<ShellArg>,
     /// What to measure: wall, user, sys, cpu, max-rss, or json:FIELD (a number in the last
-    /// JSON object the command prints on stdout) [default: wall].
+    /// JSON object the command prints on stdout), or a count of the command's processes
+    /// from exec to exit: instructions (PMU or valgrind), cycles, branches, branch-misses,
+    /// cache-misses (PMU only) [default: wall].
     #[arg(long, value_name = "METRIC")]
     pub metric: Option<String>,
+    /// What counts a count metric: auto (the CPU's counters where the kernel allows them,
+    /// else valgrind, saying why), pmu, or valgrind (cachegrind: exact instruction counts,
+    /// much slower; the times are then valgrind's) [default: auto]. With a time metric and
+    /// pmu, the runs record their counts beside the times.
+    #[arg(long, value_name = "COUNTER")]
+    pub counter: Option<String>,
     /// Larger values are better (throughput metrics).
     #[arg(long)]
     pub higher_is_better: bool,
