@@ -31,6 +31,15 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
             )));
         }
     }
+    let kept: Vec<crate::paths::Kept<'_>> = paths
+        .iter()
+        .filter(|p| **p != Path::new("-"))
+        .map(|path| crate::paths::Kept {
+            role: "the input",
+            path,
+        })
+        .collect();
+    crate::paths::check_export_targets(&args.analysis, &kept)?;
     let csv = CsvOptions {
         unit: args.unit.clone(),
         higher_is_better: args.higher_is_better,

@@ -8,9 +8,18 @@ use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 use crate::compute::ComputeArgs;
 use crate::parse::{
     parse_duration_with_unit, parse_estimator, parse_fraction, parse_margin, parse_percent,
-    parse_practical,
+    parse_practical, parse_shell,
 };
 use bench_stats::{PairedEstimator, PracticalRule};
+
+/// The headings `--help` groups the options under (`-h` shows the common ones of each).
+const RUNNING: &str = "Running";
+const DESIGN: &str = "Design";
+const OUTPUT: &str = "Output";
+const ANALYSIS: &str = "Analysis";
+const GATE: &str = "Gate";
+const HOOKS: &str = "Hooks";
+const MACHINES: &str = "Many machines";
 
 const ABOUT: &str =
     "Paired, blocked, layout-randomized benchmark comparisons with honest statistics.";
@@ -61,10 +70,10 @@ One dependency chain is limited by the latency of its multiply-add; two independ
 chains overlap in the pipeline, so chains=2 runs at nearly twice the throughput.")]
     Compute(ComputeArgs),
     /// Run a blocked experiment over two or more commands and report the comparison.
-    #[command(after_help = COMPARE_HELP)]
+    #[command(after_help = COMPARE_SHORT_HELP, after_long_help = COMPARE_HELP)]
     Compare(Box<CompareArgs>),
     /// Analyze saved data: abba raw JSONL, CSV, or hyperfine --export-json files.
-    #[command(after_help = ANALYZE_HELP)]
+    #[command(after_help = ANALYZE_SHORT_HELP, after_long_help = ANALYZE_HELP)]
     Analyze(Box<AnalyzeArgs>),
     /// Plan an experiment: blocks needed for a power, the smallest detectable change, the
     /// blocks `--until decided` is expected to take, and how many runs per block pay off.
@@ -93,6 +102,18 @@ real commands. Its block log-ratios, centred, are resampled to predict the power
 default verdict (the signed-rank test of the block log-ratios) and the blocks that
 abba compare --until decided takes at no change, the margin, and 2x and 5x the margin.
 Profiles: quiet, shared-vm, bursty, drift (simulated 50 ms commands).";
+
+const COMPARE_SHORT_HELP: &str = "\
+Examples:
+  abba compare 'old/bin --flag' 'new/bin --flag'
+  abba compare -N -w 3 -r 40 'sleep 0.01' 'sleep 0.012'     # hyperfine's flags
+--help: every option (scans -P/-L, --resume, estimators, exports), examples, the gate rule.";
+
+const ANALYZE_SHORT_HELP: &str = "\
+Examples:
+  abba analyze runs.jsonl
+  abba analyze hyperfine.json --export-html report.html
+--help: every option, more examples and the CSV format.";
 
 const COMPARE_HELP: &str = "\
 Examples:
@@ -152,34 +173,35 @@ the file, line and column.";
 #[derive(Debug, Args, Clone)]
 pub struct AnalysisArgs {
     /// The baseline variant's name (default: the first).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = ANALYSIS)]
     pub baseline: Option<String>,
     /// Significance level.
-    #[arg(long, default_value = "0.05", value_parser = parse_fraction, value_name = "A")]
+    #[arg(long, default_value = "0.05", value_parser = parse_fraction, value_name = "A", help_heading = ANALYSIS, hide_short_help = true)]
     pub alpha: f64,
     /// Confidence level of every interval.
-    #[arg(long, default_value = "0.95", value_parser = parse_fraction, value_name = "C")]
+    #[arg(long, default_value = "0.95", value_parser = parse_fraction, value_name = "C", help_heading = ANALYSIS, hide_short_help = true)]
     pub confidence: f64,
     /// Bootstrap resamples per interval.
-    #[arg(long, default_value_t = 2000, value_name = "N")]
+    #[arg(long, default_value_t = 2000, value_name = "N", help_heading = ANALYSIS, hide_short_help = true)]
     pub resamples: u32,
     /// Minimum practical effect where the Cliff rule applies (unpaired data by default, or
     /// `--practical cliff`): |Cliff's delta| a significant result must reach, in [0, 1] (0
     /// turns the gate off; 0.147 is the negligible/small boundary).
-    #[arg(long, default_value = "0.147", value_name = "X")]
+    #[arg(long, default_value = "0.147", value_name = "X", help_heading = ANALYSIS, hide_short_help = true)]
     pub min_practical_effect: f64,
-    /// Margin of equivalence on the ratio scale, e.g. `1%` or `0.01`: a candidate whose
-    /// 1 - 2*alpha ratio interval lies inside 1 ± margin is EQUIVALENT (two one-sided
+    /// Margin of equivalence of the ratio, e.g. `1%`.
+    ///
+    /// A candidate whose 1 - 2*alpha ratio interval lies inside 1 ± margin is EQUIVALENT (two one-sided
     /// tests); under the ratio rule also the size a significant change must exceed to count
     /// as faster or slower.
-    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_margin)]
+    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_margin, help_heading = ANALYSIS)]
     pub equivalence_margin: f64,
     /// Which practical-size rule applies: `ratio` (a significant change inside the
     /// equivalence margin is EQUIVALENT, not FASTER/SLOWER), `cliff:X` (a significant change
     /// with |Cliff's delta| < X, i.e. distributions that overlap that much, is downgraded to
     /// not significant), or `auto` (ratio for blocked data, cliff at --min-practical-effect
     /// for unpaired data).
-    #[arg(long, default_value = "auto", value_name = "RULE", value_parser = parse_practical)]
+    #[arg(long, default_value = "auto", value_name = "RULE", value_parser = parse_practical, help_heading = ANALYSIS, hide_short_help = true)]
     pub practical: PracticalRule,
     /// The estimator that decides a two-variant comparison of blocked data (default
     /// hl-min-log-ratio, chosen by the calibration in the README's Trust section):
@@ -188,53 +210,66 @@ pub struct AnalysisArgs {
     /// hl-log-ratio (the block mean), pooled-median-ratio (each variant's median over all
     /// runs, block bootstrap), median-log-ratio, ratio-of-means, mean-difference (block
     /// bootstrap of block means). The JSON names the one used (`paired_estimator`).
-    #[arg(long, value_name = "NAME", value_parser = parse_estimator)]
+    #[arg(long, value_name = "NAME", value_parser = parse_estimator, help_heading = ANALYSIS, hide_short_help = true)]
     pub estimator: Option<PairedEstimator>,
     /// Compare across classes in one table instead of per class.
-    #[arg(long)]
+    #[arg(long, help_heading = ANALYSIS, hide_short_help = true)]
     pub cross_class: bool,
+    /// Print the analysis JSON on stdout instead of the report.
+    ///
     /// Print the analysis JSON (abba.analysis/1) on stdout instead of the report.
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT)]
     pub json: bool,
     /// Also write the analysis JSON to FILE (atomically).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT, hide_short_help = true)]
     pub export_json: Option<PathBuf>,
+    /// Also write the report as Markdown to FILE.
+    ///
     /// Also write the report as GitHub-flavoured Markdown to FILE (atomically).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
     pub export_markdown: Option<PathBuf>,
-    /// Also write a self-contained HTML report to FILE (atomically): the verdicts, the
-    /// charts (paired effect per block, run-order trace, distributions, the estimate's
+    /// Also write a self-contained HTML report with charts to FILE.
+    ///
+    /// Written atomically: the verdicts, the charts (paired effect per block, run-order trace, distributions, the estimate's
     /// uncertainty) as inline SVG, and the full report; no script, no network.
-    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, help_heading = OUTPUT)]
     pub export_html: Option<PathBuf>,
     /// Also write each chart of the HTML report as a standalone SVG file in DIR (created
     /// when missing): paired-effect.svg, run-order.svg, distributions.svg,
     /// uncertainty.svg; a chart the data cannot support is left out.
-    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath, help_heading = OUTPUT, hide_short_help = true)]
     pub export_svg: Option<PathBuf>,
+    /// Exit 1 if a candidate is significantly slower, by up to PCT.
+    ///
     /// Exit 1 when a candidate is significantly slower and its slowdown may reach PCT (e.g.
     /// `2%` or `0.02`): see the README's gate rule for its exact definition and its measured
     /// operating characteristic.
-    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    #[arg(long, value_name = "PCT", value_parser = parse_percent, help_heading = GATE)]
     pub fail_if_slower: Option<f64>,
     /// No progress output.
-    #[arg(long, short)]
+    #[arg(long, short, help_heading = OUTPUT)]
     pub quiet: bool,
     /// The CSV exports.
     #[command(flatten)]
     pub csv: CsvExportArgs,
+    /// Print every section of the report in full.
+    ///
     /// Print every section in full: the controls one per line, the per-block tables, the
     /// alternative estimates and every note (default: a compact report).
-    #[arg(long, short)]
+    #[arg(long, short, help_heading = OUTPUT)]
     pub verbose: bool,
+    /// The unit of times in the report: s, ms, us, ns (default: scaled).
+    ///
     /// The unit of time values in the report's tables and lines (default: each scaled to
     /// fit). Other metrics are unaffected.
-    #[arg(long, value_enum, value_name = "UNIT")]
+    #[arg(long, short = 'u', value_enum, value_name = "UNIT", hide_possible_values = true, help_heading = OUTPUT)]
     pub time_unit: Option<TimeUnitArg>,
+    /// How the report is drawn, as hyperfine's --style.
+    ///
     /// How the report is drawn, as hyperfine spells it: auto (colour and Unicode on a
     /// terminal), basic (ASCII, no colour), full (Unicode and colour), nocolor (Unicode,
     /// no colour), color (colour forced), none (plain ASCII, no colour, no table borders).
-    #[arg(long, value_enum, default_value = "auto", value_name = "STYLE")]
+    #[arg(long, value_enum, default_value = "auto", value_name = "STYLE", hide_possible_values = true, help_heading = OUTPUT)]
     pub style: StyleArg,
 }
 
@@ -274,113 +309,144 @@ pub enum StyleArg {
 /// file's header (or take the default written in their help); given, they must match it.
 #[derive(Debug, Args, Clone)]
 pub struct CompareArgs {
-    /// The commands to compare (the first is the baseline unless --baseline says otherwise;
-    /// with --resume: the file's).
+    /// The commands to time (one) or compare (the first is the baseline).
+    ///
+    /// The commands to time (one) or compare (the first is the baseline unless --baseline
+    /// says otherwise; with --resume: the file's).
     #[arg(value_name = "CMD", value_hint = ValueHint::CommandString)]
     pub commands: Vec<String>,
     /// A built-in kernel variant, e.g. `chains=2` or `op=fp,chains=4,duration=0.1`
     /// (runs `abba compute ... --json`, metric json:ops_per_sec, higher is better).
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", help_heading = RUNNING, hide_short_help = true)]
     pub kernel: Vec<String>,
+    /// Names for the variants, in order.
+    ///
     /// Names for the variants, in order (default: the command text; with --resume: the
-    /// file's).
-    #[arg(long, short = 'n', value_name = "NAME")]
+    /// file's). hyperfine's --command-name is accepted as well.
+    #[arg(long, short = 'n', alias = "command-name", value_name = "NAME", help_heading = RUNNING)]
     pub name: Vec<String>,
     /// Number of blocks; each block runs every variant [default: 20].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = RUNNING)]
     pub blocks: Option<u32>,
+    /// Run order inside blocks: abba, random or sequential [default: abba].
+    ///
     /// Run order inside blocks: abba (ABBA/BAAB, Williams for 3+), random (fresh
     /// permutation per block), sequential (all of A then all of B: unpaired, for contrast)
     /// [default: abba].
-    #[arg(long, value_name = "DESIGN", value_parser = ["abba", "random", "sequential"])]
+    #[arg(long, value_name = "DESIGN", value_parser = ["abba", "random", "sequential"], hide_possible_values = true, help_heading = DESIGN)]
     pub design: Option<String>,
+    /// Warm-up runs of each variant before the first block [default: 1].
+    ///
     /// Untimed warm-up runs of every variant before the first block [default: 1].
-    #[arg(long, value_name = "N")]
+    #[arg(long, short = 'w', value_name = "N", help_heading = RUNNING)]
     pub warmup: Option<u32>,
     /// Pause between runs, with its unit: `200ms`, `1s`, `2min` (a bare number is refused,
     /// `0` aside) [default: 0s].
-    #[arg(long, value_parser = parse_duration_with_unit, value_name = "DURATION")]
+    #[arg(long, value_parser = parse_duration_with_unit, value_name = "DURATION", help_heading = RUNNING, hide_short_help = true)]
     pub settle: Option<Duration>,
     /// Memory layout: `random` gives each run a random environment size (moves the stack),
     /// `fixed` holds it at one size [default: random].
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = DESIGN, hide_short_help = true)]
     pub layout: Option<LayoutArg>,
+    /// Seed of every random choice (default: a fresh one, printed and stored).
+    ///
     /// Seed of every random choice (run order, layout, bootstrap). Default: a fresh one,
     /// printed in the report and stored in the raw file.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = DESIGN)]
     pub seed: Option<u64>,
+    /// Stream the raw runs to FILE.jsonl (kept; default: a temporary file).
+    ///
     /// Stream the raw runs to FILE.jsonl (flushed run by run; the file is locked while the
     /// experiment runs). An existing file is refused: continue it with --resume, or pass
     /// --force to overwrite it. Without --output the runs go to a file in $TMPDIR (or /tmp),
-    /// named on any failure and removed after the report.
-    #[arg(long, short, value_name = "FILE.jsonl", value_hint = ValueHint::FilePath)]
+    /// named on any failure and removed after the report. Not hyperfine's --output (where
+    /// the commands' output goes): abba discards it unless --show-output.
+    #[arg(long, short, value_name = "FILE.jsonl", value_hint = ValueHint::FilePath, help_heading = OUTPUT)]
     pub output: Option<PathBuf>,
     /// Overwrite an existing --output file.
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
     pub force: bool,
+    /// The experiment id, to analyze many hosts' files as one.
+    ///
     /// The experiment this run belongs to, recorded in the raw header: `abba analyze`
     /// merges files of one experiment (from many hosts) by host, session and block, and
     /// refuses to pool files of different experiments. Default: an id derived from the
     /// variants' names and commands, the metric and the design (`auto-` + 16 hex digits).
-    #[arg(long, value_name = "ID", value_parser = crate::parse::parse_label)]
+    #[arg(long, value_name = "ID", value_parser = crate::parse::parse_label, help_heading = MACHINES)]
     pub experiment: Option<String>,
     /// The name this machine goes by in a many-host analysis, recorded in the raw header.
     /// Default: the hostname (/proc/sys/kernel/hostname, else $HOSTNAME).
-    #[arg(long, value_name = "NAME", value_parser = crate::parse::parse_label)]
+    #[arg(long, value_name = "NAME", value_parser = crate::parse::parse_label, help_heading = MACHINES, hide_short_help = true)]
     pub host: Option<String>,
     /// With 3+ variants: when one candidate stands out (the significant one with the largest
     /// change), rerun it against the baseline as a fresh experiment with a fresh seed and
     /// report both; the standout of a sweep is a hypothesis until an independent run agrees.
     /// Its raw runs go beside --output (FILE.confirm.jsonl) or to a temporary file.
-    #[arg(long)]
+    #[arg(long, help_heading = DESIGN, hide_short_help = true)]
     pub confirm: bool,
+    /// Kill a run after DURATION (`30s`) and count it as a failure.
+    ///
     /// Kill a run (and its process group) after DURATION and count it as a failure, with
     /// its unit: `500ms`, `30s`, `10min`, `1h`.
-    #[arg(long, value_parser = parse_duration_with_unit, value_name = "DURATION")]
+    #[arg(long, value_parser = parse_duration_with_unit, value_name = "DURATION", help_heading = RUNNING)]
     pub timeout: Option<Duration>,
-    /// Run commands through a shell (`sh`) or directly, split like a POSIX shell (`none`)
-    /// [default: none].
-    #[arg(long, value_enum)]
+    /// `sh` (run `sh -c CMD`) or `none` (run directly, the default).
+    ///
+    /// Run commands through a shell (`sh`: `sh -c CMD`) or directly, split like a POSIX
+    /// shell would split them, without expansion (`none`) [default: none]. Other shells
+    /// are not run by name: write `bash -c '...'` as the command.
+    #[arg(long, short = 'S', value_name = "SHELL", value_parser = parse_shell, help_heading = RUNNING)]
     pub shell: Option<ShellArg>,
+    /// No shell, as hyperfine's -N: --shell none (the default).
+    #[arg(short = 'N', conflicts_with = "shell", help_heading = RUNNING)]
+    pub no_shell: bool,
+    /// What to measure: wall, user, sys, cpu, max-rss, json:FIELD, instructions.
+    ///
     /// What to measure: wall, user, sys, cpu, max-rss, or json:FIELD (a number in the last
     /// JSON object the command prints on stdout), or a count of the command's processes
     /// from exec to exit: instructions (PMU or valgrind), cycles, branches, branch-misses,
     /// cache-misses (PMU only) [default: wall].
-    #[arg(long, value_name = "METRIC")]
+    #[arg(long, value_name = "METRIC", help_heading = ANALYSIS)]
     pub metric: Option<String>,
+    /// What counts instructions: auto, pmu, valgrind.
+    ///
     /// What counts a count metric: auto (the CPU's counters where the kernel allows them,
     /// else valgrind, saying why), pmu, or valgrind (cachegrind: exact instruction counts,
     /// much slower; the times are then valgrind's) [default: auto]. With a time metric and
     /// pmu, the runs record their counts beside the times.
-    #[arg(long, value_name = "COUNTER")]
+    #[arg(long, value_name = "COUNTER", help_heading = ANALYSIS, hide_short_help = true)]
     pub counter: Option<String>,
     /// Larger values are better (throughput metrics).
-    #[arg(long)]
+    #[arg(long, help_heading = ANALYSIS, hide_short_help = true)]
     pub higher_is_better: bool,
     /// Unit of a json:FIELD metric for the report (e.g. `items/s`, `MiB`); times and RSS
     /// know their own.
-    #[arg(long, value_name = "UNIT")]
+    #[arg(long, value_name = "UNIT", help_heading = ANALYSIS, hide_short_help = true)]
     pub unit: Option<String>,
     /// A reference workload run right beside every variant run (R A B R R B A R), for the
     /// ratio-of-ratios estimate; doubles the runs. Under ABBA it does not narrow the
     /// estimate (ABBA already cancels a level that holds over a block); it is for
     /// sequential runs and for results to compare across machines.
-    #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString)]
+    #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString, help_heading = DESIGN, hide_short_help = true)]
     pub reference: Option<String>,
     /// Pin every run to these cores, e.g. `2` or `0,2-3`.
-    #[arg(long, value_name = "CPUS")]
+    #[arg(long, value_name = "CPUS", help_heading = RUNNING, hide_short_help = true)]
     pub pin: Option<String>,
     /// Show the commands' stdout and stderr.
-    #[arg(long)]
+    #[arg(long, help_heading = RUNNING)]
     pub show_output: bool,
     /// Record failing runs and carry on instead of stopping with exit 3.
-    #[arg(long)]
+    #[arg(long, short = 'i', help_heading = RUNNING)]
     pub ignore_failure: bool,
+    /// Continue an interrupted experiment from its raw file.
+    ///
     /// Continue an interrupted experiment from its raw file: `abba compare --resume
     /// FILE.jsonl` alone takes the commands, names, blocks, design, seed and run settings
     /// from the file's header; any of them given as well must match it.
-    #[arg(long, value_name = "FILE.jsonl", value_hint = ValueHint::FilePath)]
+    #[arg(long, value_name = "FILE.jsonl", value_hint = ValueHint::FilePath, help_heading = RUNNING, hide_short_help = true)]
     pub resume: Option<PathBuf>,
+    /// Stop as soon as the answer is clear (`decided`).
+    ///
     /// Stop as soon as the answer is clear: `--until decided` looks after every block at an
     /// anytime-valid confidence sequence for the ratio (the median block log-ratio; its
     /// error rate holds however often it is looked at) and stops at the first block where
@@ -390,19 +456,21 @@ pub struct CompareArgs {
         long,
         value_name = "RULE",
         value_parser = ["decided"],
-        conflicts_with_all = ["blocks", "runs", "time_budget"]
+        hide_possible_values = true,
+        conflicts_with_all = ["blocks", "runs", "time_budget"],
+        help_heading = RUNNING
     )]
     pub until: Option<String>,
     /// With --until decided: the most blocks to run [default: 200]. With --resume, more
     /// blocks than the file planned extend it (every added block is a further look).
-    #[arg(long, value_name = "N", requires = "until")]
+    #[arg(long, value_name = "N", requires = "until", help_heading = RUNNING, hide_short_help = true)]
     pub max_blocks: Option<u32>,
     /// With --until decided: no decision before this many blocks [default: the fewest at
     /// which the sequence can decide at --alpha: 7 at 0.05].
-    #[arg(long, value_name = "N", requires = "until")]
+    #[arg(long, value_name = "N", requires = "until", help_heading = RUNNING, hide_short_help = true)]
     pub min_blocks: Option<u32>,
     /// Print the schedule and exit without running anything.
-    #[arg(long)]
+    #[arg(long, help_heading = RUNNING, hide_short_help = true)]
     pub dry_run: bool,
     /// Hooks, warm-ups per block, and the run count as hyperfine users spell them.
     #[command(flatten)]
@@ -413,6 +481,31 @@ pub struct CompareArgs {
     /// Analysis and report options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    /// hyperfine's options that abba does not have (each refused with what abba does).
+    #[command(flatten)]
+    pub hyperfine_only: HyperfineOnlyArgs,
+}
+
+/// hyperfine options abba does not have, accepted by the parser (hidden) so that each is
+/// refused with what abba does instead (`crate::hyperfine`), not with a guess at a
+/// similarly spelled abba flag.
+#[derive(Debug, Args, Clone, Default)]
+pub struct HyperfineOnlyArgs {
+    /// hyperfine's AsciiDoc export.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub export_asciidoc: Option<PathBuf>,
+    /// hyperfine's Emacs org-mode export.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub export_orgmode: Option<PathBuf>,
+    /// hyperfine's order of the results.
+    #[arg(long, value_name = "METHOD", hide = true)]
+    pub sort: Option<String>,
+    /// hyperfine's standard input of the commands.
+    #[arg(long, value_name = "WHERE", hide = true)]
+    pub input: Option<String>,
+    /// hyperfine's shell-spawning time correction.
+    #[arg(long, hide = true)]
+    pub debug_mode: bool,
 }
 
 /// Parameter scans, as hyperfine spells them: every `{NAME}` in the commands (or
@@ -421,17 +514,21 @@ pub struct CompareArgs {
 /// count), so the flat lists split into occurrences by 3 and by 2.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ScanArgs {
+    /// Scan NAME from MIN to MAX: one variant per value.
+    ///
     /// Scan NAME from MIN to MAX (integers, step 1, unless -D says otherwise), e.g.
     /// `-P t 1 8 'prog --threads {t}'`; at most once, not with -L. The report adds Page's
     /// trend test across the values.
-    #[arg(short = 'P', long, num_args = 3, value_names = ["NAME", "MIN", "MAX"], allow_hyphen_values = true)]
+    #[arg(short = 'P', long, num_args = 3, value_names = ["NAME", "MIN", "MAX"], allow_hyphen_values = true, help_heading = DESIGN, hide_short_help = true)]
     pub parameter_scan: Vec<String>,
     /// The step of -P, e.g. `2` or `0.25` (decimal bounds need one).
-    #[arg(short = 'D', long, value_name = "STEP", allow_hyphen_values = true)]
+    #[arg(short = 'D', long, value_name = "STEP", allow_hyphen_values = true, help_heading = DESIGN, hide_short_help = true)]
     pub parameter_step_size: Option<String>,
+    /// Scan NAME over a comma-separated list, e.g. `-L opt O1,O2,O3`.
+    ///
     /// Scan NAME over a comma-separated list, e.g. `-L opt O1,O2,O3`; several -L give
     /// every combination (the first varies slowest).
-    #[arg(short = 'L', long, num_args = 2, value_names = ["NAME", "VALUES"])]
+    #[arg(short = 'L', long, num_args = 2, value_names = ["NAME", "VALUES"], help_heading = DESIGN, hide_short_help = true)]
     pub parameter_list: Vec<String>,
 }
 
@@ -445,17 +542,19 @@ pub struct AnalyzeArgs {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Unit of CSV values (e.g. ns, ms, s, ops/s).
-    #[arg(long, default_value = "ns", value_name = "UNIT")]
+    #[arg(long, default_value = "ns", value_name = "UNIT", help_heading = ANALYSIS)]
     pub unit: String,
     /// Larger values are better (for CSV data).
-    #[arg(long)]
+    #[arg(long, help_heading = ANALYSIS)]
     pub higher_is_better: bool,
     /// Seed of the bootstrap (default: the raw file's seed, else 1).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = ANALYSIS, hide_short_help = true)]
     pub seed: Option<u64>,
+    /// Compare raw files of different experiments unpaired instead of refusing them.
+    ///
     /// Compare several raw files unpaired (blocks dropped, with a warning) even when they
     /// belong to different experiments, instead of refusing them.
-    #[arg(long)]
+    #[arg(long, help_heading = MACHINES)]
     pub force_unpaired: bool,
     /// Analysis and report options.
     #[command(flatten)]
@@ -514,10 +613,10 @@ pub struct DemoArgs {
     #[arg(long, default_value_t = 0.3, value_name = "S", hide = true)]
     pub demo_duration: f64,
     /// Write the demo's report as a self-contained HTML file with its charts.
-    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, help_heading = OUTPUT)]
     pub export_html: Option<PathBuf>,
     /// Write the demo's charts as standalone SVG files in DIR.
-    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath, help_heading = OUTPUT)]
     pub export_svg: Option<PathBuf>,
 }
 
@@ -546,43 +645,69 @@ pub enum ShellArg {
 /// failing hook fails its run (exit 3) unless `--ignore-failure`.
 #[derive(Debug, Args, Clone, Default)]
 pub struct HookArgs {
+    /// Run CMD once per variant before its first run.
+    ///
     /// Run CMD once per variant before its first run (warm-ups included), e.g. to build
     /// or copy its input. Once for all variants or once per variant.
-    #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString)]
+    #[arg(long, short = 's', value_name = "CMD", value_hint = ValueHint::CommandString, help_heading = HOOKS)]
     pub setup: Vec<String>,
+    /// Run CMD before every run of a variant, untimed.
+    ///
     /// Run CMD before every run of a variant, untimed (e.g. `sync; echo 3 >
     /// /proc/sys/vm/drop_caches` with --shell sh); its wall time is recorded in the raw
     /// file (`prepare_ns`). Once for all variants or once per variant.
-    #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString)]
+    #[arg(long, short = 'p', value_name = "CMD", value_hint = ValueHint::CommandString, help_heading = HOOKS)]
     pub prepare: Vec<String>,
+    /// Run CMD after every run of a variant, untimed.
+    ///
     /// Run CMD after every run of a variant, untimed (recorded as `conclude_ns`). Once for
     /// all variants or once per variant.
-    #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString)]
+    #[arg(long, short = 'C', value_name = "CMD", value_hint = ValueHint::CommandString, help_heading = HOOKS)]
     pub conclude: Vec<String>,
+    /// Run CMD once per variant after its last run.
+    ///
     /// Run CMD once per variant after its last run. Once for all variants or once per
     /// variant.
-    #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString)]
+    #[arg(long, short = 'c', value_name = "CMD", value_hint = ValueHint::CommandString, help_heading = HOOKS)]
     pub cleanup: Vec<String>,
     /// Untimed warm-up runs of every variant at the start of every block, so each block
     /// starts from a comparable state (besides --warmup before the first block)
     /// [default: 0].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = DESIGN, hide_short_help = true)]
     pub warmup_per_block: Option<u32>,
     /// Runs of each variant in every block: a multiple of the design's own (2 for two
     /// variants in ABBA, 1 otherwise); the block repeats its order, e.g. 4 makes
     /// `A B B A A B B A`, then `B A A B B A A B`. With the default estimator (each
     /// variant's fastest run in the block) 15 blocks of 4 find a small change more often
     /// than 30 of 2 on a shared machine (README, Trust) [default: the design's].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = DESIGN, hide_short_help = true)]
     pub runs_per_block: Option<u32>,
     /// The cycles per block of the file being resumed (set from its header).
     #[arg(skip)]
     pub resumed_cycles: Option<u32>,
+    /// Measure about N runs per variant (--blocks from N).
+    ///
     /// Measure about N runs per variant: chooses --blocks as N divided by the design's
     /// runs per variant per block (2 for two variants in ABBA), rounded up; the actual
     /// count is stated on stderr.
-    #[arg(long, value_name = "N", conflicts_with_all = ["blocks", "time_budget"])]
+    #[arg(long, short = 'r', value_name = "N", conflicts_with_all = ["blocks", "time_budget"], help_heading = RUNNING)]
     pub runs: Option<u32>,
+    /// At least N runs per variant (blocks rise to fit).
+    ///
+    /// At least N runs per variant, as hyperfine's --min-runs: the block count (20 by
+    /// default, or the --time-budget's, or with --until decided its --min-blocks) rises to
+    /// N divided by the runs of each variant per block, rounded up.
+    #[arg(long, short = 'm', value_name = "N", conflicts_with_all = ["blocks", "runs", "min_blocks"], help_heading = RUNNING)]
+    pub min_runs: Option<u32>,
+    /// At most N runs per variant (blocks fall to fit).
+    ///
+    /// At most N runs per variant, as hyperfine's --max-runs: the block count (20 by
+    /// default, or the --time-budget's, or with --until decided its --max-blocks) falls to
+    /// N divided by the runs of each variant per block, rounded down (at least 1).
+    #[arg(long, short = 'M', value_name = "N", conflicts_with_all = ["blocks", "runs", "max_blocks"], help_heading = RUNNING)]
+    pub max_runs: Option<u32>,
+    /// Fit the experiment into DURATION (`30s`, `5min`).
+    ///
     /// Fit the experiment into DURATION (`30s`, `5min`): one pilot block is run (not
     /// recorded), then as many blocks as fit into the rest of the budget; the choice is
     /// stated on stderr.
@@ -590,7 +715,8 @@ pub struct HookArgs {
         long,
         value_name = "DURATION",
         value_parser = parse_duration_with_unit,
-        conflicts_with_all = ["blocks", "resume", "dry_run"]
+        conflicts_with_all = ["blocks", "resume", "dry_run"],
+        help_heading = RUNNING
     )]
     pub time_budget: Option<Duration>,
 }
@@ -602,11 +728,11 @@ pub struct CsvExportArgs {
     /// variant, wall_ns, user_ns, sys_ns, max_rss_kib, exit_code, timed_out, env_pad,
     /// metric, value. `abba analyze FILE` reads it back to the same paired verdict. Needs
     /// runs: not available when analyzing CSV or hyperfine input.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT, hide_short_help = true)]
     pub export_csv: Option<PathBuf>,
     /// Also write one CSV row per benchmark to FILE (atomically): class, name, n, mean,
     /// stddev, median, min, max, p90 (in the analysis's unit), unit, user_mean_ns,
     /// system_mean_ns (empty without runs).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT, hide_short_help = true)]
     pub export_csv_summary: Option<PathBuf>,
 }

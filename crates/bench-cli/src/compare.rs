@@ -13,8 +13,8 @@ use bench_stats::sequential::SequentialRule;
 use bench_stats::{AnalysisConfig, Grouping, PracticalRule, Warning, WarningCode};
 
 use crate::cli::{
-    AnalysisArgs, CompareArgs, CsvExportArgs, DemoArgs, HookArgs, LayoutArg, ScanArgs, ShellArg,
-    StyleArg,
+    AnalysisArgs, CompareArgs, CsvExportArgs, DemoArgs, HookArgs, HyperfineOnlyArgs, LayoutArg,
+    ScanArgs, ShellArg, StyleArg,
 };
 use crate::exit::{Exit, usage};
 use crate::kernel_spec::parse_kernel_spec;
@@ -162,6 +162,9 @@ fn open_raw(
         let writer = point
             .open_writer(config)
             .map_err(|e| usage(e.to_string()))?;
+        if !args.analysis.quiet {
+            resume_note(point);
+        }
         return Ok((writer, point.path().to_owned(), false));
     }
     let Some(path) = &args.output else {
@@ -181,6 +184,22 @@ fn open_raw(
             Err(usage(existing_output(path, config)))
         }
         Err(e) => Err(usage(format!("--output: {e}"))),
+    }
+}
+
+/// What a resume keeps aside: the unfinished block's runs (kept in the stopped session's
+/// end line, measured again) and a cut-off last line (dropped).
+fn resume_note(point: &ResumePoint) {
+    let superseded = point.superseded_runs();
+    if let Some(first) = superseded.first() {
+        stderr_line(format_args!(
+            "abba: note: --resume: block {} was unfinished; its {} run(s) are kept in the file (the stopped session's end line, `superseded`, not analysed) and the block runs again from its start",
+            first.block + 1,
+            superseded.len()
+        ));
+    }
+    for w in point.read_warnings() {
+        stderr_line(format_args!("abba: note: --resume: {w}"));
     }
 }
 
@@ -232,6 +251,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         Some(point) => from_header(args, point.header())?,
         None => args,
     };
+    check_kept_files(&args, resume.as_ref())?;
     let Plan {
         mut config,
         names,
@@ -277,12 +297,48 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     Ok(code)
 }
 
-/// Whether two paths name the same file (by their canonical form when both exist).
+/// Whether two paths name the same file (device and inode, or the place it will have).
 fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
+    crate::paths::same_file(a, b)
+}
+
+/// The raw file `--confirm` writes beside the experiment's (`None` for a temporary one).
+fn confirm_path(args: &CompareArgs, resume: Option<&ResumePoint>) -> Option<PathBuf> {
+    let raw = resume.map(ResumePoint::path).or(args.output.as_deref())?;
+    Some(raw.with_extension("confirm.jsonl"))
+}
+
+/// Before anything runs: no export may replace the raw file, the resumed file or the
+/// `--confirm` file, nor another export; an existing `--confirm` file is refused now,
+/// not after the experiment.
+fn check_kept_files(args: &CompareArgs, resume: Option<&ResumePoint>) -> anyhow::Result<()> {
+    let confirm = args.confirm.then(|| confirm_path(args, resume)).flatten();
+    let mut kept = Vec::new();
+    if let Some(path) = &args.output {
+        kept.push(crate::paths::Kept {
+            role: "--output",
+            path,
+        });
     }
+    if let Some(point) = resume {
+        kept.push(crate::paths::Kept {
+            role: "--resume",
+            path: point.path(),
+        });
+    }
+    if let Some(path) = &confirm {
+        kept.push(crate::paths::Kept {
+            role: "the --confirm raw file",
+            path,
+        });
+        if std::fs::symlink_metadata(path).is_ok() {
+            return Err(usage(format!(
+                "--confirm: its raw file {} exists (remove it or choose another --output)",
+                path.display()
+            )));
+        }
+    }
+    crate::paths::check_export_targets(&args.analysis, &kept)
 }
 
 /// After the runs: analyze, print the report, write the exports, apply the gate.
@@ -786,6 +842,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         confirm: false,
         timeout: Some(Duration::from_secs(60)),
         shell: None,
+        no_shell: false,
         metric: None,
         counter: None,
         higher_is_better: true,
@@ -824,6 +881,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             time_unit: None,
             style: StyleArg::Auto,
         },
+        hyperfine_only: HyperfineOnlyArgs::default(),
     };
     let code = run(args)?;
     write_stdout(

@@ -169,11 +169,80 @@ pub fn size(
                 config.blocks * per
             ));
         }
-    } else {
-        return Ok(());
     }
-    args.blocks = Some(config.blocks);
+    if args.hooks.runs.is_some() || args.hooks.time_budget.is_some() {
+        args.blocks = Some(config.blocks);
+    }
+    bound_runs(args, config, per);
+    warn_too_few_blocks(args, config, per);
     Ok(())
+}
+
+/// `-m/--min-runs` and `-M/--max-runs`, hyperfine's bounds on the run count, as bounds on
+/// the blocks: on the block count (the default's or the `--time-budget`'s), or with
+/// `--until decided` on its min and max blocks. What was chosen is stated on stderr.
+fn bound_runs(args: &mut CompareArgs, config: &mut ExperimentConfig, per: u32) {
+    let (min, max) = (args.hooks.min_runs, args.hooks.max_runs);
+    if min.is_none() && max.is_none() {
+        return;
+    }
+    let lo = min.map(|n| config.blocks_for_runs(n));
+    let hi = max.map(|n| (n / per).max(1));
+    let clamp = |b: u32| {
+        let b = lo.map_or(b, |lo| b.max(lo));
+        hi.map_or(b, |hi| b.min(hi))
+    };
+    let blocks = if let Some(until) = config.until.as_mut() {
+        until.rule.max_blocks = hi.unwrap_or(until.rule.max_blocks);
+        until.rule.min_blocks = clamp(until.rule.min_blocks);
+        args.max_blocks = Some(until.rule.max_blocks);
+        args.min_blocks = Some(until.rule.min_blocks);
+        until.rule.max_blocks
+    } else {
+        args.blocks = Some(clamp(config.blocks));
+        clamp(config.blocks)
+    };
+    config.blocks = blocks;
+    if !args.analysis.quiet {
+        let given: Vec<String> = [("--min-runs", min), ("--max-runs", max)]
+            .iter()
+            .filter_map(|(flag, n)| n.map(|n| format!("{flag} {n}")))
+            .collect();
+        let what = match &config.until {
+            Some(u) => format!(
+                "--until decided between {} and {blocks} blocks",
+                u.rule.min_blocks
+            ),
+            None => format!("{blocks} blocks"),
+        };
+        stderr_line(format_args!(
+            "abba: {}: {what} of {per} runs per variant ({} to {} runs per variant)",
+            given.join(", "),
+            config.until.as_ref().map_or(blocks, |u| u.rule.min_blocks) * per,
+            blocks * per
+        ));
+    }
+}
+
+/// A fixed block count below the fewest a paired comparison can be tested with is run
+/// anyway (a pilot, a smoke test), with a warning now, before the runs, naming the count
+/// the verdict needs.
+fn warn_too_few_blocks(args: &CompareArgs, config: &ExperimentConfig, per: u32) {
+    let needed = bench_stats::AnalysisConfig {
+        alpha: args.analysis.alpha,
+        ..bench_stats::AnalysisConfig::default()
+    }
+    .min_paired_blocks();
+    let blocked = config.design != bench_sched::Design::Sequential && config.variants.len() >= 2;
+    let blocks = config.blocks as usize;
+    if !blocked || config.until.is_some() || blocks >= needed || args.analysis.quiet {
+        return;
+    }
+    let runs = needed * per as usize;
+    stderr_line(format_args!(
+        "abba: warning: {blocks} blocks are too few for a verdict: the paired test needs at least {needed} blocks at alpha {} (--blocks {needed}, or --runs {runs}); the report will say \"not tested\"",
+        args.analysis.alpha
+    ));
 }
 
 fn seconds(d: Duration) -> String {

@@ -12,9 +12,11 @@ mod compute;
 mod counting;
 mod exit;
 mod hooks;
+mod hyperfine;
 mod kernel_spec;
 mod output;
 mod parse;
+mod paths;
 mod pictures;
 mod plan;
 mod progress;
@@ -32,13 +34,15 @@ use crate::cli::{Cli, Command};
 use crate::exit::Exit;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|error| without_dash_dash_tip(error).exit());
     let result = match cli.command {
         None => compare::run_demo(&cli.demo),
         Some(Command::Compute(args)) => compute::run(&args)
             .map(|()| 0)
             .map_err(|e| exit::usage(e.to_string())),
-        Some(Command::Compare(args)) => compare::run(*args),
+        Some(Command::Compare(mut args)) => {
+            hyperfine::adopt(&mut args).and_then(|()| compare::run(*args))
+        }
         Some(Command::Analyze(args)) => analyze::run(*args),
         Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Completions { shell }) => {
@@ -55,4 +59,34 @@ fn main() -> ExitCode {
             ExitCode::from(u8::try_from(code).unwrap_or(2))
         }
     }
+}
+
+/// clap's tip for an unknown flag, "to pass '-x' as a value, use '-- -x'", is wrong for
+/// `abba compare` (a command is never a flag): the error keeps everything else, the
+/// "similar argument" suggestions included.
+fn without_dash_dash_tip(error: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if error.kind() != ErrorKind::UnknownArgument {
+        return error;
+    }
+    let Some(ContextValue::StyledStrs(tips)) = error.get(ContextKind::Suggested) else {
+        return error;
+    };
+    let kept: Vec<_> = tips
+        .iter()
+        .filter(|t| !t.to_string().contains("as a value, use '--"))
+        .cloned()
+        .collect();
+    if kept.len() == tips.len() {
+        return error;
+    }
+    let mut out = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(&Cli::command());
+    for (kind, value) in error.context() {
+        if kind != ContextKind::Suggested {
+            out.insert(kind, value.clone());
+        } else if !kept.is_empty() {
+            out.insert(kind, ContextValue::StyledStrs(kept.clone()));
+        }
+    }
+    out
 }

@@ -14,6 +14,7 @@ use bench_stats::{Analysis, Quantity};
 use crate::cli::{AnalysisArgs, StyleArg, TimeUnitArg};
 use crate::exit::usage;
 use crate::hooks::Export;
+use crate::paths::Target;
 
 /// Prints the report (or the JSON), writes the exports, and returns the exit code the
 /// gate decides (0, or 1 when `--fail-if-slower` tripped).
@@ -48,6 +49,11 @@ pub fn emit(
     if args.json {
         let json = render_json(analysis).context("cannot render the analysis as JSON")?;
         write_stdout(&json)?;
+    } else if crate::paths::exports_to_stdout(args) {
+        // Standard output carries the export alone (`--export-markdown - >> summary.md`);
+        // the report goes to stderr.
+        let text = render_console(analysis, &render_options(args));
+        stderr_line(format_args!("{}", text.trim_end_matches('\n')));
     } else {
         write_stdout(&render_console(analysis, &render_options(args)))?;
     }
@@ -84,10 +90,31 @@ fn export_pictures(analysis: &Analysis, args: &AnalysisArgs, input: &Input) -> V
     failed
 }
 
-/// Writes one export atomically, through a symbolic link (the file it points to is
-/// replaced, the link stays).
-fn export(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    write_atomic(resolve_link(path), bytes).map_err(|e| e.to_string())
+/// Writes one export: to standard output or error for `-`, `/dev/stdout`, `/dev/stderr`
+/// (through the stream abba has, so `>> FILE` appends); in place to another descriptor,
+/// a device or a pipe (opened for appending, never truncated or replaced); otherwise
+/// atomically, through a symbolic link (the file it points to is replaced, the link stays).
+pub fn export(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    match crate::paths::target(path) {
+        Target::Stdout => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("{}: cannot write to standard output: {e}", path.display()))
+        }
+        Target::Stderr => {
+            let mut err = std::io::stderr().lock();
+            err.write_all(bytes)
+                .and_then(|()| err.flush())
+                .map_err(|e| format!("{}: cannot write to standard error: {e}", path.display()))
+        }
+        Target::InPlace(dest) => std::fs::OpenOptions::new()
+            .append(true)
+            .open(&dest)
+            .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
+            .map_err(|e| format!("{}: {e}", path.display())),
+        Target::File(dest) => write_atomic(dest, bytes).map_err(|e| e.to_string()),
+    }
 }
 
 /// The file a symbolic link points to (followed to the end, a dangling link included);
@@ -148,7 +175,10 @@ pub fn check_export_paths(args: &AnalysisArgs) -> anyhow::Result<()> {
         ("--export-csv-summary", &args.csv.export_csv_summary),
     ] {
         let Some(given) = path else { continue };
-        let path = resolve_link(given);
+        let Target::File(path) = crate::paths::target(given) else {
+            // Standard output, a descriptor, a device or a pipe: written in place.
+            continue;
+        };
         if path.is_dir() {
             return Err(usage(format!("{flag} {}: is a directory", given.display())));
         }

@@ -17,6 +17,18 @@ pub fn parse_label(text: &str) -> Result<String, String> {
     Ok(text.to_owned())
 }
 
+/// `--shell` / `-S`: `none` or `sh`. hyperfine's other shells (`bash`, `zsh`, ...) are
+/// refused with the way abba runs them: as the command, `bash -c '...'`.
+pub fn parse_shell(text: &str) -> Result<crate::cli::ShellArg, String> {
+    match text {
+        "none" => Ok(crate::cli::ShellArg::None),
+        "sh" => Ok(crate::cli::ShellArg::Sh),
+        other => Err(format!(
+            "abba runs commands directly (none, the default) or with `sh -c` (sh); for {other}, write the command as `{other} -c '...'` (with --shell none)"
+        )),
+    }
+}
+
 /// Parses `200ms`, `1.5s`, `2m`, `2min`, `1h`, `500us`, `100ns`, or a bare number of
 /// seconds.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {

@@ -421,8 +421,18 @@ fn stop_mid_experiment_keeps_complete_blocks_and_resume_finishes() {
         data.runs.iter().map(|r| r.run).collect::<Vec<_>>(),
         (0..16).collect::<Vec<_>>()
     );
+    // The first run of block 2, measured again, is kept in the interrupted end line.
+    assert_eq!(data.session_ends.len(), 1);
+    assert_eq!(data.session_ends[0].status, "interrupted");
+    assert_eq!(data.session_ends[0].superseded.len(), 1);
+    assert_eq!(data.session_ends[0].superseded[0].block, 2);
     let loaded = data.to_dataset();
-    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+    assert!(
+        loaded.warnings[0]
+            .message
+            .contains("1 run(s) of unfinished block 3")
+    );
     assert_eq!(loaded.dataset.series[1].observations.len(), 8);
 
     // A different seed is refused without touching the file.

@@ -4,8 +4,8 @@ use std::path::Path;
 
 use crate::error::SchedError;
 use crate::raw::{
-    RawData, RawExtension, RawHeader, RawHooks, RawStopRule, RawVariant, RawWriter, RunRecord,
-    read_raw,
+    RawData, RawExtension, RawHeader, RawHooks, RawStopRule, RawTrailer, RawVariant, RawWriter,
+    RunRecord, read_raw,
 };
 
 use super::ExperimentConfig;
@@ -276,8 +276,57 @@ impl ResumePoint {
         (header, self.data.runs[..keep].to_vec())
     }
 
-    /// Checks the file against `config`, then cuts it after the last complete block and
-    /// opens it for appending.
+    /// What reading the file dropped (a cut-off last line), said before it is resumed.
+    pub fn read_warnings(&self) -> &[crate::error::ReadWarning] {
+        &self.data.warnings
+    }
+
+    /// The session number the resumed runs get: one more than any in the file (kept,
+    /// superseded or unfinished runs alike).
+    pub fn next_session(&self) -> u32 {
+        let ended = self.data.session_ends.iter().flat_map(|t| &t.superseded);
+        self.data
+            .runs
+            .iter()
+            .chain(ended)
+            .map(|r| r.session + 1)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The runs after the last complete block: measured by the session that stopped, and
+    /// measured again (their block from its start) by the resume.
+    pub fn superseded_runs(&self) -> &[RunRecord] {
+        &self.data.runs[self.completed_runs()..]
+    }
+
+    /// The end line that closes the stopped session before the resumed runs: its own end
+    /// line (or, when abba was killed before writing one, `killed` at the file's last
+    /// modification) with the runs of its unfinished block ([`RawTrailer::superseded`]);
+    /// `None` when nothing follows the last complete block.
+    fn session_end(&self) -> Option<RawTrailer> {
+        let superseded = self.superseded_runs().to_vec();
+        if superseded.is_empty() && self.data.trailer.is_none() {
+            return None;
+        }
+        let mut end = self.data.trailer.clone().unwrap_or_else(|| {
+            let modified = std::fs::metadata(&self.path).and_then(|m| m.modified());
+            RawTrailer {
+                status: "killed".into(),
+                load_end: None,
+                end_time: modified.map(crate::host::rfc3339_utc).unwrap_or_default(),
+                sequence: None,
+                superseded: Vec::new(),
+            }
+        });
+        end.superseded = superseded;
+        Some(end)
+    }
+
+    /// Checks the file against `config`, then opens it for appending after its last
+    /// complete block. What followed that block (the unfinished block's runs and the end
+    /// line) becomes one end line of the stopped session that keeps those runs
+    /// ([`RawTrailer::superseded`]); only a cut-off last line (`warnings`) is dropped.
     ///
     /// # Errors
     /// [`SchedError::ResumeMismatch`] (the file is left untouched) or
@@ -285,11 +334,24 @@ impl ResumePoint {
     pub fn open_writer(&self, config: &ExperimentConfig) -> Result<RawWriter, SchedError> {
         self.check(config)?;
         let keep = self.data.bytes_through(self.completed_runs());
+        let end = match self.session_end() {
+            Some(t) => RawWriter::trailer_bytes(&t).map_err(|source| SchedError::Output {
+                path: self.path.clone(),
+                source,
+            })?,
+            None => Vec::new(),
+        };
         if self.extends(config) {
             let (header, _) = self.kept(config);
-            return RawWriter::rewrite_header(&self.path, &header, self.data.header_end, keep);
+            return RawWriter::rewrite_header(
+                &self.path,
+                &header,
+                self.data.header_end,
+                keep,
+                &end,
+            );
         }
-        RawWriter::append_after(&self.path, keep)
+        RawWriter::append_after(&self.path, keep, &end)
     }
 }
 

@@ -122,7 +122,10 @@ pub fn run_experiment(
         observer,
         reference: reference.as_ref(),
         allowed,
-        session: runs.iter().map(|r| r.session + 1).max().unwrap_or(0),
+        session: config
+            .resume
+            .as_ref()
+            .map_or(0, super::resume::ResumePoint::next_session),
         set_up: vec![false; config.variants.len()],
         header: &header,
         sequence: None,
@@ -226,6 +229,7 @@ impl Session<'_> {
             load_end: load_average(),
             end_time: rfc3339_utc(SystemTime::now()),
             sequence: self.sequence.clone(),
+            superseded: Vec::new(),
         })
     }
 

@@ -15,6 +15,7 @@ pub(super) fn looks(header: &RawHeader, runs: &[RunRecord], until: &Until) -> Op
         header: header.clone(),
         runs: runs.to_vec(),
         trailer: None,
+        session_ends: Vec::new(),
         warnings: Vec::new(),
         run_ends: Vec::new(),
         header_end: 0,

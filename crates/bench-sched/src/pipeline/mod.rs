@@ -176,6 +176,7 @@ impl Experiment {
             header: self.header.clone(),
             runs: self.runs.clone(),
             trailer: None,
+            session_ends: Vec::new(),
             warnings: Vec::new(),
             run_ends: Vec::new(),
             header_end: 0,

@@ -319,6 +319,12 @@ pub struct RawTrailer {
     /// be replayed from the runs, which is what `abba analyze` does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequence: Option<RawSequence>,
+    /// The runs of the block this session left unfinished, moved here by the `--resume`
+    /// that measured that block again from its start: kept, not analysed. Absent when the
+    /// session ended on a block boundary. Only an end line followed by a later session's
+    /// runs has them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub superseded: Vec<RunRecord>,
 }
 
 /// The looks of a sequential experiment, as its trailer records them.

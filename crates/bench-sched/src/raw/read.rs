@@ -23,8 +23,12 @@ pub struct RawData {
     pub header: RawHeader,
     /// The run lines, in file order.
     pub runs: Vec<RunRecord>,
-    /// The trailer, when the writer got to write one.
+    /// The trailer, when the writer got to write one (the end line after the last run).
     pub trailer: Option<RawTrailer>,
+    /// The end lines of earlier sessions, each followed by a later (`--resume`) session's
+    /// runs, in file order; a resume keeps there the runs it measured again
+    /// ([`RawTrailer::superseded`]).
+    pub session_ends: Vec<RawTrailer>,
     /// What was dropped while reading (a truncated last line).
     pub warnings: Vec<ReadWarning>,
     /// Byte offset just after each run line (parallel to `runs`).
@@ -82,6 +86,7 @@ pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<RawData, InputError> {
         header: header.clone(),
         runs: Vec::new(),
         trailer: None,
+        session_ends: Vec::new(),
         warnings: Vec::new(),
         run_ends: Vec::new(),
         header_end: first.end,
@@ -113,6 +118,8 @@ pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<RawData, InputError> {
             data.trailer = Some(t.end);
             continue;
         }
+        // An end line followed by runs ended a session that a `--resume` continued.
+        data.session_ends.extend(data.trailer.take());
         let numbered = value.get("run").is_some();
         let run: RunRecord =
             serde_json::from_value(value).map_err(|e| err(None, format!("bad run line: {e}")))?;
@@ -411,6 +418,11 @@ impl RawData {
     pub fn to_dataset(&self) -> Loaded {
         let metric: Metric = self.header.metric.parse().unwrap_or_default();
         let mut out = Gathered::new(self);
+        for end in &self.session_ends {
+            if let Some(message) = superseded_note(end) {
+                out.warn(ReadWarningKind::Input, message);
+            }
+        }
         let failed = self.runs.iter().filter(|r| !r.succeeded()).count();
         if failed > 0 {
             out.warn(
@@ -612,4 +624,23 @@ impl<'a> Gathered<'a> {
             });
         }
     }
+}
+
+/// What a `--resume` measured again: the runs a session's end line keeps
+/// ([`RawTrailer::superseded`]), with their blocks (1-based). `None` when it keeps none.
+fn superseded_note(end: &RawTrailer) -> Option<String> {
+    let runs = &end.superseded;
+    if runs.is_empty() {
+        return None;
+    }
+    let mut blocks: Vec<u32> = runs.iter().map(|r| r.block + 1).collect();
+    blocks.dedup();
+    let blocks: Vec<String> = blocks.iter().map(u32::to_string).collect();
+    Some(format!(
+        "{} run(s) of unfinished block {} were measured again from the block's start by --resume; they are kept in the end line of session {} ({}, `superseded`), not analysed",
+        runs.len(),
+        blocks.join(", "),
+        runs[0].session,
+        end.status
+    ))
 }

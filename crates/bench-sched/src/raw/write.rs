@@ -90,28 +90,55 @@ impl RawWriter {
         Ok(RawWriter::locked(f, path, false))
     }
 
-    /// Opens `path` for appending after its first `keep_bytes` bytes (everything later is
-    /// cut off, once the lock is held); used by resume, which keeps the existing header.
-    pub(crate) fn append_after(path: &Path, keep_bytes: u64) -> Result<RawWriter, SchedError> {
+    /// Opens `path` for appending after its first `keep_bytes` bytes, once the lock is
+    /// held: what follows them is replaced by `then` (the stopped session's end line, which
+    /// keeps its unfinished block's runs), written over it in one write and synced, so the
+    /// file never lacks both; used by resume, which keeps the existing header.
+    pub(crate) fn append_after(
+        path: &Path,
+        keep_bytes: u64,
+        then: &[u8],
+    ) -> Result<RawWriter, SchedError> {
+        use std::io::{Seek, SeekFrom};
+        use std::os::unix::fs::FileExt;
         let err = |source| SchedError::Output {
             path: path.to_owned(),
             source,
         };
-        let f = File::options().append(true).open(path).map_err(err)?;
+        let mut f = File::options().write(true).open(path).map_err(err)?;
         lock(&f, path)?;
-        f.set_len(keep_bytes).map_err(err)?;
+        if !then.is_empty() {
+            f.write_all_at(then, keep_bytes).map_err(err)?;
+        }
+        let end = keep_bytes + then.len() as u64;
+        f.set_len(end).map_err(err)?;
+        if !then.is_empty() {
+            f.sync_data().map_err(err)?;
+        }
+        f.seek(SeekFrom::Start(end)).map_err(err)?;
         Ok(RawWriter::locked(f, path, true))
     }
 
+    /// One end line as the file holds it (JSON and a newline).
+    pub(crate) fn trailer_bytes(trailer: &RawTrailer) -> io::Result<Vec<u8>> {
+        let mut line = serde_json::to_vec(&TrailerLine {
+            end: trailer.clone(),
+        })?;
+        line.push(b'\n');
+        Ok(line)
+    }
+
     /// Rewrites `path` with a new header line, keeping its run lines (bytes `runs_from`
-    /// to `runs_to` of the old file) and cutting everything after them, then opens it for
-    /// appending; used by a resume that extends an ended experiment. The new content is
-    /// written to a sibling file and renamed over the old one, so a crash leaves either.
+    /// to `runs_to` of the old file) followed by `then` (the ended session's end line),
+    /// then opens it for appending; used by a resume that extends an ended experiment.
+    /// The new content is written to a sibling file and renamed over the old one, so a
+    /// crash leaves either.
     pub(crate) fn rewrite_header(
         path: &Path,
         header: &RawHeader,
         runs_from: u64,
         runs_to: u64,
+        then: &[u8],
     ) -> Result<RawWriter, SchedError> {
         let err = |source| SchedError::Output {
             path: path.to_owned(),
@@ -130,6 +157,7 @@ impl RawWriter {
         let mut text = serde_json::to_vec(header).map_err(|e| err(io::Error::from(e)))?;
         text.push(b'\n');
         text.extend_from_slice(runs);
+        text.extend_from_slice(then);
         let tmp = path.with_extension("jsonl.extending");
         std::fs::write(&tmp, &text).map_err(err)?;
         std::fs::rename(&tmp, path).map_err(err)?;

@@ -163,6 +163,13 @@ impl Default for AnalysisConfig {
 }
 
 impl AnalysisConfig {
+    /// The fewest blocks with which a paired comparison can be significant at `alpha`
+    /// at all (6 at 0.05): the smallest exact signed-rank p-value with `n` blocks is
+    /// `2 / 2^n`. Fewer blocks give a "not tested" verdict. Time: O(1).
+    pub fn min_paired_blocks(&self) -> usize {
+        crate::analysis::paired_verdict::min_paired_blocks(self.alpha)
+    }
+
     /// Checks every setting.
     ///
     /// # Errors
