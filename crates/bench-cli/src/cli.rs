@@ -400,7 +400,7 @@ pub struct CompareArgs {
     /// No shell, as hyperfine's -N: --shell none (the default).
     #[arg(short = 'N', conflicts_with = "shell", help_heading = RUNNING)]
     pub no_shell: bool,
-    /// What to measure: wall, user, sys, cpu, max-rss, json:FIELD, instructions.
+    /// What to measure: wall, cpu, max-rss, json:FIELD, instructions, ...
     ///
     /// What to measure: wall, user, sys, cpu, max-rss, or json:FIELD (a number in the last
     /// JSON object the command prints on stdout), or a count of the command's processes
