@@ -416,12 +416,22 @@ pub struct CompareArgs {
     /// No shell, as hyperfine's -N: --shell none (the default).
     #[arg(short = 'N', conflicts_with = "shell", help_heading = RUNNING)]
     pub no_shell: bool,
-    /// What to measure: wall, user, sys, cpu, max-rss, json:FIELD.
+    /// What to measure: wall, cpu, max-rss, json:FIELD, instructions, ...
     ///
     /// What to measure: wall, user, sys, cpu, max-rss, or json:FIELD (a number in the last
-    /// JSON object the command prints on stdout) [default: wall].
+    /// JSON object the command prints on stdout), or a count of the command's processes
+    /// from exec to exit: instructions (PMU or valgrind), cycles, branches, branch-misses,
+    /// cache-misses (PMU only) [default: wall].
     #[arg(long, value_name = "METRIC", help_heading = ANALYSIS)]
     pub metric: Option<String>,
+    /// What counts instructions: auto, pmu, valgrind.
+    ///
+    /// What counts a count metric: auto (the CPU's counters where the kernel allows them,
+    /// else valgrind, saying why), pmu, or valgrind (cachegrind: exact instruction counts,
+    /// much slower; the times are then valgrind's) [default: auto]. With a time metric and
+    /// pmu, the runs record their counts beside the times.
+    #[arg(long, value_name = "COUNTER", help_heading = ANALYSIS, hide_short_help = true)]
+    pub counter: Option<String>,
     /// Larger values are better (throughput metrics).
     #[arg(long, help_heading = ANALYSIS, hide_short_help = true)]
     pub higher_is_better: bool,

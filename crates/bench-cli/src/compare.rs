@@ -704,6 +704,12 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
     let seed = args.seed.unwrap_or_else(fresh_seed);
     let analysis = analysis_config(&args.analysis, seed)?;
     let hook_args = args.hooks.clone();
+    let counter = crate::counting::choose(
+        &metric,
+        args.counter.as_deref(),
+        resume.as_ref().and_then(|r| r.header().counter.as_deref()),
+        args.analysis.quiet,
+    )?;
     let mut config = ExperimentConfig {
         variants: names
             .iter()
@@ -749,6 +755,7 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         },
         parameter: scan.and_then(|s| s.parameter),
         until,
+        counter,
     };
     config.cycles = cycles(&hook_args, &config)?;
     Ok(Plan {
@@ -913,13 +920,11 @@ fn execute(
 ) -> anyhow::Result<Outcome> {
     let schedule = config.schedule();
     let mut progress = Progress::new(schedule.runs.len() as u64, config.blocks, quiet);
-    let outcome = run_experiment(
-        config,
-        stop,
-        &mut RealRunner::new(),
-        &mut writer,
-        &mut progress,
-    );
+    let mut runner = RealRunner::new();
+    if let Some(source) = config.counter {
+        runner = runner.with_counter(crate::counting::counting(source, &config.metric)?);
+    }
+    let outcome = run_experiment(config, stop, &mut runner, &mut writer, &mut progress);
     progress.finish();
     outcome.map_err(|e| sched_error(e, raw_path, config.resume.is_none()))
 }
@@ -976,6 +981,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         shell: None,
         no_shell: false,
         metric: None,
+        counter: None,
         higher_is_better: true,
         unit: None,
         reference: None,

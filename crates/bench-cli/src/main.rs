@@ -9,6 +9,7 @@ mod analyze;
 mod cli;
 mod compare;
 mod compute;
+mod counting;
 mod exit;
 mod hooks;
 mod hyperfine;

@@ -70,6 +70,7 @@
 //! run's wall time, the same for every variant; rerun the bench to requote them.
 #![deny(missing_docs)]
 
+mod counter;
 mod cpus;
 mod design;
 mod error;
@@ -85,6 +86,11 @@ mod rng;
 mod runner;
 mod sys;
 
+pub use crate::counter::{
+    CachegrindError, CountError, CountEvent, CountedRun, CounterChoice, CounterParseError,
+    CounterProbe, CounterSource, CounterUnavailable, Counting, Counts, FakeCounting, Pmu,
+    PmuRefusal, SelectedCounter, SystemProbe, Valgrind, parse_cachegrind_out, select_counter,
+};
 pub use crate::cpus::{CpuListError, CpuSet, MAX_CPU};
 pub use crate::design::{
     Design, DesignParseError, Pairing, PlannedRun, ReferenceRuns, Schedule, Target,

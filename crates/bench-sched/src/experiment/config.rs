@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::counter::CounterSource;
 use crate::cpus::CpuSet;
 use crate::design::{Design, ReferenceRuns, Schedule};
 use crate::error::SchedError;
@@ -92,6 +93,11 @@ pub struct ExperimentConfig {
     /// Which experiment this run belongs to and which host it runs on, as recorded in
     /// the raw header. Default: a derived id and this machine's name.
     pub identity: Identity,
+    /// What counts the runs (recorded in the raw header as `counter`): every measured run
+    /// and warm-up asks the runner to count it ([`crate::RunRequest::count`]). A count
+    /// metric ([`Metric::Count`]) needs one; under [`CounterSource::Valgrind`] only
+    /// instructions can decide, since the times are valgrind's. Default: none.
+    pub counter: Option<CounterSource>,
 }
 
 /// A sequential stop rule and the baseline its looks compare against.
@@ -147,6 +153,7 @@ impl Default for ExperimentConfig {
             parameter: None,
             until: None,
             identity: Identity::default(),
+            counter: None,
         }
     }
 }
@@ -223,6 +230,24 @@ impl ExperimentConfig {
         Ok(())
     }
 
+    /// A count metric needs a counter that counts its event; under valgrind nothing but
+    /// a count may decide.
+    fn validate_counter(&self) -> Result<(), SchedError> {
+        match (self.metric.count_event(), self.counter) {
+            (Some(e), None) => Err(SchedError::Config(format!(
+                "the metric {e} needs a counter (the PMU or valgrind)"
+            ))),
+            (Some(e), Some(c)) if !c.counts(e) => Err(SchedError::Config(format!(
+                "{c} cannot count {e}; it counts only instructions"
+            ))),
+            (None, Some(c)) if !c.times_are_the_programs() => Err(SchedError::Config(format!(
+                "the metric {} would be measured under {c}, whose times and memory are its own, not the program's; decide on instructions",
+                self.metric
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     pub(super) fn validate(&self) -> Result<(), SchedError> {
         if self.variants.is_empty() {
             return Err(SchedError::Config("no variants to run".into()));
@@ -255,6 +280,7 @@ impl ExperimentConfig {
         if let Some(u) = &self.until {
             self.validate_until(u)?;
         }
+        self.validate_counter()?;
         if let Some(p) = &self.parameter {
             if p.values.len() != self.variants.len() {
                 return Err(SchedError::Config(format!(

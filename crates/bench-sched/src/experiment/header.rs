@@ -67,6 +67,7 @@ pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
             .map(|u| RawStopRule::from_rule(&u.rule)),
         extended: Vec::new(),
         experiment: None,
+        counter: config.counter.map(|c| c.name().to_owned()),
     };
     header.experiment = Some(
         config

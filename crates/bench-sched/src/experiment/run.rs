@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::counter::Counts;
 use crate::design::{PlannedRun, Target};
 use crate::error::SchedError;
 use crate::host::{load_average, rfc3339_utc};
@@ -198,6 +199,7 @@ fn request<'a>(
         output: config.output,
         capture_json: config.metric.needs_stdout(),
         stop,
+        count: config.counter.is_some(),
     }
 }
 
@@ -309,6 +311,7 @@ impl Session<'_> {
         let name = &config.variants[i].name;
         let req = RunRequest {
             capture_json: false,
+            count: false,
             ..request(config, self.stop, command, 0)
         };
         let m = self.runner.run(name, &req)?;
@@ -510,7 +513,15 @@ impl Session<'_> {
             prepare_ns: prepare.as_ref().map(|h| h.wall_ns),
             conclude_ns: conclude.as_ref().map(|h| h.wall_ns),
             hook_failure,
+            instructions: None,
+            cycles: None,
+            branches: None,
+            branch_misses: None,
+            cache_misses: None,
+            counted_processes: None,
+            count_error: None,
         };
+        let record = with_counts(record, m.counts.as_ref());
         self.out.write_run(&record)?;
         self.observer.on_run_end(&record);
         if let (Some(i), Some(run)) = (index, &conclude) {
@@ -549,7 +560,35 @@ fn metric_value(metric: &Metric, m: &RunMeasurement) -> Result<Option<f64>, Stri
             json_field(m.last_json.as_deref(), field).map(Some)
         }
         Metric::MaxRss => Ok(Some(m.max_rss_kib as f64)),
+        Metric::Count(e) if m.termination == Termination::Exited(0) => match &m.counts {
+            Some(Ok(c)) => c
+                .get(*e)
+                .map(|v| Some(v as f64))
+                .ok_or_else(|| format!("the counter gave no {e} count")),
+            Some(Err(message)) => Err(message.clone()),
+            None => Err(format!("the run was not counted (metric {e})")),
+        },
         _ => Ok(None),
+    }
+}
+
+/// `record` with the counts (or the counting error) of its run.
+fn with_counts(record: RunRecord, counts: Option<&Result<Counts, String>>) -> RunRecord {
+    match counts {
+        None => record,
+        Some(Err(message)) => RunRecord {
+            count_error: Some(message.clone()),
+            ..record
+        },
+        Some(Ok(c)) => RunRecord {
+            instructions: c.instructions,
+            cycles: c.cycles,
+            branches: c.branches,
+            branch_misses: c.branch_misses,
+            cache_misses: c.cache_misses,
+            counted_processes: c.processes,
+            ..record
+        },
     }
 }
 

@@ -21,7 +21,15 @@
 //! - a **first-run-of-block** factor `1 + f` with `f ~ N(first_run.0, first_run.1)` drawn
 //!   once per session: the runner settles between blocks, and the run after the pause can
 //!   be systematically slower or faster;
-//! - the **true effect**: every run of the candidate `B` is `effect` times `A`'s.
+//! - the **true effect**: every run of the candidate `B` is `effect` times `A`'s;
+//! - the **programs**: with [`simulate_change`], each run of each variant is multiplied by
+//!   a factor drawn from that variant's mixture of modes ([`Change`]): a tail mixture, a
+//!   slower share of runs, a faster fast mode with slower typical runs, a scale change, or
+//!   any other mixture; [`truth`] measures what the change does to each quantile.
+//!
+//! Every run records whether the machine disturbed it (a burst or a spike:
+//! [`Experiment::disturbed`]), so an oracle can drop exactly those
+//! ([`Experiment::undisturbed`]).
 //!
 //! The profiles ([`NoiseProfile`]) are fitted to measurements; `tests/sim_profiles.rs`
 //! checks each against the figures it was fitted to.
@@ -31,8 +39,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::{Dataset, Observation, Series};
 
+mod change;
 mod profile;
 
+pub use change::{Change, Mode, Truth, truth};
 pub use profile::NoiseProfile;
 
 /// Parameters of the noise model; start from a [`NoiseProfile`]'s and change fields.
@@ -124,6 +134,14 @@ pub enum SimDesign {
     AbbaRunOn,
     /// AB in every block.
     Alternating,
+    /// Unequal replicate counts: `a` runs of `A` and `b` of `B` in every block (per
+    /// cycle), `A`s first in even blocks and `B`s first in odd ones.
+    Unequal {
+        /// Runs of `A` per block and cycle.
+        a: u32,
+        /// Runs of `B` per block and cycle.
+        b: u32,
+    },
     /// All of `A` (one session), then all of `B` (another session).
     Sequential,
 }
@@ -141,6 +159,47 @@ pub struct Experiment {
     /// Per block, the expected difference of the block means `B - A` given this session's
     /// level, phases and drift (the estimand of the mean difference; NaN when sequential).
     pub block_truth: Vec<f64>,
+    /// Per run (parallel to `runs`): `true` when the machine disturbed it (inside a burst
+    /// or pre-empted by a spike).
+    pub disturbed: Vec<bool>,
+}
+
+impl Experiment {
+    /// The dataset of the runs the machine did not disturb, as an oracle that knows which
+    /// runs were disturbed would keep them: blocks where a variant has no undisturbed run
+    /// are dropped whole (positions keep their original numbers). The design is kept.
+    pub fn undisturbed(&self) -> Dataset {
+        let blocks = self.runs.iter().map(|r| r.1 + 1).max().unwrap_or(0) as usize;
+        let mut clean = vec![[0u32; 2]; blocks];
+        for (r, &d) in self.runs.iter().zip(&self.disturbed) {
+            if !d {
+                clean[r.1 as usize][r.0] += 1;
+            }
+        }
+        let kept: Runs = self
+            .runs
+            .iter()
+            .zip(&self.disturbed)
+            .filter(|&(r, &d)| !d && clean[r.1 as usize].iter().all(|&c| c > 0))
+            .map(|(r, _)| *r)
+            .collect();
+        let blocked = self
+            .dataset
+            .series
+            .iter()
+            .any(|s| s.observations.first().is_some_and(|o| o.block.is_some()));
+        let mut dataset = Dataset::new(
+            self.dataset.unit.clone(),
+            vec![
+                series("A", &kept, 0, blocked),
+                series("B", &kept, 1, blocked),
+            ],
+        );
+        if let Some(d) = self.dataset.design {
+            dataset = dataset.with_design(d);
+        }
+        dataset
+    }
 }
 
 fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
@@ -219,25 +278,29 @@ impl Session {
         f
     }
 
-    /// One run of `variant` (0 = A, 1 = B).
+    /// One run of `variant` (0 = A, 1 = B), and whether the machine disturbed it (a burst
+    /// or a spike).
     fn run(
         &mut self,
         cfg: &SimConfig,
         rng: &mut Xoshiro256PlusPlus,
         variant: usize,
         first_in_block: bool,
-    ) -> f64 {
+    ) -> (f64, bool) {
         let mut v = self.level * self.phase * (self.slope * f64::from(self.t)).exp();
         v *= (cfg.sigma_w * normal(rng)).exp();
+        let mut disturbed = false;
         if self.slow_left > 0 {
             v *= 1.0 + uniform(rng, cfg.burst_extra);
             self.slow_left -= 1;
+            disturbed = true;
         } else if rng.random::<f64>() < cfg.burst_start {
             // The burst starts with the next run.
             self.slow_left = rng.random_range(cfg.burst_len.0..=cfg.burst_len.1);
         }
         if rng.random::<f64>() < cfg.spike_prob {
             v *= 1.0 + uniform(rng, cfg.spike_extra);
+            disturbed = true;
         }
         v *= self.order_factor(cfg, variant, first_in_block);
         if variant == 1 {
@@ -249,11 +312,11 @@ impl Session {
         if self.phase_left == 0 {
             self.next_phase(cfg, rng);
         }
-        v
+        (v, disturbed)
     }
 }
 
-fn series(name: &str, runs: &[(usize, u32, u32, f64)], variant: usize, blocked: bool) -> Series {
+fn series(name: &str, runs: &[Run], variant: usize, blocked: bool) -> Series {
     Series::new(
         name,
         runs.iter()
@@ -269,9 +332,21 @@ fn series(name: &str, runs: &[(usize, u32, u32, f64)], variant: usize, blocked: 
 }
 
 /// The run order of block `b`: `cycles` repetitions of ABBA (even blocks) or BAAB (odd
-/// blocks), or of AB; for [`SimDesign::AbbaRunOn`], cycle `b * cycles + c` of the run.
+/// blocks), or of AB; for [`SimDesign::AbbaRunOn`], cycle `b * cycles + c` of the run; for
+/// [`SimDesign::Unequal`], `a` As then `b` Bs (even blocks) or the reverse (odd ones).
 fn block_order(design: SimDesign, b: u32, cycles: u32) -> Vec<usize> {
     let cycles = cycles.max(1);
+    if let SimDesign::Unequal { a, b: nb } = design {
+        let (first, second) = if b % 2 == 0 {
+            ((0, a), (1, nb))
+        } else {
+            ((1, nb), (0, a))
+        };
+        let one: Vec<usize> = std::iter::repeat_n(first.0, first.1 as usize)
+            .chain(std::iter::repeat_n(second.0, second.1 as usize))
+            .collect();
+        return (0..cycles).flat_map(|_| one.iter().copied()).collect();
+    }
     (0..cycles)
         .flat_map(|c| {
             let unit = match design {
@@ -308,58 +383,72 @@ pub fn simulate_cycles(
     cycles: u32,
     seed: u64,
 ) -> Experiment {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let (runs, block_truth) = match design {
-        SimDesign::Abba | SimDesign::AbbaRunOn | SimDesign::Alternating => {
-            blocked_runs(cfg, design, blocks, cycles, &mut rng)
-        }
-        SimDesign::Sequential => {
-            let per_variant = 2 * blocks * cycles.max(1);
-            let mut runs = Vec::new();
-            for variant in 0..2 {
-                let mut s = Session::start(cfg, &mut rng);
-                for k in 0..per_variant {
-                    let v = s.run(cfg, &mut rng, variant, false);
-                    runs.push((variant, k / 2, k % 2, v));
-                }
-            }
-            (runs, vec![f64::NAN; blocks as usize])
-        }
-    };
-    assemble(design, blocks, runs, block_truth)
+    simulate_change(cfg, &Change::none(), design, blocks, cycles, seed)
 }
 
-type Runs = Vec<(usize, u32, u32, f64)>;
-
-fn blocked_runs(
+/// [`simulate_cycles`] with the programs of `change`: every run of variant `v` is also
+/// multiplied by a factor drawn from `change.modes[v]` (`cfg.effect` still multiplies
+/// `B`). The machine's noise is the same for the same `seed` whatever the change. Time:
+/// O(runs).
+pub fn simulate_change(
     cfg: &SimConfig,
+    change: &Change,
     design: SimDesign,
     blocks: u32,
     cycles: u32,
-    rng: &mut Xoshiro256PlusPlus,
-) -> (Runs, Vec<f64>) {
+    seed: u64,
+) -> Experiment {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut program = Change::stream(seed);
+    let mut disturbed = Vec::new();
     let mut runs = Vec::new();
-    let mut block_truth = Vec::new();
-    let mut s = Session::start(cfg, rng);
-    for b in 0..blocks {
-        let order = block_order(design, b, cycles);
-        let share = 2.0 / order.len() as f64;
-        let mut block_expected = 0.0;
-        for (p, &variant) in order.iter().enumerate() {
-            let e = s.expected(cfg) * s.order_factor(cfg, variant, p == 0);
-            // Expected B - A contribution of this run to the block difference.
-            block_expected += if variant == 1 {
-                share * e * cfg.effect
-            } else {
-                -share * e
-            };
-            let v = s.run(cfg, rng, variant, p == 0);
-            runs.push((variant, b, p as u32, v));
+    let block_truth = if design == SimDesign::Sequential {
+        let per_variant = 2 * blocks * cycles.max(1);
+        for variant in 0..2 {
+            let mut s = Session::start(cfg, &mut rng);
+            for k in 0..per_variant {
+                let (v, d) = s.run(cfg, &mut rng, variant, false);
+                let v = v * change.draw(variant, &mut program);
+                runs.push((variant, k / 2, k % 2, v));
+                disturbed.push(d);
+            }
         }
-        block_truth.push(block_expected);
-    }
-    (runs, block_truth)
+        vec![f64::NAN; blocks as usize]
+    } else {
+        let mut s = Session::start(cfg, &mut rng);
+        let mut block_truth = Vec::new();
+        for b in 0..blocks {
+            let order = block_order(design, b, cycles);
+            // Each variant's share of its block mean (2 / runs with equal counts).
+            let share = [0, 1].map(|v| 1.0 / order.iter().filter(|&&o| o == v).count() as f64);
+            let mut block_expected = 0.0;
+            for (p, &variant) in order.iter().enumerate() {
+                let e = s.expected(cfg)
+                    * s.order_factor(cfg, variant, p == 0)
+                    * change.mean_factor(variant);
+                // Expected B - A contribution of this run to the block difference.
+                block_expected += if variant == 1 {
+                    share[1] * e * cfg.effect
+                } else {
+                    -share[0] * e
+                };
+                let (v, d) = s.run(cfg, &mut rng, variant, p == 0);
+                let v = v * change.draw(variant, &mut program);
+                runs.push((variant, b, p as u32, v));
+                disturbed.push(d);
+            }
+            block_truth.push(block_expected);
+        }
+        block_truth
+    };
+    let mut e = assemble(design, blocks, runs, block_truth);
+    e.disturbed = disturbed;
+    e
 }
+
+/// One run: `(variant, block, position, value)`.
+type Run = (usize, u32, u32, f64);
+type Runs = Vec<Run>;
 
 fn assemble(design: SimDesign, blocks: u32, runs: Runs, block_truth: Vec<f64>) -> Experiment {
     let blocked = design != SimDesign::Sequential;
@@ -389,14 +478,16 @@ fn assemble(design: SimDesign, blocks: u32, runs: Runs, block_truth: Vec<f64>) -
             dataset = dataset.with_design(crate::Design::Abba);
         }
         SimDesign::Sequential => dataset = dataset.with_design(crate::Design::Sequential),
-        // AB in every block is none of the runner's designs: left as blocks from a file.
-        SimDesign::Alternating => {}
+        // AB in every block and unequal counts are none of the runner's designs: left as
+        // blocks from a file.
+        SimDesign::Alternating | SimDesign::Unequal { .. } => {}
     }
     Experiment {
         dataset,
         block_means,
         runs,
         block_truth,
+        disturbed: Vec::new(),
     }
 }
 
