@@ -145,6 +145,7 @@ fn main() {
                 output: OutputMode::Discard,
                 capture_json: false,
                 stop: &stop,
+                count: false,
             };
             let m = runner.run("analyze", &request).unwrap();
             assert_eq!(m.termination, Termination::Exited(0), "abba analyze failed");

@@ -42,7 +42,23 @@ Examples:
   abba compute --op int --chains 2 --duration 0.3
 
 Exit codes: 0 success, 1 a --fail-if-* gate tripped, 2 bad usage or input,
-3 a benchmarked command failed or timed out, 130/143 interrupted (raw data kept).";
+3 a benchmarked command failed or timed out, 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (raw data kept).";
+
+/// The most blocks any count flag may plan (`--blocks`, `--max-blocks`, `plan --blocks`):
+/// the schedule is built before the first run, one small record per run.
+pub const MAX_BLOCKS: i64 = 100_000;
+/// The most runs per variant `--runs`, `--min-runs` and `--max-runs` may ask for.
+pub const MAX_RUNS: i64 = 1_000_000;
+/// The most runs of each variant in one block (`--runs-per-block`).
+pub const MAX_RUNS_PER_BLOCK: i64 = 10_000;
+/// The most untimed warm-up runs (`--warmup`, `--warmup-per-block`).
+pub const MAX_WARMUP: i64 = 10_000;
+/// The most bootstrap resamples per interval (`--resamples`): past it the Monte Carlo
+/// error of a 95% bound is far below the interval's own width, and the cost only grows.
+pub const MAX_RESAMPLES: i64 = 100_000;
+/// The most measured runs one experiment may schedule (every block, variant and
+/// reference run together).
+pub const MAX_SCHEDULED_RUNS: u64 = 1_000_000;
 
 /// The `abba` command line.
 #[derive(Debug, Parser)]
@@ -187,7 +203,7 @@ pub struct AnalysisArgs {
     #[arg(long, default_value = "0.95", value_parser = parse_fraction, value_name = "C", help_heading = ANALYSIS, hide_short_help = true)]
     pub confidence: f64,
     /// Bootstrap resamples per interval.
-    #[arg(long, default_value_t = 2000, value_name = "N", help_heading = ANALYSIS, hide_short_help = true)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RESAMPLES), default_value_t = 2000, value_name = "N", help_heading = ANALYSIS, hide_short_help = true)]
     pub resamples: u32,
     /// Minimum practical effect where the Cliff rule applies (unpaired data by default, or
     /// `--practical cliff`): |Cliff's delta| a significant result must reach, in [0, 1] (0
@@ -335,7 +351,7 @@ pub struct CompareArgs {
     #[arg(long, short = 'n', alias = "command-name", value_name = "NAME", help_heading = RUNNING)]
     pub name: Vec<String>,
     /// Number of blocks; each block runs every variant [default: 20].
-    #[arg(long, value_name = "N", help_heading = RUNNING)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS), value_name = "N", help_heading = RUNNING)]
     pub blocks: Option<u32>,
     /// Run order inside blocks: abba, random or sequential [default: abba].
     ///
@@ -347,7 +363,7 @@ pub struct CompareArgs {
     /// Warm-up runs of each variant before the first block [default: 1].
     ///
     /// Untimed warm-up runs of every variant before the first block [default: 1].
-    #[arg(long, short = 'w', value_name = "N", help_heading = RUNNING)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_WARMUP), short = 'w', value_name = "N", help_heading = RUNNING)]
     pub warmup: Option<u32>,
     /// Pause between runs, with its unit: `200ms`, `1s`, `2min` (a bare number is refused,
     /// `0` aside) [default: 0s].
@@ -409,12 +425,22 @@ pub struct CompareArgs {
     /// No shell, as hyperfine's -N: --shell none (the default).
     #[arg(short = 'N', conflicts_with = "shell", help_heading = RUNNING)]
     pub no_shell: bool,
-    /// What to measure: wall, user, sys, cpu, max-rss, json:FIELD.
+    /// What to measure: wall, cpu, max-rss, json:FIELD, instructions, ...
     ///
     /// What to measure: wall, user, sys, cpu, max-rss, or json:FIELD (a number in the last
-    /// JSON object the command prints on stdout) [default: wall].
+    /// JSON object the command prints on stdout), or a count of the command's processes
+    /// from exec to exit: instructions (PMU or valgrind), cycles, branches, branch-misses,
+    /// cache-misses (PMU only) [default: wall].
     #[arg(long, value_name = "METRIC", help_heading = ANALYSIS)]
     pub metric: Option<String>,
+    /// What counts instructions: auto, pmu, valgrind.
+    ///
+    /// What counts a count metric: auto (the CPU's counters where the kernel allows them,
+    /// else valgrind, saying why), pmu, or valgrind (cachegrind: exact instruction counts,
+    /// much slower; the times are then valgrind's) [default: auto]. With a time metric and
+    /// pmu, the runs record their counts beside the times.
+    #[arg(long, value_name = "COUNTER", help_heading = ANALYSIS, hide_short_help = true)]
+    pub counter: Option<String>,
     /// Larger values are better (throughput metrics).
     #[arg(long, help_heading = ANALYSIS, hide_short_help = true)]
     pub higher_is_better: bool,
@@ -462,11 +488,11 @@ pub struct CompareArgs {
     pub until: Option<String>,
     /// With --until decided: the most blocks to run [default: 200]. With --resume, more
     /// blocks than the file planned extend it (every added block is a further look).
-    #[arg(long, value_name = "N", requires = "until", help_heading = RUNNING, hide_short_help = true)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS), value_name = "N", requires = "until", help_heading = RUNNING, hide_short_help = true)]
     pub max_blocks: Option<u32>,
     /// With --until decided: no decision before this many blocks [default: the fewest at
     /// which the sequence can decide at --alpha: 7 at 0.05].
-    #[arg(long, value_name = "N", requires = "until", help_heading = RUNNING, hide_short_help = true)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_BLOCKS), value_name = "N", requires = "until", help_heading = RUNNING, hide_short_help = true)]
     pub min_blocks: Option<u32>,
     /// Print the schedule and exit without running anything.
     #[arg(long, help_heading = RUNNING, hide_short_help = true)]
@@ -577,7 +603,7 @@ pub struct PlanArgs {
     #[arg(long, default_value = "80%", value_name = "P", value_parser = parse_fraction)]
     pub power: f64,
     /// A budget in blocks: report the smallest change it detects with --power.
-    #[arg(long, value_name = "N", conflicts_with = "time")]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS), value_name = "N", conflicts_with = "time")]
     pub blocks: Option<u32>,
     /// A budget in time (`10m`, `90s`): blocks that fit, from the pilot's run times.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_with_unit)]
@@ -589,7 +615,7 @@ pub struct PlanArgs {
     #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_margin)]
     pub equivalence_margin: f64,
     /// The most blocks considered (the --max-blocks of --until decided).
-    #[arg(long, default_value_t = 200, value_name = "N")]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS), default_value_t = 200, value_name = "N")]
     pub max_blocks: u32,
     /// The pilot's baseline variant (default: the first).
     #[arg(long, value_name = "NAME")]
@@ -606,7 +632,7 @@ pub struct PlanArgs {
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Blocks of the demo experiment.
-    #[arg(long, default_value_t = 12, value_name = "N", hide = true)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS), default_value_t = 12, value_name = "N", hide = true)]
     pub demo_blocks: u32,
     /// Seconds each kernel run lasts in the demo.
     #[arg(long, default_value_t = 0.3, value_name = "S", hide = true)]
@@ -672,14 +698,14 @@ pub struct HookArgs {
     /// Untimed warm-up runs of every variant at the start of every block, so each block
     /// starts from a comparable state (besides --warmup before the first block)
     /// [default: 0].
-    #[arg(long, value_name = "N", help_heading = DESIGN, hide_short_help = true)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_WARMUP), value_name = "N", help_heading = DESIGN, hide_short_help = true)]
     pub warmup_per_block: Option<u32>,
     /// Runs of each variant in every block: a multiple of the design's own (2 for two
     /// variants in ABBA, 1 otherwise); the block repeats its order, e.g. 4 makes
     /// `A B B A A B B A`, then `B A A B B A A B`. With the default estimator (each
     /// variant's fastest run in the block) 15 blocks of 4 find a small change more often
     /// than 30 of 2 on a shared machine (README, Trust) [default: the design's].
-    #[arg(long, value_name = "N", help_heading = DESIGN, hide_short_help = true)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RUNS_PER_BLOCK), value_name = "N", help_heading = DESIGN, hide_short_help = true)]
     pub runs_per_block: Option<u32>,
     /// The cycles per block of the file being resumed (set from its header).
     #[arg(skip)]
@@ -689,21 +715,21 @@ pub struct HookArgs {
     /// Measure about N runs per variant: chooses --blocks as N divided by the design's
     /// runs per variant per block (2 for two variants in ABBA), rounded up; the actual
     /// count is stated on stderr.
-    #[arg(long, short = 'r', value_name = "N", conflicts_with_all = ["blocks", "time_budget"], help_heading = RUNNING)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RUNS), short = 'r', value_name = "N", conflicts_with_all = ["blocks", "time_budget"], help_heading = RUNNING)]
     pub runs: Option<u32>,
     /// At least N runs per variant (blocks rise to fit).
     ///
     /// At least N runs per variant, as hyperfine's --min-runs: the block count (20 by
     /// default, or the --time-budget's, or with --until decided its --min-blocks) rises to
     /// N divided by the runs of each variant per block, rounded up.
-    #[arg(long, short = 'm', value_name = "N", conflicts_with_all = ["blocks", "runs", "min_blocks"], help_heading = RUNNING)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RUNS), short = 'm', value_name = "N", conflicts_with_all = ["blocks", "runs", "min_blocks"], help_heading = RUNNING)]
     pub min_runs: Option<u32>,
     /// At most N runs per variant (blocks fall to fit).
     ///
     /// At most N runs per variant, as hyperfine's --max-runs: the block count (20 by
     /// default, or the --time-budget's, or with --until decided its --max-blocks) falls to
     /// N divided by the runs of each variant per block, rounded down (at least 1).
-    #[arg(long, short = 'M', value_name = "N", conflicts_with_all = ["blocks", "runs", "max_blocks"], help_heading = RUNNING)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RUNS), short = 'M', value_name = "N", conflicts_with_all = ["blocks", "runs", "max_blocks"], help_heading = RUNNING)]
     pub max_runs: Option<u32>,
     /// Fit the experiment into DURATION (`30s`, `5min`).
     ///

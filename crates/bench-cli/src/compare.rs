@@ -81,8 +81,10 @@ fn variant_names(commands: &[String], names: &[String]) -> anyhow::Result<Vec<St
     Ok(out)
 }
 
-pub(crate) fn sched_error(error: SchedError, raw: &Path) -> anyhow::Error {
-    let kept = format!("raw data so far kept in {}", raw.display());
+pub(crate) fn sched_error(error: SchedError, raw: &Path, fresh: bool) -> anyhow::Error {
+    let kept = raw_kept(raw, fresh);
+    let held = kept.is_ok();
+    let kept = kept.unwrap_or_else(|why| why);
     match error {
         SchedError::RunFailed { .. }
         | SchedError::HookFailed { .. }
@@ -91,25 +93,60 @@ pub(crate) fn sched_error(error: SchedError, raw: &Path) -> anyhow::Error {
         | SchedError::Spawn { .. } => anyhow::Error::new(Exit::CommandFailed(format!(
             "{error}\n{kept} (use --ignore-failure to record failures and go on)"
         ))),
-        SchedError::Interrupted { signal } => anyhow::Error::new(Exit::Interrupted {
+        SchedError::Interrupted { signal } if held => anyhow::Error::new(Exit::Interrupted {
             signal,
             message: format!(
                 "interrupted by signal {signal}; {kept}; continue with: abba compare --resume {}",
-                raw.display()
+                quoted(raw)
             ),
+        }),
+        SchedError::Interrupted { signal } => anyhow::Error::new(Exit::Interrupted {
+            signal,
+            message: format!("interrupted by signal {signal}; {kept}"),
         }),
         other => usage(format!("{other}\n{kept}")),
     }
 }
 
+/// What a failed or interrupted experiment leaves: `Ok` naming the raw file that holds its
+/// runs; `Err` saying why there is none: the file vanished while abba ran (deleted, or its
+/// directory removed), or no run was measured (a new file holding only its header and
+/// end line is removed rather than described as kept data; a `--resume`d one, `fresh`
+/// false, is left as it was).
+fn raw_kept(raw: &Path, fresh: bool) -> Result<String, String> {
+    if std::fs::metadata(raw).is_err() {
+        return Err(format!(
+            "the raw file {} no longer exists (deleted, or its directory removed, while abba ran): the runs are lost",
+            raw.display()
+        ));
+    }
+    if fresh && bench_sched::read_raw(raw).is_ok_and(|d| d.runs.is_empty()) {
+        let _ = std::fs::remove_file(raw);
+        return Err(format!(
+            "no run was measured, so no raw file is kept ({} removed)",
+            raw.display()
+        ));
+    }
+    Ok(format!("raw data so far kept in {}", raw.display()))
+}
+
+/// A path as a shell reads it back (quoted when it holds spaces, `;`, quotes, ...), for
+/// the commands abba suggests.
+fn quoted(path: &Path) -> String {
+    shell_words::quote(&path.to_string_lossy()).into_owned()
+}
+
 /// An error after the runs (analysis, report, export) with the raw file named, its exit
 /// code unchanged.
 pub(crate) fn naming_raw_file(error: anyhow::Error, raw: &Path) -> anyhow::Error {
-    let note = format!(
-        "{error:#}\nthe raw runs are kept in {} (abba analyze {} reports them again)",
-        raw.display(),
-        raw.display()
-    );
+    let note = match raw_kept(raw, false) {
+        Ok(_) => format!(
+            "{error:#}\nthe raw runs are kept in {} (abba analyze {} reports them again)",
+            raw.display(),
+            quoted(raw)
+        ),
+        Err(why) => format!("{error:#}\n{why}"),
+    };
     match error.downcast_ref::<Exit>() {
         Some(Exit::CommandFailed(_)) => anyhow::Error::new(Exit::CommandFailed(note)),
         Some(Exit::Interrupted { signal, .. }) => anyhow::Error::new(Exit::Interrupted {
@@ -171,6 +208,7 @@ fn open_raw(
         let (writer, path) = temporary_raw(config.seed, args.analysis.quiet)?;
         return Ok((writer, path, true));
     };
+    check_output(args, config)?;
     let created = if args.force {
         RawWriter::create(path)
     } else {
@@ -203,9 +241,38 @@ fn resume_note(point: &ResumePoint) {
     }
 }
 
+/// Refuses an `--output` that cannot hold the raw runs, without opening it: a directory,
+/// a device or a pipe (the runs must be appended, locked and resumed, and opening a pipe
+/// would wait for a reader), or an existing file without `--force`.
+fn check_output(args: &CompareArgs, config: &ExperimentConfig) -> anyhow::Result<()> {
+    let Some(path) = &args.output else {
+        return Ok(());
+    };
+    if config.resume.is_some() {
+        return Ok(());
+    }
+    let shown = path.display();
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(usage(format!(
+            "--output {shown}: is a directory; give the raw file's path, e.g. {}",
+            path.join("runs.jsonl").display()
+        ))),
+        Ok(m) if !m.is_file() => Err(usage(format!(
+            "--output {shown}: not a regular file (a device or a pipe); the raw runs need a file they can be appended to, locked and resumed"
+        ))),
+        Ok(_) if !args.force => Err(usage(existing_output(path, config))),
+        _ => Ok(()),
+    }
+}
+
 /// Why an existing `--output` file is refused, and what to do instead.
 fn existing_output(path: &Path, config: &ExperimentConfig) -> String {
     let shown = path.display();
+    if RawWriter::in_use(path) {
+        return format!(
+            "--output {shown}: another abba is writing this file now (it holds the file's lock); wait for it to end, or choose another file"
+        );
+    }
     let same_experiment = bench_sched::read_raw(path).ok().map(|raw| {
         let commands: Vec<&str> = config.variants.iter().map(|v| v.command.text()).collect();
         let recorded: Vec<&str> = raw
@@ -218,7 +285,8 @@ fn existing_output(path: &Path, config: &ExperimentConfig) -> String {
     });
     match same_experiment {
         Some((true, runs)) => format!(
-            "--output {shown}: the file exists and holds {runs} runs of these commands; continue them with `abba compare --resume {shown}`, or pass --force to overwrite it"
+            "--output {shown}: the file exists and holds {runs} runs of these commands; continue them with `abba compare --resume {}`, or pass --force to overwrite it",
+            quoted(path)
         ),
         Some((false, runs)) => format!(
             "--output {shown}: the file exists and holds {runs} runs of another experiment; choose another file, or pass --force to overwrite it"
@@ -261,9 +329,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     let mut args = args;
     crate::hooks::size(&mut args, &mut config, &stop)?;
-    if args.dry_run {
-        return dry_run(&config, &names);
-    }
+    check_run_count(&config)?;
     config
         .preflight(&mut RealRunner::new())
         .map_err(|e| usage(e.to_string()))?;
@@ -272,19 +338,32 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
             return Err(usage(format!(
                 "--resume {}: nothing to resume, the sequential rule decided after {at} blocks; report it with `abba analyze {}`, or raise --max-blocks to extend it (a further look)",
                 point.path().display(),
-                point.path().display()
+                quoted(point.path())
             )));
         }
         if point.completed_runs() >= config.schedule().runs.len() {
             return Err(usage(format!(
                 "--resume {}: nothing to resume, every planned run is in the file; report it with `abba analyze {}`, or give more --blocks to extend it (its verdict then comes from the confidence sequence)",
                 point.path().display(),
-                point.path().display()
+                quoted(point.path())
             )));
         }
     }
+    if args.dry_run {
+        // After every check the real run makes, before any file is created.
+        check_output(&args, &config)?;
+        return dry_run(&config, &names);
+    }
     let (writer, raw_path, temporary) = open_raw(&args, &config)?;
     let outcome = execute(&config, &stop, writer, &raw_path, args.analysis.quiet)?;
+    crate::exit::exit_on_signal_from_now(
+        &stop,
+        format!(
+            "the raw runs are complete in {} (abba analyze {} reports them)",
+            raw_path.display(),
+            quoted(&raw_path)
+        ),
+    );
     let code = report(&args, &outcome, &names, &analysis, &raw_path)
         .map_err(|e| naming_raw_file(e, &raw_path))?;
     if temporary {
@@ -292,9 +371,32 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         // report exists it goes (keep runs with --output).
         let _ = std::fs::remove_file(&raw_path);
     } else if !args.analysis.quiet && !args.analysis.json {
-        stderr_line(format_args!("raw runs: {}", raw_path.display()));
+        match raw_kept(&raw_path, false) {
+            Ok(_) => stderr_line(format_args!("raw runs: {}", raw_path.display())),
+            Err(why) => stderr_line(format_args!("abba: warning: {why}")),
+        }
     }
     Ok(code)
+}
+
+/// Refuses an experiment whose schedule would exceed [`crate::cli::MAX_SCHEDULED_RUNS`]
+/// (each count flag is bounded, their product too), before the schedule is built.
+fn check_run_count(config: &ExperimentConfig) -> anyhow::Result<()> {
+    let one = ExperimentConfig {
+        blocks: 1,
+        resume: None,
+        ..config.clone()
+    };
+    let per_block = one.schedule().runs.len() as u64;
+    let total = per_block.saturating_mul(u64::from(config.blocks));
+    if total > crate::cli::MAX_SCHEDULED_RUNS {
+        return Err(usage(format!(
+            "{} blocks of {per_block} runs are {total} runs, more than the {} one experiment may schedule; give fewer --blocks (or --runs), or split the experiment and merge the files with abba analyze",
+            config.blocks,
+            crate::cli::MAX_SCHEDULED_RUNS
+        )));
+    }
+    Ok(())
 }
 
 /// Whether two paths name the same file (device and inode, or the place it will have).
@@ -405,7 +507,10 @@ fn confirm_standout(
         ));
     }
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
-    let again = execute(&config, &stop, writer, &path, args.analysis.quiet)?;
+    crate::exit::hold_signals(true);
+    let again = execute(&config, &stop, writer, &path, args.analysis.quiet);
+    crate::exit::hold_signals(false);
+    let again = again?;
     let names = [group.baseline.clone(), standout.candidate.clone()];
     check_some_run_succeeded(&again, &names, &path)?;
     let confirm_config = AnalysisConfig {
@@ -422,6 +527,7 @@ fn confirm_standout(
 /// from the header, so `abba compare --resume FILE` alone continues the experiment. What
 /// the arguments do give must match the header ([`ResumePoint::check`] says which differs).
 fn from_header(mut args: CompareArgs, h: &RawHeader) -> anyhow::Result<CompareArgs> {
+    check_recorded(&args, h)?;
     if args.commands.is_empty() && args.kernel.is_empty() {
         args.commands = h.variants.iter().map(|v| v.command.clone()).collect();
     }
@@ -470,6 +576,37 @@ fn from_header(mut args: CompareArgs, h: &RawHeader) -> anyhow::Result<CompareAr
     args.pin = args.pin.or_else(|| h.pin.clone());
     crate::hooks::from_header(&mut args.hooks, h);
     Ok(args)
+}
+
+/// `--resume`: the recorded settings the experiment loop does not check itself (the
+/// direction, unit, experiment id and host), given on the command line, must match the
+/// header; each differing one is refused by name with both values.
+fn check_recorded(args: &CompareArgs, h: &RawHeader) -> anyhow::Result<()> {
+    let differs = |flag: &str, file: &str, now: &str| {
+        usage(format!(
+            "--resume: {flag} differs: the file has {file}, this run has {now} (resume with the file's setting, or start a new file)"
+        ))
+    };
+    if args.higher_is_better && !h.higher_is_better {
+        return Err(differs(
+            "--higher-is-better",
+            "lower is better",
+            "--higher-is-better",
+        ));
+    }
+    if let Some(unit) = args.unit.as_deref().filter(|u| *u != h.unit) {
+        return Err(differs("--unit", &h.unit, unit));
+    }
+    let id = h.experiment_id();
+    if let Some(given) = args.experiment.as_deref().filter(|e| *e != id) {
+        return Err(differs("--experiment", &id, given));
+    }
+    if let (Some(given), Some(file)) = (args.host.as_deref(), h.host_name()) {
+        if given != file {
+            return Err(differs("--host", file, given));
+        }
+    }
+    Ok(())
 }
 
 /// The note a debug-built abba adds when the variants run its own code (`--kernel`): the
@@ -567,6 +704,12 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
     let seed = args.seed.unwrap_or_else(fresh_seed);
     let analysis = analysis_config(&args.analysis, seed)?;
     let hook_args = args.hooks.clone();
+    let counter = crate::counting::choose(
+        &metric,
+        args.counter.as_deref(),
+        resume.as_ref().and_then(|r| r.header().counter.as_deref()),
+        args.analysis.quiet,
+    )?;
     let mut config = ExperimentConfig {
         variants: names
             .iter()
@@ -613,6 +756,7 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         parameter: scan.and_then(|s| s.parameter),
         until,
         suite: None,
+        counter,
     };
     config.cycles = cycles(&hook_args, &config)?;
     Ok(Plan {
@@ -777,15 +921,13 @@ pub(crate) fn execute(
 ) -> anyhow::Result<Outcome> {
     let schedule = config.schedule();
     let mut progress = Progress::new(schedule.runs.len() as u64, config.blocks, quiet);
-    let outcome = run_experiment(
-        config,
-        stop,
-        &mut RealRunner::new(),
-        &mut writer,
-        &mut progress,
-    );
+    let mut runner = RealRunner::new();
+    if let Some(source) = config.counter {
+        runner = runner.with_counter(crate::counting::counting(source, &config.metric)?);
+    }
+    let outcome = run_experiment(config, stop, &mut runner, &mut writer, &mut progress);
     progress.finish();
-    outcome.map_err(|e| sched_error(e, raw_path))
+    outcome.map_err(|e| sched_error(e, raw_path, config.resume.is_none()))
 }
 
 /// Refuses to analyze when every run of some variant failed (with `--ignore-failure`).
@@ -840,6 +982,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         shell: None,
         no_shell: false,
         metric: None,
+        counter: None,
         higher_is_better: true,
         unit: None,
         reference: None,

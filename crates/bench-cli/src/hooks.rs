@@ -137,6 +137,11 @@ pub fn size(
             ));
         }
     } else if let Some(budget) = args.hooks.time_budget {
+        if budget.is_zero() {
+            return Err(usage(
+                "--time-budget must be longer than 0 (e.g. `30s`, `5min`)",
+            ));
+        }
         let pilot = ExperimentConfig {
             blocks: 1,
             resume: None,
@@ -158,8 +163,16 @@ pub fn size(
         .map_err(pilot_error)?;
         let took = started.elapsed();
         let remaining = budget.saturating_sub(took);
-        config.blocks = ExperimentConfig::blocks_within(remaining, took);
-        if !quiet {
+        let fit = ExperimentConfig::blocks_within(remaining, took);
+        config.blocks = fit.min(crate::cli::MAX_BLOCKS as u32);
+        if !quiet && remaining < took {
+            stderr_line(format_args!(
+                "abba: --time-budget {}: the pilot block took {}, more than the {} left; running the fewest, 1 block",
+                seconds(budget),
+                seconds(took),
+                seconds(remaining),
+            ));
+        } else if !quiet {
             stderr_line(format_args!(
                 "abba: --time-budget {}: the pilot block took {}; {} blocks fit in the remaining {} ({} runs per variant)",
                 seconds(budget),

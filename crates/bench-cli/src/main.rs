@@ -10,6 +10,7 @@ mod ci;
 mod cli;
 mod compare;
 mod compute;
+mod counting;
 mod exit;
 mod hooks;
 mod hyperfine;

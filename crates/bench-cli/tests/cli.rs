@@ -93,7 +93,8 @@ fn dry_run_prints_the_abba_schedule_without_running() {
             "-n",
             "B",
         ])
-        .args(["/no/such/program-a", "/no/such/program-b"])
+        // Programs that exist: a dry run refuses what the real run would (issue 26, W4).
+        .args(["true", "sleep 0"])
         .assert()
         .success()
         .stdout(predicate::str::contains("A").and(predicate::str::contains("B")));
@@ -741,7 +742,7 @@ fn a_closed_or_full_stdout_is_handled_without_a_panic() {
     let out = StdCommand::new("bash")
         .arg("-c")
         .arg(format!(
-            "'{}' compare --dry-run --blocks 20000 x y | head -c 1 >/dev/null; echo \"status=${{PIPESTATUS[0]}}\"",
+            "'{}' compare --dry-run --blocks 20000 true 'sleep 0' | head -c 1 >/dev/null; echo \"status=${{PIPESTATUS[0]}}\"",
             bin.display()
         ))
         .output()
@@ -802,8 +803,8 @@ fn dry_run_of_the_sequential_design_shows_one_session_per_variant() {
             "A",
             "-n",
             "B",
-            "x",
-            "y",
+            "true",
+            "sleep 0",
         ])
         .assert()
         .success()

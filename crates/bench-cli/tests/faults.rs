@@ -77,7 +77,10 @@ fn a_second_process_on_the_same_output_is_refused_before_it_runs_anything() {
             .code(2)
             .stderr(predicate::str::contains(raw.display().to_string()))
     };
-    second(&[]).stderr(predicate::str::contains("exists"));
+    // Not told to resume a file another abba is writing (issue 26, M8).
+    second(&[]).stderr(predicate::str::contains(
+        "another abba is writing this file now",
+    ));
     // Even told to overwrite, it may not take a file another experiment is writing.
     second(&["--force"]).stderr(predicate::str::contains("another process"));
     assert!(!log.exists(), "the second experiment ran commands");

@@ -288,3 +288,332 @@ fn d3_resume_after_sigterm_keeps_the_partial_block_and_the_interrupted_end_line(
 fn d3_resume_after_sigkill_keeps_the_partial_block_with_a_killed_end_line() {
     resume_keeps_the_unfinished_block("KILL", "killed");
 }
+
+#[test]
+fn c1_h1_h2_w3_every_count_flag_is_bounded_with_exit_2_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("never.jsonl");
+    for args in [
+        &["--blocks", "4294967295"][..],
+        &["--dry-run", "--blocks", "1000000000"],
+        &["--runs", "4294967295"],
+        &["--runs", "0"],
+        &["--warmup", "4000000000"],
+        &["--warmup-per-block", "4000000000"],
+        &["--runs-per-block", "4000000000"],
+        &["--until", "decided", "--max-blocks", "4294967295"],
+        &["--resamples", "1000000000"],
+        &["--min-runs", "4294967295"],
+    ] {
+        abba()
+            .args(["compare", "-q", "-o"])
+            .arg(&raw)
+            .args(args)
+            .args(["true", "true"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(args[args.len() - 1]));
+        assert!(!raw.exists(), "{args:?} left a file");
+    }
+    // Each count within its bound, but their product beyond the schedule's.
+    abba()
+        .args(["compare", "-q", "--dry-run", "--blocks", "100000"])
+        .args(["--runs-per-block", "20", "true", "true"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "more than the 1000000 one experiment may schedule",
+        ));
+    abba()
+        .args(["plan", "--profile", "quiet", "--blocks", "4294967295"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("4294967295"));
+    abba()
+        .args(["compare", "-q", "--time-budget", "0s", "true", "true"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--time-budget must be longer than 0",
+        ));
+}
+
+#[test]
+fn w4_dry_run_refuses_what_the_real_run_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    abba()
+        .args(["compare", "--dry-run", "true", "no-such-program-abba"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no-such-program-abba"));
+    let raw = finished(dir.path(), "runs.jsonl");
+    abba()
+        .args(["compare", "--dry-run", "--blocks", "2", "-o"])
+        .arg(&raw)
+        .args(["true", "true"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the file exists"));
+    abba()
+        .args(["compare", "--dry-run", "--resume"])
+        .arg(&raw)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nothing to resume"));
+}
+
+#[test]
+fn k7_h5_an_output_that_is_a_directory_device_or_pipe_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    abba()
+        .args(["compare", "-q", "-o"])
+        .arg(dir.path())
+        .args(["true", "true"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a directory"));
+    abba()
+        .args(["compare", "-q", "-o", "/dev/null", "true", "true"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a regular file"));
+    let fifo = dir.path().join("fifo");
+    assert!(
+        StdCommand::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    // Opening a FIFO would wait for a reader forever: refused without opening it.
+    abba()
+        .args(["compare", "-q", "--force", "-o"])
+        .arg(&fifo)
+        .args(["true", "true"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a regular file"));
+}
+
+#[test]
+fn w1_resume_refuses_a_changed_direction_unit_experiment_or_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = finished(dir.path(), "runs.jsonl");
+    let before = std::fs::read(&raw).unwrap();
+    for (args, named) in [
+        (&["--higher-is-better"][..], "--higher-is-better differs"),
+        (&["--unit", "ms"], "--unit differs"),
+        (&["--experiment", "other"], "--experiment differs"),
+        (&["--host", "elsewhere"], "--host differs"),
+    ] {
+        abba()
+            .args(["compare", "-q", "--blocks", "3", "--resume"])
+            .arg(&raw)
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(named));
+    }
+    assert_eq!(std::fs::read(&raw).unwrap(), before);
+}
+
+#[test]
+fn w5_an_existing_confirm_file_is_refused_before_the_experiment_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("runs.jsonl");
+    std::fs::write(dir.path().join("runs.confirm.jsonl"), "earlier").unwrap();
+    let log = dir.path().join("ran.log");
+    let run = format!("echo x >> {}", log.display());
+    abba()
+        .args(["compare", "-q", "--confirm", "--shell", "sh", "-o"])
+        .arg(&raw)
+        .args([&run, &run, &run])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("runs.confirm.jsonl exists"));
+    assert!(!log.exists() && !raw.exists());
+}
+
+/// Sends `signal` to `pid` with kill(1).
+fn kill(signal: &str, pid: u32) {
+    assert!(
+        StdCommand::new("kill")
+            .args([&format!("-{signal}"), &pid.to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+}
+
+#[test]
+fn w6_sighup_stops_the_experiment_as_sigterm_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("hup.jsonl");
+    let child = abba_std()
+        .args(["compare", "--blocks", "50", "--warmup", "0", "-q", "-o"])
+        .arg(&raw)
+        .args(["sleep 0.05", "sleep 0.05"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while json_lines_so_far(&raw) < 3 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    kill("HUP", child.id());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(129));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("abba compare --resume"), "{stderr}");
+    let last = json_lines(&raw).pop().unwrap();
+    assert_eq!(last["end"]["status"], "interrupted");
+}
+
+/// Complete lines in `path` so far (0 when it does not exist yet).
+fn json_lines_so_far(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .map(|t| t.matches('\n').count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn w2_a_signal_during_the_analysis_ends_abba_with_its_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("slow.jsonl");
+    // 200 blocks of `true`, analysed with 100000 block-bootstrap resamples: the analysis
+    // takes seconds, the runs well under that.
+    let child = abba_std()
+        .args([
+            "compare", "--blocks", "200", "--warmup", "0", "-q", "--seed", "2",
+        ])
+        .args([
+            "--resamples",
+            "100000",
+            "--estimator",
+            "pooled-median-ratio",
+            "-o",
+        ])
+        .arg(&raw)
+        .args(["true", "true"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let ended = || {
+        std::fs::read_to_string(&raw).is_ok_and(|t| t.lines().any(|l| l.starts_with("{\"end\"")))
+    };
+    while !ended() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    kill("TERM", child.id());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("during the analysis"), "{stderr}");
+    assert!(stderr.contains("the raw runs are complete in"), "{stderr}");
+}
+
+#[test]
+fn m7_m8_suggested_commands_are_shell_quoted_and_a_running_file_is_not_offered_for_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("my runs;x.jsonl");
+    let child = abba_std()
+        .args(["compare", "--blocks", "50", "--warmup", "0", "-q", "-o"])
+        .arg(&raw)
+        .args(["sleep 0.05", "sleep 0.05"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while json_lines_so_far(&raw) < 3 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    abba()
+        .args(["compare", "-q", "--blocks", "50", "-o"])
+        .arg(&raw)
+        .args(["sleep 0.05", "sleep 0.05"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "another abba is writing this file now",
+        ))
+        .stderr(predicate::str::contains("--resume").not());
+    kill("INT", child.id());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let hint = stderr
+        .split("continue with: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{stderr}"))
+        .trim();
+    // The hint, run by a shell, names the file.
+    let words = shell_words::split(hint).unwrap();
+    assert_eq!(
+        words,
+        ["abba", "compare", "--resume", &raw.display().to_string()]
+    );
+}
+
+#[test]
+fn m17_a_failure_before_any_run_leaves_no_empty_raw_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("runs.jsonl");
+    abba()
+        .args(["compare", "-q", "--setup", "false", "-o"])
+        .arg(&raw)
+        .args(["true", "true"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "no run was measured, so no raw file is kept",
+        ))
+        .stderr(predicate::str::contains("kept in").not());
+    assert!(!raw.exists());
+}
+
+#[test]
+fn m18_a_raw_file_removed_while_abba_runs_is_not_called_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    // The commands remove the working directory (the raw file with it), then fail.
+    let gone = format!("rm -rf {}; false", work.display());
+    abba()
+        .current_dir(&work)
+        .args([
+            "compare",
+            "-q",
+            "--warmup",
+            "0",
+            "--shell",
+            "sh",
+            "-o",
+            "runs.jsonl",
+        ])
+        .args([&gone, &gone])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("no longer exists"))
+        .stderr(predicate::str::contains("kept in").not());
+}
+
+#[test]
+fn k12_a_missing_hook_program_is_named_as_the_hook() {
+    abba()
+        .args([
+            "compare",
+            "-q",
+            "--prepare",
+            "no-such-hook-abba",
+            "true",
+            "true",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "program \"no-such-hook-abba\" (variant true, its prepare hook) was not found",
+        ));
+}

@@ -24,6 +24,7 @@ fn main() {
         output: OutputMode::Discard,
         capture_json: false,
         stop: &stop,
+        count: false,
     };
     for _ in 0..20 {
         runner.run("true", &request).expect("warm-up run of `true`");

@@ -9,6 +9,8 @@ use crate::sys;
 pub const SIGINT: i32 = libc::SIGINT;
 /// SIGTERM's number.
 pub const SIGTERM: i32 = libc::SIGTERM;
+/// SIGHUP's number (the terminal or SSH session closed), handled as SIGTERM is.
+pub const SIGHUP: i32 = libc::SIGHUP;
 
 #[derive(Debug, Default)]
 struct Local {
@@ -44,8 +46,8 @@ impl InterruptFlag {
         InterruptFlag(Source::Local(Arc::default()))
     }
 
-    /// Installs SIGINT and SIGTERM handlers for the whole process and returns the flag they
-    /// raise. Call once, early, from the binary.
+    /// Installs SIGINT, SIGTERM and SIGHUP handlers for the whole process and returns the
+    /// flag they raise. Call once, early, from the binary.
     ///
     /// # Errors
     /// [`crate::SchedError::Signals`] when `sigaction` fails.

@@ -70,6 +70,7 @@
 //! run's wall time, the same for every variant; rerun the bench to requote them.
 #![deny(missing_docs)]
 
+mod counter;
 mod cpus;
 mod design;
 mod error;
@@ -86,6 +87,11 @@ mod runner;
 mod suite;
 mod sys;
 
+pub use crate::counter::{
+    CachegrindError, CountError, CountEvent, CountedRun, CounterChoice, CounterParseError,
+    CounterProbe, CounterSource, CounterUnavailable, Counting, Counts, FakeCounting, Pmu,
+    PmuRefusal, SelectedCounter, SystemProbe, Valgrind, parse_cachegrind_out, select_counter,
+};
 pub use crate::cpus::{CpuListError, CpuSet, MAX_CPU};
 pub use crate::design::{
     Design, DesignParseError, Pairing, PlannedRun, ReferenceRuns, Schedule, Target,
@@ -101,7 +107,7 @@ pub use crate::import::{
     CsvOptions, InputFormat, Loaded, MergePolicy, detect_format, load_files, merge_sessions,
     read_csv, read_csv_bytes, read_hyperfine, read_hyperfine_bytes,
 };
-pub use crate::interrupt::{InterruptFlag, SIGINT, SIGTERM};
+pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{Experiment, Input, analyze_input};
 pub use crate::raw::{

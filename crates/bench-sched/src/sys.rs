@@ -201,10 +201,11 @@ extern "C" fn on_signal(signal: libc::c_int) {
     kill_group(SIGNAL_CHILD_PGID.load(Ordering::SeqCst));
 }
 
-/// Installs `on_signal` for SIGINT and SIGTERM (no SA_RESTART, so blocking waits return
+/// Installs `on_signal` for SIGINT, SIGTERM and SIGHUP (a closed terminal or SSH
+/// session stops the experiment as Ctrl-C does; no SA_RESTART, so blocking waits return
 /// EINTR and are retried by the loops above).
 pub(crate) fn install_handlers() -> io::Result<()> {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         // SAFETY: sigaction is a plain C struct; zeroed means no flags and an empty mask.
         let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
         action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::counter::CounterSource;
 use crate::cpus::CpuSet;
 use crate::design::{Design, ReferenceRuns, Schedule};
 use crate::error::SchedError;
@@ -97,6 +98,11 @@ pub struct ExperimentConfig {
     /// suite`): every block then runs every benchmark's variants in their counterbalanced
     /// order, the benchmarks in a fresh seeded order ([`Suite::schedule`]). Default: none.
     pub suite: Option<Suite>,
+    /// What counts the runs (recorded in the raw header as `counter`): every measured run
+    /// and warm-up asks the runner to count it ([`crate::RunRequest::count`]). A count
+    /// metric ([`Metric::Count`]) needs one; under [`CounterSource::Valgrind`] only
+    /// instructions can decide, since the times are valgrind's. Default: none.
+    pub counter: Option<CounterSource>,
 }
 
 /// A sequential stop rule and the baseline its looks compare against.
@@ -153,6 +159,7 @@ impl Default for ExperimentConfig {
             until: None,
             identity: Identity::default(),
             suite: None,
+            counter: None,
         }
     }
 }
@@ -258,6 +265,24 @@ impl ExperimentConfig {
         Ok(())
     }
 
+    /// A count metric needs a counter that counts its event; under valgrind nothing but
+    /// a count may decide.
+    fn validate_counter(&self) -> Result<(), SchedError> {
+        match (self.metric.count_event(), self.counter) {
+            (Some(e), None) => Err(SchedError::Config(format!(
+                "the metric {e} needs a counter (the PMU or valgrind)"
+            ))),
+            (Some(e), Some(c)) if !c.counts(e) => Err(SchedError::Config(format!(
+                "{c} cannot count {e}; it counts only instructions"
+            ))),
+            (None, Some(c)) if !c.times_are_the_programs() => Err(SchedError::Config(format!(
+                "the metric {} would be measured under {c}, whose times and memory are its own, not the program's; decide on instructions",
+                self.metric
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     pub(super) fn validate(&self) -> Result<(), SchedError> {
         if self.variants.is_empty() {
             return Err(SchedError::Config("no variants to run".into()));
@@ -290,6 +315,7 @@ impl ExperimentConfig {
         if let Some(u) = &self.until {
             self.validate_until(u)?;
         }
+        self.validate_counter()?;
         if let Some(p) = &self.parameter {
             if p.values.len() != self.variants.len() {
                 return Err(SchedError::Config(format!(

@@ -72,6 +72,7 @@ pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
             .as_ref()
             .map(|s| s.to_raw(&config.variants))
             .unwrap_or_default(),
+        counter: config.counter.map(|c| c.name().to_owned()),
     };
     header.experiment = Some(
         config

@@ -185,6 +185,11 @@ impl ResumePoint {
                 return Err(mismatch("shell", file.clone(), now));
             }
         }
+        let counter = config.counter.map(|c| c.name().to_owned());
+        if h.counter != counter {
+            let show = |c: &Option<String>| c.clone().unwrap_or_else(|| "no counter".to_owned());
+            return Err(mismatch("counter", show(&h.counter), show(&counter)));
+        }
         let pin = config.pin.as_ref().map(ToString::to_string);
         if h.pin != pin {
             let show = |p: &Option<String>| p.clone().unwrap_or_else(|| "no pinning".to_owned());

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::counter::Counts;
 use crate::design::{PlannedRun, Target};
 use crate::error::SchedError;
 use crate::host::{load_average, rfc3339_utc};
@@ -152,8 +153,11 @@ pub(super) fn preflight(
     for (i, v) in config.variants.iter().enumerate() {
         runner.preflight(&v.name, &v.command)?;
         if let Some(hooks) = config.hooks_of(i) {
-            for hook in HookKind::ALL.iter().filter_map(|k| hooks.get(*k)) {
-                runner.preflight(&v.name, hook)?;
+            for kind in HookKind::ALL {
+                if let Some(hook) = hooks.get(kind) {
+                    // A missing hook program is named as the hook it is.
+                    runner.preflight(&format!("{}, its {kind} hook", v.name), hook)?;
+                }
             }
         }
     }
@@ -196,6 +200,7 @@ fn request<'a>(
         output: config.output,
         capture_json: config.metric_of(variant).needs_stdout(),
         stop,
+        count: config.counter.is_some(),
     }
 }
 
@@ -314,6 +319,7 @@ impl Session<'_> {
         let name = &config.variants[i].name;
         let req = RunRequest {
             capture_json: false,
+            count: false,
             ..request(config, self.stop, command, 0, Some(i))
         };
         let m = self.runner.run(name, &req)?;
@@ -521,7 +527,15 @@ impl Session<'_> {
                 .zip(index)
                 .and_then(|(s, i)| s.benchmark_of(i))
                 .map(|b| b.name.clone()),
+            instructions: None,
+            cycles: None,
+            branches: None,
+            branch_misses: None,
+            cache_misses: None,
+            counted_processes: None,
+            count_error: None,
         };
+        let record = with_counts(record, m.counts.as_ref());
         self.out.write_run(&record)?;
         self.observer.on_run_end(&record);
         if let (Some(i), Some(run)) = (index, &conclude) {
@@ -560,7 +574,35 @@ fn metric_value(metric: &Metric, m: &RunMeasurement) -> Result<Option<f64>, Stri
             json_field(m.last_json.as_deref(), field).map(Some)
         }
         Metric::MaxRss => Ok(Some(m.max_rss_kib as f64)),
+        Metric::Count(e) if m.termination == Termination::Exited(0) => match &m.counts {
+            Some(Ok(c)) => c
+                .get(*e)
+                .map(|v| Some(v as f64))
+                .ok_or_else(|| format!("the counter gave no {e} count")),
+            Some(Err(message)) => Err(message.clone()),
+            None => Err(format!("the run was not counted (metric {e})")),
+        },
         _ => Ok(None),
+    }
+}
+
+/// `record` with the counts (or the counting error) of its run.
+fn with_counts(record: RunRecord, counts: Option<&Result<Counts, String>>) -> RunRecord {
+    match counts {
+        None => record,
+        Some(Err(message)) => RunRecord {
+            count_error: Some(message.clone()),
+            ..record
+        },
+        Some(Ok(c)) => RunRecord {
+            instructions: c.instructions,
+            cycles: c.cycles,
+            branches: c.branches,
+            branch_misses: c.branch_misses,
+            cache_misses: c.cache_misses,
+            counted_processes: c.processes,
+            ..record
+        },
     }
 }
 

@@ -36,6 +36,7 @@ fn failing(code: i32, stderr: &str) -> RunMeasurement {
         termination: Termination::Exited(code),
         last_json: None,
         stderr_tail: stderr.into(),
+        counts: None,
     }
 }
 

@@ -11,6 +11,7 @@ pub use write::RawWriter;
 
 use serde::{Deserialize, Serialize};
 
+use crate::counter::CountEvent;
 use crate::host::HostFacts;
 
 /// The `schema` value of a raw file's header.
@@ -103,6 +104,10 @@ pub struct RawHeader {
     /// baseline) and the settings it overrides; absent outside a suite.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub suite: Vec<RawSuiteBenchmark>,
+    /// What counted the runs' instructions (`pmu` or `valgrind`); absent when nothing
+    /// counted. Under `valgrind` the runs' times and RSS are valgrind's, not the program's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter: Option<String>,
 }
 
 /// One benchmark of a suite as the header records it.
@@ -276,6 +281,29 @@ pub struct RunRecord {
     /// The suite benchmark of the run's variant (`abba suite`); absent outside a suite.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benchmark: Option<String>,
+    /// Instructions the run's process tree retired in user space from `exec` to exit
+    /// (the header's `counter` counted them); absent when not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<u64>,
+    /// CPU cycles (PMU only); absent when not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<u64>,
+    /// Retired branches (PMU only); absent when not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branches: Option<u64>,
+    /// Mispredicted branches (PMU only); absent when not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch_misses: Option<u64>,
+    /// Last-level cache misses (PMU only); absent when not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_misses: Option<u64>,
+    /// How many processes the counts cover (valgrind: one output file each); absent when
+    /// the counter cannot tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_processes: Option<u32>,
+    /// Why a counted run has no counts (valgrind wrote no file, ...); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count_error: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -291,6 +319,17 @@ fn is_one(n: &u32) -> bool {
 }
 
 impl RunRecord {
+    /// The recorded count of `event`.
+    pub fn count(&self, event: CountEvent) -> Option<u64> {
+        match event {
+            CountEvent::Instructions => self.instructions,
+            CountEvent::Cycles => self.cycles,
+            CountEvent::Branches => self.branches,
+            CountEvent::BranchMisses => self.branch_misses,
+            CountEvent::CacheMisses => self.cache_misses,
+        }
+    }
+
     /// Whether the run exited with code 0 within the timeout and its hooks succeeded.
     pub fn succeeded(&self) -> bool {
         self.exit_code == Some(0) && !self.timed_out && self.hook_failure.is_none()

@@ -407,6 +407,7 @@ impl RawData {
             Metric::Cpu => r.user_ns.saturating_add(r.sys_ns) as f64,
             Metric::MaxRss => r.metric.unwrap_or(r.max_rss_kib as f64),
             Metric::Json(_) => r.metric?,
+            Metric::Count(e) => r.count(*e)? as f64,
         };
         v.is_finite().then_some(v)
     }
@@ -417,6 +418,7 @@ impl RawData {
         match metric {
             Metric::Wall | Metric::User | Metric::Sys | Metric::Cpu => Quantity::Time,
             Metric::MaxRss => Quantity::Memory,
+            Metric::Count(e) => Quantity::Named(e.name().to_owned()),
             Metric::Json(field) => Quantity::of_unit(&self.header.unit)
                 .unwrap_or_else(|| Quantity::Named(field.clone())),
         }

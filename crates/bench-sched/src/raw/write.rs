@@ -167,6 +167,16 @@ impl RawWriter {
         Ok(RawWriter::locked(f, path, true))
     }
 
+    /// Whether another process (another abba) holds the lock of the raw file at `path`
+    /// now: it is writing the file. `false` when the file cannot be opened.
+    pub fn in_use(path: &Path) -> bool {
+        let Ok(f) = File::open(path) else {
+            return false;
+        };
+        // Our own probe takes the lock when it is free; it goes with `f`.
+        matches!(crate::sys::try_lock_exclusive(&f), Ok(false))
+    }
+
     fn locked(f: File, path: &Path, header_written: bool) -> RawWriter {
         RawWriter {
             out: Some(BufWriter::new(Box::new(f))),

@@ -30,6 +30,7 @@ type Script = Box<dyn FnMut(&FakeCall, usize) -> RunMeasurement>;
 /// let mut fake = FakeRunner::new().with_queue([RunMeasurement {
 ///     wall_ns: 5, user_ns: 0, sys_ns: 0, max_rss_kib: 0,
 ///     termination: Termination::Exited(1), last_json: None, stderr_tail: "boom".into(),
+///     counts: None,
 /// }]);
 /// # let _ = &mut fake;
 /// ```
@@ -65,6 +66,7 @@ fn ok_measurement(wall_ns: u64) -> RunMeasurement {
         termination: Termination::Exited(0),
         last_json: None,
         stderr_tail: String::new(),
+        counts: None,
     }
 }
 

@@ -4,12 +4,14 @@ mod fake;
 mod real;
 
 pub use fake::{FakeCall, FakeRunner};
+pub(crate) use real::resolve_program;
 pub use real::{RealRunner, STDERR_TAIL_BYTES};
 
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use crate::counter::{CountEvent, Counts};
 use crate::cpus::CpuSet;
 use crate::error::SchedError;
 use crate::interrupt::InterruptFlag;
@@ -217,6 +219,9 @@ pub enum Metric {
     /// The numeric field `FIELD` (top level) of the last JSON object line the command
     /// printed on stdout.
     Json(String),
+    /// A count of the run's process tree from `exec` to exit (instructions, cycles, ...),
+    /// read by the runner's counter ([`crate::Counting`]).
+    Count(CountEvent),
 }
 
 impl Metric {
@@ -226,6 +231,7 @@ impl Metric {
             Metric::Wall | Metric::User | Metric::Sys | Metric::Cpu => "ns",
             Metric::MaxRss => "KiB",
             Metric::Json(_) => "value",
+            Metric::Count(e) => e.name(),
         }
     }
 
@@ -233,6 +239,14 @@ impl Metric {
     /// throughput needs `--higher-is-better`).
     pub fn higher_is_better(&self) -> bool {
         false
+    }
+
+    /// The event a count metric counts (`None` for times, RSS and JSON fields).
+    pub fn count_event(&self) -> Option<CountEvent> {
+        match self {
+            Metric::Count(e) => Some(*e),
+            _ => None,
+        }
     }
 
     /// Whether the command's stdout must be captured to compute the metric.
@@ -251,13 +265,16 @@ impl fmt::Display for Metric {
             Metric::Cpu => f.write_str("cpu"),
             Metric::MaxRss => f.write_str("max-rss"),
             Metric::Json(field) => write!(f, "json:{field}"),
+            Metric::Count(e) => f.write_str(e.name()),
         }
     }
 }
 
 /// A metric text that is not one of the known forms.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown metric {given:?}; expected one of: wall, user, sys, cpu, max-rss, json:FIELD")]
+#[error(
+    "unknown metric {given:?}; expected one of: wall, user, sys, cpu, max-rss, json:FIELD, instructions, cycles, branches, branch-misses, cache-misses"
+)]
 pub struct MetricParseError {
     /// The rejected text.
     pub given: String,
@@ -273,6 +290,9 @@ impl FromStr for Metric {
             "sys" => Metric::Sys,
             "cpu" => Metric::Cpu,
             "max-rss" => Metric::MaxRss,
+            _ if CountEvent::from_name(s).is_some() => {
+                Metric::Count(CountEvent::from_name(s).unwrap_or(CountEvent::Instructions))
+            }
             _ => match s.strip_prefix("json:") {
                 Some(field) if !field.is_empty() => Metric::Json(field.to_owned()),
                 _ => {
@@ -323,6 +343,9 @@ pub struct RunRequest<'a> {
     pub capture_json: bool,
     /// Stop flag: the runner registers the child so a stop kills it.
     pub stop: &'a InterruptFlag,
+    /// Count this run with the runner's counter, if it has one (measured runs and
+    /// warm-ups; not hooks).
+    pub count: bool,
 }
 
 /// How a run ended.
@@ -356,6 +379,9 @@ pub struct RunMeasurement {
     pub last_json: Option<String>,
     /// The last ~2 KiB of stderr (empty with [`OutputMode::Show`]).
     pub stderr_tail: String,
+    /// What the runner's counter counted: `None` when the run was not counted, an error
+    /// message when the counts could not be read.
+    pub counts: Option<Result<Counts, String>>,
 }
 
 /// Runs commands: [`RealRunner`] spawns processes, [`FakeRunner`] replays a script.
@@ -440,7 +466,19 @@ mod tests {
 
     #[test]
     fn metric_parse_round_trips() {
-        for m in ["wall", "user", "sys", "cpu", "max-rss", "json:ops_per_sec"] {
+        for m in [
+            "wall",
+            "user",
+            "sys",
+            "cpu",
+            "max-rss",
+            "json:ops_per_sec",
+            "instructions",
+            "cycles",
+            "branches",
+            "branch-misses",
+            "cache-misses",
+        ] {
             assert_eq!(m.parse::<Metric>().unwrap().to_string(), m);
         }
         assert!("json:".parse::<Metric>().is_err());

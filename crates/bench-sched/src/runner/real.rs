@@ -12,6 +12,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use super::{CommandSpec, OutputMode, RunMeasurement, RunRequest, Runner, Termination};
+use crate::counter::Counting;
 use crate::cpus::CpuSet;
 use crate::error::SchedError;
 use crate::layout::LAYOUT_ENV_VAR;
@@ -34,12 +35,27 @@ pub const STDERR_TAIL_BYTES: u64 = 2048;
 pub struct RealRunner {
     stderr_file: Option<File>,
     stdout_file: Option<File>,
+    counter: Option<Box<dyn Counting>>,
+}
+
+impl std::fmt::Debug for dyn Counting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Counting({})", self.source())
+    }
 }
 
 impl RealRunner {
     /// A runner with no scratch files yet (created on first use).
     pub fn new() -> Self {
         RealRunner::default()
+    }
+
+    /// Counts every run whose request asks for it ([`RunRequest::count`]) with `counter`:
+    /// the command is spawned as the counter says (under valgrind, or as it is with the
+    /// PMU's counters armed) and [`RunMeasurement::counts`] holds what it counted.
+    pub fn with_counter(mut self, counter: Box<dyn Counting>) -> Self {
+        self.counter = Some(counter);
+        self
     }
 }
 
@@ -157,7 +173,14 @@ impl Runner for RealRunner {
             variant: variant.to_owned(),
             source,
         };
-        let argv = req.command.argv();
+        let counted = match (req.count, self.counter.as_mut()) {
+            (true, Some(c)) => Some(
+                c.start(req.command.argv())
+                    .map_err(|e| spawn_err(io::Error::other(e.to_string())))?,
+            ),
+            _ => None,
+        };
+        let argv = counted.as_ref().map_or(req.command.argv(), |c| c.argv());
         let mut cmd = Command::new(&argv[0]);
         cmd.args(&argv[1..])
             .env(LAYOUT_ENV_VAR, "x".repeat(req.env_pad))
@@ -234,7 +257,9 @@ impl Runner for RealRunner {
             (true, Some(f)) => last_json_line(f, req.output).map_err(spawn_err)?,
             _ => None,
         };
+        let counts = counted.map(|c| c.finish().map_err(|e| e.to_string()));
         Ok(RunMeasurement {
+            counts,
             wall_ns: u64::try_from(wall.as_nanos()).unwrap_or(u64::MAX),
             user_ns: reaped.user_ns,
             sys_ns: reaped.sys_ns,
