@@ -101,11 +101,11 @@ fn range_scan_makes_one_variant_per_value_and_names_substitute() {
         "4",
         "-n",
         "n={n}",
-        "prog --n {n}",
+        "echo --n {n}",
     ]);
     assert_williams(&rows, &["n=1", "n=2", "n=3", "n=4"]);
     let rows = dry_run(&[
-        "--blocks", "2", "-P", "x", "0", "1", "-D", "0.5", "-n", "x={x}", "prog {x}",
+        "--blocks", "2", "-P", "x", "0", "1", "-D", "0.5", "-n", "x={x}", "echo {x}",
     ]);
     assert_eq!(rows[0].len(), 3);
     assert!(rows[0].contains(&"x=0.5".to_owned()), "{rows:?}");
@@ -126,7 +126,7 @@ fn several_lists_give_the_cross_product_and_random_design_permutes_each_block() 
         "x,y,z",
         "-n",
         "{a}{b}",
-        "prog {a} {b}",
+        "echo {a} {b}",
     ]);
     let mut all = ["1x", "1y", "1z", "2x", "2y", "2z"];
     all.sort_unstable();
