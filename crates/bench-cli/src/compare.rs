@@ -160,7 +160,7 @@ pub(crate) fn naming_raw_file(error: anyhow::Error, raw: &Path) -> anyhow::Error
 /// Where the raw runs go when `--output` is not given: a new file in `$TMPDIR`, else in
 /// `/tmp`, so a failed or interrupted experiment still leaves its data somewhere (named on
 /// failure, removed once the report is out). Created only after every pre-flight check.
-pub(crate) fn temporary_raw(seed: u64, quiet: bool) -> anyhow::Result<(RawWriter, PathBuf)> {
+fn temporary_raw(seed: u64, quiet: bool) -> anyhow::Result<(RawWriter, PathBuf)> {
     let tmpdir = std::env::var_os("TMPDIR").filter(|v| !v.is_empty());
     let mut dirs: Vec<PathBuf> = tmpdir.iter().map(PathBuf::from).collect();
     dirs.push(PathBuf::from("/tmp"));
@@ -187,39 +187,54 @@ pub(crate) fn temporary_raw(seed: u64, quiet: bool) -> anyhow::Result<(RawWriter
     )))
 }
 
+/// Where a command's raw runs go when it does not resume: the `--output` file (an
+/// existing one only with `force`), else a temporary file; and how its messages name the
+/// command that resumes it (`abba compare --resume`, `abba suite FILE --resume`).
+#[derive(Debug)]
+pub(crate) struct RawOutput<'a> {
+    /// `--output`, if given.
+    pub path: Option<&'a Path>,
+    /// `--force`.
+    pub force: bool,
+    /// `--quiet`.
+    pub quiet: bool,
+    /// The command a hint tells the user to continue a file with, before its path.
+    pub resume_command: String,
+}
+
 /// The raw file the runs stream to, created and locked now that every check has passed:
 /// the `--resume` file (cut after its last complete block), a new `--output` file (an
 /// existing one only with `--force`), or a temporary file. Returns the writer, its path,
 /// and whether it is temporary.
-fn open_raw(
-    args: &CompareArgs,
+pub(crate) fn open_raw(
+    out: &RawOutput<'_>,
     config: &ExperimentConfig,
 ) -> anyhow::Result<(RawWriter, PathBuf, bool)> {
     if let Some(point) = &config.resume {
         let writer = point
             .open_writer(config)
             .map_err(|e| usage(e.to_string()))?;
-        if !args.analysis.quiet {
+        if !out.quiet {
             resume_note(point);
         }
         return Ok((writer, point.path().to_owned(), false));
     }
-    let Some(path) = &args.output else {
-        let (writer, path) = temporary_raw(config.seed, args.analysis.quiet)?;
+    let Some(path) = out.path else {
+        let (writer, path) = temporary_raw(config.seed, out.quiet)?;
         return Ok((writer, path, true));
     };
-    check_output(args, config)?;
-    let created = if args.force {
+    check_output(out, config)?;
+    let created = if out.force {
         RawWriter::create(path)
     } else {
         RawWriter::create_new(path)
     };
     match created {
-        Ok(writer) => Ok((writer, path.clone(), false)),
+        Ok(writer) => Ok((writer, path.to_owned(), false)),
         Err(SchedError::Output { source, .. })
             if source.kind() == std::io::ErrorKind::AlreadyExists =>
         {
-            Err(usage(existing_output(path, config)))
+            Err(usage(existing_output(path, config, &out.resume_command)))
         }
         Err(e) => Err(usage(format!("--output: {e}"))),
     }
@@ -244,8 +259,8 @@ fn resume_note(point: &ResumePoint) {
 /// Refuses an `--output` that cannot hold the raw runs, without opening it: a directory,
 /// a device or a pipe (the runs must be appended, locked and resumed, and opening a pipe
 /// would wait for a reader), or an existing file without `--force`.
-fn check_output(args: &CompareArgs, config: &ExperimentConfig) -> anyhow::Result<()> {
-    let Some(path) = &args.output else {
+fn check_output(out: &RawOutput<'_>, config: &ExperimentConfig) -> anyhow::Result<()> {
+    let Some(path) = out.path else {
         return Ok(());
     };
     if config.resume.is_some() {
@@ -260,13 +275,13 @@ fn check_output(args: &CompareArgs, config: &ExperimentConfig) -> anyhow::Result
         Ok(m) if !m.is_file() => Err(usage(format!(
             "--output {shown}: not a regular file (a device or a pipe); the raw runs need a file they can be appended to, locked and resumed"
         ))),
-        Ok(_) if !args.force => Err(usage(existing_output(path, config))),
+        Ok(_) if !out.force => Err(usage(existing_output(path, config, &out.resume_command))),
         _ => Ok(()),
     }
 }
 
 /// Why an existing `--output` file is refused, and what to do instead.
-fn existing_output(path: &Path, config: &ExperimentConfig) -> String {
+fn existing_output(path: &Path, config: &ExperimentConfig, resume_command: &str) -> String {
     let shown = path.display();
     if RawWriter::in_use(path) {
         return format!(
@@ -285,7 +300,7 @@ fn existing_output(path: &Path, config: &ExperimentConfig) -> String {
     });
     match same_experiment {
         Some((true, runs)) => format!(
-            "--output {shown}: the file exists and holds {runs} runs of these commands; continue them with `abba compare --resume {}`, or pass --force to overwrite it",
+            "--output {shown}: the file exists and holds {runs} runs of these commands; continue them with `{resume_command} {}`, or pass --force to overwrite it",
             quoted(path)
         ),
         Some((false, runs)) => format!(
@@ -349,12 +364,18 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
             )));
         }
     }
+    let out = RawOutput {
+        path: args.output.as_deref(),
+        force: args.force,
+        quiet: args.analysis.quiet,
+        resume_command: "abba compare --resume".to_owned(),
+    };
     if args.dry_run {
         // After every check the real run makes, before any file is created.
-        check_output(&args, &config)?;
+        check_output(&out, &config)?;
         return dry_run(&config, &names);
     }
-    let (writer, raw_path, temporary) = open_raw(&args, &config)?;
+    let (writer, raw_path, temporary) = open_raw(&out, &config)?;
     let outcome = execute(&config, &stop, writer, &raw_path, args.analysis.quiet)?;
     crate::exit::exit_on_signal_from_now(
         &stop,

@@ -414,3 +414,21 @@ fn an_export_onto_the_raw_file_is_refused_before_running() {
         .stderr(predicate::str::contains("raw runs' file"));
     assert!(!raw.exists());
 }
+
+#[test]
+fn the_suite_refuses_an_output_that_is_a_directory_as_compare_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "abba.toml",
+        &suite_text(dir.path(), &[("x", false)]),
+    );
+    abba()
+        .arg("suite")
+        .arg(&f)
+        .arg("--output")
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a directory"));
+}

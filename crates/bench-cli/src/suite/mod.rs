@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 use bench_report::{SuiteMarkdown, render_suite_console, render_suite_markdown};
 use bench_sched::{
     CommandSpec, Design, ExperimentConfig, FailurePolicy, Hooks, Identity, InterruptFlag, Layout,
-    Metric, OutputMode, RawWriter, RealRunner, ResumePoint, SchedError, Shell, Suite,
-    SuiteBenchmark, Variant, read_raw,
+    Metric, OutputMode, RealRunner, ResumePoint, Shell, Suite, SuiteBenchmark, Variant, read_raw,
 };
 use bench_stats::suite::{Correction, SuiteConfig, SuiteReport, analyze_suite};
 use bench_stats::{AnalysisConfig, Dataset, Grouping};
@@ -19,7 +18,7 @@ use bench_stats::{AnalysisConfig, Dataset, Grouping};
 pub use args::{SUITE_HELP, SuiteArgs};
 use file::{BenchmarkEntry, SuiteFile};
 
-use crate::compare::{execute, fresh_seed, naming_raw_file, temporary_raw};
+use crate::compare::{RawOutput, execute, fresh_seed, naming_raw_file, open_raw};
 use crate::exit::{Exit, usage};
 use crate::output::{stderr_line, write_stdout};
 use crate::words::sched_error_text;
@@ -155,12 +154,12 @@ fn plan(
             .or(settings.shell.as_ref().map(|s| s.get_ref().as_str())),
         "--shell",
     )?;
-    let design: Design = match (&args.resume, settings.design.as_ref()) {
-        (_, Some(d)) => d
+    let design: Design = match settings.design.as_ref() {
+        Some(d) => d
             .get_ref()
             .parse()
             .map_err(|e| file::at(path, text, d.span(), &format!("design: {e}")))?,
-        _ => Design::Abba,
+        None => Design::Abba,
     };
     if design == Design::Sequential {
         return Err(usage(
@@ -389,7 +388,16 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         .preflight(&mut RealRunner::new())
         .map_err(|e| usage(e.to_string()))?;
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
-    let (writer, raw_path, temporary) = open_raw(&args, &config)?;
+    let out = RawOutput {
+        path: args.output.as_deref(),
+        force: args.force,
+        quiet: args.quiet,
+        resume_command: format!(
+            "abba suite {} --resume",
+            shell_words::quote(&args.file.display().to_string())
+        ),
+    };
+    let (writer, raw_path, temporary) = open_raw(&out, &config)?;
     if !args.quiet && !args.json {
         stderr_line(format_args!(
             "abba suite: {} benchmarks x {} variants, {} blocks, seed {}; raw runs in {}",
@@ -425,41 +433,6 @@ fn suite_hint(error: anyhow::Error, file: &Path, raw: &Path) -> anyhow::Error {
             ),
         }),
         _ => error,
-    }
-}
-
-fn open_raw(
-    args: &SuiteArgs,
-    config: &ExperimentConfig,
-) -> anyhow::Result<(RawWriter, PathBuf, bool)> {
-    if let Some(point) = &config.resume {
-        let writer = point
-            .open_writer(config)
-            .map_err(|e| usage(e.to_string()))?;
-        return Ok((writer, point.path().to_owned(), false));
-    }
-    let Some(path) = &args.output else {
-        let (writer, path) = temporary_raw(config.seed, args.quiet)?;
-        return Ok((writer, path, true));
-    };
-    let created = if args.force {
-        RawWriter::create(path)
-    } else {
-        RawWriter::create_new(path)
-    };
-    match created {
-        Ok(writer) => Ok((writer, path.clone(), false)),
-        Err(SchedError::Output { source, .. })
-            if source.kind() == std::io::ErrorKind::AlreadyExists =>
-        {
-            Err(usage(format!(
-                "--output {}: the file exists; continue it with `abba suite {} --resume {}`, choose another file, or pass --force to overwrite it",
-                path.display(),
-                args.file.display(),
-                path.display()
-            )))
-        }
-        Err(e) => Err(usage(format!("--output: {e}"))),
     }
 }
 

@@ -23,12 +23,7 @@
 /// assert!((v[2] - 0.06).abs() < 1e-15);
 /// ```
 pub fn holm_bonferroni(p_values: &[Option<f64>]) -> Vec<Option<f64>> {
-    let mut tested: Vec<(usize, f64)> = p_values
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| p.filter(|v| !v.is_nan()).map(|v| (i, v.clamp(0.0, 1.0))))
-        .collect();
-    tested.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
+    let tested = testable_sorted(p_values);
     let m = tested.len();
     let mut out = vec![None; p_values.len()];
     let mut running = 0.0_f64;
@@ -38,4 +33,18 @@ pub fn holm_bonferroni(p_values: &[Option<f64>]) -> Vec<Option<f64>> {
         out[idx] = Some(running);
     }
     out
+}
+
+/// The testable p-values of a family with their input positions, ascending (ties in input
+/// order): `None` and NaN left out, the rest clamped into `[0, 1]`. What every step-wise
+/// correction (Holm here, Benjamini-Hochberg in [`crate::suite`]) starts from. Time:
+/// O(m log m).
+pub(crate) fn testable_sorted(p_values: &[Option<f64>]) -> Vec<(usize, f64)> {
+    let mut tested: Vec<(usize, f64)> = p_values
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.filter(|v| !v.is_nan()).map(|v| (i, v.clamp(0.0, 1.0))))
+        .collect();
+    tested.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
+    tested
 }

@@ -33,6 +33,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::StatsError;
 use crate::analysis::AnalysisConfig;
 use crate::model::{Analysis, Dataset, Outcome, Series};
+use crate::rank::holm::testable_sorted;
 use crate::rank::holm_bonferroni;
 use crate::rank::paired_hodges_lehmann;
 
@@ -99,12 +100,7 @@ impl Correction {
     /// p <= alpha" (see the module docs); comparisons without a p get the smallest level
     /// any comparison gets. Time: O(m log m).
     pub fn levels(self, p_values: &[Option<f64>], alpha: f64) -> Vec<f64> {
-        let mut tested: Vec<(usize, f64)> = p_values
-            .iter()
-            .enumerate()
-            .filter_map(|(i, p)| p.filter(|v| !v.is_nan()).map(|v| (i, v.clamp(0.0, 1.0))))
-            .collect();
-        tested.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
+        let tested = testable_sorted(p_values);
         let m = tested.len().max(1) as f64;
         let mut out = vec![alpha; p_values.len()];
         match self {
@@ -163,12 +159,7 @@ impl Correction {
 /// assert_eq!(adj[3], None);
 /// ```
 pub fn benjamini_hochberg(p_values: &[Option<f64>]) -> Vec<Option<f64>> {
-    let mut tested: Vec<(usize, f64)> = p_values
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| p.filter(|v| !v.is_nan()).map(|v| (i, v.clamp(0.0, 1.0))))
-        .collect();
-    tested.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
+    let tested = testable_sorted(p_values);
     let m = tested.len();
     let mut out = vec![None; p_values.len()];
     let mut running = 1.0_f64;
