@@ -29,7 +29,7 @@ impl Tone {
     pub(crate) fn of(outcome: Outcome) -> Tone {
         match outcome {
             Outcome::Faster => Tone::Better,
-            Outcome::Slower => Tone::Worse,
+            Outcome::Slower | Outcome::Mixed => Tone::Worse,
             // Equivalent, inconclusive, and any outcome a later version adds.
             _ => Tone::Plain,
         }
@@ -742,6 +742,7 @@ fn deciding_estimator(a: &Analysis, c: &Comparison) -> String {
         return "median block log-ratio".to_owned();
     }
     match a.paired_estimator {
+        Some(PairedEstimator::TypicalRun) => "typical run",
         Some(PairedEstimator::HodgesLehmannLogRatio) => "HL of block log-ratios",
         Some(PairedEstimator::HodgesLehmannMinLogRatio) => "HL of block-minimum log-ratios",
         Some(PairedEstimator::HodgesLehmannMedianLogRatio) => "HL of block-median log-ratios",
@@ -774,6 +775,7 @@ fn deciding_test(c: &Comparison, sym: &Symbols) -> String {
         "mann-whitney" => "Mann-Whitney",
         "block-bootstrap" => return "block-bootstrap interval".to_owned(),
         "confidence-sequence:sign-median" => "confidence sequence, anytime",
+        "randomization-quantiles" => "randomization test over p10/p50/p90, adjusted",
         other => other,
     };
     match (adjusted, p) {
@@ -816,6 +818,7 @@ fn verdict_line(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) 
         Outcome::Faster => "BETTER",
         Outcome::Slower => "WORSE",
         Outcome::Equivalent => "EQUIVALENT",
+        Outcome::Mixed => "MIXED",
         _ => "INCONCLUSIVE",
     };
     let word = match (c.verdict, tag) {
@@ -999,6 +1002,9 @@ fn paired_detail(
         "deciding: {deciding} {} (the headline; {})",
         ratio_with_ci(c.ratio, c.ratio_ci, sym.none),
         match estimator {
+            PairedEstimator::TypicalRun => {
+                "each variant's median run over all its runs, each run divided by its block's geometric mean, simultaneous randomization-test interval; p10 and p90 checked beside it"
+            }
             PairedEstimator::HodgesLehmannLogRatio => {
                 "median of the pairwise averages of the per-block log-ratios, signed-rank interval: one bursty block cannot move it"
             }

@@ -199,6 +199,7 @@ fn appendix_f_null_effect_includes_zero_by_every_method() {
             },
             estimator: PairedEstimator::MeanDifference,
             higher_is_better: false,
+            ..PairedConfig::default()
         };
         let p = paired_analysis(&base, &cand, &config).unwrap();
         let d = p.difference_ci.unwrap();
@@ -226,6 +227,7 @@ fn appendix_f_real_effect_excludes_zero_by_every_method() {
             },
             estimator: PairedEstimator::MeanDifference,
             higher_is_better: false,
+            ..PairedConfig::default()
         };
         let p = paired_analysis(&base, &cand, &config).unwrap();
         let d = p.difference_ci.unwrap();

@@ -93,7 +93,7 @@ proptest! {
     fn every_method_gives_ordered_bounds((b, c) in paired(3..16), seed in any::<u64>()) {
         let (bs, cs) = (Sample::new(&b).unwrap(), Sample::new(&c).unwrap());
         for method in METHODS {
-            let p = paired_analysis(&bs, &cs, &PairedConfig { bootstrap: cfg(seed, method), estimator: PairedEstimator::MedianLogRatio, higher_is_better: false }).unwrap();
+            let p = paired_analysis(&bs, &cs, &PairedConfig { bootstrap: cfg(seed, method), estimator: PairedEstimator::MedianLogRatio, higher_is_better: false, ..PairedConfig::default() }).unwrap();
             for ci in [&p.difference_ci, &p.ratio_ci, &p.median_ratio_ci].into_iter().flatten() {
                 prop_assert!(ci.low <= ci.high && ci.low.is_finite() && ci.high.is_finite());
                 prop_assert!(ci.resamples + ci.skipped == 200);
@@ -141,7 +141,7 @@ proptest! {
         for method in METHODS {
             let config = cfg(seed, method);
             let mut intervals = Vec::new();
-            if let Ok(p) = paired_analysis(&bs, &cs, &PairedConfig { bootstrap: config, estimator: PairedEstimator::MeanDifference, higher_is_better: false }) {
+            if let Ok(p) = paired_analysis(&bs, &cs, &PairedConfig { bootstrap: config, estimator: PairedEstimator::MeanDifference, higher_is_better: false, ..PairedConfig::default() }) {
                 prop_assert!(p.mean_difference.is_finite());
                 for v in [p.sd_difference, p.ratio, p.median_ratio, p.cohens_dz, p.cohens_d_unpaired].into_iter().flatten() {
                     prop_assert!(v.is_finite());
@@ -176,7 +176,7 @@ proptest! {
     fn same_seed_same_result((b, c) in paired(2..12), seed in any::<u64>()) {
         let (bs, cs) = (Sample::new(&b).unwrap(), Sample::new(&c).unwrap());
         for method in METHODS {
-            let config = PairedConfig { bootstrap: cfg(seed, method), estimator: PairedEstimator::MeanDifference, higher_is_better: false };
+            let config = PairedConfig { bootstrap: cfg(seed, method), estimator: PairedEstimator::MeanDifference, higher_is_better: false, ..PairedConfig::default() };
             prop_assert_eq!(paired_analysis(&bs, &cs, &config), paired_analysis(&bs, &cs, &config));
         }
     }
@@ -234,6 +234,7 @@ fn bootstrap_is_bit_identical_on_1_and_4_threads() {
                             bootstrap: config,
                             estimator: PairedEstimator::MeanDifference,
                             higher_is_better: false,
+                            ..PairedConfig::default()
                         },
                     )
                     .unwrap();

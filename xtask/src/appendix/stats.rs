@@ -59,6 +59,7 @@ impl PairedStats {
             bootstrap: bootstrap(seed),
             estimator: PairedEstimator::MeanDifference,
             higher_is_better: false,
+            ..PairedConfig::default()
         };
         let analysis = paired_analysis(&b, &c, &config)?;
         let difference_ci = analysis.difference_ci.clone()?;

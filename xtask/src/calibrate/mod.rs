@@ -846,6 +846,7 @@ mod tests {
                     carryover: None,
                     custom_test: None,
                     sequential: None,
+                    distribution: None,
                 }],
                 trend: None,
             }],

@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use crate::analysis::blocks::BlockTable;
 use crate::analysis::config::AnalysisConfig;
 use crate::analysis::decision::{self, Rule, paired_equivalence, unpaired_equivalence};
-use crate::analysis::paired_verdict::min_paired_blocks;
+use crate::analysis::paired_verdict::min_blocks;
 use crate::analysis::paired_verdict::paired_scale;
 use crate::analysis::sequential_verdict::sequential_verdict;
 use crate::analysis::significance::PairwiseComparison;
-use crate::analysis::verdict::{Facts, describe};
+use crate::analysis::verdict::{Facts, describe, describe_shape};
 use crate::analysis::warnings;
 use crate::descriptive::Sample;
 use crate::error::StatsError;
@@ -71,18 +71,26 @@ pub(crate) fn build_comparison(
         matches!(basis, VerdictBasis::Custom(_)),
     );
     let (verdict, downgraded) = practical_gate(rule, pw, &cliff, name, warnings);
-    let equivalence = match input.paired {
-        Some(pa) => paired_equivalence(pa.decision_blocks(), config),
-        None => unpaired_equivalence(base, cand, config),
+    let shape = input
+        .paired
+        .and_then(|pa| pa.from_runs.as_ref())
+        .and_then(|r| r.shape.as_ref());
+    let equivalence = match (shape, input.paired) {
+        (Some(s), _) => decision::shape_equivalence(s),
+        (None, Some(pa)) => paired_equivalence(pa.decision_blocks(), config),
+        (None, None) => unpaired_equivalence(base, cand, config),
     };
     let direction = direction(ratio, input.paired, hl.as_ref());
-    let outcome = decision::outcome(
-        rule,
-        verdict,
-        &equivalence,
-        direction,
-        input.data.higher_is_better,
-    );
+    let outcome = match shape {
+        Some(s) if verdict != Verdict::NotTested => decision::shape_outcome(s),
+        _ => decision::outcome(
+            rule,
+            verdict,
+            &equivalence,
+            direction,
+            input.data.higher_is_better,
+        ),
+    };
     let (test, scale) = deciding_test(basis, input.paired);
     let decision = decision::report(
         &test,
@@ -93,8 +101,8 @@ pub(crate) fn build_comparison(
         &equivalence,
         config,
     );
-    let min_blocks = min_paired_blocks(config.alpha);
-    let summary = describe(&Facts {
+    let min_blocks = min_blocks(config);
+    let facts = Facts {
         candidate: name,
         baseline: &input.members[input.baseline].name,
         outcome,
@@ -115,7 +123,16 @@ pub(crate) fn build_comparison(
             .map(|b| (b, min_blocks)),
         downgraded,
         config,
-    });
+        estimator: input.paired.map(|_| config.paired_estimator),
+        higher_is_better: input.data.higher_is_better,
+    };
+    let summary = match shape {
+        Some(s) if verdict != Verdict::NotTested && facts.too_few_blocks.is_none() => {
+            describe_shape(&facts, s)
+        }
+        _ => describe(&facts),
+    };
+    let distribution = shape.cloned();
 
     let seq = input
         .paired
@@ -173,6 +190,7 @@ pub(crate) fn build_comparison(
         carryover: None,
         custom_test: custom_test_report(basis, pw),
         sequential,
+        distribution,
     }
 }
 
@@ -285,6 +303,10 @@ fn deciding_test(basis: &VerdictBasis, paired: Option<&PairedAnalysis>) -> (Stri
         VerdictBasis::PairedSignedRank(_) | VerdictBasis::Friedman => {
             ("wilcoxon-signed-rank".into(), scale())
         }
+        VerdictBasis::PairedBootstrap(PairedEstimator::TypicalRun) => (
+            "randomization-quantiles".into(),
+            "runs-in-blocks",
+        ),
         VerdictBasis::PairedBootstrap(e) => (
             "block-bootstrap".into(),
             match e {

@@ -120,10 +120,10 @@ pub struct AnalysisConfig {
     /// Per-class or cross-class comparison. Default per class.
     pub grouping: Grouping,
     /// Estimator deciding paired two-variant verdicts (and the ratio the report leads
-    /// with). Default [`PairedEstimator::HodgesLehmannMinLogRatio`], chosen by the
-    /// estimator grid in the README's Trust section (within alpha and coverage on every
-    /// noise profile from 8 blocks, and the most power on shared-VM and drifting noise);
-    /// the appendix's mean-based intervals are always reported too.
+    /// with). Default [`PairedEstimator::TypicalRun`]: the typical run, with the fast and
+    /// slow runs checked beside it, so that a change that moves only some runs is seen
+    /// (`docs/estimator-grid.md`); the appendix's mean-based intervals are always reported
+    /// too.
     pub paired_estimator: PairedEstimator,
     /// Interval method of the bootstrap. Default percentile.
     pub interval: IntervalMethod,
@@ -155,7 +155,7 @@ impl Default for AnalysisConfig {
             equivalence_margin: 0.01,
             practical: PracticalRule::Auto,
             grouping: Grouping::PerClass,
-            paired_estimator: PairedEstimator::HodgesLehmannMinLogRatio,
+            paired_estimator: PairedEstimator::TypicalRun,
             interval: IntervalMethod::Percentile,
             sequential: None,
         }
@@ -167,7 +167,7 @@ impl AnalysisConfig {
     /// at all (6 at 0.05): the smallest exact signed-rank p-value with `n` blocks is
     /// `2 / 2^n`. Fewer blocks give a "not tested" verdict. Time: O(1).
     pub fn min_paired_blocks(&self) -> usize {
-        crate::analysis::paired_verdict::min_paired_blocks(self.alpha)
+        crate::analysis::paired_verdict::min_blocks(self)
     }
 
     /// Checks every setting.

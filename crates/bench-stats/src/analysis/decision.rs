@@ -18,6 +18,7 @@
 use crate::analysis::config::{AnalysisConfig, PracticalRule};
 use crate::analysis::paired_verdict::min_paired_blocks;
 use crate::descriptive::Sample;
+use crate::paired::shape::ShapeAnalysis;
 use crate::model::report::{DecisionReport, Outcome, Verdict};
 use crate::rank::wilcoxon::paired_hodges_lehmann;
 use crate::resample::bootstrap::{BootstrapConfig, IntervalMethod};
@@ -87,6 +88,35 @@ pub(crate) fn paired_equivalence(
         }
         Ok(_) => Equivalence::Untestable("too few blocks for the interval to reach its coverage"),
         Err(_) => Equivalence::Untestable("no interval could be formed"),
+    }
+}
+
+/// The typical run's equivalence: an intersection-union test, every checked quantile's
+/// `1 - 2 alpha` interval inside the margin ([`crate::paired::shape`]); the interval shown
+/// is the typical run's.
+pub(crate) fn shape_equivalence(s: &ShapeAnalysis) -> Equivalence {
+    let typical = s.typical();
+    match typical.equivalence_interval {
+        Some(interval) if s.quantiles.iter().all(|q| q.equivalence_interval.is_some()) => {
+            Equivalence::Tested {
+                interval,
+                inside: s.all_within_margin(),
+            }
+        }
+        _ => Equivalence::Untestable("too few blocks to reach alpha"),
+    }
+}
+
+/// The typical run's outcome from how each checked part moved: opposite directions beyond
+/// the margin are mixed; a part slower (faster) beyond the margin and none the other way
+/// is slower (faster); every part inside the margin is equivalent; else inconclusive.
+pub(crate) fn shape_outcome(s: &ShapeAnalysis) -> Outcome {
+    match (s.any_slower(), s.any_faster()) {
+        (true, true) => Outcome::Mixed,
+        (true, false) => Outcome::Slower,
+        (false, true) => Outcome::Faster,
+        _ if s.all_within_margin() => Outcome::Equivalent,
+        _ => Outcome::Inconclusive,
     }
 }
 

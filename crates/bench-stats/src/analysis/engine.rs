@@ -289,6 +289,8 @@ fn paired_analyses(
         },
         estimator: config.paired_estimator,
         higher_is_better,
+        alpha: config.alpha,
+        margin: config.equivalence_margin,
     };
     let base = &t.replicates[baseline];
     for (i, slot) in paired.iter_mut().enumerate() {

@@ -18,6 +18,20 @@ pub(crate) fn min_paired_blocks(alpha: f64) -> usize {
     (2.0 / alpha).log2().ceil().max(2.0) as usize
 }
 
+/// The fewest blocks the configured paired estimator can decide with: the typical run
+/// tests three quantiles at `alpha / 3` ([`crate::paired::shape::min_shape_blocks`], 7 at
+/// 0.05), the others one test at `alpha` ([`min_paired_blocks`], 6 at 0.05).
+pub(crate) fn min_blocks(config: &AnalysisConfig) -> usize {
+    if config.paired_estimator == crate::PairedEstimator::TypicalRun {
+        crate::paired::shape::min_shape_blocks(
+            config.alpha,
+            crate::paired::shape::SHAPE_QUANTILES.len(),
+        )
+    } else {
+        min_paired_blocks(config.alpha)
+    }
+}
+
 /// The per-block values a paired test ranks: the log-ratios `ln(c / b)` when every value
 /// is positive (the scale of the ratio the report leads with), else the differences
 /// `c - b`; and the scale's name.
@@ -51,7 +65,7 @@ pub(crate) fn paired_bootstrap_report(
             let base: Vec<f64> = pa.block_values.iter().map(|v| v[0]).collect();
             let cand: Vec<f64> = pa.block_values.iter().map(|v| v[1]).collect();
             let p = decision_p(pa);
-            let enough = pa.blocks >= min_paired_blocks(config.alpha);
+            let enough = pa.blocks >= min_blocks(config);
             let estimator = config.paired_estimator;
             let (verdict, p) = match p {
                 _ if !enough => (Verdict::NotTested, p),
@@ -112,6 +126,8 @@ fn bootstrap_verdict(pa: &PairedAnalysis, config: &AnalysisConfig) -> Verdict {
                 estimator: config.paired_estimator,
                 // The bootstrap estimators recomputed here all use block means.
                 higher_is_better: false,
+                alpha: config.alpha,
+                margin: config.equivalence_margin,
             };
             match paired_analysis(&b, &c, &at_level) {
                 Ok(a) => {

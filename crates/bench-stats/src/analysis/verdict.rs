@@ -4,7 +4,9 @@
 use crate::analysis::config::AnalysisConfig;
 use crate::analysis::decision::{Equivalence, Rule};
 use crate::model::dataset::Quantity;
+use crate::PairedEstimator;
 use crate::model::report::{DecisionReport, Outcome, Verdict};
+use crate::paired::shape::{PartMove, QuantileShift, ShapeAnalysis};
 use crate::special::{normal_cdf, normal_ppf};
 
 /// What [`describe`] needs to know.
@@ -32,6 +34,19 @@ pub(crate) struct Facts<'a> {
     /// `(what, value)` of the practical value that failed the gate, if one did.
     pub downgraded: Option<(&'a str, f64)>,
     pub config: &'a AnalysisConfig,
+    /// The paired estimator, when paired: the sentence names what it is about.
+    pub estimator: Option<PairedEstimator>,
+    /// Larger values are better (throughput): the fast runs are the high quantiles.
+    pub higher_is_better: bool,
+}
+
+/// " in the fastest run of each block" for the estimators that are not the typical run:
+/// every sentence says what its ratio is about.
+fn estimand_clause(f: &Facts<'_>) -> String {
+    match f.estimator {
+        Some(e) if e != PairedEstimator::TypicalRun => format!(" in {}", e.estimand()),
+        _ => String::new(),
+    }
 }
 
 /// A ratio for reading: three decimals, scientific notation when extreme.
@@ -96,6 +111,7 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
     let rt = ratio_text(r, f.ratio_ci);
     let m = f.config.equivalence_margin * 100.0;
     let tost = tost_text(f);
+    let of = estimand_clause(f);
     match f.outcome {
         Outcome::Faster | Outcome::Slower => {
             let better = f.outcome == Outcome::Faster;
@@ -108,16 +124,16 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
                 _ => "is worse than",
             };
             format!(
-                "{cand} {verb} {base}: {measure} ratio {rt} ({}), {scope}.",
+                "{cand} {verb} {base}{of}: {measure} ratio {rt} ({}), {scope}.",
                 percent_change(r, f.quantity)
             )
         }
         Outcome::Equivalent if f.verdict == Verdict::Significant => format!(
-            "{cand} differs from {base} by less than the ±{m:.1}% margin: {measure} ratio {rt} ({}), a real change but {tost}, {scope}.",
+            "{cand} differs from {base} by less than the ±{m:.1}% margin{of}: {measure} ratio {rt} ({}), a real change but {tost}, {scope}.",
             percent_change(r, f.quantity)
         ),
         Outcome::Equivalent => {
-            format!("{cand} and {base} are equivalent within ±{m:.1}%: {tost}, {scope}.")
+            format!("{cand} and {base} are equivalent within ±{m:.1}%{of}: {tost}, {scope}.")
         }
         _ => inconclusive(f, &rt, measure, &scope),
     }
@@ -207,13 +223,15 @@ fn inconclusive(f: &Facts<'_>, rt: &str, measure: &str, scope: &str) -> String {
     let includes = f.ratio_ci.is_none_or(|[lo, hi]| lo <= 1.0 && 1.0 <= hi);
     if includes {
         format!(
-            "The data cannot tell {cand} from {base}: {measure} ratio {rt} includes no-change ({}), {scope}. {}",
+            "The data cannot tell {cand} from {base}{}: {measure} ratio {rt} includes no-change ({}), {scope}. {}",
+            estimand_clause(f),
             deciding_p(f.decision),
             more_data_hint(f)
         )
     } else {
         format!(
-            "Borderline: the {measure} ratio {rt} excludes no-change, but the deciding test ({}) is not below alpha = {}, {scope}. {}",
+            "Borderline: the {measure} ratio{} {rt} excludes no-change, but the deciding test ({}) is not below alpha = {}, {scope}. {}",
+            estimand_clause(f),
             deciding_p(f.decision),
             f.config.alpha,
             more_data_hint(f)
@@ -260,4 +278,178 @@ fn more_data_hint(f: &Facts<'_>) -> String {
     format!(
         "{plan} Extending this experiment and testing again is another look at the data and raises the false-positive rate unless corrected for it."
     )
+}
+
+/// "fast runs (p10)", "typical run (p50)", "slow runs (p90)".
+fn part_name(q: f64, higher_is_better: bool) -> String {
+    let pct = (q * 100.0).round();
+    let word = if (q - 0.5).abs() < 1e-9 {
+        "typical run"
+    } else if (q < 0.5) != higher_is_better {
+        "fast runs"
+    } else {
+        "slow runs"
+    };
+    format!("{word} (p{pct:.0})")
+}
+
+fn part_ratio(q: &QuantileShift) -> String {
+    ratio_text(q.ratio, q.interval)
+}
+
+/// "its typical and slow runs": the parts named in a list.
+fn joined(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// The sentence of a typical-run comparison: which parts of the distribution moved, by how
+/// much, and what stayed put.
+pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
+    let (cand, base) = (f.candidate, f.baseline);
+    let hib = f.higher_is_better;
+    let m = f.config.equivalence_margin * 100.0;
+    let level = s.confidence * 100.0;
+    let scope = format!(
+        "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles",
+        s.blocks,
+        s.quantiles.len()
+    );
+    let name = |q: &QuantileShift| part_name(q.quantile, hib);
+    let detail = |q: &QuantileShift| {
+        format!(
+            "{} {} ({})",
+            name(q),
+            part_ratio(q),
+            percent_change(q.ratio, f.quantity)
+        )
+    };
+    let moved = |which: PartMove| -> Vec<&QuantileShift> {
+        s.quantiles.iter().filter(|q| q.part == which).collect()
+    };
+    let rest = |skip: &[&QuantileShift]| -> String {
+        let others: Vec<String> = s
+            .quantiles
+            .iter()
+            .filter(|q| !skip.iter().any(|k| std::ptr::eq(*k, *q)))
+            .map(|q| {
+                let how = if q.part.within_margin() {
+                    format!("within ±{m:.1}%")
+                } else {
+                    "not distinguishable".to_owned()
+                };
+                format!("{} {how} ({})", name(q), part_ratio(q))
+            })
+            .collect();
+        if others.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", others.join(", "))
+        }
+    };
+    let tost = || {
+        format!(
+            "each {:.0}% interval inside the margin (two one-sided tests at alpha {})",
+            s.equivalence_confidence * 100.0,
+            f.config.alpha
+        )
+    };
+    let list = |parts: &[&QuantileShift]| {
+        parts
+            .iter()
+            .map(|q| detail(q))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match f.outcome {
+        Outcome::Faster | Outcome::Slower => {
+            let which = if f.outcome == Outcome::Faster {
+                PartMove::Faster
+            } else {
+                PartMove::Slower
+            };
+            let parts = moved(which);
+            let word = if which == PartMove::Faster {
+                "faster"
+            } else {
+                "slower"
+            };
+            let where_ = if parts.len() == s.quantiles.len() {
+                "across its distribution".to_owned()
+            } else {
+                let names: Vec<String> = parts
+                    .iter()
+                    .map(|q| {
+                        part_name(q.quantile, hib)
+                            .split(" (")
+                            .next()
+                            .unwrap_or_default()
+                            .to_owned()
+                    })
+                    .collect();
+                format!("in its {}", joined(&names))
+            };
+            format!(
+                "{cand} is {word} than {base} {where_}: {}{}; {scope}.",
+                list(&parts),
+                rest(&parts)
+            )
+        }
+        Outcome::Mixed => {
+            let slower = moved(PartMove::Slower);
+            let faster = moved(PartMove::Faster);
+            let mut both = slower.clone();
+            both.extend(faster.iter().copied());
+            format!(
+                "{cand}'s runs moved apart from {base}'s, so neither faster nor slower describes it: slower in {}, faster in {}{}; {scope}.",
+                list(&slower),
+                list(&faster),
+                rest(&both)
+            )
+        }
+        Outcome::Equivalent => {
+            let all: Vec<String> = s
+                .quantiles
+                .iter()
+                .map(|q| {
+                    let [lo, hi] = q.equivalence_interval.unwrap_or([q.ratio, q.ratio]);
+                    format!("{} {}x [{}, {}]", name(q), num(q.ratio), num(lo), num(hi))
+                })
+                .collect();
+            let lead = if f.verdict == Verdict::Significant {
+                format!("{cand} differs from {base} by less than the ±{m:.1}% margin")
+            } else {
+                format!("{cand} and {base} are equivalent within ±{m:.1}%")
+            };
+            format!(
+                "{lead} at every checked part of the distribution: {}, {}, paired over {} blocks.",
+                all.join(", "),
+                tost(),
+                s.blocks
+            )
+        }
+        _ => {
+            let typical = s.typical();
+            let p = format!(
+                "randomization p = {} (smallest Bonferroni-adjusted over {} quantiles)",
+                p_text(s.p_value),
+                s.quantiles.len()
+            );
+            let mut hint_config = f.config.clone();
+            hint_config.confidence = s.confidence;
+            let hint = more_data_hint(&Facts {
+                ratio_ci: typical.interval,
+                config: &hint_config,
+                ..*f
+            });
+            format!(
+                "The data cannot tell {cand} from {base}: {}{}; {p}, {scope}. {hint}",
+                detail(typical),
+                rest(&[typical])
+            )
+        }
+    }
 }

@@ -343,24 +343,28 @@ pub enum Outcome {
     Equivalent,
     /// The data cannot tell.
     Inconclusive,
+    /// Parts of the distribution moved in opposite directions beyond the margin (for
+    /// example the fast runs faster and the slow runs slower): no single word is true.
+    Mixed,
 }
 
 impl Outcome {
     /// The outcome's stable lower-case name: `faster`, `slower`, `equivalent`,
-    /// `inconclusive` (as serialized).
+    /// `inconclusive`, `mixed` (as serialized).
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Faster => "faster",
             Outcome::Slower => "slower",
             Outcome::Equivalent => "equivalent",
             Outcome::Inconclusive => "inconclusive",
+            Outcome::Mixed => "mixed",
         }
     }
 
-    /// Whether the outcome is a significant change (faster or slower).
+    /// Whether the outcome is a significant change (faster, slower or mixed).
     pub fn is_change(self) -> bool {
         match self {
-            Outcome::Faster | Outcome::Slower => true,
+            Outcome::Faster | Outcome::Slower | Outcome::Mixed => true,
             Outcome::Equivalent | Outcome::Inconclusive => false,
         }
     }
@@ -496,6 +500,13 @@ pub struct Comparison {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub sequential: Option<SequentialReport>,
+    /// The two run distributions compared at several quantiles through the blocks (the
+    /// shape check of the typical-run estimator); absent for other estimators.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub distribution: Option<crate::paired::shape::ShapeAnalysis>,
 }
 
 /// How a sequential experiment was decided ([`Comparison::sequential`]): the confidence

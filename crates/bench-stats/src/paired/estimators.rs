@@ -13,6 +13,7 @@
 use crate::descriptive::summary::{mean, median, variance_parts};
 use crate::model::report::PairedReport;
 use crate::paired::robust::{BlockSummary, pooled_median_ratio};
+use crate::paired::shape::{SHAPE_QUANTILES, ShapeAnalysis, ShapeConfig, shape_analysis};
 use crate::rank::wilcoxon::paired_hodges_lehmann;
 use crate::resample::bootstrap::{
     self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic,
@@ -56,7 +57,6 @@ pub enum PairedEstimator {
     /// block count from 8, and had the most power on the shared-VM and drifting profiles.
     /// Needs positive values.
     #[cfg_attr(feature = "serde", serde(rename = "hl-min-log-ratio"))]
-    #[default]
     HodgesLehmannMinLogRatio,
     /// The same on each variant's median run in the block ([`BlockSummary::Median`]; with
     /// two runs per variant this is the mean). Needs positive values.
@@ -66,10 +66,19 @@ pub enum PairedEstimator {
     /// bootstrap that resamples whole blocks ([`crate::paired::pooled_median_ratio`]);
     /// decided by the bootstrap p-value. Needs positive values.
     PooledMedianRatio,
+    /// abba's default: the **typical run**. The ratio of the two variants' median runs,
+    /// every run counted, each divided by its block's geometric mean so that session
+    /// noise cancels, with the fast (p10) and slow (p90) runs checked beside it
+    /// ([`crate::paired::shape`]): a randomization test that swaps the variants' runs
+    /// inside blocks, Bonferroni over the three quantiles, intervals from the same
+    /// reference distribution. Its expectation does not depend on how many runs a block
+    /// holds. Needs positive values.
+    #[default]
+    TypicalRun,
 }
 
 impl PairedEstimator {
-    /// Stable kebab-case name: `mean-difference`, `ratio-of-means`, `median-log-ratio`,
+    /// Stable kebab-case name: `typical-run`, `mean-difference`, `ratio-of-means`, `median-log-ratio`,
     /// `hl-log-ratio`, `hl-min-log-ratio`, `hl-median-log-ratio`, `pooled-median-ratio`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -80,11 +89,13 @@ impl PairedEstimator {
             PairedEstimator::HodgesLehmannMinLogRatio => "hl-min-log-ratio",
             PairedEstimator::HodgesLehmannMedianLogRatio => "hl-median-log-ratio",
             PairedEstimator::PooledMedianRatio => "pooled-median-ratio",
+            PairedEstimator::TypicalRun => "typical-run",
         }
     }
 
     /// Every estimator, in the order of [`PairedEstimator::as_str`]'s list.
-    pub const ALL: [PairedEstimator; 7] = [
+    pub const ALL: [PairedEstimator; 8] = [
+        PairedEstimator::TypicalRun,
         PairedEstimator::MeanDifference,
         PairedEstimator::RatioOfMeans,
         PairedEstimator::MedianLogRatio,
@@ -100,7 +111,9 @@ impl PairedEstimator {
     pub fn block_summary(self) -> BlockSummary {
         match self {
             PairedEstimator::HodgesLehmannMinLogRatio => BlockSummary::Min,
-            PairedEstimator::HodgesLehmannMedianLogRatio => BlockSummary::Median,
+            PairedEstimator::HodgesLehmannMedianLogRatio | PairedEstimator::TypicalRun => {
+                BlockSummary::Median
+            }
             _ => BlockSummary::Mean,
         }
     }
@@ -123,7 +136,20 @@ impl PairedEstimator {
             PairedEstimator::HodgesLehmannMinLogRatio
                 | PairedEstimator::HodgesLehmannMedianLogRatio
                 | PairedEstimator::PooledMedianRatio
+                | PairedEstimator::TypicalRun
         )
+    }
+
+    /// What the estimate is about, for sentences: "the typical run", "the fastest run of
+    /// each block", "the block means".
+    pub fn estimand(self) -> &'static str {
+        match self {
+            PairedEstimator::TypicalRun => "the typical run",
+            PairedEstimator::HodgesLehmannMinLogRatio => "the fastest run of each block",
+            PairedEstimator::HodgesLehmannMedianLogRatio => "the median run of each block",
+            PairedEstimator::PooledMedianRatio => "the median of all runs",
+            _ => "the block means",
+        }
     }
 
     /// The estimator called `name` ([`PairedEstimator::as_str`]), if any.
@@ -141,7 +167,7 @@ impl PairedEstimator {
 }
 
 /// Settings of [`paired_analysis`].
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PairedConfig {
     /// Resamples, confidence, seed and interval method of every interval
     /// (default: 2000 resamples, 95 %, seed 1, percentile).
@@ -151,6 +177,22 @@ pub struct PairedConfig {
     /// `true` when larger values are better (throughput): the "fastest run" of a block is
     /// then its largest value ([`BlockSummary::best`]). Default `false` (times).
     pub higher_is_better: bool,
+    /// Family-wise alpha of the typical-run estimator's shape decision (default 0.05).
+    pub alpha: f64,
+    /// Its practical margin on the ratio scale (default 0.01).
+    pub margin: f64,
+}
+
+impl Default for PairedConfig {
+    fn default() -> Self {
+        PairedConfig {
+            bootstrap: BootstrapConfig::default(),
+            estimator: PairedEstimator::default(),
+            higher_is_better: false,
+            alpha: 0.05,
+            margin: 0.01,
+        }
+    }
 }
 
 /// Block values with the derived per-block quantities, checked once.
@@ -504,8 +546,11 @@ pub struct RunsEstimate {
     /// block log-ratios, or the pooled-median ratio's bootstrap p.
     pub p_value: Option<f64>,
     /// Per-block `[baseline, candidate]` summaries ([`BlockSummary`]) for the
-    /// Hodges-Lehmann estimators; empty for the pooled-median ratio.
+    /// Hodges-Lehmann estimators and the typical run (block medians); empty for the
+    /// pooled-median ratio.
     pub block_values: Vec<[f64; 2]>,
+    /// For the typical run: the comparison at every checked quantile.
+    pub shape: Option<ShapeAnalysis>,
 }
 
 impl PairedAnalysis {
@@ -622,7 +667,11 @@ fn runs_estimate(
             p_value: r.as_ref().ok().map(|r| r.p_value),
             interval: r.map(|r| r.interval),
             block_values: Vec::new(),
+            shape: None,
         });
+    }
+    if config.estimator == PairedEstimator::TypicalRun {
+        return typical_run_estimate(baseline, candidate, config);
     }
     let summary = config
         .estimator
@@ -650,6 +699,57 @@ fn runs_estimate(
             .zip(c.values())
             .map(|(&b, &c)| [b, c])
             .collect(),
+        shape: None,
+    })
+}
+
+/// The typical-run estimate: the shape analysis, led by its median.
+fn typical_run_estimate(
+    baseline: &[Vec<f64>],
+    candidate: &[Vec<f64>],
+    config: &PairedConfig,
+) -> Result<RunsEstimate, StatsError> {
+    let shape_config = ShapeConfig {
+        permutations: config.bootstrap.resamples as usize,
+        seed: config.bootstrap.seed,
+        alpha: config.alpha,
+        margin: config.margin,
+        higher_is_better: config.higher_is_better,
+    };
+    let (b, c) = (
+        summarize(baseline, BlockSummary::Median)?,
+        summarize(candidate, BlockSummary::Median)?,
+    );
+    let block_values = b.values().iter().zip(c.values()).map(|(&b, &c)| [b, c]).collect();
+    let shape = shape_analysis(baseline, candidate, &shape_config)?;
+    let typical = shape.typical();
+    let interval = match typical.interval {
+        Some([low, high]) => Ok(BootstrapInterval {
+            estimate: typical.ratio,
+            low,
+            high,
+            standard_error: {
+                let z = crate::special::normal_ppf(0.5 + shape.confidence / 2.0).unwrap_or(2.0);
+                (high.ln() - low.ln()) / (2.0 * z) * typical.ratio
+            },
+            method: IntervalMethod::Permutation,
+            confidence: shape.confidence,
+            resamples: shape.permutations as u32,
+            skipped: 0,
+            seed: config.bootstrap.seed,
+        }),
+        None => Err(StatsError::TooFewSamples {
+            what: "blocks for the typical run's interval at its simultaneous level",
+            needed: crate::paired::shape::min_shape_blocks(config.alpha, SHAPE_QUANTILES.len()),
+            got: shape.blocks,
+        }),
+    };
+    Ok(RunsEstimate {
+        ratio: Some(typical.ratio),
+        interval,
+        p_value: Some(shape.p_value),
+        block_values,
+        shape: Some(shape),
     })
 }
 

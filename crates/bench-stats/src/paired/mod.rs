@@ -5,6 +5,7 @@
 pub mod estimators;
 pub mod reference;
 pub mod robust;
+pub mod shape;
 pub mod variance;
 
 pub use estimators::{

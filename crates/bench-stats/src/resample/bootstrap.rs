@@ -60,6 +60,10 @@ pub enum IntervalMethod {
     /// [`crate::PairedEstimator::HodgesLehmannLogRatio`]; it cannot be requested for a
     /// bootstrap.
     SignedRank,
+    /// No resampling: inverted randomization tests that swap the variants' runs inside
+    /// blocks ([`crate::paired::shape`]), reported by
+    /// [`crate::PairedEstimator::TypicalRun`]; it cannot be requested for a bootstrap.
+    Permutation,
 }
 
 impl IntervalMethod {
@@ -71,6 +75,7 @@ impl IntervalMethod {
             IntervalMethod::Studentized => "studentized",
             IntervalMethod::LargeSample => "large-sample",
             IntervalMethod::SignedRank => "signed-rank",
+            IntervalMethod::Permutation => "permutation",
         }
     }
 }
@@ -285,11 +290,11 @@ pub(crate) fn run<S: Statistic>(
     let seed = config.seed;
 
     let (replicates, low, high) = match config.method {
-        IntervalMethod::LargeSample | IntervalMethod::SignedRank => {
+        IntervalMethod::LargeSample | IntervalMethod::SignedRank | IntervalMethod::Permutation => {
             return Err(StatsError::InvalidParameter {
                 name: "interval method",
                 value: f64::NAN,
-                reason: "large-sample and signed-rank intervals are not a bootstrap; choose percentile, bca or studentized",
+                reason: "large-sample, signed-rank and permutation intervals are not a bootstrap; choose percentile, bca or studentized",
             });
         }
         IntervalMethod::Percentile | IntervalMethod::Bca => {

@@ -297,6 +297,9 @@ pub struct OutcomeCounts {
     pub equivalent: usize,
     /// Undecided.
     pub inconclusive: usize,
+    /// Parts of the distribution moved in opposite directions.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub mixed: usize,
 }
 
 impl OutcomeCounts {
@@ -306,6 +309,7 @@ impl OutcomeCounts {
             Outcome::Slower => self.slower += 1,
             Outcome::Equivalent => self.equivalent += 1,
             Outcome::Inconclusive => self.inconclusive += 1,
+            Outcome::Mixed => self.mixed += 1,
         }
     }
 }

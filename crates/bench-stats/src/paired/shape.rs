@@ -1,0 +1,617 @@
+//! The shape of a paired change: the two run distributions compared at several quantiles,
+//! through the blocks.
+//!
+//! abba's default estimand is the **typical run** (the median of each variant's run
+//! distribution), and every paired comparison also checks the fast and the slow runs
+//! (p10 and p90), because the changes users make are not all shifts: a GC pause, a lock or
+//! a cache that sometimes misses moves the slow runs and leaves the fastest ones alone.
+//!
+//! # Construction
+//! 1. **Session noise out.** Every run is divided by its block's geometric mean (of all the
+//!    block's runs, both variants): whatever slowed or sped up a whole block cancels, as it
+//!    does for the block ratios, while every run still counts.
+//! 2. **Quantiles.** At each quantile `q` the Harrell-Davis estimate (a Beta-weighted mean
+//!    of all order statistics; Harrell & Davis 1982) of each variant's normalized log-runs;
+//!    the log-ratio `T_q` is the candidate's minus the baseline's, its `exp` the ratio.
+//! 3. **A randomization test per quantile.** Under no change the labels within a block are
+//!    exchangeable, so swapping the two variants' runs inside blocks (all `2^n` swaps when
+//!    that is at most the configured count, else that many random ones; a block with
+//!    unequal run counts reassigns its runs at random keeping the counts) gives the
+//!    reference distribution. It is computed on the data aligned at the estimate
+//!    (candidate runs divided by the ratio), so the same distribution gives the interval
+//!    (its quantiles, inverted) and the p-value: the interval at level `1 - a` excludes
+//!    no change exactly when `p <= a` (counts include the observed arrangement, so
+//!    `p >= 2 / (K + 1)` for `K` arrangements).
+//! 4. **Multiplicity.** The decision over the checked quantiles is controlled family-wise
+//!    by Bonferroni: each quantile is tested at `alpha / k` and its interval is at
+//!    `1 - alpha / k` (simultaneous). Equivalence is an intersection-union test: every
+//!    quantile's `1 - 2 alpha` interval inside the margin, which needs no correction
+//!    (Berger 1982).
+//!
+//! With the default 3 quantiles at alpha 0.05, the fewest blocks that can reach a decision
+//! is 7 ([`min_shape_blocks`]).
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::StatsError;
+use crate::special::regularized_beta;
+
+/// The quantiles every paired comparison checks: fast runs, the typical run, slow runs.
+pub const SHAPE_QUANTILES: [f64; 3] = [0.1, 0.5, 0.9];
+
+/// Settings of [`shape_analysis`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShapeConfig {
+    /// Arrangements of the randomization test: every swap when `2^blocks` is at most this,
+    /// else this many random ones. Default 2000.
+    pub permutations: usize,
+    /// Seed of the random arrangements. Default 1.
+    pub seed: u64,
+    /// Family-wise error rate of the whole decision over the quantiles. Default 0.05.
+    pub alpha: f64,
+    /// The practical margin on the ratio scale (0.01 = ±1%). Default 0.01.
+    pub margin: f64,
+    /// `true` when larger values are better: a ratio above 1 is then faster.
+    pub higher_is_better: bool,
+}
+
+impl Default for ShapeConfig {
+    fn default() -> Self {
+        ShapeConfig {
+            permutations: 2000,
+            seed: 1,
+            alpha: 0.05,
+            margin: 0.01,
+            higher_is_better: false,
+        }
+    }
+}
+
+/// How one part of the distribution moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum PartMove {
+    /// Significantly slower (worse), beyond the margin.
+    Slower,
+    /// Significantly faster (better), beyond the margin.
+    Faster,
+    /// A significant change, but its equivalence interval lies inside the margin.
+    Negligible,
+    /// Not significant, and its equivalence interval lies inside the margin.
+    Equivalent,
+    /// Neither shown.
+    Unclear,
+}
+
+impl PartMove {
+    /// Stable name: `slower`, `faster`, `negligible`, `equivalent`, `unclear`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PartMove::Slower => "slower",
+            PartMove::Faster => "faster",
+            PartMove::Negligible => "negligible",
+            PartMove::Equivalent => "equivalent",
+            PartMove::Unclear => "unclear",
+        }
+    }
+
+    /// Inside the margin (equivalent, or a real change smaller than the margin).
+    pub fn within_margin(self) -> bool {
+        matches!(self, PartMove::Negligible | PartMove::Equivalent)
+    }
+}
+
+/// One quantile of the two run distributions, compared through the blocks.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub struct QuantileShift {
+    /// The quantile, in (0, 1).
+    pub quantile: f64,
+    /// The baseline's Harrell-Davis quantile of all its runs, in the data's unit.
+    pub baseline: f64,
+    /// The candidate's.
+    pub candidate: f64,
+    /// The paired ratio at this quantile, candidate over baseline (session noise out).
+    pub ratio: f64,
+    /// Its simultaneous interval at [`ShapeAnalysis::confidence`], `None` with too few
+    /// blocks for that level.
+    pub interval: Option<[f64; 2]>,
+    /// Its `1 - 2 alpha` interval, read by the equivalence test.
+    pub equivalence_interval: Option<[f64; 2]>,
+    /// The randomization test's two-sided p of no change at this quantile.
+    pub p_value: f64,
+    /// Bonferroni-adjusted over the checked quantiles.
+    pub p_value_adjusted: f64,
+    /// How this part moved.
+    pub part: PartMove,
+}
+
+/// The paired comparison of two run distributions at [`SHAPE_QUANTILES`].
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub struct ShapeAnalysis {
+    /// One entry per checked quantile, ascending.
+    pub quantiles: Vec<QuantileShift>,
+    /// Level of every `interval`: `1 - alpha / k`.
+    pub confidence: f64,
+    /// Level of every `equivalence_interval`: `1 - 2 alpha`.
+    pub equivalence_confidence: f64,
+    /// Arrangements in each reference distribution.
+    pub permutations: usize,
+    /// `true` when every arrangement was enumerated (exact), `false` for random ones.
+    pub exact: bool,
+    /// The whole decision's p: the smallest adjusted p.
+    pub p_value: f64,
+    /// Blocks.
+    pub blocks: usize,
+}
+
+impl ShapeAnalysis {
+    /// The typical run (the median, q = 0.5).
+    pub fn typical(&self) -> &QuantileShift {
+        self.quantiles
+            .iter()
+            .min_by(|a, b| (a.quantile - 0.5).abs().total_cmp(&(b.quantile - 0.5).abs()))
+            .expect("at least one quantile")
+    }
+
+    /// Any part significantly slower beyond the margin.
+    pub fn any_slower(&self) -> bool {
+        self.quantiles.iter().any(|q| q.part == PartMove::Slower)
+    }
+
+    /// Any part significantly faster beyond the margin.
+    pub fn any_faster(&self) -> bool {
+        self.quantiles.iter().any(|q| q.part == PartMove::Faster)
+    }
+
+    /// Every part inside the margin.
+    pub fn all_within_margin(&self) -> bool {
+        self.quantiles.iter().all(|q| q.part.within_margin())
+    }
+}
+
+/// The fewest blocks with which the shape decision can reach `alpha` over `k` quantiles:
+/// the smallest p of an exact swap test is `2 / (2^n + 1)`, tested at `alpha / k`.
+pub fn min_shape_blocks(alpha: f64, k: usize) -> usize {
+    let a = alpha / k.max(1) as f64;
+    let mut n = 1usize;
+    while n < 64 && 2.0 / ((2f64).powi(n as i32) + 1.0) > a {
+        n += 1;
+    }
+    n.max(2)
+}
+
+/// The Harrell-Davis weights of the order statistics of a sample of `n` at quantile `q`.
+pub fn harrell_davis_weights(n: usize, q: f64) -> Vec<f64> {
+    if n == 1 {
+        return vec![1.0];
+    }
+    let m = n as f64 + 1.0;
+    let (a, b) = (q * m, (1.0 - q) * m);
+    let cdf = |x: f64| -> f64 {
+        if x <= 0.0 {
+            0.0
+        } else if x >= 1.0 {
+            1.0
+        } else {
+            regularized_beta(a, b, x).unwrap_or(x)
+        }
+    };
+    let mut w = Vec::with_capacity(n);
+    let mut prev = 0.0;
+    for i in 1..=n {
+        let c = cdf(i as f64 / n as f64);
+        w.push(c - prev);
+        prev = c;
+    }
+    w
+}
+
+/// The Harrell-Davis quantile estimate of `values` at `q` (SciPy's
+/// `scipy.stats.mstats.hdquantiles`). `None` for no values or `q` outside (0, 1).
+pub fn harrell_davis(values: &[f64], q: f64) -> Option<f64> {
+    if values.is_empty() || !(q > 0.0 && q < 1.0) {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    Some(dot(&harrell_davis_weights(v.len(), q), &v))
+}
+
+fn dot(w: &[f64], v: &[f64]) -> f64 {
+    w.iter().zip(v).map(|(w, v)| w * v).sum()
+}
+
+/// Log-runs of the blocks, with each block's center.
+struct LogBlocks {
+    a: Vec<Vec<f64>>,
+    b: Vec<Vec<f64>>,
+}
+
+impl LogBlocks {
+    fn new(baseline: &[Vec<f64>], candidate: &[Vec<f64>]) -> Result<Self, StatsError> {
+        if baseline.len() != candidate.len() {
+            return Err(StatsError::LengthMismatch {
+                left: baseline.len(),
+                right: candidate.len(),
+            });
+        }
+        if baseline.len() < 2 {
+            return Err(StatsError::TooFewSamples {
+                what: "paired blocks",
+                needed: 2,
+                got: baseline.len(),
+            });
+        }
+        let logs = |blocks: &[Vec<f64>]| -> Result<Vec<Vec<f64>>, StatsError> {
+            blocks
+                .iter()
+                .map(|runs| {
+                    if runs.is_empty() {
+                        return Err(StatsError::TooFewSamples {
+                            what: "runs of each variant in every block",
+                            needed: 1,
+                            got: 0,
+                        });
+                    }
+                    runs.iter()
+                        .map(|&x| {
+                            if x > 0.0 && x.is_finite() {
+                                Ok(x.ln())
+                            } else {
+                                Err(StatsError::ZeroDenominator {
+                                    what: "quantile ratio (every run must be positive)",
+                                })
+                            }
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        Ok(LogBlocks {
+            a: logs(baseline)?,
+            b: logs(candidate)?,
+        })
+    }
+
+    /// The runs of each block with the candidate's shifted by `-shift` (aligned), centered
+    /// on the block's mean log-run: `(baseline, candidate)` per block.
+    fn normalized(&self, shift: f64) -> Vec<(Vec<f64>, Vec<f64>)> {
+        self.a
+            .iter()
+            .zip(&self.b)
+            .map(|(a, b)| {
+                let b: Vec<f64> = b.iter().map(|x| x - shift).collect();
+                let n = (a.len() + b.len()) as f64;
+                let c = (a.iter().sum::<f64>() + b.iter().sum::<f64>()) / n;
+                (
+                    a.iter().map(|x| x - c).collect(),
+                    b.iter().map(|x| x - c).collect(),
+                )
+            })
+            .collect()
+    }
+
+    fn equal_counts(&self) -> bool {
+        self.a.iter().zip(&self.b).all(|(a, b)| a.len() == b.len())
+    }
+
+    fn totals(&self) -> (usize, usize) {
+        (
+            self.a.iter().map(Vec::len).sum(),
+            self.b.iter().map(Vec::len).sum(),
+        )
+    }
+}
+
+/// Which arrangements the reference distribution holds.
+#[derive(Debug, Clone, Copy)]
+enum Arrangements {
+    /// Every swap mask `0..2^n`.
+    Exact(u64),
+    /// Random arrangements, seeded.
+    Random(usize),
+}
+
+impl Arrangements {
+    fn count(self) -> usize {
+        match self {
+            Arrangements::Exact(k) => k as usize,
+            Arrangements::Random(k) => k,
+        }
+    }
+}
+
+/// Scratch buffers for one statistic evaluation.
+struct Work {
+    a: Vec<f64>,
+    b: Vec<f64>,
+    pool: Vec<f64>,
+}
+
+/// `T_q` for one arrangement: `swap(block)` says whether the block's variants trade runs;
+/// blocks with unequal counts are reassigned with `rng`.
+fn arranged_stat(
+    blocks: &[(Vec<f64>, Vec<f64>)],
+    wa: &[f64],
+    wb: &[f64],
+    work: &mut Work,
+    mut swap: impl FnMut(usize) -> bool,
+    rng: &mut Xoshiro256PlusPlus,
+) -> f64 {
+    work.a.clear();
+    work.b.clear();
+    for (i, (a, b)) in blocks.iter().enumerate() {
+        if a.len() == b.len() {
+            if swap(i) {
+                work.a.extend_from_slice(b);
+                work.b.extend_from_slice(a);
+            } else {
+                work.a.extend_from_slice(a);
+                work.b.extend_from_slice(b);
+            }
+        } else {
+            work.pool.clear();
+            work.pool.extend_from_slice(a);
+            work.pool.extend_from_slice(b);
+            let n = work.pool.len();
+            for k in 0..a.len() {
+                let j = rng.random_range(k..n);
+                work.pool.swap(k, j);
+            }
+            work.a.extend_from_slice(&work.pool[..a.len()]);
+            work.b.extend_from_slice(&work.pool[a.len()..]);
+        }
+    }
+    work.a.sort_unstable_by(f64::total_cmp);
+    work.b.sort_unstable_by(f64::total_cmp);
+    dot(wb, &work.b) - dot(wa, &work.a)
+}
+
+/// The reference distribution of `T_q` on `blocks` (sorted ascending).
+fn reference(
+    blocks: &[(Vec<f64>, Vec<f64>)],
+    wa: &[f64],
+    wb: &[f64],
+    arrangements: Arrangements,
+    seed: u64,
+) -> Vec<f64> {
+    let mut work = Work {
+        a: Vec::new(),
+        b: Vec::new(),
+        pool: Vec::new(),
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let n = blocks.len();
+    let mut out = Vec::with_capacity(arrangements.count());
+    match arrangements {
+        Arrangements::Exact(k) => {
+            for mask in 0..k {
+                out.push(arranged_stat(
+                    blocks,
+                    wa,
+                    wb,
+                    &mut work,
+                    |i| mask >> i & 1 == 1,
+                    &mut rng,
+                ));
+            }
+        }
+        Arrangements::Random(k) => {
+            let mut flips = vec![false; n];
+            for _ in 0..k {
+                for f in flips.iter_mut() {
+                    *f = rng.random::<bool>();
+                }
+                let mut sub = Xoshiro256PlusPlus::seed_from_u64(rng.random());
+                out.push(arranged_stat(
+                    blocks,
+                    wa,
+                    wb,
+                    &mut work,
+                    |i| flips[i],
+                    &mut sub,
+                ));
+            }
+        }
+    }
+    out.sort_by(f64::total_cmp);
+    out
+}
+
+/// Two-sided p of `t` against the aligned reference `d` (sorted), counting the observed
+/// arrangement: `min(1, 2 min(#{d >= t} + 1, #{d <= t} + 1) / (K + 1))`.
+fn p_value(d: &[f64], t: f64) -> f64 {
+    let ge = d.len() - d.partition_point(|&x| x < t);
+    let le = d.partition_point(|&x| x <= t);
+    let k = d.len() as f64 + 1.0;
+    (2.0 * (ge.min(le) as f64 + 1.0) / k).min(1.0)
+}
+
+/// The interval of `T` at level `1 - a` from the aligned reference `d` (sorted), on the
+/// log scale; `None` when `d` is too small for that level. It excludes 0 exactly when
+/// [`p_value`] `<= a`.
+fn log_interval(d: &[f64], t: f64, a: f64) -> Option<[f64; 2]> {
+    let k = d.len();
+    let j = ((a * (k as f64 + 1.0) / 2.0).floor() as i64) - 1;
+    if j < 0 || j as usize >= k {
+        return None;
+    }
+    let j = j as usize;
+    Some([t - d[k - 1 - j], t - d[j]])
+}
+
+/// The shape of a paired change: both run distributions compared at
+/// [`SHAPE_QUANTILES`], each quantile with its randomization-test p and intervals, and
+/// how each part moved. `baseline[b]` and `candidate[b]` are block `b`'s runs.
+///
+/// Time: O(q K N log N) for `K` arrangements and `N` runs in all.
+///
+/// # Errors
+/// [`StatsError::LengthMismatch`] for different block counts; [`StatsError::TooFewSamples`]
+/// for fewer than 2 blocks or a block without a run of a variant;
+/// [`StatsError::ZeroDenominator`] for a run that is not positive;
+/// [`StatsError::InvalidParameter`] for alpha or margin out of range.
+///
+/// # Examples
+/// ```
+/// use bench_stats::paired::shape::{shape_analysis, PartMove, ShapeConfig};
+/// // 12 blocks of 2 + 2 runs: the candidate's slow run of every block is 20% slower,
+/// // its fast run unchanged.
+/// let base: Vec<Vec<f64>> = (0..12).map(|i| vec![100.0 + f64::from(i % 3), 110.0 + f64::from(i % 4)]).collect();
+/// let cand: Vec<Vec<f64>> = base.iter().map(|r| vec![r[0], r[1] * 1.2]).collect();
+/// let s = shape_analysis(&base, &cand, &ShapeConfig::default())?;
+/// assert_eq!(s.quantiles[2].part, PartMove::Slower); // p90
+/// assert!(s.quantiles[0].ratio < 1.05); // p10 barely moves
+/// # Ok::<(), bench_stats::StatsError>(())
+/// ```
+pub fn shape_analysis(
+    baseline: &[Vec<f64>],
+    candidate: &[Vec<f64>],
+    config: &ShapeConfig,
+) -> Result<ShapeAnalysis, StatsError> {
+    if !(config.alpha > 0.0 && config.alpha < 0.5) {
+        return Err(StatsError::InvalidParameter {
+            name: "alpha",
+            value: config.alpha,
+            reason: "must be strictly between 0 and 0.5",
+        });
+    }
+    if !(config.margin >= 0.0 && config.margin < 1.0) {
+        return Err(StatsError::InvalidParameter {
+            name: "margin",
+            value: config.margin,
+            reason: "must be in [0, 1)",
+        });
+    }
+    let logs = LogBlocks::new(baseline, candidate)?;
+    let n = logs.a.len();
+    let (na, nb) = logs.totals();
+    let wanted = config.permutations.max(1);
+    let arrangements = if logs.equal_counts() && n < 63 && (1u64 << n) as usize <= wanted {
+        Arrangements::Exact(1u64 << n)
+    } else {
+        Arrangements::Random(wanted)
+    };
+    let k = SHAPE_QUANTILES.len();
+    let a_test = config.alpha / k as f64;
+    let a_equiv = 2.0 * config.alpha;
+    let raw_a: Vec<f64> = baseline.iter().flatten().copied().collect();
+    let raw_b: Vec<f64> = candidate.iter().flatten().copied().collect();
+    let observed = logs.normalized(0.0);
+    let mut quantiles = Vec::with_capacity(k);
+    for &q in &SHAPE_QUANTILES {
+        let (wa, wb) = (harrell_davis_weights(na, q), harrell_davis_weights(nb, q));
+        let mut none = Xoshiro256PlusPlus::seed_from_u64(0);
+        let mut work = Work {
+            a: Vec::new(),
+            b: Vec::new(),
+            pool: Vec::new(),
+        };
+        let t = arranged_stat(&observed, &wa, &wb, &mut work, |_| false, &mut none);
+        let aligned = logs.normalized(t);
+        let d = reference(&aligned, &wa, &wb, arrangements, config.seed);
+        let p = p_value(&d, t);
+        let exp = |i: Option<[f64; 2]>| i.map(|[lo, hi]| [lo.exp(), hi.exp()]);
+        let interval = exp(log_interval(&d, t, a_test));
+        let equivalence_interval = exp(log_interval(&d, t, a_equiv));
+        let ratio = t.exp();
+        let significant = interval.is_some_and(|[lo, hi]| lo > 1.0 || hi < 1.0);
+        let inside = equivalence_interval.is_some_and(|[lo, hi]| {
+            lo >= 1.0 - config.margin - 1e-12 && hi <= 1.0 + config.margin + 1e-12
+        });
+        let worse = (ratio > 1.0) != config.higher_is_better;
+        let part = match (significant, inside) {
+            (true, true) => PartMove::Negligible,
+            (true, false) if worse => PartMove::Slower,
+            (true, false) => PartMove::Faster,
+            (false, true) => PartMove::Equivalent,
+            (false, false) => PartMove::Unclear,
+        };
+        quantiles.push(QuantileShift {
+            quantile: q,
+            baseline: harrell_davis(&raw_a, q).unwrap_or(f64::NAN),
+            candidate: harrell_davis(&raw_b, q).unwrap_or(f64::NAN),
+            ratio,
+            interval,
+            equivalence_interval,
+            p_value: p,
+            p_value_adjusted: (p * k as f64).min(1.0),
+            part,
+        });
+    }
+    let p_value = quantiles
+        .iter()
+        .map(|q| q.p_value_adjusted)
+        .fold(1.0, f64::min);
+    Ok(ShapeAnalysis {
+        quantiles,
+        confidence: 1.0 - a_test,
+        equivalence_confidence: 1.0 - a_equiv,
+        permutations: arrangements.count(),
+        exact: matches!(arrangements, Arrangements::Exact(_)),
+        p_value,
+        blocks: n,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn p_and_interval_agree() {
+        let d: Vec<f64> = (0..199).map(|i| f64::from(i - 99) / 100.0).collect();
+        for &t in &[-1.2, -0.98, -0.97, -0.5, 0.0, 0.3, 0.96, 0.975, 0.99, 1.5] {
+            for &a in &[0.01, 0.05, 0.1, 0.0167] {
+                let p = p_value(&d, t);
+                let excl = log_interval(&d, t, a).is_some_and(|[lo, hi]| lo > 0.0 || hi < 0.0);
+                assert_eq!(excl, p <= a + 1e-12, "t {t} a {a} p {p}");
+            }
+        }
+    }
+
+    #[test]
+    fn min_blocks() {
+        assert_eq!(min_shape_blocks(0.05, 3), 7);
+        assert_eq!(min_shape_blocks(0.05, 1), 6);
+    }
+
+    #[test]
+    fn identical_data_is_equivalent_with_zero_width() {
+        let runs: Vec<Vec<f64>> = (0..8).map(|_| vec![1000.0, 1000.0]).collect();
+        let s = shape_analysis(&runs, &runs, &ShapeConfig::default()).unwrap();
+        for q in &s.quantiles {
+            assert_eq!(q.ratio, 1.0);
+            assert_eq!(q.interval, Some([1.0, 1.0]));
+            assert_eq!(q.part, PartMove::Equivalent);
+        }
+    }
+
+    #[test]
+    fn constant_small_difference_is_significant_at_seven_blocks() {
+        let base: Vec<Vec<f64>> = (0..7).map(|_| vec![1e6, 1e6]).collect();
+        let cand: Vec<Vec<f64>> = (0..7).map(|_| vec![1.0005e6, 1.0005e6]).collect();
+        let s = shape_analysis(
+            &base,
+            &cand,
+            &ShapeConfig {
+                margin: 0.0,
+                ..ShapeConfig::default()
+            },
+        )
+        .unwrap();
+        assert!(s.exact);
+        for q in &s.quantiles {
+            assert!((q.ratio - 1.0005).abs() < 1e-12);
+            let [lo, hi] = q.interval.unwrap();
+            assert!((lo - 1.0005).abs() < 1e-12 && (hi - 1.0005).abs() < 1e-12);
+            assert_eq!(q.part, PartMove::Slower);
+        }
+    }
+}
