@@ -438,14 +438,14 @@ impl Session<'_> {
         let Some(until) = &self.config.until else {
             return false;
         };
-        let Some(replay) = super::stop::looks(self.header, runs, until) else {
+        let Some((replay, agrees)) = super::stop::looks(self.header, runs, until) else {
             return false;
         };
         self.sequence = Some(super::stop::record(&replay, until));
         match replay.last() {
             Some(last) => {
                 self.observer.on_look(last, &until.rule);
-                last.decision.decided()
+                last.decision.decided() && agrees
             }
             None => false,
         }

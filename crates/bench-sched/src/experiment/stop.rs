@@ -1,15 +1,22 @@
 //! The looks of a sequential experiment: after every complete block, the confidence
 //! sequence over the blocks so far, computed exactly as `abba analyze` replays it.
 
-use bench_stats::sequential::{Replay, dataset_log_ratios, replay};
+use bench_stats::sequential::{Replay, dataset_log_ratios, dataset_shape, replay, shape_agrees};
 
 use crate::raw::{RawData, RawHeader, RawLook, RawSequence, RunRecord};
 
 use super::Until;
 
-/// Every look so far over `runs` (the dataset the analysis would read from the file).
-/// `None` when the blocks cannot form log-ratios. Time: O(runs + blocks^2).
-pub(super) fn looks(header: &RawHeader, runs: &[RunRecord], until: &Until) -> Option<Replay> {
+/// Every look so far over `runs` (the dataset the analysis would read from the file), and
+/// whether the last look's decision agrees with the shape check of the run distributions
+/// (p10, p50, p90: a sequence stops only on a decision no part of the distribution
+/// contradicts). `None` when the blocks cannot form log-ratios. Time: O(runs + blocks^2),
+/// plus the shape check's randomization test at a decided look.
+pub(super) fn looks(
+    header: &RawHeader,
+    runs: &[RunRecord],
+    until: &Until,
+) -> Option<(Replay, bool)> {
     let data = RawData {
         file: String::new(),
         header: header.clone(),
@@ -23,7 +30,15 @@ pub(super) fn looks(header: &RawHeader, runs: &[RunRecord], until: &Until) -> Op
     .to_dataset()
     .dataset;
     let logs = dataset_log_ratios(&data, until.baseline.as_deref())?;
-    Some(replay(&logs, &until.rule))
+    let r = replay(&logs, &until.rule);
+    let agrees = match r.last() {
+        Some(last) if last.decision.decided() => {
+            dataset_shape(&data, until.baseline.as_deref(), &until.rule)
+                .is_none_or(|s| shape_agrees(last.decision, &s, data.higher_is_better))
+        }
+        _ => true,
+    };
+    Some((r, agrees))
 }
 
 /// The trailer's record of `replay`, `finished` when the experiment ran to its end (a

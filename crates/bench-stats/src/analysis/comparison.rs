@@ -8,7 +8,7 @@ use crate::analysis::config::AnalysisConfig;
 use crate::analysis::decision::{self, Rule, paired_equivalence, unpaired_equivalence};
 use crate::analysis::paired_verdict::min_blocks;
 use crate::analysis::paired_verdict::paired_scale;
-use crate::analysis::sequential_verdict::sequential_verdict;
+use crate::analysis::sequential_verdict::{reconcile, sequential_verdict};
 use crate::analysis::significance::PairwiseComparison;
 use crate::analysis::verdict::{Facts, describe, describe_shape};
 use crate::analysis::warnings;
@@ -148,6 +148,26 @@ pub(crate) fn build_comparison(
                 (name, &input.members[input.baseline].name),
             )
         });
+    let seq = match (seq, shape) {
+        (Some(sv), Some(s)) => {
+            let shape_outcome = decision::shape_outcome(s);
+            let sentence = describe_shape(
+                &Facts {
+                    outcome: shape_outcome,
+                    ..facts
+                },
+                s,
+            );
+            Some(reconcile(
+                sv,
+                s,
+                shape_outcome,
+                &sentence,
+                input.data.higher_is_better,
+            ))
+        }
+        (seq, _) => seq,
+    };
     let (verdict, outcome, summary, ratio, ratio_ci, decision, sequential) = match seq {
         Some(s) => (
             s.verdict,

@@ -4,7 +4,8 @@
 
 use crate::analysis::config::SequentialRun;
 use crate::model::report::{DecisionReport, Outcome, SequentialReport, Verdict};
-use crate::sequential::{LookDecision, Replay, replay};
+use crate::paired::shape::ShapeAnalysis;
+use crate::sequential::{LookDecision, Replay, replay, shape_agrees};
 
 /// What a sequential replay decides for one comparison.
 pub(crate) struct SequentialVerdict {
@@ -165,6 +166,47 @@ fn sentence(
     };
     if r.extended {
         s.push_str(" The experiment was extended after it had ended: the extra blocks are further looks of the same sequence.");
+    }
+    s
+}
+
+/// The sequential verdict beside the shape check at the stop ([`crate::paired::shape`]):
+/// a decision no part of the distribution contradicts stands, with the parts quoted; a
+/// shape check that finds the parts moved apart makes it mixed; a decision the shape check
+/// contradicts is not a decision (inconclusive, both stated). `shape_sentence` is the
+/// fixed-sample sentence of the shape check.
+pub(crate) fn reconcile(
+    mut s: SequentialVerdict,
+    shape: &ShapeAnalysis,
+    shape_outcome: Outcome,
+    shape_sentence: &str,
+    higher_is_better: bool,
+) -> SequentialVerdict {
+    let decision = match s.outcome {
+        Outcome::Faster if higher_is_better => LookDecision::Larger,
+        Outcome::Faster => LookDecision::Smaller,
+        Outcome::Slower if higher_is_better => LookDecision::Smaller,
+        Outcome::Slower => LookDecision::Larger,
+        Outcome::Equivalent => LookDecision::Equivalent,
+        _ => LookDecision::Undecided,
+    };
+    let parts = crate::analysis::verdict::shape_parts(shape, higher_is_better);
+    if shape_outcome == Outcome::Mixed {
+        s.summary = format!(
+            "{shape_sentence} The sequential rule on each block's median runs said: {}",
+            s.summary
+        );
+        s.outcome = Outcome::Mixed;
+        s.verdict = Verdict::Significant;
+    } else if decision.decided() && !shape_agrees(decision, shape, higher_is_better) {
+        s.summary = format!(
+            "Not decided: the sequential rule on each block's median runs said {}, but the shape check of the run distributions disagrees: {shape_sentence}",
+            s.outcome.as_str()
+        );
+        s.outcome = Outcome::Inconclusive;
+        s.verdict = Verdict::NotSignificant;
+    } else {
+        s.summary = format!("{} Shape check at the stop: {parts}.", s.summary);
     }
     s
 }

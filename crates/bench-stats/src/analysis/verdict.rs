@@ -453,3 +453,18 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
         }
     }
 }
+
+/// "fast runs (p10) 1.02x [0.99, 1.05], typical run (p50) ..., slow runs (p90) ..." at the
+/// shape check's simultaneous level.
+pub(crate) fn shape_parts(s: &ShapeAnalysis, higher_is_better: bool) -> String {
+    let parts: Vec<String> = s
+        .quantiles
+        .iter()
+        .map(|q| format!("{} {}", part_name(q.quantile, higher_is_better), part_ratio(q)))
+        .collect();
+    format!(
+        "{} (simultaneous {:.1}%)",
+        parts.join(", "),
+        s.confidence * 100.0
+    )
+}

@@ -331,11 +331,24 @@ impl Arrangements {
 struct Work {
     a: Vec<f64>,
     b: Vec<f64>,
-    pool: Vec<f64>,
+    idx: Vec<usize>,
 }
 
-/// `T_q` for one arrangement: `swap(block)` says whether the block's variants trade runs;
-/// blocks with unequal counts are reassigned with `rng`.
+impl Work {
+    fn new() -> Work {
+        Work {
+            a: Vec::new(),
+            b: Vec::new(),
+            idx: Vec::new(),
+        }
+    }
+}
+
+/// `T_q` for one arrangement, and its shift coefficient `c`: `swap(block)` says whether
+/// the block's variants trade runs; blocks with unequal counts are reassigned with `rng`.
+/// `c` is the share of the candidate's pool that is candidate runs minus the share of the
+/// baseline's pool that is: shifting every candidate run by `u` moves this arrangement's
+/// statistic by about `c u` (1 for the observed arrangement, -1 for all swapped).
 fn arranged_stat(
     blocks: &[(Vec<f64>, Vec<f64>)],
     wa: &[f64],
@@ -343,49 +356,59 @@ fn arranged_stat(
     work: &mut Work,
     mut swap: impl FnMut(usize) -> bool,
     rng: &mut Xoshiro256PlusPlus,
-) -> f64 {
+) -> (f64, f64) {
     work.a.clear();
     work.b.clear();
+    // Candidate runs landing in the baseline's pool, and staying in the candidate's.
+    let (mut moved, mut stayed) = (0usize, 0usize);
     for (i, (a, b)) in blocks.iter().enumerate() {
         if a.len() == b.len() {
             if swap(i) {
                 work.a.extend_from_slice(b);
                 work.b.extend_from_slice(a);
+                moved += b.len();
             } else {
                 work.a.extend_from_slice(a);
                 work.b.extend_from_slice(b);
+                stayed += b.len();
             }
         } else {
-            work.pool.clear();
-            work.pool.extend_from_slice(a);
-            work.pool.extend_from_slice(b);
-            let n = work.pool.len();
+            // Indices >= a.len() are candidate runs.
+            work.idx.clear();
+            work.idx.extend(0..a.len() + b.len());
+            let n = work.idx.len();
             for k in 0..a.len() {
                 let j = rng.random_range(k..n);
-                work.pool.swap(k, j);
+                work.idx.swap(k, j);
             }
-            work.a.extend_from_slice(&work.pool[..a.len()]);
-            work.b.extend_from_slice(&work.pool[a.len()..]);
+            let value = |k: usize| if k < a.len() { a[k] } else { b[k - a.len()] };
+            for (pos, &k) in work.idx.iter().enumerate() {
+                let is_b = k >= a.len();
+                if pos < a.len() {
+                    work.a.push(value(k));
+                    moved += usize::from(is_b);
+                } else {
+                    work.b.push(value(k));
+                    stayed += usize::from(is_b);
+                }
+            }
         }
     }
+    let c = stayed as f64 / work.b.len() as f64 - moved as f64 / work.a.len() as f64;
     work.a.sort_unstable_by(f64::total_cmp);
     work.b.sort_unstable_by(f64::total_cmp);
-    dot(wb, &work.b) - dot(wa, &work.a)
+    (dot(wb, &work.b) - dot(wa, &work.a), c)
 }
 
-/// The reference distribution of `T_q` on `blocks` (sorted ascending).
+/// `(T_q, c)` of every arrangement on the aligned `blocks`.
 fn reference(
     blocks: &[(Vec<f64>, Vec<f64>)],
     wa: &[f64],
     wb: &[f64],
     arrangements: Arrangements,
     seed: u64,
-) -> Vec<f64> {
-    let mut work = Work {
-        a: Vec::new(),
-        b: Vec::new(),
-        pool: Vec::new(),
-    };
+) -> Vec<(f64, f64)> {
+    let mut work = Work::new();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let n = blocks.len();
     let mut out = Vec::with_capacity(arrangements.count());
@@ -420,30 +443,100 @@ fn reference(
             }
         }
     }
-    out.sort_by(f64::total_cmp);
     out
 }
 
-/// Two-sided p of `t` against the aligned reference `d` (sorted), counting the observed
-/// arrangement: `min(1, 2 min(#{d >= t} + 1, #{d <= t} + 1) / (K + 1))`.
-fn p_value(d: &[f64], t: f64) -> f64 {
-    let ge = d.len() - d.partition_point(|&x| x < t);
-    let le = d.partition_point(|&x| x <= t);
-    let k = d.len() as f64 + 1.0;
-    (2.0 * (ge.min(le) as f64 + 1.0) / k).min(1.0)
+/// The randomization test of one quantile, inverted. Each arrangement `m` of the data
+/// aligned at the estimate gives `T'_m` and its shift coefficient `c_m`; the candidate
+/// shifted by `-delta` then gives `T'_m + u c_m` with `u = T - delta` the observed statistic
+/// (first order in the shift, exact for the observed and the all-swapped arrangement). The
+/// test of `delta` counts the arrangements at least as extreme as `u` on each side;
+/// `extra` (1 for random arrangements, 0 for all of them) counts the observed one.
+struct Inversion {
+    /// `T'_m / (1 - c_m)` where `1 - c_m > 0`, sorted ascending.
+    ratios: Vec<f64>,
+    /// Arrangements with `c_m = 1` and `T'_m >= 0` (resp. `<= 0`): extreme at any `u > 0`.
+    fixed_up: usize,
+    fixed_down: usize,
+    k: usize,
+    extra: usize,
 }
 
-/// The interval of `T` at level `1 - a` from the aligned reference `d` (sorted), on the
-/// log scale; `None` when `d` is too small for that level. It excludes 0 exactly when
-/// [`p_value`] `<= a`.
-fn log_interval(d: &[f64], t: f64, a: f64) -> Option<[f64; 2]> {
-    let k = d.len();
-    let j = ((a * (k as f64 + 1.0) / 2.0).floor() as i64) - 1;
-    if j < 0 || j as usize >= k {
-        return None;
+impl Inversion {
+    fn new(reference: &[(f64, f64)], extra: usize) -> Inversion {
+        let mut ratios = Vec::with_capacity(reference.len());
+        let (mut fixed_up, mut fixed_down) = (0, 0);
+        for &(t, c) in reference {
+            let g = 1.0 - c;
+            if g > 1e-12 {
+                ratios.push(t / g);
+            } else {
+                fixed_up += usize::from(t >= 0.0);
+                fixed_down += usize::from(t <= 0.0);
+            }
+        }
+        ratios.sort_by(f64::total_cmp);
+        Inversion {
+            ratios,
+            fixed_up,
+            fixed_down,
+            k: reference.len(),
+            extra,
+        }
     }
-    let j = j as usize;
-    Some([t - d[k - 1 - j], t - d[j]])
+
+    /// Arrangements at least as large as `u` (`u > 0`), resp. as small (`u < 0`).
+    fn count(&self, u: f64) -> (usize, usize) {
+        if u > 0.0 {
+            let ge = self.ratios.len() - self.ratios.partition_point(|&v| v < u);
+            (self.fixed_up + ge, self.k)
+        } else if u < 0.0 {
+            let le = self.ratios.partition_point(|&v| v <= u);
+            (self.k, self.fixed_down + le)
+        } else {
+            (self.k, self.k)
+        }
+    }
+
+    /// Two-sided p of no change (`delta = 0`, `u = t`).
+    fn p_value(&self, t: f64) -> f64 {
+        let (up, down) = self.count(t);
+        let n = (self.k + self.extra) as f64;
+        (2.0 * (up.min(down) + self.extra) as f64 / n).min(1.0)
+    }
+
+    /// The interval of `delta` at level `1 - a`: every `delta` whose test has `p > a`.
+    /// `None` when no `delta` can be rejected at `a` on a side (too few arrangements).
+    /// Excludes 0 exactly when [`Inversion::p_value`] `<= a`.
+    fn interval(&self, t: f64, a: f64) -> Option<[f64; 2]> {
+        let n = (self.k + self.extra) as f64;
+        // Reject a side when its count + extra <= floor(a n / 2).
+        let budget = (a * n / 2.0).floor() as i64 - self.extra as i64;
+        let up_room = budget - self.fixed_up as i64;
+        let down_room = budget - self.fixed_down as i64;
+        if up_room < 0 || down_room < 0 {
+            return None;
+        }
+        let m = self.ratios.len();
+        // Upper side: reject u > 0 when #{ratios >= u} <= up_room, i.e. u above the
+        // (up_room + 1)-th largest ratio (or above 0 when fewer are positive).
+        let up_room = up_room as usize;
+        let v_up = if up_room < m { self.ratios[m - 1 - up_room].max(0.0) } else { 0.0 };
+        let down_room = down_room as usize;
+        let v_down = if down_room < m { (-self.ratios[down_room]).max(0.0) } else { 0.0 };
+        Some([t - v_up, t + v_down])
+    }
+}
+
+/// The randomization test's two-sided p of `t` against the statistics of every arrangement
+/// of the data as observed: `2 min(#{T_m >= t}, #{T_m <= t}) / K`, counting the observed
+/// arrangement once more (`extra`) when the arrangements are random.
+fn exact_p(reference: &[(f64, f64)], t: f64, extra: usize) -> f64 {
+    let tol = 1e-12 * t.abs().max(1e-300);
+    let up = reference.iter().filter(|r| r.0 >= t - tol).count();
+    let down = reference.iter().filter(|r| r.0 <= t + tol).count();
+    let n = (reference.len() + extra) as f64;
+    (2.0 * (up.min(down) + extra) as f64 / n).min(1.0)
 }
 
 /// The shape of a paired change: both run distributions compared at
@@ -508,20 +601,20 @@ pub fn shape_analysis(
     for &q in &SHAPE_QUANTILES {
         let (wa, wb) = (harrell_davis_weights(na, q), harrell_davis_weights(nb, q));
         let mut none = Xoshiro256PlusPlus::seed_from_u64(0);
-        let mut work = Work {
-            a: Vec::new(),
-            b: Vec::new(),
-            pool: Vec::new(),
-        };
-        let t = arranged_stat(&observed, &wa, &wb, &mut work, |_| false, &mut none);
+        let (t, _) = arranged_stat(&observed, &wa, &wb, &mut Work::new(), |_| false, &mut none);
         let aligned = logs.normalized(t);
         let d = reference(&aligned, &wa, &wb, arrangements, config.seed);
-        let p = p_value(&d, t);
+        let extra = usize::from(matches!(arrangements, Arrangements::Random(_)));
+        let inversion = Inversion::new(&d, extra);
+        // The p (and the decision) from the exact randomization test on the data as they
+        // are; the interval from the inversion around the estimate.
+        let unaligned = reference(&observed, &wa, &wb, arrangements, config.seed);
+        let p = exact_p(&unaligned, t, extra);
         let exp = |i: Option<[f64; 2]>| i.map(|[lo, hi]| [lo.exp(), hi.exp()]);
-        let interval = exp(log_interval(&d, t, a_test));
-        let equivalence_interval = exp(log_interval(&d, t, a_equiv));
+        let interval = exp(inversion.interval(t, a_test));
+        let equivalence_interval = exp(inversion.interval(t, a_equiv));
         let ratio = t.exp();
-        let significant = interval.is_some_and(|[lo, hi]| lo > 1.0 || hi < 1.0);
+        let significant = p <= a_test;
         let inside = equivalence_interval.is_some_and(|[lo, hi]| {
             lo >= 1.0 - config.margin - 1e-12 && hi <= 1.0 + config.margin + 1e-12
         });
@@ -570,6 +663,11 @@ mod tests {
         for &t in &[-1.2, -0.98, -0.97, -0.5, 0.0, 0.3, 0.96, 0.975, 0.99, 1.5] {
             for &a in &[0.01, 0.05, 0.1, 0.0167] {
                 let p = p_value(&d, t);
+        if std::env::var("SHAPE_DEBUG").is_ok() {
+            let du = reference(&observed, &wa, &wb, arrangements, config.seed);
+            let k = d.len();
+            eprintln!("q {q} t {t:.5} aligned [{:.5} {:.5} {:.5}] unaligned [{:.5} {:.5} {:.5}]", d[k/50], d[k/2], d[k-1-k/50], du[k/50], du[k/2], du[k-1-k/50]);
+        }
                 let excl = log_interval(&d, t, a).is_some_and(|[lo, hi]| lo > 0.0 || hi < 0.0);
                 assert_eq!(excl, p <= a + 1e-12, "t {t} a {a} p {p}");
             }
@@ -613,5 +711,16 @@ mod tests {
             assert!((lo - 1.0005).abs() < 1e-12 && (hi - 1.0005).abs() < 1e-12);
             assert_eq!(q.part, PartMove::Slower);
         }
+    }
+}
+#[cfg(test)]
+mod debug_tests {
+    #[test]
+    fn hd_weights_sum_to_one() {
+        let w = super::harrell_davis_weights(16, 0.5);
+        let s: f64 = w.iter().sum();
+        println!("{w:?}");
+        assert!((s - 1.0).abs() < 1e-9);
+        println!("{:?}", crate::special::regularized_beta(2.0, 5.0, 0.3));
     }
 }

@@ -4,11 +4,13 @@ use crate::analysis::blocks::block_table;
 use crate::model::dataset::{Dataset, Series};
 use crate::paired::estimators::PairedEstimator;
 
-use super::rule::block_log_ratios;
+use crate::paired::shape::{ShapeAnalysis, ShapeConfig, shape_analysis};
+
+use super::rule::{LookDecision, SequentialRule, block_log_ratios};
 
 /// The per-block log-ratios `ln(candidate / baseline)` of a two-variant blocked dataset,
 /// in block order, of the block summary the default paired estimator uses (each variant's
-/// fastest run in the block: the largest value when higher is better);
+/// median run in the block, the typical run);
 /// `baseline` names the baseline (default: the first series). `None` when the data are
 /// not two blocked series or a block value is not positive. Time: O(values log blocks).
 pub fn dataset_log_ratios(data: &Dataset, baseline: Option<&str>) -> Option<Vec<f64>> {
@@ -21,7 +23,7 @@ pub fn dataset_log_ratios(data: &Dataset, baseline: Option<&str>) -> Option<Vec<
     };
     let members: Vec<&Series> = vec![&data.series[b], &data.series[1 - b]];
     let table = block_table(&members)?;
-    // The default estimator's block summary: each variant's least disturbed run.
+    // The default estimator's block summary: each variant's median run in the block.
     let summary = PairedEstimator::default()
         .block_summary()
         .oriented(data.higher_is_better);
@@ -34,4 +36,47 @@ pub fn dataset_log_ratios(data: &Dataset, baseline: Option<&str>) -> Option<Vec<
         })
         .collect::<Option<_>>()?;
     block_log_ratios(&values)
+}
+
+/// The shape check of a two-variant blocked dataset ([`crate::paired::shape`]): the two
+/// run distributions at p10, p50 and p90, family-wise at `rule.alpha`, margin
+/// `rule.margin`. `None` when the data are not two blocked series of positive runs.
+pub fn dataset_shape(
+    data: &Dataset,
+    baseline: Option<&str>,
+    rule: &SequentialRule,
+) -> Option<ShapeAnalysis> {
+    if data.series.len() != 2 {
+        return None;
+    }
+    let b = match baseline {
+        Some(name) => data.series.iter().position(|s| s.name == name)?,
+        None => 0,
+    };
+    let members: Vec<&Series> = vec![&data.series[b], &data.series[1 - b]];
+    let table = block_table(&members)?;
+    let config = ShapeConfig {
+        alpha: rule.alpha,
+        margin: rule.margin,
+        higher_is_better: data.higher_is_better,
+        ..ShapeConfig::default()
+    };
+    shape_analysis(&table.replicates[0], &table.replicates[1], &config).ok()
+}
+
+/// Whether a look's decision agrees with the shape check: no part of the distribution
+/// moved against it beyond the margin (a decision "larger" with no part significantly
+/// smaller, "smaller" with none larger, "equivalent" with none moved). A sequence stops
+/// only on a decision that agrees; undecided looks agree trivially.
+pub fn shape_agrees(decision: LookDecision, shape: &ShapeAnalysis, higher_is_better: bool) -> bool {
+    // Parts are oriented: "slower" is worse. "Larger" is worse for times.
+    let (larger_worse, worse, better) = (!higher_is_better, shape.any_slower(), shape.any_faster());
+    match decision {
+        LookDecision::Larger if larger_worse => !better,
+        LookDecision::Larger => !worse,
+        LookDecision::Smaller if larger_worse => !worse,
+        LookDecision::Smaller => !better,
+        LookDecision::Equivalent => !worse && !better,
+        LookDecision::Undecided => true,
+    }
 }

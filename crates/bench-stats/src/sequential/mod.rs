@@ -57,6 +57,6 @@ mod sequence;
 
 pub use asymptotic::half_width as asymptotic_half_width;
 pub use boundary::{DEFAULT_PRIOR, SignBoundary, ln_mixture};
-pub use look::dataset_log_ratios;
+pub use look::{dataset_log_ratios, dataset_shape, shape_agrees};
 pub use rule::{Look, LookDecision, Replay, SequentialRule, block_log_ratios, replay};
 pub use sequence::{ConfidenceSequence, SequenceMethod};
