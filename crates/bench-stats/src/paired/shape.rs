@@ -659,19 +659,45 @@ mod tests {
 
     #[test]
     fn p_and_interval_agree() {
-        let d: Vec<f64> = (0..199).map(|i| f64::from(i - 99) / 100.0).collect();
-        for &t in &[-1.2, -0.98, -0.97, -0.5, 0.0, 0.3, 0.96, 0.975, 0.99, 1.5] {
-            for &a in &[0.01, 0.05, 0.1, 0.0167] {
-                let p = p_value(&d, t);
-        if std::env::var("SHAPE_DEBUG").is_ok() {
-            let du = reference(&observed, &wa, &wb, arrangements, config.seed);
-            let k = d.len();
-            eprintln!("q {q} t {t:.5} aligned [{:.5} {:.5} {:.5}] unaligned [{:.5} {:.5} {:.5}]", d[k/50], d[k/2], d[k-1-k/50], du[k/50], du[k/2], du[k-1-k/50]);
-        }
-                let excl = log_interval(&d, t, a).is_some_and(|[lo, hi]| lo > 0.0 || hi < 0.0);
-                assert_eq!(excl, p <= a + 1e-12, "t {t} a {a} p {p}");
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        for extra in [0, 1] {
+            let d: Vec<(f64, f64)> = (0..400)
+                .map(|_| (rng.random::<f64>() - 0.5, 2.0 * rng.random::<f64>() - 1.0))
+                .collect();
+            let inv = Inversion::new(&d, extra);
+            for &t in &[-1.2, -0.6, -0.45, -0.2, 0.0, 0.1, 0.3, 0.44, 0.5, 0.9] {
+                for &a in &[0.01, 0.05, 0.1, 0.0167] {
+                    let p = inv.p_value(t);
+                    let excl = inv
+                        .interval(t, a)
+                        .is_some_and(|[lo, hi]| lo > 0.0 || hi < 0.0);
+                    assert_eq!(excl, p <= a + 1e-12, "t {t} a {a} p {p}");
+                }
             }
         }
+    }
+
+    #[test]
+    fn the_exact_test_is_uniform_under_no_change() {
+        // Exchangeable runs in every block: over many data sets the exact test rejects
+        // at most its level.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let mut rejections = 0;
+        for _ in 0..300 {
+            let mut a = vec![Vec::new(); 9];
+            let mut b = vec![Vec::new(); 9];
+            for i in 0..9 {
+                let s = 1.0 + 0.05 * rng.random::<f64>();
+                for _ in 0..2 {
+                    a[i].push(s * (1.0 + 0.02 * rng.random::<f64>()));
+                    b[i].push(s * (1.0 + 0.02 * rng.random::<f64>()));
+                }
+            }
+            let s = shape_analysis(&a, &b, &ShapeConfig::default()).unwrap();
+            rejections += s.quantiles.iter().filter(|q| q.p_value <= 0.05).count();
+        }
+        // 900 tests at 0.05: 45 expected, sd about 6.5.
+        assert!(rejections <= 65, "{rejections}");
     }
 
     #[test]
@@ -711,16 +737,5 @@ mod tests {
             assert!((lo - 1.0005).abs() < 1e-12 && (hi - 1.0005).abs() < 1e-12);
             assert_eq!(q.part, PartMove::Slower);
         }
-    }
-}
-#[cfg(test)]
-mod debug_tests {
-    #[test]
-    fn hd_weights_sum_to_one() {
-        let w = super::harrell_davis_weights(16, 0.5);
-        let s: f64 = w.iter().sum();
-        println!("{w:?}");
-        assert!((s - 1.0).abs() < 1e-9);
-        println!("{:?}", crate::special::regularized_beta(2.0, 5.0, 0.3));
     }
 }
