@@ -77,6 +77,7 @@ fn suite(effects: &[f64], blocks: u32, seed: u64) -> Dataset {
 fn config(correction: Correction) -> SuiteConfig {
     let analysis = AnalysisConfig {
         resamples: 200,
+        paired_estimator: bench_stats::PairedEstimator::HodgesLehmannMinLogRatio,
         ..AnalysisConfig::default()
     };
     SuiteConfig::new(analysis, correction)

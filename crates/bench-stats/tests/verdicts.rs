@@ -28,6 +28,7 @@ fn only(data: &Dataset, config: &AnalysisConfig) -> Comparison {
 fn with_alpha(alpha: f64) -> AnalysisConfig {
     AnalysisConfig {
         alpha,
+        paired_estimator: bench_stats::PairedEstimator::HodgesLehmannMinLogRatio,
         ..AnalysisConfig::default()
     }
 }
@@ -100,13 +101,14 @@ fn a_steady_tenth_of_a_percent_is_real_but_inside_the_margin() {
         .iter()
         .map(|x| x * 1.001 * (1.0 + 1e-5 * rng.random::<f64>()))
         .collect();
-    let c = only(&paired(&a, &b), &AnalysisConfig::default());
+    let c = only(&paired(&a, &b), &fastest());
     assert_eq!(c.verdict, Verdict::Significant);
     assert_eq!(c.outcome, Outcome::Equivalent);
     assert!(c.summary.contains("a real change"), "{}", c.summary);
     // A margin smaller than the change makes it a slowdown.
     let tight = AnalysisConfig {
         equivalence_margin: 0.0005,
+        paired_estimator: bench_stats::PairedEstimator::HodgesLehmannMinLogRatio,
         ..AnalysisConfig::default()
     };
     assert_eq!(only(&paired(&a, &b), &tight).outcome, Outcome::Slower);
@@ -129,13 +131,14 @@ fn a_real_slowdown_seen_in_17_of_30_blocks_is_slower_whatever_its_dominance() {
             x * f64::exp(lr)
         })
         .collect();
-    let c = only(&paired(&a, &b), &AnalysisConfig::default());
+    let c = only(&paired(&a, &b), &fastest());
     assert_eq!(c.outcome, Outcome::Slower, "{}", c.summary);
     assert!(!c.summary.contains("too small"));
     assert_eq!(c.decision.unwrap().practical_rule, "ratio");
     // The Cliff rule on the same data measures overlap, and says so when it downgrades.
     let cliff = AnalysisConfig {
         practical: PracticalRule::Cliff(0.9),
+        paired_estimator: bench_stats::PairedEstimator::HodgesLehmannMinLogRatio,
         ..AnalysisConfig::default()
     };
     let c = only(&paired(&a, &b), &cliff);
@@ -151,7 +154,7 @@ fn the_more_blocks_line_states_power_and_the_cost_of_another_look() {
         .iter()
         .map(|x| x * (0.97 + 0.06 * rng.random::<f64>()))
         .collect();
-    let c = only(&paired(&a, &b), &AnalysisConfig::default());
+    let c = only(&paired(&a, &b), &fastest());
     assert_eq!(c.outcome, Outcome::Inconclusive);
     assert!(c.summary.contains("80% power"), "{}", c.summary);
     assert!(c.summary.contains("another look"), "{}", c.summary);
@@ -218,4 +221,32 @@ fn alpha_changes_verdicts_exactly_where_the_deciding_p_lies_between() {
         between > 5,
         "the random cases must exercise the band: {between}"
     );
+}
+
+/// These verdicts are the signed-rank semantics of the fastest-run estimator
+/// (`hl-min-log-ratio`); the default typical run's are in `decision_grid.rs`,
+/// `shape_reference.rs` and the shape module's tests.
+fn fastest() -> AnalysisConfig {
+    AnalysisConfig {
+        paired_estimator: bench_stats::PairedEstimator::HodgesLehmannMinLogRatio,
+        ..AnalysisConfig::default()
+    }
+}
+
+/// The default (typical run) on data with no spread at all, as instruction counts give:
+/// identical A/A is EQUIVALENT with an interval of zero width; a constant 0.05% in every
+/// block is SLOWER from 7 blocks (three quantiles at alpha / 3).
+#[test]
+fn the_default_on_counts_without_spread() {
+    let same = only(&paired(&[1e6; 8], &[1e6; 8]), &AnalysisConfig::default());
+    assert_eq!(same.outcome, Outcome::Equivalent, "{}", same.summary);
+    assert_eq!(same.ratio_ci, Some([1.0, 1.0]));
+    let tight = AnalysisConfig {
+        equivalence_margin: 0.0001,
+        ..AnalysisConfig::default()
+    };
+    let seven = only(&paired(&[1e6; 7], &[1.0005e6; 7]), &tight);
+    assert_eq!(seven.outcome, Outcome::Slower, "{}", seven.summary);
+    let six = only(&paired(&[1e6; 6], &[1.0005e6; 6]), &tight);
+    assert_eq!(six.verdict, Verdict::NotTested, "{}", six.summary);
 }

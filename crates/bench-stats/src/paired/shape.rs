@@ -610,7 +610,10 @@ pub fn shape_analysis(
         // are; the interval from the inversion around the estimate.
         let unaligned = reference(&observed, &wa, &wb, arrangements, config.seed);
         let p = exact_p(&unaligned, t, extra);
-        let exp = |i: Option<[f64; 2]>| i.map(|[lo, hi]| [lo.exp(), hi.exp()]);
+        let exp = |i: Option<[f64; 2]>| {
+            i.map(|[lo, hi]| [lo.exp(), hi.exp()])
+                .filter(|b| b.iter().all(|x| x.is_finite() && *x > 0.0))
+        };
         let interval = exp(inversion.interval(t, a_test));
         let equivalence_interval = exp(inversion.interval(t, a_equiv));
         let ratio = t.exp();
