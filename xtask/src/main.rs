@@ -12,10 +12,13 @@
 //!   `--noise` measures under `neighbour`, a seeded noisy neighbour ([`neighbour`]).
 //! - `replay`: every paired estimator scored on the real recordings ([`replay`]).
 //! - `sequential`: the calibration grid of `--until decided` on simulated noise profiles.
+//! - `counters`: instruction counts (valgrind) against wall time under the noisy
+//!   neighbour: a +0.5% fixed-work change and A/A pairs ([`counters`]).
 
 mod appendix;
 mod browser;
 mod calibrate;
+mod counters;
 mod neighbour;
 mod replay;
 mod run;
@@ -73,6 +76,11 @@ enum Task {
     /// positives under continuous monitoring up to 500 blocks and blocks to a decision, for
     /// the sign sequence and the asymptotic mean sequence (Markdown tables).
     Sequential(sequential::SequentialArgs),
+    /// Instruction counts against wall time under the noisy neighbour: `--reps` A/B
+    /// experiments of a fixed-work +0.5% instructions change and `--reps` A/A pairs, each
+    /// counted with valgrind (`--until decided --max-blocks 8`) and timed natively over as
+    /// many blocks; the valgrind slowdown; chains=1 against chains=2 at equal work.
+    Counters(counters::CountersArgs),
 }
 
 /// Flags of `reproduce-appendix`.
@@ -121,6 +129,7 @@ fn main() -> Result<()> {
         Task::Replay(a) => replay::run(&root, &a),
         Task::Neighbour(a) => neighbour::run(&a),
         Task::Sequential(a) => sequential::run(&a),
+        Task::Counters(a) => counters::run(&root, &a),
     }
 }
 

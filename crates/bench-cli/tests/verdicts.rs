@@ -78,7 +78,10 @@ fn two_blocks_are_never_equivalent_but_identical_blocks_are() {
     // Identical values in every block (as instruction counts can be): exactly [1, 1].
     let same = comparison("constant", &[]);
     assert_eq!(same["outcome"], "equivalent", "{same}");
-    assert_eq!(same["decision"]["equivalence_ci"], serde_json::json!([1.0, 1.0]));
+    assert_eq!(
+        same["decision"]["equivalence_ci"],
+        serde_json::json!([1.0, 1.0])
+    );
 }
 
 #[test]

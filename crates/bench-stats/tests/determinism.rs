@@ -67,7 +67,10 @@ fn identical_counts_are_equivalent_with_a_zero_width_interval_for_every_estimato
             let d = c.decision.as_ref().unwrap();
             assert!(exact(d.equivalence_ci, 1.0), "{who}: {d:?}");
             if let Some(p) = d.p_value {
-                assert!((p - 1.0).abs() < 1e-12, "{who}: no evidence of a change, p {p}");
+                assert!(
+                    (p - 1.0).abs() < 1e-12,
+                    "{who}: no evidence of a change, p {p}"
+                );
             }
             assert!(c.summary.contains("equivalent"), "{who}: {}", c.summary);
             no_nan(&c);
@@ -85,7 +88,11 @@ fn a_constant_difference_of_five_hundredths_of_a_percent_is_significant_from_six
         let who = e.as_str();
         let five = first(&counts(&[1.0e7, 1.0005e7], 5, 2, |_, _| 0.0), &tight(e));
         assert_eq!(five.verdict, Verdict::NotTested, "{who}: {}", five.summary);
-        assert!(five.summary.contains("needs at least 6"), "{who}: {}", five.summary);
+        assert!(
+            five.summary.contains("needs at least 6"),
+            "{who}: {}",
+            five.summary
+        );
         let six = first(&counts(&[1.0e7, 1.0005e7], 6, 2, |_, _| 0.0), &tight(e));
         assert_eq!(six.verdict, Verdict::Significant, "{who}: {}", six.summary);
         assert_eq!(six.outcome, Outcome::Slower, "{who}: {}", six.summary);
@@ -149,7 +156,13 @@ fn layout_jitter_of_a_few_instructions_does_not_hide_half_a_percent() {
         // A/A with the same jitter: equivalent, never significant.
         let aa = first(&counts(&[1.0e7, 1.0e7], 8, 2, jitter), &counted);
         assert_ne!(aa.verdict, Verdict::Significant, "{}", e.as_str());
-        assert_eq!(aa.outcome, Outcome::Equivalent, "{}: {}", e.as_str(), aa.summary);
+        assert_eq!(
+            aa.outcome,
+            Outcome::Equivalent,
+            "{}: {}",
+            e.as_str(),
+            aa.summary
+        );
     }
 }
 
@@ -190,12 +203,12 @@ fn the_sequential_rule_stops_at_its_minimum_on_counts() {
         assert!((look.ratio_interval[1] - 1.005).abs() < 1e-12, "{look:?}");
         let same = replay(&[0.0; 30], &rule);
         assert_eq!(same.first_decision, Some(min - 1), "{method:?}");
-        assert_eq!(
-            same.looks[min - 1].ratio_interval,
-            [1.0, 1.0],
-            "{method:?}"
+        assert_eq!(same.looks[min - 1].ratio_interval, [1.0, 1.0], "{method:?}");
+        assert!(
+            same.looks
+                .iter()
+                .all(|l| l.p_value.is_none_or(|p| p.is_finite()))
         );
-        assert!(same.looks.iter().all(|l| l.p_value.is_none_or(|p| p.is_finite())));
     }
     // 7 blocks at alpha 0.05 for the sign sequence.
     assert_eq!(SequentialRule::needed_blocks(0.05), 7);

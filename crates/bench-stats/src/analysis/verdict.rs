@@ -150,12 +150,15 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
 fn tost_text(f: &Facts<'_>) -> String {
     let level = (1.0 - 2.0 * f.config.alpha) * 100.0;
     match f.equivalence.interval() {
-        Some([lo, hi]) => format!(
-            "its {level:.0}% interval [{}, {}] lies inside the margin (two one-sided tests at alpha {})",
-            num(lo),
-            num(hi),
-            f.config.alpha
-        ),
+        Some([lo, hi]) => {
+            // Three decimals, more when both bounds lie within 0.1% of 1 (a steady 0.05%
+            // change is not [1.000, 1.000]).
+            let k = ratio_decimals(lo).min(ratio_decimals(hi));
+            format!(
+                "its {level:.0}% interval [{lo:.k$}, {hi:.k$}] lies inside the margin (two one-sided tests at alpha {})",
+                f.config.alpha
+            )
+        }
         None => "inside the margin".to_owned(),
     }
 }
