@@ -137,6 +137,17 @@ pub(crate) fn poll_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<u32> {
         .fold(0, |bits, (i, _)| bits | (1 << i)))
 }
 
+/// A pipe, both ends close-on-exec: `(read end, write end)`.
+pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [-1 as libc::c_int; 2];
+    // SAFETY: `fds` is a valid, writable array of two ints.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: pipe2 just returned these two descriptors; nothing else owns them.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
 /// Makes reads of `fd` return `WouldBlock` instead of waiting.
 pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     // SAFETY: fcntl on a descriptor the caller holds open; no memory is passed.
@@ -159,7 +170,7 @@ pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
 /// threaded abba is sound. Up to 64 groups are recorded at once (abba runs one command at a
 /// time; a message beyond that is dropped).
 pub(crate) fn spawn_guardian() -> io::Result<File> {
-    let (reader, writer) = io::pipe()?;
+    let (reader, writer) = pipe()?;
     let read_fd = reader.as_raw_fd();
     // SAFETY: see above: between fork and _exit the child calls only async-signal-safe
     // functions, allocates nothing and touches no lock; the parent only closes its copy of
@@ -173,7 +184,7 @@ pub(crate) fn spawn_guardian() -> io::Result<File> {
         unsafe { guardian_child(read_fd) }
     }
     drop(reader);
-    Ok(File::from(OwnedFd::from(writer)))
+    Ok(File::from(writer))
 }
 
 /// The guardian's life (in the forked child).

@@ -1,7 +1,7 @@
 //! [`RealRunner`]: spawns the command with `std::process::Command` and measures it.
 
 use std::fs::File;
-use std::io::{self, PipeReader, Read, Write};
+use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -211,7 +211,7 @@ impl JsonLines {
 /// Reads what `pipe` holds now, at most `reads` buffers, into `sink` (a bound, so a
 /// command that writes as fast as abba reads cannot keep abba from its timeout); `false`
 /// once the pipe is at its end (or broken).
-fn drain(pipe: &mut PipeReader, buf: &mut [u8], reads: usize, mut sink: impl FnMut(&[u8])) -> bool {
+fn drain(pipe: &mut File, buf: &mut [u8], reads: usize, mut sink: impl FnMut(&[u8])) -> bool {
     for _ in 0..reads {
         match pipe.read(buf) {
             Ok(0) => return false,
@@ -225,10 +225,10 @@ fn drain(pipe: &mut PipeReader, buf: &mut [u8], reads: usize, mut sink: impl FnM
 }
 
 /// A pipe whose read end does not block, for a child's stdout or stderr.
-fn child_pipe() -> io::Result<(PipeReader, Stdio)> {
-    let (r, w) = io::pipe()?;
+fn child_pipe() -> io::Result<(File, Stdio)> {
+    let (r, w) = sys::pipe()?;
     sys::set_nonblocking(r.as_raw_fd())?;
-    Ok((r, Stdio::from(w)))
+    Ok((File::from(r), Stdio::from(w)))
 }
 
 impl Runner for RealRunner {
