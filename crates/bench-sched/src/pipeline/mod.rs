@@ -96,8 +96,47 @@ impl Input {
         policy: MergePolicy,
     ) -> Result<Input, InputError> {
         if paths.len() == 1 {
-            let (_, loaded, raw) = read_file(paths[0], csv)?;
+            let (name, mut loaded, raw) = read_file(paths[0], csv)?;
+            let running = raw.as_ref().is_some_and(|r| r.trailer.is_none())
+                && paths[0] != Path::new("-")
+                && std::fs::File::open(paths[0])
+                    .and_then(|f| crate::sys::is_locked(&f))
+                    .unwrap_or(false);
+            let claims_complete = raw
+                .as_ref()
+                .and_then(|r| r.trailer.as_ref())
+                .is_some_and(|t| t.status == "complete" && t.sequence.is_none());
             let experiment = raw.map(Experiment::from_raw);
+            if let Some(e) = experiment.as_ref().filter(|_| claims_complete) {
+                let done = e.complete_blocks();
+                if done < e.header.blocks {
+                    loaded.warnings.push(ReadWarning {
+                        kind: ReadWarningKind::Truncated,
+                        file: name,
+                        line: None,
+                        message: format!(
+                            "the end line says complete, but only {done} of {} planned blocks \
+                             are in the file: runs were removed or lost after the experiment \
+                             ended",
+                            e.header.blocks
+                        ),
+                    });
+                }
+            }
+            if let Some(e) = experiment.as_ref().filter(|_| running) {
+                // Said instead of "killed or crashed" (a Truncated remark silences that).
+                loaded.warnings.push(ReadWarning {
+                    kind: ReadWarningKind::Truncated,
+                    file: paths[0].display().to_string(),
+                    line: None,
+                    message: format!(
+                        "the experiment is still running (another abba holds the file's \
+                         lock): {} of {} planned blocks measured so far",
+                        e.complete_blocks(),
+                        e.header.blocks
+                    ),
+                });
+            }
             return Ok(Input { loaded, experiment });
         }
         let mut files = Vec::with_capacity(paths.len());
