@@ -798,7 +798,10 @@ fn analyze(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
 fn h4_binary_or_endless_input_is_refused_fast_and_named() {
     let (code, text) = analyze(&["/dev/zero".as_ref()]);
     assert_eq!(code, Some(2), "{text}");
-    assert!(text.contains("/dev/zero: binary data (a NUL byte at byte 1)"), "{text}");
+    assert!(
+        text.contains("/dev/zero: binary data (a NUL byte at byte 1)"),
+        "{text}"
+    );
     // One endless line through stdin: refused at the line bound, not read forever.
     let mut child = abba_std()
         .args(["analyze", "-"])
@@ -817,7 +820,10 @@ fn h4_binary_or_endless_input_is_refused_fast_and_named() {
     writer.join().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("<stdin>:1: the line is longer than 64 MiB"), "{stderr}");
+    assert!(
+        stderr.contains("<stdin>:1: the line is longer than 64 MiB"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -857,7 +863,10 @@ fn m14_an_end_line_saying_complete_over_a_missing_block_is_flagged() {
         .filter(|l| !l.contains("\"block\":1,"))
         .map(str::to_owned)
         .collect();
-    assert!(kept.len() < json_lines(&raw).len(), "no run of block id 1 found");
+    assert!(
+        kept.len() < json_lines(&raw).len(),
+        "no run of block id 1 found"
+    );
     std::fs::write(&raw, kept.join("\n") + "\n").unwrap();
     let (code, out) = analyze(&[raw.as_os_str()]);
     assert_eq!(code, Some(0), "{out}");
@@ -889,4 +898,42 @@ fn m3_analyze_of_a_file_being_written_says_the_experiment_is_running() {
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("the experiment is still running"), "{out}");
     assert!(!out.contains("killed or crashed"), "{out}");
+}
+
+#[test]
+fn m1_one_file_under_two_names_is_refused_by_content_and_identity() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = finished(dir.path(), "runs.jsonl");
+    let hard = dir.path().join("hard.jsonl");
+    std::fs::hard_link(&raw, &hard).unwrap();
+    let copy = dir.path().join("copy.jsonl");
+    std::fs::copy(&raw, &copy).unwrap();
+    for twin in [&hard, &copy] {
+        let (code, out) = analyze(&[raw.as_os_str(), twin.as_os_str()]);
+        assert_eq!(code, Some(2), "{out}");
+        assert!(out.contains("the same content as"), "{out}");
+        assert!(out.contains("its runs would count double"), "{out}");
+    }
+    // A copy with a blank line added differs in bytes, not in runs.
+    let edited = dir.path().join("edited.jsonl");
+    let mut text = std::fs::read_to_string(&raw).unwrap();
+    text.push('\n');
+    std::fs::write(&edited, text).unwrap();
+    let (code, out) = analyze(&[raw.as_os_str(), edited.as_os_str()]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("a run (session 0, block 1, variant ") && out.contains("identical to one of"),
+        "{out}"
+    );
+    // `-` fed the same file.
+    let out = abba()
+        .args(["analyze", "-"])
+        .arg(&raw)
+        .pipe_stdin(&raw)
+        .unwrap()
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("the same content as <stdin>"), "{stderr}");
 }

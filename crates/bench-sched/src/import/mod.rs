@@ -130,18 +130,26 @@ pub(crate) fn read_file(
     path: &Path,
     csv: &CsvOptions,
 ) -> Result<(String, Loaded, Option<RawData>), InputError> {
-    let (name, bytes) = if path == Path::new(STDIN_PATH) {
+    let (name, bytes) = read_named(path)?;
+    read_bytes(&name, &bytes, extension(path).as_deref(), csv)
+}
+
+/// The bytes of `path` (`-`: standard input) and the name messages give it.
+pub(crate) fn read_named(path: &Path) -> Result<(String, Vec<u8>), InputError> {
+    Ok(if path == Path::new(STDIN_PATH) {
         let name = STDIN_NAME.to_owned();
         let bytes = read_bounded(&name, std::io::stdin().lock())?;
         (name, bytes)
     } else {
         (path.display().to_string(), read_path(path)?)
-    };
-    let ext = path
-        .extension()
+    })
+}
+
+/// The file name's extension, lower case.
+pub(crate) fn extension(path: &Path) -> Option<String> {
+    path.extension()
         .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    read_bytes(&name, &bytes, ext.as_deref(), csv)
+        .map(str::to_ascii_lowercase)
 }
 
 /// The longest line a saved-data file may hold (a hyperfine export written on one line
@@ -226,7 +234,7 @@ const STDIN_PATH: &str = "-";
 const STDIN_NAME: &str = "<stdin>";
 
 /// Reads saved data from memory; `ext` is the file name's extension (lower case), if any.
-fn read_bytes(
+pub(crate) fn read_bytes(
     name: &str,
     bytes: &[u8],
     ext: Option<&str>,
