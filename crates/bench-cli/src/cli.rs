@@ -101,6 +101,10 @@ chains overlap in the pipeline, so chains=2 runs at nearly twice the throughput.
     /// outputs CI shows (job summary, pull-request comment, Bencher/github-benchmark JSON).
     #[command(after_help = crate::suite::SUITE_HELP)]
     Suite(Box<crate::suite::SuiteArgs>),
+    /// Every result kept by commit: record experiments (--record, import), show a
+    /// benchmark's levels and paired steps with their change points, check CI, export.
+    #[command(after_help = crate::history::HISTORY_HELP)]
+    History(crate::history::HistoryArgs),
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  abba completions bash > ~/.local/share/bash-completion/completions/abba"
@@ -507,6 +511,9 @@ pub struct CompareArgs {
     /// Analysis and report options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    /// `--record` into the history.
+    #[command(flatten)]
+    pub record: crate::history::RecordArgs,
     /// hyperfine's options that abba does not have (each refused with what abba does).
     #[command(flatten)]
     pub hyperfine_only: HyperfineOnlyArgs,
@@ -585,6 +592,9 @@ pub struct AnalyzeArgs {
     /// Analysis and report options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    /// `--record` into the history.
+    #[command(flatten)]
+    pub record: crate::history::RecordArgs,
 }
 
 /// `abba plan`.

@@ -387,6 +387,15 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     );
     let code = report(&args, &outcome, &names, &analysis, &raw_path)
         .map_err(|e| naming_raw_file(e, &raw_path))?;
+    crate::history::record_after(
+        &args.record,
+        "compare",
+        &raw_path,
+        &analysis,
+        Default::default(),
+        args.analysis.quiet,
+    )
+    .map_err(|e| naming_raw_file(e, &raw_path))?;
     if temporary {
         // The temporary raw file only guards against a failed or interrupted run; once the
         // report exists it goes (keep runs with --output).
@@ -1019,6 +1028,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         dry_run: false,
         hooks: HookArgs::default(),
         scan: ScanArgs::default(),
+        record: Default::default(),
         analysis: AnalysisArgs {
             baseline: None,
             alpha: 0.05,

@@ -617,3 +617,168 @@ fn k12_a_missing_hook_program_is_named_as_the_hook() {
             "program \"no-such-hook-abba\" (variant true, its prepare hook) was not found",
         ));
 }
+
+/// Whether process `pid` is still running (a zombie counts as ended).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        let state = s.rsplit(')').next().unwrap_or("").trim_start();
+        !state.starts_with('Z') && !state.starts_with('X')
+    })
+}
+
+/// Waits (up to 10 s) until none of `pids` runs; `false` when one still does.
+fn all_end(pids: &[u32]) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while pids.iter().any(|&p| running(p)) {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    true
+}
+
+fn pids_in(path: &Path) -> Vec<u32> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn h3_a_flood_on_stdout_and_stderr_keeps_the_json_line_and_the_stderr_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("flood.jsonl");
+    // 3 MB on one stdout line (longer than any JSON line abba keeps), then the metric's
+    // line, then 20 MB of stderr: the value and nothing else is kept.
+    let flood = "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo '{\"v\": 7}'; \
+                 head -c 20000000 /dev/zero >&2";
+    abba()
+        .env("TMPDIR", dir.path())
+        .args([
+            "compare", "--blocks", "1", "--warmup", "0", "-q", "--shell", "sh", "--metric",
+            "json:v", "-o",
+        ])
+        .arg(&raw)
+        .args([flood, flood])
+        .assert()
+        .success();
+    let runs: Vec<Value> = json_lines(&raw)
+        .into_iter()
+        .filter(|l| l.get("run").is_some())
+        .collect();
+    assert_eq!(runs.len(), 4, "one ABBA block");
+    assert!(runs.iter().all(|r| r["metric"] == 7.0), "{runs:?}");
+    // The stderr tail of a flooding failure is its last words.
+    abba()
+        .env("TMPDIR", dir.path())
+        .args([
+            "compare", "--blocks", "1", "--warmup", "0", "-q", "--shell", "sh",
+        ])
+        .args([
+            "--output",
+            dir.path().join("fail.jsonl").to_str().unwrap(),
+            "true",
+            "head -c 20000000 /dev/zero >&2; echo LAST-WORDS >&2; exit 4",
+        ])
+        .assert()
+        .code(3)
+        .stderr(
+            predicate::str::contains("LAST-WORDS").and(predicate::str::contains("exit code 4")),
+        );
+    // A flood that never ends is killed at its timeout and reported as timed out.
+    abba()
+        .args([
+            "compare",
+            "--blocks",
+            "1",
+            "--warmup",
+            "0",
+            "-q",
+            "--metric",
+            "json:v",
+            "--timeout",
+            "300ms",
+            "--output",
+        ])
+        .arg(dir.path().join("yes.jsonl"))
+        .args(["yes", "yes"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("timed out"));
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("abba-scratch"))
+        .collect();
+    assert!(left.is_empty(), "spool files left in TMPDIR: {left:?}");
+}
+
+#[test]
+fn h6_a_command_that_stops_itself_is_killed_and_named_with_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    abba()
+        .args([
+            "compare", "--blocks", "1", "--warmup", "0", "-q", "--shell", "sh", "-o",
+        ])
+        .arg(dir.path().join("stop.jsonl"))
+        .args(["true", "kill -STOP $$"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(3)
+        .stderr(
+            predicate::str::contains("stopped by signal 19 (SIGSTOP)")
+                .and(predicate::str::contains("abba killed it")),
+        );
+}
+
+#[test]
+fn m9_background_processes_of_a_run_end_with_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let cmd = format!("sleep 101 & echo $! >> {}; exit 0", pids.display());
+    abba()
+        .args([
+            "compare", "--blocks", "2", "--warmup", "0", "-q", "--shell", "sh", "-o",
+        ])
+        .arg(dir.path().join("bg.jsonl"))
+        .args([&cmd, &cmd])
+        .assert()
+        .success();
+    let started = pids_in(&pids);
+    assert_eq!(started.len(), 8, "two ABBA blocks");
+    assert!(all_end(&started), "a background sleep outlived its run");
+}
+
+#[test]
+fn orphans_a_sigkilled_abba_takes_its_command_and_the_command_children_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let cmd = format!(
+        "sleep 102 & echo $! >> {p}; echo $$ >> {p}; sleep 103",
+        p = pids.display()
+    );
+    let mut child = abba_std()
+        .args([
+            "compare", "--blocks", "1", "--warmup", "0", "-q", "--shell", "sh", "-o",
+        ])
+        .arg(dir.path().join("killed.jsonl"))
+        .args([&cmd, &cmd])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while pids_in(&pids).len() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let started = pids_in(&pids);
+    assert_eq!(started.len(), 2, "the command did not start");
+    assert!(started.iter().all(|&p| running(p)));
+    kill("KILL", child.id());
+    child.wait().unwrap();
+    assert!(
+        all_end(&started),
+        "the command or its child outlived a SIGKILLed abba"
+    );
+}
