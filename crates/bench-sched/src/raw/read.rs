@@ -118,10 +118,9 @@ pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<RawData, InputError> {
         if value.get("schema").is_some() {
             return Err(err(
                 None,
-                format!(
-                    "a second header line (\"schema\"; the first is line 1): two raw files \
-                     joined into one? Give each file to abba analyze on its own"
-                ),
+                "a second header line (\"schema\"; the first is line 1): two raw files \
+                 joined into one? Give each file to abba analyze on its own"
+                    .to_owned(),
             ));
         }
         // An end line followed by runs ended a session that a `--resume` continued.
