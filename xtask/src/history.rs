@@ -64,7 +64,12 @@ fn git(repo: &Path, args: &[&str], when: i64) -> Result<String> {
     let date = format!("{when} +0000");
     let out = Command::new("git")
         .current_dir(repo)
-        .args(["-c", "user.email=toy@example.invalid", "-c", "user.name=toy"])
+        .args([
+            "-c",
+            "user.email=toy@example.invalid",
+            "-c",
+            "user.name=toy",
+        ])
         .args(args)
         .env("GIT_AUTHOR_DATE", &date)
         .env("GIT_COMMITTER_DATE", &date)
@@ -173,7 +178,10 @@ pub fn demo(root: &Path, args: &DemoArgs) -> Result<()> {
         .chain([compute(parent)?, compute(n)?])
         .collect();
         let (code, stdout, stderr) = abba_output(&abba, &repo, &cmd)?;
-        ensure!(code == 0, "abba compare at commit {k} exited {code}: {stderr}");
+        ensure!(
+            code == 0,
+            "abba compare at commit {k} exited {code}: {stderr}"
+        );
         let doc: Value = serde_json::from_str(&stdout).context("the comparison's JSON")?;
         let c = &doc["groups"][0]["comparisons"][0];
         eprintln!(
@@ -350,7 +358,11 @@ pub fn scale(root: &Path, args: &ScaleArgs) -> Result<()> {
             text.push('\n');
             let mut run = 0usize;
             for block in 0..blocks {
-                let order: [usize; 4] = if block % 2 == 0 { [0, 1, 1, 0] } else { [1, 0, 0, 1] };
+                let order: [usize; 4] = if block % 2 == 0 {
+                    [0, 1, 1, 0]
+                } else {
+                    [1, 0, 0, 1]
+                };
                 for (pos, v) in order.iter().enumerate() {
                     let base = if *v == 0 { before } else { after };
                     let wall = (base * (1.0 + 0.02 * rng.random::<f64>())).round() as u64;
