@@ -12,10 +12,13 @@
 //!   `--noise` measures under `neighbour`, a seeded noisy neighbour ([`neighbour`]).
 //! - `replay`: every paired estimator scored on the real recordings ([`replay`]).
 //! - `sequential`: the calibration grid of `--until decided` on simulated noise profiles.
+//! - `history-demo`, `history-scale`: the history store on a toy git repository measured
+//!   here, and the speed of `abba history show` on 10,000 experiments ([`history`]).
 
 mod appendix;
 mod browser;
 mod calibrate;
+mod history;
 mod neighbour;
 mod replay;
 mod run;
@@ -73,6 +76,14 @@ enum Task {
     /// positives under continuous monitoring up to 500 blocks and blocks to a decision, for
     /// the sign sequence and the asymptotic mean sequence (Markdown tables).
     Sequential(sequential::SequentialArgs),
+    /// A toy git repository of 30 commits of a fixed-work benchmark (+2% at commit 15,
+    /// +0.3% at 25), each compared with its parent by `abba compare --record`; prints
+    /// `abba history show` and `check` and whether the change point and the chain of
+    /// paired steps were found.
+    HistoryDemo(history::DemoArgs),
+    /// Build a history of 10,000 experiments (1,000,000 runs) with `abba history import`
+    /// and time `abba history show` and `list` on it; states the store size per 1,000 runs.
+    HistoryScale(history::ScaleArgs),
 }
 
 /// Flags of `reproduce-appendix`.
@@ -121,6 +132,8 @@ fn main() -> Result<()> {
         Task::Replay(a) => replay::run(&root, &a),
         Task::Neighbour(a) => neighbour::run(&a),
         Task::Sequential(a) => sequential::run(&a),
+        Task::HistoryDemo(a) => history::demo(&root, &a),
+        Task::HistoryScale(a) => history::scale(&root, &a),
     }
 }
 
