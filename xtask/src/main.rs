@@ -14,11 +14,14 @@
 //! - `sequential`: the calibration grid of `--until decided` on simulated noise profiles.
 //! - `counters`: instruction counts (valgrind) against wall time under the noisy
 //!   neighbour: a +0.5% fixed-work change and A/A pairs ([`counters`]).
+//! - `history-demo`, `history-scale`: the history store on a toy git repository measured
+//!   here, and the speed of `abba history show` on 10,000 experiments ([`history`]).
 
 mod appendix;
 mod browser;
 mod calibrate;
 mod counters;
+mod history;
 mod neighbour;
 mod replay;
 mod run;
@@ -81,6 +84,14 @@ enum Task {
     /// counted with valgrind (`--until decided --max-blocks 8`) and timed natively over as
     /// many blocks; the valgrind slowdown; chains=1 against chains=2 at equal work.
     Counters(counters::CountersArgs),
+    /// A toy git repository of 30 commits of a fixed-work benchmark (+2% at commit 15,
+    /// +0.3% at 25), each compared with its parent by `abba compare --record`; prints
+    /// `abba history show` and `check` and whether the change point and the chain of
+    /// paired steps were found.
+    HistoryDemo(history::DemoArgs),
+    /// Build a history of 10,000 experiments (1,000,000 runs) with `abba history import`
+    /// and time `abba history show` and `list` on it; states the store size per 1,000 runs.
+    HistoryScale(history::ScaleArgs),
 }
 
 /// Flags of `reproduce-appendix`.
@@ -130,6 +141,8 @@ fn main() -> Result<()> {
         Task::Neighbour(a) => neighbour::run(&a),
         Task::Sequential(a) => sequential::run(&a),
         Task::Counters(a) => counters::run(&root, &a),
+        Task::HistoryDemo(a) => history::demo(&root, &a),
+        Task::HistoryScale(a) => history::scale(&root, &a),
     }
 }
 

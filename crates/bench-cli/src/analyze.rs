@@ -21,6 +21,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
                 .map_err(|e| usage(format!("--metric: {e}")))
         })
         .transpose()?;
+    crate::history::check_record_inputs(&args.record, &args.files)?;
     let paths: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
     for (i, a) in paths.iter().enumerate() {
         let same = |b: &&Path| match (a.canonicalize(), b.canonicalize()) {
@@ -90,5 +91,16 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     }
     let analysis = analyze_input(&input, &config).map_err(|e| usage(e.to_string()))?;
     let csv = crate::hooks::csv_exports(&args.analysis.csv, &input, &analysis);
-    emit(analysis, &args.analysis, csv, &input)
+    let code = emit(analysis, &args.analysis, csv, &input)?;
+    if args.record.record {
+        crate::history::record_after(
+            &args.record,
+            "analyze",
+            paths[0],
+            &config,
+            Default::default(),
+            args.analysis.quiet,
+        )?;
+    }
+    Ok(code)
 }

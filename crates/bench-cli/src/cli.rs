@@ -36,6 +36,7 @@ const AFTER_HELP: &str = "\
 Examples:
   abba                                          # the built-in demo (chains=1 vs chains=2)
   abba --export-html demo.html                  # the demo, and its report with charts
+  abba --verbose                                # the demo's full report (per-block tables, ...)
   abba compare 'old/bin --flag' 'new/bin --flag'
   abba compare --blocks 30 --output runs.jsonl './a.out' './b.out'
   abba analyze runs.jsonl --export-markdown report.md
@@ -100,6 +101,10 @@ chains overlap in the pipeline, so chains=2 runs at nearly twice the throughput.
     /// outputs CI shows (job summary, pull-request comment, Bencher/github-benchmark JSON).
     #[command(after_help = crate::suite::SUITE_HELP)]
     Suite(Box<crate::suite::SuiteArgs>),
+    /// Every result kept by commit: record experiments (--record, import), show a
+    /// benchmark's levels and paired steps with their change points, check CI, export.
+    #[command(after_help = crate::history::HISTORY_HELP)]
+    History(crate::history::HistoryArgs),
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  abba completions bash > ~/.local/share/bash-completion/completions/abba"
@@ -507,6 +512,9 @@ pub struct CompareArgs {
     /// Analysis and report options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    /// `--record` into the history.
+    #[command(flatten)]
+    pub record: crate::history::RecordArgs,
     /// hyperfine's options that abba does not have (each refused with what abba does).
     #[command(flatten)]
     pub hyperfine_only: HyperfineOnlyArgs,
@@ -593,6 +601,9 @@ pub struct AnalyzeArgs {
     /// Analysis and report options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    /// `--record` into the history.
+    #[command(flatten)]
+    pub record: crate::history::RecordArgs,
 }
 
 /// `abba plan`.
@@ -652,6 +663,9 @@ pub struct DemoArgs {
     /// Write the demo's charts as standalone SVG files in DIR.
     #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath, help_heading = OUTPUT)]
     pub export_svg: Option<PathBuf>,
+    /// The demo's full report: per-block tables, alternative estimates, every control.
+    #[arg(long, help_heading = OUTPUT)]
+    pub verbose: bool,
 }
 
 /// `--layout`.

@@ -12,6 +12,7 @@ mod compare;
 mod compute;
 mod counting;
 mod exit;
+mod history;
 mod hooks;
 mod hyperfine;
 mod kernel_spec;
@@ -48,6 +49,7 @@ fn main() -> ExitCode {
         Some(Command::Analyze(args)) => analyze::run(*args),
         Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Suite(args)) => suite::run(*args),
+        Some(Command::History(args)) => history::run(args),
         Some(Command::Completions { shell }) => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "abba", &mut script);
