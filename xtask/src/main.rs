@@ -12,10 +12,13 @@
 //!   `--noise` measures under `neighbour`, a seeded noisy neighbour ([`neighbour`]).
 //! - `replay`: every paired estimator scored on the real recordings ([`replay`]).
 //! - `sequential`: the calibration grid of `--until decided` on simulated noise profiles.
+//! - `history-calibrate`: false change points, detection and delay of `abba history` on
+//!   simulated commit histories, for levels and paired steps ([`history_calibrate`]).
 
 mod appendix;
 mod browser;
 mod calibrate;
+mod history_calibrate;
 mod neighbour;
 mod replay;
 mod run;
@@ -73,6 +76,10 @@ enum Task {
     /// positives under continuous monitoring up to 500 blocks and blocks to a decision, for
     /// the sign sequence and the asymptotic mean sequence (Markdown tables).
     Sequential(sequential::SequentialArgs),
+    /// The calibration of `abba history` on simulated histories of 200 commits (no change,
+    /// a step of 1/2/5%, a creep of 0.1%/commit): false change points per 100 commits,
+    /// detection and delay for e-divisive on levels and for paired steps (Markdown tables).
+    HistoryCalibrate(history_calibrate::HistoryArgs),
 }
 
 /// Flags of `reproduce-appendix`.
@@ -121,6 +128,7 @@ fn main() -> Result<()> {
         Task::Replay(a) => replay::run(&root, &a),
         Task::Neighbour(a) => neighbour::run(&a),
         Task::Sequential(a) => sequential::run(&a),
+        Task::HistoryCalibrate(a) => history_calibrate::run(&a),
     }
 }
 
