@@ -36,6 +36,7 @@ const AFTER_HELP: &str = "\
 Examples:
   abba                                          # the built-in demo (chains=1 vs chains=2)
   abba --export-html demo.html                  # the demo, and its report with charts
+  abba --verbose                                # the demo's full report (per-block tables, ...)
   abba compare 'old/bin --flag' 'new/bin --flag'
   abba compare --blocks 30 --output runs.jsonl './a.out' './b.out'
   abba analyze runs.jsonl --export-markdown report.md
@@ -653,6 +654,9 @@ pub struct DemoArgs {
     /// Write the demo's charts as standalone SVG files in DIR.
     #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath, help_heading = OUTPUT)]
     pub export_svg: Option<PathBuf>,
+    /// The demo's full report: per-block tables, alternative estimates, every control.
+    #[arg(long, help_heading = OUTPUT)]
+    pub verbose: bool,
 }
 
 /// `--layout`.

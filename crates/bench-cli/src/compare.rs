@@ -985,10 +985,12 @@ fn check_some_run_succeeded(
 
 /// The demo: the kernel's chains=1 against chains=2 over 12 ABBA blocks.
 pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
-    stderr_line(format_args!(
-        "abba demo: one dependency chain of integer multiply-adds (chains=1) against two independent chains (chains=2),\n{} ABBA blocks of {} s runs, each run a child process with a random environment size. Higher is better.\n",
+    let width = crate::output::terminal_width();
+    let intro = format!(
+        "abba demo: one dependency chain of integer multiply-adds (chains=1) against two independent chains (chains=2),\n{} ABBA blocks of {} s runs, each run a child process with a random environment size. Higher is better.",
         demo.demo_blocks, demo.demo_duration
-    ));
+    );
+    stderr_line(format_args!("{intro}\n"));
     let duration = format!("duration={}", demo.demo_duration);
     let args = CompareArgs {
         commands: Vec::new(),
@@ -1046,17 +1048,21 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             no_step_summary: false,
             quiet: false,
             csv: CsvExportArgs::default(),
-            // The contract's demo prints the full report.
-            verbose: true,
+            // Compact, as compare's; --verbose for the per-block tables and the rest.
+            verbose: demo.verbose,
             time_unit: None,
             style: StyleArg::Auto,
         },
         hyperfine_only: HyperfineOnlyArgs::default(),
     };
     let code = run(args)?;
-    write_stdout(
-        "\nCompare your own commands: abba compare 'old/bin --flag' 'new/bin --flag'   (abba compare --help for more)\n",
-    )?;
+    let next = bench_report::wrap(
+        "Compare your own commands: abba compare 'old/bin --flag' 'new/bin --flag'   (abba compare -h)",
+        width,
+        "",
+        "  ",
+    );
+    write_stdout(&format!("\n{next}\n"))?;
     Ok(code)
 }
 

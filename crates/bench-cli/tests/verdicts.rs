@@ -33,9 +33,10 @@ fn comparison(name: &str, args: &[&str]) -> Value {
     v["groups"][0]["comparisons"][0].clone()
 }
 
-/// The console report.
+/// The console report, wide enough that no sentence is wrapped (wrapping is width.rs's).
 fn report(name: &str, args: &[&str]) -> String {
     let out = abba()
+        .env("COLUMNS", "1000")
         .args(["analyze", "--seed", "1", "--verbose"])
         .arg(data(name))
         .args(args)

@@ -13,6 +13,8 @@
 //!   ([`bench_stats::suite::SuiteReport`]) as one table and its summary.
 //! - [`write_atomic`]: temporary file, `fsync`, rename; nothing half-written.
 //! - [`format_value`]: one value in its unit, scaled for reading (ns to s, K/M/G rates).
+//! - [`wrap`]: prose wrapped to a width at word boundaries with a hanging indent (what
+//!   the console report does to every line that is not a table).
 //! - [`pictures`] (feature `html`): the charts as SVG ([`pictures::charts`]), a
 //!   self-contained HTML report ([`pictures::render_html`]) and a scan chart
 //!   ([`pictures::scan_chart`]), drawn by a small SVG writer of our own (why: see the
@@ -61,6 +63,7 @@ pub mod pictures;
 mod suite;
 mod units;
 mod view;
+mod wrap;
 
 pub use crate::{
     atomic::write_atomic,
@@ -71,4 +74,5 @@ pub use crate::{
     options::{Charset, ColorMode, RenderOptions, TimeUnit},
     suite::{SuiteMarkdown, render_suite_console, render_suite_markdown},
     units::format_value,
+    wrap::wrap,
 };

@@ -116,7 +116,7 @@ pub use crate::raw::{
     derived_experiment_id, read_raw, read_raw_bytes, this_host_name,
 };
 pub use crate::runner::{
-    CommandSpec, FakeCall, FakeRunner, Metric, MetricParseError, OutputMode, RealRunner,
-    RunMeasurement, RunRequest, Runner, STDERR_TAIL_BYTES, Shell, Termination,
+    CommandSpec, FakeCall, FakeRunner, MAX_JSON_LINE_BYTES, Metric, MetricParseError, OutputMode,
+    RealRunner, RunMeasurement, RunRequest, Runner, STDERR_TAIL_BYTES, Shell, Termination,
 };
 pub use crate::suite::{BenchmarkData, Suite, SuiteBenchmark};

@@ -7,7 +7,6 @@ mod git;
 mod record;
 mod series;
 mod show;
-mod stats_shim;
 mod store;
 
 use std::path::{Path, PathBuf};
@@ -20,7 +19,7 @@ use clap::{Args, Subcommand};
 use crate::exit::usage;
 use crate::output::stderr_line;
 
-use self::stats_shim as stats;
+use bench_stats::history as stats;
 
 pub use self::store::Store;
 

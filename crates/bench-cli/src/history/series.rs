@@ -98,12 +98,7 @@ pub struct StepRow {
 impl StepRow {
     /// The step for the chain: its log ratio and the standard error its interval implies.
     pub fn step(&self) -> Option<Step> {
-        let z = bench_stats::special::normal_ppf(0.5 + self.confidence / 2.0)?;
-        let se = (self.high.ln() - self.low.ln()) / (2.0 * z);
-        (self.ratio > 0.0 && se.is_finite() && se >= 0.0).then(|| Step {
-            log_ratio: self.ratio.ln(),
-            std_error: se,
-        })
+        Step::from_interval(self.ratio, [self.low, self.high], self.confidence)
     }
 }
 
@@ -140,7 +135,7 @@ pub struct Series {
 }
 
 /// Change-point and chain options.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Detect {
     pub change_points: ChangePointConfig,
     pub confidence: f64,
@@ -386,7 +381,7 @@ impl Store {
         if points.iter().all(|p| p.level.is_none() && p.step.is_none()) {
             return Ok(None);
         }
-        let (change_points, chain) = analyse(&points, detect);
+        let (change_points, chain) = analyse(&points, detect)?;
         Ok(Some(Series {
             benchmark: bench.clone(),
             machine: machine.clone(),
@@ -481,7 +476,10 @@ pub fn order_commits(mut commits: Vec<Commit>) -> Vec<Commit> {
 }
 
 /// The change points of the levels and the chain of steps ending at the newest commit.
-fn analyse(points: &[Point], detect: &Detect) -> (Vec<ChangePoint>, Option<ChainReport>) {
+fn analyse(
+    points: &[Point],
+    detect: &Detect,
+) -> anyhow::Result<(Vec<ChangePoint>, Option<ChainReport>)> {
     let with_level: Vec<usize> = (0..points.len())
         .filter(|&k| points[k].level.is_some())
         .collect();
@@ -489,7 +487,8 @@ fn analyse(points: &[Point], detect: &Detect) -> (Vec<ChangePoint>, Option<Chain
         .iter()
         .filter_map(|&k| points[k].level.as_ref().map(|l| l.median))
         .collect();
-    let change_points = stats::e_divisive(&values, &detect.change_points)
+    let change_points = stats::try_e_divisive(&values, &detect.change_points)
+        .map_err(|e| crate::exit::usage(format!("change points: {e}")))?
         .into_iter()
         .filter_map(|mut c| {
             c.index = *with_level.get(c.index)?;
@@ -523,5 +522,5 @@ fn analyse(points: &[Point], detect: &Detect) -> (Vec<ChangePoint>, Option<Chain
             chain,
         })
     });
-    (change_points, chain)
+    Ok((change_points, chain))
 }
