@@ -782,3 +782,158 @@ fn orphans_a_sigkilled_abba_takes_its_command_and_the_command_children_with_it()
         "the command or its child outlived a SIGKILLed abba"
     );
 }
+
+/// stdout and stderr of `abba analyze ARGS`, with its exit code.
+fn analyze(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    let out = abba().arg("analyze").args(args).output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
+}
+
+#[test]
+fn h4_binary_or_endless_input_is_refused_fast_and_named() {
+    let (code, text) = analyze(&["/dev/zero".as_ref()]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("/dev/zero: binary data (a NUL byte at byte 1)"),
+        "{text}"
+    );
+    // One endless line through stdin: refused at the line bound, not read forever.
+    let mut child = abba_std()
+        .args(["analyze", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let chunk = vec![b'7'; 1 << 20];
+        while stdin.write_all(&chunk).is_ok() {}
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("<stdin>:1: the line is longer than 64 MiB"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn m10_m12_a_bom_is_skipped_and_a_second_header_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = finished(dir.path(), "runs.jsonl");
+    let text = std::fs::read(&raw).unwrap();
+    let bom = dir.path().join("bom.jsonl");
+    std::fs::write(&bom, [b"\xEF\xBB\xBF".as_slice(), &text].concat()).unwrap();
+    let (code, out) = analyze(&[bom.as_os_str()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(!out.contains("CSV"), "{out}");
+    let twice = dir.path().join("twice.jsonl");
+    std::fs::write(&twice, [text.as_slice(), &text].concat()).unwrap();
+    let header_lines = text.iter().filter(|&&b| b == b'\n').count() + 1;
+    let (code, out) = analyze(&[twice.as_os_str()]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains(&format!(":{header_lines}: a second header line")),
+        "{out}"
+    );
+}
+
+#[test]
+fn m14_an_end_line_saying_complete_over_a_missing_block_is_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("three.jsonl");
+    abba()
+        .args(["compare", "--blocks", "3", "--warmup", "0", "-q", "-o"])
+        .arg(&raw)
+        .args(["true", "true"])
+        .assert()
+        .success();
+    let kept: Vec<String> = std::fs::read_to_string(&raw)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains("\"block\":1,"))
+        .map(str::to_owned)
+        .collect();
+    assert!(
+        kept.len() < json_lines(&raw).len(),
+        "no run of block id 1 found"
+    );
+    std::fs::write(&raw, kept.join("\n") + "\n").unwrap();
+    let (code, out) = analyze(&[raw.as_os_str()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("the end line says complete, but only 2 of 3 planned blocks are in the file"),
+        "{out}"
+    );
+}
+
+#[test]
+fn m3_analyze_of_a_file_being_written_says_the_experiment_is_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("live.jsonl");
+    let mut child = abba_std()
+        .args(["compare", "--blocks", "100", "--warmup", "0", "-q", "-o"])
+        .arg(&raw)
+        .args(["sleep 0.05", "sleep 0.05"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while json_lines_so_far(&raw) < 6 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let (code, out) = analyze(&[raw.as_os_str()]);
+    kill("TERM", child.id());
+    child.wait().unwrap();
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("the experiment is still running"), "{out}");
+    assert!(!out.contains("killed or crashed"), "{out}");
+}
+
+#[test]
+fn m1_one_file_under_two_names_is_refused_by_content_and_identity() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = finished(dir.path(), "runs.jsonl");
+    let hard = dir.path().join("hard.jsonl");
+    std::fs::hard_link(&raw, &hard).unwrap();
+    let copy = dir.path().join("copy.jsonl");
+    std::fs::copy(&raw, &copy).unwrap();
+    for twin in [&hard, &copy] {
+        let (code, out) = analyze(&[raw.as_os_str(), twin.as_os_str()]);
+        assert_eq!(code, Some(2), "{out}");
+        assert!(out.contains("the same content as"), "{out}");
+        assert!(out.contains("its runs would count double"), "{out}");
+    }
+    // A copy with a blank line added differs in bytes, not in runs.
+    let edited = dir.path().join("edited.jsonl");
+    let mut text = std::fs::read_to_string(&raw).unwrap();
+    text.push('\n');
+    std::fs::write(&edited, text).unwrap();
+    let (code, out) = analyze(&[raw.as_os_str(), edited.as_os_str()]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("a run (session 0, block 1, variant ") && out.contains("identical to one of"),
+        "{out}"
+    );
+    // `-` fed the same file.
+    let out = abba()
+        .args(["analyze", "-"])
+        .arg(&raw)
+        .pipe_stdin(&raw)
+        .unwrap()
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("the same content as <stdin>"), "{stderr}");
+}

@@ -25,10 +25,7 @@ struct ResultEntry {
 /// As [`read_hyperfine_bytes`], or [`InputError::Io`].
 pub fn read_hyperfine(path: &Path) -> Result<Loaded, InputError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| InputError::Io {
-        file: name.clone(),
-        source,
-    })?;
+    let bytes = super::read_path(path)?;
     read_hyperfine_bytes(&name, &bytes)
 }
 
