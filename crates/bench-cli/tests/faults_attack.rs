@@ -783,15 +783,19 @@ fn orphans_a_sigkilled_abba_takes_its_command_and_the_command_children_with_it()
     );
 }
 
-/// stdout and stderr of `abba analyze ARGS`, with its exit code.
+/// stdout and stderr of `abba analyze ARGS`, with its exit code; runs of white space
+/// (the report wraps its lines) made one space.
 fn analyze(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
     let out = abba().arg("analyze").args(args).output().unwrap();
     let text = format!(
-        "{}{}",
+        "{} {}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    (out.status.code(), text)
+    (
+        out.status.code(),
+        text.split_whitespace().collect::<Vec<_>>().join(" "),
+    )
 }
 
 #[test]
