@@ -724,10 +724,25 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         higher_is_better,
         unit,
     } = variants(args)?;
-    if commands.len() < 2 {
+    if commands.is_empty() {
         return Err(usage(
-            "compare needs at least two variants, e.g. `abba compare './old --x' './new --x'` or `--kernel chains=1 --kernel chains=2`",
+            "compare needs a command (one is measured alone, two or more are compared), e.g. `abba compare './old --x' './new --x'` or `--kernel chains=1 --kernel chains=2`",
         ));
+    }
+    if commands.len() == 1 {
+        // Measured alone: nothing to decide, pair or confirm.
+        for (given, flag) in [
+            (args.until.is_some(), "--until"),
+            (args.confirm, "--confirm"),
+            (args.reference.is_some(), "--reference"),
+            (args.analysis.fail_if_slower.is_some(), "--fail-if-slower"),
+        ] {
+            if given {
+                return Err(usage(format!(
+                    "{flag} needs two or more variants to compare; one command is measured alone (give a second command to compare them)"
+                )));
+            }
+        }
     }
     let until = until_rule(args)?;
     let blocks = until
