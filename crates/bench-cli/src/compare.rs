@@ -999,7 +999,8 @@ pub(crate) fn execute(
     quiet: bool,
 ) -> anyhow::Result<Outcome> {
     let schedule = config.schedule();
-    let mut progress = Progress::new(schedule.runs.len() as u64, config.blocks, quiet);
+    let names: Vec<String> = config.variants.iter().map(|v| v.name.clone()).collect();
+    let mut progress = Progress::new(schedule.runs.len() as u64, config.blocks, quiet, &names);
     let mut runner = RealRunner::new();
     if let Some(source) = config.counter {
         runner = runner.with_counter(crate::counting::counting(source, &config.metric)?);
