@@ -41,6 +41,16 @@ pub struct DemoArgs {
     /// Seed of the comparisons (commit k uses seed + k).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The metric measured (`abba compare --metric`): `wall`, or `instructions` with
+    /// `--counter valgrind` (exact counts, for a machine too loaded for times).
+    #[arg(long, default_value = "wall")]
+    pub metric: String,
+    /// `abba compare --counter` (with a count metric).
+    #[arg(long)]
+    pub counter: Option<String>,
+    /// Untimed warm-up runs of each variant (`abba compare --warmup`).
+    #[arg(long, default_value_t = 1)]
+    pub warmup: u32,
 }
 
 /// Flags of `history-scale`.
@@ -124,11 +134,12 @@ pub fn demo(root: &Path, args: &DemoArgs) -> Result<()> {
     let t0: i64 = 1_780_000_000;
     git(&repo, &["init", "-q", "."], t0)?;
     eprintln!(
-        "history-demo: {} commits in {}, work {} steps (+2% at commit 15, +0.3% at commit 25), {} blocks per commit-vs-parent comparison",
+        "history-demo: {} commits in {}, work {} steps (+2% at commit 15, +0.3% at commit 25), {} blocks per commit-vs-parent comparison, metric {}",
         args.commits,
         repo.display(),
         args.steps,
-        args.blocks
+        args.blocks,
+        args.metric
     );
     let start = Instant::now();
     let compute = |n: u64| -> Result<String> {
@@ -144,7 +155,11 @@ pub fn demo(root: &Path, args: &DemoArgs) -> Result<()> {
             25 => format!("commit {k}: work +0.3% ({n})"),
             _ => format!("commit {k}: work {n}"),
         };
-        git(&repo, &["commit", "-q", "-m", &subject], when)?;
+        git(
+            &repo,
+            &["commit", "-q", "--allow-empty", "-m", &subject],
+            when,
+        )?;
         if k == 1 {
             continue;
         }
@@ -175,6 +190,13 @@ pub fn demo(root: &Path, args: &DemoArgs) -> Result<()> {
         ]
         .iter()
         .map(|s| (*s).to_owned())
+        .chain(["--metric".to_owned(), args.metric.clone()])
+        .chain(["--warmup".to_owned(), args.warmup.to_string()])
+        .chain(
+            args.counter
+                .iter()
+                .flat_map(|c| ["--counter".to_owned(), c.clone()]),
+        )
         .chain([compute(parent)?, compute(n)?])
         .collect();
         let (code, stdout, stderr) = abba_output(&abba, &repo, &cmd)?;
