@@ -12,6 +12,8 @@
 //!   `--noise` measures under `neighbour`, a seeded noisy neighbour ([`neighbour`]).
 //! - `replay`: every paired estimator scored on the real recordings ([`replay`]).
 //! - `sequential`: the calibration grid of `--until decided` on simulated noise profiles.
+//! - `history-calibrate`: false change points, detection and delay of `abba history` on
+//!   simulated commit histories, for levels and paired steps ([`history_calibrate`]).
 //! - `history-demo`, `history-scale`: the history store on a toy git repository measured
 //!   here, and the speed of `abba history show` on 10,000 experiments ([`history`]).
 
@@ -19,6 +21,7 @@ mod appendix;
 mod browser;
 mod calibrate;
 mod history;
+mod history_calibrate;
 mod neighbour;
 mod replay;
 mod run;
@@ -76,6 +79,10 @@ enum Task {
     /// positives under continuous monitoring up to 500 blocks and blocks to a decision, for
     /// the sign sequence and the asymptotic mean sequence (Markdown tables).
     Sequential(sequential::SequentialArgs),
+    /// The calibration of `abba history` on simulated histories of 200 commits (no change,
+    /// a step of 1/2/5%, a creep of 0.1%/commit): false change points per 100 commits,
+    /// detection and delay for e-divisive on levels and for paired steps (Markdown tables).
+    HistoryCalibrate(history_calibrate::HistoryArgs),
     /// A toy git repository of 30 commits of a fixed-work benchmark (+2% at commit 15,
     /// +0.3% at 25), each compared with its parent by `abba compare --record`; prints
     /// `abba history show` and `check` and whether the change point and the chain of
@@ -132,6 +139,7 @@ fn main() -> Result<()> {
         Task::Replay(a) => replay::run(&root, &a),
         Task::Neighbour(a) => neighbour::run(&a),
         Task::Sequential(a) => sequential::run(&a),
+        Task::HistoryCalibrate(a) => history_calibrate::run(&a),
         Task::HistoryDemo(a) => history::demo(&root, &a),
         Task::HistoryScale(a) => history::scale(&root, &a),
     }

@@ -131,8 +131,8 @@ Profiles: quiet, shared-vm, bursty, drift (simulated 50 ms commands).";
 
 const COMPARE_SHORT_HELP: &str = "\
 Examples:
-  abba compare 'old/bin --flag' 'new/bin --flag'
-  abba compare -N -w 3 -r 40 'sleep 0.01' 'sleep 0.012'     # hyperfine's flags
+  abba compare 'sleep 0.01'                                 # one command: its summary
+  abba compare -N -w 3 -r 40 'sleep 0.01' 'sleep 0.012'     # two, with hyperfine's flags
 --help: every option (scans -P/-L, --resume, estimators, exports), examples, the gate rule.";
 
 const ANALYZE_SHORT_HELP: &str = "\
@@ -143,6 +143,7 @@ Examples:
 
 const COMPARE_HELP: &str = "\
 Examples:
+  abba compare 'sleep 0.01'                                   # one command alone: hyperfine's summary
   abba compare 'old/bin --input x' 'new/bin --input x'
   abba compare --blocks 30 --design random --output runs.jsonl ./a ./b ./c
   abba compare --shell sh 'make -s test | wc -l' 'make -s test2 | wc -l'
@@ -163,7 +164,9 @@ Examples:
   abba compare -P chains 1 8 --kernel 'chains={chains}'        # a scan of the kernel
   abba compare --experiment pr-123 --output results/$HOST-1.jsonl ./a ./b  # one host of many
 
-The first command is the baseline unless --baseline names another. Each block runs every
+One command is measured alone and summarized as hyperfine does (mean ± σ, min … max, user
+and system, and the median with its distribution-free interval), with no verdict. With two
+or more, the first command is the baseline unless --baseline names another. Each block runs every
 variant (twice, in ABBA/BAAB order, for two variants); runs are written to --output as they end,
 so an interrupted experiment can be analyzed or continued with --resume.
 
@@ -184,7 +187,8 @@ Examples:
   abba analyze timings.csv --unit ms
   abba analyze hyperfine.json --json
   abba analyze runs.jsonl --export-csv runs.csv   # one row per run; abba analyze runs.csv reads it
-  abba analyze monday.jsonl tuesday.jsonl     # two sessions: unpaired, with a warning
+  abba analyze monday.jsonl tuesday.jsonl     # two sessions of one experiment: paired
+                                              # in each, pooled over the sessions
   abba analyze runs.jsonl --export-html r.html    # one HTML file: verdicts, charts, report
   abba analyze runs.jsonl --export-svg charts/    # the charts as SVG files, for READMEs
   abba analyze results/*.jsonl                # one experiment on many hosts: by host,

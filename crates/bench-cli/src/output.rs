@@ -58,10 +58,10 @@ pub fn emit(
     } else if crate::paths::exports_to_stdout(args) {
         // Standard output carries the export alone (`--export-markdown - >> summary.md`);
         // the report goes to stderr.
-        let text = render_console(analysis, &render_options(args));
+        let text = console_text(analysis, args, input);
         stderr_line(format_args!("{}", text.trim_end_matches('\n')));
     } else {
-        write_stdout(&render_console(analysis, &render_options(args)))?;
+        write_stdout(&console_text(analysis, args, input))?;
     }
     let tripped = args
         .fail_if_slower
@@ -74,6 +74,41 @@ pub fn emit(
         return Err(usage(failed.join("\n")));
     }
     Ok(if tripped.is_empty() { 0 } else { 1 })
+}
+
+/// The console report; for one command measured alone (one benchmark, nothing compared),
+/// hyperfine's summary with the median's distribution-free interval instead.
+fn console_text(analysis: &Analysis, args: &AnalysisArgs, input: &Input) -> String {
+    let options = render_options(args);
+    let benchmarks: Vec<_> = analysis.groups.iter().flat_map(|g| &g.benchmarks).collect();
+    let compared = analysis.groups.iter().any(|g| !g.comparisons.is_empty());
+    if benchmarks.len() != 1 || compared {
+        return render_console(analysis, &options);
+    }
+    let medians: Vec<Option<[f64; 2]>> = benchmarks
+        .iter()
+        .map(|b| {
+            let series = input
+                .loaded
+                .dataset
+                .series
+                .iter()
+                .find(|s| s.name == b.name)?;
+            let values: Vec<f64> = series.observations.iter().map(|o| o.value).collect();
+            bench_stats::descriptive::median_interval(&values, analysis.confidence)
+        })
+        .collect();
+    let mut text = bench_report::render_single(analysis, &medians, &options);
+    text.push_str(&format!(
+        "\n{}\n",
+        bench_report::wrap(
+            "One command, measured alone: no verdict. Give two or more commands to compare them.",
+            options.width,
+            "",
+            "  "
+        )
+    ));
+    text
 }
 
 /// `--export-html` and `--export-svg`; the failures, worded with their flag.

@@ -459,10 +459,16 @@ fn bad_flags_exit_2_naming_the_flag() {
         .code(2)
         .stderr(predicate::str::contains("min-practical-effect"));
     abba()
+        .args(["compare"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("needs a command"));
+    // One command is measured alone, so a missing program is what is refused.
+    abba()
         .args(["compare", "only-one"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("two"));
+        .stderr(predicate::str::contains("only-one"));
 }
 
 #[test]

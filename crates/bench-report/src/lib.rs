@@ -7,6 +7,8 @@
 //!   with a Class column in cross-class mode), the omnibus line, a verdict per
 //!   candidate, per-block tables, reference workload, controls and warnings; colour only
 //!   when [`RenderOptions`] asks for it.
+//! - [`render_single`]: one command measured alone, as hyperfine summarizes it (mean ±
+//!   σ, min … max, user and system) with an interval for the median; no verdict.
 //! - [`render_markdown`]: the same content as GitHub-flavoured Markdown.
 //! - [`render_json`]: the analysis JSON, refusing NaN and infinities.
 //! - [`render_suite_console`] and [`render_suite_markdown`]: a suite of benchmarks
@@ -60,6 +62,7 @@ mod markdown;
 mod options;
 #[cfg(feature = "html")]
 pub mod pictures;
+mod single;
 mod suite;
 mod units;
 mod view;
@@ -72,6 +75,7 @@ pub use crate::{
     json::render_json,
     markdown::render_markdown,
     options::{Charset, ColorMode, RenderOptions, TimeUnit},
+    single::render_single,
     suite::{SuiteMarkdown, render_suite_console, render_suite_markdown},
     units::format_value,
     wrap::wrap,

@@ -499,7 +499,7 @@ fn carryover_detail(
     if let (Some(d), Some(p)) = (k.differential, k.differential_p) {
         let what = match k.method {
             CarryoverMethod::AbbaBaab => format!(
-                "a {} run right after {} minus the reverse",
+                "a run of {} right after {} minus the reverse",
                 c.candidate, g.baseline
             ),
             _ => format!(

@@ -353,6 +353,27 @@ pub(crate) fn try_lock_exclusive(file: &File) -> io::Result<bool> {
     }
 }
 
+/// Whether another open file (another abba writing it) holds a lock on `file`: a shared
+/// lock is tried without waiting and released at once.
+pub(crate) fn is_locked(file: &File) -> io::Result<bool> {
+    loop {
+        // SAFETY: flock has no memory-safety preconditions; the descriptor is valid for as
+        // long as `file` is borrowed.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) };
+        if rc == 0 {
+            // SAFETY: as above.
+            unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_UN) };
+            return Ok(false);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EWOULDBLOCK) => return Ok(true),
+            Some(libc::EINTR) => continue,
+            _ => return Err(e),
+        }
+    }
+}
+
 /// The CPUs the calling thread may run on.
 pub(crate) fn current_affinity() -> io::Result<Vec<usize>> {
     // SAFETY: zeroed cpu_set_t is the empty set.
