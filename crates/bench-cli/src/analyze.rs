@@ -41,6 +41,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         })
         .collect();
     crate::paths::check_export_targets(&args.analysis, &kept)?;
+    crate::checks::warn_rate_unit(Some(&args.unit), args.higher_is_better);
     let csv = CsvOptions {
         unit: args.unit.clone(),
         higher_is_better: args.higher_is_better,
@@ -67,8 +68,9 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     if input.is_empty() {
         let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(usage(format!(
-            "{}: no successful runs or values to analyze",
-            files.join(", ")
+            "{}: {}",
+            files.join(", "),
+            crate::checks::nothing_to_analyze(&input)
         )));
     }
     let analysis = analyze_input(&input, &config).map_err(|e| usage(e.to_string()))?;

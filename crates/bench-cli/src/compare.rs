@@ -62,9 +62,36 @@ fn variant_names(commands: &[String], names: &[String]) -> anyhow::Result<Vec<St
             commands.len()
         )));
     }
+    for name in names {
+        if name.trim().is_empty() {
+            return Err(usage(format!(
+                "--name {name:?}: a variant name cannot be empty or blank"
+            )));
+        }
+        if let Some(c) = name.chars().find(|c| c.is_control()) {
+            return Err(usage(format!(
+                "--name {}: a variant name cannot hold a control character ({}): it would break the report's lines and tables",
+                name.escape_debug(),
+                c.escape_debug()
+            )));
+        }
+    }
     let mut out: Vec<String> = Vec::new();
     for (i, command) in commands.iter().enumerate() {
-        let base = names.get(i).cloned().unwrap_or_else(|| command.clone());
+        // A command of several lines names its variant with its control characters
+        // escaped (`a\nb`), the same in every table, message and file.
+        let base = names.get(i).cloned().unwrap_or_else(|| {
+            command
+                .chars()
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_default().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect()
+        });
         let mut name = base.clone();
         let mut k = 2;
         while out.contains(&name) {
@@ -87,6 +114,7 @@ pub(crate) fn sched_error(error: SchedError, raw: &Path, fresh: bool) -> anyhow:
     let kept = kept.unwrap_or_else(|why| why);
     match error {
         SchedError::RunFailed { .. }
+        | SchedError::WarmupFailed { .. }
         | SchedError::HookFailed { .. }
         | SchedError::TimedOut { .. }
         | SchedError::Metric { .. }
@@ -341,6 +369,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         analysis,
     } = experiment_config(&args, resume)?;
     crate::hooks::warn_shell_expansions(&config);
+    crate::checks::warn_rate_unit(args.unit.as_deref(), args.higher_is_better);
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     let mut args = args;
     crate::hooks::size(&mut args, &mut config, &stop)?;
@@ -483,6 +512,11 @@ fn report(
 ) -> anyhow::Result<u8> {
     check_some_run_succeeded(outcome, names, raw_path)?;
     let input = Input::from_outcome(outcome);
+    if input.is_empty() {
+        return Err(anyhow::Error::new(Exit::CommandFailed(
+            crate::checks::nothing_to_analyze(&input),
+        )));
+    }
     let mut result = analyze_input(&input, analysis).map_err(|e| usage(e.to_string()))?;
     if cfg!(debug_assertions) && !args.kernel.is_empty() {
         result.warnings.push(debug_build_warning());

@@ -6,6 +6,7 @@
 //! remedy the libraries state as a fact is worded as the flag that applies it (`words`).
 
 mod analyze;
+mod checks;
 mod ci;
 mod cli;
 mod compare;

@@ -775,6 +775,10 @@ fn orphans_a_sigkilled_abba_takes_its_command_and_the_command_children_with_it()
     let started = pids_in(&pids);
     assert_eq!(started.len(), 2, "the command did not start");
     assert!(started.iter().all(|&p| running(p)));
+    // abba records the command's group with the guardian just after spawning it; the
+    // command can write its pids before that (a window of microseconds, longer only when
+    // abba is not scheduled): leave it time to, as a user's SIGKILL would.
+    std::thread::sleep(std::time::Duration::from_millis(300));
     kill("KILL", child.id());
     child.wait().unwrap();
     assert!(
@@ -783,15 +787,19 @@ fn orphans_a_sigkilled_abba_takes_its_command_and_the_command_children_with_it()
     );
 }
 
-/// stdout and stderr of `abba analyze ARGS`, with its exit code.
+/// stdout and stderr of `abba analyze ARGS`, with its exit code; runs of white space
+/// (the report wraps its lines) made one space.
 fn analyze(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
     let out = abba().arg("analyze").args(args).output().unwrap();
     let text = format!(
-        "{}{}",
+        "{} {}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    (out.status.code(), text)
+    (
+        out.status.code(),
+        text.split_whitespace().collect::<Vec<_>>().join(" "),
+    )
 }
 
 #[test]
@@ -936,4 +944,218 @@ fn m1_one_file_under_two_names_is_refused_by_content_and_identity() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("the same content as <stdin>"), "{stderr}");
+}
+
+#[test]
+fn m6_a_failing_warm_up_is_named_as_a_warm_up() {
+    let dir = tempfile::tempdir().unwrap();
+    abba()
+        .args(["compare", "--blocks", "2", "-q", "--shell", "sh", "-o"])
+        .arg(dir.path().join("w.jsonl"))
+        .args(["true", "exit 5"])
+        .assert()
+        .code(3)
+        .stderr(
+            predicate::str::contains(
+                "failed in a warm-up run, before any measured run (exit code 5)",
+            )
+            .and(predicate::str::contains("in block 1").not()),
+        );
+}
+
+#[test]
+fn m11_a_rate_unit_without_higher_is_better_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("ops.csv");
+    std::fs::write(
+        &csv,
+        "variant,value\nA,100\nA,101\nA,99\nB,120\nB,121\nB,119\n",
+    )
+    .unwrap();
+    let warning = "--unit ops/s looks like a rate, but without --higher-is-better lower values count as better";
+    abba()
+        .args(["analyze", "--unit", "ops/s"])
+        .arg(&csv)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(warning));
+    abba()
+        .args(["analyze", "--unit", "ops/s", "--higher-is-better"])
+        .arg(&csv)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("looks like a rate").not());
+    abba()
+        .args([
+            "compare", "--blocks", "2", "--warmup", "0", "-q", "--shell", "sh",
+        ])
+        .args(["--metric", "json:v", "--unit", "req/s", "-o"])
+        .arg(dir.path().join("r.jsonl"))
+        .args(["echo '{\"v\": 1}'", "echo '{\"v\": 1}'"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("--unit req/s looks like a rate"));
+}
+
+#[test]
+fn m13_hyperfine_results_of_failed_runs_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("hf.json");
+    std::fs::write(
+        &export,
+        r#"{"results": [
+            {"command": "good", "times": [0.010, 0.011, 0.012], "exit_codes": [0, 0, 0]},
+            {"command": "broken", "times": [0.001, 0.001, 0.002], "exit_codes": [1, 1, 1]}
+        ]}"#,
+    )
+    .unwrap();
+    let (code, out) = analyze(&[export.as_os_str()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("3 of 3 runs of \"broken\" failed") && out.contains("every run failed"),
+        "{out}"
+    );
+    assert!(!out.contains("runs of \"good\" failed"), "{out}");
+}
+
+#[test]
+fn m15_one_block_in_a_csv_with_a_block_column_is_named_as_one_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("one.csv");
+    std::fs::write(
+        &csv,
+        "variant,block,value\nA,0,10\nB,0,12\nA,0,11\nB,0,13\n",
+    )
+    .unwrap();
+    let (code, out) = analyze(&[csv.as_os_str()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("the data carry only one block"), "{out}");
+    assert!(!out.contains("carry no blocks"), "{out}");
+}
+
+#[test]
+fn m19_runs_that_succeeded_in_no_complete_block_are_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("half.jsonl");
+    let flag = dir.path().join("flag");
+    // The second variant succeeds once, then fails: one block, never complete.
+    let flaky = format!("test -e {f} && exit 1; touch {f}", f = flag.display());
+    abba()
+        .args([
+            "compare",
+            "--blocks",
+            "1",
+            "--warmup",
+            "0",
+            "--ignore-failure",
+            "-q",
+        ])
+        .args(["--shell", "sh", "-o"])
+        .arg(&raw)
+        .args(["true", &flaky])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "no complete block to analyze: 3 of 4 runs succeeded",
+        ));
+    let (code, out) = analyze(&[raw.as_os_str()]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("no complete block to analyze"), "{out}");
+    assert!(!out.contains("no successful runs"), "{out}");
+}
+
+#[test]
+fn m21_m22_blank_names_and_names_with_control_characters() {
+    for (name, said) in [
+        ("", "a variant name cannot be empty or blank"),
+        ("  ", "a variant name cannot be empty or blank"),
+        (
+            "a\nb",
+            "--name a\\nb: a variant name cannot hold a control character (\\n)",
+        ),
+    ] {
+        abba()
+            .args(["compare", "--dry-run", "-n", name, "true", "true"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(said));
+    }
+    // A command of two lines names its variant with the newline escaped, everywhere.
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("lines.jsonl");
+    abba()
+        .args([
+            "compare", "--blocks", "2", "--warmup", "0", "-q", "--shell", "sh", "-o",
+        ])
+        .arg(&raw)
+        .args(["true\ntrue", "true"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("true\\ntrue"));
+    let lines = json_lines(&raw);
+    assert_eq!(lines[0]["variants"][0]["name"], "true\\ntrue");
+    assert_eq!(lines[0]["variants"][0]["command"], "true\ntrue");
+}
+
+#[test]
+fn m2_a_gate_that_cannot_decide_says_so_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    abba()
+        .args(["compare", "--blocks", "2", "--warmup", "0", "-q"])
+        .args(["--fail-if-slower", "5%", "-o"])
+        .arg(dir.path().join("g.jsonl"))
+        .args(["true", "sleep 0.01"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "abba: gate: --fail-if-slower 5% cannot decide sleep 0.01 vs true: no test could run",
+        ));
+    // Enough blocks: the gate decides (here: a slowdown well past 5%).
+    abba()
+        .args(["compare", "--blocks", "8", "--warmup", "0", "-q"])
+        .args(["--fail-if-slower", "5%", "-o"])
+        .arg(dir.path().join("h.jsonl"))
+        .args(["true", "sleep 0.02"])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("is significantly slower")
+                .and(predicate::str::contains("cannot decide").not()),
+        );
+}
+
+#[test]
+fn m4_an_exported_csv_keeps_the_baseline_when_the_first_block_was_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("drop.jsonl");
+    let csv = dir.path().join("runs.csv");
+    let flag = dir.path().join("flag");
+    // A fails its first run only: block 1 is dropped, block 2 starts with B (BAAB).
+    let first_fails = format!(
+        "test -e {f} || {{ touch {f}; exit 1; }}",
+        f = flag.display()
+    );
+    abba()
+        .args([
+            "compare",
+            "--blocks",
+            "3",
+            "--warmup",
+            "0",
+            "--ignore-failure",
+            "-q",
+        ])
+        .args(["--shell", "sh", "-n", "A", "-n", "B", "--export-csv"])
+        .arg(&csv)
+        .arg("-o")
+        .arg(&raw)
+        .args([&first_fails, "true"])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let first_row = text.lines().nth(1).unwrap();
+    assert!(first_row.split(',').nth(2) == Some("A"), "{text}");
+    let (code, out) = analyze(&[csv.as_os_str()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("Baseline A"), "{out}");
 }

@@ -305,10 +305,18 @@ impl Session<'_> {
                     ),
                 )?;
                 self.check_stop()?;
-                if config.on_failure == FailurePolicy::Stop {
-                    check_termination(config, &v.name, 0, &m).inspect_err(|_| {
-                        let _ = self.finish("failed");
-                    })?;
+                if config.on_failure == FailurePolicy::Stop
+                    && m.termination != Termination::Exited(0)
+                {
+                    let _ = self.finish("failed");
+                    return Err(SchedError::WarmupFailed {
+                        variant: v.name.clone(),
+                        status: match m.termination {
+                            Termination::TimedOut => "timed out".to_owned(),
+                            t => status_text(t),
+                        },
+                        stderr_tail: m.stderr_tail,
+                    });
                 }
                 if is_variant {
                     self.hook_or_stop(i, HookKind::Conclude, None)?;
