@@ -198,10 +198,14 @@ fn direction(ci: Option<[f64; 2]>) -> &'static str {
     }
 }
 
+/// A comparison's ratio and its interval.
+type Ratio = (Option<f64>, Option<[f64; 2]>);
+
+/// One metric's ratio of one comparison.
+type Effect = (Metric, Option<f64>, Option<[f64; 2]>);
+
 /// Each comparison's (class, candidate) → (ratio, interval) in `analysis`.
-fn ratios(
-    analysis: &Analysis,
-) -> BTreeMap<(Option<String>, String), (Option<f64>, Option<[f64; 2]>)> {
+fn ratios(analysis: &Analysis) -> BTreeMap<(Option<String>, String), Ratio> {
     analysis
         .groups
         .iter()
@@ -251,12 +255,12 @@ pub fn metrics_report(
     for g in &analysis.groups {
         for c in &g.comparisons {
             let key = (g.class.clone(), c.candidate.clone());
-            let effects: Vec<(Metric, Option<f64>, Option<[f64; 2]>)> = per_metric
+            let effects: Vec<Effect> = per_metric
                 .iter()
                 .filter_map(|(m, r)| r.get(&key).map(|&(ratio, ci)| (m.clone(), ratio, ci)))
                 .collect();
             // Disagreements among the cost metrics that are the program's own.
-            let decided: Vec<&(Metric, Option<f64>, Option<[f64; 2]>)> = effects
+            let decided: Vec<&Effect> = effects
                 .iter()
                 .filter(|(m, r, ci)| {
                     is_cost(m) && the_programs(m) && r.is_some() && direction(*ci) != "unclear"
