@@ -178,7 +178,8 @@ block). The report gives Friedman across the values, each value against the firs
 
 Gate rule (--fail-if-slower PCT): exit 1 when the verdict is significant, the candidate is
 worse than the baseline, and its ratio interval reaches a slowdown of PCT (for times: upper
-end >= 1 + PCT; for higher-is-better metrics: lower end <= 1 - PCT). Otherwise 0. Its
+end >= 1 + PCT; for higher-is-better metrics: lower end <= 1 - PCT). Also exit 1, saying
+so, when the gate cannot decide (no test could run: too few blocks). Otherwise 0. Its
 measured operating characteristic is in the README (Reading the report).";
 
 const ANALYZE_HELP: &str = "\

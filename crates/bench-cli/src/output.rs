@@ -67,9 +67,17 @@ pub fn emit(
         .fail_if_slower
         .map(|pct| gate_failures(analysis, pct))
         .unwrap_or_default();
+    let undecided = args
+        .fail_if_slower
+        .map(|pct| gate_undecided(analysis, pct))
+        .unwrap_or_default();
     for message in &tripped {
         stderr_line(format_args!("abba: gate: {message}"));
     }
+    for message in &undecided {
+        stderr_line(format_args!("abba: gate: {message}"));
+    }
+    let tripped: Vec<String> = tripped.into_iter().chain(undecided).collect();
     if !failed.is_empty() {
         return Err(usage(failed.join("\n")));
     }
@@ -352,6 +360,30 @@ fn columns() -> Option<usize> {
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n > 0)
+}
+
+/// The comparisons `--fail-if-slower` cannot decide (M2 of issue 26): no test ran on them
+/// (too few blocks or runs for any test to reach alpha), and no omnibus test of their group
+/// said the variants do not differ. Such a gate fails (exit 1) rather than pass silently.
+pub fn gate_undecided(analysis: &Analysis, pct: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    for group in &analysis.groups {
+        if group.omnibus.is_some_and(|o| !o.significant) {
+            continue;
+        }
+        for c in &group.comparisons {
+            if c.verdict != bench_stats::Verdict::NotTested {
+                continue;
+            }
+            out.push(format!(
+                "--fail-if-slower {}% cannot decide {} vs {}: no test could run (too few blocks or runs for any test to reach alpha), so a slowdown of that size is not ruled out; failing (exit 1): measure more blocks",
+                pct * 100.0,
+                c.candidate,
+                group.baseline
+            ));
+        }
+    }
+    out
 }
 
 /// The `--fail-if-slower PCT` rule ([`bench_stats::analysis::regressions`]): a candidate

@@ -775,6 +775,10 @@ fn orphans_a_sigkilled_abba_takes_its_command_and_the_command_children_with_it()
     let started = pids_in(&pids);
     assert_eq!(started.len(), 2, "the command did not start");
     assert!(started.iter().all(|&p| running(p)));
+    // abba records the command's group with the guardian just after spawning it; the
+    // command can write its pids before that (a window of microseconds, longer only when
+    // abba is not scheduled): leave it time to, as a user's SIGKILL would.
+    std::thread::sleep(std::time::Duration::from_millis(300));
     kill("KILL", child.id());
     child.wait().unwrap();
     assert!(
@@ -1091,4 +1095,67 @@ fn m21_m22_blank_names_and_names_with_control_characters() {
     let lines = json_lines(&raw);
     assert_eq!(lines[0]["variants"][0]["name"], "true\\ntrue");
     assert_eq!(lines[0]["variants"][0]["command"], "true\ntrue");
+}
+
+#[test]
+fn m2_a_gate_that_cannot_decide_says_so_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    abba()
+        .args(["compare", "--blocks", "2", "--warmup", "0", "-q"])
+        .args(["--fail-if-slower", "5%", "-o"])
+        .arg(dir.path().join("g.jsonl"))
+        .args(["true", "sleep 0.01"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "abba: gate: --fail-if-slower 5% cannot decide sleep 0.01 vs true: no test could run",
+        ));
+    // Enough blocks: the gate decides (here: a slowdown well past 5%).
+    abba()
+        .args(["compare", "--blocks", "8", "--warmup", "0", "-q"])
+        .args(["--fail-if-slower", "5%", "-o"])
+        .arg(dir.path().join("h.jsonl"))
+        .args(["true", "sleep 0.02"])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("is significantly slower")
+                .and(predicate::str::contains("cannot decide").not()),
+        );
+}
+
+#[test]
+fn m4_an_exported_csv_keeps_the_baseline_when_the_first_block_was_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("drop.jsonl");
+    let csv = dir.path().join("runs.csv");
+    let flag = dir.path().join("flag");
+    // A fails its first run only: block 1 is dropped, block 2 starts with B (BAAB).
+    let first_fails = format!(
+        "test -e {f} || {{ touch {f}; exit 1; }}",
+        f = flag.display()
+    );
+    abba()
+        .args([
+            "compare",
+            "--blocks",
+            "3",
+            "--warmup",
+            "0",
+            "--ignore-failure",
+            "-q",
+        ])
+        .args(["--shell", "sh", "-n", "A", "-n", "B", "--export-csv"])
+        .arg(&csv)
+        .arg("-o")
+        .arg(&raw)
+        .args([&first_fails, "true"])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let first_row = text.lines().nth(1).unwrap();
+    assert!(first_row.split(',').nth(2) == Some("A"), "{text}");
+    let (code, out) = analyze(&[csv.as_os_str()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("Baseline A"), "{out}");
 }
