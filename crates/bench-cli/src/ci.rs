@@ -117,7 +117,7 @@ fn candidates(
 
 /// The measure a benchmark's values go under: Bencher's built-in `latency` (ns, lower is
 /// better) and `throughput` (ops/s), else a slug of the unit.
-fn measure(unit: &str, higher: bool) -> String {
+pub(crate) fn measure(unit: &str, higher: bool) -> String {
     match (unit, higher) {
         ("ns", false) => "latency".into(),
         ("ops/s", true) => "throughput".into(),

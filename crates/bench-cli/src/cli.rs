@@ -36,6 +36,7 @@ const AFTER_HELP: &str = "\
 Examples:
   abba                                          # the built-in demo (chains=1 vs chains=2)
   abba --export-html demo.html                  # the demo, and its report with charts
+  abba --verbose                                # the demo's full report (per-block tables, ...)
   abba compare 'old/bin --flag' 'new/bin --flag'
   abba compare --blocks 30 --output runs.jsonl './a.out' './b.out'
   abba analyze runs.jsonl --export-markdown report.md
@@ -100,6 +101,10 @@ chains overlap in the pipeline, so chains=2 runs at nearly twice the throughput.
     /// outputs CI shows (job summary, pull-request comment, Bencher/github-benchmark JSON).
     #[command(after_help = crate::suite::SUITE_HELP)]
     Suite(Box<crate::suite::SuiteArgs>),
+    /// Every result kept by commit: record experiments (--record, import), show a
+    /// benchmark's levels and paired steps with their change points, check CI, export.
+    #[command(after_help = crate::history::HISTORY_HELP)]
+    History(crate::history::HistoryArgs),
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  abba completions bash > ~/.local/share/bash-completion/completions/abba"
@@ -126,8 +131,8 @@ Profiles: quiet, shared-vm, bursty, drift (simulated 50 ms commands).";
 
 const COMPARE_SHORT_HELP: &str = "\
 Examples:
-  abba compare 'old/bin --flag' 'new/bin --flag'
-  abba compare -N -w 3 -r 40 'sleep 0.01' 'sleep 0.012'     # hyperfine's flags
+  abba compare 'sleep 0.01'                                 # one command: its summary
+  abba compare -N -w 3 -r 40 'sleep 0.01' 'sleep 0.012'     # two, with hyperfine's flags
 --help: every option (scans -P/-L, --resume, estimators, exports), examples, the gate rule.";
 
 const ANALYZE_SHORT_HELP: &str = "\
@@ -138,6 +143,7 @@ Examples:
 
 const COMPARE_HELP: &str = "\
 Examples:
+  abba compare 'sleep 0.01'                                   # one command alone: hyperfine's summary
   abba compare 'old/bin --input x' 'new/bin --input x'
   abba compare --blocks 30 --design random --output runs.jsonl ./a ./b ./c
   abba compare --shell sh 'make -s test | wc -l' 'make -s test2 | wc -l'
@@ -158,7 +164,9 @@ Examples:
   abba compare -P chains 1 8 --kernel 'chains={chains}'        # a scan of the kernel
   abba compare --experiment pr-123 --output results/$HOST-1.jsonl ./a ./b  # one host of many
 
-The first command is the baseline unless --baseline names another. Each block runs every
+One command is measured alone and summarized as hyperfine does (mean ± σ, min … max, user
+and system, and the median with its distribution-free interval), with no verdict. With two
+or more, the first command is the baseline unless --baseline names another. Each block runs every
 variant (twice, in ABBA/BAAB order, for two variants); runs are written to --output as they end,
 so an interrupted experiment can be analyzed or continued with --resume.
 
@@ -170,7 +178,8 @@ block). The report gives Friedman across the values, each value against the firs
 
 Gate rule (--fail-if-slower PCT): exit 1 when the verdict is significant, the candidate is
 worse than the baseline, and its ratio interval reaches a slowdown of PCT (for times: upper
-end >= 1 + PCT; for higher-is-better metrics: lower end <= 1 - PCT). Otherwise 0. Its
+end >= 1 + PCT; for higher-is-better metrics: lower end <= 1 - PCT). Also exit 1, saying
+so, when the gate cannot decide (no test could run: too few blocks). Otherwise 0. Its
 measured operating characteristic is in the README (Reading the report).";
 
 const ANALYZE_HELP: &str = "\
@@ -179,7 +188,8 @@ Examples:
   abba analyze timings.csv --unit ms
   abba analyze hyperfine.json --json
   abba analyze runs.jsonl --export-csv runs.csv   # one row per run; abba analyze runs.csv reads it
-  abba analyze monday.jsonl tuesday.jsonl     # two sessions: unpaired, with a warning
+  abba analyze monday.jsonl tuesday.jsonl     # two sessions of one experiment: paired
+                                              # in each, pooled over the sessions
   abba analyze runs.jsonl --export-html r.html    # one HTML file: verdicts, charts, report
   abba analyze runs.jsonl --export-svg charts/    # the charts as SVG files, for READMEs
   abba analyze results/*.jsonl                # one experiment on many hosts: by host,
@@ -210,13 +220,14 @@ pub struct AnalysisArgs {
     /// turns the gate off; 0.147 is the negligible/small boundary).
     #[arg(long, default_value = "0.147", value_name = "X", help_heading = ANALYSIS, hide_short_help = true)]
     pub min_practical_effect: f64,
-    /// Margin of equivalence of the ratio, e.g. `1%`.
+    /// Margin of equivalence of the ratio, e.g. `1%` [default: 1%; 0.1% for counts].
     ///
     /// A candidate whose 1 - 2*alpha ratio interval lies inside 1 ± margin is EQUIVALENT (two one-sided
     /// tests); under the ratio rule also the size a significant change must exceed to count
-    /// as faster or slower.
-    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_margin, help_heading = ANALYSIS)]
-    pub equivalence_margin: f64,
+    /// as faster or slower [default: 1%; 0.1% when the metric is a count such as
+    /// instructions, which resolve a hundredth of a percent].
+    #[arg(long, value_name = "PCT", value_parser = parse_margin, help_heading = ANALYSIS)]
+    pub equivalence_margin: Option<f64>,
     /// Which practical-size rule applies: `ratio` (a significant change inside the
     /// equivalence margin is EQUIVALENT, not FASTER/SLOWER), `cliff:X` (a significant change
     /// with |Cliff's delta| < X, i.e. distributions that overlap that much, is downgraded to
@@ -508,6 +519,9 @@ pub struct CompareArgs {
     /// Analysis and report options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    /// `--record` into the history.
+    #[command(flatten)]
+    pub record: crate::history::RecordArgs,
     /// hyperfine's options that abba does not have (each refused with what abba does).
     #[command(flatten)]
     pub hyperfine_only: HyperfineOnlyArgs,
@@ -577,6 +591,14 @@ pub struct AnalyzeArgs {
     /// Seed of the bootstrap (default: the raw file's seed, else 1).
     #[arg(long, value_name = "N", help_heading = ANALYSIS, hide_short_help = true)]
     pub seed: Option<u64>,
+    /// Re-decide a raw file on another metric it records.
+    ///
+    /// Re-decide one raw file on another metric its runs record: wall, user, sys, cpu,
+    /// max-rss (every run), or a count it was counted with (instructions, cycles, ...)
+    /// [default: the file's own metric]. A file counted under valgrind has valgrind's
+    /// times, so only its counts can decide.
+    #[arg(long, value_name = "METRIC", help_heading = ANALYSIS)]
+    pub metric: Option<String>,
     /// Compare raw files of different experiments unpaired instead of refusing them.
     ///
     /// Compare several raw files unpaired (blocks dropped, with a warning) even when they
@@ -586,6 +608,9 @@ pub struct AnalyzeArgs {
     /// Analysis and report options.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    /// `--record` into the history.
+    #[command(flatten)]
+    pub record: crate::history::RecordArgs,
 }
 
 /// `abba plan`.
@@ -645,6 +670,9 @@ pub struct DemoArgs {
     /// Write the demo's charts as standalone SVG files in DIR.
     #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath, help_heading = OUTPUT)]
     pub export_svg: Option<PathBuf>,
+    /// The demo's full report: per-block tables, alternative estimates, every control.
+    #[arg(long, help_heading = OUTPUT)]
+    pub verbose: bool,
 }
 
 /// `--layout`.

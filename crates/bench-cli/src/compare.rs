@@ -22,8 +22,31 @@ use crate::output::{check_export_paths, emit, stderr_line, write_stdout};
 use crate::progress::Progress;
 use crate::words::sched_error_text;
 
+/// The equivalence margin when `--equivalence-margin` is not given: 1%, or 0.1% when the
+/// verdict decides on a count (instructions, cycles, ...). Counts resolve a hundredth of
+/// a percent, so a change of half a percent is both measurable and what a gate on
+/// instruction counts exists to catch; under a 1% margin it would read EQUIVALENT.
+pub const COUNT_MARGIN: f64 = 0.001;
+
+/// The default margin for `metric` (see [`COUNT_MARGIN`]).
+pub(crate) fn default_margin(metric: Option<&Metric>) -> f64 {
+    match metric {
+        Some(Metric::Count(_)) => COUNT_MARGIN,
+        _ => 0.01,
+    }
+}
+
 /// Turns the shared analysis flags into the library's config.
 pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<AnalysisConfig> {
+    analysis_config_for(args, seed, None)
+}
+
+/// [`analysis_config`] for data of `metric`, whose default margin depends on it.
+pub fn analysis_config_for(
+    args: &AnalysisArgs,
+    seed: u64,
+    metric: Option<&Metric>,
+) -> anyhow::Result<AnalysisConfig> {
     let config = AnalysisConfig {
         alpha: args.alpha,
         confidence: args.confidence,
@@ -31,7 +54,9 @@ pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<Analysi
         seed,
         baseline: args.baseline.clone(),
         min_practical_effect: args.min_practical_effect,
-        equivalence_margin: args.equivalence_margin,
+        equivalence_margin: args
+            .equivalence_margin
+            .unwrap_or_else(|| default_margin(metric)),
         practical: args.practical,
         grouping: if args.cross_class {
             Grouping::CrossClass
@@ -62,9 +87,36 @@ fn variant_names(commands: &[String], names: &[String]) -> anyhow::Result<Vec<St
             commands.len()
         )));
     }
+    for name in names {
+        if name.trim().is_empty() {
+            return Err(usage(format!(
+                "--name {name:?}: a variant name cannot be empty or blank"
+            )));
+        }
+        if let Some(c) = name.chars().find(|c| c.is_control()) {
+            return Err(usage(format!(
+                "--name {}: a variant name cannot hold a control character ({}): it would break the report's lines and tables",
+                name.escape_debug(),
+                c.escape_debug()
+            )));
+        }
+    }
     let mut out: Vec<String> = Vec::new();
     for (i, command) in commands.iter().enumerate() {
-        let base = names.get(i).cloned().unwrap_or_else(|| command.clone());
+        // A command of several lines names its variant with its control characters
+        // escaped (`a\nb`), the same in every table, message and file.
+        let base = names.get(i).cloned().unwrap_or_else(|| {
+            command
+                .chars()
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_default().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect()
+        });
         let mut name = base.clone();
         let mut k = 2;
         while out.contains(&name) {
@@ -87,6 +139,7 @@ pub(crate) fn sched_error(error: SchedError, raw: &Path, fresh: bool) -> anyhow:
     let kept = kept.unwrap_or_else(|why| why);
     match error {
         SchedError::RunFailed { .. }
+        | SchedError::WarmupFailed { .. }
         | SchedError::HookFailed { .. }
         | SchedError::TimedOut { .. }
         | SchedError::Metric { .. }
@@ -341,6 +394,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         analysis,
     } = experiment_config(&args, resume)?;
     crate::hooks::warn_shell_expansions(&config);
+    crate::checks::warn_rate_unit(args.unit.as_deref(), args.higher_is_better);
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     let mut args = args;
     crate::hooks::size(&mut args, &mut config, &stop)?;
@@ -387,6 +441,15 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     );
     let code = report(&args, &outcome, &names, &analysis, &raw_path)
         .map_err(|e| naming_raw_file(e, &raw_path))?;
+    crate::history::record_after(
+        &args.record,
+        "compare",
+        &raw_path,
+        &analysis,
+        Default::default(),
+        args.analysis.quiet,
+    )
+    .map_err(|e| naming_raw_file(e, &raw_path))?;
     if temporary {
         // The temporary raw file only guards against a failed or interrupted run; once the
         // report exists it goes (keep runs with --output).
@@ -474,6 +537,11 @@ fn report(
 ) -> anyhow::Result<u8> {
     check_some_run_succeeded(outcome, names, raw_path)?;
     let input = Input::from_outcome(outcome);
+    if input.is_empty() {
+        return Err(anyhow::Error::new(Exit::CommandFailed(
+            crate::checks::nothing_to_analyze(&input),
+        )));
+    }
     let mut result = analyze_input(&input, analysis).map_err(|e| usage(e.to_string()))?;
     if cfg!(debug_assertions) && !args.kernel.is_empty() {
         result.warnings.push(debug_build_warning());
@@ -681,12 +749,27 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         higher_is_better,
         unit,
     } = variants(args)?;
-    if commands.len() < 2 {
+    if commands.is_empty() {
         return Err(usage(
-            "compare needs at least two variants, e.g. `abba compare './old --x' './new --x'` or `--kernel chains=1 --kernel chains=2`",
+            "compare needs a command (one is measured alone, two or more are compared), e.g. `abba compare './old --x' './new --x'` or `--kernel chains=1 --kernel chains=2`",
         ));
     }
-    let until = until_rule(args)?;
+    if commands.len() == 1 {
+        // Measured alone: nothing to decide, pair or confirm.
+        for (given, flag) in [
+            (args.until.is_some(), "--until"),
+            (args.confirm, "--confirm"),
+            (args.reference.is_some(), "--reference"),
+            (args.analysis.fail_if_slower.is_some(), "--fail-if-slower"),
+        ] {
+            if given {
+                return Err(usage(format!(
+                    "{flag} needs two or more variants to compare; one command is measured alone (give a second command to compare them)"
+                )));
+            }
+        }
+    }
+    let until = until_rule(args, &metric)?;
     let blocks = until
         .as_ref()
         .map_or(args.blocks.unwrap_or(20), |u| u.rule.max_blocks);
@@ -723,7 +806,7 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         .transpose()?;
     // A resumed experiment keeps its seed (`from_header` filled it in).
     let seed = args.seed.unwrap_or_else(fresh_seed);
-    let analysis = analysis_config(&args.analysis, seed)?;
+    let analysis = analysis_config_for(&args.analysis, seed, Some(&metric))?;
     let hook_args = args.hooks.clone();
     let counter = crate::counting::choose(
         &metric,
@@ -815,11 +898,11 @@ fn cycles(args: &crate::cli::HookArgs, config: &ExperimentConfig) -> anyhow::Res
 
 /// `--until decided`: the sequential rule at the analysis's alpha and margin, with
 /// `--min-blocks` / `--max-blocks`; `None` without `--until`.
-fn until_rule(args: &CompareArgs) -> anyhow::Result<Option<Until>> {
+fn until_rule(args: &CompareArgs, metric: &Metric) -> anyhow::Result<Option<Until>> {
     if args.until.is_none() {
         return Ok(None);
     }
-    let analysis = analysis_config(&args.analysis, 1)?;
+    let analysis = analysis_config_for(&args.analysis, 1, Some(metric))?;
     let mut rule = SequentialRule::new(analysis.alpha, analysis.equivalence_margin);
     rule.max_blocks = args.max_blocks.unwrap_or(200);
     if let Some(min) = args.min_blocks {
@@ -941,7 +1024,8 @@ pub(crate) fn execute(
     quiet: bool,
 ) -> anyhow::Result<Outcome> {
     let schedule = config.schedule();
-    let mut progress = Progress::new(schedule.runs.len() as u64, config.blocks, quiet);
+    let names: Vec<String> = config.variants.iter().map(|v| v.name.clone()).collect();
+    let mut progress = Progress::new(schedule.runs.len() as u64, config.blocks, quiet, &names);
     let mut runner = RealRunner::new();
     if let Some(source) = config.counter {
         runner = runner.with_counter(crate::counting::counting(source, &config.metric)?);
@@ -976,10 +1060,12 @@ fn check_some_run_succeeded(
 
 /// The demo: the kernel's chains=1 against chains=2 over 12 ABBA blocks.
 pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
-    stderr_line(format_args!(
-        "abba demo: one dependency chain of integer multiply-adds (chains=1) against two independent chains (chains=2),\n{} ABBA blocks of {} s runs, each run a child process with a random environment size. Higher is better.\n",
+    let width = crate::output::terminal_width();
+    let intro = format!(
+        "abba demo: one dependency chain of integer multiply-adds (chains=1) against two independent chains (chains=2),\n{} ABBA blocks of {} s runs, each run a child process with a random environment size. Higher is better.",
         demo.demo_blocks, demo.demo_duration
-    ));
+    );
+    stderr_line(format_args!("{intro}\n"));
     let duration = format!("duration={}", demo.demo_duration);
     let args = CompareArgs {
         commands: Vec::new(),
@@ -1017,13 +1103,14 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         dry_run: false,
         hooks: HookArgs::default(),
         scan: ScanArgs::default(),
+        record: Default::default(),
         analysis: AnalysisArgs {
             baseline: None,
             alpha: 0.05,
             confidence: 0.95,
             resamples: 2000,
             min_practical_effect: 0.147,
-            equivalence_margin: 0.01,
+            equivalence_margin: None,
             practical: PracticalRule::Auto,
             estimator: None,
             cross_class: false,
@@ -1036,17 +1123,21 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             no_step_summary: false,
             quiet: false,
             csv: CsvExportArgs::default(),
-            // The contract's demo prints the full report.
-            verbose: true,
+            // Compact, as compare's; --verbose for the per-block tables and the rest.
+            verbose: demo.verbose,
             time_unit: None,
             style: StyleArg::Auto,
         },
         hyperfine_only: HyperfineOnlyArgs::default(),
     };
     let code = run(args)?;
-    write_stdout(
-        "\nCompare your own commands: abba compare 'old/bin --flag' 'new/bin --flag'   (abba compare --help for more)\n",
-    )?;
+    let next = bench_report::wrap(
+        "Compare your own commands: abba compare 'old/bin --flag' 'new/bin --flag'   (abba compare -h)",
+        width,
+        "",
+        "  ",
+    );
+    write_stdout(&format!("\n{next}\n"))?;
     Ok(code)
 }
 

@@ -6,12 +6,14 @@
 //! remedy the libraries state as a fact is worded as the flag that applies it (`words`).
 
 mod analyze;
+mod checks;
 mod ci;
 mod cli;
 mod compare;
 mod compute;
 mod counting;
 mod exit;
+mod history;
 mod hooks;
 mod hyperfine;
 mod kernel_spec;
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Some(Command::Analyze(args)) => analyze::run(*args),
         Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Suite(args)) => suite::run(*args),
+        Some(Command::History(args)) => history::run(args),
         Some(Command::Completions { shell }) => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "abba", &mut script);

@@ -58,22 +58,65 @@ pub fn emit(
     } else if crate::paths::exports_to_stdout(args) {
         // Standard output carries the export alone (`--export-markdown - >> summary.md`);
         // the report goes to stderr.
-        let text = render_console(analysis, &render_options(args));
+        let text = console_text(analysis, args, input);
         stderr_line(format_args!("{}", text.trim_end_matches('\n')));
     } else {
-        write_stdout(&render_console(analysis, &render_options(args)))?;
+        write_stdout(&console_text(analysis, args, input))?;
     }
     let tripped = args
         .fail_if_slower
         .map(|pct| gate_failures(analysis, pct))
         .unwrap_or_default();
+    let undecided = args
+        .fail_if_slower
+        .map(|pct| gate_undecided(analysis, pct))
+        .unwrap_or_default();
     for message in &tripped {
         stderr_line(format_args!("abba: gate: {message}"));
     }
+    for message in &undecided {
+        stderr_line(format_args!("abba: gate: {message}"));
+    }
+    let tripped: Vec<String> = tripped.into_iter().chain(undecided).collect();
     if !failed.is_empty() {
         return Err(usage(failed.join("\n")));
     }
     Ok(if tripped.is_empty() { 0 } else { 1 })
+}
+
+/// The console report; for one command measured alone (one benchmark, nothing compared),
+/// hyperfine's summary with the median's distribution-free interval instead.
+fn console_text(analysis: &Analysis, args: &AnalysisArgs, input: &Input) -> String {
+    let options = render_options(args);
+    let benchmarks: Vec<_> = analysis.groups.iter().flat_map(|g| &g.benchmarks).collect();
+    let compared = analysis.groups.iter().any(|g| !g.comparisons.is_empty());
+    if benchmarks.len() != 1 || compared {
+        return render_console(analysis, &options);
+    }
+    let medians: Vec<Option<[f64; 2]>> = benchmarks
+        .iter()
+        .map(|b| {
+            let series = input
+                .loaded
+                .dataset
+                .series
+                .iter()
+                .find(|s| s.name == b.name)?;
+            let values: Vec<f64> = series.observations.iter().map(|o| o.value).collect();
+            bench_stats::descriptive::median_interval(&values, analysis.confidence)
+        })
+        .collect();
+    let mut text = bench_report::render_single(analysis, &medians, &options);
+    text.push_str(&format!(
+        "\n{}\n",
+        bench_report::wrap(
+            "One command, measured alone: no verdict. Give two or more commands to compare them.",
+            options.width,
+            "",
+            "  "
+        )
+    ));
+    text
 }
 
 /// `--export-html` and `--export-svg`; the failures, worded with their flag.
@@ -157,11 +200,13 @@ pub fn write_stdout(text: &str) -> anyhow::Result<()> {
 
 /// Writes one line to stderr. Every message of abba goes through here: stderr closed, a
 /// broken pipe or a full disk loses the message but never panics (`eprintln!` would, with
-/// exit 101), so the exit code still tells what happened.
+/// exit 101), so the exit code still tells what happened. Long lines are wrapped at word
+/// boundaries (continuation lines indented by two) to `COLUMNS` or stderr's terminal.
 pub fn stderr_line(message: std::fmt::Arguments<'_>) {
+    let text = bench_report::wrap(&message.to_string(), stderr_width(), "", "  ");
     let mut err = std::io::stderr().lock();
     let _ = err
-        .write_fmt(message)
+        .write_all(text.as_bytes())
         .and_then(|()| err.write_all(b"\n"))
         .and_then(|()| err.flush());
 }
@@ -278,21 +323,67 @@ pub fn render_options(args: &AnalysisArgs) -> RenderOptions {
     options
 }
 
-/// The width tables must fit: `COLUMNS` when set to a number, else the terminal's width
-/// when stdout is one, else unlimited.
-fn terminal_width() -> Option<usize> {
-    if let Some(n) = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-    {
+/// The width a report piped to a file or program fits when `COLUMNS` is not set.
+pub const PIPED_WIDTH: usize = 100;
+
+/// The width every report line must fit: `COLUMNS` when set to a number, else the
+/// terminal's width when stdout is one, else [`PIPED_WIDTH`].
+pub fn terminal_width() -> Option<usize> {
+    if let Some(n) = columns() {
         return Some(n);
     }
     let stdout = std::io::stdout();
     if !stdout.is_terminal() {
-        return None;
+        return Some(PIPED_WIDTH);
     }
-    terminal_size::terminal_size_of(&stdout).map(|(w, _)| usize::from(w.0))
+    terminal_size::terminal_size_of(&stdout)
+        .map(|(w, _)| usize::from(w.0))
+        .or(Some(PIPED_WIDTH))
+}
+
+/// The width notes, warnings and errors on stderr are wrapped to: `COLUMNS` when set, else
+/// the terminal's width when stderr is one; piped to a log, they stay one line each.
+fn stderr_width() -> Option<usize> {
+    columns().or_else(|| {
+        let stderr = std::io::stderr();
+        if stderr.is_terminal() {
+            terminal_size::terminal_size_of(&stderr).map(|(w, _)| usize::from(w.0))
+        } else {
+            None
+        }
+    })
+}
+
+/// `COLUMNS`, when set to a positive number.
+fn columns() -> Option<usize> {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+}
+
+/// The comparisons `--fail-if-slower` cannot decide (M2 of issue 26): no test ran on them
+/// (too few blocks or runs for any test to reach alpha), and no omnibus test of their group
+/// said the variants do not differ. Such a gate fails (exit 1) rather than pass silently.
+pub fn gate_undecided(analysis: &Analysis, pct: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    for group in &analysis.groups {
+        if group.omnibus.is_some_and(|o| !o.significant) {
+            continue;
+        }
+        for c in &group.comparisons {
+            if c.verdict != bench_stats::Verdict::NotTested {
+                continue;
+            }
+            out.push(format!(
+                "--fail-if-slower {}% cannot decide {} vs {}: no test could run (too few blocks or runs for any test to reach alpha), so a slowdown of that size is not ruled out; failing (exit 1): measure more blocks",
+                pct * 100.0,
+                c.candidate,
+                group.baseline
+            ));
+        }
+    }
+    out
 }
 
 /// The `--fail-if-slower PCT` rule ([`bench_stats::analysis::regressions`]): a candidate

@@ -1,5 +1,7 @@
 //! Progress on stderr while an experiment runs: block i of N, the variant running,
-//! elapsed and ETA. Off when stderr is not a terminal or with `--quiet`.
+//! elapsed and ETA, and for two variants a provisional estimate after a few blocks (the
+//! ratio and its interval so far, marked provisional: not a decision). Off when stderr is
+//! not a terminal or with `--quiet`.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -15,17 +17,22 @@ pub struct Progress {
     blocks: u32,
     /// The last look of a sequential experiment, in words (empty otherwise).
     look: String,
+    /// The running estimate of a two-variant experiment.
+    running: Option<Running>,
 }
 
 impl Progress {
     /// A bar over `total_runs` runs in `blocks` blocks; hidden when `quiet` or when stderr
     /// is not a terminal.
-    pub fn new(total_runs: u64, blocks: u32, quiet: bool) -> Progress {
+    /// `names`: the variants, baseline first; with exactly two the line shows the running
+    /// estimate.
+    pub fn new(total_runs: u64, blocks: u32, quiet: bool, names: &[String]) -> Progress {
         if quiet || !std::io::stderr().is_terminal() {
             return Progress {
                 bar: None,
                 blocks,
                 look: String::new(),
+                running: None,
             };
         }
         let bar = ProgressBar::with_draw_target(Some(total_runs), ProgressDrawTarget::stderr());
@@ -39,6 +46,7 @@ impl Progress {
             bar: Some(bar),
             blocks,
             look: String::new(),
+            running: Running::new(names),
         }
     }
 
@@ -59,8 +67,13 @@ impl Observer for Progress {
 
     fn on_run_start(&mut self, run: &PlannedRun, variant: &Variant) {
         if let Some(bar) = &self.bar {
+            // A sequential experiment shows its look; the others the running estimate.
+            let estimate = match (&self.running, self.look.is_empty()) {
+                (Some(r), true) => r.text().map(|t| format!("  | {t}")).unwrap_or_default(),
+                _ => String::new(),
+            };
             bar.set_message(format!(
-                "block {} of {}: {}{}",
+                "block {} of {}: {}{}{estimate}",
                 run.block + 1,
                 self.blocks,
                 variant.name,
@@ -73,10 +86,112 @@ impl Observer for Progress {
         self.look = format!("  | {}", look_text(look, rule));
     }
 
-    fn on_run_end(&mut self, _record: &RunRecord) {
+    fn on_run_end(&mut self, record: &RunRecord) {
         if let Some(bar) = &self.bar {
             bar.inc(1);
         }
+        if let Some(r) = &mut self.running {
+            r.record(record);
+        }
+    }
+
+    fn on_block_end(&mut self, block: u32) {
+        if let Some(r) = &mut self.running {
+            r.block_end(block);
+        }
+    }
+}
+
+/// Blocks before the progress line shows an estimate.
+pub const PROVISIONAL_AFTER: usize = 3;
+
+/// The running estimate of two variants: per complete block the log-ratio of the
+/// candidate's fastest run to the baseline's (the default verdict estimator's input), and
+/// their Hodges-Lehmann estimate with its 95% signed-rank interval.
+#[derive(Debug)]
+pub struct Running {
+    baseline: String,
+    candidate: String,
+    /// The current block's smallest value of the baseline and of the candidate.
+    block: Option<(u32, [Option<f64>; 2])>,
+    log_ratios: Vec<f64>,
+}
+
+impl Running {
+    /// `None` unless there are exactly two variants (the first the baseline).
+    pub fn new(names: &[String]) -> Option<Running> {
+        let [baseline, candidate] = names else {
+            return None;
+        };
+        Some(Running {
+            baseline: baseline.clone(),
+            candidate: candidate.clone(),
+            block: None,
+            log_ratios: Vec::new(),
+        })
+    }
+
+    /// A measured run: its value (the metric, else the wall time) if it succeeded.
+    pub fn record(&mut self, run: &RunRecord) {
+        if run.is_reference || !run.succeeded() {
+            return;
+        }
+        let side = if run.variant == self.baseline {
+            0
+        } else if run.variant == self.candidate {
+            1
+        } else {
+            return;
+        };
+        #[allow(clippy::cast_precision_loss)]
+        let value = run.metric.unwrap_or(run.wall_ns as f64);
+        self.add(run.block, side, value);
+    }
+
+    fn add(&mut self, block: u32, side: usize, value: f64) {
+        if !value.is_finite() || value <= 0.0 {
+            return;
+        }
+        let (b, mins) = self.block.get_or_insert((block, [None, None]));
+        if *b != block {
+            *b = block;
+            *mins = [None, None];
+        }
+        let m = &mut mins[side];
+        *m = Some(m.map_or(value, |old: f64| old.min(value)));
+    }
+
+    /// Every run of `block` is in: its log-ratio joins the estimate.
+    pub fn block_end(&mut self, block: u32) {
+        if let Some((b, [Some(base), Some(cand)])) = self.block.take() {
+            if b == block {
+                self.log_ratios.push((cand / base).ln());
+            }
+        }
+    }
+
+    /// `provisional after 5 blocks: B/A 1.043x [0.981, 1.102], not a verdict` (`ratio`
+    /// for `B/A` when the names are long); `None`
+    /// before [`PROVISIONAL_AFTER`] blocks or without an interval.
+    pub fn text(&self) -> Option<String> {
+        let n = self.log_ratios.len();
+        if n < PROVISIONAL_AFTER {
+            return None;
+        }
+        let hl = bench_stats::rank::paired_hodges_lehmann(&self.log_ratios, 0.95).ok()?;
+        let (r, lo, hi) = (hl.estimate.exp(), hl.ci_low.exp(), hl.ci_high.exp());
+        if !(r.is_finite() && lo.is_finite() && hi.is_finite()) {
+            return None;
+        }
+        // Short names say which ratio; long ones would push the line past the terminal.
+        let what = if self.candidate.chars().count() + self.baseline.chars().count() <= 24 {
+            format!("{}/{}", self.candidate, self.baseline)
+        } else {
+            "ratio".to_owned()
+        };
+        Some(format!(
+            "provisional after {n} blocks: {what} {r:.3}x [{lo:.3}, {hi:.3}], not a verdict"
+        ))
     }
 }
 
@@ -116,6 +231,57 @@ pub fn look_text(look: &Look, rule: &SequentialRule) -> String {
 mod tests {
     use super::*;
     use bench_stats::sequential::replay;
+
+    #[test]
+    fn the_running_estimate_is_the_hl_of_block_minimum_log_ratios_after_three_blocks() {
+        let names = ["A".to_owned(), "B".to_owned()];
+        let mut r = Running::new(&names).unwrap();
+        assert!(Running::new(&names[..1]).is_none());
+        // Block minima: A 100, 100, 100, 100; B 110, 105, 120, 108 (a slow run of each
+        // variant does not count).
+        let blocks = [
+            (110.0, 130.0),
+            (105.0, 150.0),
+            (120.0, 121.0),
+            (108.0, 200.0),
+        ];
+        for (b, (fast, slow)) in (0u32..).zip(blocks) {
+            r.add(b, 0, 100.0);
+            r.add(b, 0, 140.0);
+            r.add(b, 1, slow);
+            r.add(b, 1, fast);
+            r.block_end(b);
+            if b < 2 {
+                assert_eq!(r.text(), None, "block {b}");
+            }
+        }
+        let logs: Vec<f64> = blocks.iter().map(|(f, _)| (f / 100.0_f64).ln()).collect();
+        let hl = bench_stats::rank::paired_hodges_lehmann(&logs, 0.95).unwrap();
+        let text = r.text().unwrap();
+        let want = format!(
+            "provisional after 4 blocks: B/A {:.3}x [{:.3}, {:.3}], not a verdict",
+            hl.estimate.exp(),
+            hl.ci_low.exp(),
+            hl.ci_high.exp()
+        );
+        assert_eq!(text, want);
+        // Walsh averages of the four log-ratios; their median is between 1.05x and 1.2x.
+        assert!(
+            text.contains("B/A 1.0") || text.contains("B/A 1.1"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_block_missing_a_variant_adds_nothing() {
+        let names = ["A".to_owned(), "B".to_owned()];
+        let mut r = Running::new(&names).unwrap();
+        for b in 0..5 {
+            r.add(b, 0, 100.0);
+            r.block_end(b);
+        }
+        assert_eq!(r.text(), None);
+    }
 
     #[test]
     fn a_look_says_where_the_sequence_is_heading() {

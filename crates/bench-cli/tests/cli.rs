@@ -459,10 +459,16 @@ fn bad_flags_exit_2_naming_the_flag() {
         .code(2)
         .stderr(predicate::str::contains("min-practical-effect"));
     abba()
+        .args(["compare"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("needs a command"));
+    // One command is measured alone, so a missing program is what is refused.
+    abba()
         .args(["compare", "only-one"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("two"));
+        .stderr(predicate::str::contains("only-one"));
 }
 
 #[test]
@@ -685,6 +691,7 @@ fn two_raw_sessions_merge_by_session_or_unpaired_when_forced() {
 #[test]
 fn the_demo_runs_the_kernel_pair_and_ends_with_the_next_step() {
     // The real demo is 12 blocks of 0.3 s runs; the hidden flags shorten it for the suite.
+    // Compact, as compare's: the controls in one line, no per-block table.
     abba()
         .args(["--demo-blocks", "4", "--demo-duration", "0.03"])
         .assert()
@@ -692,10 +699,21 @@ fn the_demo_runs_the_kernel_pair_and_ends_with_the_next_step() {
         .stdout(
             predicate::str::contains("chains=1")
                 .and(predicate::str::contains("chains=2"))
-                .and(predicate::str::contains("Controls"))
+                .and(predicate::str::contains("\ncontrols: "))
+                .and(predicate::str::contains("Controls:").not())
+                .and(predicate::str::contains("paired by block").not())
                 .and(predicate::str::contains(
                     "abba compare 'old/bin --flag' 'new/bin --flag'",
                 )),
+        );
+    // --verbose: the full report.
+    abba()
+        .args(["--demo-blocks", "4", "--demo-duration", "0.03", "--verbose"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("\nControls:\n")
+                .and(predicate::str::contains("paired by block")),
         );
 }
 

@@ -617,3 +617,545 @@ fn k12_a_missing_hook_program_is_named_as_the_hook() {
             "program \"no-such-hook-abba\" (variant true, its prepare hook) was not found",
         ));
 }
+
+/// Whether process `pid` is still running (a zombie counts as ended).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        let state = s.rsplit(')').next().unwrap_or("").trim_start();
+        !state.starts_with('Z') && !state.starts_with('X')
+    })
+}
+
+/// Waits (up to 10 s) until none of `pids` runs; `false` when one still does.
+fn all_end(pids: &[u32]) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while pids.iter().any(|&p| running(p)) {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    true
+}
+
+fn pids_in(path: &Path) -> Vec<u32> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn h3_a_flood_on_stdout_and_stderr_keeps_the_json_line_and_the_stderr_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("flood.jsonl");
+    // 3 MB on one stdout line (longer than any JSON line abba keeps), then the metric's
+    // line, then 20 MB of stderr: the value and nothing else is kept.
+    let flood = "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo '{\"v\": 7}'; \
+                 head -c 20000000 /dev/zero >&2";
+    abba()
+        .env("TMPDIR", dir.path())
+        .args([
+            "compare", "--blocks", "1", "--warmup", "0", "-q", "--shell", "sh", "--metric",
+            "json:v", "-o",
+        ])
+        .arg(&raw)
+        .args([flood, flood])
+        .assert()
+        .success();
+    let runs: Vec<Value> = json_lines(&raw)
+        .into_iter()
+        .filter(|l| l.get("run").is_some())
+        .collect();
+    assert_eq!(runs.len(), 4, "one ABBA block");
+    assert!(runs.iter().all(|r| r["metric"] == 7.0), "{runs:?}");
+    // The stderr tail of a flooding failure is its last words.
+    abba()
+        .env("TMPDIR", dir.path())
+        .args([
+            "compare", "--blocks", "1", "--warmup", "0", "-q", "--shell", "sh",
+        ])
+        .args([
+            "--output",
+            dir.path().join("fail.jsonl").to_str().unwrap(),
+            "true",
+            "head -c 20000000 /dev/zero >&2; echo LAST-WORDS >&2; exit 4",
+        ])
+        .assert()
+        .code(3)
+        .stderr(
+            predicate::str::contains("LAST-WORDS").and(predicate::str::contains("exit code 4")),
+        );
+    // A flood that never ends is killed at its timeout and reported as timed out.
+    abba()
+        .args([
+            "compare",
+            "--blocks",
+            "1",
+            "--warmup",
+            "0",
+            "-q",
+            "--metric",
+            "json:v",
+            "--timeout",
+            "300ms",
+            "--output",
+        ])
+        .arg(dir.path().join("yes.jsonl"))
+        .args(["yes", "yes"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("timed out"));
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("abba-scratch"))
+        .collect();
+    assert!(left.is_empty(), "spool files left in TMPDIR: {left:?}");
+}
+
+#[test]
+fn h6_a_command_that_stops_itself_is_killed_and_named_with_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    abba()
+        .args([
+            "compare", "--blocks", "1", "--warmup", "0", "-q", "--shell", "sh", "-o",
+        ])
+        .arg(dir.path().join("stop.jsonl"))
+        .args(["true", "kill -STOP $$"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(3)
+        .stderr(
+            predicate::str::contains("stopped by signal 19 (SIGSTOP)")
+                .and(predicate::str::contains("abba killed it")),
+        );
+}
+
+#[test]
+fn m9_background_processes_of_a_run_end_with_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let cmd = format!("sleep 101 & echo $! >> {}; exit 0", pids.display());
+    abba()
+        .args([
+            "compare", "--blocks", "2", "--warmup", "0", "-q", "--shell", "sh", "-o",
+        ])
+        .arg(dir.path().join("bg.jsonl"))
+        .args([&cmd, &cmd])
+        .assert()
+        .success();
+    let started = pids_in(&pids);
+    assert_eq!(started.len(), 8, "two ABBA blocks");
+    assert!(all_end(&started), "a background sleep outlived its run");
+}
+
+#[test]
+fn orphans_a_sigkilled_abba_takes_its_command_and_the_command_children_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let cmd = format!(
+        "sleep 102 & echo $! >> {p}; echo $$ >> {p}; sleep 103",
+        p = pids.display()
+    );
+    let mut child = abba_std()
+        .args([
+            "compare", "--blocks", "1", "--warmup", "0", "-q", "--shell", "sh", "-o",
+        ])
+        .arg(dir.path().join("killed.jsonl"))
+        .args([&cmd, &cmd])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while pids_in(&pids).len() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let started = pids_in(&pids);
+    assert_eq!(started.len(), 2, "the command did not start");
+    assert!(started.iter().all(|&p| running(p)));
+    // abba records the command's group with the guardian just after spawning it; the
+    // command can write its pids before that (a window of microseconds, longer only when
+    // abba is not scheduled): leave it time to, as a user's SIGKILL would.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    kill("KILL", child.id());
+    child.wait().unwrap();
+    assert!(
+        all_end(&started),
+        "the command or its child outlived a SIGKILLed abba"
+    );
+}
+
+/// stdout and stderr of `abba analyze ARGS`, with its exit code; runs of white space
+/// (the report wraps its lines) made one space.
+fn analyze(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    let out = abba().arg("analyze").args(args).output().unwrap();
+    let text = format!(
+        "{} {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        out.status.code(),
+        text.split_whitespace().collect::<Vec<_>>().join(" "),
+    )
+}
+
+#[test]
+fn h4_binary_or_endless_input_is_refused_fast_and_named() {
+    let (code, text) = analyze(&["/dev/zero".as_ref()]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("/dev/zero: binary data (a NUL byte at byte 1)"),
+        "{text}"
+    );
+    // One endless line through stdin: refused at the line bound, not read forever.
+    let mut child = abba_std()
+        .args(["analyze", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let chunk = vec![b'7'; 1 << 20];
+        while stdin.write_all(&chunk).is_ok() {}
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("<stdin>:1: the line is longer than 64 MiB"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn m10_m12_a_bom_is_skipped_and_a_second_header_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = finished(dir.path(), "runs.jsonl");
+    let text = std::fs::read(&raw).unwrap();
+    let bom = dir.path().join("bom.jsonl");
+    std::fs::write(&bom, [b"\xEF\xBB\xBF".as_slice(), &text].concat()).unwrap();
+    let (code, out) = analyze(&[bom.as_os_str()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(!out.contains("CSV"), "{out}");
+    let twice = dir.path().join("twice.jsonl");
+    std::fs::write(&twice, [text.as_slice(), &text].concat()).unwrap();
+    let header_lines = text.iter().filter(|&&b| b == b'\n').count() + 1;
+    let (code, out) = analyze(&[twice.as_os_str()]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains(&format!(":{header_lines}: a second header line")),
+        "{out}"
+    );
+}
+
+#[test]
+fn m14_an_end_line_saying_complete_over_a_missing_block_is_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("three.jsonl");
+    abba()
+        .args(["compare", "--blocks", "3", "--warmup", "0", "-q", "-o"])
+        .arg(&raw)
+        .args(["true", "true"])
+        .assert()
+        .success();
+    let kept: Vec<String> = std::fs::read_to_string(&raw)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains("\"block\":1,"))
+        .map(str::to_owned)
+        .collect();
+    assert!(
+        kept.len() < json_lines(&raw).len(),
+        "no run of block id 1 found"
+    );
+    std::fs::write(&raw, kept.join("\n") + "\n").unwrap();
+    let (code, out) = analyze(&[raw.as_os_str()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("the end line says complete, but only 2 of 3 planned blocks are in the file"),
+        "{out}"
+    );
+}
+
+#[test]
+fn m3_analyze_of_a_file_being_written_says_the_experiment_is_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("live.jsonl");
+    let mut child = abba_std()
+        .args(["compare", "--blocks", "100", "--warmup", "0", "-q", "-o"])
+        .arg(&raw)
+        .args(["sleep 0.05", "sleep 0.05"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while json_lines_so_far(&raw) < 6 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let (code, out) = analyze(&[raw.as_os_str()]);
+    kill("TERM", child.id());
+    child.wait().unwrap();
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("the experiment is still running"), "{out}");
+    assert!(!out.contains("killed or crashed"), "{out}");
+}
+
+#[test]
+fn m1_one_file_under_two_names_is_refused_by_content_and_identity() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = finished(dir.path(), "runs.jsonl");
+    let hard = dir.path().join("hard.jsonl");
+    std::fs::hard_link(&raw, &hard).unwrap();
+    let copy = dir.path().join("copy.jsonl");
+    std::fs::copy(&raw, &copy).unwrap();
+    for twin in [&hard, &copy] {
+        let (code, out) = analyze(&[raw.as_os_str(), twin.as_os_str()]);
+        assert_eq!(code, Some(2), "{out}");
+        assert!(out.contains("the same content as"), "{out}");
+        assert!(out.contains("its runs would count double"), "{out}");
+    }
+    // A copy with a blank line added differs in bytes, not in runs.
+    let edited = dir.path().join("edited.jsonl");
+    let mut text = std::fs::read_to_string(&raw).unwrap();
+    text.push('\n');
+    std::fs::write(&edited, text).unwrap();
+    let (code, out) = analyze(&[raw.as_os_str(), edited.as_os_str()]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("a run (session 0, block 1, variant ") && out.contains("identical to one of"),
+        "{out}"
+    );
+    // `-` fed the same file.
+    let out = abba()
+        .args(["analyze", "-"])
+        .arg(&raw)
+        .pipe_stdin(&raw)
+        .unwrap()
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("the same content as <stdin>"), "{stderr}");
+}
+
+#[test]
+fn m6_a_failing_warm_up_is_named_as_a_warm_up() {
+    let dir = tempfile::tempdir().unwrap();
+    abba()
+        .args(["compare", "--blocks", "2", "-q", "--shell", "sh", "-o"])
+        .arg(dir.path().join("w.jsonl"))
+        .args(["true", "exit 5"])
+        .assert()
+        .code(3)
+        .stderr(
+            predicate::str::contains(
+                "failed in a warm-up run, before any measured run (exit code 5)",
+            )
+            .and(predicate::str::contains("in block 1").not()),
+        );
+}
+
+#[test]
+fn m11_a_rate_unit_without_higher_is_better_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("ops.csv");
+    std::fs::write(
+        &csv,
+        "variant,value\nA,100\nA,101\nA,99\nB,120\nB,121\nB,119\n",
+    )
+    .unwrap();
+    let warning = "--unit ops/s looks like a rate, but without --higher-is-better lower values count as better";
+    abba()
+        .args(["analyze", "--unit", "ops/s"])
+        .arg(&csv)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(warning));
+    abba()
+        .args(["analyze", "--unit", "ops/s", "--higher-is-better"])
+        .arg(&csv)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("looks like a rate").not());
+    abba()
+        .args([
+            "compare", "--blocks", "2", "--warmup", "0", "-q", "--shell", "sh",
+        ])
+        .args(["--metric", "json:v", "--unit", "req/s", "-o"])
+        .arg(dir.path().join("r.jsonl"))
+        .args(["echo '{\"v\": 1}'", "echo '{\"v\": 1}'"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("--unit req/s looks like a rate"));
+}
+
+#[test]
+fn m13_hyperfine_results_of_failed_runs_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("hf.json");
+    std::fs::write(
+        &export,
+        r#"{"results": [
+            {"command": "good", "times": [0.010, 0.011, 0.012], "exit_codes": [0, 0, 0]},
+            {"command": "broken", "times": [0.001, 0.001, 0.002], "exit_codes": [1, 1, 1]}
+        ]}"#,
+    )
+    .unwrap();
+    let (code, out) = analyze(&[export.as_os_str()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("3 of 3 runs of \"broken\" failed") && out.contains("every run failed"),
+        "{out}"
+    );
+    assert!(!out.contains("runs of \"good\" failed"), "{out}");
+}
+
+#[test]
+fn m15_one_block_in_a_csv_with_a_block_column_is_named_as_one_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("one.csv");
+    std::fs::write(
+        &csv,
+        "variant,block,value\nA,0,10\nB,0,12\nA,0,11\nB,0,13\n",
+    )
+    .unwrap();
+    let (code, out) = analyze(&[csv.as_os_str()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("the data carry only one block"), "{out}");
+    assert!(!out.contains("carry no blocks"), "{out}");
+}
+
+#[test]
+fn m19_runs_that_succeeded_in_no_complete_block_are_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("half.jsonl");
+    let flag = dir.path().join("flag");
+    // The second variant succeeds once, then fails: one block, never complete.
+    let flaky = format!("test -e {f} && exit 1; touch {f}", f = flag.display());
+    abba()
+        .args([
+            "compare",
+            "--blocks",
+            "1",
+            "--warmup",
+            "0",
+            "--ignore-failure",
+            "-q",
+        ])
+        .args(["--shell", "sh", "-o"])
+        .arg(&raw)
+        .args(["true", &flaky])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "no complete block to analyze: 3 of 4 runs succeeded",
+        ));
+    let (code, out) = analyze(&[raw.as_os_str()]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("no complete block to analyze"), "{out}");
+    assert!(!out.contains("no successful runs"), "{out}");
+}
+
+#[test]
+fn m21_m22_blank_names_and_names_with_control_characters() {
+    for (name, said) in [
+        ("", "a variant name cannot be empty or blank"),
+        ("  ", "a variant name cannot be empty or blank"),
+        (
+            "a\nb",
+            "--name a\\nb: a variant name cannot hold a control character (\\n)",
+        ),
+    ] {
+        abba()
+            .args(["compare", "--dry-run", "-n", name, "true", "true"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(said));
+    }
+    // A command of two lines names its variant with the newline escaped, everywhere.
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("lines.jsonl");
+    abba()
+        .args([
+            "compare", "--blocks", "2", "--warmup", "0", "-q", "--shell", "sh", "-o",
+        ])
+        .arg(&raw)
+        .args(["true\ntrue", "true"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("true\\ntrue"));
+    let lines = json_lines(&raw);
+    assert_eq!(lines[0]["variants"][0]["name"], "true\\ntrue");
+    assert_eq!(lines[0]["variants"][0]["command"], "true\ntrue");
+}
+
+#[test]
+fn m2_a_gate_that_cannot_decide_says_so_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    abba()
+        .args(["compare", "--blocks", "2", "--warmup", "0", "-q"])
+        .args(["--fail-if-slower", "5%", "-o"])
+        .arg(dir.path().join("g.jsonl"))
+        .args(["true", "sleep 0.01"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "abba: gate: --fail-if-slower 5% cannot decide sleep 0.01 vs true: no test could run",
+        ));
+    // Enough blocks: the gate decides (here: a slowdown well past 5%).
+    abba()
+        .args(["compare", "--blocks", "8", "--warmup", "0", "-q"])
+        .args(["--fail-if-slower", "5%", "-o"])
+        .arg(dir.path().join("h.jsonl"))
+        .args(["true", "sleep 0.02"])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("is significantly slower")
+                .and(predicate::str::contains("cannot decide").not()),
+        );
+}
+
+#[test]
+fn m4_an_exported_csv_keeps_the_baseline_when_the_first_block_was_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("drop.jsonl");
+    let csv = dir.path().join("runs.csv");
+    let flag = dir.path().join("flag");
+    // A fails its first run only: block 1 is dropped, block 2 starts with B (BAAB).
+    let first_fails = format!(
+        "test -e {f} || {{ touch {f}; exit 1; }}",
+        f = flag.display()
+    );
+    abba()
+        .args([
+            "compare",
+            "--blocks",
+            "3",
+            "--warmup",
+            "0",
+            "--ignore-failure",
+            "-q",
+        ])
+        .args(["--shell", "sh", "-n", "A", "-n", "B", "--export-csv"])
+        .arg(&csv)
+        .arg("-o")
+        .arg(&raw)
+        .args([&first_fails, "true"])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let first_row = text.lines().nth(1).unwrap();
+    assert!(first_row.split(',').nth(2) == Some("A"), "{text}");
+    let (code, out) = analyze(&[csv.as_os_str()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("Baseline A"), "{out}");
+}

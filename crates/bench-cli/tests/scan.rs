@@ -298,7 +298,9 @@ fn the_console_report_prints_the_trend_under_the_omnibus_line() {
         counter().display(),
         dir.path().display()
     );
+    // Wide enough that neither line wraps (wrapping is tests/width.rs's).
     let out = abba()
+        .env("COLUMNS", "300")
         .args([
             "compare",
             "--metric",

@@ -10,6 +10,7 @@ use tabled::settings::{Alignment, Color, Style};
 use crate::levels_view::LevelsView;
 use crate::options::{Charset, ColorMode, RenderOptions, Symbols};
 use crate::view::{self, BlockTable, Grid, Tone};
+use crate::wrap::wrap;
 
 /// Renders the analysis as console text: a header, one table per group, omnibus line,
 /// one verdict per candidate, the paired and reference details, controls and warnings.
@@ -34,10 +35,10 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
         ellipsis: sym.ellipsis,
     };
     let report = view::build(analysis, &sym);
+    let width = options.width;
     let mut out = String::new();
     for line in &report.header {
-        out.push_str(line);
-        out.push('\n');
+        prose(&mut out, line, width, "", "  ");
     }
     for g in &report.groups {
         group(&mut out, g, &draw, verbose, color);
@@ -45,10 +46,19 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
     if let Some(levels) = &report.levels {
         levels_section(&mut out, levels, &draw, color);
     }
+    if let Some(m) = &analysis.metrics {
+        let lines = crate::metrics_view::lines(m);
+        if !lines.is_empty() {
+            let _ = writeln!(out, "\n{}", crate::metrics_view::title(m));
+            for l in lines {
+                let _ = writeln!(out, "  {l}");
+            }
+        }
+    }
     if verbose && !report.controls.is_empty() {
         out.push_str("\nControls:\n");
         for c in &report.controls {
-            let _ = writeln!(out, "  {c}");
+            prose(&mut out, c, width, "  ", "    ");
         }
     }
     if let (false, Some(brief)) = (verbose, &report.controls_brief) {
@@ -56,10 +66,14 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
             .full_report_hint
             .map(|h| format!(" {} {h} for details", sym.dash))
             .unwrap_or_default();
-        let _ = writeln!(out, "\ncontrols: {brief}{hint}");
-        for c in &report.controls_fixable {
-            let _ = writeln!(out, "  {c}");
+        // One line (wrapped to the width): the brief, then what the user can fix.
+        let mut line = format!("controls: {brief}");
+        for c in &report.controls_fixable_brief {
+            let _ = write!(line, "; {c}");
         }
+        line.push_str(&hint);
+        out.push('\n');
+        prose(&mut out, &line, width, "", "  ");
     }
     let warnings: Vec<&str> = report
         .warnings
@@ -70,18 +84,32 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
     if !warnings.is_empty() {
         out.push_str("\nWarnings:\n");
         for w in warnings {
-            let _ = writeln!(out, "  {w}");
+            prose(&mut out, w, width, "  ", "    ");
         }
     }
     if let Some(c) = &analysis.confirmation {
-        let _ = writeln!(
-            out,
-            "\n=== Confirmation run: an independent experiment with a fresh seed ({}) ===\n",
-            c.seed
+        out.push('\n');
+        prose(
+            &mut out,
+            &format!(
+                "=== Confirmation run: an independent experiment with a fresh seed ({}) ===",
+                c.seed
+            ),
+            width,
+            "",
+            "    ",
         );
+        out.push('\n');
         out.push_str(&render_console(c, options));
     }
     out
+}
+
+/// `text` wrapped to `width` (first line after `indent`, further lines after `hang`) and a
+/// newline.
+fn prose(out: &mut String, text: &str, width: Option<usize>, indent: &str, hang: &str) {
+    out.push_str(&wrap(text, width, indent, hang));
+    out.push('\n');
 }
 
 /// How tables are drawn: the character set and the width they must fit.
@@ -159,16 +187,19 @@ fn fitted(grid: &Grid, draw: &Draw, parts: usize, color: bool) -> String {
     let mut out = tables.join("\n");
     out.push('\n');
     for (short, full) in legend {
-        let _ = writeln!(out, "  {short} = {full}");
+        prose(
+            &mut out,
+            &format!("{short} = {full}"),
+            Some(width),
+            "  ",
+            "    ",
+        );
     }
     if !left.is_empty() {
         left.sort_unstable();
         let names: Vec<&str> = left.iter().map(|&c| grid.header[c].as_str()).collect();
-        let _ = writeln!(
-            out,
-            "  (not shown at {width} columns: {})",
-            names.join(", ")
-        );
+        let text = format!("(not shown at {width} columns: {})", names.join(", "));
+        prose(&mut out, &text, Some(width), "  ", "   ");
     }
     out
 }
@@ -229,36 +260,47 @@ fn shorten_names(grid: &Grid, max: usize, ellipsis: &str) -> (Grid, Vec<(String,
 /// One group: its title, table (fitted to the width), notes, omnibus line, headlines and
 /// verdict sentences, and with `verbose` the paired and reference details.
 fn group(out: &mut String, g: &view::GroupView, draw: &Draw, verbose: bool, color: bool) {
-    let _ = writeln!(out, "\n{}", g.title);
+    let width = draw.width;
+    out.push('\n');
+    prose(out, &g.title, width, "", "  ");
     // The compact report keeps the table to two stacked parts; the full one stacks
     // as many as the width needs.
     let parts = if verbose { usize::MAX } else { 2 };
     out.push_str(&fitted(&g.table, draw, parts, color));
     if !verbose {
         for note in &g.notes {
-            let _ = writeln!(out, "  note: {note}");
+            prose(out, &format!("note: {note}"), width, "  ", "    ");
         }
     }
     if let Some(o) = &g.omnibus {
-        out.push_str(o);
-        out.push('\n');
+        prose(out, o, width, "", "  ");
     }
     if !g.verdicts.is_empty() {
         out.push('\n');
     }
+    // The verdict sentences under the headline, at the headline's column; narrower than
+    // the tag column plus 40 characters, everything starts at the left margin.
+    let column = if width.is_none_or(|w| w >= 13 + 40) {
+        " ".repeat(13)
+    } else {
+        String::new()
+    };
+    let more = format!("{column}  ");
     for v in &g.verdicts {
         let tag = paint(&format!("{:<12}", v.tag), v.tone, color);
-        let _ = writeln!(out, "{tag} {}", v.headline);
-        let _ = writeln!(out, "{:12} {}", "", v.summary);
+        let headline = wrap(&v.headline, width, &" ".repeat(13), &more);
+        let _ = writeln!(out, "{tag} {}", headline.get(13..).unwrap_or_default());
+        prose(out, &v.summary, width, &column, &more);
         if verbose {
-            let _ = writeln!(out, "{:12} {}", "", v.detail);
+            prose(out, &v.detail, width, &column, &more);
         }
     }
     if !verbose {
         return;
     }
     for d in &g.details {
-        let _ = writeln!(out, "\n{}:", d.title);
+        out.push('\n');
+        prose(out, &format!("{}:", d.title), width, "", "  ");
         match &d.blocks {
             BlockTable::Shown(grid) => {
                 out.push_str(&fitted(grid, draw, usize::MAX, false));
@@ -269,19 +311,27 @@ fn group(out: &mut String, g: &view::GroupView, draw: &Draw, verbose: bool, colo
             BlockTable::Absent => {}
         }
         for line in &d.lines {
-            let _ = writeln!(out, "  {line}");
+            // Indented lines (the alternatives) keep their indent, and hang below it.
+            let inner = line.len() - line.trim_start().len();
+            let indent = " ".repeat(2 + inner);
+            let hang = " ".repeat(4 + inner);
+            prose(out, line.trim_start(), width, &indent, &hang);
         }
     }
 }
 
 /// The pooled verdicts, the per-host tables and the variance per level.
 fn levels_section(out: &mut String, v: &LevelsView, draw: &Draw, color: bool) {
-    let _ = writeln!(out, "\n{}", v.title);
+    let width = draw.width;
+    out.push('\n');
+    prose(out, &v.title, width, "", "  ");
     for s in &v.sections {
-        let _ = writeln!(out, "\n{}", s.title);
-        let _ = writeln!(out, "  {}", paint(&s.verdict, s.tone, color));
+        out.push('\n');
+        prose(out, &s.title, width, "", "  ");
+        let verdict = wrap(&s.verdict, width, "  ", "    ");
+        let _ = writeln!(out, "{}", paint(&verdict, s.tone, color));
         for line in &s.lines {
-            let _ = writeln!(out, "  {line}");
+            prose(out, line, width, "  ", "    ");
         }
         out.push_str(&fitted(&s.units, draw, usize::MAX, false));
         out.push_str(&fitted(&s.variance, draw, usize::MAX, false));

@@ -7,12 +7,16 @@
 //!   with a Class column in cross-class mode), the omnibus line, a verdict per
 //!   candidate, per-block tables, reference workload, controls and warnings; colour only
 //!   when [`RenderOptions`] asks for it.
+//! - [`render_single`]: one command measured alone, as hyperfine summarizes it (mean ±
+//!   σ, min … max, user and system) with an interval for the median; no verdict.
 //! - [`render_markdown`]: the same content as GitHub-flavoured Markdown.
 //! - [`render_json`]: the analysis JSON, refusing NaN and infinities.
 //! - [`render_suite_console`] and [`render_suite_markdown`]: a suite of benchmarks
 //!   ([`bench_stats::suite::SuiteReport`]) as one table and its summary.
 //! - [`write_atomic`]: temporary file, `fsync`, rename; nothing half-written.
 //! - [`format_value`]: one value in its unit, scaled for reading (ns to s, K/M/G rates).
+//! - [`wrap`]: prose wrapped to a width at word boundaries with a hanging indent (what
+//!   the console report does to every line that is not a table).
 //! - [`pictures`] (feature `html`): the charts as SVG ([`pictures::charts`]), a
 //!   self-contained HTML report ([`pictures::render_html`]) and a scan chart
 //!   ([`pictures::scan_chart`]), drawn by a small SVG writer of our own (why: see the
@@ -39,7 +43,7 @@
 //!         benchmarks: vec![summary("A", 1500.0)], omnibus: None, comparisons: vec![],
 //!         trend: None,
 //!     }],
-//!     controls: vec![], warnings: vec![], confirmation: None, levels: None,
+//!     controls: vec![], warnings: vec![], confirmation: None, levels: None, metrics: None,
 //! };
 //! let text = render_console(&analysis, &RenderOptions::default());
 //! assert!(text.contains("1.500 us"));
@@ -55,12 +59,15 @@ mod error;
 mod json;
 mod levels_view;
 mod markdown;
+mod metrics_view;
 mod options;
 #[cfg(feature = "html")]
 pub mod pictures;
+mod single;
 mod suite;
 mod units;
 mod view;
+mod wrap;
 
 pub use crate::{
     atomic::write_atomic,
@@ -69,6 +76,8 @@ pub use crate::{
     json::render_json,
     markdown::render_markdown,
     options::{Charset, ColorMode, RenderOptions, TimeUnit},
+    single::render_single,
     suite::{SuiteMarkdown, render_suite_console, render_suite_markdown},
     units::format_value,
+    wrap::wrap,
 };

@@ -89,9 +89,11 @@ pub struct RenderOptions {
     /// The unit of every time value in tables and lines; `None` (the default) scales each
     /// to fit (ns to s). Values that are not times are unaffected.
     pub time_unit: Option<TimeUnit>,
-    /// The width, in columns, the tables must fit (long names are shortened in the middle
-    /// with a legend, then columns are stacked into further tables or left out); `None`
-    /// (the default): unlimited. Prose lines are not wrapped.
+    /// The width, in columns, every line must fit: tables by shortening long names in the
+    /// middle (with a legend), then stacking columns into further tables or leaving them
+    /// out; prose (header, verdict sentences, controls, warnings) wrapped at word
+    /// boundaries with a hanging indent ([`wrap`](crate::wrap)). `None` (the default):
+    /// unlimited, nothing wrapped.
     pub width: Option<usize>,
     /// What the compact report tells the reader to do for the full one (the CLI passes
     /// `--verbose`), printed as "<hint> for details"; `None` (the default) says nothing.

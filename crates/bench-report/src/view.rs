@@ -123,8 +123,11 @@ pub(crate) struct ReportView {
     /// uncontrolled`), without the hint to the full report.
     pub(crate) controls_brief: Option<String>,
     /// The controls the user can fix (uncontrolled, with a remedy), in full: the compact
-    /// report gives each its own line.
+    /// Markdown names each on its own line.
     pub(crate) controls_fixable: Vec<String>,
+    /// The same without the treatment the brief already states (`cores: the scheduler
+    /// chose ...`): the compact console line appends them.
+    pub(crate) controls_fixable_brief: Vec<String>,
     pub(crate) warnings: Vec<WarningLine>,
     /// The experiment pooled over hosts or sessions, when it spans several.
     pub(crate) levels: Option<crate::levels_view::LevelsView>,
@@ -155,6 +158,12 @@ pub(crate) fn build(a: &Analysis, sym: &Symbols) -> ReportView {
             .iter()
             .filter(|c| fixable(c))
             .map(|c| control_line(c, sym))
+            .collect(),
+        controls_fixable_brief: a
+            .controls
+            .iter()
+            .filter(|c| fixable(c))
+            .map(|c| fixable_line(c, sym))
             .collect(),
         warnings: a
             .warnings
@@ -192,6 +201,16 @@ fn control_line(c: &Control, sym: &Symbols) -> String {
         format!("{}: {treatment}", c.dimension)
     } else {
         format!("{}: {treatment} {} {}", c.dimension, sym.dash, c.detail)
+    }
+}
+
+/// A control the user can fix, for the brief that already says it is uncontrolled:
+/// `cores: the scheduler chose among CPU(s) 0-1 (use --pin to hold this fixed)`.
+fn fixable_line(c: &Control, sym: &Symbols) -> String {
+    if c.detail.is_empty() {
+        control_line(c, sym)
+    } else {
+        format!("{}: {}", c.dimension, c.detail)
     }
 }
 
@@ -480,7 +499,7 @@ fn carryover_detail(
     if let (Some(d), Some(p)) = (k.differential, k.differential_p) {
         let what = match k.method {
             CarryoverMethod::AbbaBaab => format!(
-                "a {} run right after {} minus the reverse",
+                "a run of {} right after {} minus the reverse",
                 c.candidate, g.baseline
             ),
             _ => format!(

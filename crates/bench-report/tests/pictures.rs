@@ -286,3 +286,193 @@ fn ten_thousand_runs_stay_under_two_megabytes() {
     assert!(html.contains("chains=2 / chains=1: one block in 2 drawn"));
     eprintln!("10,000-run report: {} bytes", html.len());
 }
+
+/// The drawing elements (`path`, `line`, `rect`) of an SVG, each as its tag's text.
+fn elements(svg: &str) -> Vec<&str> {
+    svg.split('<')
+        .filter(|e| e.starts_with("path ") || e.starts_with("line ") || e.starts_with("rect "))
+        .collect()
+}
+
+fn attr<'a>(element: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let start = element.find(&key)? + key.len();
+    Some(&element[start..start + element[start..].find('"')?])
+}
+
+/// A path's commands without their numbers: one marker's shape (`Mmhvhz` a square).
+fn commands(element: &str) -> String {
+    attr(element, "d")
+        .unwrap_or_default()
+        .chars()
+        .filter(char::is_ascii_alphabetic)
+        .collect()
+}
+
+/// Every legend swatch of `chart` is drawn in the chart itself: a marker's shape with its
+/// fill (or, hollow, its stroke), a band's fill and opacity, a rule's stroke, dash and
+/// width. Returns the swatches checked.
+fn assert_legend_matches_marks(chart: &Chart) -> usize {
+    let all = elements(&chart.svg);
+    let (swatches, marks): (Vec<&str>, Vec<&str>) =
+        all.iter().partition(|e| e.contains("class=\"swatch\""));
+    for s in &swatches {
+        let found = marks.iter().any(|m| {
+            if s.starts_with("path ") {
+                let shape = commands(s);
+                let same_shape = m.starts_with("path ") && commands(m).contains(&shape);
+                match attr(s, "fill") {
+                    Some("none") => {
+                        same_shape
+                            && attr(m, "fill") == Some("none")
+                            && attr(m, "stroke") == attr(s, "stroke")
+                    }
+                    fill => same_shape && attr(m, "fill") == fill,
+                }
+            } else if s.starts_with("rect ") {
+                attr(m, "fill") == attr(s, "fill")
+                    && attr(m, "fill-opacity").unwrap_or("1")
+                        == attr(s, "fill-opacity").unwrap_or("1")
+            } else {
+                (m.starts_with("line ") || m.starts_with("path "))
+                    && attr(m, "stroke") == attr(s, "stroke")
+                    && attr(m, "stroke-dasharray") == attr(s, "stroke-dasharray")
+                    && attr(m, "stroke-width").unwrap_or("1")
+                        == attr(s, "stroke-width").unwrap_or("1")
+            }
+        });
+        assert!(
+            found,
+            "{}: the legend's {s:?} is not drawn in the chart",
+            chart.file_name
+        );
+    }
+    swatches.len()
+}
+
+#[test]
+fn every_legend_entry_is_drawn_with_the_marks_and_colours_of_its_chart() {
+    // The candidate is the second variant (orange squares): a legend in the first
+    // variant's or a fixed colour would not match.
+    let a = fixtures::paired_two();
+    let mut runs = trace(12, 720e6, 1323e6);
+    runs.runs[5].status = RunStatus::Dropped;
+    runs.runs[6].status = RunStatus::Failed;
+    runs.runs[6].value = None;
+    let seq = ConfidenceSequence {
+        candidate: "chains=2".into(),
+        baseline: "chains=1".into(),
+        points: (1..=7)
+            .map(|n| SequencePoint {
+                blocks: n,
+                estimate: 1.8,
+                low: if n < 3 { 0.0 } else { 1.8 - 1.0 / n as f64 },
+                high: if n < 3 {
+                    f64::INFINITY
+                } else {
+                    1.8 + 1.0 / n as f64
+                },
+            })
+            .collect(),
+    };
+    let seqs = [seq];
+    let all = charts(&Pictures::new(&a).with_runs(&runs).with_sequences(&seqs));
+    let mut checked = Vec::new();
+    for c in &all {
+        checked.push((c.file_name.clone(), assert_legend_matches_marks(c)));
+    }
+    let three = fixtures::unpaired_three();
+    for c in &charts(&Pictures::new(&three)) {
+        checked.push((c.file_name.clone(), assert_legend_matches_marks(c)));
+    }
+    for name in [
+        "paired-effect.svg",
+        "run-order.svg",
+        "distributions.svg",
+        "uncertainty.svg",
+        "confidence-sequence.svg",
+    ] {
+        assert!(
+            checked.iter().any(|(n, k)| n == name && *k >= 2),
+            "{name} not checked: {checked:?}"
+        );
+    }
+}
+
+#[test]
+fn a_sequence_stopped_early_shows_every_look_and_fits_the_deciding_interval() {
+    let a = fixtures::paired_two();
+    // Decided at the 7th look: the first looks are unbounded or very wide.
+    let points = (1..=7)
+        .map(|n| SequencePoint {
+            blocks: n,
+            estimate: 1.8 + 0.01 * n as f64,
+            low: if n < 3 {
+                0.0
+            } else {
+                1.85 / (1.0 + 30.0 / (n * n * n) as f64)
+            },
+            high: if n < 3 {
+                f64::INFINITY
+            } else {
+                1.85 * (1.0 + 30.0 / (n * n * n) as f64)
+            },
+        })
+        .collect();
+    let seqs = [ConfidenceSequence {
+        candidate: "chains=2".into(),
+        baseline: "chains=1".into(),
+        points,
+    }];
+    let all = charts(&Pictures::new(&a).with_sequences(&seqs));
+    let svg = &chart(&all, "confidence-sequence.svg").svg;
+    assert_eq!(markers(svg, "sequence-looks"), 7, "every look is a marker");
+    assert_eq!(count(svg, "class=\"sequence-unbounded\""), 2);
+    // The y axis spans the estimates and the last interval (about 1.7 to 2.0), not the
+    // third look's 0.9 to 3.9: its top tick is below 3.
+    // The y tick labels: right-aligned texts left of the plot.
+    let ticks: Vec<f64> = svg
+        .split("text-anchor=\"end\">")
+        .skip(1)
+        .filter_map(|t| t.split('<').next()?.parse().ok())
+        .collect();
+    assert!(!ticks.is_empty(), "{svg}");
+    assert!(ticks.iter().all(|&t| t < 3.0), "{ticks:?}");
+}
+
+#[test]
+fn the_verdict_is_the_headline_and_the_text_report_wraps() {
+    let a = fixtures::paired_two();
+    let html = render_html(&Pictures::new(&a));
+    let c = &a.groups[0].comparisons[0];
+    // The verdict comes first, before any chart, as a styled headline with its word.
+    let verdict = html
+        .find("<p class=\"verdict ")
+        .expect("a verdict headline");
+    assert!(verdict < html.find("<h2>Charts</h2>").unwrap());
+    let word = c.outcome.as_str().to_uppercase();
+    assert!(
+        html[verdict..].contains(&format!("<span class=\"word\">{word}</span>")),
+        "{html}"
+    );
+    assert!(html.contains(".verdict{font-size:1.3em"));
+    // The full report: no sideways scroll, lines laid out at 100 columns.
+    assert!(html.contains("white-space:pre-wrap") && !html.contains("overflow-x:auto"));
+    let pre = html
+        .split("<pre>")
+        .nth(1)
+        .unwrap()
+        .split("</pre>")
+        .next()
+        .unwrap();
+    assert!(pre.lines().count() > 10);
+    for line in pre.lines() {
+        let text = line
+            .replace("&#39;", "'")
+            .replace("&quot;", "\"")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&");
+        assert!(text.chars().count() <= 100, "{line}");
+    }
+}

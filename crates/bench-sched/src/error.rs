@@ -67,6 +67,19 @@ pub enum SchedError {
         /// The last bytes of its standard error.
         stderr_tail: String,
     },
+    /// A warm-up run (untimed, before the measured runs) failed or timed out.
+    #[error(
+        "variant {variant} failed in a warm-up run, before any measured run ({status}){}",
+        tail_suffix(stderr_tail)
+    )]
+    WarmupFailed {
+        /// The variant that failed.
+        variant: String,
+        /// `exit code N`, `killed by signal N` or `timed out`.
+        status: String,
+        /// The last bytes of its standard error.
+        stderr_tail: String,
+    },
     /// A benchmarked command ran longer than the timeout and was killed.
     #[error(
         "variant {variant} timed out in block {} after {timeout_ms} ms{}",

@@ -29,16 +29,32 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
 
-/// One row per run that the analysis uses, in run order, with a header row
-/// ([`RUNS_CSV_COLUMNS`]); `value` is the analysed value (in the header's unit), `metric`
-/// the run line's `metric` field. Runs the analysis leaves out (failed, timed out, in an
-/// incomplete or failed block) and reference runs are not rows: the raw file keeps them.
-/// Time: O(runs).
+/// One row per run that the analysis uses, with a header row ([`RUNS_CSV_COLUMNS`]), in
+/// block order and within a block by variant in the header's order (then position, so the
+/// run order stays in the `position` column): the first row is always the first variant,
+/// the baseline, even when a block was dropped and the next one starts with another
+/// variant (read back, the CSV's first variant is its baseline). `value` is the analysed
+/// value (in the header's unit), `metric` the run line's `metric` field. Runs the analysis
+/// leaves out (failed, timed out, in an incomplete or failed block) and reference runs are
+/// not rows: the raw file keeps them. Time: O(runs log runs).
 pub fn runs_csv(experiment: &Experiment) -> String {
     let raw = experiment.to_raw();
     let mut out = format!("{RUNS_CSV_COLUMNS}\n");
-    for (r, value) in raw.runs.iter().zip(raw.analysed_values()) {
-        let Some(value) = value else { continue };
+    let order = |name: &str| {
+        raw.header
+            .variants
+            .iter()
+            .position(|v| v.name == name)
+            .unwrap_or(usize::MAX)
+    };
+    let mut rows: Vec<_> = raw
+        .runs
+        .iter()
+        .zip(raw.analysed_values())
+        .filter_map(|(r, v)| v.map(|v| (r, v)))
+        .collect();
+    rows.sort_by_key(|(r, _)| (r.block, order(&r.variant), r.position));
+    for (r, value) in rows {
         let _ = writeln!(
             out,
             "{},{},{},{},{},{},{},{},{},{},{},{}",

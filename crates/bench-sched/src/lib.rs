@@ -109,14 +109,14 @@ pub use crate::import::{
 };
 pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
-pub use crate::pipeline::{Experiment, Input, analyze_input};
+pub use crate::pipeline::{Experiment, Input, MetricUnavailable, analyze_input, recorded_metrics};
 pub use crate::raw::{
     DERIVED_ID_PREFIX, RAW_SCHEMA, RawData, RawExtension, RawHeader, RawHooks, RawLook,
     RawSequence, RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant, RawWriter, RunRecord,
     derived_experiment_id, read_raw, read_raw_bytes, this_host_name,
 };
 pub use crate::runner::{
-    CommandSpec, FakeCall, FakeRunner, Metric, MetricParseError, OutputMode, RealRunner,
-    RunMeasurement, RunRequest, Runner, STDERR_TAIL_BYTES, Shell, Termination,
+    CommandSpec, FakeCall, FakeRunner, MAX_JSON_LINE_BYTES, Metric, MetricParseError, OutputMode,
+    RealRunner, RunMeasurement, RunRequest, Runner, STDERR_TAIL_BYTES, Shell, Termination,
 };
 pub use crate::suite::{BenchmarkData, Suite, SuiteBenchmark};

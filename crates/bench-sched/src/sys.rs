@@ -1,14 +1,16 @@
 //! The few system calls std does not offer: `wait4` with resource usage, `waitid` without
-//! reaping, CPU affinity, killing a process group, children that die with abba
-//! (`PR_SET_PDEATHSIG`), an exclusive lock on the raw file (`flock`), and SIGINT/SIGTERM
-//! handlers.
+//! reaping (exited or stopped), a pidfd and `poll` to wait for a child and its output at
+//! once, CPU affinity, killing a process group, the orphan guardian (a forked process that
+//! kills the recorded process groups when abba dies), children that die with abba
+//! (`PR_SET_PDEATHSIG`, only when the guardian cannot start), an exclusive lock on the raw
+//! file (`flock`), and SIGINT/SIGTERM/SIGHUP handlers.
 //!
 //! This is the only module allowed to use `unsafe`; every block states why it is sound.
 #![allow(unsafe_code)]
 
 use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -41,9 +43,25 @@ fn timeval_ns(tv: libc::timeval) -> u64 {
         .saturating_add((tv.tv_usec.max(0) as u64) * 1000)
 }
 
-/// Blocks until child `pid` has terminated, without reaping it (`waitid(WNOWAIT)`), so its
-/// pid cannot be reused while a timeout or signal may still kill its group.
-pub(crate) fn wait_exited_nowait(pid: u32) -> io::Result<()> {
+/// Whether child `pid` has terminated, without waiting or reaping
+/// (`waitid(WEXITED | WNOHANG | WNOWAIT)`).
+pub(crate) fn exited_nohang(pid: u32) -> io::Result<bool> {
+    waitid_nohang(pid, libc::WEXITED).map(|info| info.is_some())
+}
+
+/// The signal that stopped child `pid`, if it is stopped now, without reaping or consuming
+/// the report (`waitid(WSTOPPED | WNOHANG | WNOWAIT)`).
+pub(crate) fn stopped_by(pid: u32) -> io::Result<Option<i32>> {
+    Ok(
+        waitid_nohang(pid, libc::WSTOPPED)?.and_then(|(code, status)| {
+            (code == libc::CLD_STOPPED || code == libc::CLD_TRAPPED).then_some(status)
+        }),
+    )
+}
+
+/// `waitid(P_PID, pid, flags | WNOHANG | WNOWAIT)`: `Some((si_code, si_status))` when the
+/// child has a state change of that kind to report.
+fn waitid_nohang(pid: u32, flags: libc::c_int) -> io::Result<Option<(i32, i32)>> {
     loop {
         // SAFETY: siginfo_t is a plain C struct for which all-zero bytes are valid.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
@@ -53,16 +71,177 @@ pub(crate) fn wait_exited_nowait(pid: u32) -> io::Result<()> {
                 libc::P_PID,
                 pid as libc::id_t,
                 &mut info,
-                libc::WEXITED | libc::WNOWAIT,
+                flags | libc::WNOHANG | libc::WNOWAIT,
             )
         };
         if rc == 0 {
-            return Ok(());
+            // SAFETY: waitid filled `info` (or left it zeroed: si_pid 0 means nothing to
+            // report); the accessors read the union fields waitid sets for SIGCHLD.
+            let (child, status) = unsafe { (info.si_pid(), info.si_status()) };
+            return Ok((child != 0).then_some((info.si_code, status)));
         }
         let e = io::Error::last_os_error();
         if e.kind() != io::ErrorKind::Interrupted {
             return Err(e);
         }
+    }
+}
+
+/// A pidfd of child `pid` (`pidfd_open`, Linux 5.3 and later): readable once the child has
+/// terminated, so one `poll` waits for its exit and its output together.
+pub(crate) fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: the kernel just returned this descriptor; nothing else owns it.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
+}
+
+/// Waits up to `timeout_ms` for any of `fds` to be readable (or closed): bit `i` of the
+/// result is set when `fds[i]` is. An interrupted wait (a signal) returns 0.
+pub(crate) fn poll_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<u32> {
+    let mut polled = [libc::pollfd {
+        fd: -1,
+        events: 0,
+        revents: 0,
+    }; 4];
+    let n = fds.len().min(polled.len());
+    for (p, &fd) in polled.iter_mut().zip(fds) {
+        p.fd = fd;
+        p.events = libc::POLLIN;
+    }
+    // SAFETY: `polled` holds `n` initialised pollfd entries and outlives the call.
+    let rc = unsafe { libc::poll(polled.as_mut_ptr(), n as libc::nfds_t, timeout_ms) };
+    if rc < 0 {
+        let e = io::Error::last_os_error();
+        return if e.kind() == io::ErrorKind::Interrupted {
+            Ok(0)
+        } else {
+            Err(e)
+        };
+    }
+    Ok(polled[..n]
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.revents != 0)
+        .fold(0, |bits, (i, _)| bits | (1 << i)))
+}
+
+/// A pipe, both ends close-on-exec: `(read end, write end)`.
+pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [-1 as libc::c_int; 2];
+    // SAFETY: `fds` is a valid, writable array of two ints.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: pipe2 just returned these two descriptors; nothing else owns them.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Makes reads of `fd` return `WouldBlock` instead of waiting.
+pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor the caller holds open; no memory is passed.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    // SAFETY: as above.
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Starts the orphan guardian: a process forked from abba, in its own process group and
+/// deaf to SIGINT/SIGTERM/SIGHUP, that reads 4-byte messages from a pipe (a positive
+/// process group id: record it; its negation: forget it) and, when the pipe's write end
+/// closes (abba exited or was killed, even by SIGKILL), kills every group still recorded
+/// and exits. Returns the write end (close-on-exec, so no command inherits it).
+///
+/// No exec: the child runs only async-signal-safe calls (`setpgid`, `sigaction`, `chdir`,
+/// `dup2`, `close`, `read`, `kill`, `_exit`) on memory on its own stack, so forking a
+/// threaded abba is sound. Up to 64 groups are recorded at once (abba runs one command at a
+/// time; a message beyond that is dropped).
+pub(crate) fn spawn_guardian() -> io::Result<File> {
+    let (reader, writer) = pipe()?;
+    let read_fd = reader.as_raw_fd();
+    // SAFETY: see above: between fork and _exit the child calls only async-signal-safe
+    // functions, allocates nothing and touches no lock; the parent only closes its copy of
+    // the read end.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if pid == 0 {
+        // SAFETY: async-signal-safe calls only (see above); never returns.
+        unsafe { guardian_child(read_fd) }
+    }
+    drop(reader);
+    Ok(File::from(writer))
+}
+
+/// The guardian's life (in the forked child).
+///
+/// # Safety
+/// Only to be called in the child of `fork`, with `read_fd` the pipe's read end.
+unsafe fn guardian_child(read_fd: RawFd) -> ! {
+    // SAFETY (whole body): every call is async-signal-safe and gets valid arguments.
+    unsafe {
+        libc::setpgid(0, 0);
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGPIPE] {
+            libc::signal(sig, libc::SIG_IGN);
+        }
+        libc::chdir(c"/".as_ptr());
+        if libc::dup2(read_fd, 0) < 0 {
+            libc::_exit(1);
+        }
+        for fd in 1..1024 {
+            libc::close(fd);
+        }
+        let mut groups = [0i32; 64];
+        let mut buf = [0u8; 256];
+        let mut have = 0usize;
+        loop {
+            let n = libc::read(0, buf.as_mut_ptr().add(have).cast(), buf.len() - have);
+            if n == 0 {
+                break;
+            }
+            if n < 0 {
+                if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                    continue;
+                }
+                break;
+            }
+            have += n as usize;
+            let whole = have - have % 4;
+            let mut at = 0;
+            while at < whole {
+                let g = i32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]);
+                if g > 0 {
+                    if let Some(slot) = groups.iter_mut().find(|s| **s == 0) {
+                        *slot = g;
+                    }
+                } else if let Some(slot) = groups.iter_mut().find(|s| **s == -g) {
+                    *slot = 0;
+                }
+                at += 4;
+            }
+            buf.copy_within(whole..have, 0);
+            have -= whole;
+        }
+        for &g in &groups {
+            if g > 0 {
+                libc::kill(-g, libc::SIGKILL);
+            }
+        }
+        libc::_exit(0)
     }
 }
 
@@ -168,6 +347,27 @@ pub(crate) fn try_lock_exclusive(file: &File) -> io::Result<bool> {
         let e = io::Error::last_os_error();
         match e.raw_os_error() {
             Some(libc::EWOULDBLOCK) => return Ok(false),
+            Some(libc::EINTR) => continue,
+            _ => return Err(e),
+        }
+    }
+}
+
+/// Whether another open file (another abba writing it) holds a lock on `file`: a shared
+/// lock is tried without waiting and released at once.
+pub(crate) fn is_locked(file: &File) -> io::Result<bool> {
+    loop {
+        // SAFETY: flock has no memory-safety preconditions; the descriptor is valid for as
+        // long as `file` is borrowed.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) };
+        if rc == 0 {
+            // SAFETY: as above.
+            unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_UN) };
+            return Ok(false);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EWOULDBLOCK) => return Ok(true),
             Some(libc::EINTR) => continue,
             _ => return Err(e),
         }

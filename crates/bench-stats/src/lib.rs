@@ -23,6 +23,7 @@
 //! | [`hierarchy`] | many hosts: hierarchical bootstrap, variance per level, heterogeneity |
 //! | [`plan`] | `abba plan`: blocks for a power, minimum detectable effect, blocks to a sequential decision, runs per block |
 //! | [`sequential`] | anytime-valid confidence sequences and the `--until decided` stop rule |
+//! | [`history`] | a benchmark's history by commit: e-divisive change points in the levels, the chain of paired steps |
 //! | [`suite`] | a suite of benchmarks: Benjamini-Hochberg or Holm across them, the geometric-mean ratio |
 //! | [`special`] | erfc, the normal distribution, log-gamma, the incomplete gamma and beta, Student's t |
 //! | [`model`] | the input ([`Dataset`]) and the result ([`Analysis`]) types |
@@ -68,6 +69,7 @@ pub mod descriptive;
 pub mod diagnostics;
 mod error;
 pub mod hierarchy;
+pub mod history;
 pub mod model;
 pub mod paired;
 pub mod parametric;

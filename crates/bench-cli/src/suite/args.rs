@@ -170,4 +170,7 @@ pub struct SuiteArgs {
         help_heading = "Output"
     )]
     pub style: StyleArg,
+    /// `--record` into the history.
+    #[command(flatten)]
+    pub record: crate::history::RecordArgs,
 }

@@ -412,6 +412,15 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         .map_err(|e| suite_hint(e, &args.file, &raw_path))?;
     let code = report(&args, &analysis, correction, &gates, &raw_path)
         .map_err(|e| naming_raw_file(e, &raw_path))?;
+    crate::history::record_after(
+        &args.record,
+        "suite",
+        &raw_path,
+        &analysis,
+        correction,
+        args.quiet,
+    )
+    .map_err(|e| naming_raw_file(e, &raw_path))?;
     if temporary {
         let _ = std::fs::remove_file(&raw_path);
     } else if !args.quiet && !args.json {

@@ -49,7 +49,13 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
     let display =
         Display::for_magnitude(magnitude_range(all).map_or(1.0, |m| m.1), &p.analysis.unit);
     let with_p99 = benchmarks.iter().any(|b| b.p99.is_some());
-    let legend = legend(with_p99, !values.iter().all(Vec::is_empty));
+    // The runs' swatch is the first variant's marks (each variant has its own).
+    let first_with_runs = benchmarks
+        .iter()
+        .zip(&values)
+        .find(|(_, v)| !v.is_empty())
+        .map(|(b, _)| p.variant_index(&b.name));
+    let legend = legend(with_p99, first_with_runs);
     let extra = frame::legend_extra(&legend);
     let height = HEIGHT + extra;
     let area = Area::of_height(height, extra);
@@ -159,12 +165,16 @@ fn analysed(p: &Pictures<'_>, name: &str) -> Vec<f64> {
         .collect()
 }
 
-fn legend(with_p99: bool, with_runs: bool) -> Vec<LegendItem> {
+fn legend(with_p99: bool, runs_of: Option<usize>) -> Vec<LegendItem> {
     let mut items = Vec::new();
-    if with_runs {
+    if let Some(i) = runs_of {
         items.push(LegendItem {
-            label: "runs (strip), density (violin)".into(),
-            swatch: Swatch::Marker(7, style::Shape::Circle, true),
+            label: "runs (strip)".into(),
+            swatch: Swatch::Marker(i, style::shape(i), false),
+        });
+        items.push(LegendItem {
+            label: "density (violin)".into(),
+            swatch: Swatch::Band(style::color(i), 0.2),
         });
     }
     items.push(LegendItem {
@@ -173,12 +183,12 @@ fn legend(with_p99: bool, with_runs: bool) -> Vec<LegendItem> {
     });
     items.push(LegendItem {
         label: "p90".into(),
-        swatch: Swatch::Rule(INK, r#"stroke-dasharray="5 3""#),
+        swatch: Swatch::Rule(INK, r#"stroke-width="1.5" stroke-dasharray="5 3""#),
     });
     if with_p99 {
         items.push(LegendItem {
             label: "p99 (n >= 100)".into(),
-            swatch: Swatch::Rule(INK, r#"stroke-dasharray="1.5 2.5""#),
+            swatch: Swatch::Rule(INK, r#"stroke-width="1.5" stroke-dasharray="1.5 2.5""#),
         });
     }
     items

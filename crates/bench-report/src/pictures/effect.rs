@@ -23,7 +23,8 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
     }
     let margin = p.analysis.equivalence_margin;
     let shown = rows.len().min(MAX_ROWS);
-    let legend = legend(margin);
+    // The marks of the first row (each row is drawn in its candidate's colour and shape).
+    let legend = legend(margin, rows[0].1);
     // Each row's label sits in the gap above it.
     let top0 = 58.0 + ROW_GAP + frame::legend_extra(&legend);
     let height = top0 + shown as f64 * (ROW_HEIGHT + ROW_GAP) - ROW_GAP + 60.0;
@@ -101,11 +102,11 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
     })
 }
 
-fn legend(margin: f64) -> Vec<LegendItem> {
+fn legend(margin: f64, color: usize) -> Vec<LegendItem> {
     vec![
         LegendItem {
             label: "block ratio".into(),
-            swatch: Swatch::Marker(7, style::Shape::Circle, false),
+            swatch: Swatch::Marker(color, style::shape(color), false),
         },
         LegendItem {
             label: "estimate".into(),
@@ -113,7 +114,7 @@ fn legend(margin: f64) -> Vec<LegendItem> {
         },
         LegendItem {
             label: "interval".into(),
-            swatch: Swatch::Band("#0072B2", 0.25),
+            swatch: Swatch::Band(style::color(color), 0.25),
         },
         LegendItem {
             label: "no change (1)".into(),

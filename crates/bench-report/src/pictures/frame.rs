@@ -25,8 +25,6 @@ pub struct LegendItem {
 pub enum Swatch {
     /// A marker of a series: colour index and shape (hollow when `hollow`).
     Marker(usize, Shape, bool),
-    /// A line of a series: colour index (its dash pattern too).
-    Line(usize),
     /// A filled band with this fill and opacity.
     Band(&'static str, f64),
     /// A line of a fixed colour and dash attribute.
@@ -106,24 +104,26 @@ fn swatch(svg: &mut Svg, s: &Swatch, x: f64, y: f64) {
             style::marker_path(&mut d, *shape, x, y, 4.0);
             let color = style::color(*i);
             let fill = if *hollow { "none" } else { color };
-            svg.path(&d, &format!(r#"fill="{fill}" stroke="{color}""#));
+            svg.path(
+                &d,
+                &format!(r#"fill="{fill}" stroke="{color}" class="swatch""#),
+            );
         }
-        Swatch::Line(i) => svg.line(
-            x - 8.0,
-            y,
-            x + 8.0,
-            y,
-            style::color(*i),
-            &format!(r#"stroke-width="2" {}"#, style::dash(*i)),
-        ),
         Swatch::Band(fill, opacity) => svg.rect(
             x - 8.0,
             y - 5.0,
             16.0,
             10.0,
-            &format!(r#"fill="{fill}" fill-opacity="{opacity}""#),
+            &format!(r#"fill="{fill}" fill-opacity="{opacity}" class="swatch""#),
         ),
-        Swatch::Rule(color, extra) => svg.line(x - 8.0, y, x + 8.0, y, color, extra),
+        Swatch::Rule(color, extra) => svg.line(
+            x - 8.0,
+            y,
+            x + 8.0,
+            y,
+            color,
+            &format!(r#"{extra} class="swatch""#),
+        ),
     }
 }
 

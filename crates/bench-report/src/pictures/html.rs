@@ -12,8 +12,15 @@ const STYLE: &str = "body{font-family:sans-serif;max-width:820px;margin:2em auto
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}\
 figure{margin:1.5em 0}figure svg{max-width:100%;height:auto;display:block}\
 figcaption{font-size:.9em;color:#444;margin-top:.4em}\
-pre{font-size:12px;line-height:1.3;overflow-x:auto;background:#f6f6f6;padding:1em;border:1px solid #ddd}\
-.verdict{font-size:1.05em;margin:.3em 0}.missing{color:#555;font-style:italic}";
+pre{font-size:12px;line-height:1.3;white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f6f6;padding:1em;border:1px solid #ddd}\
+.verdict{font-size:1.3em;line-height:1.35;margin:.4em 0 1em;padding:.5em .8em;border-left:6px solid #888;background:#f3f3f3}\
+.verdict .word{font-weight:bold;letter-spacing:.03em;margin-right:.5em}\
+.verdict.faster{border-color:#009E73;background:#eef8f4}.verdict.slower{border-color:#D55E00;background:#fbf0ea}\
+.missing{color:#555;font-style:italic}";
+
+/// The width the full report is laid out at: 100 monospace columns of 12 px fit the
+/// page's 820 px; narrower screens wrap the lines (`pre-wrap`) instead of scrolling.
+const REPORT_COLUMNS: usize = 100;
 
 /// The whole report as one HTML document.
 ///
@@ -45,7 +52,7 @@ pub fn render_html(p: &Pictures<'_>) -> String {
         color: ColorMode::Never,
         charset: Charset::Unicode,
         verbose: true,
-        width: None,
+        width: Some(REPORT_COLUMNS),
         full_report_hint: None,
         ..RenderOptions::default()
     };
@@ -57,10 +64,18 @@ pub fn render_html(p: &Pictures<'_>) -> String {
     out
 }
 
+/// Each comparison's verdict as the report's headline: the word, then its sentence.
 fn verdicts(out: &mut String, p: &Pictures<'_>) {
     for g in &p.analysis.groups {
         for c in &g.comparisons {
-            let _ = writeln!(out, "<p class=\"verdict\">{}</p>", escape(&c.summary));
+            let word = crate::suite::verdict_word(c.outcome);
+            let _ = writeln!(
+                out,
+                "<p class=\"verdict {}\"><span class=\"word\">{}</span>{}</p>",
+                c.outcome.as_str(),
+                escape(&word),
+                escape(&c.summary)
+            );
         }
     }
 }

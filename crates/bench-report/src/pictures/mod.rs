@@ -27,6 +27,7 @@
 mod distributions;
 mod effect;
 mod frame;
+mod history;
 mod html;
 mod scale;
 mod scan;
@@ -38,6 +39,10 @@ mod uncertainty;
 
 use bench_stats::Analysis;
 
+pub use history::{
+    Estimate, HistoryChart, HistoryPoint, history_levels_chart, history_steps_chart,
+    render_history_html,
+};
 pub use html::render_html;
 pub use scan::{ScanChart, ScanPoint, scan_chart};
 

@@ -25,25 +25,36 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
     let margin = p.analysis.equivalence_margin;
     let points = seqs.iter().flat_map(|s| &s.points);
     let finite = |v: &f64| v.is_finite() && *v > 0.0;
+    // The scale fits every estimate, the last look's interval and the margin; the wide
+    // intervals of the first looks run off the edges (clamped) rather than squeezing the
+    // looks that decided into a few pixels.
+    let last = seqs.iter().filter_map(|s| s.points.last());
     let lo = points
         .clone()
-        .flat_map(|q| [q.low, q.estimate])
+        .map(|q| q.estimate)
+        .chain(last.clone().map(|q| q.low))
         .filter(finite)
         .fold(1.0 - margin, f64::min);
     let hi = points
         .clone()
-        .flat_map(|q| [q.high, q.estimate])
+        .map(|q| q.estimate)
+        .chain(last.map(|q| q.high))
         .filter(finite)
         .fold(1.0 + margin, f64::max);
     let max_blocks = points.map(|q| q.blocks).max().unwrap_or(1);
     let title = "Confidence sequence over blocks";
-    let mut legend: Vec<LegendItem> = seqs
-        .iter()
-        .map(|s| LegendItem {
-            label: format!("{} / {}", s.candidate, s.baseline),
-            swatch: Swatch::Line(p.variant_index(&s.candidate)),
-        })
-        .collect();
+    let mut legend: Vec<LegendItem> = Vec::new();
+    for s in &seqs {
+        let i = p.variant_index(&s.candidate);
+        legend.push(LegendItem {
+            label: format!("{} / {}: estimate at each look", s.candidate, s.baseline),
+            swatch: Swatch::Marker(i, style::shape(i), false),
+        });
+        legend.push(LegendItem {
+            label: "anytime-valid interval".into(),
+            swatch: Swatch::Band(style::color(i), 0.2),
+        });
+    }
     legend.push(LegendItem {
         label: "no change (1)".into(),
         swatch: Swatch::Rule(INK, r#"stroke-dasharray="5 3""#),
@@ -83,6 +94,22 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
             .iter()
             .filter(|q| finite(&q.low) && finite(&q.high) && finite(&q.estimate))
             .collect();
+        // An unbounded interval (a look before the sequence can exclude anything) is a
+        // faint line over the whole height; every look's estimate is a marker (drawn
+        // last), so after an early stop each of the few looks is seen.
+        for q in s.points.iter().filter(|q| finite(&q.estimate)) {
+            if !(finite(&q.low) && finite(&q.high)) {
+                let x = xs.px(q.blocks as f64);
+                svg.line(
+                    x,
+                    area.top,
+                    x,
+                    area.bottom,
+                    col,
+                    r#"stroke-opacity="0.35" class="sequence-unbounded""#,
+                );
+            }
+        }
         let mut band = String::new();
         for (k, q) in pts.iter().enumerate() {
             let _ = write!(
@@ -133,6 +160,26 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
             for y in [top, bottom] {
                 svg.line(x - 5.0, y, x + 5.0, y, col, attrs);
             }
+        }
+    }
+    for s in &seqs {
+        let i = p.variant_index(&s.candidate);
+        let col = style::color(i);
+        let mut marks = String::new();
+        for q in s.points.iter().filter(|q| finite(&q.estimate)) {
+            style::marker_path(
+                &mut marks,
+                style::shape(i),
+                xs.px(q.blocks as f64),
+                ys.px(q.estimate),
+                3.5,
+            );
+        }
+        if !marks.is_empty() {
+            svg.path(
+                &marks,
+                &format!(r#"fill="{col}" stroke="{col}" class="sequence-looks""#),
+            );
         }
     }
     let one = ys.px(1.0);

@@ -190,14 +190,16 @@ fn legend(p: &Pictures<'_>, variants: &[String], trace: &super::RunTrace) -> Vec
             }
         })
         .collect();
-    if trace
+    // A dropped run is its variant's marker, hollow: the swatch is the first one's.
+    if let Some(r) = trace
         .runs
         .iter()
-        .any(|r| r.status == RunStatus::Dropped && r.value.is_some())
+        .find(|r| r.status == RunStatus::Dropped && r.value.is_some())
     {
+        let i = p.variant_index(&r.variant);
         items.push(LegendItem {
             label: "dropped block (hollow)".into(),
-            swatch: Swatch::Marker(7, style::Shape::Circle, true),
+            swatch: Swatch::Marker(i, style::shape(i), true),
         });
     }
     if trace.runs.iter().any(|r| {

@@ -47,7 +47,8 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
         return None;
     }
     let shown = rows.len().min(MAX_ROWS);
-    let legend = legend(p.analysis.equivalence_margin);
+    // The histogram of the first row (each row is drawn in its candidate's colour).
+    let legend = legend(p.analysis.equivalence_margin, rows[0].1);
     // Each row's label sits above it.
     let top0 = 58.0 + 18.0 + frame::legend_extra(&legend);
     let height = top0 + shown as f64 * (ROW_HEIGHT + ROW_GAP) + 4.0;
@@ -101,11 +102,11 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
     })
 }
 
-fn legend(margin: f64) -> Vec<LegendItem> {
+fn legend(margin: f64, color: usize) -> Vec<LegendItem> {
     vec![
         LegendItem {
             label: "distribution".into(),
-            swatch: Swatch::Band("#0072B2", 0.6),
+            swatch: Swatch::Band(style::color(color), 0.6),
         },
         LegendItem {
             label: "estimate".into(),

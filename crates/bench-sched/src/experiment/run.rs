@@ -52,12 +52,27 @@ fn json_field(line: Option<&str>, field: &str) -> Result<f64, String> {
     }
 }
 
+fn signal_name(s: i32) -> Option<&'static str> {
+    Some(match s {
+        libc::SIGSTOP => "SIGSTOP",
+        libc::SIGTSTP => "SIGTSTP",
+        libc::SIGTTIN => "SIGTTIN",
+        libc::SIGTTOU => "SIGTTOU",
+        libc::SIGTRAP => "SIGTRAP",
+        _ => return None,
+    })
+}
+
 fn status_text(t: Termination) -> String {
     match t {
         Termination::Exited(c) => format!("exit code {c}"),
         Termination::Signaled(s) => format!("killed by signal {s}"),
         Termination::TimedOut => "timed out".into(),
         Termination::Interrupted => "interrupted".into(),
+        Termination::Stopped(s) => format!(
+            "stopped by signal {s}{} and still stopped after 1 s; abba killed it",
+            signal_name(s).map_or_else(String::new, |n| format!(" ({n})"))
+        ),
     }
 }
 
@@ -290,10 +305,18 @@ impl Session<'_> {
                     ),
                 )?;
                 self.check_stop()?;
-                if config.on_failure == FailurePolicy::Stop {
-                    check_termination(config, &v.name, 0, &m).inspect_err(|_| {
-                        let _ = self.finish("failed");
-                    })?;
+                if config.on_failure == FailurePolicy::Stop
+                    && m.termination != Termination::Exited(0)
+                {
+                    let _ = self.finish("failed");
+                    return Err(SchedError::WarmupFailed {
+                        variant: v.name.clone(),
+                        status: match m.termination {
+                            Termination::TimedOut => "timed out".to_owned(),
+                            t => status_text(t),
+                        },
+                        stderr_tail: m.stderr_tail,
+                    });
                 }
                 if is_variant {
                     self.hook_or_stop(i, HookKind::Conclude, None)?;
@@ -511,6 +534,7 @@ impl Session<'_> {
             },
             signal: match m.termination {
                 Termination::Signaled(s) => Some(s),
+                Termination::Stopped(_) => Some(libc::SIGKILL),
                 _ => None,
             },
             timed_out: m.termination == Termination::TimedOut,

@@ -32,10 +32,7 @@ impl Default for CsvOptions {
 /// [`InputError`] as for [`read_csv_bytes`], or [`InputError::Io`].
 pub fn read_csv(path: &Path, options: &CsvOptions) -> Result<Loaded, InputError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| InputError::Io {
-        file: name.clone(),
-        source,
-    })?;
+    let bytes = super::read_path(path)?;
     read_csv_bytes(&name, &bytes, options)
 }
 

@@ -17,6 +17,9 @@ struct Export {
 struct ResultEntry {
     command: String,
     times: Option<Vec<f64>>,
+    /// Exit code of each run (hyperfine writes `null` for a run killed by a signal).
+    #[serde(default)]
+    exit_codes: Option<Vec<Option<i64>>>,
 }
 
 /// Reads a hyperfine JSON export; see [`read_hyperfine_bytes`].
@@ -25,10 +28,7 @@ struct ResultEntry {
 /// As [`read_hyperfine_bytes`], or [`InputError::Io`].
 pub fn read_hyperfine(path: &Path) -> Result<Loaded, InputError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| InputError::Io {
-        file: name.clone(),
-        source,
-    })?;
+    let bytes = super::read_path(path)?;
     read_hyperfine_bytes(&name, &bytes)
 }
 
@@ -71,6 +71,27 @@ pub fn read_hyperfine_bytes(file: &str, bytes: &[u8]) -> Result<Loaded, InputErr
                     r.command
                 ),
             });
+        }
+        if let Some(codes) = &r.exit_codes {
+            let failed = codes.iter().filter(|c| **c != Some(0)).count();
+            if failed > 0 {
+                warnings.push(ReadWarning {
+                    kind: ReadWarningKind::Input,
+                    file: file.to_owned(),
+                    line: None,
+                    message: format!(
+                        "{failed} of {} runs of {name:?} failed (a non-zero exit code: \
+                         hyperfine -i recorded them){}",
+                        codes.len(),
+                        if failed == codes.len() {
+                            "; every run failed, so its times measure the failure, not the \
+                             command"
+                        } else {
+                            "; their times are analysed with the others"
+                        }
+                    ),
+                });
+            }
         }
         let mut series = empty_series(&name, None);
         for (j, t) in times.into_iter().enumerate() {

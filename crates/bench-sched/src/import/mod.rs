@@ -130,30 +130,101 @@ pub(crate) fn read_file(
     path: &Path,
     csv: &CsvOptions,
 ) -> Result<(String, Loaded, Option<RawData>), InputError> {
-    let (name, bytes) = if path == Path::new(STDIN_PATH) {
+    let (name, bytes) = read_named(path)?;
+    read_bytes(&name, &bytes, extension(path).as_deref(), csv)
+}
+
+/// The bytes of `path` (`-`: standard input) and the name messages give it.
+pub(crate) fn read_named(path: &Path) -> Result<(String, Vec<u8>), InputError> {
+    Ok(if path == Path::new(STDIN_PATH) {
         let name = STDIN_NAME.to_owned();
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|source| InputError::Io {
-                file: name.clone(),
-                source,
-            })?;
+        let bytes = read_bounded(&name, std::io::stdin().lock())?;
         (name, bytes)
     } else {
-        let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| InputError::Io {
-            file: name.clone(),
-            source,
-        })?;
-        (name, bytes)
-    };
-    let ext = path
-        .extension()
+        (path.display().to_string(), read_path(path)?)
+    })
+}
+
+/// The file name's extension, lower case.
+pub(crate) fn extension(path: &Path) -> Option<String> {
+    path.extension()
         .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    read_bytes(&name, &bytes, ext.as_deref(), csv)
+        .map(str::to_ascii_lowercase)
+}
+
+/// The longest line a saved-data file may hold (a hyperfine export written on one line
+/// with a million times is about 20 MiB).
+pub const MAX_INPUT_LINE_BYTES: usize = 64 << 20;
+
+/// How much of the start of a file is sniffed for binary data.
+const SNIFF_BYTES: usize = 4096;
+
+/// Reads the file at `path` with [`read_bounded`].
+pub(crate) fn read_path(path: &Path) -> Result<Vec<u8>, InputError> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|source| InputError::Io {
+        file: name.clone(),
+        source,
+    })?;
+    read_bounded(&name, file)
+}
+
+/// Reads saved data to its end, refusing early what cannot be ours: a NUL byte in the
+/// first 4 KiB (binary data, `/dev/zero`: no format abba reads has one) or a line longer
+/// than [`MAX_INPUT_LINE_BYTES`]; so an endless or binary input ends in a clear error, not
+/// in reading without limit. Time: O(bytes read).
+pub(crate) fn read_bounded(name: &str, mut source: impl Read) -> Result<Vec<u8>, InputError> {
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    let (mut line, mut line_len) = (1usize, 0usize);
+    loop {
+        let n = match source.read(&mut chunk) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(source) => {
+                return Err(InputError::Io {
+                    file: name.to_owned(),
+                    source,
+                });
+            }
+        };
+        let got = &chunk[..n];
+        if bytes.len() < SNIFF_BYTES {
+            let sniffed = &got[..got.len().min(SNIFF_BYTES - bytes.len())];
+            if let Some(at) = sniffed.iter().position(|&b| b == 0) {
+                return Err(InputError::at(
+                    name,
+                    None,
+                    None,
+                    format!(
+                        "binary data (a NUL byte at byte {}), not one of abba's formats: \
+                         raw JSONL, CSV or a hyperfine --export-json file",
+                        bytes.len() + at + 1
+                    ),
+                ));
+            }
+        }
+        for piece in got.split_inclusive(|&b| b == b'\n') {
+            line_len += piece.len();
+            if line_len > MAX_INPUT_LINE_BYTES {
+                return Err(InputError::at(
+                    name,
+                    Some(line),
+                    None,
+                    format!(
+                        "the line is longer than {} MiB: not one of abba's formats",
+                        MAX_INPUT_LINE_BYTES >> 20
+                    ),
+                ));
+            }
+            if piece.last() == Some(&b'\n') {
+                line += 1;
+                line_len = 0;
+            }
+        }
+        bytes.extend_from_slice(got);
+    }
 }
 
 /// The path that stands for standard input.
@@ -163,13 +234,15 @@ const STDIN_PATH: &str = "-";
 const STDIN_NAME: &str = "<stdin>";
 
 /// Reads saved data from memory; `ext` is the file name's extension (lower case), if any.
-fn read_bytes(
+pub(crate) fn read_bytes(
     name: &str,
     bytes: &[u8],
     ext: Option<&str>,
     csv: &CsvOptions,
 ) -> Result<(String, Loaded, Option<RawData>), InputError> {
     let name = name.to_owned();
+    // A UTF-8 byte-order mark (editors on Windows add one) says nothing of the format.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if bytes.trim_ascii().is_empty() && !matches!(ext, Some("jsonl" | "json" | "csv")) {
         return Err(InputError::at(
             &name,

@@ -29,8 +29,13 @@
 //! ```
 
 mod controls;
+mod metrics;
 
-use std::collections::BTreeMap;
+pub use metrics::{MetricUnavailable, recorded_metrics};
+
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
 use std::path::Path;
 
 use bench_stats::analysis::SequentialRun;
@@ -41,8 +46,73 @@ use crate::design::{ReferenceRuns, Schedule};
 use crate::error::{InputError, ReadWarning, ReadWarningKind};
 use crate::experiment::Outcome;
 use crate::import::levels::{RawPart, check_same_experiment, merge_levels, mergeable};
-use crate::import::{CsvOptions, Loaded, MergePolicy, merge_sessions, read_file};
+use crate::import::{
+    CsvOptions, Loaded, MergePolicy, extension, merge_sessions, read_bytes, read_file, read_named,
+};
 use crate::raw::{RawData, RawHeader, RunRecord};
+
+/// The files read so far, to refuse one given twice under two names (a hard link, a copy,
+/// `-` fed the same file): by content, and for raw files by the runs' experiment identity
+/// (the header) and the whole run line, so a copy with a line added is caught too.
+#[derive(Default)]
+struct Twins {
+    contents: HashMap<(u64, usize), String>,
+    runs: HashMap<(u64, u32, u64), String>,
+}
+
+impl Twins {
+    fn hash(bytes: &[u8]) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut h);
+        h.finish()
+    }
+
+    fn twin(name: &str, other: &str, what: &str) -> InputError {
+        InputError::at(
+            name,
+            None,
+            None,
+            format!("{what} {other}: its runs would count double; give it once"),
+        )
+    }
+
+    fn content(&mut self, name: &str, bytes: &[u8]) -> Result<(), InputError> {
+        match self.contents.entry((Self::hash(bytes), bytes.len())) {
+            Entry::Occupied(prev) => Err(Self::twin(name, prev.get(), "the same content as")),
+            Entry::Vacant(v) => {
+                v.insert(name.to_owned());
+                Ok(())
+            }
+        }
+    }
+
+    fn runs(&mut self, name: &str, raw: &RawData) -> Result<(), InputError> {
+        let header = Self::hash(&serde_json::to_vec(&raw.header).unwrap_or_default());
+        let mut mine = HashMap::new();
+        for r in &raw.runs {
+            // The whole run line, times to the nanosecond: two hosts never measure alike.
+            let run = Self::hash(&serde_json::to_vec(r).unwrap_or_default());
+            let key = (header, r.session, run);
+            if let Some(prev) = self.runs.get(&key) {
+                return Err(Self::twin(
+                    name,
+                    prev,
+                    &format!(
+                        "a run (session {}, block {}, variant {}) identical to one of",
+                        r.session,
+                        u64::from(r.block) + 1,
+                        r.variant
+                    ),
+                ));
+            }
+            mine.insert(key, ());
+        }
+        for key in mine.into_keys() {
+            self.runs.insert(key, name.to_owned());
+        }
+        Ok(())
+    }
+}
 
 /// The experiment behind a dataset, when it is known (one raw file, or a run just made).
 #[derive(Debug, Clone)]
@@ -96,13 +166,59 @@ impl Input {
         policy: MergePolicy,
     ) -> Result<Input, InputError> {
         if paths.len() == 1 {
-            let (_, loaded, raw) = read_file(paths[0], csv)?;
+            let (name, mut loaded, raw) = read_file(paths[0], csv)?;
+            let running = raw.as_ref().is_some_and(|r| r.trailer.is_none())
+                && paths[0] != Path::new("-")
+                && std::fs::File::open(paths[0])
+                    .and_then(|f| crate::sys::is_locked(&f))
+                    .unwrap_or(false);
+            let claims_complete = raw
+                .as_ref()
+                .and_then(|r| r.trailer.as_ref())
+                .is_some_and(|t| t.status == "complete" && t.sequence.is_none());
             let experiment = raw.map(Experiment::from_raw);
+            if let Some(e) = experiment.as_ref().filter(|_| claims_complete) {
+                let done = e.complete_blocks();
+                if done < e.header.blocks {
+                    loaded.warnings.push(ReadWarning {
+                        kind: ReadWarningKind::Truncated,
+                        file: name,
+                        line: None,
+                        message: format!(
+                            "the end line says complete, but only {done} of {} planned blocks \
+                             are in the file: runs were removed or lost after the experiment \
+                             ended",
+                            e.header.blocks
+                        ),
+                    });
+                }
+            }
+            if let Some(e) = experiment.as_ref().filter(|_| running) {
+                // Said instead of "killed or crashed" (a Truncated remark silences that).
+                loaded.warnings.push(ReadWarning {
+                    kind: ReadWarningKind::Truncated,
+                    file: paths[0].display().to_string(),
+                    line: None,
+                    message: format!(
+                        "the experiment is still running (another abba holds the file's \
+                         lock): {} of {} planned blocks measured so far",
+                        e.complete_blocks(),
+                        e.header.blocks
+                    ),
+                });
+            }
             return Ok(Input { loaded, experiment });
         }
         let mut files = Vec::with_capacity(paths.len());
+        let mut twins = Twins::default();
         for path in paths {
-            let (name, one, raw) = read_file(path, csv)?;
+            let (name, bytes) = read_named(path)?;
+            twins.content(&name, &bytes)?;
+            let (name, one, raw) = read_bytes(&name, &bytes, extension(path).as_deref(), csv)?;
+            drop(bytes);
+            if let Some(r) = &raw {
+                twins.runs(&name, r)?;
+            }
             files.push((name, one, raw.as_ref().map(RawPart::of)));
         }
         if policy == MergePolicy::ByExperiment {
@@ -313,6 +429,10 @@ pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis,
         analysis
             .warnings
             .extend(e.stopped_early(&input.loaded.warnings));
+        if let Some((report, disagree)) = metrics::metrics_report(input, &analysis, config) {
+            analysis.metrics = Some(report);
+            analysis.warnings.extend(disagree);
+        }
     }
     Ok(analysis)
 }

@@ -44,10 +44,7 @@ pub struct RawData {
 /// [`read_raw_bytes`].
 pub fn read_raw(path: &Path) -> Result<RawData, InputError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| InputError::Io {
-        file: name.clone(),
-        source,
-    })?;
+    let bytes = crate::import::read_path(path)?;
     read_raw_bytes(&name, &bytes)
 }
 
@@ -117,6 +114,14 @@ pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<RawData, InputError> {
                 .map_err(|e| err(None, format!("bad trailer line: {e}")))?;
             data.trailer = Some(t.end);
             continue;
+        }
+        if value.get("schema").is_some() {
+            return Err(err(
+                None,
+                "a second header line (\"schema\"; the first is line 1): two raw files \
+                 joined into one? Give each file to abba analyze on its own"
+                    .to_owned(),
+            ));
         }
         // An end line followed by runs ended a session that a `--resume` continued.
         data.session_ends.extend(data.trailer.take());

@@ -5,7 +5,7 @@ mod real;
 
 pub use fake::{FakeCall, FakeRunner};
 pub(crate) use real::resolve_program;
-pub use real::{RealRunner, STDERR_TAIL_BYTES};
+pub use real::{MAX_JSON_LINE_BYTES, RealRunner, STDERR_TAIL_BYTES};
 
 use std::fmt;
 use std::str::FromStr;
@@ -360,6 +360,9 @@ pub enum Termination {
     TimedOut,
     /// Killed by abba because a stop was requested.
     Interrupted,
+    /// Stopped by this signal (`kill -STOP $$`, a terminal's SIGTTOU) and still stopped a
+    /// second later: abba killed it rather than wait forever.
+    Stopped(i32),
 }
 
 /// What one run measured.

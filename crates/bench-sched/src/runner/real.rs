@@ -1,15 +1,14 @@
 //! [`RealRunner`]: spawns the command with `std::process::Command` and measures it.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::os::fd::AsFd;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
-use std::time::Instant;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use super::{CommandSpec, OutputMode, RunMeasurement, RunRequest, Runner, Termination};
 use crate::counter::Counting;
@@ -21,20 +20,33 @@ use crate::sys;
 /// Bytes of stderr kept for failure messages.
 pub const STDERR_TAIL_BYTES: u64 = 2048;
 
+/// The longest stdout line read as a `json:` metric's object; a longer line is skipped
+/// (it is not held in memory) as not being the metric's line.
+pub const MAX_JSON_LINE_BYTES: usize = 1 << 20;
+
+/// How long a stopped child (SIGSTOP, SIGTTOU) may stay stopped before abba kills it.
+const STOPPED_GRACE: Duration = Duration::from_secs(1);
+
+/// How often a quiet child is checked for being stopped.
+const STOP_CHECK: Duration = Duration::from_millis(250);
+
 /// Runs real child processes.
 ///
-/// Each run: stdin is `/dev/null`; the child gets its own process group (so a timeout or
-/// Ctrl-C kills everything it started) and, on Linux, dies with abba
-/// (`PR_SET_PDEATHSIG`, so even a SIGKILL of abba leaves no command running); stderr goes to an unlinked temporary file that is
-/// truncated before each run and whose last [`STDERR_TAIL_BYTES`] are read afterwards (no
-/// extra thread, bounded memory; disk use is bounded by one run's stderr); stdout is
-/// discarded unless shown or needed by a `json:` metric. Wall time is measured with
-/// `Instant` from just before spawn to the moment the child has exited; user/sys time and
-/// peak RSS come from `wait4`. A watchdog thread is started only when a timeout is set.
+/// Each run: stdin is `/dev/null`; the child is started with `posix_spawn` (no `pre_exec`
+/// hook unless `--pin` is given) in its own process group, which is killed when the run
+/// ends, so background processes it started (`sleep 100 &`) do not outlive the run. The
+/// group is recorded with the orphan guardian (a process forked once, see
+/// [`crate::sys`]) that kills it if abba dies, even by SIGKILL; when the guardian cannot
+/// start, the direct child gets `PR_SET_PDEATHSIG` instead. Stderr (when not shown) and
+/// stdout (when a `json:` metric reads it) come through pipes read while the child runs:
+/// only the last [`STDERR_TAIL_BYTES`] of stderr and the last JSON object line of stdout
+/// are kept, so memory and disk stay bounded however much the command prints. One `poll`
+/// waits for the child's exit (a pidfd), its output and the timeout, which kills the
+/// group on time; a child found stopped for [`STOPPED_GRACE`] is killed and reported as
+/// [`Termination::Stopped`]. Wall time is measured with `Instant` from just before spawn
+/// to the moment the child has exited; user/sys time and peak RSS come from `wait4`.
 #[derive(Debug, Default)]
 pub struct RealRunner {
-    stderr_file: Option<File>,
-    stdout_file: Option<File>,
     counter: Option<Box<dyn Counting>>,
 }
 
@@ -45,7 +57,7 @@ impl std::fmt::Debug for dyn Counting {
 }
 
 impl RealRunner {
-    /// A runner with no scratch files yet (created on first use).
+    /// A runner.
     pub fn new() -> Self {
         RealRunner::default()
     }
@@ -59,44 +71,21 @@ impl RealRunner {
     }
 }
 
-static SCRATCH_COUNTER: AtomicU64 = AtomicU64::new(0);
+/// The guardian's pipe, started on the first run (`None`: it could not start).
+static GUARDIAN: OnceLock<Option<Mutex<File>>> = OnceLock::new();
 
-/// An anonymous scratch file: created in the temp dir (`$TMPDIR`, else `/tmp` when
-/// `$TMPDIR` cannot take a file) and unlinked at once.
-fn scratch_file() -> io::Result<File> {
-    let mut first_error = None;
-    for dir in [std::env::temp_dir(), PathBuf::from("/tmp")] {
-        let n = SCRATCH_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = dir.join(format!("abba-scratch-{}-{n}", std::process::id()));
-        match File::options()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(f) => {
-                std::fs::remove_file(&path)?;
-                return Ok(f);
-            }
-            Err(e) => {
-                first_error.get_or_insert(e);
-            }
-        }
-    }
-    Err(first_error.unwrap_or_else(|| io::Error::other("no temporary directory")))
+fn guardian() -> Option<&'static Mutex<File>> {
+    GUARDIAN
+        .get_or_init(|| sys::spawn_guardian().ok().map(Mutex::new))
+        .as_ref()
 }
 
-/// Empties `slot`'s file (creating it first) and returns a handle for the child.
-fn fresh(slot: &mut Option<File>) -> io::Result<File> {
-    if slot.is_none() {
-        *slot = Some(scratch_file()?);
+/// Tells the guardian to record (`group > 0`) or forget (`group < 0`) a process group.
+/// A guardian that died is ignored (the write fails with EPIPE; Rust ignores SIGPIPE).
+fn tell_guardian(g: &Mutex<File>, group: i32) {
+    if let Ok(mut f) = g.lock() {
+        let _ = f.write_all(&group.to_le_bytes());
     }
-    let f = slot
-        .as_mut()
-        .ok_or_else(|| io::Error::other("scratch file missing"))?;
-    f.set_len(0)?;
-    f.seek(SeekFrom::Start(0))?;
-    f.try_clone()
 }
 
 fn is_executable(p: &Path) -> bool {
@@ -117,44 +106,129 @@ pub(crate) fn resolve_program(program: &str) -> Option<PathBuf> {
         .find(|p| is_executable(p))
 }
 
-fn read_tail(f: &mut File, max: u64) -> io::Result<String> {
-    let len = f.metadata()?.len();
-    f.seek(SeekFrom::Start(len.saturating_sub(max)))?;
-    let mut buf = Vec::with_capacity(max as usize);
-    f.take(max).read_to_end(&mut buf)?;
-    Ok(String::from_utf8_lossy(&buf).into_owned())
-}
+/// The last [`STDERR_TAIL_BYTES`] of a stream.
+#[derive(Default)]
+struct Tail(Vec<u8>);
 
-fn last_json_line(f: &mut File, echo: OutputMode) -> io::Result<Option<String>> {
-    f.seek(SeekFrom::Start(0))?;
-    let mut reader = BufReader::new(f);
-    let mut line = Vec::new();
-    let mut last = None;
-    let mut out: Box<dyn Write> = match echo {
-        OutputMode::ShowOnStderr => Box::new(io::stderr().lock()),
-        _ => Box::new(io::stdout().lock()),
-    };
-    loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
-            break;
+impl Tail {
+    fn feed(&mut self, chunk: &[u8]) {
+        let keep = STDERR_TAIL_BYTES as usize;
+        if chunk.len() >= keep {
+            self.0.clear();
+            self.0.extend_from_slice(&chunk[chunk.len() - keep..]);
+            return;
         }
-        if echo.shows() {
-            out.write_all(&line)?;
-        }
-        let text = String::from_utf8_lossy(&line);
-        let t = text.trim();
-        if t.starts_with('{')
-            && matches!(
-                serde_json::from_str::<serde_json::Value>(t),
-                Ok(serde_json::Value::Object(_))
-            )
-        {
-            last = Some(t.to_owned());
+        self.0.extend_from_slice(chunk);
+        if self.0.len() > 2 * keep {
+            self.0.drain(..self.0.len() - keep);
         }
     }
-    out.flush()?;
-    Ok(last)
+
+    fn text(&self) -> String {
+        let keep = STDERR_TAIL_BYTES as usize;
+        String::from_utf8_lossy(&self.0[self.0.len().saturating_sub(keep)..]).into_owned()
+    }
+}
+
+/// Splits stdout into lines as it arrives, echoing it when shown, and keeps the last line
+/// that parses as a JSON object (lines over [`MAX_JSON_LINE_BYTES`] are skipped).
+struct JsonLines {
+    pending: Vec<u8>,
+    too_long: bool,
+    last: Option<String>,
+    echo: Option<OutputMode>,
+}
+
+impl JsonLines {
+    fn new(output: OutputMode) -> Self {
+        JsonLines {
+            pending: Vec::new(),
+            too_long: false,
+            last: None,
+            echo: output.shows().then_some(output),
+        }
+    }
+
+    fn feed(&mut self, chunk: &[u8]) {
+        match self.echo {
+            // A closed stdout or stderr drops the echo, never the run.
+            Some(OutputMode::ShowOnStderr) => {
+                let _ = io::stderr().lock().write_all(chunk);
+            }
+            Some(_) => {
+                let _ = io::stdout().lock().write_all(chunk);
+            }
+            None => {}
+        }
+        for piece in chunk.split_inclusive(|&b| b == b'\n') {
+            let ends = piece.last() == Some(&b'\n');
+            if !self.too_long && self.pending.len() + piece.len() > MAX_JSON_LINE_BYTES {
+                self.too_long = true;
+                self.pending = Vec::new();
+            }
+            if !self.too_long {
+                self.pending.extend_from_slice(piece);
+            }
+            if ends {
+                self.line_done();
+            }
+        }
+    }
+
+    fn line_done(&mut self) {
+        let object = self
+            .pending
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|&b| b == b'{');
+        if object && !self.too_long {
+            let text = String::from_utf8_lossy(&self.pending);
+            let t = text.trim();
+            if t.starts_with('{')
+                && matches!(
+                    serde_json::from_str::<serde_json::Value>(t),
+                    Ok(serde_json::Value::Object(_))
+                )
+            {
+                self.last = Some(t.to_owned());
+            }
+        }
+        self.too_long = false;
+        self.pending.clear();
+    }
+
+    fn finish(mut self) -> Option<String> {
+        if !self.pending.is_empty() {
+            self.line_done();
+        }
+        if self.echo.is_some() {
+            let _ = io::stdout().lock().flush();
+        }
+        self.last
+    }
+}
+
+/// Reads what `pipe` holds now, at most `reads` buffers, into `sink` (a bound, so a
+/// command that writes as fast as abba reads cannot keep abba from its timeout); `false`
+/// once the pipe is at its end (or broken).
+fn drain(pipe: &mut File, buf: &mut [u8], reads: usize, mut sink: impl FnMut(&[u8])) -> bool {
+    for _ in 0..reads {
+        match pipe.read(buf) {
+            Ok(0) => return false,
+            Ok(n) => sink(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+/// A pipe whose read end does not block, for a child's stdout or stderr.
+fn child_pipe() -> io::Result<(File, Stdio)> {
+    let (r, w) = sys::pipe()?;
+    sys::set_nonblocking(r.as_raw_fd())?;
+    Ok((File::from(r), Stdio::from(w)))
 }
 
 impl Runner for RealRunner {
@@ -186,20 +260,29 @@ impl Runner for RealRunner {
             .env(LAYOUT_ENV_VAR, "x".repeat(req.env_pad))
             .stdin(Stdio::null())
             .process_group(0);
-        sys::die_with_parent(&mut cmd);
+        let guardian = guardian();
+        if guardian.is_none() {
+            sys::die_with_parent(&mut cmd);
+        }
         if let Some(pin) = req.pin {
             sys::pin_child(&mut cmd, pin.cpus());
         }
+        let mut err_pipe = None;
         match req.output {
             OutputMode::Show | OutputMode::ShowOnStderr => {
                 cmd.stderr(Stdio::inherit());
             }
             OutputMode::Discard => {
-                cmd.stderr(fresh(&mut self.stderr_file).map_err(spawn_err)?);
+                let (r, w) = child_pipe().map_err(spawn_err)?;
+                err_pipe = Some(r);
+                cmd.stderr(w);
             }
         }
+        let mut out_pipe = None;
         if req.capture_json {
-            cmd.stdout(fresh(&mut self.stdout_file).map_err(spawn_err)?);
+            let (r, w) = child_pipe().map_err(spawn_err)?;
+            out_pipe = Some(r);
+            cmd.stdout(w);
         } else if req.output == OutputMode::Show {
             cmd.stdout(Stdio::inherit());
         } else if req.output == OutputMode::ShowOnStderr {
@@ -213,29 +296,109 @@ impl Runner for RealRunner {
         }
 
         let start = Instant::now();
-        let child = cmd.spawn().map_err(spawn_err)?;
+        let child = cmd.spawn();
+        // The write ends now belong to the child alone: their end of file is its (and its
+        // group's) end.
+        drop(cmd);
+        let child = child.map_err(spawn_err)?;
         let pid = child.id();
+        let group = i32::try_from(pid).unwrap_or(0);
         req.stop.set_child(pid);
-        let watchdog = req.timeout.map(|t| {
-            let (tx, rx) = mpsc::channel::<()>();
-            let handle = std::thread::spawn(move || match rx.recv_timeout(t) {
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    sys::kill_group(i32::try_from(pid).unwrap_or(0));
-                    true
+        if let Some(g) = guardian {
+            tell_guardian(g, group);
+        }
+        let pidfd = sys::pidfd_open(pid).ok();
+        let deadline = req.timeout.map(|t| start + t);
+        let mut tail = Tail::default();
+        let mut json = JsonLines::new(req.output);
+        let mut buf = vec![0u8; 64 * 1024];
+        let (mut timed_out, mut stopped) = (false, None);
+        let (mut last_check, mut stopped_since) = (start, None::<Instant>);
+        let waited: io::Result<()> = loop {
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) && !timed_out && stopped.is_none() {
+                sys::kill_group(group);
+                timed_out = true;
+            }
+            // Without a pidfd (an old kernel) the exit is polled for every few ms.
+            let mut wait = if pidfd.is_some() {
+                STOP_CHECK
+            } else {
+                Duration::from_millis(2)
+            };
+            if let Some(d) = deadline.filter(|_| !timed_out) {
+                wait = wait.min(d.saturating_duration_since(now));
+            }
+            let mut fds = [-1; 3];
+            if let Some(p) = &pidfd {
+                fds[0] = p.as_raw_fd();
+            }
+            if let Some(p) = &out_pipe {
+                fds[1] = p.as_raw_fd();
+            }
+            if let Some(p) = &err_pipe {
+                fds[2] = p.as_raw_fd();
+            }
+            let ms = i32::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
+            let ready = match sys::poll_readable(&fds, ms) {
+                Ok(r) => r,
+                Err(e) => break Err(e),
+            };
+            if ready & 0b010 != 0 {
+                if let Some(p) = out_pipe.as_mut() {
+                    if !drain(p, &mut buf, 1, |c| json.feed(c)) {
+                        out_pipe = None;
+                    }
                 }
-                _ => false,
-            });
-            (tx, handle)
-        });
-        let waited = sys::wait_exited_nowait(pid);
+            }
+            if ready & 0b100 != 0 {
+                if let Some(p) = err_pipe.as_mut() {
+                    if !drain(p, &mut buf, 1, |c| tail.feed(c)) {
+                        err_pipe = None;
+                    }
+                }
+            }
+            let exited = if pidfd.is_some() {
+                ready & 0b001 != 0
+            } else {
+                match sys::exited_nohang(pid) {
+                    Ok(e) => e,
+                    Err(e) => break Err(e),
+                }
+            };
+            if exited {
+                break Ok(());
+            }
+            if last_check.elapsed() >= STOP_CHECK && stopped.is_none() && !timed_out {
+                last_check = Instant::now();
+                match sys::stopped_by(pid) {
+                    Ok(Some(signal)) => {
+                        if stopped_since.get_or_insert(last_check).elapsed() >= STOPPED_GRACE {
+                            sys::kill_group(group);
+                            stopped = Some(signal);
+                        }
+                    }
+                    Ok(None) => stopped_since = None,
+                    Err(e) => break Err(e),
+                }
+            }
+        };
         let wall = start.elapsed();
         req.stop.clear_child();
-        // The child is exited but not reaped: joining the watchdog before reaping means it
-        // can never kill a recycled pid.
-        let timed_out = watchdog.is_some_and(|(tx, handle)| {
-            drop(tx);
-            handle.join().unwrap_or(false)
-        });
+        // The run is over: what it left running in its group goes with it. The child is
+        // exited but not reaped, so its pid (the group id) cannot have been reused.
+        sys::kill_group(group);
+        if let Some(g) = guardian {
+            tell_guardian(g, -group);
+        }
+        // What the pipes still hold (a process that escaped the group, `setsid`, may write
+        // on: bounded).
+        if let Some(p) = out_pipe.as_mut() {
+            drain(p, &mut buf, 64, |c| json.feed(c));
+        }
+        if let Some(p) = err_pipe.as_mut() {
+            drain(p, &mut buf, 64, |c| tail.feed(c));
+        }
         waited.map_err(spawn_err)?;
         let reaped = sys::reap(pid).map_err(spawn_err)?;
         drop(child);
@@ -244,19 +407,19 @@ impl Runner for RealRunner {
             Termination::Interrupted
         } else if timed_out {
             Termination::TimedOut
+        } else if let Some(signal) = stopped {
+            Termination::Stopped(signal)
         } else if let Some(code) = reaped.exit_code() {
             Termination::Exited(code)
         } else {
             Termination::Signaled(reaped.signal().unwrap_or(0))
         };
-        let stderr_tail = match (req.output, self.stderr_file.as_mut()) {
-            (OutputMode::Discard, Some(f)) => read_tail(f, STDERR_TAIL_BYTES).map_err(spawn_err)?,
-            _ => String::new(),
+        let stderr_tail = if req.output == OutputMode::Discard {
+            tail.text()
+        } else {
+            String::new()
         };
-        let last_json = match (req.capture_json, self.stdout_file.as_mut()) {
-            (true, Some(f)) => last_json_line(f, req.output).map_err(spawn_err)?,
-            _ => None,
-        };
+        let last_json = json.finish().filter(|_| req.capture_json);
         let counts = counted.map(|c| c.finish().map_err(|e| e.to_string()));
         Ok(RunMeasurement {
             counts,

@@ -100,6 +100,23 @@ pub(crate) fn pairing(
             .with_remedy(Remedy::PairInBlocks),
         );
     } else if table.is_none() {
+        let ids: std::collections::BTreeSet<u32> = data
+            .series
+            .iter()
+            .flat_map(|s| s.observations.iter().filter_map(|o| o.block))
+            .collect();
+        let blocked = data
+            .series
+            .iter()
+            .all(|s| s.observations.iter().all(|o| o.block.is_some()));
+        if blocked && ids.len() == 1 {
+            warnings.push(Warning::new(
+                WarningCode::UnpairedDesign,
+                None,
+                "the data carry only one block (pairing needs at least two), so the variants are compared unpaired within it (every run against every run)",
+            ));
+            return;
+        }
         warnings.push(Warning::new(
             WarningCode::UnpairedDesign,
             None,

@@ -6,5 +6,6 @@ pub mod summary;
 
 pub use sample::{Sample, SampleError};
 pub use summary::{
-    P99_MIN_SAMPLES, P99Withheld, Summary, TukeyFences, benchmark_summary, percentile, summarize,
+    P99_MIN_SAMPLES, P99Withheld, Summary, TukeyFences, benchmark_summary, median_interval,
+    percentile, summarize,
 };

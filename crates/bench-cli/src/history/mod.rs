@@ -1,0 +1,467 @@
+//! `abba history` and `--record`: every experiment kept by commit in an SQLite store
+//! (`store`), read back as series of levels and paired steps (`series`) with their change
+//! points and chain, shown, checked and exported (`show`, `export`).
+
+mod export;
+mod git;
+mod record;
+mod series;
+mod show;
+mod store;
+
+use std::path::{Path, PathBuf};
+
+use bench_sched::{Input, RawData, analyze_input, read_raw};
+use bench_stats::AnalysisConfig;
+use bench_stats::suite::{Correction, SuiteConfig, analyze_suite};
+use clap::{Args, Subcommand};
+
+use crate::exit::usage;
+use crate::output::stderr_line;
+
+use bench_stats::history as stats;
+
+pub use self::store::Store;
+
+const HISTORY: &str = "History";
+
+/// `abba history --help`'s examples.
+pub const HISTORY_HELP: &str = "\
+Examples:
+  abba compare --record ./bench                        # a level of HEAD
+  abba compare --record --bench parse --base-commit HEAD~1 'old/parse' 'new/parse'   # a step
+  abba suite --record                                  # every benchmark of abba.toml
+  abba history import results/*.jsonl --commit v1.2
+  abba history list
+  abba history show parse
+  abba history check --fail-if-slower 3%               # CI: exit 1 on a slowdown
+  abba history export --format bmf > bencher.json
+
+The store is .abba/history.db at the top of the git repository (--history PATH or
+$ABBA_HISTORY elsewhere): SQLite, written one transaction per record, so CI jobs may
+record at once. See docs/history.md.";
+
+/// `--record` and what it records with (on `compare`, `suite` and `analyze`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct RecordArgs {
+    /// Record the experiment into the history (see `abba history --help`).
+    ///
+    /// Record the experiment (its header, every run, each variant's level and each
+    /// comparison's summary) into the history store, with its commit (`git rev-parse HEAD`,
+    /// or --commit) and, when it compares two commits, its base commit (--base-commit, else
+    /// the merge base of a pull request when $GITHUB_BASE_REF is set). Recording the same
+    /// raw file twice keeps it once.
+    #[arg(long, help_heading = HISTORY, hide_short_help = true)]
+    pub record: bool,
+    /// The history file [default: $ABBA_HISTORY, else .abba/history.db at the top of the
+    /// git repository, or in the current directory outside git].
+    #[arg(long, value_name = "PATH", requires = "record", help_heading = HISTORY, hide_short_help = true)]
+    pub history: Option<PathBuf>,
+    /// The commit measured (the candidate's) [default: git's HEAD].
+    #[arg(long, value_name = "REV", requires = "record", help_heading = HISTORY, hide_short_help = true)]
+    pub commit: Option<String>,
+    /// The commit of the baseline variant, when the experiment compares two commits
+    /// [default: the merge base with $GITHUB_BASE_REF when set, else none].
+    #[arg(long, value_name = "REV", requires = "record", help_heading = HISTORY, hide_short_help = true)]
+    pub base_commit: Option<String>,
+    /// The branch recorded [default: git's current branch, else $GITHUB_HEAD_REF or
+    /// $GITHUB_REF_NAME].
+    #[arg(long, value_name = "NAME", requires = "record", help_heading = HISTORY, hide_short_help = true)]
+    pub branch: Option<String>,
+    /// The benchmark's name in the history [default: a suite benchmark's name, else the
+    /// variant's (for two commits: the baseline variant's)].
+    #[arg(long, value_name = "NAME", requires = "record", help_heading = HISTORY, hide_short_help = true)]
+    pub bench: Option<String>,
+}
+
+/// `abba history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: HistoryCommand,
+}
+
+/// The filters and store of the reading subcommands.
+#[derive(Debug, Args, Clone)]
+pub struct ReadArgs {
+    /// The history file [default: $ABBA_HISTORY, else .abba/history.db at the top of the
+    /// git repository, or in the current directory].
+    #[arg(long, value_name = "PATH")]
+    pub history: Option<PathBuf>,
+    /// Only this machine (its name, or a prefix of its fingerprint).
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
+    /// Only experiments recorded on this branch.
+    #[arg(long, value_name = "NAME")]
+    pub branch: Option<String>,
+    /// From this date (YYYY-MM-DD, by commit time) or this commit (a hash prefix) on.
+    #[arg(long, value_name = "DATE|REV")]
+    pub since: Option<String>,
+    /// Only benchmarks of this metric (wall, cpu, json:FIELD, ...).
+    #[arg(long, value_name = "METRIC")]
+    pub metric: Option<String>,
+    /// The smallest number of commits on each side of a change point.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=1000))]
+    pub min_segment: Option<u32>,
+    /// The significance threshold of a change point (permutation p).
+    #[arg(long, value_name = "P", value_parser = crate::parse::parse_fraction)]
+    pub threshold: Option<f64>,
+    /// Confidence of the chain's interval.
+    #[arg(long, default_value = "0.95", value_name = "C", value_parser = crate::parse::parse_fraction)]
+    pub confidence: f64,
+}
+
+/// The subcommands of `abba history`.
+#[derive(Debug, Subcommand)]
+pub enum HistoryCommand {
+    /// Record existing raw files (abba compare --output) into the history.
+    #[command(after_help = "\
+Examples:
+  abba history import runs.jsonl
+  abba history import --commit v1.2 --bench parse old/*.jsonl
+  abba history import --base-commit main~1 --commit main step.jsonl")]
+    Import(Box<ImportArgs>),
+    /// The benchmarks and machines in the history.
+    List(ReadArgs),
+    /// One benchmark's series: commit, subject, level, step, verdict, change points.
+    #[command(after_help = "\
+Examples:
+  abba history show toy
+  abba history show parse --machine ci-runner-3 --since 2026-11-01
+  abba history show parse --export-html parse.html
+
+The level of a commit is the median run of its experiments (with a distribution-free 95%
+interval); the step is a paired comparison (abba compare) of the commit with an earlier
+one. Change points of the levels come from e-divisive means with a permutation test;
+the chain adds the steps' log ratios from the oldest linked commit to the newest.")]
+    Show(ShowArgs),
+    /// CI: exit 1 when the newest commits hold a slowdown (a change point, or a chain of
+    /// steps beyond --fail-if-slower).
+    #[command(after_help = "\
+Examples:
+  abba history check
+  abba history check --fail-if-slower 3% --since main~20
+  abba history check --recent 5 --machine ci-runner-3
+
+Each change point is printed with the paired abba compare that confirms it; run it with
+--record and the check reads its verdict: a change the paired comparison does not find
+no longer fails the check.")]
+    Check(CheckArgs),
+    /// Write every series as CSV, JSON or Bencher Metric Format.
+    #[command(after_help = "\
+Examples:
+  abba history export --format csv > history.csv
+  abba history export --format json --output history.json
+  abba history export --format bmf --since 2026-12-01    # for a Bencher server")]
+    Export(ExportArgs),
+}
+
+/// `abba history import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Raw JSONL files (abba compare --output, abba suite --output).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The history file.
+    #[arg(long, value_name = "PATH")]
+    pub history: Option<PathBuf>,
+    /// The commit measured [default: git's HEAD].
+    #[arg(long, value_name = "REV")]
+    pub commit: Option<String>,
+    /// The baseline's commit, when the files compare two commits.
+    #[arg(long, value_name = "REV")]
+    pub base_commit: Option<String>,
+    /// The branch recorded.
+    #[arg(long, value_name = "NAME")]
+    pub branch: Option<String>,
+    /// The benchmark's name in the history.
+    #[arg(long, value_name = "NAME")]
+    pub bench: Option<String>,
+}
+
+/// `abba history show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The benchmark (see `abba history list`).
+    #[arg(value_name = "BENCH")]
+    pub bench: String,
+    /// Filters and store.
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// The series as JSON on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a self-contained HTML trend chart to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
+}
+
+/// `abba history check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Only this benchmark (default: all).
+    #[arg(value_name = "BENCH")]
+    pub bench: Option<String>,
+    /// Filters and store.
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// A change point counts when it is among the newest N commits.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub recent: usize,
+    /// Exit 1 also when the chain of steps is significantly slower and may reach PCT.
+    #[arg(long, value_name = "PCT", value_parser = crate::parse::parse_percent)]
+    pub fail_if_slower: Option<f64>,
+}
+
+/// `abba history export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Only this benchmark (default: all).
+    #[arg(value_name = "BENCH")]
+    pub bench: Option<String>,
+    /// Filters and store.
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// csv, json or bmf (Bencher Metric Format: the newest commit's levels).
+    #[arg(long, value_parser = ["csv", "json", "bmf"], default_value = "csv")]
+    pub format: String,
+    /// Write to FILE (atomically) instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `abba history ...`.
+pub fn run(args: HistoryArgs) -> anyhow::Result<u8> {
+    match args.command {
+        HistoryCommand::Import(a) => import(&a),
+        HistoryCommand::List(a) => show::list(&a),
+        HistoryCommand::Show(a) => show::show(&a),
+        HistoryCommand::Check(a) => show::check(&a),
+        HistoryCommand::Export(a) => export::export(&a),
+    }
+}
+
+/// The analysis `abba analyze` gives a raw file by default (its seed from the file).
+fn default_analysis(seed: u64) -> anyhow::Result<AnalysisConfig> {
+    #[derive(clap::Parser)]
+    struct Defaults {
+        #[command(flatten)]
+        analysis: crate::cli::AnalysisArgs,
+    }
+    let d = <Defaults as clap::Parser>::try_parse_from(["abba"])?;
+    crate::compare::analysis_config(&d.analysis, seed)
+}
+
+/// One analysed benchmark: the suite benchmark's name (none for a plain experiment), its
+/// metric, data and analysis.
+type Analysed = (
+    Option<String>,
+    String,
+    bench_stats::Dataset,
+    bench_stats::Analysis,
+);
+
+/// Each benchmark of a raw file with its analysis: the suite's benchmarks (analysed as
+/// `abba suite` does, with `correction`), or the one experiment (as `abba analyze`).
+fn analyse_raw(
+    raw: &RawData,
+    config: &AnalysisConfig,
+    correction: Correction,
+) -> anyhow::Result<Vec<Analysed>> {
+    if !raw.header.suite.is_empty() {
+        let data = raw.suite_datasets();
+        let list: Vec<(String, bench_stats::Dataset)> = data
+            .into_iter()
+            .filter(|b| {
+                b.loaded
+                    .dataset
+                    .series
+                    .iter()
+                    .all(|s| !s.observations.is_empty())
+            })
+            .map(|b| (b.name, b.loaded.dataset))
+            .collect();
+        let report = analyze_suite(&list, &SuiteConfig::new(config.clone(), correction))
+            .map_err(|e| usage(format!("{}: {e}", raw.file)))?;
+        let mut out = Vec::new();
+        for (b, (name, dataset)) in report.benchmarks.into_iter().zip(list) {
+            let metric = raw
+                .header
+                .suite
+                .iter()
+                .find(|s| s.name == name)
+                .and_then(|s| s.metric.clone())
+                .unwrap_or_else(|| raw.header.metric.clone());
+            out.push((Some(name), metric, dataset, b.analysis));
+        }
+        return Ok(out);
+    }
+    let input = Input::from_raw(raw.clone());
+    if input.is_empty() {
+        return Err(usage(format!("{}: no successful runs to record", raw.file)));
+    }
+    let analysis =
+        analyze_input(&input, config).map_err(|e| usage(format!("{}: {e}", raw.file)))?;
+    Ok(vec![(
+        None,
+        raw.header.metric.clone(),
+        input.loaded.dataset,
+        analysis,
+    )])
+}
+
+/// Records one raw file. Returns whether it was new.
+fn record_file(
+    store: &mut Store,
+    raw: &RawData,
+    config: &AnalysisConfig,
+    correction: Correction,
+    ctx: &record::Context,
+) -> anyhow::Result<bool> {
+    let analysed = analyse_raw(raw, config, correction)?;
+    let units: Vec<record::Unit<'_>> = analysed
+        .iter()
+        .map(|(name, metric, dataset, analysis)| record::Unit {
+            suite_name: name.clone(),
+            metric: metric.clone(),
+            dataset,
+            analysis,
+        })
+        .collect();
+    let rec = record::build(raw, &units, ctx);
+    Ok(store.insert(&rec)?.is_some())
+}
+
+fn context(
+    source: &str,
+    commit: Option<&str>,
+    base: Option<&str>,
+    branch: Option<&str>,
+    bench: Option<&str>,
+) -> anyhow::Result<record::Context> {
+    let (commit, base_commit) = git::resolve(commit, base, branch).map_err(usage)?;
+    Ok(record::Context {
+        source: source.to_owned(),
+        bench: bench.map(str::to_owned),
+        commit,
+        base_commit,
+    })
+}
+
+fn say_recorded(path: &Path, file: &str, new: bool, ctx: &record::Context, quiet: bool) {
+    if quiet {
+        return;
+    }
+    let short = |s: &str| s.chars().take(10).collect::<String>();
+    let at = match &ctx.base_commit {
+        Some(b) if b.sha != ctx.commit.sha => {
+            format!("{} -> {}", short(&b.sha), short(&ctx.commit.sha))
+        }
+        _ => short(&ctx.commit.sha),
+    };
+    if new {
+        stderr_line(format_args!(
+            "abba: recorded {file} at {at} into {}",
+            path.display()
+        ));
+    } else {
+        stderr_line(format_args!(
+            "abba: {file} is already in {} (kept once)",
+            path.display()
+        ));
+    }
+}
+
+/// `--record` after `compare`, `suite` or `analyze`: the raw file as written, analysed
+/// with the command's own settings, recorded with its commits.
+///
+/// # Errors
+/// Exit 2 naming the store or the file.
+pub fn record_after(
+    args: &RecordArgs,
+    source: &str,
+    raw_path: &Path,
+    config: &AnalysisConfig,
+    correction: Correction,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    if !args.record {
+        return Ok(());
+    }
+    let ctx = context(
+        source,
+        args.commit.as_deref(),
+        args.base_commit.as_deref(),
+        args.branch.as_deref(),
+        args.bench.as_deref(),
+    )?;
+    let path = store::resolve_path(args.history.as_deref());
+    let mut store = Store::open(&path)?;
+    let raw = read_raw(raw_path).map_err(|e| usage(e.to_string()))?;
+    let new = record_file(&mut store, &raw, config, correction, &ctx)?;
+    say_recorded(&path, &raw_path.display().to_string(), new, &ctx, quiet);
+    Ok(())
+}
+
+/// Checks `--record` on `analyze` before anything runs: one raw file.
+pub fn check_record_inputs(args: &RecordArgs, files: &[PathBuf]) -> anyhow::Result<()> {
+    if args.record && files.len() != 1 {
+        return Err(usage(
+            "--record: give one raw file (abba history import FILE... records several)",
+        ));
+    }
+    if args.record && files.first().is_some_and(|f| f == Path::new("-")) {
+        return Err(usage(
+            "--record: standard input cannot be recorded (its content is gone once read); save it to a file",
+        ));
+    }
+    if let (true, Some(f)) = (args.record, files.first()) {
+        // Only a raw file holds an experiment to record; said before any report.
+        let head = read_head(f);
+        if !matches!(
+            bench_sched::detect_format(&head),
+            bench_sched::InputFormat::Raw
+        ) {
+            return Err(usage(format!(
+                "--record: {} is not an abba raw file (abba compare --output writes one); CSV and hyperfine data hold no experiment to record",
+                f.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The first 64 KiB of a file (empty when it cannot be read: the reader names the error).
+fn read_head(path: &Path) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(64 * 1024).read_to_end(&mut head);
+    }
+    head
+}
+
+fn import(args: &ImportArgs) -> anyhow::Result<u8> {
+    let ctx = context(
+        "import",
+        args.commit.as_deref(),
+        args.base_commit.as_deref(),
+        args.branch.as_deref(),
+        args.bench.as_deref(),
+    )?;
+    // Every file is read and checked before the store is touched.
+    let mut raws = Vec::with_capacity(args.files.len());
+    for f in &args.files {
+        let raw = read_raw(f).map_err(|e| usage(e.to_string()))?;
+        raws.push(raw);
+    }
+    let path = store::resolve_path(args.history.as_deref());
+    let mut store = Store::open(&path)?;
+    for raw in &raws {
+        let config = default_analysis(raw.header.seed)?;
+        let new = record_file(&mut store, raw, &config, Correction::default(), &ctx)?;
+        say_recorded(&path, &raw.file, new, &ctx, false);
+    }
+    Ok(0)
+}
