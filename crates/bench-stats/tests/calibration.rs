@@ -590,16 +590,17 @@ fn verdict_of(analysis: &bench_stats::Analysis) -> (bool, bool, bool) {
 #[test]
 fn default_verdict_through_analyze_with_the_practical_gate() {
     let sim = SimConfig::default();
-    // The fastest-run estimator (the default before the typical run; its calibration
-    // still holds), with 1000 instead of 2000 resamples to keep the debug build fast (the
-    // resample count changes the interval's Monte Carlo noise, not its coverage). The
-    // typical run's whole decision is calibrated in `decision_grid.rs`.
+    // abba's defaults, with 1000 instead of 2000 resamples to keep the debug build fast
+    // (the resample count changes the interval's Monte Carlo noise, not its coverage).
     let config = AnalysisConfig {
         resamples: 1000,
-        paired_estimator: DEFAULT.0,
-        interval: DEFAULT.1,
         ..AnalysisConfig::default()
     };
+    assert_eq!(
+        (config.paired_estimator, config.interval),
+        DEFAULT,
+        "the calibrated combination is the configured default"
+    );
     let reps = R_ENGINE;
     let mut null_fp = [[0u32; 2]; 2];
     let (mut detected, mut detected_ungated) = (0u32, 0u32);

@@ -138,10 +138,14 @@ fn decision_grid_table() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(200);
     let ests = [Est::Default, Est::Fastest, Est::BlockMeans, Est::Oracle];
-    println!("# whole decision through analyze(), {reps} sessions per cell, alpha 0.05, margin ±1%");
+    println!(
+        "# whole decision through analyze(), {reps} sessions per cell, alpha 0.05, margin ±1%"
+    );
     for profile in NoiseProfile::ALL {
         println!("\n## {}\n", profile.as_str());
-        println!("| estimator | A/A claims 8 bl | A/A claims 30 bl | A/A coverage 30 bl | 2% shift SLOWER 30 bl | 2% coverage |");
+        println!(
+            "| estimator | A/A claims 8 bl | A/A claims 30 bl | A/A coverage 30 bl | 2% shift SLOWER 30 bl | 2% coverage |"
+        );
         println!("| --- | --- | --- | --- | --- | --- |");
         for est in ests {
             let aa8 = tally(profile, &Change::none(), 8, est, reps, 1.0);
@@ -157,7 +161,9 @@ fn decision_grid_table() {
                 pct(sh.covers, sh.n),
             );
         }
-        println!("\n| change (truth: median / mean / p10 / p90) at 25 blocks | estimator | SLOWER | MIXED | FASTER | EQUIVALENT | wrong direction | false EQUIVALENT |");
+        println!(
+            "\n| change (truth: median / mean / p10 / p90) at 25 blocks | estimator | SLOWER | MIXED | FASTER | EQUIVALENT | wrong direction | false EQUIVALENT |"
+        );
         println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
         for change in changes() {
             let t = truth(&profile.config(), &change, 400, 25, 77);
@@ -197,6 +203,13 @@ fn default_decision_holds_on_a_tail_change() {
     assert_eq!(x.faster + x.equivalent, 0, "{x:?}");
     assert!(x.slower + x.mixed >= 18, "{x:?}");
     // A/A on the same machine: at most a few claims in 24 (alpha 0.05: 1.2 expected).
-    let aa = tally(NoiseProfile::SharedVm, &Change::none(), 12, Est::Default, 24, 1.0);
+    let aa = tally(
+        NoiseProfile::SharedVm,
+        &Change::none(),
+        12,
+        Est::Default,
+        24,
+        1.0,
+    );
     assert!(aa.faster + aa.slower + aa.mixed <= 4, "{aa:?}");
 }

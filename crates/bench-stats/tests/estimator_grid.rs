@@ -342,11 +342,12 @@ fn default_holds_its_error_rates_on_every_profile() {
     use bench_stats::{AnalysisConfig, Verdict, analyze};
     let config = AnalysisConfig {
         resamples: 200,
-        // The fastest-run estimator, the default of this grid's choice; the typical run
-        // (today's default) is judged on its whole decision in `decision_grid.rs`.
-        paired_estimator: PairedEstimator::HodgesLehmannMinLogRatio,
         ..AnalysisConfig::default()
     };
+    assert_eq!(
+        config.paired_estimator,
+        PairedEstimator::HodgesLehmannMinLogRatio
+    );
     let reps = 150u32;
     let cov_floor = 93.0 - 300.0 * (0.05 * 0.95 / f64::from(reps)).sqrt();
     for profile in NoiseProfile::ALL {

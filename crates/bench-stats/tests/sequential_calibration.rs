@@ -146,12 +146,10 @@ fn stops(
     )
 }
 
-/// Target: a 10% change decided in a median of at most 8 blocks. The sequence now tracks
-/// the default's estimand, each block's median run (the typical run; with two runs per
-/// variant, their mean): met on quiet (7 blocks); on shared-vm and drift it takes a median
-/// of 16 and 19 blocks (measured), as the block means do, where the fastest run per block
-/// took 7.
-/// That is the price of deciding on the runs users get; the assertion pins it.
+/// Target: a 10% change decided in a median of at most 8 blocks. Met on quiet, shared-vm
+/// and drift with the default's per-block minimum (7 blocks each); with the block mean
+/// only on the quiet profile: a slow run in a block moves its mean past a 10% change
+/// (shared-vm: median 16 blocks, printed for contrast).
 #[test]
 fn a_ten_percent_change_is_decided_in_a_median_of_at_most_eight_blocks() {
     let larger = [LookDecision::Larger];
@@ -162,17 +160,16 @@ fn a_ten_percent_change_is_decided_in_a_median_of_at_most_eight_blocks() {
         let (mean, _) = stops(profile, 1.10, 100, &larger, 200, Some(BlockSummary::Mean));
         let (min, _) = stops(profile, 1.10, 100, &larger, 200, None);
         println!(
-            "10% on {profile}: median {min} blocks (default, block medians), {mean} (block means)"
+            "10% on {profile}: median {min} blocks (default, block minima), {mean} (block means)"
         );
-        assert!(min <= 21.0, "{profile}: {min}");
+        assert!(min <= 8.0, "{profile}: {min}");
     }
 }
 
-/// Target: 2% on the shared VM decided within 60 blocks in >= 80% of runs. NOT met: 43%
-/// with the default's per-block median (the typical run), as with the block mean; the
-/// fastest run per block got 73% but answers another question. The assertion pins the
-/// measured 43% within Monte Carlo error, so a regression shows; the target needs more
-/// runs per block or a longer limit.
+/// Target: 2% on the shared VM decided within 60 blocks in >= 80% of runs. NOT met: 73%
+/// with the default's per-block minimum, 43% with the block mean (printed). The assertion
+/// pins the default's figure within Monte Carlo error of the measured 73%, so a regression
+/// shows; the target needs more runs per block or a longer limit.
 #[test]
 fn two_percent_on_the_shared_vm_is_decided_within_sixty_blocks() {
     let reps = 150;
@@ -189,7 +186,7 @@ fn two_percent_on_the_shared_vm_is_decided_within_sixty_blocks() {
     println!(
         "2% on shared-vm: block mean median {m_mean} blocks, {s_mean:.3} SLOWER within 60; block minimum median {m_min}, {s_min:.3}"
     );
-    assert!(s_min >= 0.43 - 3.0 * mc_sd(0.43, reps), "{s_min}");
+    assert!(s_min >= 0.73 - 3.0 * mc_sd(0.73, reps), "{s_min}");
 }
 
 #[test]
@@ -234,17 +231,8 @@ fn plan_predicts_the_simulated_power_within_five_points() {
         println!(
             "power {profile} {blocks} blocks ratio {effect}: plan {predicted:.3}, simulated {simulated:.3}"
         );
-        // The shared-VM cell at 30 blocks and 3% is 7.5 points off on the block medians
-        // (plan 0.359, simulated 0.434): bursts that straddle neighbouring blocks make
-        // their log-ratios negatively correlated, which resampling ignores (the plan is
-        // conservative there). Every other cell within 5 points.
-        let tolerance = if profile == NoiseProfile::SharedVm && effect > 1.025 {
-            0.09
-        } else {
-            0.05
-        };
         assert!(
-            (predicted - simulated).abs() <= tolerance,
+            (predicted - simulated).abs() <= 0.05,
             "{profile} {blocks} {effect}"
         );
     }

@@ -42,7 +42,11 @@ fn brute_force_p(a: &[Vec<f64>], b: &[Vec<f64>], q: f64) -> f64 {
     let stat = |mask: u32| {
         let (mut pa, mut pb) = (Vec::new(), Vec::new());
         for i in 0..n {
-            let (x, y) = if mask >> i & 1 == 1 { (&b[i], &a[i]) } else { (&a[i], &b[i]) };
+            let (x, y) = if mask >> i & 1 == 1 {
+                (&b[i], &a[i])
+            } else {
+                (&a[i], &b[i])
+            };
             pa.extend(x.iter().map(|v| v.ln() - centers[i]));
             pb.extend(y.iter().map(|v| v.ln() - centers[i]));
         }
@@ -60,9 +64,13 @@ fn brute_force_p(a: &[Vec<f64>], b: &[Vec<f64>], q: f64) -> f64 {
 fn the_exact_p_is_the_enumeration() {
     let blocks = 8;
     for seed in 0..6u64 {
-        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let mut x = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let mut next = || {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (x >> 11) as f64 / (1u64 << 53) as f64
         };
         let effect = 1.0 + 0.01 * seed as f64;

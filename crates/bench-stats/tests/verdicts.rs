@@ -229,17 +229,21 @@ fn fastest() -> AnalysisConfig {
     }
 }
 
-/// The default (typical run) on data with no spread at all, as instruction counts give:
+/// The typical run on data with no spread at all, as instruction counts give:
 /// identical A/A is EQUIVALENT with an interval of zero width; a constant 0.05% in every
 /// block is SLOWER from 7 blocks (three quantiles at alpha / 3).
 #[test]
-fn the_default_on_counts_without_spread() {
-    let same = only(&paired(&[1e6; 8], &[1e6; 8]), &AnalysisConfig::default());
+fn the_typical_run_on_counts_without_spread() {
+    let typical = AnalysisConfig {
+        paired_estimator: bench_stats::PairedEstimator::TypicalRun,
+        ..AnalysisConfig::default()
+    };
+    let same = only(&paired(&[1e6; 8], &[1e6; 8]), &typical);
     assert_eq!(same.outcome, Outcome::Equivalent, "{}", same.summary);
     assert_eq!(same.ratio_ci, Some([1.0, 1.0]));
     let tight = AnalysisConfig {
         equivalence_margin: 0.0001,
-        ..AnalysisConfig::default()
+        ..typical.clone()
     };
     let seven = only(&paired(&[1e6; 7], &[1.0005e6; 7]), &tight);
     assert_eq!(seven.outcome, Outcome::Slower, "{}", seven.summary);

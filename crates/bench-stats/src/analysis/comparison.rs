@@ -323,10 +323,9 @@ fn deciding_test(basis: &VerdictBasis, paired: Option<&PairedAnalysis>) -> (Stri
         VerdictBasis::PairedSignedRank(_) | VerdictBasis::Friedman => {
             ("wilcoxon-signed-rank".into(), scale())
         }
-        VerdictBasis::PairedBootstrap(PairedEstimator::TypicalRun) => (
-            "randomization-quantiles".into(),
-            "runs-in-blocks",
-        ),
+        VerdictBasis::PairedBootstrap(PairedEstimator::TypicalRun) => {
+            ("randomization-quantiles".into(), "runs-in-blocks")
+        }
         VerdictBasis::PairedBootstrap(e) => (
             "block-bootstrap".into(),
             match e {

@@ -120,8 +120,9 @@ pub struct AnalysisConfig {
     /// Per-class or cross-class comparison. Default per class.
     pub grouping: Grouping,
     /// Estimator deciding paired two-variant verdicts (and the ratio the report leads
-    /// with). Default [`PairedEstimator::TypicalRun`]: the typical run, with the fast and
-    /// slow runs checked beside it, so that a change that moves only some runs is seen
+    /// with). Default [`PairedEstimator::HodgesLehmannMinLogRatio`] (the fastest run of
+    /// each block, and every sentence says so); [`PairedEstimator::TypicalRun`] decides on
+    /// the typical run with the fast and slow runs checked beside it
     /// (`docs/estimator-grid.md`); the appendix's mean-based intervals are always reported
     /// too.
     pub paired_estimator: PairedEstimator,
@@ -155,7 +156,7 @@ impl Default for AnalysisConfig {
             equivalence_margin: 0.01,
             practical: PracticalRule::Auto,
             grouping: Grouping::PerClass,
-            paired_estimator: PairedEstimator::TypicalRun,
+            paired_estimator: PairedEstimator::HodgesLehmannMinLogRatio,
             interval: IntervalMethod::Percentile,
             sequential: None,
         }

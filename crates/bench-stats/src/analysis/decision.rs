@@ -19,8 +19,8 @@
 use crate::analysis::config::{AnalysisConfig, PracticalRule};
 use crate::analysis::paired_verdict::min_paired_blocks;
 use crate::descriptive::Sample;
-use crate::paired::shape::ShapeAnalysis;
 use crate::model::report::{DecisionReport, Outcome, Verdict};
+use crate::paired::shape::ShapeAnalysis;
 use crate::rank::wilcoxon::paired_hodges_lehmann;
 use crate::resample::bootstrap::{BootstrapConfig, IntervalMethod};
 use crate::resample::median_ratio::median_ratio;

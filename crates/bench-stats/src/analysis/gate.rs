@@ -52,7 +52,13 @@ pub fn regressions(analysis: &Analysis, pct: f64) -> Vec<Regression> {
                         })
                 });
                 let worst = reaching.max_by(|a, b| {
-                    let badness = |r: f64| if analysis.higher_is_better { -r.ln() } else { r.ln() };
+                    let badness = |r: f64| {
+                        if analysis.higher_is_better {
+                            -r.ln()
+                        } else {
+                            r.ln()
+                        }
+                    };
                     badness(a.ratio).total_cmp(&badness(b.ratio))
                 });
                 if let (Some(q), Some(ci)) = (worst, worst.and_then(|q| q.interval)) {

@@ -1,10 +1,10 @@
 //! The plain-words sentence of each comparison: what the data support, and what they do
 //! not.
 
+use crate::PairedEstimator;
 use crate::analysis::config::AnalysisConfig;
 use crate::analysis::decision::{Equivalence, Rule};
 use crate::model::dataset::Quantity;
-use crate::PairedEstimator;
 use crate::model::report::{DecisionReport, Outcome, Verdict};
 use crate::paired::shape::{PartMove, QuantileShift, ShapeAnalysis};
 use crate::special::{normal_cdf, normal_ppf};
@@ -486,7 +486,13 @@ pub(crate) fn shape_parts(s: &ShapeAnalysis, higher_is_better: bool) -> String {
     let parts: Vec<String> = s
         .quantiles
         .iter()
-        .map(|q| format!("{} {}", part_name(q.quantile, higher_is_better), part_ratio(q)))
+        .map(|q| {
+            format!(
+                "{} {}",
+                part_name(q.quantile, higher_is_better),
+                part_ratio(q)
+            )
+        })
         .collect();
     format!(
         "{} (simultaneous {:.1}%)",

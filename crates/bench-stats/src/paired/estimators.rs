@@ -57,6 +57,7 @@ pub enum PairedEstimator {
     /// block count from 8, and had the most power on the shared-VM and drifting profiles.
     /// Needs positive values.
     #[cfg_attr(feature = "serde", serde(rename = "hl-min-log-ratio"))]
+    #[default]
     HodgesLehmannMinLogRatio,
     /// The same on each variant's median run in the block ([`BlockSummary::Median`]; with
     /// two runs per variant this is the mean). Needs positive values.
@@ -66,14 +67,13 @@ pub enum PairedEstimator {
     /// bootstrap that resamples whole blocks ([`crate::paired::pooled_median_ratio`]);
     /// decided by the bootstrap p-value. Needs positive values.
     PooledMedianRatio,
-    /// abba's default: the **typical run**. The ratio of the two variants' median runs,
+    /// The **typical run** (`--estimator typical-run`). The ratio of the two variants' median runs,
     /// every run counted, each divided by its block's geometric mean so that session
     /// noise cancels, with the fast (p10) and slow (p90) runs checked beside it
     /// ([`crate::paired::shape`]): a randomization test that swaps the variants' runs
     /// inside blocks, Bonferroni over the three quantiles, intervals from the same
     /// reference distribution. Its expectation does not depend on how many runs a block
     /// holds. Needs positive values.
-    #[default]
     TypicalRun,
 }
 
@@ -718,7 +718,12 @@ fn typical_run_estimate(
         summarize(baseline, BlockSummary::Median)?,
         summarize(candidate, BlockSummary::Median)?,
     );
-    let block_values = b.values().iter().zip(c.values()).map(|(&b, &c)| [b, c]).collect();
+    let block_values = b
+        .values()
+        .iter()
+        .zip(c.values())
+        .map(|(&b, &c)| [b, c])
+        .collect();
     let shape = shape_analysis(baseline, candidate, &shape_config)?;
     let typical = shape.typical();
     let interval = match typical.interval {

@@ -1,8 +1,8 @@
 //! The shape of a paired change: the two run distributions compared at several quantiles,
 //! through the blocks.
 //!
-//! abba's default estimand is the **typical run** (the median of each variant's run
-//! distribution), and every paired comparison also checks the fast and the slow runs
+//! The **typical run** estimator (`--estimator typical-run`) decides on the median of each variant's run
+//! distribution) and checks the fast and the slow runs beside it
 //! (p10 and p90), because the changes users make are not all shifts: a GC pause, a lock or
 //! a cache that sometimes misses moves the slow runs and leaves the fastest ones alone.
 //!
@@ -155,7 +155,11 @@ impl ShapeAnalysis {
     pub fn typical(&self) -> &QuantileShift {
         self.quantiles
             .iter()
-            .min_by(|a, b| (a.quantile - 0.5).abs().total_cmp(&(b.quantile - 0.5).abs()))
+            .min_by(|a, b| {
+                (a.quantile - 0.5)
+                    .abs()
+                    .total_cmp(&(b.quantile - 0.5).abs())
+            })
             .expect("at least one quantile")
     }
 
@@ -486,6 +490,7 @@ impl Inversion {
     }
 
     /// Arrangements at least as large as `u` (`u > 0`), resp. as small (`u < 0`).
+    #[cfg(test)]
     fn count(&self, u: f64) -> (usize, usize) {
         if u > 0.0 {
             let ge = self.ratios.len() - self.ratios.partition_point(|&v| v < u);
@@ -498,7 +503,9 @@ impl Inversion {
         }
     }
 
-    /// Two-sided p of no change (`delta = 0`, `u = t`).
+    /// Two-sided p of no change (`delta = 0`, `u = t`), by the inversion's first-order
+    /// model: the interval's own test (the decision uses the exact test instead).
+    #[cfg(test)]
     fn p_value(&self, t: f64) -> f64 {
         let (up, down) = self.count(t);
         let n = (self.k + self.extra) as f64;
@@ -521,9 +528,17 @@ impl Inversion {
         // Upper side: reject u > 0 when #{ratios >= u} <= up_room, i.e. u above the
         // (up_room + 1)-th largest ratio (or above 0 when fewer are positive).
         let up_room = up_room as usize;
-        let v_up = if up_room < m { self.ratios[m - 1 - up_room].max(0.0) } else { 0.0 };
+        let v_up = if up_room < m {
+            self.ratios[m - 1 - up_room].max(0.0)
+        } else {
+            0.0
+        };
         let down_room = down_room as usize;
-        let v_down = if down_room < m { (-self.ratios[down_room]).max(0.0) } else { 0.0 };
+        let v_down = if down_room < m {
+            (-self.ratios[down_room]).max(0.0)
+        } else {
+            0.0
+        };
         Some([t - v_up, t + v_down])
     }
 }
@@ -618,6 +633,20 @@ pub fn shape_analysis(
         let equivalence_interval = exp(inversion.interval(t, a_equiv));
         let ratio = t.exp();
         let significant = p <= a_test;
+        // The decision is the exact test's; an inverted interval that excludes no change
+        // while the exact test does not reject is widened to hold it, so the interval
+        // never claims more than the test.
+        let hold_one = |i: Option<[f64; 2]>, reject: bool| {
+            i.map(|[lo, hi]| {
+                if reject {
+                    [lo, hi]
+                } else {
+                    [lo.min(1.0), hi.max(1.0)]
+                }
+            })
+        };
+        let interval = hold_one(interval, significant);
+        let equivalence_interval = hold_one(equivalence_interval, p <= a_equiv);
         let inside = equivalence_interval.is_some_and(|[lo, hi]| {
             lo >= 1.0 - config.margin - 1e-12 && hi <= 1.0 + config.margin + 1e-12
         });

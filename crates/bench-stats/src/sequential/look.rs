@@ -10,7 +10,7 @@ use super::rule::{LookDecision, SequentialRule, block_log_ratios};
 
 /// The per-block log-ratios `ln(candidate / baseline)` of a two-variant blocked dataset,
 /// in block order, of the block summary the default paired estimator uses (each variant's
-/// median run in the block, the typical run);
+/// fastest run in the block: the largest value when higher is better);
 /// `baseline` names the baseline (default: the first series). `None` when the data are
 /// not two blocked series or a block value is not positive. Time: O(values log blocks).
 pub fn dataset_log_ratios(data: &Dataset, baseline: Option<&str>) -> Option<Vec<f64>> {
@@ -23,7 +23,7 @@ pub fn dataset_log_ratios(data: &Dataset, baseline: Option<&str>) -> Option<Vec<
     };
     let members: Vec<&Series> = vec![&data.series[b], &data.series[1 - b]];
     let table = block_table(&members)?;
-    // The default estimator's block summary: each variant's median run in the block.
+    // The default estimator's block summary: each variant's least disturbed run.
     let summary = PairedEstimator::default()
         .block_summary()
         .oriented(data.higher_is_better);
