@@ -220,7 +220,7 @@ pub struct AnalysisArgs {
     /// turns the gate off; 0.147 is the negligible/small boundary).
     #[arg(long, default_value = "0.147", value_name = "X", help_heading = ANALYSIS, hide_short_help = true)]
     pub min_practical_effect: f64,
-    /// Margin of equivalence of the ratio, e.g. `1%` [default: 1%; 0.1% for counts].
+    /// Equivalence margin of the ratio [default: 1%; 0.1% for counts].
     ///
     /// A candidate whose 1 - 2*alpha ratio interval lies inside 1 ± margin is EQUIVALENT (two one-sided
     /// tests); under the ratio rule also the size a significant change must exceed to count

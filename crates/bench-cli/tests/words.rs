@@ -69,7 +69,9 @@ fn memory_and_json_fields_are_worded_as_what_they_measure() {
     let doc = analyze_json(&[rss]);
     let s = summary(&doc);
     assert!(
-        s.starts_with("B uses more memory than A: memory ratio 1.046x"),
+        s.starts_with(
+            "B uses more memory than A in the best run of each block: memory ratio 1.046x"
+        ),
         "{s}"
     );
     assert!(s.contains("(4.6% more memory)"), "{s}");
@@ -84,7 +86,8 @@ fn memory_and_json_fields_are_worded_as_what_they_measure() {
     let doc = analyze_json(&["tests/data/raw_two.jsonl"]);
     let s = summary(&doc);
     assert!(
-        s.starts_with("B is worse than A: v ratio 1.046x") && s.contains("(4.6% more v)"),
+        s.starts_with("B is worse than A in the best run of each block: v ratio 1.046x")
+            && s.contains("(4.6% more v)"),
         "{s}"
     );
     assert_eq!(doc["quantity"], "v");

@@ -57,7 +57,12 @@ fn no_nan(c: &Comparison) {
 fn identical_counts_are_equivalent_with_a_zero_width_interval_for_every_estimator() {
     for runs in [1, 2] {
         let data = counts(&[1.0e7, 1.0e7], 8, runs, |_, _| 0.0);
-        for e in PairedEstimator::ALL {
+        // The typical run tests three quantiles at alpha / 3 (7 blocks at 0.05): its counts
+        // are checked in its own tests (shape module, verdicts.rs).
+        for e in PairedEstimator::ALL
+            .into_iter()
+            .filter(|e| *e != PairedEstimator::TypicalRun)
+        {
             let c = first(&data, &config(e));
             let who = format!("{} with {runs} run(s) per block", e.as_str());
             assert_eq!(c.outcome, Outcome::Equivalent, "{who}: {}", c.summary);
@@ -84,7 +89,12 @@ fn a_constant_difference_of_five_hundredths_of_a_percent_is_significant_from_six
         equivalence_margin: 0.0001,
         ..config(e)
     };
-    for e in PairedEstimator::ALL {
+    // The typical run tests three quantiles at alpha / 3 (7 blocks at 0.05): its counts
+    // are checked in its own tests (shape module, verdicts.rs).
+    for e in PairedEstimator::ALL
+        .into_iter()
+        .filter(|e| *e != PairedEstimator::TypicalRun)
+    {
         let who = e.as_str();
         let five = first(&counts(&[1.0e7, 1.0005e7], 5, 2, |_, _| 0.0), &tight(e));
         assert_eq!(five.verdict, Verdict::NotTested, "{who}: {}", five.summary);
@@ -125,7 +135,12 @@ fn a_constant_difference_of_five_hundredths_of_a_percent_is_significant_from_six
 #[test]
 fn alpha_sets_the_fewest_blocks_on_counts() {
     // ceil(log2(2 / 0.01)) = 8 blocks at alpha 0.01.
-    for e in PairedEstimator::ALL {
+    // The typical run tests three quantiles at alpha / 3 (7 blocks at 0.05): its counts
+    // are checked in its own tests (shape module, verdicts.rs).
+    for e in PairedEstimator::ALL
+        .into_iter()
+        .filter(|e| *e != PairedEstimator::TypicalRun)
+    {
         let at = |blocks| {
             let c = AnalysisConfig {
                 alpha: 0.01,
@@ -143,7 +158,12 @@ fn alpha_sets_the_fewest_blocks_on_counts() {
 fn layout_jitter_of_a_few_instructions_does_not_hide_half_a_percent() {
     // Environment sizes move a count by a few instructions: the +0.5% is decided anyway.
     let jitter = |b: u32, r: u32| f64::from((b * 7 + r * 3) % 11);
-    for e in PairedEstimator::ALL {
+    // The typical run tests three quantiles at alpha / 3 (7 blocks at 0.05): its counts
+    // are checked in its own tests (shape module, verdicts.rs).
+    for e in PairedEstimator::ALL
+        .into_iter()
+        .filter(|e| *e != PairedEstimator::TypicalRun)
+    {
         // The CLI's default margin for counts (0.1%): +0.5% is outside it.
         let counted = AnalysisConfig {
             equivalence_margin: 0.001,

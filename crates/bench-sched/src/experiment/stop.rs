@@ -149,12 +149,11 @@ mod tests {
             &mut NoopObserver,
         )
         .unwrap();
-        assert_eq!(outcome.runs.len(), 7 * 4, "the runner decided at look 7");
-        let a = analyze_input(&Input::from_outcome(&outcome), &AnalysisConfig::default()).unwrap();
-        let c = &a.groups[0].comparisons[0];
-        assert_eq!(c.outcome, Verdict::Slower, "{}", c.summary);
-        let s = c.sequential.as_ref().unwrap();
-        assert_eq!((s.looks, s.decided_at), (7, Some(7)));
+        // The block minima decide SLOWER at look 7, but the run distributions say
+        // otherwise (A's slow half is 3x, B's slow runs 1.1x: B's slow runs are far
+        // faster): a sequence stops only on a decision the shape check does not
+        // contradict, so it runs to its limit.
+        assert_eq!(outcome.runs.len(), 60 * 4, "the shape check held the stop");
     }
 
     #[test]

@@ -43,7 +43,11 @@ pub(crate) struct Facts<'a> {
 /// " in the fastest run of each block" for the estimators that are not the typical run:
 /// every sentence says what its ratio is about.
 fn estimand_clause(f: &Facts<'_>) -> String {
+    let speed = matches!(f.quantity, Quantity::Time | Quantity::Throughput);
     match f.estimator {
+        Some(PairedEstimator::HodgesLehmannMinLogRatio) if !speed => {
+            " in the best run of each block".to_owned()
+        }
         Some(e) if e != PairedEstimator::TypicalRun => format!(" in {}", e.estimand()),
         _ => String::new(),
     }
