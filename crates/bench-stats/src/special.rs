@@ -465,3 +465,15 @@ mod tests {
         assert_eq!(chi2_sf(1.0, 0), None);
     }
 }
+
+/// `ln(c / b)` for positive `c` and `b`, without overflow or underflow: the quotient's log
+/// when the quotient is a normal number (bit for bit what `(c / b).ln()` gives), else
+/// `ln c - ln b` (values 1e-300 and 1e300 apart have a log-ratio of about 1381, not inf).
+pub(crate) fn log_ratio(c: f64, b: f64) -> f64 {
+    let q = c / b;
+    if q.is_normal() {
+        q.ln()
+    } else {
+        c.ln() - b.ln()
+    }
+}
