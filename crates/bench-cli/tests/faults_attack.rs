@@ -1168,7 +1168,7 @@ fn m16_k1_values_from_1e_minus_300_to_1e300_give_finite_ratios_in_scientific_not
     let mut text = String::from("variant,block,value\n");
     for b in 0..12 {
         for (v, shift) in [("A", 0), ("B", 17)] {
-            let exp = ((b * 53 + shift * 29) % 600) as i32 - 300;
+            let exp = (b * 53 + shift * 29) % 600 - 300;
             text.push_str(&format!("{v},{b},1.5e{exp}\n"));
         }
     }
