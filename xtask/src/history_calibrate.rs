@@ -24,7 +24,7 @@
 //! 100 (for the creep: at commit `100 - TOLERANCE` or later); every other is false.
 
 use anyhow::{Result, bail};
-use bench_stats::history::{ChangePointConfig, Step, chain, e_divisive};
+use bench_stats::history::{ChangePointConfig, Step, chain, e_divisive, energy_split_statistics};
 use bench_stats::rank::paired_hodges_lehmann;
 use bench_stats::sequential::dataset_log_ratios;
 use bench_stats::sim::{NoiseProfile, SimDesign, simulate, values};
@@ -337,6 +337,78 @@ fn pct(x: f64) -> String {
     format!("{:.0}%", 100.0 * x)
 }
 
+fn pct1(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+/// Median wall time of `f` over `n` calls, in ms.
+fn time_ms(n: usize, mut f: impl FnMut()) -> f64 {
+    let mut t: Vec<f64> = (0..n)
+        .map(|_| {
+            let start = std::time::Instant::now();
+            f();
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[n / 2]
+}
+
+/// The energy statistic of every split straight from its definition, O(n^2): the speed
+/// reference of `energy_split_statistics`.
+fn direct_statistics(v: &[f64]) -> Vec<f64> {
+    let w = v.len();
+    let mut out = vec![0.0; w];
+    let (mut within_x, mut across) = (0.0, 0.0);
+    let mut within_y = 0.0;
+    for i in 0..w {
+        for j in i + 1..w {
+            within_y += (v[i] - v[j]).abs();
+        }
+    }
+    for tau in 0..w {
+        if tau > 0 {
+            let (m, n) = (tau as f64, (w - tau) as f64);
+            out[tau] = m * n / (m + n)
+                * (2.0 * across / (m * n) - 2.0 * within_x / (m * m) - 2.0 * within_y / (n * n));
+        }
+        let k = v[tau];
+        let to_x: f64 = v[..tau].iter().map(|x| (x - k).abs()).sum();
+        let to_y: f64 = v[tau + 1..].iter().map(|y| (y - k).abs()).sum();
+        across += to_y - to_x;
+        within_x += to_x;
+        within_y -= to_y;
+    }
+    out
+}
+
+/// Prints the cost of e-divisive as `history show` calls it.
+fn print_speed() {
+    let cfg = ChangePointConfig::default();
+    for n in [200usize, 2000] {
+        let l = levels(NoiseProfile::SharedVm, Scenario::Step(0.05), n, 12, 1);
+        let found = e_divisive(&l, &cfg).len();
+        let ms = time_ms(11, || {
+            std::hint::black_box(e_divisive(&l, &cfg));
+        });
+        let fast = time_ms(11, || {
+            std::hint::black_box(energy_split_statistics(&l));
+        });
+        let direct = time_ms(11, || {
+            std::hint::black_box(direct_statistics(&l));
+        });
+        println!(
+            "Speed: e_divisive on {n} levels (shared-vm, a 5% step; {found} change point(s)), min_segment {}, alpha {}, {} permutations: {ms:.2} ms per call (median of 11). One ordering's split statistics: {:.3} ms (Fenwick, O(n log n)) against {:.3} ms (direct, O(n^2)), {:.1}x.\n",
+            cfg.min_segment,
+            cfg.alpha,
+            cfg.permutations,
+            fast,
+            direct,
+            direct / fast
+        );
+    }
+}
+
 fn delay(score: &LevelScore) -> String {
     match score.median_delay() {
         Some(d) => format!("{} ({})", d, pct(score.online())),
@@ -384,6 +456,7 @@ pub fn run(args: &HistoryArgs) -> Result<()> {
             ""
         }
     );
+    print_speed();
     let mut level_table = Table::new([
         "profile",
         "min_segment",
@@ -444,10 +517,10 @@ pub fn run(args: &HistoryArgs) -> Result<()> {
                 cfg.alpha.to_string(),
                 format!("{:.3}", scores[0].false_per_100()),
                 format!("{:.3}", 100.0 * with_change.0 as f64 / with_change.1 as f64),
-                pct(scores[1].detection()),
-                pct(scores[2].detection()),
-                pct(scores[3].detection()),
-                pct(scores[4].detection()),
+                pct1(scores[1].detection()),
+                pct1(scores[2].detection()),
+                pct1(scores[3].detection()),
+                pct1(scores[4].detection()),
                 delay(&scores[1]),
                 delay(&scores[2]),
                 delay(&scores[3]),
@@ -575,6 +648,15 @@ mod tests {
             assert!(steps_five.flagged_changes >= 3, "{profile}: {steps_five:?}");
             // 236 steps without a change at 95%: about 12 expected false flags.
             assert!(steps_none.false_flags <= 30, "{profile}: {steps_none:?}");
+        }
+    }
+
+    #[test]
+    fn the_speed_reference_computes_the_same_statistic() {
+        let l = levels(NoiseProfile::Bursty, Scenario::Step(0.02), 80, 12, 3);
+        let fast = energy_split_statistics(&l);
+        for (a, b) in fast.iter().zip(direct_statistics(&l)) {
+            assert!((a - b).abs() <= 1e-9 * b.abs().max(1e-12), "{a} {b}");
         }
     }
 

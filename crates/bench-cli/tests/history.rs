@@ -485,7 +485,7 @@ fn check_names_the_confirming_compare_of_an_unconfirmed_change() {
     );
     let s = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{s}");
-    assert!(s.contains("not confirmed"), "{s}");
+    assert!(s.contains("refuted") || s.contains("not confirmed"), "{s}");
 }
 
 #[test]
@@ -621,4 +621,124 @@ fn the_default_store_is_at_the_top_of_the_git_repository() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(elsewhere.exists());
+}
+
+fn git_repo(dir: &Path, commits: usize) {
+    for args in [vec!["init", "-q", "."]]
+        .into_iter()
+        .chain((1..=commits).map(|_| vec!["commit", "-q", "--allow-empty", "-m", "a commit"]))
+    {
+        let ok = Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.email=t@t", "-c", "user.name=t"])
+            .args(&args)
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+}
+
+#[test]
+fn compare_record_keeps_the_step_between_head_and_its_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    git_repo(dir.path(), 2);
+    let out = run(
+        dir.path(),
+        &[
+            "compare",
+            "--record",
+            "--bench",
+            "t",
+            "--base-commit",
+            "HEAD~1",
+            "--blocks",
+            "2",
+            "-q",
+            "--no-step-summary",
+            "true",
+            "true",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let l = list(dir.path(), &dir.path().join(".abba/history.db"));
+    assert!(l.contains("1 experiments, 8 runs"), "{l}");
+    let show = run(dir.path(), &["history", "show", "t", "--json"]);
+    let doc: Value = serde_json::from_slice(&show.stdout).unwrap();
+    let points = doc["series"][0]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    assert!(points[1]["step"]["ratio"].is_number(), "{doc}");
+    assert_eq!(points[1]["step"]["from"], 0);
+}
+
+#[test]
+fn analyze_record_refuses_data_without_an_experiment_before_any_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("t.csv");
+    std::fs::write(&csv, "variant,value\nA,1\nA,2\nB,3\nB,4\n").unwrap();
+    let db = dir.path().join("h.db");
+    let out = run(
+        dir.path(),
+        &[
+            "analyze",
+            csv.to_str().unwrap(),
+            "--record",
+            "--commit",
+            "c1",
+            "--history",
+            db.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("not an abba raw file"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    assert!(!db.exists());
+}
+
+#[test]
+fn suite_record_keeps_each_benchmark_as_a_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let sh = dir.path().join("value.sh");
+    std::fs::write(&sh, "#!/bin/sh\necho \"{\\\"v\\\": $1}\"\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&sh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let suite = format!(
+        "[variants]\nbase = \"100\"\nhead = \"110\"\n\n[settings]\nmetric = \"json:v\"\nblocks = 6\nwarmup = 0\n\n[[benchmark]]\nname = \"up\"\ncommand = \"{0} {{variant}}\"\n\n[[benchmark]]\nname = \"flat\"\ncommand = \"{0} 100 {{name}}\"\n",
+        sh.display()
+    );
+    std::fs::write(dir.path().join("abba.toml"), suite).unwrap();
+    let db = dir.path().join("h.db");
+    let out = run(
+        dir.path(),
+        &[
+            "suite",
+            "--record",
+            "--history",
+            db.to_str().unwrap(),
+            "--commit",
+            "c2",
+            "--base-commit",
+            "c1",
+            "-q",
+            "--no-step-summary",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let show = run(
+        dir.path(),
+        &["history", "show", "up", "--history", db.to_str().unwrap()],
+    );
+    let s = text(&show.stdout);
+    assert!(
+        s.lines()
+            .any(|l| l.contains(" c2 ") && l.contains("+10.00%") && l.contains("slower")),
+        "{s}"
+    );
+    let l = list(dir.path(), &db);
+    assert!(l.contains("up ") && l.contains("flat "), "{l}");
 }

@@ -173,3 +173,33 @@ fn strip_ansi(s: &str) -> String {
     }
     out
 }
+
+#[test]
+fn every_line_fits_the_width_compact_and_verbose() {
+    let all = [
+        fixtures::paired_two(),
+        fixtures::unpaired_three(),
+        fixtures::cross_class(),
+        fixtures::not_tested(),
+        fixtures::warnings_and_controls(),
+    ];
+    for (k, a) in all.iter().enumerate() {
+        for verbose in [false, true] {
+            for width in (60..=160).step_by(20) {
+                let mut opts = RenderOptions::default();
+                opts.verbose = verbose;
+                opts.width = Some(width);
+                let text = render_console(a, &opts);
+                for line in text.lines() {
+                    // Prose always fits; a table whose essential columns (the names and
+                    // the verdict's) are wider than 60 columns is the one exception.
+                    let table = line.starts_with(['╭', '│', '├', '╰']);
+                    assert!(
+                        line.chars().count() <= width || (table && width < 80),
+                        "fixture {k} (verbose {verbose}) at {width}: {line}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -416,7 +416,30 @@ pub fn check_record_inputs(args: &RecordArgs, files: &[PathBuf]) -> anyhow::Resu
             "--record: standard input cannot be recorded (its content is gone once read); save it to a file",
         ));
     }
+    if let (true, Some(f)) = (args.record, files.first()) {
+        // Only a raw file holds an experiment to record; said before any report.
+        let head = read_head(f);
+        if !matches!(
+            bench_sched::detect_format(&head),
+            bench_sched::InputFormat::Raw
+        ) {
+            return Err(usage(format!(
+                "--record: {} is not an abba raw file (abba compare --output writes one); CSV and hyperfine data hold no experiment to record",
+                f.display()
+            )));
+        }
+    }
     Ok(())
+}
+
+/// The first 64 KiB of a file (empty when it cannot be read: the reader names the error).
+fn read_head(path: &Path) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(64 * 1024).read_to_end(&mut head);
+    }
+    head
 }
 
 fn import(args: &ImportArgs) -> anyhow::Result<u8> {

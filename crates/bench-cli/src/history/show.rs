@@ -425,7 +425,10 @@ pub(super) fn check(args: &CheckArgs) -> anyhow::Result<u8> {
                 (true, Some(st)) if st.outcome == "faster" => {
                     "not confirmed: the paired comparison finds it faster"
                 }
-                (true, Some(_)) => "not confirmed: the paired comparison finds no slowdown",
+                (true, Some(st)) if st.outcome == "inconclusive" => {
+                    "not confirmed: the paired comparison across it is inconclusive (rerun it with more blocks)"
+                }
+                (true, Some(_)) => "refuted: the paired comparison finds it equivalent",
                 (true, None) => "SLOWER, to confirm",
             };
             let fails = worse && confirmed.is_none_or(|st| st.outcome == "slower");
