@@ -1198,3 +1198,40 @@ fn m16_k1_values_from_1e_minus_300_to_1e300_give_finite_ratios_in_scientific_not
     let ratio = c["ratio"].as_f64().expect("a finite ratio");
     assert!(ratio.is_finite() && ratio > 0.0, "{c}");
 }
+
+#[test]
+fn k10_export_md_is_the_markdown_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = finished(dir.path(), "runs.jsonl");
+    let md = dir.path().join("sum.md");
+    abba()
+        .arg("analyze")
+        .arg(&raw)
+        .arg("--export-md")
+        .arg(&md)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.contains('|') && !text.contains("<html"), "{text}");
+}
+
+#[test]
+fn k2_a_nul_byte_in_a_name_is_refused_not_written_to_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("nul.csv");
+    let mut text = String::from("variant,value\n");
+    // Far past the first 4 KiB, in a variant's name.
+    for i in 0..400 {
+        text.push_str(&format!("A,{}\nB,{}\n", 100 + i % 7, 110 + i % 5));
+    }
+    text.push_str("B\0evil,120\n");
+    std::fs::write(&csv, text.as_bytes()).unwrap();
+    let out = abba().arg("analyze").arg(&csv).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!out.stdout.contains(&0) && !out.stderr.contains(&0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("binary data (a NUL byte at byte"),
+        "{stderr}"
+    );
+}
