@@ -12,6 +12,8 @@
 //!   `--noise` measures under `neighbour`, a seeded noisy neighbour ([`neighbour`]).
 //! - `replay`: every paired estimator scored on the real recordings ([`replay`]).
 //! - `sequential`: the calibration grid of `--until decided` on simulated noise profiles.
+//! - `counters`: instruction counts (valgrind) against wall time under the noisy
+//!   neighbour: a +0.5% fixed-work change and A/A pairs ([`counters`]).
 //! - `history-calibrate`: false change points, detection and delay of `abba history` on
 //!   simulated commit histories, for levels and paired steps ([`history_calibrate`]).
 //! - `history-demo`, `history-scale`: the history store on a toy git repository measured
@@ -20,6 +22,7 @@
 mod appendix;
 mod browser;
 mod calibrate;
+mod counters;
 mod history;
 mod history_calibrate;
 mod neighbour;
@@ -79,6 +82,11 @@ enum Task {
     /// positives under continuous monitoring up to 500 blocks and blocks to a decision, for
     /// the sign sequence and the asymptotic mean sequence (Markdown tables).
     Sequential(sequential::SequentialArgs),
+    /// Instruction counts against wall time under the noisy neighbour: `--reps` A/B
+    /// experiments of a fixed-work +0.5% instructions change and `--reps` A/A pairs, each
+    /// counted with valgrind (`--until decided --max-blocks 8`) and timed natively over as
+    /// many blocks; the valgrind slowdown; chains=1 against chains=2 at equal work.
+    Counters(counters::CountersArgs),
     /// The calibration of `abba history` on simulated histories of 200 commits (no change,
     /// a step of 1/2/5%, a creep of 0.1%/commit): false change points per 100 commits,
     /// detection and delay for e-divisive on levels and for paired steps (Markdown tables).
@@ -139,6 +147,7 @@ fn main() -> Result<()> {
         Task::Replay(a) => replay::run(&root, &a),
         Task::Neighbour(a) => neighbour::run(&a),
         Task::Sequential(a) => sequential::run(&a),
+        Task::Counters(a) => counters::run(&root, &a),
         Task::HistoryCalibrate(a) => history_calibrate::run(&a),
         Task::HistoryDemo(a) => history::demo(&root, &a),
         Task::HistoryScale(a) => history::scale(&root, &a),

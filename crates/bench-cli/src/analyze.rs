@@ -2,10 +2,10 @@
 
 use std::path::Path;
 
-use bench_sched::{CsvOptions, Input, InputError, MergePolicy, analyze_input};
+use bench_sched::{CsvOptions, Input, InputError, MergePolicy, Metric, analyze_input};
 
 use crate::cli::AnalyzeArgs;
-use crate::compare::analysis_config;
+use crate::compare::{analysis_config, analysis_config_for};
 use crate::exit::usage;
 use crate::output::emit;
 
@@ -13,6 +13,14 @@ use crate::output::emit;
 pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     // Flags are checked before any file is read.
     analysis_config(&args.analysis, 1)?;
+    let metric = args
+        .metric
+        .as_deref()
+        .map(|m| {
+            m.parse::<Metric>()
+                .map_err(|e| usage(format!("--metric: {e}")))
+        })
+        .transpose()?;
     crate::history::check_record_inputs(&args.record, &args.files)?;
     let paths: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
     for (i, a) in paths.iter().enumerate() {
@@ -62,9 +70,19 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
             "--export-csv needs runs: it is available for one raw file (abba compare --output), not for CSV or hyperfine input",
         ));
     }
+    let input = match &metric {
+        Some(m) => input
+            .on_metric(m)
+            .map_err(|e| usage(format!("--metric {m}: {e}")))?,
+        None => input,
+    };
     // A single raw file tells its seed; the analysis reuses it unless --seed says otherwise.
     let seed = args.seed.or(input.recorded_seed()).unwrap_or(1);
-    let config = analysis_config(&args.analysis, seed)?;
+    let decided_on: Option<Metric> = input
+        .experiment
+        .as_ref()
+        .and_then(|e| e.header.metric.parse().ok());
+    let config = analysis_config_for(&args.analysis, seed, decided_on.as_ref())?;
     if input.is_empty() {
         let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(usage(format!(

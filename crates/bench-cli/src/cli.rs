@@ -220,13 +220,14 @@ pub struct AnalysisArgs {
     /// turns the gate off; 0.147 is the negligible/small boundary).
     #[arg(long, default_value = "0.147", value_name = "X", help_heading = ANALYSIS, hide_short_help = true)]
     pub min_practical_effect: f64,
-    /// Margin of equivalence of the ratio, e.g. `1%`.
+    /// Margin of equivalence of the ratio, e.g. `1%` [default: 1%; 0.1% for counts].
     ///
     /// A candidate whose 1 - 2*alpha ratio interval lies inside 1 ± margin is EQUIVALENT (two one-sided
     /// tests); under the ratio rule also the size a significant change must exceed to count
-    /// as faster or slower.
-    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_margin, help_heading = ANALYSIS)]
-    pub equivalence_margin: f64,
+    /// as faster or slower [default: 1%; 0.1% when the metric is a count such as
+    /// instructions, which resolve a hundredth of a percent].
+    #[arg(long, value_name = "PCT", value_parser = parse_margin, help_heading = ANALYSIS)]
+    pub equivalence_margin: Option<f64>,
     /// Which practical-size rule applies: `ratio` (a significant change inside the
     /// equivalence margin is EQUIVALENT, not FASTER/SLOWER), `cliff:X` (a significant change
     /// with |Cliff's delta| < X, i.e. distributions that overlap that much, is downgraded to
@@ -588,6 +589,14 @@ pub struct AnalyzeArgs {
     /// Seed of the bootstrap (default: the raw file's seed, else 1).
     #[arg(long, value_name = "N", help_heading = ANALYSIS, hide_short_help = true)]
     pub seed: Option<u64>,
+    /// Re-decide a raw file on another metric it records.
+    ///
+    /// Re-decide one raw file on another metric its runs record: wall, user, sys, cpu,
+    /// max-rss (every run), or a count it was counted with (instructions, cycles, ...)
+    /// [default: the file's own metric]. A file counted under valgrind has valgrind's
+    /// times, so only its counts can decide.
+    #[arg(long, value_name = "METRIC", help_heading = ANALYSIS)]
+    pub metric: Option<String>,
     /// Compare raw files of different experiments unpaired instead of refusing them.
     ///
     /// Compare several raw files unpaired (blocks dropped, with a warning) even when they

@@ -22,8 +22,31 @@ use crate::output::{check_export_paths, emit, stderr_line, write_stdout};
 use crate::progress::Progress;
 use crate::words::sched_error_text;
 
+/// The equivalence margin when `--equivalence-margin` is not given: 1%, or 0.1% when the
+/// verdict decides on a count (instructions, cycles, ...). Counts resolve a hundredth of
+/// a percent, so a change of half a percent is both measurable and what a gate on
+/// instruction counts exists to catch; under a 1% margin it would read EQUIVALENT.
+pub const COUNT_MARGIN: f64 = 0.001;
+
+/// The default margin for `metric` (see [`COUNT_MARGIN`]).
+pub(crate) fn default_margin(metric: Option<&Metric>) -> f64 {
+    match metric {
+        Some(Metric::Count(_)) => COUNT_MARGIN,
+        _ => 0.01,
+    }
+}
+
 /// Turns the shared analysis flags into the library's config.
 pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<AnalysisConfig> {
+    analysis_config_for(args, seed, None)
+}
+
+/// [`analysis_config`] for data of `metric`, whose default margin depends on it.
+pub fn analysis_config_for(
+    args: &AnalysisArgs,
+    seed: u64,
+    metric: Option<&Metric>,
+) -> anyhow::Result<AnalysisConfig> {
     let config = AnalysisConfig {
         alpha: args.alpha,
         confidence: args.confidence,
@@ -31,7 +54,9 @@ pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<Analysi
         seed,
         baseline: args.baseline.clone(),
         min_practical_effect: args.min_practical_effect,
-        equivalence_margin: args.equivalence_margin,
+        equivalence_margin: args
+            .equivalence_margin
+            .unwrap_or_else(|| default_margin(metric)),
         practical: args.practical,
         grouping: if args.cross_class {
             Grouping::CrossClass
@@ -744,7 +769,7 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
             }
         }
     }
-    let until = until_rule(args)?;
+    let until = until_rule(args, &metric)?;
     let blocks = until
         .as_ref()
         .map_or(args.blocks.unwrap_or(20), |u| u.rule.max_blocks);
@@ -781,7 +806,7 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
         .transpose()?;
     // A resumed experiment keeps its seed (`from_header` filled it in).
     let seed = args.seed.unwrap_or_else(fresh_seed);
-    let analysis = analysis_config(&args.analysis, seed)?;
+    let analysis = analysis_config_for(&args.analysis, seed, Some(&metric))?;
     let hook_args = args.hooks.clone();
     let counter = crate::counting::choose(
         &metric,
@@ -873,11 +898,11 @@ fn cycles(args: &crate::cli::HookArgs, config: &ExperimentConfig) -> anyhow::Res
 
 /// `--until decided`: the sequential rule at the analysis's alpha and margin, with
 /// `--min-blocks` / `--max-blocks`; `None` without `--until`.
-fn until_rule(args: &CompareArgs) -> anyhow::Result<Option<Until>> {
+fn until_rule(args: &CompareArgs, metric: &Metric) -> anyhow::Result<Option<Until>> {
     if args.until.is_none() {
         return Ok(None);
     }
-    let analysis = analysis_config(&args.analysis, 1)?;
+    let analysis = analysis_config_for(&args.analysis, 1, Some(metric))?;
     let mut rule = SequentialRule::new(analysis.alpha, analysis.equivalence_margin);
     rule.max_blocks = args.max_blocks.unwrap_or(200);
     if let Some(min) = args.min_blocks {
@@ -1085,7 +1110,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             confidence: 0.95,
             resamples: 2000,
             min_practical_effect: 0.147,
-            equivalence_margin: 0.01,
+            equivalence_margin: None,
             practical: PracticalRule::Auto,
             estimator: None,
             cross_class: false,

@@ -1159,3 +1159,42 @@ fn m4_an_exported_csv_keeps_the_baseline_when_the_first_block_was_dropped() {
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("Baseline A"), "{out}");
 }
+
+#[test]
+fn m16_k1_values_from_1e_minus_300_to_1e300_give_finite_ratios_in_scientific_notation() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("wide.csv");
+    // Deterministic values spread over 600 decades, paired in 12 blocks.
+    let mut text = String::from("variant,block,value\n");
+    for b in 0..12 {
+        for (v, shift) in [("A", 0), ("B", 17)] {
+            let exp = (b * 53 + shift * 29) % 600 - 300;
+            text.push_str(&format!("{v},{b},1.5e{exp}\n"));
+        }
+    }
+    std::fs::write(&csv, text).unwrap();
+    let json = dir.path().join("wide.json");
+    let out = abba()
+        .arg("analyze")
+        .arg(&csv)
+        .arg("--export-json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let report = String::from_utf8_lossy(&out.stdout);
+    for bad in ["too few values", "inf", "NaN", "0.000x"] {
+        assert!(!report.contains(bad), "{bad}: {report}");
+    }
+    // No number of more than 12 digits in a row anywhere in the report (K1).
+    let longest = report
+        .split(|c: char| !c.is_ascii_digit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    assert!(longest <= 12, "{report}");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let c = &doc["groups"][0]["comparisons"][0];
+    let ratio = c["ratio"].as_f64().expect("a finite ratio");
+    assert!(ratio.is_finite() && ratio > 0.0, "{c}");
+}

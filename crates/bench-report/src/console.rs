@@ -46,6 +46,15 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
     if let Some(levels) = &report.levels {
         levels_section(&mut out, levels, &draw, color);
     }
+    if let Some(m) = &analysis.metrics {
+        let lines = crate::metrics_view::lines(m);
+        if !lines.is_empty() {
+            let _ = writeln!(out, "\n{}", crate::metrics_view::title(m));
+            for l in lines {
+                let _ = writeln!(out, "  {l}");
+            }
+        }
+    }
     if verbose && !report.controls.is_empty() {
         out.push_str("\nControls:\n");
         for c in &report.controls {

@@ -43,7 +43,7 @@
 //!         benchmarks: vec![summary("A", 1500.0)], omnibus: None, comparisons: vec![],
 //!         trend: None,
 //!     }],
-//!     controls: vec![], warnings: vec![], confirmation: None, levels: None,
+//!     controls: vec![], warnings: vec![], confirmation: None, levels: None, metrics: None,
 //! };
 //! let text = render_console(&analysis, &RenderOptions::default());
 //! assert!(text.contains("1.500 µs"));
@@ -59,6 +59,7 @@ mod error;
 mod json;
 mod levels_view;
 mod markdown;
+mod metrics_view;
 mod options;
 #[cfg(feature = "html")]
 pub mod pictures;

@@ -75,6 +75,15 @@ pub fn render_markdown(analysis: &Analysis) -> String {
             out.push_str(&table(&s.variance));
         }
     }
+    if let Some(m) = &analysis.metrics {
+        let lines = crate::metrics_view::lines(m);
+        if !lines.is_empty() {
+            let _ = writeln!(out, "\n{}\n", escape(&crate::metrics_view::title(m)));
+            for l in lines {
+                let _ = writeln!(out, "- {}", escape(&l));
+            }
+        }
+    }
     if let Some(brief) = &report.controls_brief {
         // One line to read, the whole list one click away.
         let _ = writeln!(

@@ -109,7 +109,7 @@ pub use crate::import::{
 };
 pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
-pub use crate::pipeline::{Experiment, Input, analyze_input};
+pub use crate::pipeline::{Experiment, Input, MetricUnavailable, analyze_input, recorded_metrics};
 pub use crate::raw::{
     DERIVED_ID_PREFIX, RAW_SCHEMA, RawData, RawExtension, RawHeader, RawHooks, RawLook,
     RawSequence, RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant, RawWriter, RunRecord,

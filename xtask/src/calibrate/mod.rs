@@ -40,6 +40,8 @@ use bench_stats::{ANALYSIS_SCHEMA, Analysis, Outcome, Verdict, Warning, WarningC
 use crate::table::{Align, TextTable};
 
 mod noise;
+
+pub(crate) use noise::Neighbour;
 mod rates;
 mod side;
 
@@ -853,6 +855,7 @@ mod tests {
             warnings: vec![warning],
             confirmation: None,
             levels: None,
+            metrics: None,
         };
         serde_json::to_string_pretty(&analysis).unwrap()
     }

@@ -35,7 +35,7 @@ const ALPHA: f64 = 0.05;
 
 /// The noisy neighbour as a child process: killed and waited for when dropped.
 #[derive(Debug)]
-struct Neighbour {
+pub(crate) struct Neighbour {
     child: Child,
     started: Instant,
 }
@@ -43,7 +43,7 @@ struct Neighbour {
 impl Neighbour {
     /// Starts `THIS_EXE neighbour --seed SEED --duration 24h`; it also stops by itself
     /// when this process dies.
-    fn start(seed: u64) -> Result<Self> {
+    pub(crate) fn start(seed: u64) -> Result<Self> {
         let exe = std::env::current_exe().context("finding the xtask binary")?;
         let child = Command::new(&exe)
             .args([
@@ -65,7 +65,7 @@ impl Neighbour {
 
     /// Stops the neighbour; `false` when it had already exited (the load was missing for
     /// part of the run).
-    fn stop(mut self) -> bool {
+    pub(crate) fn stop(mut self) -> bool {
         let alive = matches!(self.child.try_wait(), Ok(None));
         let _ = self.child.kill();
         let _ = self.child.wait();

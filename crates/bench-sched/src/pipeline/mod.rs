@@ -29,6 +29,9 @@
 //! ```
 
 mod controls;
+mod metrics;
+
+pub use metrics::{MetricUnavailable, recorded_metrics};
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
@@ -426,6 +429,10 @@ pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis,
         analysis
             .warnings
             .extend(e.stopped_early(&input.loaded.warnings));
+        if let Some((report, disagree)) = metrics::metrics_report(input, &analysis, config) {
+            analysis.metrics = Some(report);
+            analysis.warnings.extend(disagree);
+        }
     }
     Ok(analysis)
 }

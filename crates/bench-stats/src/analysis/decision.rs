@@ -7,7 +7,8 @@
 //! - **Equivalence is a test**: two one-sided tests (Schuirmann 1987) on the ratio scale,
 //!   read off the `1 - 2 alpha` interval of the ratio: equivalent when it lies inside
 //!   `[1 - margin, 1 + margin]`. Never from fewer blocks than can reach alpha, never from
-//!   an interval whose coverage is below its nominal level, never from identical data.
+//!   an interval whose coverage is below its nominal level. Identical values in every
+//!   block (deterministic counts) are equivalent: the interval is exactly `[1, 1]`.
 //! - **Practical size.** The ratio rule (blocked data by default): a significant change
 //!   whose equivalence interval lies inside the margin is real but smaller than the margin,
 //!   so *equivalent*; otherwise faster or slower. The Cliff rule (unpaired data by default,
@@ -72,9 +73,17 @@ pub(crate) fn paired_equivalence(
     if block_values.iter().any(|v| v[0] <= 0.0 || v[1] <= 0.0) {
         return Equivalence::Untestable("ratios need positive values");
     }
-    let logs: Vec<f64> = block_values.iter().map(|v| (v[1] / v[0]).ln()).collect();
+    let logs: Vec<f64> = block_values
+        .iter()
+        .map(|v| crate::special::log_ratio(v[1], v[0]))
+        .collect();
     if logs.iter().all(|&d| d == 0.0) {
-        return Equivalence::Untestable("identical values in every block: nothing varies");
+        // Deterministic data (instruction counts): no block differs, so every interval of
+        // the ratio is the point 1, which lies inside any margin.
+        return Equivalence::Tested {
+            interval: [1.0, 1.0],
+            inside: true,
+        };
     }
     let level = 1.0 - 2.0 * config.alpha;
     match paired_hodges_lehmann(&logs, level) {
@@ -105,7 +114,11 @@ pub(crate) fn unpaired_equivalence(
         return Equivalence::Untestable("ratios need positive values");
     }
     if b.iter().chain(c).all(|&v| v == b[0]) {
-        return Equivalence::Untestable("every value is the same: nothing varies");
+        // Every value the same: the ratio of medians is 1 in every resample.
+        return Equivalence::Tested {
+            interval: [1.0, 1.0],
+            inside: true,
+        };
     }
     let boot = BootstrapConfig {
         resamples: config.resamples,

@@ -128,6 +128,7 @@ pub fn analyze_with(
         warnings,
         confirmation: None,
         levels: None,
+        metrics: None,
     })
     .map(|mut analysis| {
         if let Some((levels, more)) = crate::hierarchy::levels_report(data, &analysis, config) {

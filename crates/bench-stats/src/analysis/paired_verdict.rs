@@ -23,12 +23,29 @@ pub(crate) fn min_paired_blocks(alpha: f64) -> usize {
 /// `c - b`; and the scale's name.
 pub(crate) fn paired_scale(base: &[f64], cand: &[f64]) -> (Vec<f64>, &'static str) {
     if base.iter().chain(cand).all(|&v| v > 0.0) {
-        let logs = cand.iter().zip(base).map(|(c, b)| (c / b).ln()).collect();
+        let logs = cand
+            .iter()
+            .zip(base)
+            .map(|(c, b)| crate::special::log_ratio(*c, *b))
+            .collect();
         (logs, "block-log-ratios")
     } else {
         let diffs = cand.iter().zip(base).map(|(c, b)| c - b).collect();
         (diffs, "block-differences")
     }
+}
+
+/// The two-sided signed-rank p of `ranked` on `scale` (see [`paired_scale`]): 1 when every
+/// block log-ratio is exactly zero (no block differs, as identical instruction counts
+/// give; the test itself drops zeros and has nothing left), `None` when no test can be
+/// made (all-zero differences of values that are not all positive stay untested: their
+/// sentence says nothing varies).
+pub(crate) fn signed_rank_p(ranked: &[f64], scale: &str) -> Option<f64> {
+    let positive = scale == "block-log-ratios";
+    if positive && !ranked.is_empty() && ranked.iter().all(|&d| d == 0.0) {
+        return Some(1.0);
+    }
+    wilcoxon_signed_rank(ranked).ok().map(|w| w.p_value)
 }
 
 /// The two-variant paired verdict, one decision with one p: for the default estimator the
@@ -85,8 +102,8 @@ fn decision_p(pa: &PairedAnalysis) -> Option<f64> {
     }
     let base: Vec<f64> = pa.block_values.iter().map(|v| v[0]).collect();
     let cand: Vec<f64> = pa.block_values.iter().map(|v| v[1]).collect();
-    let (ranked, _) = paired_scale(&base, &cand);
-    wilcoxon_signed_rank(&ranked).ok().map(|w| w.p_value)
+    let (ranked, scale) = paired_scale(&base, &cand);
+    signed_rank_p(&ranked, scale)
 }
 
 /// A bootstrap estimator's verdict: its block-bootstrap interval at `1 - alpha` excludes

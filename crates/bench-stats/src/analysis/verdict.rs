@@ -43,10 +43,28 @@ fn num(x: f64) -> String {
     }
 }
 
+/// Decimals that show how far `r` is from 1 (two significant digits of `r - 1`): three,
+/// more for a change under 0.1% (counts resolve 0.01%, and `1.000x` would hide it), at
+/// most six.
+fn ratio_decimals(r: f64) -> usize {
+    let d = (r - 1.0).abs();
+    if d == 0.0 || !d.is_finite() || d >= 1e-3 {
+        return 3;
+    }
+    ((-d.log10()).floor() as usize + 2).clamp(3, 6)
+}
+
 fn ratio_text(r: f64, ci: Option<[f64; 2]>) -> String {
+    if !(1e-3..1e6).contains(&r.abs()) {
+        return match ci {
+            Some([lo, hi]) => format!("{}x [{}, {}]", num(r), num(lo), num(hi)),
+            None => format!("{}x (no interval)", num(r)),
+        };
+    }
+    let k = ratio_decimals(r);
     match ci {
-        Some([lo, hi]) => format!("{}x [{}, {}]", num(r), num(lo), num(hi)),
-        None => format!("{}x (no interval)", num(r)),
+        Some([lo, hi]) => format!("{r:.k$}x [{lo:.k$}, {hi:.k$}]"),
+        None => format!("{r:.k$}x (no interval)"),
     }
 }
 
@@ -64,6 +82,11 @@ fn percent_change(r: f64, quantity: &Quantity) -> String {
     let dir = if r > 1.0 { "more" } else { "less" };
     if pct >= 1e6 {
         return format!("{} times the {quantity}", num(r));
+    }
+    if pct > 0.0 && pct < 0.1 {
+        // A change counts can resolve: two significant digits, not "0.0%".
+        let k = ((-pct.log10()).floor() as usize + 2).min(6);
+        return format!("{pct:.k$}% {dir} {quantity}");
     }
     format!("{pct:.1}% {dir} {quantity}")
 }
@@ -127,12 +150,15 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
 fn tost_text(f: &Facts<'_>) -> String {
     let level = (1.0 - 2.0 * f.config.alpha) * 100.0;
     match f.equivalence.interval() {
-        Some([lo, hi]) => format!(
-            "its {level:.0}% interval [{}, {}] lies inside the margin (two one-sided tests at alpha {})",
-            num(lo),
-            num(hi),
-            f.config.alpha
-        ),
+        Some([lo, hi]) => {
+            // Three decimals, more when both bounds lie within 0.1% of 1 (a steady 0.05%
+            // change is not [1.000, 1.000]).
+            let k = ratio_decimals(lo).min(ratio_decimals(hi));
+            format!(
+                "its {level:.0}% interval [{lo:.k$}, {hi:.k$}] lies inside the margin (two one-sided tests at alpha {})",
+                f.config.alpha
+            )
+        }
         None => "inside the margin".to_owned(),
     }
 }

@@ -1,12 +1,5 @@
 //! The chain of paired steps: the cumulative change over consecutive commit-vs-parent
 //! comparisons.
-//!
-//! Each step is one paired experiment's log ratio `d_i = ln(candidate / baseline)` with
-//! its standard error `s_i`. Independent experiments give the cumulative log ratio
-//! `D = sum d_i` with variance `sum s_i^2`, so the chain's ratio is `exp(D)` and its
-//! interval `exp(D -+ z sqrt(sum s_i^2))`, `z` the normal quantile at
-//! `1 - (1 - confidence) / 2`: the normal interval on the log scale whose variances add.
-//! A step's standard error from its reported interval: [`Step::from_interval`].
 
 use crate::special::{normal_ppf, normal_sf};
 
@@ -84,9 +77,18 @@ pub struct Chain {
     pub std_error: f64,
 }
 
-/// The chain of `steps` at `confidence` (see the [module](self) docs). `None` for no
+/// The chain of `steps` at `confidence` (the method below). `None` for no
 /// step, a non-finite or negative field, `confidence` outside (0, 1), or a sum that
 /// overflows.
+///
+/// # Method
+///
+/// Each step is one paired experiment's log ratio `d_i = ln(candidate / baseline)` with
+/// its standard error `s_i`. Independent experiments give the cumulative log ratio
+/// `D = sum d_i` with variance `sum s_i^2`, so the chain's ratio is `exp(D)` and its
+/// interval `exp(D -+ z sqrt(sum s_i^2))`, `z` the normal quantile at
+/// `1 - (1 - confidence) / 2`: the normal interval on the log scale whose variances add.
+/// A step's standard error from its reported interval: [`Step::from_interval`].
 ///
 /// Time: O(k log k) for `k` steps.
 ///

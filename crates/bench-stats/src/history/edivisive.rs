@@ -1,34 +1,4 @@
 //! E-divisive means: change points in a series of per-commit levels.
-//!
-//! Matteson & James (2014), "A nonparametric approach for multiple change point analysis
-//! of multivariate data", JASA 109(505), with exponent `alpha = 1` (absolute differences)
-//! and the split searched over the whole current segment, as MongoDB's
-//! `signal-processing-algorithms` (`e_divisive`) and Otava/Hunter do. For a split of a
-//! segment into `X = x[a..tau]` (`m` values) and `Y = x[tau..b]` (`n` values), the
-//! statistic is
-//!
-//! ```text
-//! q(tau) = m n / (m + n) * ( 2/(m n) sum |X_i - Y_j|  -  1/m^2 sum |X_i - X_k|  -  1/n^2 sum |Y_j - Y_l| )
-//! ```
-//!
-//! (within sums over ordered pairs, divided by `m^2` and `n^2`: MongoDB's form, checked
-//! against it in `tests/history.rs`; its expectation under no change is the same for
-//! every split).
-//!
-//! Each pass takes, over every segment between the change points found so far, the split
-//! with the largest `q` whose two sides hold at least `min_segment` values, and tests it
-//! by permutation: every segment's values are shuffled (seeded) and the largest `q` over
-//! every segment recomputed; `p = (1 + #{permuted >= observed}) / (1 + permutations)`
-//! (Matteson & James's and R `ecp`'s p; MongoDB's omits the `1 +` of the numerator).
-//! A split with `p <= alpha` becomes a change point and the next pass starts; the first
-//! pass without one ends the search. A pass stops permuting once enough permuted maxima
-//! reached the observed one that `p` can no longer fall to `alpha` (the decision is the
-//! same as after every permutation).
-//!
-//! Time: O(n log n) per permutation and pass: as the split moves one value from the
-//! second part to the first, its summed distances to each part come from a Fenwick tree
-//! over the values' ranks (sorted once per segment and pass), so
-//! `O(k * permutations * n log n)` for `k` change points, in O(n) memory.
 
 use rand::Rng;
 
@@ -115,11 +85,41 @@ pub struct ChangePoint {
     pub statistic: f64,
 }
 
-/// The change points of `series` by e-divisive means (see the [module](self) docs),
+/// The change points of `series` by e-divisive means (the method below),
 /// sorted by index. An invalid `config` or a non-finite value gives no change point; use
 /// [`try_e_divisive`] to have the reason.
 ///
-/// Time: `O((k + 1) * permutations * n log n)` for `k` change points; memory O(n).
+/// # Method
+///
+/// Matteson & James (2014), "A nonparametric approach for multiple change point analysis
+/// of multivariate data", JASA 109(505), with exponent `alpha = 1` (absolute differences)
+/// and the split searched over the whole current segment, as MongoDB's
+/// `signal-processing-algorithms` (`e_divisive`) and Otava/Hunter do. For a split of a
+/// segment into `X = x[a..tau]` (`m` values) and `Y = x[tau..b]` (`n` values), the
+/// statistic is
+///
+/// ```text
+/// q(tau) = m n / (m + n) * ( 2/(m n) sum |X_i - Y_j|  -  1/m^2 sum |X_i - X_k|  -  1/n^2 sum |Y_j - Y_l| )
+/// ```
+///
+/// (within sums over ordered pairs, divided by `m^2` and `n^2`: MongoDB's form, checked
+/// against it in `tests/history.rs`; its expectation under no change is the same for
+/// every split).
+///
+/// Each pass takes, over every segment between the change points found so far, the split
+/// with the largest `q` whose two sides hold at least `min_segment` values, and tests it
+/// by permutation: every segment's values are shuffled (seeded) and the largest `q` over
+/// every segment recomputed; `p = (1 + #{permuted >= observed}) / (1 + permutations)`
+/// (Matteson & James's and R `ecp`'s p; MongoDB's omits the `1 +` of the numerator).
+/// A split with `p <= alpha` becomes a change point and the next pass starts; the first
+/// pass without one ends the search. A pass stops permuting once enough permuted maxima
+/// reached the observed one that `p` can no longer fall to `alpha` (the decision is the
+/// same as after every permutation).
+///
+/// Time: O(n log n) per permutation and pass: as the split moves one value from the
+/// second part to the first, its summed distances to each part come from a Fenwick tree
+/// over the values' ranks (sorted once per segment and pass), so
+/// `O((k + 1) * permutations * n log n)` for `k` change points, in O(n) memory.
 pub fn e_divisive(series: &[f64], config: &ChangePointConfig) -> Vec<ChangePoint> {
     try_e_divisive(series, config).unwrap_or_default()
 }

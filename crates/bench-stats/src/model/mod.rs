@@ -3,10 +3,12 @@
 
 pub mod dataset;
 pub mod levels;
+pub mod metrics;
 pub mod report;
 
 pub use dataset::{Dataset, Observation, Parameter, Quantity, ReferenceRun, Series};
 pub use levels::{
     HeterogeneityReport, LevelVariance, LevelledComparison, LevelsReport, PooledEffect, UnitEffect,
 };
+pub use metrics::{LayoutSpread, MetricComparison, MetricEffect, MetricsReport};
 pub use report::*;

@@ -102,6 +102,14 @@ pub struct Analysis {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub levels: Option<crate::model::levels::LevelsReport>,
+    /// The other recorded metrics of counted runs: each comparison's ratio on wall time,
+    /// CPU times, memory and every count beside the metric that decided, and how far
+    /// layout moves the counts (beyond the v1 contract, serialized only when present).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub metrics: Option<crate::model::metrics::MetricsReport>,
 }
 
 /// The comparisons inside one group against its baseline.
@@ -884,6 +892,9 @@ pub enum WarningCode {
     HostHeterogeneity,
     /// Only 2 or 3 hosts: the between-host variance is barely estimable.
     FewHosts,
+    /// Two recorded metrics of the same runs move in opposite directions beyond their
+    /// intervals (fewer instructions but more time).
+    MetricsDisagree,
 }
 
 impl WarningCode {
@@ -911,6 +922,7 @@ impl WarningCode {
             WarningCode::Standout => "standout",
             WarningCode::HostHeterogeneity => "host-heterogeneity",
             WarningCode::FewHosts => "few-hosts",
+            WarningCode::MetricsDisagree => "metrics-disagree",
         }
     }
 }

@@ -636,10 +636,8 @@ fn runs_estimate(
     let interval = interval(&blocks, config.estimator, &config.bootstrap);
     // The p on the scale the block means would be ranked on: `ln(c / b)` when every value
     // is positive, else the differences.
-    let (ranked, _) = crate::analysis::paired_verdict::paired_scale(b.values(), c.values());
-    let p_value = crate::rank::wilcoxon::wilcoxon_signed_rank(&ranked)
-        .ok()
-        .map(|w| w.p_value);
+    let (ranked, scale) = crate::analysis::paired_verdict::paired_scale(b.values(), c.values());
+    let p_value = crate::analysis::paired_verdict::signed_rank_p(&ranked, scale);
     Ok(RunsEstimate {
         ratio: interval.as_ref().ok().map(|i| i.estimate),
         interval,

@@ -203,11 +203,13 @@ fn check_blocks(baseline: &[Vec<f64>], candidate: &[Vec<f64>]) -> Result<(), Sta
     }
 }
 
-/// Two-sided bootstrap p-value of `null` from sorted replicates.
+/// Two-sided bootstrap p-value of `null` from sorted replicates. A replicate equal to
+/// `null` counts in both tails: replicates that all equal it (identical data) give p = 1,
+/// not the smallest p the resamples allow.
 fn bootstrap_p(sorted: &[f64], null: f64) -> f64 {
     let b = sorted.len() as f64;
-    let below = sorted.partition_point(|&r| r < null) as f64;
-    let above = b - sorted.partition_point(|&r| r <= null) as f64;
+    let below = sorted.partition_point(|&r| r <= null) as f64;
+    let above = b - sorted.partition_point(|&r| r < null) as f64;
     let tail = (below.min(above) + 1.0) / (b + 1.0);
     (2.0 * tail).min(1.0)
 }
@@ -277,7 +279,7 @@ fn large_sample(
     let mu = u.iter().sum::<f64>() / nb;
     let se = (u.iter().map(|x| (x - mu).powi(2)).sum::<f64>() * nb / (nb - 1.0)).sqrt();
     let z = crate::special::normal_ppf(0.5 + config.confidence / 2.0).unwrap_or(1.96);
-    let log_r = (mc / ma).ln();
+    let log_r = crate::special::log_ratio(mc, ma);
     let p_value = (2.0 * crate::special::normal_sf((log_r / se).abs())).min(1.0);
     let interval = BootstrapInterval {
         estimate: log_r.exp(),

@@ -100,7 +100,10 @@ impl ConfidenceSequence {
                 }
                 let n = t as f64;
                 let mean = self.sum / n;
-                let var = ((self.sum_sq - n * mean * mean) / (n - 1.0)).max(0.0);
+                // Two passes over the stored values, not `sum_sq - n mean^2`: that cancels
+                // to a tiny positive variance on constant data (identical counts), whose
+                // interval must have zero width.
+                let var = self.sorted.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
                 let h = asymptotic::half_width(var.sqrt(), t, self.boundary.alpha);
                 [mean - h, mean + h]
             }
