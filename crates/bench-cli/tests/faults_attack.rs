@@ -1235,3 +1235,16 @@ fn k2_a_nul_byte_in_a_name_is_refused_not_written_to_the_terminal() {
         "{stderr}"
     );
 }
+
+#[test]
+fn k5_a_block_id_too_large_is_called_too_large() {
+    let dir = tempfile::tempdir().unwrap();
+    for big in ["4294967296", "99999999999999999999999"] {
+        let csv = dir.path().join("big.csv");
+        std::fs::write(&csv, format!("variant,block,value\nA,{big},1\nB,{big},2\n")).unwrap();
+        abba().arg("analyze").arg(&csv).assert().code(2).stderr(
+            predicate::str::contains(format!("block {big} is too large"))
+                .and(predicate::str::contains("not a whole number").not()),
+        );
+    }
+}
