@@ -259,8 +259,9 @@ pub struct AnalysisArgs {
     pub export_json: Option<PathBuf>,
     /// Also write the report as Markdown to FILE.
     ///
-    /// Also write the report as GitHub-flavoured Markdown to FILE (atomically).
-    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    /// Also write the report as GitHub-flavoured Markdown to FILE (atomically). `--export-md`
+    /// is accepted as the same flag.
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT, alias = "export-md")]
     pub export_markdown: Option<PathBuf>,
     /// Also write a self-contained HTML report with charts to FILE.
     ///

@@ -1159,3 +1159,92 @@ fn m4_an_exported_csv_keeps_the_baseline_when_the_first_block_was_dropped() {
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("Baseline A"), "{out}");
 }
+
+#[test]
+fn m16_k1_values_from_1e_minus_300_to_1e300_give_finite_ratios_in_scientific_notation() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("wide.csv");
+    // Deterministic values spread over 600 decades, paired in 12 blocks.
+    let mut text = String::from("variant,block,value\n");
+    for b in 0..12 {
+        for (v, shift) in [("A", 0), ("B", 17)] {
+            let exp = (b * 53 + shift * 29) % 600 - 300;
+            text.push_str(&format!("{v},{b},1.5e{exp}\n"));
+        }
+    }
+    std::fs::write(&csv, text).unwrap();
+    let json = dir.path().join("wide.json");
+    let out = abba()
+        .arg("analyze")
+        .arg(&csv)
+        .arg("--export-json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let report = String::from_utf8_lossy(&out.stdout);
+    for bad in ["too few values", "inf", "NaN", "0.000x"] {
+        assert!(!report.contains(bad), "{bad}: {report}");
+    }
+    // No number of more than 12 digits in a row anywhere in the report (K1).
+    let longest = report
+        .split(|c: char| !c.is_ascii_digit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    assert!(longest <= 12, "{report}");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let c = &doc["groups"][0]["comparisons"][0];
+    let ratio = c["ratio"].as_f64().expect("a finite ratio");
+    assert!(ratio.is_finite() && ratio > 0.0, "{c}");
+}
+
+#[test]
+fn k10_export_md_is_the_markdown_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = finished(dir.path(), "runs.jsonl");
+    let md = dir.path().join("sum.md");
+    abba()
+        .arg("analyze")
+        .arg(&raw)
+        .arg("--export-md")
+        .arg(&md)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.contains('|') && !text.contains("<html"), "{text}");
+}
+
+#[test]
+fn k2_a_nul_byte_in_a_name_is_refused_not_written_to_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("nul.csv");
+    let mut text = String::from("variant,value\n");
+    // Far past the first 4 KiB, in a variant's name.
+    for i in 0..400 {
+        text.push_str(&format!("A,{}\nB,{}\n", 100 + i % 7, 110 + i % 5));
+    }
+    text.push_str("B\0evil,120\n");
+    std::fs::write(&csv, text.as_bytes()).unwrap();
+    let out = abba().arg("analyze").arg(&csv).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!out.stdout.contains(&0) && !out.stderr.contains(&0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("binary data (a NUL byte at byte"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn k5_a_block_id_too_large_is_called_too_large() {
+    let dir = tempfile::tempdir().unwrap();
+    for big in ["4294967296", "99999999999999999999999"] {
+        let csv = dir.path().join("big.csv");
+        std::fs::write(&csv, format!("variant,block,value\nA,{big},1\nB,{big},2\n")).unwrap();
+        abba().arg("analyze").arg(&csv).assert().code(2).stderr(
+            predicate::str::contains(format!("block {big} is too large"))
+                .and(predicate::str::contains("not a whole number").not()),
+        );
+    }
+}

@@ -111,9 +111,9 @@ fn memory_and_json_fields_are_worded_as_what_they_measure() {
 
 #[test]
 fn the_header_does_not_name_a_unit_the_tables_do_not_use() {
-    // Values in ns, tables in us: the header says the values are scaled.
+    // Values in ns, tables in µs: the header says the values are scaled.
     let text = report(&["tests/data/paired_two.csv", "--unit", "ns"]);
-    assert!(text.contains("│ 1.135 us │"), "{text}");
+    assert!(text.contains("│ 1.135 µs │"), "{text}");
     assert!(
         text.contains("values in ns, shown scaled (lower is better)"),
         "{text}"

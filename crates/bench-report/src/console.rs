@@ -102,6 +102,29 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
         out.push('\n');
         out.push_str(&render_console(c, options));
     }
+    if options.charset == Charset::Unicode {
+        out = micro(&out);
+    }
+    out
+}
+
+/// Microseconds as hyperfine prints them: every number's ` us` becomes ` µs` (one
+/// column either way, so tables stay aligned). Names and other words are left alone.
+fn micro(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (i, _) in text.match_indices(" us") {
+        let after = bytes.get(i + 3).copied();
+        let number_before = i > 0 && bytes[i - 1].is_ascii_digit();
+        let word_ends = after.is_none_or(|b| !(b.is_ascii_alphanumeric() || b == b'_'));
+        if number_before && word_ends {
+            out.push_str(&text[last..i]);
+            out.push_str(" µs");
+            last = i + 3;
+        }
+    }
+    out.push_str(&text[last..]);
     out
 }
 
@@ -389,4 +412,16 @@ fn table(grid: &Grid, cols: &[usize], charset: Charset, color: bool) -> String {
             .join("\n");
     }
     t.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn microseconds_after_a_number_only() {
+        assert_eq!(
+            super::micro("+941.0 us [1 us, 2.5 us]; used 3 user 4 us."),
+            "+941.0 µs [1 µs, 2.5 µs]; used 3 user 4 µs."
+        );
+        assert_eq!(super::micro("values in us, shown"), "values in us, shown");
+    }
 }

@@ -46,7 +46,7 @@
 //!     controls: vec![], warnings: vec![], confirmation: None, levels: None, metrics: None,
 //! };
 //! let text = render_console(&analysis, &RenderOptions::default());
-//! assert!(text.contains("1.500 us"));
+//! assert!(text.contains("1.500 µs"));
 //! assert!(render_json(&analysis)?.contains("\"schema\": \"abba.analysis/1\""));
 //! # Ok::<(), bench_report::ExportError>(())
 //! ```

@@ -257,9 +257,22 @@ pub(crate) fn ratio_with_ci(ratio: Option<f64>, ci: Option<[f64; 2]>, none: &str
         None if (r - 1.0).abs() < 0.05 => 3,
         _ => 2,
     };
+    let n = |x: f64| ratio_number(x, decimals);
     match ci {
-        Some([lo, hi]) => format!("{r:.decimals$}x [{lo:.decimals$}, {hi:.decimals$}]"),
-        None => format!("{r:.decimals$}x"),
+        Some([lo, hi]) => format!("{}x [{}, {}]", n(r), n(lo), n(hi)),
+        None => format!("{}x", n(r)),
+    }
+}
+
+/// A ratio with `decimals` decimals, or in scientific notation (`2.459e75`, `2.894e-69`)
+/// when it is at least 10^6 or, not zero, too small for those decimals to show: never a
+/// 70-digit number, never a nonzero ratio printed as `0.00`.
+pub(crate) fn ratio_number(x: f64, decimals: usize) -> String {
+    let smallest = 10f64.powi(-(decimals as i32));
+    if x.abs() >= 1e6 || (x != 0.0 && x.abs() < smallest) {
+        format!("{x:.3e}")
+    } else {
+        format!("{x:.decimals$}")
     }
 }
 

@@ -809,7 +809,8 @@ fn headline(a: &Analysis, g: &GroupAnalysis, c: &Comparison, word: &str, sym: &S
     // Three decimals at least, as the verdict sentence prints the ratio.
     let ratio = match (c.ratio.filter(|r| r.is_finite()), c.ratio_ci) {
         (Some(r), Some([lo, hi])) if lo.is_finite() && hi.is_finite() && hi - lo >= 0.004 => {
-            format!("{r:.3}x [{lo:.3}, {hi:.3}] ")
+            let n = |x: f64| crate::units::ratio_number(x, 3);
+            format!("{}x [{}, {}] ", n(r), n(lo), n(hi))
         }
         (Some(_), _) => format!("{} ", ratio_with_ci(c.ratio, c.ratio_ci, sym.none)),
         (None, _) => String::new(),
@@ -1090,10 +1091,10 @@ fn paired_detail(
                 sym.none.to_owned()
             }
         };
-        let gain = v
-            .pairing_gain
-            .filter(|g| g.is_finite())
-            .map_or_else(|| sym.none.to_owned(), |g| format!("{g:.2}x"));
+        let gain = v.pairing_gain.filter(|g| g.is_finite()).map_or_else(
+            || sym.none.to_owned(),
+            |g| format!("{}x", crate::units::ratio_number(g, 2)),
+        );
         lines.push(format!(
             "variance components: between-block sd {}{}within-block sd {}{}pairing gain {gain}",
             sd(v.between_block),

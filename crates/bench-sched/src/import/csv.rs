@@ -300,13 +300,23 @@ fn parse_value(raw: &str) -> Result<f64, String> {
 
 /// A `block` cell: a whole number in `0..=u32::MAX`.
 fn parse_block(raw: &str) -> Result<u32, String> {
-    let n: i64 = raw
-        .parse()
-        .map_err(|_| format!("block {raw:?} is not a whole number"))?;
+    let whole = {
+        let digits = raw.strip_prefix(['-', '+']).unwrap_or(raw);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    let n: i64 = match raw.parse() {
+        Ok(n) => n,
+        // Digits beyond i64: a whole number, too large (or too negative) for a block id.
+        Err(_) if whole && raw.starts_with('-') => return Err(format!("block {raw} is negative")),
+        Err(_) if whole => {
+            return Err(format!("block {raw} is too large (at most {})", u32::MAX));
+        }
+        Err(_) => return Err(format!("block {raw:?} is not a whole number")),
+    };
     if n < 0 {
         return Err(format!("block {n} is negative"));
     }
-    u32::try_from(n).map_err(|_| format!("block {n} is too large"))
+    u32::try_from(n).map_err(|_| format!("block {n} is too large (at most {})", u32::MAX))
 }
 
 /// Where one series' rows are in the file.

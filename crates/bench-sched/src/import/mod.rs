@@ -156,9 +156,6 @@ pub(crate) fn extension(path: &Path) -> Option<String> {
 /// with a million times is about 20 MiB).
 pub const MAX_INPUT_LINE_BYTES: usize = 64 << 20;
 
-/// How much of the start of a file is sniffed for binary data.
-const SNIFF_BYTES: usize = 4096;
-
 /// Reads the file at `path` with [`read_bounded`].
 pub(crate) fn read_path(path: &Path) -> Result<Vec<u8>, InputError> {
     let name = path.display().to_string();
@@ -169,8 +166,8 @@ pub(crate) fn read_path(path: &Path) -> Result<Vec<u8>, InputError> {
     read_bounded(&name, file)
 }
 
-/// Reads saved data to its end, refusing early what cannot be ours: a NUL byte in the
-/// first 4 KiB (binary data, `/dev/zero`: no format abba reads has one) or a line longer
+/// Reads saved data to its end, refusing early what cannot be ours: a NUL byte anywhere
+/// (binary data, `/dev/zero`: no format abba reads has one; found in the first chunk) or a line longer
 /// than [`MAX_INPUT_LINE_BYTES`]; so an endless or binary input ends in a clear error, not
 /// in reading without limit. Time: O(bytes read).
 pub(crate) fn read_bounded(name: &str, mut source: impl Read) -> Result<Vec<u8>, InputError> {
@@ -190,9 +187,10 @@ pub(crate) fn read_bounded(name: &str, mut source: impl Read) -> Result<Vec<u8>,
             }
         };
         let got = &chunk[..n];
-        if bytes.len() < SNIFF_BYTES {
-            let sniffed = &got[..got.len().min(SNIFF_BYTES - bytes.len())];
-            if let Some(at) = sniffed.iter().position(|&b| b == 0) {
+        // No format abba reads holds a NUL byte: refused wherever it is (a NUL in a name
+        // would otherwise reach the terminal raw).
+        {
+            if let Some(at) = got.iter().position(|&b| b == 0) {
                 return Err(InputError::at(
                     name,
                     None,

@@ -74,7 +74,10 @@ pub(crate) fn paired_equivalence(
     if block_values.iter().any(|v| v[0] <= 0.0 || v[1] <= 0.0) {
         return Equivalence::Untestable("ratios need positive values");
     }
-    let logs: Vec<f64> = block_values.iter().map(|v| (v[1] / v[0]).ln()).collect();
+    let logs: Vec<f64> = block_values
+        .iter()
+        .map(|v| crate::special::log_ratio(v[1], v[0]))
+        .collect();
     if logs.iter().all(|&d| d == 0.0) {
         // Deterministic data (instruction counts): no block differs, so every interval of
         // the ratio is the point 1, which lies inside any margin.

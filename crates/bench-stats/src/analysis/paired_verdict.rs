@@ -37,7 +37,11 @@ pub(crate) fn min_blocks(config: &AnalysisConfig) -> usize {
 /// `c - b`; and the scale's name.
 pub(crate) fn paired_scale(base: &[f64], cand: &[f64]) -> (Vec<f64>, &'static str) {
     if base.iter().chain(cand).all(|&v| v > 0.0) {
-        let logs = cand.iter().zip(base).map(|(c, b)| (c / b).ln()).collect();
+        let logs = cand
+            .iter()
+            .zip(base)
+            .map(|(c, b)| crate::special::log_ratio(*c, *b))
+            .collect();
         (logs, "block-log-ratios")
     } else {
         let diffs = cand.iter().zip(base).map(|(c, b)| c - b).collect();

@@ -291,7 +291,11 @@ fn build(
 /// `sd_i(ln rc_i - ln rb_i) / sqrt(2)`: the coefficient of variation of one reference value
 /// (log scale), from the two that saw the same block; `None` below 2 blocks.
 fn own_cv(rb: &[f64], rc: &[f64]) -> Option<f64> {
-    let d: Vec<f64> = rb.iter().zip(rc).map(|(b, c)| (c / b).ln()).collect();
+    let d: Vec<f64> = rb
+        .iter()
+        .zip(rc)
+        .map(|(b, c)| crate::special::log_ratio(*c, *b))
+        .collect();
     variance_parts(&d)
         .map(|(_, sd)| sd / std::f64::consts::SQRT_2)
         .filter(|v| v.is_finite())

@@ -279,7 +279,7 @@ fn large_sample(
     let mu = u.iter().sum::<f64>() / nb;
     let se = (u.iter().map(|x| (x - mu).powi(2)).sum::<f64>() * nb / (nb - 1.0)).sqrt();
     let z = crate::special::normal_ppf(0.5 + config.confidence / 2.0).unwrap_or(1.96);
-    let log_r = (mc / ma).ln();
+    let log_r = crate::special::log_ratio(mc, ma);
     let p_value = (2.0 * crate::special::normal_sf((log_r / se).abs())).min(1.0);
     let interval = BootstrapInterval {
         estimate: log_r.exp(),
