@@ -1,12 +1,12 @@
 //! The whole decision, through [`analyze`], on every noise profile: what users get from
-//! the default (typical-run) verdict beside the fastest-run estimator, block means and an
+//! the typical-run verdict beside the fastest-run estimator, block means and an
 //! oracle (the default on only the runs the machine did not disturb), for no change, a
 //! pure 2 % shift and changes that are not shifts.
 //!
 //! - `decision_grid_table` (ignored; release, ~10 min on 2 cores) prints the table of
 //!   `docs/estimator-grid.md`:
 //!   `GRID_REPS=200 cargo test --release -p bench-stats --test decision_grid -- --ignored --nocapture`
-//! - `default_decision_holds_on_a_tail_change` (CI): the default calls a tail regression
+//! - `default_decision_holds_on_a_tail_change` (CI): typical-run calls a tail regression
 //!   SLOWER or MIXED, never FASTER or EQUIVALENT, on a small seeded grid.
 //!
 //! Rates count an outcome of FASTER, SLOWER or MIXED as a claim of change; "wrong" is a
@@ -30,7 +30,7 @@ enum Est {
 impl Est {
     fn name(self) -> &'static str {
         match self {
-            Est::Default => "typical-run (default)",
+            Est::Default => "typical-run",
             Est::Fastest => "hl-min-log-ratio (fastest)",
             Est::BlockMeans => "hl-log-ratio (block means)",
             Est::Oracle => "oracle (typical-run, undisturbed runs)",
