@@ -2,7 +2,7 @@
 //! noise profiles, for both confidence sequences (the sign sequence abba uses and the
 //! asymptotic mean sequence it was compared with): false positives under continuous
 //! monitoring (A/A) up to each limit, the sequence ever missing the truth, and blocks to a
-//! decision for effects of 0 to 10%. Prints Markdown tables (the README quotes them).
+//! decision for effects of 0 to 10%. Prints Markdown tables (`docs/sequential.md` quotes them).
 
 use anyhow::Result;
 use bench_stats::sequential::{

@@ -4,7 +4,7 @@
 //! `shared-vm`, a quieter one) at the default 20 blocks and at 30.
 //!
 //! `cargo test -p bench-stats --test decision_calibration -- --nocapture` prints the
-//! tables; the README quotes them. Bounds allow 3 Monte Carlo standard deviations.
+//! tables; `docs/calibration.md` quotes them. Bounds allow 3 Monte Carlo standard deviations.
 
 #[allow(dead_code)] // each test binary uses part of the simulator
 mod sim;

@@ -52,8 +52,8 @@ pub enum PairedEstimator {
     /// The Hodges-Lehmann ratio with its signed-rank interval, as
     /// [`PairedEstimator::HodgesLehmannLogRatio`], of the per-block log-ratios of each
     /// variant's fastest run in the block ([`BlockSummary::Min`] for times, the largest
-    /// value when higher is better): a run slowed by the machine does not move its block. abba's default: in the estimator grid (README,
-    /// Trust) it held its false-positive rate and coverage on every noise profile at every
+    /// value when higher is better): a run slowed by the machine does not move its block. abba's default: in the estimator grid (`docs/estimator-grid.md`,
+    /// `docs/calibration.md`) it held its false-positive rate and coverage on every noise profile at every
     /// block count from 8, and had the most power on the shared-VM and drifting profiles.
     /// Needs positive values.
     #[cfg_attr(feature = "serde", serde(rename = "hl-min-log-ratio"))]

@@ -8,7 +8,7 @@
 //! variant's runs in a block by their minimum (or median, with more than two runs) keeps
 //! the block's value on the main mode; pooling all runs of a variant and taking the median
 //! ignores the slow minority outright, while resampling whole blocks keeps what the
-//! variants shared inside a block together (the calibration in the README, Trust, compares
+//! variants shared inside a block together (the calibration in `docs/calibration.md` compares
 //! them on every noise profile).
 
 use crate::StatsError;
