@@ -217,6 +217,7 @@ impl Figure {
     /// When the document has no figure, or more than one, marked with this command, or
     /// when the body differs from the printed text (unless `ABBA_UPDATE_FIGURES` is set,
     /// in which case the body is rewritten).
+    #[track_caller]
     pub fn check(self) {
         if let Err(e) = self.compare(std::env::var_os(UPDATE_ENV).is_some()) {
             panic!("{e}");
