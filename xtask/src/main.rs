@@ -21,6 +21,13 @@
 //! - `history-demo`, `history-scale`: the history store on a toy git repository measured
 //!   here, and the speed of `abba history show` on 10,000 experiments ([`history`]).
 
+// A match on one of our enums names every variant, so a new variant is a compile (or
+// clippy) error wherever it needs a decision.
+#![deny(
+    clippy::wildcard_enum_match_arm,
+    clippy::match_wildcard_for_single_variants
+)]
+
 mod appendix;
 mod browser;
 mod calibrate;

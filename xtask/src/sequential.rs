@@ -119,6 +119,7 @@ fn blocks_to_decision(args: &SequentialArgs) -> Table {
                     let ok = match d {
                         LookDecision::Equivalent => effect < 1.011,
                         LookDecision::Larger => effect > 1.0,
+                        LookDecision::Smaller | LookDecision::Undecided => false,
                         _ => false,
                     };
                     right += u32::from(ok);

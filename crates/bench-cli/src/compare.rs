@@ -157,7 +157,15 @@ pub(crate) fn sched_error(error: SchedError, raw: &Path, fresh: bool) -> anyhow:
             signal,
             message: format!("interrupted by signal {signal}; {kept}"),
         }),
-        other => usage(format!("{other}\n{kept}")),
+        SchedError::Config(_)
+        | SchedError::CommandSyntax { .. }
+        | SchedError::ShellSyntaxWithoutShell { .. }
+        | SchedError::ProgramNotFound { .. }
+        | SchedError::Output { .. }
+        | SchedError::ResumeMismatch { .. }
+        | SchedError::ResumeInput(_)
+        | SchedError::Signals(_) => usage(format!("{error}\n{kept}")),
+        _ => usage(format!("{error}\n{kept}")),
     }
 }
 

@@ -320,6 +320,7 @@ pub fn build(raw: &RawData, units: &[Unit<'_>], ctx: &Context) -> Record {
                 verdict: match c.verdict {
                     bench_stats::Verdict::Significant => "significant",
                     bench_stats::Verdict::NotSignificant => "not-significant",
+                    bench_stats::Verdict::NotTested => "not-tested",
                     _ => "not-tested",
                 }
                 .into(),

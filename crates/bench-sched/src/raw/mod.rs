@@ -400,6 +400,7 @@ impl RawLook {
                 LookDecision::Larger => "larger",
                 LookDecision::Smaller => "smaller",
                 LookDecision::Equivalent => "equivalent",
+                LookDecision::Undecided => "undecided",
                 _ => "undecided",
             }
             .into(),

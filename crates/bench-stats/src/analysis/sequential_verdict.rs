@@ -44,7 +44,7 @@ pub(crate) fn sequential_verdict(
             }
         }
         LookDecision::Equivalent => Outcome::Equivalent,
-        _ => Outcome::Inconclusive,
+        LookDecision::Undecided => Outcome::Inconclusive,
     };
     let excludes_one = bounded && (last.ratio_interval[0] > 1.0 || last.ratio_interval[1] < 1.0);
     let verdict = if excludes_one {
@@ -166,11 +166,11 @@ fn sentence(
         Outcome::Equivalent => format!(
             "{cand} and {base} are equivalent within ±{m:.1}%: {point}, {ci} lies inside the margin, decided after {decided}."
         ),
-        _ if r.stop == "max-blocks" => format!(
+        Outcome::Inconclusive | Outcome::Mixed if r.stop == "max-blocks" => format!(
             "No decision between {cand} and {base} at the limit of {} blocks: {point}, {ci} still holds both no change and a change beyond ±{m:.1}%.",
             r.max_blocks
         ),
-        _ => format!(
+        Outcome::Inconclusive | Outcome::Mixed => format!(
             "Not decided yet: the sequential experiment stopped after {of} before its rule decided; {point}, {ci}. Continue it to reach a decision."
         ),
     };
@@ -198,7 +198,7 @@ pub(crate) fn reconcile(
         Outcome::Slower if higher_is_better => LookDecision::Smaller,
         Outcome::Slower => LookDecision::Larger,
         Outcome::Equivalent => LookDecision::Equivalent,
-        _ => LookDecision::Undecided,
+        Outcome::Inconclusive | Outcome::Mixed => LookDecision::Undecided,
     };
     let parts = crate::analysis::verdict::shape_parts(shape, higher_is_better);
     if shape_outcome == Outcome::Mixed {

@@ -53,7 +53,7 @@ impl BlockSummary {
     pub fn oriented(self, higher_is_better: bool) -> BlockSummary {
         match self {
             BlockSummary::Min => BlockSummary::best(higher_is_better),
-            other => other,
+            other @ (BlockSummary::Mean | BlockSummary::Median | BlockSummary::Max) => other,
         }
     }
 
@@ -169,7 +169,11 @@ pub fn pooled_median_ratio(
     let p_value = bootstrap_p(&reps, 1.0);
     let interval = match config.method {
         IntervalMethod::Percentile => percentile_interval(&stat, &reps, config)?,
-        _ => bootstrap::run(&stat, config)?,
+        IntervalMethod::Bca
+        | IntervalMethod::Studentized
+        | IntervalMethod::LargeSample
+        | IntervalMethod::SignedRank
+        | IntervalMethod::Permutation => bootstrap::run(&stat, config)?,
     };
     Ok(PooledMedianRatio { interval, p_value })
 }
