@@ -225,7 +225,9 @@ impl Figure {
     }
 
     fn compare(&self, update: bool) -> Result<(), String> {
-        let _guard = REWRITE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _guard = REWRITE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let path = workspace_root().join(self.doc);
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -270,7 +272,10 @@ mod tests {
     fn parses_fenced_and_bare_figures() {
         let m = parse(Path::new("d.md"), DOC).unwrap();
         assert_eq!(m.len(), 2);
-        assert_eq!((m[0].line, m[0].command.as_str(), m[0].slow), (2, "cargo test x", false));
+        assert_eq!(
+            (m[0].line, m[0].command.as_str(), m[0].slow),
+            (2, "cargo test x", false)
+        );
         assert_eq!(m[0].body, "a  1\nb  2");
         assert_eq!((m[1].command.as_str(), m[1].slow), ("cargo xtask y", true));
         assert_eq!(m[1].body, "| t |\n| 3 |");
