@@ -63,7 +63,10 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         InputError::DifferentExperiments { .. } => usage(format!(
             "{e}; pass --force-unpaired to compare them unpaired (blocks dropped)"
         )),
-        e => usage(e.to_string()),
+        InputError::Io { .. } | InputError::Invalid { .. } | InputError::Incompatible { .. } => {
+            usage(e.to_string())
+        }
+        _ => usage(e.to_string()),
     })?;
     if args.analysis.csv.export_csv.is_some() && input.experiment.is_none() {
         return Err(usage(

@@ -157,7 +157,15 @@ pub(crate) fn sched_error(error: SchedError, raw: &Path, fresh: bool) -> anyhow:
             signal,
             message: format!("interrupted by signal {signal}; {kept}"),
         }),
-        other => usage(format!("{other}\n{kept}")),
+        SchedError::Config(_)
+        | SchedError::CommandSyntax { .. }
+        | SchedError::ShellSyntaxWithoutShell { .. }
+        | SchedError::ProgramNotFound { .. }
+        | SchedError::Output { .. }
+        | SchedError::ResumeMismatch { .. }
+        | SchedError::ResumeInput(_)
+        | SchedError::Signals(_) => usage(format!("{error}\n{kept}")),
+        _ => usage(format!("{error}\n{kept}")),
     }
 }
 
@@ -640,7 +648,7 @@ fn from_header(mut args: CompareArgs, h: &RawHeader) -> anyhow::Result<CompareAr
         args.layout = match h.layout {
             Layout::Random => Some(LayoutArg::Random),
             Layout::Fixed(0) => Some(LayoutArg::Fixed),
-            other => {
+            other @ (Layout::Fixed(_) | _) => {
                 return Err(usage(format!(
                     "--resume: the file's layout {:?} cannot be given on the command line; resume it through the library",
                     other.to_string()
@@ -655,7 +663,7 @@ fn from_header(mut args: CompareArgs, h: &RawHeader) -> anyhow::Result<CompareAr
     if args.shell.is_none() {
         args.shell = match h.shell {
             Some(Shell::Sh) => Some(ShellArg::Sh),
-            Some(_) => Some(ShellArg::None),
+            Some(Shell::None | _) => Some(ShellArg::None),
             None => None,
         };
     }

@@ -12,6 +12,9 @@ use crate::output::stderr_line;
 /// How to install valgrind, for the error when nothing can count.
 const INSTALL_VALGRIND: &str = "install valgrind (Debian/Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind; Arch: pacman -S valgrind)";
 
+const OTHER_REFUSAL: &str =
+    "check that perf_event_open works here (perf stat -e instructions:u true)";
+
 /// What a refused PMU can do about it.
 fn remedy(refusal: &PmuRefusal) -> &'static str {
     match refusal {
@@ -19,7 +22,8 @@ fn remedy(refusal: &PmuRefusal) -> &'static str {
         PmuRefusal::NotPermitted { .. } => {
             "allow user-space counting with `sysctl kernel.perf_event_paranoid=2` (or lower), or in a container grant CAP_PERFMON (docker run --cap-add PERFMON) and allow perf_event_open in its seccomp profile"
         }
-        _ => "check that perf_event_open works here (perf stat -e instructions:u true)",
+        PmuRefusal::Other { .. } => OTHER_REFUSAL,
+        _ => OTHER_REFUSAL,
     }
 }
 
@@ -116,6 +120,7 @@ pub fn counting(source: CounterSource, metric: &Metric) -> anyhow::Result<Box<dy
                 usage(format!("valgrind is not on PATH; {INSTALL_VALGRIND}"))
             })?))
         }
+        CounterSource::Pmu => Box::new(Pmu::new(event)),
         _ => Box::new(Pmu::new(event)),
     })
 }

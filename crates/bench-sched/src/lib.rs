@@ -73,6 +73,12 @@
 //! `posix_spawn`, which adds the (small) cost of copying abba's page tables to every
 //! run's wall time, the same for every variant; rerun the bench to requote them.
 #![deny(missing_docs)]
+// A match on one of our enums names every variant, so a new variant is a compile (or
+// clippy) error wherever it needs a decision.
+#![deny(
+    clippy::wildcard_enum_match_arm,
+    clippy::match_wildcard_for_single_variants
+)]
 
 mod counter;
 mod cpus;

@@ -154,7 +154,7 @@ impl Suite {
     ) -> Schedule {
         let design = match design {
             Design::Sequential => Design::Abba,
-            other => other,
+            other @ (Design::Abba | Design::Random) => other,
         };
         let cycles = cycles.max(1);
         let mut runs = Vec::new();
@@ -168,7 +168,7 @@ impl Suite {
                     let bench = &self.benchmarks[k];
                     let unit = match design {
                         Design::Random => unit,
-                        _ => b,
+                        Design::Abba | Design::Sequential => b,
                     };
                     // Each benchmark draws its own random orders.
                     let own_seed = seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -177,7 +177,7 @@ impl Suite {
                             Design::Random => {
                                 unit.saturating_mul(bench.cycles.max(1)).saturating_add(own)
                             }
-                            _ => unit,
+                            Design::Abba | Design::Sequential => unit,
                         };
                         for v in block_order(design, bench.variants.len(), own_seed, unit) {
                             runs.push(PlannedRun {
@@ -416,7 +416,7 @@ mod tests {
             .filter(|r| r.block == 0)
             .filter_map(|r| match r.target {
                 Target::Variant(i) if i >= 2 => Some(i - 2),
-                _ => None,
+                Target::Variant(_) | Target::Reference => None,
             })
             .collect();
         assert_eq!(block0, [0, 1, 1, 0, 0, 1, 1, 0]);

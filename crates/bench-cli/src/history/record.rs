@@ -317,6 +317,7 @@ pub fn build(raw: &Experiment, units: &[Unit<'_>], ctx: &Context) -> Record {
                 verdict: match c.verdict {
                     bench_stats::Verdict::Significant => "significant",
                     bench_stats::Verdict::NotSignificant => "not-significant",
+                    bench_stats::Verdict::NotTested => "not-tested",
                     _ => "not-tested",
                 }
                 .into(),

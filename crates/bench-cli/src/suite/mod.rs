@@ -535,7 +535,7 @@ fn dry_run(config: &ExperimentConfig) -> anyhow::Result<u8> {
             .filter(|r| r.block == b)
             .filter_map(|r| match r.target {
                 bench_sched::Target::Variant(i) => Some(config.variants[i].name.as_str()),
-                _ => None,
+                bench_sched::Target::Reference => None,
             })
             .collect();
         out.push_str(&format!("block {}: {}\n", b + 1, names.join(" ")));

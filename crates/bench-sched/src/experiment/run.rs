@@ -308,7 +308,10 @@ impl Session<'_> {
                         variant: v.name.clone(),
                         status: match m.termination {
                             Termination::TimedOut => "timed out".to_owned(),
-                            t => status_text(t),
+                            t @ (Termination::Exited(_)
+                            | Termination::Signaled(_)
+                            | Termination::Interrupted
+                            | Termination::Stopped(_)) => status_text(t),
                         },
                         stderr_tail: m.stderr_tail,
                     });
@@ -344,7 +347,11 @@ impl Session<'_> {
         self.check_stop()?;
         let failure = match m.termination {
             Termination::Exited(0) => None,
-            t => Some(status_text(t)),
+            t @ (Termination::Exited(_)
+            | Termination::Signaled(_)
+            | Termination::TimedOut
+            | Termination::Interrupted
+            | Termination::Stopped(_)) => Some(status_text(t)),
         };
         Ok(Some(HookRun {
             wall_ns: m.wall_ns,
@@ -525,12 +532,15 @@ impl Session<'_> {
             max_rss_kib: m.max_rss_kib,
             exit_code: match m.termination {
                 Termination::Exited(c) => Some(c),
-                _ => None,
+                Termination::Signaled(_)
+                | Termination::TimedOut
+                | Termination::Interrupted
+                | Termination::Stopped(_) => None,
             },
             signal: match m.termination {
                 Termination::Signaled(s) => Some(s),
                 Termination::Stopped(_) => Some(libc::SIGKILL),
-                _ => None,
+                Termination::Exited(_) | Termination::TimedOut | Termination::Interrupted => None,
             },
             timed_out: m.termination == Termination::TimedOut,
             env_pad,
@@ -601,7 +611,13 @@ fn metric_value(metric: &Metric, m: &RunMeasurement) -> Result<Option<f64>, Stri
             Some(Err(message)) => Err(message.clone()),
             None => Err(format!("the run was not counted (metric {e})")),
         },
-        _ => Ok(None),
+        // Times come from the measurement itself; a failed run has no JSON field or count.
+        Metric::Wall
+        | Metric::User
+        | Metric::Sys
+        | Metric::Cpu
+        | Metric::Json(_)
+        | Metric::Count(_) => Ok(None),
     }
 }
 
@@ -639,7 +655,10 @@ fn check_termination(
             timeout_ms: config.timeout.map_or(0, |t| t.as_millis()),
             stderr_tail: m.stderr_tail.clone(),
         }),
-        t => Err(SchedError::RunFailed {
+        t @ (Termination::Exited(_)
+        | Termination::Signaled(_)
+        | Termination::Interrupted
+        | Termination::Stopped(_)) => Err(SchedError::RunFailed {
             variant: variant.to_owned(),
             block,
             status: status_text(t),

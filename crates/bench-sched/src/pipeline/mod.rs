@@ -413,7 +413,7 @@ fn read_warning(w: &ReadWarning) -> Warning {
         ReadWarningKind::UnpairedSessions => WarningCode::UnpairedSessions,
         ReadWarningKind::IncompleteBlocks => WarningCode::IncompleteBlocks,
         ReadWarningKind::Truncated => WarningCode::Truncated,
-        _ => WarningCode::Input,
+        ReadWarningKind::Input => WarningCode::Input,
     };
     Warning::new(code, None, w.to_string())
 }
