@@ -602,7 +602,7 @@ fn report(
 fn cross_class(
     args: &SuiteArgs,
     analysis: &AnalysisConfig,
-    raw: &bench_sched::RawData,
+    raw: &bench_sched::Experiment,
 ) -> anyhow::Result<u8> {
     let loaded = raw.to_dataset();
     let config = AnalysisConfig {
