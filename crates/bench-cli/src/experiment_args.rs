@@ -47,24 +47,13 @@ struct Variants {
 
 /// Checks the arguments in the order their errors are reported and turns them into the
 /// experiment: variants and names, design, pin, reference, then the rest; the
-/// configuration's own invariants ([`ExperimentConfig::validate`]) and, on `--resume`, the
-/// recorded settings the arguments change are refused with the flag named.
+/// configuration's own invariants ([`ExperimentConfig::validate`]) are refused with the
+/// flag named.
 pub(crate) fn experiment_config(
     args: &CompareArgs,
     resume: Option<ResumePoint>,
 ) -> anyhow::Result<Plan> {
-    let base = resume
-        .as_ref()
-        .map(|p| {
-            ExperimentConfig::resumed(p.header()).map_err(|e| {
-                usage(format!(
-                    "--resume {}: {}",
-                    p.path().display(),
-                    sched_error_text(&e)
-                ))
-            })
-        })
-        .transpose()?;
+    let base = resume.as_ref().map(resumed).transpose()?;
     let base = base.as_ref();
     // A parameter scan (-P/-L) expands the commands and names first (`scan.rs`).
     let scan = crate::scan::expand(args)?;
@@ -93,24 +82,7 @@ pub(crate) fn experiment_config(
         .map_or(args.blocks.or(base.map(|b| b.blocks)).unwrap_or(20), |u| {
             u.rule.max_blocks
         });
-    let names = match base.filter(|_| args.name.is_empty()) {
-        Some(b) => variant_names(
-            &texts,
-            &b.variants
-                .iter()
-                .map(|v| v.name.clone())
-                .collect::<Vec<_>>(),
-        )?,
-        None => variant_names(&texts, &args.name)?,
-    };
-    if let Some(baseline) = &args.analysis.baseline {
-        if !names.contains(baseline) {
-            return Err(usage(format!(
-                "--baseline {baseline:?} is not one of the variants ({})",
-                names.join(", ")
-            )));
-        }
-    }
+    let names = names(args, base, &texts)?;
     check_export_paths(&args.analysis)?;
     let design = match args.design.as_deref() {
         Some(d) => d.parse().map_err(|e| usage(format!("--design: {e}")))?,
@@ -118,18 +90,7 @@ pub(crate) fn experiment_config(
     };
     let resumed_pin = base.and_then(|b| b.pin.as_ref()).map(ToString::to_string);
     let pin = pin(args.pin.as_deref().or(resumed_pin.as_deref()))?;
-    let resumed_reference = base
-        .and_then(|b| b.reference.as_ref())
-        .map(CommandSpec::text);
-    let reference = args
-        .reference
-        .as_deref()
-        .or(resumed_reference)
-        .map(|r| {
-            CommandSpec::parse(r, shell)
-                .map_err(|e| usage(format!("--reference: {}", sched_error_text(&e))))
-        })
-        .transpose()?;
+    let reference = reference(args, base, shell)?;
     // A resumed experiment keeps its seed.
     let seed = args
         .seed
@@ -159,6 +120,50 @@ pub(crate) fn experiment_config(
         design,
         blocks,
         seed,
+        pin,
+        metric,
+        unit,
+        higher_is_better: Some(higher_is_better),
+        resume,
+        hooks,
+        parameter: scan
+            .as_ref()
+            .and_then(|s| s.parameter.clone())
+            .or_else(|| base.and_then(|b| b.parameter.clone())),
+        until,
+        counter,
+        ..run_settings(args, base)
+    };
+    config.cycles = match args.hooks.runs_per_block {
+        Some(n) => config
+            .cycles_for_runs_per_block(n)
+            .map_err(|e| config_error(e, args, config.until.is_some()))?,
+        None => base.map_or(1, |b| b.cycles.max(1)),
+    };
+    check(args, &config)?;
+    Ok(Plan {
+        config,
+        names,
+        analysis,
+    })
+}
+
+/// The configuration a `--resume` file's header records.
+fn resumed(point: &ResumePoint) -> anyhow::Result<ExperimentConfig> {
+    ExperimentConfig::resumed(point.header()).map_err(|e| {
+        usage(format!(
+            "--resume {}: {}",
+            point.path().display(),
+            sched_error_text(&e)
+        ))
+    })
+}
+
+/// The settings that are one flag each (the resumed file's where the flag is not given,
+/// else compare's defaults): warm-ups, settle, layout, timeout, output, failures, the
+/// experiment's identity; a compare runs no suite.
+fn run_settings(args: &CompareArgs, base: Option<&ExperimentConfig>) -> ExperimentConfig {
+    ExperimentConfig {
         warmup: args.warmup.or(base.map(|b| b.warmup)).unwrap_or(1),
         settle: args.settle.or(base.map(|b| b.settle)).unwrap_or_default(),
         layout: match args.layout {
@@ -166,11 +171,7 @@ pub(crate) fn experiment_config(
             Some(LayoutArg::Fixed) => Layout::Fixed(0),
             None => base.map_or(Layout::Random, |b| b.layout),
         },
-        pin,
         timeout: args.timeout.or(base.and_then(|b| b.timeout)),
-        metric,
-        unit,
-        higher_is_better: Some(higher_is_better),
         output: match (args.show_output, args.analysis.json) {
             (true, true) => OutputMode::ShowOnStderr,
             (true, false) => OutputMode::Show,
@@ -182,8 +183,6 @@ pub(crate) fn experiment_config(
             FailurePolicy::Stop
         },
         abba_version: env!("CARGO_PKG_VERSION").to_string(),
-        resume,
-        hooks,
         warmup_per_block: args
             .hooks
             .warmup_per_block
@@ -200,26 +199,53 @@ pub(crate) fn experiment_config(
                 .clone()
                 .or_else(|| base.and_then(|b| b.identity.host.clone())),
         },
-        parameter: scan
-            .as_ref()
-            .and_then(|s| s.parameter.clone())
-            .or_else(|| base.and_then(|b| b.parameter.clone())),
-        until,
         suite: None,
-        counter,
+        ..ExperimentConfig::default()
+    }
+}
+
+/// The variants' names (`--name`, else the resumed file's, else the commands'), and
+/// `--baseline` among them.
+fn names(
+    args: &CompareArgs,
+    base: Option<&ExperimentConfig>,
+    texts: &[String],
+) -> anyhow::Result<Vec<String>> {
+    let names = match base.filter(|_| args.name.is_empty()) {
+        Some(b) => {
+            let recorded: Vec<String> = b.variants.iter().map(|v| v.name.clone()).collect();
+            variant_names(texts, &recorded)?
+        }
+        None => variant_names(texts, &args.name)?,
     };
-    config.cycles = match args.hooks.runs_per_block {
-        Some(n) => config
-            .cycles_for_runs_per_block(n)
-            .map_err(|e| config_error(e, args, config.until.is_some()))?,
-        None => base.map_or(1, |b| b.cycles.max(1)),
-    };
-    check(args, &config)?;
-    Ok(Plan {
-        config,
-        names,
-        analysis,
-    })
+    if let Some(baseline) = &args.analysis.baseline {
+        if !names.contains(baseline) {
+            return Err(usage(format!(
+                "--baseline {baseline:?} is not one of the variants ({})",
+                names.join(", ")
+            )));
+        }
+    }
+    Ok(names)
+}
+
+/// `--reference CMD` (else the resumed file's), parsed with the commands' shell.
+fn reference(
+    args: &CompareArgs,
+    base: Option<&ExperimentConfig>,
+    shell: Shell,
+) -> anyhow::Result<Option<CommandSpec>> {
+    let resumed = base
+        .and_then(|b| b.reference.as_ref())
+        .map(CommandSpec::text);
+    args.reference
+        .as_deref()
+        .or(resumed)
+        .map(|r| {
+            CommandSpec::parse(r, shell)
+                .map_err(|e| usage(format!("--reference: {}", sched_error_text(&e))))
+        })
+        .transpose()
 }
 
 /// One command is measured alone: nothing to decide, pair or confirm.
@@ -303,13 +329,7 @@ fn config_error(e: ConfigError, args: &CompareArgs, until: bool) -> anyhow::Erro
 /// before any other argument.
 pub(crate) fn check_resumed(args: &CompareArgs, point: &ResumePoint) -> anyhow::Result<()> {
     let header = point.header();
-    let base = ExperimentConfig::resumed(header).map_err(|e| {
-        usage(format!(
-            "--resume {}: {}",
-            point.path().display(),
-            sched_error_text(&e)
-        ))
-    })?;
+    let base = resumed(point)?;
     let given = ExperimentConfig {
         higher_is_better: Some(args.higher_is_better || header.higher_is_better),
         unit: args.unit.clone().or(base.unit.clone()),
