@@ -59,6 +59,11 @@ pub(crate) fn build_comparison(
     let hl = shift_report(base, cand, config.confidence);
 
     let (ratio, ratio_ci) = headline_ratio(input);
+    let headline_distribution = input
+        .paired
+        .and_then(|pa| pa.headline().2)
+        .filter(|_| ratio_ci.is_some())
+        .cloned();
 
     let paired = input.paired.map(|pa| paired_report(pa, input, config));
     let reference = input
@@ -168,6 +173,9 @@ pub(crate) fn build_comparison(
         }
         (seq, _) => seq,
     };
+    // A sequential verdict reports the confidence sequence's interval, which no sampling
+    // distribution stands behind.
+    let interval_distribution = headline_distribution.filter(|_| seq.is_none());
     let (verdict, outcome, summary, ratio, ratio_ci, decision, sequential) = match seq {
         Some(s) => (
             s.verdict,
@@ -211,6 +219,7 @@ pub(crate) fn build_comparison(
         custom_test: custom_test_report(basis, pw),
         sequential,
         distribution,
+        interval_distribution,
     }
 }
 
@@ -220,16 +229,7 @@ fn headline_ratio(input: &CandidateInput<'_>) -> (Option<f64>, Option<[f64; 2]>)
     let config = input.config;
     match input.paired {
         Some(pa) => {
-            let (point, ci) = match config.paired_estimator {
-                PairedEstimator::MeanDifference => (pa.ratio, &pa.ratio_ci),
-                PairedEstimator::RatioOfMeans
-                | PairedEstimator::MedianLogRatio
-                | PairedEstimator::HodgesLehmannLogRatio
-                | PairedEstimator::HodgesLehmannMinLogRatio
-                | PairedEstimator::HodgesLehmannMedianLogRatio
-                | PairedEstimator::PooledMedianRatio
-                | PairedEstimator::TypicalRun => pa.primary(),
-            };
+            let (point, ci, _) = pa.headline();
             (point, interval_bounds(ci))
         }
         None => median_ratio(
