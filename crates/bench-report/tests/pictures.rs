@@ -563,3 +563,42 @@ fn the_verdict_is_the_headline_and_the_text_report_wraps() {
         assert!(text.chars().count() <= 100, "{line}");
     }
 }
+
+#[test]
+fn a_sequential_analysis_carries_the_looks_the_sequence_chart_draws() {
+    use bench_report::pictures::confidence_sequences;
+    use bench_stats::analysis::SequentialRun;
+    use bench_stats::sequential::{SequentialRule, dataset_log_ratios, replay};
+    let data = skewed_blocks();
+    let rule = SequentialRule::new(0.05, 0.01);
+    let config = bench_stats::AnalysisConfig {
+        sequential: Some(SequentialRun {
+            rule,
+            extended: false,
+        }),
+        ..bench_stats::AnalysisConfig::default()
+    };
+    let a = bench_stats::analyze(&data, &config).unwrap();
+    let seqs = confidence_sequences(&a);
+    assert_eq!(seqs.len(), 1);
+    // The looks are the analysis's own: a replay of the block log-ratios gives them.
+    let again = replay(&dataset_log_ratios(&data, Some("A")).unwrap(), &rule);
+    assert_eq!(again.looks.len(), 14);
+    let points: Vec<[f64; 3]> = seqs[0]
+        .points
+        .iter()
+        .map(|q| [q.estimate, q.low, q.high])
+        .collect();
+    let want: Vec<[f64; 3]> = again
+        .looks
+        .iter()
+        .map(|l| [l.median_ratio, l.ratio_interval[0], l.ratio_interval[1]])
+        .collect();
+    assert_eq!(points, want);
+    let all = charts(&Pictures::new(&a).with_sequences(&seqs));
+    assert!(names(&all).contains(&"confidence-sequence.svg"));
+    // Read back from JSON the analysis has no looks, and draws no sequence.
+    let json = serde_json::to_string(&a).unwrap();
+    let back: Analysis = serde_json::from_str(&json).unwrap();
+    assert!(confidence_sequences(&back).is_empty());
+}

@@ -558,6 +558,11 @@ pub struct SequentialReport {
     /// Whether the experiment was extended with `--resume` after it had ended (its extra
     /// blocks are further looks of the same sequence).
     pub extended: bool,
+    /// Every look, one per block in block order, as the analysis replayed them: what a
+    /// picture of the sequence draws. Not serialized (the raw record keeps the runner's
+    /// looks).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub sequence: Vec<crate::sequential::Look>,
 }
 
 /// How a comparison was decided: the deciding test and its p on the scale the verdict
