@@ -49,7 +49,8 @@ pub fn analysis_config_for(
 ) -> anyhow::Result<AnalysisConfig> {
     let config = AnalysisConfig {
         alpha: args.alpha,
-        confidence: args.confidence,
+        // The interval beside the verdict is at the verdict's level unless asked otherwise.
+        confidence: args.confidence.unwrap_or(1.0 - args.alpha),
         resamples: args.resamples,
         seed,
         baseline: args.baseline.clone(),
@@ -1107,7 +1108,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         analysis: AnalysisArgs {
             baseline: None,
             alpha: 0.05,
-            confidence: 0.95,
+            confidence: None,
             resamples: 2000,
             min_practical_effect: 0.147,
             equivalence_margin: None,

@@ -14,7 +14,7 @@ use crate::descriptive::summary::{mean, median, variance_parts};
 use crate::model::report::PairedReport;
 use crate::paired::robust::{BlockSummary, pooled_median_ratio};
 use crate::paired::shape::{SHAPE_QUANTILES, ShapeAnalysis, ShapeConfig, shape_analysis};
-use crate::rank::wilcoxon::paired_hodges_lehmann;
+use crate::rank::wilcoxon::paired_hodges_lehmann_at;
 use crate::resample::bootstrap::{
     self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic,
 };
@@ -222,7 +222,14 @@ impl<'a> Blocks<'a> {
             });
         }
         let positive = b.iter().chain(c).all(|&v| v > 0.0);
-        let log_ratios = positive.then(|| b.iter().zip(c).map(|(b, c)| c.ln() - b.ln()).collect());
+        // The same log-ratios the signed-rank p is computed from (`paired_scale`), so that
+        // the interval and the p agree bit for bit.
+        let log_ratios = positive.then(|| {
+            b.iter()
+                .zip(c)
+                .map(|(b, c)| crate::special::log_ratio(*c, *b))
+                .collect()
+        });
         Ok(Blocks {
             baseline: b,
             candidate: c,
@@ -275,7 +282,7 @@ impl Statistic for BlockStat<'_, '_> {
                 // The Hodges-Lehmann estimators, on whatever block values were given.
                 let l = b.log_ratios.as_ref()?;
                 let picked: Vec<f64> = idx.iter().map(|&i| l[i]).collect();
-                paired_hodges_lehmann(&picked, 0.95).ok()?.estimate.exp()
+                crate::rank::wilcoxon::paired_hl_estimate(&picked)?.exp()
             }
         };
         v.is_finite().then_some(v)
@@ -347,13 +354,17 @@ pub fn block_bootstrap(
     config: &BootstrapConfig,
 ) -> Result<BootstrapInterval, StatsError> {
     let blocks = Blocks::new(baseline, candidate)?;
-    interval(&blocks, estimator, config)
+    interval(&blocks, estimator, config, 1.0 - config.confidence)
 }
 
+/// `alpha` is `1 - config.confidence`, or the analysis' alpha when the level is
+/// `1 - alpha` up to rounding ([`level_alpha`]): the signed-rank interval then excludes
+/// no change exactly when its p is below that alpha.
 fn interval(
     blocks: &Blocks<'_>,
     estimator: PairedEstimator,
     config: &BootstrapConfig,
+    alpha: f64,
 ) -> Result<BootstrapInterval, StatsError> {
     let n = blocks.differences.len();
     if n < 2 {
@@ -367,7 +378,7 @@ fn interval(
         blocks.positive()?;
     }
     if estimator.is_signed_rank() {
-        return signed_rank_interval(blocks, config);
+        return signed_rank_interval(blocks, config, alpha);
     }
     if estimator == PairedEstimator::PooledMedianRatio {
         return Err(StatsError::InvalidParameter {
@@ -377,9 +388,19 @@ fn interval(
         });
     }
     if n > LARGE_SAMPLE_BLOCKS {
-        return large_sample_interval(blocks, estimator, config);
+        return large_sample_interval(blocks, estimator, config, alpha);
     }
     bootstrap::run(&BlockStat { blocks, estimator }, config)
+}
+
+/// The alpha of an interval at `confidence` beside a decision at `alpha`: `alpha` itself
+/// when `confidence` is `1 - alpha` up to rounding, else `1 - confidence`.
+pub(crate) fn level_alpha(confidence: f64, alpha: f64) -> f64 {
+    if (1.0 - confidence - alpha).abs() < 1e-12 {
+        alpha
+    } else {
+        1.0 - confidence
+    }
 }
 
 /// The Hodges-Lehmann ratio of the per-block log-ratios and its signed-rank interval,
@@ -387,9 +408,10 @@ fn interval(
 fn signed_rank_interval(
     blocks: &Blocks<'_>,
     config: &BootstrapConfig,
+    alpha: f64,
 ) -> Result<BootstrapInterval, StatsError> {
     let l = blocks.positive()?;
-    let hl = paired_hodges_lehmann(l, config.confidence)?;
+    let hl = paired_hodges_lehmann_at(l, config.confidence, alpha)?;
     let (estimate, low, high) = (hl.estimate.exp(), hl.ci_low.exp(), hl.ci_high.exp());
     if ![estimate, low, high].iter().all(|v| v.is_finite()) {
         return Err(StatsError::NonFinite {
@@ -425,6 +447,7 @@ fn large_sample_interval(
     blocks: &Blocks<'_>,
     estimator: PairedEstimator,
     config: &BootstrapConfig,
+    alpha: f64,
 ) -> Result<BootstrapInterval, StatsError> {
     let n = blocks.differences.len() as f64;
     let z = crate::special::normal_ppf(0.5 + config.confidence / 2.0).ok_or(
@@ -468,7 +491,7 @@ fn large_sample_interval(
         }
         // The Hodges-Lehmann family (its interval is not a bootstrap at any size); the
         // pooled-median ratio is refused before this point.
-        _ => return signed_rank_interval(blocks, config),
+        _ => return signed_rank_interval(blocks, config, alpha),
     };
     if ![estimate, low, high, standard_error]
         .iter()
@@ -682,7 +705,8 @@ fn runs_estimate(
         summarize(candidate, summary)?,
     );
     let blocks = Blocks::new(&b, &c)?;
-    let interval = interval(&blocks, config.estimator, &config.bootstrap);
+    let alpha = level_alpha(config.bootstrap.confidence, config.alpha);
+    let interval = interval(&blocks, config.estimator, &config.bootstrap, alpha);
     // The p on the scale the block means would be ranked on: `ln(c / b)` when every value
     // is positive, else the differences.
     let (ranked, scale) = crate::analysis::paired_verdict::paired_scale(b.values(), c.values());
@@ -811,23 +835,20 @@ pub fn paired_analysis(
         })
     };
     let ratio = point(PairedEstimator::RatioOfMeans);
-    let hl_ratio_ci = interval(
-        &blocks,
-        PairedEstimator::HodgesLehmannLogRatio,
-        &config.bootstrap,
-    );
-    let median_ratio = point(PairedEstimator::MedianLogRatio);
     let boot = &config.bootstrap;
+    let alpha = level_alpha(boot.confidence, config.alpha);
+    let hl_ratio_ci = interval(&blocks, PairedEstimator::HodgesLehmannLogRatio, boot, alpha);
+    let median_ratio = point(PairedEstimator::MedianLogRatio);
     Ok(PairedAnalysis {
         blocks: n,
         estimator: config.estimator,
         mean_difference,
-        difference_ci: interval(&blocks, PairedEstimator::MeanDifference, boot),
+        difference_ci: interval(&blocks, PairedEstimator::MeanDifference, boot, alpha),
         sd_difference,
         ratio,
-        ratio_ci: interval(&blocks, PairedEstimator::RatioOfMeans, boot),
+        ratio_ci: interval(&blocks, PairedEstimator::RatioOfMeans, boot, alpha),
         median_ratio,
-        median_ratio_ci: interval(&blocks, PairedEstimator::MedianLogRatio, boot),
+        median_ratio_ci: interval(&blocks, PairedEstimator::MedianLogRatio, boot, alpha),
         hl_ratio: hl_ratio_ci.as_ref().ok().map(|i| i.estimate),
         hl_ratio_ci,
         cohens_dz,

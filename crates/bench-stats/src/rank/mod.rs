@@ -43,6 +43,6 @@ pub use page::{
 pub use wilcoxon::{
     ContinuityCorrection, PAIRED_HL_MAX_DIFFERENCES, PairedShift, WILCOXON_AUTO_EXACT_MAX,
     WILCOXON_EXACT_MAX, WILCOXON_PERMUTATION_MAX, WilcoxonConfig, WilcoxonMethod,
-    WilcoxonMethodChoice, WilcoxonOutcome, paired_hodges_lehmann, paired_hodges_lehmann_pairs,
-    wilcoxon_signed_rank, wilcoxon_signed_rank_pairs, wilcoxon_signed_rank_with,
+    NoChangeTest, WilcoxonMethodChoice, WilcoxonOutcome, paired_hodges_lehmann,
+    paired_hodges_lehmann_pairs, signed_rank_no_change, wilcoxon_signed_rank, wilcoxon_signed_rank_pairs, wilcoxon_signed_rank_with,
 };
