@@ -143,10 +143,10 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
     let level = f.config.confidence;
     let rt = if f.ratio_ci.is_some() && (1.0 - level - f.config.alpha).abs() > 1e-9 {
         format!(
-            "{} ({} interval; the verdict is at alpha = {})",
+            "{} at {}, not the verdict's {}",
             ratio_text(r, f.ratio_ci),
             level_text(level),
-            f.config.alpha
+            level_text(1.0 - f.config.alpha)
         )
     } else {
         ratio_text(r, f.ratio_ci)

@@ -325,3 +325,23 @@ fn comparison_warnings(
     }
     out
 }
+
+#[cfg(test)]
+mod tost_tests {
+    use super::*;
+
+    /// Equivalence is two one-sided tests at alpha, read off the `1 - 2 alpha` interval:
+    /// with 5 hosts and a pooled log-ratio of 0 whose 95% interval reaches past ±1% but
+    /// whose 90% interval does not, the pooled verdict is equivalent.
+    #[test]
+    fn pooled_equivalence_is_a_tost_at_one_minus_two_alpha() {
+        let se = 0.0037;
+        let ci = pooled_interval(0.0, se, 5, 0.95);
+        let tost = pooled_interval(0.0, se, 5, 0.90);
+        let margin = 0.01_f64;
+        assert!(ci.unwrap()[1] > (1.0 + margin).ln());
+        assert!(tost.unwrap()[1] < (1.0 + margin).ln());
+        assert_eq!(pooled_outcome(ci, tost, false, margin), Outcome::Equivalent);
+        assert_eq!(pooled_outcome(ci, ci, false, margin), Outcome::Inconclusive);
+    }
+}
