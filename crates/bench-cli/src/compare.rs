@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use bench_sched::{
-    CommandSpec, CpuSet, Design, ExperimentConfig, FailurePolicy, Identity, Input, InterruptFlag,
-    Layout, Metric, Outcome, OutputMode, RawHeader, RawWriter, RealRunner, ResumePoint, Runner,
-    SchedError, Shell, Until, Variant, analyze_input, run_experiment,
+    CommandSpec, CpuSet, Design, Experiment, ExperimentConfig, FailurePolicy, Identity, Input,
+    InterruptFlag, Layout, Metric, OutputMode, RawHeader, RawWriter, RealRunner, ResumePoint,
+    Runner, SchedError, Shell, Until, Variant, analyze_input, run_experiment,
 };
 use bench_stats::sequential::SequentialRule;
 use bench_stats::{AnalysisConfig, Grouping, PracticalRule, Warning, WarningCode};
@@ -158,7 +158,15 @@ pub(crate) fn sched_error(error: SchedError, raw: &Path, fresh: bool) -> anyhow:
             signal,
             message: format!("interrupted by signal {signal}; {kept}"),
         }),
-        other => usage(format!("{other}\n{kept}")),
+        SchedError::Config(_)
+        | SchedError::CommandSyntax { .. }
+        | SchedError::ShellSyntaxWithoutShell { .. }
+        | SchedError::ProgramNotFound { .. }
+        | SchedError::Output { .. }
+        | SchedError::ResumeMismatch { .. }
+        | SchedError::ResumeInput(_)
+        | SchedError::Signals(_) => usage(format!("{error}\n{kept}")),
+        _ => usage(format!("{error}\n{kept}")),
     }
 }
 
@@ -531,13 +539,13 @@ fn check_kept_files(args: &CompareArgs, resume: Option<&ResumePoint>) -> anyhow:
 /// After the runs: analyze, print the report, write the exports, apply the gate.
 fn report(
     args: &CompareArgs,
-    outcome: &Outcome,
+    outcome: &Experiment,
     names: &[String],
     analysis: &AnalysisConfig,
     raw_path: &Path,
 ) -> anyhow::Result<u8> {
     check_some_run_succeeded(outcome, names, raw_path)?;
-    let input = Input::from_outcome(outcome);
+    let input = Input::from_experiment(outcome.clone());
     if input.is_empty() {
         return Err(anyhow::Error::new(Exit::CommandFailed(
             crate::checks::nothing_to_analyze(&input),
@@ -559,7 +567,7 @@ fn report(
 /// `None` when there are fewer than three variants or nothing stands out (said on stderr).
 fn confirm_standout(
     args: &CompareArgs,
-    outcome: &Outcome,
+    outcome: &Experiment,
     result: &bench_stats::Analysis,
     analysis: &AnalysisConfig,
     raw_path: &Path,
@@ -608,7 +616,7 @@ fn confirm_standout(
         baseline: Some(group.baseline.clone()),
         ..analysis.clone()
     };
-    let confirmation = analyze_input(&Input::from_outcome(&again), &confirm_config)
+    let confirmation = analyze_input(&Input::from_experiment(again), &confirm_config)
         .map_err(|e| usage(e.to_string()))?;
     Ok(Some(Box::new(confirmation)))
 }
@@ -634,16 +642,17 @@ fn from_header(mut args: CompareArgs, h: &RawHeader) -> anyhow::Result<CompareAr
         }
     }
     args.blocks = args.blocks.or(Some(h.blocks));
-    args.design = args.design.or_else(|| Some(h.design.clone()));
+    args.design = args.design.or_else(|| Some(h.design.to_string()));
     args.warmup = args.warmup.or(Some(h.warmup));
     args.settle = args.settle.or(Some(Duration::from_nanos(h.settle_ns)));
     if args.layout.is_none() {
-        args.layout = match h.layout.as_str() {
-            "random" => Some(LayoutArg::Random),
-            "fixed" | "fixed:0" => Some(LayoutArg::Fixed),
-            other => {
+        args.layout = match h.layout {
+            Layout::Random => Some(LayoutArg::Random),
+            Layout::Fixed(0) => Some(LayoutArg::Fixed),
+            other @ (Layout::Fixed(_) | _) => {
                 return Err(usage(format!(
-                    "--resume: the file's layout {other:?} cannot be given on the command line; resume it through the library"
+                    "--resume: the file's layout {:?} cannot be given on the command line; resume it through the library",
+                    other.to_string()
                 )));
             }
         };
@@ -653,13 +662,13 @@ fn from_header(mut args: CompareArgs, h: &RawHeader) -> anyhow::Result<CompareAr
         args.timeout = h.timeout_ns.map(Duration::from_nanos);
     }
     if args.shell.is_none() {
-        args.shell = match h.shell.as_deref() {
-            Some("sh") => Some(ShellArg::Sh),
-            Some(_) => Some(ShellArg::None),
+        args.shell = match h.shell {
+            Some(Shell::Sh) => Some(ShellArg::Sh),
+            Some(Shell::None | _) => Some(ShellArg::None),
             None => None,
         };
     }
-    args.metric = args.metric.or_else(|| Some(h.metric.clone()));
+    args.metric = args.metric.or_else(|| Some(h.metric.to_string()));
     args.higher_is_better |= h.higher_is_better;
     args.unit = args.unit.or_else(|| Some(h.unit.clone()));
     args.reference = args.reference.or_else(|| h.reference.clone());
@@ -812,7 +821,7 @@ fn experiment_config(args: &CompareArgs, resume: Option<ResumePoint>) -> anyhow:
     let counter = crate::counting::choose(
         &metric,
         args.counter.as_deref(),
-        resume.as_ref().and_then(|r| r.header().counter.as_deref()),
+        resume.as_ref().and_then(|r| r.header().counter),
         args.analysis.quiet,
     )?;
     let mut config = ExperimentConfig {
@@ -1023,7 +1032,7 @@ pub(crate) fn execute(
     mut writer: RawWriter,
     raw_path: &Path,
     quiet: bool,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<Experiment> {
     let schedule = config.schedule();
     let names: Vec<String> = config.variants.iter().map(|v| v.name.clone()).collect();
     let mut progress = Progress::new(schedule.runs.len() as u64, config.blocks, quiet, &names);
@@ -1038,7 +1047,7 @@ pub(crate) fn execute(
 
 /// Refuses to analyze when every run of some variant failed (with `--ignore-failure`).
 fn check_some_run_succeeded(
-    outcome: &Outcome,
+    outcome: &Experiment,
     names: &[String],
     raw_path: &Path,
 ) -> anyhow::Result<()> {

@@ -5,6 +5,13 @@
 //! `bench-stats` computes it, `bench-report` renders it. Its own words are the flags: a
 //! remedy the libraries state as a fact is worded as the flag that applies it (`words`).
 
+// A match on one of our enums names every variant, so a new variant is a compile (or
+// clippy) error wherever it needs a decision.
+#![deny(
+    clippy::wildcard_enum_match_arm,
+    clippy::match_wildcard_for_single_variants
+)]
+
 mod analyze;
 mod checks;
 mod ci;

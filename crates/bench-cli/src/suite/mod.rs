@@ -535,7 +535,7 @@ fn dry_run(config: &ExperimentConfig) -> anyhow::Result<u8> {
             .filter(|r| r.block == b)
             .filter_map(|r| match r.target {
                 bench_sched::Target::Variant(i) => Some(config.variants[i].name.as_str()),
-                _ => None,
+                bench_sched::Target::Reference => None,
             })
             .collect();
         out.push_str(&format!("block {}: {}\n", b + 1, names.join(" ")));
@@ -602,7 +602,7 @@ fn report(
 fn cross_class(
     args: &SuiteArgs,
     analysis: &AnalysisConfig,
-    raw: &bench_sched::RawData,
+    raw: &bench_sched::Experiment,
 ) -> anyhow::Result<u8> {
     let loaded = raw.to_dataset();
     let config = AnalysisConfig {

@@ -36,6 +36,11 @@ pub enum Source {
 pub fn source(c: &Comparison) -> Source {
     match c.verdict_basis {
         VerdictBasis::PairedBootstrap(e) => Source::Bootstrap(e),
+        VerdictBasis::PairedSignedRank(_)
+        | VerdictBasis::Friedman
+        | VerdictBasis::KruskalWallis
+        | VerdictBasis::MannWhitney
+        | VerdictBasis::Custom(_) => Source::Walsh,
         _ => Source::Walsh,
     }
 }
@@ -176,6 +181,15 @@ fn bootstrap(ratios: &[f64], estimator: PairedEstimator, seed: u64) -> Vec<f64> 
                         (picked[n / 2 - 1].ln() + picked[n / 2].ln()) / 2.0
                     };
                     m.exp()
+                }
+                PairedEstimator::MeanDifference
+                | PairedEstimator::RatioOfMeans
+                | PairedEstimator::HodgesLehmannLogRatio
+                | PairedEstimator::HodgesLehmannMinLogRatio
+                | PairedEstimator::HodgesLehmannMedianLogRatio
+                | PairedEstimator::PooledMedianRatio
+                | PairedEstimator::TypicalRun => {
+                    (picked.iter().map(|r| r.ln()).sum::<f64>() / n as f64).exp()
                 }
                 _ => (picked.iter().map(|r| r.ln()).sum::<f64>() / n as f64).exp(),
             }

@@ -3,7 +3,7 @@
 use bench_stats::Parameter;
 
 use crate::host::HostFacts;
-use crate::raw::{RAW_SCHEMA, RawHeader, RawStopRule, RawVariant};
+use crate::raw::{RAW_SCHEMA, RawHeader, RawStopRule, RawVariant, ReferencePlacement};
 
 use super::{ExperimentConfig, Variant};
 
@@ -33,26 +33,34 @@ pub(super) fn raw_variants(config: &ExperimentConfig) -> Vec<RawVariant> {
         .collect()
 }
 
-pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
+impl RawHeader {
+    /// The header a fresh experiment of `config` writes: its design, seed, variants and
+    /// every setting, the experiment id (`config.identity`'s, else derived) and this
+    /// machine's facts (read now: its load, CPU, kernel, ...; the host name
+    /// `config.identity` gives replaces the machine's). [`ExperimentConfig::resumed`] reads
+    /// a header back into the configuration that continues it.
+    pub fn from_config(config: &ExperimentConfig) -> RawHeader {
+        new_header(config)
+    }
+}
+
+fn new_header(config: &ExperimentConfig) -> RawHeader {
     let mut header = RawHeader {
         schema: RAW_SCHEMA.to_owned(),
         abba_version: config.abba_version.clone(),
-        design: config.design.name().to_owned(),
+        design: config.design,
         seed: config.seed,
         blocks: config.blocks,
         variants: raw_variants(config),
         reference: config.reference.as_ref().map(|c| c.text().to_owned()),
-        metric: config.metric.to_string(),
+        metric: config.metric.clone(),
         unit: config.unit(),
         higher_is_better: config.higher(),
-        layout: config.layout.to_string(),
+        layout: config.layout,
         pin: config.pin.as_ref().map(ToString::to_string),
         warmup: config.warmup,
         settle_ns: u64::try_from(config.settle.as_nanos()).unwrap_or(u64::MAX),
-        shell: config
-            .variants
-            .first()
-            .map(|v| v.command.shell().to_string()),
+        shell: config.variants.first().map(|v| v.command.shell()),
         timeout_ns: config
             .timeout
             .map(|t| u64::try_from(t.as_nanos()).unwrap_or(u64::MAX)),
@@ -60,7 +68,7 @@ pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
         hooks: super::hooks::raw_hooks(&config.hooks),
         warmup_per_block: config.warmup_per_block,
         cycles: config.cycles.max(1),
-        reference_placement: config.reference_runs().placement_name().map(str::to_owned),
+        reference_placement: ReferencePlacement::of(config.reference_runs()),
         stop_rule: config
             .until
             .as_ref()
@@ -72,7 +80,7 @@ pub(super) fn new_header(config: &ExperimentConfig) -> RawHeader {
             .as_ref()
             .map(|s| s.to_raw(&config.variants))
             .unwrap_or_default(),
-        counter: config.counter.map(|c| c.name().to_owned()),
+        counter: config.counter,
     };
     header.experiment = Some(
         config

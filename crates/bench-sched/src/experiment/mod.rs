@@ -1,13 +1,12 @@
 //! Experiments: the configuration ([`ExperimentConfig`]), the loop ([`run_experiment`]),
-//! its progress hooks ([`Observer`]), what it returns ([`Outcome`]) and how it continues a
-//! previous raw file ([`ResumePoint`]).
+//! its progress hooks ([`Observer`]), what it returns (the [`crate::Experiment`] record) and
+//! how it continues a previous raw file ([`ResumePoint`]).
 
 mod budget;
 mod config;
 mod header;
 mod hooks;
 mod observer;
-mod outcome;
 mod resume;
 mod run;
 mod stop;
@@ -17,7 +16,6 @@ pub use config::{
 };
 pub use hooks::{HookKind, Hooks};
 pub use observer::{NoopObserver, Observer};
-pub use outcome::Outcome;
 pub use resume::ResumePoint;
 pub use run::run_experiment;
 

@@ -4,8 +4,8 @@ use std::path::Path;
 
 use crate::error::SchedError;
 use crate::raw::{
-    RawData, RawExtension, RawHeader, RawHooks, RawStopRule, RawTrailer, RawVariant, RawWriter,
-    RunRecord, read_raw,
+    EndStatus, Experiment, RawExtension, RawHeader, RawHooks, RawStopRule, RawTrailer, RawVariant,
+    RawWriter, ReferencePlacement, RunRecord, SequenceStop, read_raw,
 };
 
 use super::ExperimentConfig;
@@ -15,7 +15,7 @@ use super::hooks::raw_hooks;
 /// A previous raw file to continue (`--resume`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResumePoint {
-    data: RawData,
+    data: Experiment,
     path: std::path::PathBuf,
 }
 
@@ -61,10 +61,10 @@ impl ResumePoint {
             path: self.path.clone(),
             message: format!("{what} differs: the file has {file}, this run has {now}"),
         };
-        if h.design != config.design.name() {
+        if h.design != config.design {
             return Err(mismatch(
                 "design",
-                h.design.clone(),
+                h.design.to_string(),
                 config.design.to_string(),
             ));
         }
@@ -109,20 +109,21 @@ impl ResumePoint {
                 format!("{reference:?}"),
             ));
         }
-        let placement = config.reference_runs().placement_name();
-        if h.reference.is_some() && h.reference_placement.as_deref() != placement {
+        let placement = ReferencePlacement::of(config.reference_runs());
+        if h.reference.is_some() && h.reference_placement != placement {
             return Err(mismatch(
                 "reference placement",
-                h.reference_placement
-                    .clone()
-                    .unwrap_or_else(|| "once per block (an older abba)".to_owned()),
-                placement.unwrap_or("none").to_owned(),
+                h.reference_placement.map_or_else(
+                    || "once per block (an older abba)".to_owned(),
+                    |p| p.to_string(),
+                ),
+                placement.map_or_else(|| "none".to_owned(), |p| p.to_string()),
             ));
         }
-        if h.metric != config.metric.to_string() {
+        if h.metric != config.metric {
             return Err(mismatch(
                 "metric",
-                h.metric.clone(),
+                h.metric.to_string(),
                 config.metric.to_string(),
             ));
         }
@@ -152,9 +153,12 @@ impl ResumePoint {
                 "{what} differs: the file's runs had {file}, this run would use {now} (resume with the file's setting, or start a new file)"
             ),
         };
-        let layout = config.layout.to_string();
-        if h.layout != layout {
-            return Err(mismatch("layout", h.layout.clone(), layout));
+        if h.layout != config.layout {
+            return Err(mismatch(
+                "layout",
+                h.layout.to_string(),
+                config.layout.to_string(),
+            ));
         }
         if h.warmup != config.warmup {
             return Err(mismatch(
@@ -176,19 +180,17 @@ impl ResumePoint {
             let show = |t: Option<u64>| t.map_or_else(|| "no timeout".to_owned(), ns_text);
             return Err(mismatch("timeout", show(h.timeout_ns), show(timeout_ns)));
         }
-        let shell = config
-            .variants
-            .first()
-            .map(|v| v.command.shell().to_string());
-        if let (Some(file), Some(now)) = (&h.shell, shell) {
-            if *file != now {
-                return Err(mismatch("shell", file.clone(), now));
+        let shell = config.variants.first().map(|v| v.command.shell());
+        if let (Some(file), Some(now)) = (h.shell, shell) {
+            if file != now {
+                return Err(mismatch("shell", file.to_string(), now.to_string()));
             }
         }
-        let counter = config.counter.map(|c| c.name().to_owned());
-        if h.counter != counter {
-            let show = |c: &Option<String>| c.clone().unwrap_or_else(|| "no counter".to_owned());
-            return Err(mismatch("counter", show(&h.counter), show(&counter)));
+        if h.counter != config.counter {
+            let show = |c: Option<crate::CounterSource>| {
+                c.map_or_else(|| "no counter".to_owned(), |c| c.to_string())
+            };
+            return Err(mismatch("counter", show(h.counter), show(config.counter)));
         }
         let pin = config.pin.as_ref().map(ToString::to_string);
         if h.pin != pin {
@@ -248,8 +250,10 @@ impl ResumePoint {
     /// Blocks at the look that decided, when the file is a sequential experiment whose
     /// rule decided (its trailer says so).
     pub fn decided_at(&self) -> Option<u32> {
-        let seq = self.data.trailer.as_ref()?.sequence.as_ref()?;
-        (seq.stop == "decided").then_some(seq.decided_at).flatten()
+        let seq = self.data.end.as_ref()?.sequence.as_ref()?;
+        (seq.stop == SequenceStop::Decided)
+            .then_some(seq.decided_at)
+            .flatten()
     }
 
     /// Whether `config` extends the file's experiment: it had ended (its end line says
@@ -259,9 +263,9 @@ impl ResumePoint {
     pub fn extends(&self, config: &ExperimentConfig) -> bool {
         let ended = self
             .data
-            .trailer
+            .end
             .as_ref()
-            .is_some_and(|t| t.status == "complete");
+            .is_some_and(|t| t.status == EndStatus::Complete);
         ended
             && config.blocks > self.data.header.blocks
             && config.design.pairing() == crate::design::Pairing::Paired
@@ -320,13 +324,13 @@ impl ResumePoint {
     /// `None` when nothing follows the last complete block.
     fn session_end(&self) -> Option<RawTrailer> {
         let superseded = self.superseded_runs().to_vec();
-        if superseded.is_empty() && self.data.trailer.is_none() {
+        if superseded.is_empty() && self.data.end.is_none() {
             return None;
         }
-        let mut end = self.data.trailer.clone().unwrap_or_else(|| {
+        let mut end = self.data.end.clone().unwrap_or_else(|| {
             let modified = std::fs::metadata(&self.path).and_then(|m| m.modified());
             RawTrailer {
-                status: "killed".into(),
+                status: EndStatus::Killed,
                 load_end: None,
                 end_time: modified.map(crate::host::rfc3339_utc).unwrap_or_default(),
                 sequence: None,
@@ -360,7 +364,7 @@ impl ResumePoint {
             return RawWriter::rewrite_header(
                 &self.path,
                 &header,
-                self.data.header_end,
+                self.data.offsets.header_end,
                 keep,
                 &end,
             );

@@ -252,10 +252,7 @@ fn json_metric_reads_the_field_or_fails() {
     drop(w);
     let data = read_raw_bytes("mem", &buf.0.lock().unwrap()).unwrap();
     assert_eq!(data.runs[0].metric, None);
-    assert_eq!(
-        data.trailer.as_ref().map(|t| t.status.as_str()),
-        Some("failed")
-    );
+    assert_eq!(data.end.as_ref().map(|t| t.status), Some(EndStatus::Failed));
     assert!(data.to_dataset().dataset.series[0].observations.is_empty());
     config.higher_is_better = Some(true);
     let err = run_experiment(
@@ -400,8 +397,8 @@ fn reference_runs_beside_every_run_into_dataset_reference() {
         .collect();
     assert_eq!(block0, ["rA", "A", "B", "rB", "rB", "B", "A", "rA"]);
     assert_eq!(
-        outcome.header.reference_placement.as_deref(),
-        Some("beside-each-run")
+        serde_json::to_value(&outcome.header).unwrap()["reference_placement"],
+        "beside-each-run"
     );
     let d = outcome.to_dataset().dataset;
     assert_eq!(d.reference_beside.len(), 12);

@@ -245,7 +245,12 @@ impl Metric {
     pub fn count_event(&self) -> Option<CountEvent> {
         match self {
             Metric::Count(e) => Some(*e),
-            _ => None,
+            Metric::Wall
+            | Metric::User
+            | Metric::Sys
+            | Metric::Cpu
+            | Metric::MaxRss
+            | Metric::Json(_) => None,
         }
     }
 

@@ -225,7 +225,13 @@ fn headline_ratio(input: &CandidateInput<'_>) -> (Option<f64>, Option<[f64; 2]>)
         Some(pa) => {
             let (point, ci) = match config.paired_estimator {
                 PairedEstimator::MeanDifference => (pa.ratio, &pa.ratio_ci),
-                _ => pa.primary(),
+                PairedEstimator::RatioOfMeans
+                | PairedEstimator::MedianLogRatio
+                | PairedEstimator::HodgesLehmannLogRatio
+                | PairedEstimator::HodgesLehmannMinLogRatio
+                | PairedEstimator::HodgesLehmannMedianLogRatio
+                | PairedEstimator::PooledMedianRatio
+                | PairedEstimator::TypicalRun => pa.primary(),
             };
             (point, interval_bounds(ci))
         }
@@ -257,7 +263,7 @@ fn practical_gate<'a>(
             pw.effect.as_ref().map_or("effect", |e| e.metric.as_str()),
             pw.effect.as_ref().and_then(|e| e.practical_value),
         ),
-        _ => ("|Cliff's delta|", Some(cliff.delta.abs())),
+        Rule::Ratio | Rule::Cliff(_) => ("|Cliff's delta|", Some(cliff.delta.abs())),
     };
     match rule.fails(pw.verdict, practical) {
         Some(value) => {
@@ -335,7 +341,11 @@ fn deciding_test(basis: &VerdictBasis, paired: Option<&PairedAnalysis>) -> (Stri
                 PairedEstimator::MeanDifference => "block-differences",
                 PairedEstimator::RatioOfMeans => "block-means",
                 PairedEstimator::PooledMedianRatio => "runs-in-blocks",
-                _ => "block-log-ratios",
+                PairedEstimator::MedianLogRatio
+                | PairedEstimator::HodgesLehmannLogRatio
+                | PairedEstimator::HodgesLehmannMinLogRatio
+                | PairedEstimator::HodgesLehmannMedianLogRatio
+                | PairedEstimator::TypicalRun => "block-log-ratios",
             },
         ),
         VerdictBasis::MannWhitney | VerdictBasis::KruskalWallis => ("mann-whitney".into(), "runs"),

@@ -215,7 +215,7 @@ fn sentence(p: &PooledEffect, noun: &str, higher_is_better: bool) -> String {
         Outcome::Slower if higher_is_better => "worse",
         Outcome::Slower => "slower",
         Outcome::Equivalent => "equivalent",
-        _ => "inconclusive",
+        Outcome::Inconclusive | Outcome::Mixed => "inconclusive",
     };
     format!(
         "pooled over {} {noun}s ({} blocks): ratio {:.3}{interval}: {word}",

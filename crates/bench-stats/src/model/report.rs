@@ -981,7 +981,10 @@ impl VerdictBasis {
     pub fn paired_estimator(&self) -> Option<PairedEstimator> {
         match self {
             VerdictBasis::PairedSignedRank(e) | VerdictBasis::PairedBootstrap(e) => Some(*e),
-            _ => None,
+            VerdictBasis::Friedman
+            | VerdictBasis::KruskalWallis
+            | VerdictBasis::MannWhitney
+            | VerdictBasis::Custom(_) => None,
         }
     }
 

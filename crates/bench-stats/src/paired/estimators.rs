@@ -52,8 +52,8 @@ pub enum PairedEstimator {
     /// The Hodges-Lehmann ratio with its signed-rank interval, as
     /// [`PairedEstimator::HodgesLehmannLogRatio`], of the per-block log-ratios of each
     /// variant's fastest run in the block ([`BlockSummary::Min`] for times, the largest
-    /// value when higher is better): a run slowed by the machine does not move its block. abba's default: in the estimator grid (README,
-    /// Trust) it held its false-positive rate and coverage on every noise profile at every
+    /// value when higher is better): a run slowed by the machine does not move its block. abba's default: in the estimator grid (`docs/estimator-grid.md`,
+    /// `docs/calibration.md`) it held its false-positive rate and coverage on every noise profile at every
     /// block count from 8, and had the most power on the shared-VM and drifting profiles.
     /// Needs positive values.
     #[cfg_attr(feature = "serde", serde(rename = "hl-min-log-ratio"))]
@@ -114,7 +114,11 @@ impl PairedEstimator {
             PairedEstimator::HodgesLehmannMedianLogRatio | PairedEstimator::TypicalRun => {
                 BlockSummary::Median
             }
-            _ => BlockSummary::Mean,
+            PairedEstimator::MeanDifference
+            | PairedEstimator::RatioOfMeans
+            | PairedEstimator::MedianLogRatio
+            | PairedEstimator::HodgesLehmannLogRatio
+            | PairedEstimator::PooledMedianRatio => BlockSummary::Mean,
         }
     }
 
@@ -148,7 +152,10 @@ impl PairedEstimator {
             PairedEstimator::HodgesLehmannMinLogRatio => "the fastest run of each block",
             PairedEstimator::HodgesLehmannMedianLogRatio => "the median run of each block",
             PairedEstimator::PooledMedianRatio => "the median of all runs",
-            _ => "the block means",
+            PairedEstimator::MeanDifference
+            | PairedEstimator::RatioOfMeans
+            | PairedEstimator::MedianLogRatio
+            | PairedEstimator::HodgesLehmannLogRatio => "the block means",
         }
     }
 
@@ -161,7 +168,13 @@ impl PairedEstimator {
     pub fn null_value(self) -> f64 {
         match self {
             PairedEstimator::MeanDifference => 0.0,
-            _ => 1.0,
+            PairedEstimator::RatioOfMeans
+            | PairedEstimator::MedianLogRatio
+            | PairedEstimator::HodgesLehmannLogRatio
+            | PairedEstimator::HodgesLehmannMinLogRatio
+            | PairedEstimator::HodgesLehmannMedianLogRatio
+            | PairedEstimator::PooledMedianRatio
+            | PairedEstimator::TypicalRun => 1.0,
         }
     }
 }
@@ -277,8 +290,11 @@ impl Statistic for BlockStat<'_, '_> {
                 let l = b.log_ratios.as_ref()?;
                 median(&idx.iter().map(|&i| l[i]).collect::<Vec<_>>()).exp()
             }
-            PairedEstimator::PooledMedianRatio => return None,
-            _ => {
+            // The typical run is a randomization test of every run, not a block statistic.
+            PairedEstimator::PooledMedianRatio | PairedEstimator::TypicalRun => return None,
+            PairedEstimator::HodgesLehmannLogRatio
+            | PairedEstimator::HodgesLehmannMinLogRatio
+            | PairedEstimator::HodgesLehmannMedianLogRatio => {
                 // The Hodges-Lehmann estimators, on whatever block values were given.
                 let l = b.log_ratios.as_ref()?;
                 let picked: Vec<f64> = idx.iter().map(|&i| l[i]).collect();
@@ -490,8 +506,13 @@ fn large_sample_interval(
             (m, low, high, (high - low) / (2.0 * z))
         }
         // The Hodges-Lehmann family (its interval is not a bootstrap at any size); the
-        // pooled-median ratio is refused before this point.
-        _ => return signed_rank_interval(blocks, config, alpha),
+        // pooled-median ratio is refused before this point, and the typical run is never
+        // a block statistic.
+        PairedEstimator::HodgesLehmannLogRatio
+        | PairedEstimator::HodgesLehmannMinLogRatio
+        | PairedEstimator::HodgesLehmannMedianLogRatio
+        | PairedEstimator::PooledMedianRatio
+        | PairedEstimator::TypicalRun => return signed_rank_interval(blocks, config, alpha),
     };
     if ![estimate, low, high, standard_error]
         .iter()
@@ -608,7 +629,10 @@ impl PairedAnalysis {
             PairedEstimator::RatioOfMeans => (self.ratio, &self.ratio_ci),
             PairedEstimator::MedianLogRatio => (self.median_ratio, &self.median_ratio_ci),
             PairedEstimator::HodgesLehmannLogRatio => (self.hl_ratio, &self.hl_ratio_ci),
-            _ => match &self.from_runs {
+            PairedEstimator::HodgesLehmannMinLogRatio
+            | PairedEstimator::HodgesLehmannMedianLogRatio
+            | PairedEstimator::PooledMedianRatio
+            | PairedEstimator::TypicalRun => match &self.from_runs {
                 Some(r) => (r.ratio, &r.interval),
                 None => (None, &Err(NEEDS_RUNS)),
             },

@@ -8,7 +8,7 @@
 //! variant's runs in a block by their minimum (or median, with more than two runs) keeps
 //! the block's value on the main mode; pooling all runs of a variant and taking the median
 //! ignores the slow minority outright, while resampling whole blocks keeps what the
-//! variants shared inside a block together (the calibration in the README, Trust, compares
+//! variants shared inside a block together (the calibration in `docs/calibration.md` compares
 //! them on every noise profile).
 
 use crate::StatsError;
@@ -53,7 +53,7 @@ impl BlockSummary {
     pub fn oriented(self, higher_is_better: bool) -> BlockSummary {
         match self {
             BlockSummary::Min => BlockSummary::best(higher_is_better),
-            other => other,
+            other @ (BlockSummary::Mean | BlockSummary::Median | BlockSummary::Max) => other,
         }
     }
 
@@ -169,7 +169,11 @@ pub fn pooled_median_ratio(
     let p_value = bootstrap_p(&reps, 1.0);
     let interval = match config.method {
         IntervalMethod::Percentile => percentile_interval(&stat, &reps, config)?,
-        _ => bootstrap::run(&stat, config)?,
+        IntervalMethod::Bca
+        | IntervalMethod::Studentized
+        | IntervalMethod::LargeSample
+        | IntervalMethod::SignedRank
+        | IntervalMethod::Permutation => bootstrap::run(&stat, config)?,
     };
     Ok(PooledMedianRatio { interval, p_value })
 }

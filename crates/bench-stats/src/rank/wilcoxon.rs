@@ -293,7 +293,7 @@ pub fn wilcoxon_signed_rank_with(
     };
     let statistic = match config.alternative {
         Alternative::TwoSided => t_plus.min(t_minus),
-        _ => t_plus,
+        Alternative::Less | Alternative::Greater => t_plus,
     };
     Ok(WilcoxonOutcome {
         statistic,
