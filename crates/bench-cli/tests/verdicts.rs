@@ -89,12 +89,20 @@ fn the_printed_interval_follows_alpha_unless_a_level_is_asked_for() {
     let ci = c["ratio_ci"].as_array().unwrap();
     let excludes = ci[0].as_f64().unwrap() > 1.0 || ci[1].as_f64().unwrap() < 1.0;
     assert_eq!(excludes, c["verdict"] == "significant", "{c}");
-    assert!(c["summary"].as_str().unwrap().contains("80% interval"), "{c}");
+    assert!(
+        c["summary"].as_str().unwrap().contains("80% interval"),
+        "{c}"
+    );
     let asked = comparison("alpha_between", &["--confidence", "0.99"]);
     let text = asked["summary"].as_str().unwrap();
     assert!(text.contains("at 99%, not the verdict's 95%"), "{text}");
     let default = comparison("alpha_between", &[]);
-    assert!(!default["summary"].as_str().unwrap().contains("not the verdict's"));
+    assert!(
+        !default["summary"]
+            .as_str()
+            .unwrap()
+            .contains("not the verdict's")
+    );
 }
 
 /// A quantized metric where 8 of 12 blocks gave identical values: the test is

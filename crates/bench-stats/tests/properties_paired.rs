@@ -285,16 +285,19 @@ fn invalid_configs_are_typed_errors() {
 /// Quantized differences, zero-heavy: a memory metric in KiB, a counter, a millisecond
 /// CSV. `zeros` of the weight 10 is the share of exact zeros.
 fn quantized(len: std::ops::Range<usize>) -> impl Strategy<Value = (Vec<f64>, f64)> {
-    (len, 0_u32..10, prop_oneof![Just(1.0), Just(0.5), Just(0.001)]).prop_flat_map(
-        |(n, zeros, step)| {
+    (
+        len,
+        0_u32..10,
+        prop_oneof![Just(1.0), Just(0.5), Just(0.001)],
+    )
+        .prop_flat_map(|(n, zeros, step)| {
             let value = prop_oneof![
                 zeros => Just(0_i32),
                 10 - zeros => -3_i32..=6,
             ]
             .prop_map(move |k| f64::from(k) * step);
             (prop::collection::vec(value, n), Just(step))
-        },
-    )
+        })
 }
 
 fn excludes(lo: f64, hi: f64, null: f64) -> bool {
@@ -444,7 +447,12 @@ fn few_informative_blocks_are_not_tested() {
     use bench_stats::{AnalysisConfig, PairedEstimator, Verdict, analyze};
     let mut d = vec![0.0; 34];
     d.extend([4.0, 8.0, 4.0, 12.0, 8.0]);
-    let t = signed_rank_no_change(&d.iter().map(|x| ((1024.0 + x) / 1024.0_f64).ln()).collect::<Vec<_>>()).unwrap();
+    let t = signed_rank_no_change(
+        &d.iter()
+            .map(|x| ((1024.0 + x) / 1024.0_f64).ln())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
     assert_eq!((t.informative, t.zeros), (5, 34));
     assert_eq!(t.conditional_p, 0.0625);
     let config = AnalysisConfig {
@@ -465,7 +473,8 @@ fn few_informative_blocks_are_not_tested() {
     let c = &analyze(&blocked(1024.0, &d), &config).unwrap().groups[0].comparisons[0];
     assert_eq!(c.verdict, Verdict::NotTested, "{}", c.summary);
     assert!(
-        c.summary.contains("only 4 of 12 blocks differ (the other 8 gave identical values)"),
+        c.summary
+            .contains("only 4 of 12 blocks differ (the other 8 gave identical values)"),
         "{}",
         c.summary
     );
@@ -475,5 +484,10 @@ fn few_informative_blocks_are_not_tested() {
     let c6 = analyze(&blocked(1024.0, &d6), &config).unwrap().groups[0].comparisons[0].clone();
     assert_ne!(c6.verdict, Verdict::NotTested, "{}", c6.summary);
     let [lo, hi] = c6.ratio_ci.unwrap();
-    assert_eq!(c6.verdict == Verdict::Significant, lo > 1.0 || hi < 1.0, "{}", c6.summary);
+    assert_eq!(
+        c6.verdict == Verdict::Significant,
+        lo > 1.0 || hi < 1.0,
+        "{}",
+        c6.summary
+    );
 }

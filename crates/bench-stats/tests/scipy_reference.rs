@@ -531,7 +531,11 @@ fn scipy_wilcoxon_conditional_cases() {
     for (i, c) in cases.iter().enumerate() {
         let d = vec(c, "d");
         let t = signed_rank_no_change(&d).unwrap();
-        assert_eq!(t.informative, c["informative"].as_u64().unwrap() as usize, "case {i}");
+        assert_eq!(
+            t.informative,
+            c["informative"].as_u64().unwrap() as usize,
+            "case {i}"
+        );
         few += usize::from(t.informative < 6);
         assert_close(
             t.conditional_p,
@@ -553,7 +557,10 @@ fn scipy_wilcoxon_conditional_cases() {
         let ci = vec(c, "ci_95");
         // (JSON parsing may move a difference by an ulp: the bounds to 1e-12.)
         for (got, want) in [(hl.ci_low, ci[0]), (hl.ci_high, ci[1])] {
-            assert!((got - want).abs() <= 1e-12, "case {i} bounds {got} vs {want}");
+            assert!(
+                (got - want).abs() <= 1e-12,
+                "case {i} bounds {got} vs {want}"
+            );
         }
         assert_eq!(
             t.p_value < 1.0 - 0.95,
@@ -561,7 +568,10 @@ fn scipy_wilcoxon_conditional_cases() {
             "case {i}"
         );
     }
-    assert!(few >= 20, "{few} cases with fewer than 6 informative differences");
+    assert!(
+        few >= 20,
+        "{few} cases with fewer than 6 informative differences"
+    );
     // The audit's shape: 5 informative of 39 reach 2/32 at best, never 0.05.
     assert_eq!(num(&cases[0], "conditional_p"), 0.0625);
 }

@@ -86,8 +86,11 @@ pub(crate) fn too_few_informative(
     let blocks = pa.decision_blocks();
     let need = min_paired_blocks(config.alpha);
     let informative = informative_blocks(blocks);
-    (blocks.len() >= need && informative > 0 && informative < need)
-        .then_some((informative, blocks.len(), need))
+    (blocks.len() >= need && informative > 0 && informative < need).then_some((
+        informative,
+        blocks.len(),
+        need,
+    ))
 }
 
 /// The two-variant paired verdict, one decision with one p: for the default estimator the

@@ -96,7 +96,12 @@ fn compare(
     let k = tree.len();
     let ci = pooled_interval(boot.estimate, boot.standard_error, k, level);
     // Equivalence is two one-sided tests at alpha: the 1 - 2 alpha interval.
-    let tost = pooled_interval(boot.estimate, boot.standard_error, k, 1.0 - 2.0 * config.alpha);
+    let tost = pooled_interval(
+        boot.estimate,
+        boot.standard_error,
+        k,
+        1.0 - 2.0 * config.alpha,
+    );
     let outcome = pooled_outcome(ci, tost, higher_is_better, config.equivalence_margin);
     let blocks: usize = tree.iter().flatten().map(Vec::len).sum();
     let noun = if by_host { "host" } else { "session" };

@@ -772,7 +772,9 @@ mod tests {
         let mut state = 12345_u64;
         let noise: Vec<f64> = (0..60)
             .map(|_| {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 (state >> 11) as f64 / (1_u64 << 53) as f64 - 0.5
             })
             .collect();
@@ -812,7 +814,11 @@ mod tests {
         for confidence in [0.9, 0.95, 0.98] {
             let hl = paired_hodges_lehmann(&d, confidence).unwrap();
             let t = hl.no_change.unwrap();
-            assert_eq!(t.p_value < 1.0 - confidence, hl.ci_low > 0.0, "{confidence}");
+            assert_eq!(
+                t.p_value < 1.0 - confidence,
+                hl.ci_low > 0.0,
+                "{confidence}"
+            );
         }
         let t = signed_rank_no_change(&d).unwrap();
         assert_eq!(walsh_signs(&d), (34, 1));
