@@ -742,9 +742,6 @@ pub struct HookArgs {
     /// than 30 of 2 on a shared machine (docs/estimator-grid.md) [default: the design's].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RUNS_PER_BLOCK), value_name = "N", help_heading = DESIGN, hide_short_help = true)]
     pub runs_per_block: Option<u32>,
-    /// The cycles per block of the file being resumed (set from its header).
-    #[arg(skip)]
-    pub resumed_cycles: Option<u32>,
     /// Measure about N runs per variant (--blocks from N).
     ///
     /// Measure about N runs per variant: chooses --blocks as N divided by the design's

@@ -108,8 +108,9 @@ pub use crate::design::{
 };
 pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
-    ExperimentConfig, FailurePolicy, HookKind, Hooks, Identity, NoopObserver, Observer,
-    REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant, run_experiment,
+    BudgetFit, ConfigError, ExperimentConfig, FailurePolicy, HookKind, Hooks, Identity, Mismatch,
+    NoopObserver, Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant,
+    run_experiment,
 };
 pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary_csv};
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
@@ -119,7 +120,9 @@ pub use crate::import::{
 };
 pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
-pub use crate::pipeline::{Input, MetricUnavailable, analyze_input, recorded_metrics};
+pub use crate::pipeline::{
+    ConfirmError, Confirmation, Input, MetricUnavailable, analyze_input, recorded_metrics,
+};
 pub use crate::raw::{
     AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, RAW_SCHEMA, RawExtension, RawHeader,
     RawHooks, RawLook, RawSequence, RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant,

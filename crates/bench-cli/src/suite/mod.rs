@@ -18,9 +18,10 @@ use bench_stats::{AnalysisConfig, Dataset, Grouping};
 pub use args::{SUITE_HELP, SuiteArgs};
 use file::{BenchmarkEntry, SuiteFile};
 
-use crate::compare::{RawOutput, execute, fresh_seed, naming_raw_file, open_raw};
+use crate::compare::{execute, fresh_seed};
 use crate::exit::{Exit, usage};
 use crate::output::{stderr_line, write_stdout};
+use crate::raw_output::{RawOutput, naming_raw_file, open_raw};
 use crate::words::sched_error_text;
 
 /// The schema of `abba suite --json`.

@@ -4,17 +4,22 @@
 
 mod budget;
 mod config;
+mod differences;
 mod header;
 mod hooks;
+mod invalid;
 mod observer;
 mod resume;
 mod run;
 mod stop;
 
+pub use budget::BudgetFit;
 pub use config::{
     ExperimentConfig, FailurePolicy, Identity, REFERENCE_NAME, ScanParameter, Until, Variant,
 };
+pub use differences::Mismatch;
 pub use hooks::{HookKind, Hooks};
+pub use invalid::ConfigError;
 pub use observer::{NoopObserver, Observer};
 pub use resume::ResumePoint;
 pub use run::run_experiment;

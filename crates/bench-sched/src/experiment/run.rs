@@ -11,7 +11,9 @@ use crate::interrupt::InterruptFlag;
 use crate::raw::{EndStatus, Experiment, RawHeader, RawSequence, RawTrailer, RawWriter, RunRecord};
 use crate::runner::{CommandSpec, Metric, RunMeasurement, RunRequest, Runner, Termination};
 
-use super::{ExperimentConfig, FailurePolicy, HookKind, Observer, REFERENCE_NAME, Variant};
+use super::{
+    ConfigError, ExperimentConfig, FailurePolicy, HookKind, Observer, REFERENCE_NAME, Variant,
+};
 
 /// One hook's run: its wall time and, if it failed, how (`exit code 1`).
 struct HookRun {
@@ -482,9 +484,9 @@ impl Session<'_> {
         let config = self.config;
         let variant = match planned.target {
             Target::Variant(i) => &config.variants[i],
-            Target::Reference => self
-                .reference
-                .ok_or_else(|| SchedError::Config("reference run without a reference".into()))?,
+            Target::Reference => self.reference.ok_or(SchedError::Config(
+                ConfigError::ReferenceRunWithoutReference,
+            ))?,
         };
         let index = match planned.target {
             Target::Variant(i) => Some(i),

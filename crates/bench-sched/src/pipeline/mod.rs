@@ -28,9 +28,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod confirm;
 mod controls;
 mod metrics;
 
+pub use confirm::{ConfirmError, Confirmation};
 pub use metrics::{MetricUnavailable, recorded_metrics};
 
 use std::collections::HashMap;

@@ -589,17 +589,21 @@ pub fn paired_hodges_lehmann(
     confidence: f64,
 ) -> Result<PairedShift, StatsError> {
     check_confidence(confidence)?;
-    paired_hodges_lehmann_at(differences, confidence, 1.0 - confidence)
+    paired_hodges_lehmann_walsh(differences, confidence, 1.0 - confidence)
+        .map(|(shift, _, _)| shift)
 }
 
 /// [`paired_hodges_lehmann`] with the level's `alpha` given as well (`1 - confidence`
 /// up to rounding), so that a caller comparing a p with that very `alpha` gets an
-/// interval that agrees with it bit for bit.
-pub(crate) fn paired_hodges_lehmann_at(
+/// interval that agrees with it bit for bit; and with the Walsh averages it read the
+/// estimate and interval from (in no particular order) and the interval's rank `k`: the
+/// ends are the `k`-th smallest and the `k`-th largest of them (`None` when the interval
+/// was widened to reach 0, so that an end is not one of them).
+pub(crate) fn paired_hodges_lehmann_walsh(
     differences: &[f64],
     confidence: f64,
     alpha: f64,
-) -> Result<PairedShift, StatsError> {
+) -> Result<(PairedShift, Vec<f64>, Option<usize>), StatsError> {
     if differences.is_empty() {
         return Err(StatsError::TooFewSamples {
             what: "paired hodges-lehmann differences",
@@ -634,11 +638,13 @@ pub(crate) fn paired_hodges_lehmann_at(
         .then(|| no_change(&d, &reference));
     // No change is in the confidence set unless both the conditional test and the
     // interval's own count reject it: widen the interval to reach it.
-    if no_change.is_none_or(|t| t.p_value >= alpha) {
+    let mut rank = Some(k);
+    if no_change.is_none_or(|t| t.p_value >= alpha) && (ci_low > 0.0 || ci_high < 0.0) {
         ci_low = ci_low.min(0.0);
         ci_high = ci_high.max(0.0);
+        rank = None;
     }
-    Ok(PairedShift {
+    let shift = PairedShift {
         estimate,
         ci_low,
         ci_high,
@@ -647,7 +653,8 @@ pub(crate) fn paired_hodges_lehmann_at(
         method: reference.method(),
         n_used: n,
         no_change,
-    })
+    };
+    Ok((shift, walsh_all, rank))
 }
 
 /// The Hodges-Lehmann estimate alone (the median of the Walsh averages, subsampled as
