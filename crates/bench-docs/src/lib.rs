@@ -206,6 +206,12 @@ impl Figure {
         self.text.push('\n');
     }
 
+    /// Adds `line` to the figure without printing it (for a line already printed).
+    pub fn record(&mut self, line: impl Display) {
+        self.text.push_str(&line.to_string());
+        self.text.push('\n');
+    }
+
     /// The text so far.
     pub fn text(&self) -> &str {
         &self.text
