@@ -12,7 +12,7 @@
 
 use std::io::Write as _;
 
-use bench_sched::{RawData, RunRecord};
+use bench_sched::{Experiment, RunRecord};
 use bench_stats::{Analysis, Dataset};
 
 use super::git::CommitInfo;
@@ -128,7 +128,7 @@ pub fn fnv1a_128(bytes: &[u8]) -> String {
 /// The raw file's header and runs as canonical JSONL (one line each, in file order,
 /// without the end lines): what the content hash covers and what the store keeps
 /// (compressed). The same file gives the same text whichever command records it.
-pub fn canonical_jsonl(raw: &RawData) -> String {
+pub fn canonical_jsonl(raw: &Experiment) -> String {
     let mut text = serde_json::to_string(&raw.header).unwrap_or_default();
     text.push('\n');
     for run in &raw.runs {
@@ -154,7 +154,7 @@ pub fn inflate(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-fn machine(raw: &RawData) -> MachineInfo {
+fn machine(raw: &Experiment) -> MachineInfo {
     let h = &raw.header.host;
     let name = h.hostname.clone().unwrap_or_else(|| "unknown".into());
     let key = format!(
@@ -214,7 +214,7 @@ pub struct Context {
     pub base_commit: Option<CommitInfo>,
 }
 
-fn command_of(raw: &RawData, variant: &str) -> Option<String> {
+fn command_of(raw: &Experiment, variant: &str) -> Option<String> {
     raw.header
         .variants
         .iter()
@@ -222,13 +222,103 @@ fn command_of(raw: &RawData, variant: &str) -> Option<String> {
         .map(|v| v.command.clone())
 }
 
+/// The level rows (one per series) and the summary rows (one per comparison) of one
+/// analysed unit of the file.
+fn unit_rows(
+    raw: &Experiment,
+    unit: &Unit<'_>,
+    ctx: &Context,
+    stepping_commits: bool,
+    levels: &mut Vec<LevelRow>,
+    summaries: &mut Vec<SummaryRow>,
+) {
+    let series: Vec<_> = unit
+        .dataset
+        .series
+        .iter()
+        .filter(|s| !s.observations.is_empty())
+        .collect();
+    let Some(group) = unit.analysis.groups.first() else {
+        return;
+    };
+    let baseline = group.baseline.clone();
+    let stepping = stepping_commits && series.len() == 2;
+    let key = |variant: &str| -> BenchmarkKey {
+        let name = if stepping {
+            ctx.bench
+                .clone()
+                .or_else(|| unit.suite_name.clone())
+                .unwrap_or_else(|| baseline.clone())
+        } else if series.len() == 1 && unit.suite_name.is_none() {
+            ctx.bench.clone().unwrap_or_else(|| variant.to_owned())
+        } else {
+            match ctx.bench.clone().or_else(|| unit.suite_name.clone()) {
+                Some(prefix) => format!("{prefix}/{variant}"),
+                None => variant.to_owned(),
+            }
+        };
+        let command = if stepping {
+            group
+                .comparisons
+                .first()
+                .and_then(|c| command_of(raw, &c.candidate))
+        } else {
+            command_of(raw, variant)
+        };
+        BenchmarkKey {
+            name,
+            metric: unit.metric.clone(),
+            unit: unit.analysis.unit.clone(),
+            higher_is_better: unit.analysis.higher_is_better,
+            command,
+        }
+    };
+    for s in &series {
+        let mut v: Vec<f64> = s.observations.iter().map(|o| o.value).collect();
+        v.sort_by(f64::total_cmp);
+        let (median, low, high) = median_interval(&v, 1.959_963_984_540_054);
+        levels.push(LevelRow {
+            benchmark: key(&s.name),
+            variant: s.name.clone(),
+            at_base: stepping && s.name == baseline,
+            n: v.len(),
+            median,
+            low,
+            high,
+        });
+    }
+    for c in &group.comparisons {
+        summaries.push(SummaryRow {
+            benchmark: key(&c.candidate),
+            baseline: baseline.clone(),
+            candidate: c.candidate.clone(),
+            stepping,
+            ratio: c.ratio.filter(|r| r.is_finite() && *r > 0.0),
+            interval: c
+                .ratio_ci
+                .filter(|i| i[0].is_finite() && i[1].is_finite() && i[0] > 0.0),
+            confidence: unit.analysis.confidence,
+            verdict: match c.verdict {
+                bench_stats::Verdict::Significant => "significant",
+                bench_stats::Verdict::NotSignificant => "not-significant",
+                bench_stats::Verdict::NotTested => "not-tested",
+                _ => "not-tested",
+            }
+            .into(),
+            outcome: c.outcome.as_str().into(),
+            p_value: c
+                .decision
+                .as_ref()
+                .and_then(|d| d.p_value_adjusted.or(d.p_value)),
+            estimator: c.verdict_basis.to_string(),
+        });
+    }
+}
+
 /// Builds the record of one raw file and the analyses of its benchmarks.
-pub fn build(raw: &RawData, units: &[Unit<'_>], ctx: &Context) -> Record {
+pub fn build(raw: &Experiment, units: &[Unit<'_>], ctx: &Context) -> Record {
     let text = canonical_jsonl(raw);
-    let values = bench_sched::Input::from_raw(raw.clone())
-        .experiment
-        .map(|e| e.measured_values())
-        .unwrap_or_default();
+    let values = raw.measured_values();
     let runs = raw
         .runs
         .iter()
@@ -251,87 +341,14 @@ pub fn build(raw: &RawData, units: &[Unit<'_>], ctx: &Context) -> Record {
     let mut levels = Vec::new();
     let mut summaries = Vec::new();
     for unit in units {
-        let series: Vec<_> = unit
-            .dataset
-            .series
-            .iter()
-            .filter(|s| !s.observations.is_empty())
-            .collect();
-        let Some(group) = unit.analysis.groups.first() else {
-            continue;
-        };
-        let baseline = group.baseline.clone();
-        let stepping = stepping_commits && series.len() == 2;
-        let key = |variant: &str| -> BenchmarkKey {
-            let name = if stepping {
-                ctx.bench
-                    .clone()
-                    .or_else(|| unit.suite_name.clone())
-                    .unwrap_or_else(|| baseline.clone())
-            } else if series.len() == 1 && unit.suite_name.is_none() {
-                ctx.bench.clone().unwrap_or_else(|| variant.to_owned())
-            } else {
-                match ctx.bench.clone().or_else(|| unit.suite_name.clone()) {
-                    Some(prefix) => format!("{prefix}/{variant}"),
-                    None => variant.to_owned(),
-                }
-            };
-            let command = if stepping {
-                group
-                    .comparisons
-                    .first()
-                    .and_then(|c| command_of(raw, &c.candidate))
-            } else {
-                command_of(raw, variant)
-            };
-            BenchmarkKey {
-                name,
-                metric: unit.metric.clone(),
-                unit: unit.analysis.unit.clone(),
-                higher_is_better: unit.analysis.higher_is_better,
-                command,
-            }
-        };
-        for s in &series {
-            let mut v: Vec<f64> = s.observations.iter().map(|o| o.value).collect();
-            v.sort_by(f64::total_cmp);
-            let (median, low, high) = median_interval(&v, 1.959_963_984_540_054);
-            levels.push(LevelRow {
-                benchmark: key(&s.name),
-                variant: s.name.clone(),
-                at_base: stepping && s.name == baseline,
-                n: v.len(),
-                median,
-                low,
-                high,
-            });
-        }
-        for c in &group.comparisons {
-            summaries.push(SummaryRow {
-                benchmark: key(&c.candidate),
-                baseline: baseline.clone(),
-                candidate: c.candidate.clone(),
-                stepping,
-                ratio: c.ratio.filter(|r| r.is_finite() && *r > 0.0),
-                interval: c
-                    .ratio_ci
-                    .filter(|i| i[0].is_finite() && i[1].is_finite() && i[0] > 0.0),
-                confidence: unit.analysis.confidence,
-                verdict: match c.verdict {
-                    bench_stats::Verdict::Significant => "significant",
-                    bench_stats::Verdict::NotSignificant => "not-significant",
-                    bench_stats::Verdict::NotTested => "not-tested",
-                    _ => "not-tested",
-                }
-                .into(),
-                outcome: c.outcome.as_str().into(),
-                p_value: c
-                    .decision
-                    .as_ref()
-                    .and_then(|d| d.p_value_adjusted.or(d.p_value)),
-                estimator: c.verdict_basis.to_string(),
-            });
-        }
+        unit_rows(
+            raw,
+            unit,
+            ctx,
+            stepping_commits,
+            &mut levels,
+            &mut summaries,
+        );
     }
     Record {
         content_hash: fnv1a_128(text.as_bytes()),
@@ -339,7 +356,7 @@ pub fn build(raw: &RawData, units: &[Unit<'_>], ctx: &Context) -> Record {
         file: (!raw.file.is_empty()).then(|| raw.file.clone()),
         experiment: raw.header.experiment_id(),
         seed: raw.header.seed,
-        design: raw.header.design.clone(),
+        design: raw.header.design.to_string(),
         started_at: raw.header.host.start_time.clone(),
         recorded_at: bench_sched::rfc3339_utc(std::time::SystemTime::now()),
         machine: machine(raw),

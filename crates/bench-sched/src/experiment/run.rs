@@ -8,12 +8,11 @@ use crate::design::{PlannedRun, Target};
 use crate::error::SchedError;
 use crate::host::{load_average, rfc3339_utc};
 use crate::interrupt::InterruptFlag;
-use crate::raw::{RawHeader, RawSequence, RawTrailer, RawWriter, RunRecord};
+use crate::raw::{EndStatus, Experiment, RawHeader, RawSequence, RawTrailer, RawWriter, RunRecord};
 use crate::runner::{CommandSpec, Metric, RunMeasurement, RunRequest, Runner, Termination};
 
-use super::header::new_header;
 use super::{
-    ExperimentConfig, FailurePolicy, HookKind, Observer, Outcome, REFERENCE_NAME, Variant,
+    ConfigError, ExperimentConfig, FailurePolicy, HookKind, Observer, REFERENCE_NAME, Variant,
 };
 
 /// One hook's run: its wall time and, if it failed, how (`exit code 1`).
@@ -120,7 +119,7 @@ pub fn run_experiment(
     runner: &mut dyn Runner,
     out: &mut RawWriter,
     observer: &mut dyn Observer,
-) -> Result<Outcome, SchedError> {
+) -> Result<Experiment, SchedError> {
     let reference = preflight(config, runner)?;
     let (header, mut runs, skip) = starting_point(config);
     if !out.has_header() {
@@ -147,12 +146,8 @@ pub fn run_experiment(
     };
     session.warm_up(config.warmup, None)?;
     session.measure(skip, &mut runs)?;
-    session.finish("complete")?;
-    Ok(Outcome {
-        header,
-        runs,
-        load_end: load_average(),
-    })
+    let end = session.finish(EndStatus::Complete)?;
+    Ok(Experiment::new(header, runs, "(this run)").with_end(end))
 }
 
 /// Checks the configuration (and a resume file against it) and resolves every program
@@ -195,7 +190,7 @@ fn starting_point(config: &ExperimentConfig) -> (RawHeader, Vec<RunRecord>, usiz
             let keep = runs.len();
             (header, runs, keep)
         }
-        None => (new_header(config), Vec::new(), 0),
+        None => (RawHeader::from_config(config), Vec::new(), 0),
     }
 }
 
@@ -241,15 +236,17 @@ struct Session<'a> {
 }
 
 impl Session<'_> {
-    /// Writes the trailer line with `status` (`complete`, `failed`, `interrupted`).
-    fn finish(&mut self, status: &str) -> Result<(), SchedError> {
-        self.out.write_trailer(&RawTrailer {
-            status: status.to_owned(),
+    /// Writes the trailer line with `status` and returns it.
+    fn finish(&mut self, status: EndStatus) -> Result<RawTrailer, SchedError> {
+        let end = RawTrailer {
+            status,
             load_end: load_average(),
             end_time: rfc3339_utc(SystemTime::now()),
             sequence: self.sequence.clone(),
             superseded: Vec::new(),
-        })
+        };
+        self.out.write_trailer(&end)?;
+        Ok(end)
     }
 
     /// Once a stop is requested: writes the `interrupted` trailer and returns
@@ -257,8 +254,8 @@ impl Session<'_> {
     fn check_stop(&mut self) -> Result<(), SchedError> {
         match self.stop.stop_requested() {
             None => Ok(()),
-            Some(signal) => Err(match self.finish("interrupted") {
-                Ok(()) => SchedError::Interrupted { signal },
+            Some(signal) => Err(match self.finish(EndStatus::Interrupted) {
+                Ok(_) => SchedError::Interrupted { signal },
                 Err(e) => e,
             }),
         }
@@ -308,7 +305,7 @@ impl Session<'_> {
                 if config.on_failure == FailurePolicy::Stop
                     && m.termination != Termination::Exited(0)
                 {
-                    let _ = self.finish("failed");
+                    let _ = self.finish(EndStatus::Failed);
                     return Err(SchedError::WarmupFailed {
                         variant: v.name.clone(),
                         status: match m.termination {
@@ -378,7 +375,7 @@ impl Session<'_> {
             .as_ref()
             .and_then(|r| self.hook_error(i, kind, block, r))
         {
-            self.finish("failed")?;
+            self.finish(EndStatus::Failed)?;
             return Err(e);
         }
         Ok(run)
@@ -487,9 +484,9 @@ impl Session<'_> {
         let config = self.config;
         let variant = match planned.target {
             Target::Variant(i) => &config.variants[i],
-            Target::Reference => self
-                .reference
-                .ok_or_else(|| SchedError::Config("reference run without a reference".into()))?,
+            Target::Reference => self.reference.ok_or(SchedError::Config(
+                ConfigError::ReferenceRunWithoutReference,
+            ))?,
         };
         let index = match planned.target {
             Target::Variant(i) => Some(i),
@@ -514,21 +511,79 @@ impl Session<'_> {
             Some(i) => self.hook(i, HookKind::Conclude)?,
             None => None,
         };
+        let metric = metric_value(config.metric_of(index), &m);
+        let measured = Measured {
+            planned,
+            variant: &variant.name,
+            index,
+            env_pad,
+            metric: metric.as_ref().ok().copied().flatten(),
+            prepare: prepare.as_ref(),
+            conclude: conclude.as_ref(),
+        };
+        let record = self.record(&measured, &m);
+        self.out.write_run(&record)?;
+        self.observer.on_run_end(&record);
+        if let (Some(i), Some(run)) = (index, &conclude) {
+            if let Some(e) = self.hook_error(i, HookKind::Conclude, block, run) {
+                self.finish(EndStatus::Failed)?;
+                return Err(e);
+            }
+        }
+        if config.on_failure == FailurePolicy::Stop {
+            let failed =
+                check_termination(config, &variant.name, planned.block, &m).and_then(|()| {
+                    match metric {
+                        Err(message) => Err(SchedError::Metric {
+                            variant: variant.name.clone(),
+                            block: planned.block,
+                            message,
+                        }),
+                        Ok(_) => Ok(()),
+                    }
+                });
+            if let Err(e) = failed {
+                self.finish(EndStatus::Failed)?;
+                return Err(e);
+            }
+        }
+        Ok(record)
+    }
+}
+
+/// What one measured run was, besides its measurement: what [`Session::record`] writes.
+struct Measured<'a> {
+    planned: &'a PlannedRun,
+    /// The variant's name (`reference` for a reference run).
+    variant: &'a str,
+    /// The variant's index (`None`: the reference).
+    index: Option<usize>,
+    env_pad: usize,
+    /// The value the run line records in `metric`.
+    metric: Option<f64>,
+    prepare: Option<&'a HookRun>,
+    conclude: Option<&'a HookRun>,
+}
+
+impl Session<'_> {
+    /// The run line of `run`, measured as `m`: its place, times, exit, hooks and counts.
+    fn record(&self, run: &Measured<'_>, m: &RunMeasurement) -> RunRecord {
+        let config = self.config;
+        let (planned, index) = (run.planned, run.index);
         let hook_failure = [
-            (HookKind::Prepare, &prepare),
-            (HookKind::Conclude, &conclude),
+            (HookKind::Prepare, run.prepare),
+            (HookKind::Conclude, run.conclude),
         ]
         .into_iter()
-        .find_map(|(kind, run)| {
-            let failed = run.as_ref()?.failure.as_ref()?;
+        .find_map(|(kind, hook)| {
+            let failed = hook?.failure.as_ref()?;
             Some(format!("{kind}: {failed}"))
         });
-        let metric = metric_value(config.metric_of(index), &m);
         let record = RunRecord {
             run: planned.run_index,
             block: planned.block,
             position: planned.position,
-            variant: variant.name.clone(),
+            variant: run.variant.to_owned(),
             is_reference: planned.target == Target::Reference,
             beside: planned.beside.map(|v| config.variants[v].name.clone()),
             wall_ns: m.wall_ns,
@@ -548,12 +603,12 @@ impl Session<'_> {
                 Termination::Exited(_) | Termination::TimedOut | Termination::Interrupted => None,
             },
             timed_out: m.termination == Termination::TimedOut,
-            env_pad,
-            metric: metric.as_ref().ok().copied().flatten(),
+            env_pad: run.env_pad,
+            metric: run.metric,
             allowed_cpus: self.allowed.clone(),
             session: self.session,
-            prepare_ns: prepare.as_ref().map(|h| h.wall_ns),
-            conclude_ns: conclude.as_ref().map(|h| h.wall_ns),
+            prepare_ns: run.prepare.map(|h| h.wall_ns),
+            conclude_ns: run.conclude.map(|h| h.wall_ns),
             hook_failure,
             benchmark: config
                 .suite
@@ -569,33 +624,7 @@ impl Session<'_> {
             counted_processes: None,
             count_error: None,
         };
-        let record = with_counts(record, m.counts.as_ref());
-        self.out.write_run(&record)?;
-        self.observer.on_run_end(&record);
-        if let (Some(i), Some(run)) = (index, &conclude) {
-            if let Some(e) = self.hook_error(i, HookKind::Conclude, block, run) {
-                self.finish("failed")?;
-                return Err(e);
-            }
-        }
-        if config.on_failure == FailurePolicy::Stop {
-            let failed =
-                check_termination(config, &variant.name, planned.block, &m).and_then(|()| {
-                    match metric {
-                        Err(message) => Err(SchedError::Metric {
-                            variant: variant.name.clone(),
-                            block: planned.block,
-                            message,
-                        }),
-                        Ok(_) => Ok(()),
-                    }
-                });
-            if let Err(e) = failed {
-                self.finish("failed")?;
-                return Err(e);
-            }
-        }
-        Ok(record)
+        with_counts(record, m.counts.as_ref())
     }
 }
 

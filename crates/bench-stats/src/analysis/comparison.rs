@@ -24,7 +24,7 @@ use crate::paired::variance::paired_variance_components;
 use crate::rank::cliff::{CliffsDelta, Magnitude, cliffs_delta};
 use crate::rank::hodges_lehmann::hodges_lehmann;
 use crate::rank::mann_whitney::mann_whitney_u;
-use crate::rank::wilcoxon::{paired_hodges_lehmann, wilcoxon_signed_rank};
+use crate::rank::wilcoxon::{paired_hodges_lehmann_walsh, signed_rank_no_change};
 use crate::resample::bootstrap::{BootstrapConfig, BootstrapInterval};
 use crate::resample::median_ratio::median_ratio;
 
@@ -59,6 +59,11 @@ pub(crate) fn build_comparison(
     let hl = shift_report(base, cand, config.confidence);
 
     let (ratio, ratio_ci) = headline_ratio(input);
+    let headline_distribution = input
+        .paired
+        .and_then(|pa| pa.headline().2)
+        .filter(|_| ratio_ci.is_some())
+        .cloned();
 
     let paired = input.paired.map(|pa| paired_report(pa, input, config));
     let reference = input
@@ -121,6 +126,9 @@ pub(crate) fn build_comparison(
             .map(|p| p.blocks)
             .filter(|&b| b < min_blocks)
             .map(|b| (b, min_blocks)),
+        too_few_informative: input
+            .paired
+            .and_then(|pa| crate::analysis::paired_verdict::too_few_informative(pa, config)),
         downgraded,
         config,
         estimator: input.paired.map(|_| config.paired_estimator),
@@ -168,6 +176,9 @@ pub(crate) fn build_comparison(
         }
         (seq, _) => seq,
     };
+    // A sequential verdict reports the confidence sequence's interval, which no sampling
+    // distribution stands behind.
+    let interval_distribution = headline_distribution.filter(|_| seq.is_none());
     let (verdict, outcome, summary, ratio, ratio_ci, decision, sequential) = match seq {
         Some(s) => (
             s.verdict,
@@ -211,6 +222,7 @@ pub(crate) fn build_comparison(
         custom_test: custom_test_report(basis, pw),
         sequential,
         distribution,
+        interval_distribution,
     }
 }
 
@@ -220,16 +232,7 @@ fn headline_ratio(input: &CandidateInput<'_>) -> (Option<f64>, Option<[f64; 2]>)
     let config = input.config;
     match input.paired {
         Some(pa) => {
-            let (point, ci) = match config.paired_estimator {
-                PairedEstimator::MeanDifference => (pa.ratio, &pa.ratio_ci),
-                PairedEstimator::RatioOfMeans
-                | PairedEstimator::MedianLogRatio
-                | PairedEstimator::HodgesLehmannLogRatio
-                | PairedEstimator::HodgesLehmannMinLogRatio
-                | PairedEstimator::HodgesLehmannMedianLogRatio
-                | PairedEstimator::PooledMedianRatio
-                | PairedEstimator::TypicalRun => pa.primary(),
-            };
+            let (point, ci, _) = pa.headline();
             (point, interval_bounds(ci))
         }
         None => median_ratio(
@@ -375,10 +378,13 @@ fn paired_report(
 ) -> PairedReport {
     let diffs: Vec<f64> = pa.block_values.iter().map(|v| v[1] - v[0]).collect();
     let mut report = pa.to_report();
-    report.wilcoxon_p = wilcoxon_signed_rank(&diffs).ok().map(|w| w.p_value);
-    report.hodges_lehmann = paired_hodges_lehmann(&diffs, config.confidence)
+    // The p of no change that the interval below agrees with (conditional on the
+    // non-zero differences; SciPy's signed-rank p when none is zero or tied).
+    report.wilcoxon_p = signed_rank_no_change(&diffs).ok().map(|w| w.p_value);
+    let alpha = crate::paired::estimators::level_alpha(config.confidence, config.alpha);
+    report.hodges_lehmann = paired_hodges_lehmann_walsh(&diffs, config.confidence, alpha)
         .ok()
-        .map(|s| ShiftReport {
+        .map(|(s, _, _)| ShiftReport {
             shift: s.estimate,
             ci_low: Some(s.ci_low),
             ci_high: Some(s.ci_high),

@@ -100,6 +100,7 @@ fn report(r: &Replay, run: &SequentialRun) -> SequentialReport {
             .filter(|i| i.iter().all(|x| x.is_finite() && *x > 0.0)),
         p_value: r.p_value(),
         extended: run.extended,
+        sequence: r.looks.clone(),
     }
 }
 

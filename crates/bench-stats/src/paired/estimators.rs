@@ -11,10 +11,11 @@
 //! baseline.
 
 use crate::descriptive::summary::{mean, median, variance_parts};
+use crate::model::distribution::{DistributionKind, IntervalDistribution};
 use crate::model::report::PairedReport;
 use crate::paired::robust::{BlockSummary, pooled_median_ratio};
 use crate::paired::shape::{SHAPE_QUANTILES, ShapeAnalysis, ShapeConfig, shape_analysis};
-use crate::rank::wilcoxon::paired_hodges_lehmann;
+use crate::rank::wilcoxon::paired_hodges_lehmann_walsh;
 use crate::resample::bootstrap::{
     self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic,
 };
@@ -235,7 +236,14 @@ impl<'a> Blocks<'a> {
             });
         }
         let positive = b.iter().chain(c).all(|&v| v > 0.0);
-        let log_ratios = positive.then(|| b.iter().zip(c).map(|(b, c)| c.ln() - b.ln()).collect());
+        // The same log-ratios the signed-rank p is computed from (`paired_scale`), so that
+        // the interval and the p agree bit for bit.
+        let log_ratios = positive.then(|| {
+            b.iter()
+                .zip(c)
+                .map(|(b, c)| crate::special::log_ratio(*c, *b))
+                .collect()
+        });
         Ok(Blocks {
             baseline: b,
             candidate: c,
@@ -291,7 +299,7 @@ impl Statistic for BlockStat<'_, '_> {
                 // The Hodges-Lehmann estimators, on whatever block values were given.
                 let l = b.log_ratios.as_ref()?;
                 let picked: Vec<f64> = idx.iter().map(|&i| l[i]).collect();
-                paired_hodges_lehmann(&picked, 0.95).ok()?.estimate.exp()
+                crate::rank::wilcoxon::paired_hl_estimate(&picked)?.exp()
             }
         };
         v.is_finite().then_some(v)
@@ -371,6 +379,24 @@ fn interval(
     estimator: PairedEstimator,
     config: &BootstrapConfig,
 ) -> Result<BootstrapInterval, StatsError> {
+    interval_keeping(blocks, estimator, config, 1.0 - config.confidence, false)
+        .map(|(interval, _)| interval)
+}
+
+/// [`interval`], with the distribution it was read from when `keep` is set: the block
+/// bootstrap's replicates, or the Walsh averages of the signed-rank interval (none for a
+/// large-sample interval).
+///
+/// `alpha` is `1 - config.confidence`, or the analysis' alpha when the level is
+/// `1 - alpha` up to rounding ([`level_alpha`]): the signed-rank interval then excludes
+/// no change exactly when its p is below that alpha.
+fn interval_keeping(
+    blocks: &Blocks<'_>,
+    estimator: PairedEstimator,
+    config: &BootstrapConfig,
+    alpha: f64,
+    keep: bool,
+) -> Result<(BootstrapInterval, Option<IntervalDistribution>), StatsError> {
     let n = blocks.differences.len();
     if n < 2 {
         return Err(StatsError::TooFewSamples {
@@ -383,7 +409,7 @@ fn interval(
         blocks.positive()?;
     }
     if estimator.is_signed_rank() {
-        return signed_rank_interval(blocks, config);
+        return signed_rank_interval(blocks, config, alpha, keep);
     }
     if estimator == PairedEstimator::PooledMedianRatio {
         return Err(StatsError::InvalidParameter {
@@ -393,9 +419,14 @@ fn interval(
         });
     }
     if n > LARGE_SAMPLE_BLOCKS {
-        return large_sample_interval(blocks, estimator, config);
+        return large_sample_interval(blocks, estimator, config, alpha, keep);
     }
-    bootstrap::run(&BlockStat { blocks, estimator }, config)
+    let (interval, replicates) =
+        bootstrap::run_keeping(&BlockStat { blocks, estimator }, config, keep)?;
+    Ok((
+        interval,
+        replicates.and_then(bootstrap::Replicates::into_distribution),
+    ))
 }
 
 /// The Hodges-Lehmann ratio of the per-block log-ratios and its signed-rank interval,
@@ -403,9 +434,11 @@ fn interval(
 fn signed_rank_interval(
     blocks: &Blocks<'_>,
     config: &BootstrapConfig,
-) -> Result<BootstrapInterval, StatsError> {
+    alpha: f64,
+    keep: bool,
+) -> Result<(BootstrapInterval, Option<IntervalDistribution>), StatsError> {
     let l = blocks.positive()?;
-    let hl = paired_hodges_lehmann(l, config.confidence)?;
+    let (hl, walsh, k) = paired_hodges_lehmann_walsh(l, config.confidence, alpha)?;
     let (estimate, low, high) = (hl.estimate.exp(), hl.ci_low.exp(), hl.ci_high.exp());
     if ![estimate, low, high].iter().all(|v| v.is_finite()) {
         return Err(StatsError::NonFinite {
@@ -414,7 +447,7 @@ fn signed_rank_interval(
         });
     }
     let z = crate::special::normal_ppf(0.5 + config.confidence / 2.0).unwrap_or(1.96);
-    Ok(BootstrapInterval {
+    let interval = BootstrapInterval {
         estimate,
         low,
         high,
@@ -424,7 +457,28 @@ fn signed_rank_interval(
         resamples: 0,
         skipped: 0,
         seed: config.seed,
-    })
+    };
+    let kept = keep.then(|| walsh_distribution(walsh, k)).flatten();
+    Ok((interval, kept))
+}
+
+/// The Walsh averages of the log-ratios as ratios, with the levels of the interval's
+/// ends, the `k`-th smallest and the `k`-th largest (no levels when the interval was
+/// widened to reach no change: an end is then not one of them).
+fn walsh_distribution(walsh: Vec<f64>, k: Option<usize>) -> Option<IntervalDistribution> {
+    let last = walsh.len().saturating_sub(1).max(1) as f64;
+    let levels = k.map(|k| [(k - 1) as f64 / last, (walsh.len() - k) as f64 / last]);
+    IntervalDistribution::new(DistributionKind::WalshAverages, walsh, levels)?.map(f64::exp)
+}
+
+/// The alpha of an interval at `confidence` beside a decision at `alpha`: `alpha` itself
+/// when `confidence` is `1 - alpha` up to rounding, else `1 - confidence`.
+pub(crate) fn level_alpha(confidence: f64, alpha: f64) -> f64 {
+    if (1.0 - confidence - alpha).abs() < 1e-12 {
+        alpha
+    } else {
+        1.0 - confidence
+    }
 }
 
 /// Above this many blocks the paired intervals come from large-sample theory instead of
@@ -441,7 +495,9 @@ fn large_sample_interval(
     blocks: &Blocks<'_>,
     estimator: PairedEstimator,
     config: &BootstrapConfig,
-) -> Result<BootstrapInterval, StatsError> {
+    alpha: f64,
+    keep: bool,
+) -> Result<(BootstrapInterval, Option<IntervalDistribution>), StatsError> {
     let n = blocks.differences.len() as f64;
     let z = crate::special::normal_ppf(0.5 + config.confidence / 2.0).ok_or(
         StatsError::InvalidParameter {
@@ -489,7 +545,9 @@ fn large_sample_interval(
         | PairedEstimator::HodgesLehmannMinLogRatio
         | PairedEstimator::HodgesLehmannMedianLogRatio
         | PairedEstimator::PooledMedianRatio
-        | PairedEstimator::TypicalRun => return signed_rank_interval(blocks, config),
+        | PairedEstimator::TypicalRun => {
+            return signed_rank_interval(blocks, config, alpha, keep);
+        }
     };
     if ![estimate, low, high, standard_error]
         .iter()
@@ -500,7 +558,7 @@ fn large_sample_interval(
             value: f64::INFINITY,
         });
     }
-    Ok(BootstrapInterval {
+    let interval = BootstrapInterval {
         estimate,
         low,
         high,
@@ -510,7 +568,9 @@ fn large_sample_interval(
         resamples: 0,
         skipped: 0,
         seed: config.seed,
-    })
+    };
+    // Normal theory and order statistics: no distribution of replicates to keep.
+    Ok((interval, None))
 }
 
 /// Everything the paired analysis of one candidate against a baseline yields.
@@ -553,6 +613,13 @@ pub struct PairedAnalysis {
     /// estimate, its interval and its p-value, from [`paired_analysis_of_runs`]. `None`
     /// for the others, and when the analysis was given block values only.
     pub from_runs: Option<RunsEstimate>,
+    /// The distribution behind the interval of the ratio a comparison leads with
+    /// ([`PairedAnalysis::headline`]) when it is one of the block-mean intervals above:
+    /// `ratio_ci`'s replicates for `mean-difference` and `ratio-of-means`,
+    /// `median_ratio_ci`'s for `median-log-ratio`, the Walsh averages of `hl_ratio_ci` for
+    /// `hl-log-ratio`. `None` for the others (see [`RunsEstimate::distribution`]) and for
+    /// large-sample intervals.
+    pub distribution: Option<IntervalDistribution>,
 }
 
 /// The configured estimator computed from every run of every block.
@@ -572,6 +639,10 @@ pub struct RunsEstimate {
     pub block_values: Vec<[f64; 2]>,
     /// For the typical run: the comparison at every checked quantile.
     pub shape: Option<ShapeAnalysis>,
+    /// The distribution `interval` was read from: the Walsh averages of the summarized
+    /// block log-ratios, or the pooled-median ratio's bootstrap replicates. `None` for the
+    /// typical run (a randomization test's inversion) and large-sample intervals.
+    pub distribution: Option<IntervalDistribution>,
 }
 
 impl PairedAnalysis {
@@ -614,6 +685,33 @@ impl PairedAnalysis {
                 None => (None, &Err(NEEDS_RUNS)),
             },
         }
+    }
+
+    /// The ratio a comparison leads with, its interval and the distribution that interval
+    /// was read from: the ratio of block means for `mean-difference` (whose own estimate
+    /// is a difference), else [`PairedAnalysis::primary`].
+    pub fn headline(
+        &self,
+    ) -> (
+        Option<f64>,
+        &Result<BootstrapInterval, StatsError>,
+        Option<&IntervalDistribution>,
+    ) {
+        let (point, ci) = match self.estimator {
+            PairedEstimator::MeanDifference => (self.ratio, &self.ratio_ci),
+            PairedEstimator::RatioOfMeans
+            | PairedEstimator::MedianLogRatio
+            | PairedEstimator::HodgesLehmannLogRatio
+            | PairedEstimator::HodgesLehmannMinLogRatio
+            | PairedEstimator::HodgesLehmannMedianLogRatio
+            | PairedEstimator::PooledMedianRatio
+            | PairedEstimator::TypicalRun => self.primary(),
+        };
+        let distribution = match &self.from_runs {
+            Some(r) => r.distribution.as_ref(),
+            None => self.distribution.as_ref(),
+        };
+        (point, ci, distribution.filter(|_| ci.is_ok()))
     }
 
     /// The per-block values the deciding estimator ranks: its block summaries when it
@@ -689,6 +787,7 @@ fn runs_estimate(
         return Ok(RunsEstimate {
             ratio: r.as_ref().ok().map(|r| r.interval.estimate),
             p_value: r.as_ref().ok().map(|r| r.p_value),
+            distribution: r.as_ref().ok().and_then(|r| r.distribution.clone()),
             interval: r.map(|r| r.interval),
             block_values: Vec::new(),
             shape: None,
@@ -706,7 +805,12 @@ fn runs_estimate(
         summarize(candidate, summary)?,
     );
     let blocks = Blocks::new(&b, &c)?;
-    let interval = interval(&blocks, config.estimator, &config.bootstrap);
+    let alpha = level_alpha(config.bootstrap.confidence, config.alpha);
+    let (interval, distribution) =
+        match interval_keeping(&blocks, config.estimator, &config.bootstrap, alpha, true) {
+            Ok((i, d)) => (Ok(i), d),
+            Err(e) => (Err(e), None),
+        };
     // The p on the scale the block means would be ranked on: `ln(c / b)` when every value
     // is positive, else the differences.
     let (ranked, scale) = crate::analysis::paired_verdict::paired_scale(b.values(), c.values());
@@ -722,6 +826,7 @@ fn runs_estimate(
             .map(|(&b, &c)| [b, c])
             .collect(),
         shape: None,
+        distribution,
     })
 }
 
@@ -777,6 +882,8 @@ fn typical_run_estimate(
         p_value: Some(shape.p_value),
         block_values,
         shape: Some(shape),
+        // The randomization test's reference distribution stays inside the shape check.
+        distribution: None,
     })
 }
 
@@ -835,23 +942,44 @@ pub fn paired_analysis(
         })
     };
     let ratio = point(PairedEstimator::RatioOfMeans);
-    let hl_ratio_ci = interval(
-        &blocks,
-        PairedEstimator::HodgesLehmannLogRatio,
-        &config.bootstrap,
-    );
     let median_ratio = point(PairedEstimator::MedianLogRatio);
-    let boot = &config.bootstrap;
+    // The headline interval keeps its distribution (`PairedAnalysis::distribution`).
+    let headline = match config.estimator {
+        PairedEstimator::MeanDifference | PairedEstimator::RatioOfMeans => {
+            Some(PairedEstimator::RatioOfMeans)
+        }
+        PairedEstimator::MedianLogRatio => Some(PairedEstimator::MedianLogRatio),
+        PairedEstimator::HodgesLehmannLogRatio => Some(PairedEstimator::HodgesLehmannLogRatio),
+        PairedEstimator::HodgesLehmannMinLogRatio
+        | PairedEstimator::HodgesLehmannMedianLogRatio
+        | PairedEstimator::PooledMedianRatio
+        | PairedEstimator::TypicalRun => None,
+    };
+    let alpha = level_alpha(config.bootstrap.confidence, config.alpha);
+    let mut distribution = None;
+    let mut of = |estimator| {
+        let keep = headline == Some(estimator);
+        interval_keeping(&blocks, estimator, &config.bootstrap, alpha, keep).map(|(i, d)| {
+            if keep {
+                distribution = d;
+            }
+            i
+        })
+    };
+    let hl_ratio_ci = of(PairedEstimator::HodgesLehmannLogRatio);
+    let difference_ci = of(PairedEstimator::MeanDifference);
+    let ratio_ci = of(PairedEstimator::RatioOfMeans);
+    let median_ratio_ci = of(PairedEstimator::MedianLogRatio);
     Ok(PairedAnalysis {
         blocks: n,
         estimator: config.estimator,
         mean_difference,
-        difference_ci: interval(&blocks, PairedEstimator::MeanDifference, boot),
+        difference_ci,
         sd_difference,
         ratio,
-        ratio_ci: interval(&blocks, PairedEstimator::RatioOfMeans, boot),
+        ratio_ci,
         median_ratio,
-        median_ratio_ci: interval(&blocks, PairedEstimator::MedianLogRatio, boot),
+        median_ratio_ci,
         hl_ratio: hl_ratio_ci.as_ref().ok().map(|i| i.estimate),
         hl_ratio_ci,
         cohens_dz,
@@ -863,6 +991,7 @@ pub fn paired_analysis(
             .map(|(&b, &c)| [b, c])
             .collect(),
         from_runs: None,
+        distribution,
     })
 }
 
