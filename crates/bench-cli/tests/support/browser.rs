@@ -1,7 +1,7 @@
 //! Headless Chromium without the DevTools protocol: a page's screenshot, its console
 //! messages, and the rendered size of each chart.
 //!
-//! Shared by the browser test (`crates/bench-cli/tests/browser.rs`) and
+//! Shared by the browser test (`crates/bench-cli/tests/integration/browser.rs`) and
 //! `cargo xtask browser-check` (included by path, so neither depends on the other).
 //!
 //! - Console: Chromium started with `--enable-logging=stderr --v=0` writes every console

@@ -1,6 +1,6 @@
 //! The decisions users act on: one decision with one p, equivalence as a test, practical
 //! size on the ratio scale, and the cases of the verdicts issue, through the library.
-//! (The same cases through the binary: `crates/bench-cli/tests/verdicts.rs`.)
+//! (The same cases through the binary: `crates/bench-cli/tests/integration/verdicts.rs`.)
 
 use bench_stats::{
     AnalysisConfig, Comparison, Dataset, Design, Observation, Outcome, PracticalRule, Series,

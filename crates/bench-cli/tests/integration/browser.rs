@@ -5,16 +5,16 @@
 //! Skipped (with a message) only when no Chromium is found and `ABBA_REQUIRE_BROWSER`
 //! is unset; `.ci/run` installs Debian's `chromium` and sets it, so CI always runs this.
 
-#[path = "support/browser.rs"]
-mod browser;
+#[path = "../support/browser.rs"]
+mod headless;
 
 use assert_cmd::Command;
 
 #[test]
 fn demo_report_renders_in_headless_chromium() {
-    let Some(chromium) = browser::find_chromium() else {
+    let Some(chromium) = headless::find_chromium() else {
         assert!(
-            !browser::browser_required(),
+            !headless::browser_required(),
             "ABBA_REQUIRE_BROWSER is set but no chromium was found (apt-get install -y chromium)"
         );
         println!(
@@ -38,7 +38,7 @@ fn demo_report_renders_in_headless_chromium() {
         .assert()
         .success();
     let png = dir.path().join("demo.png");
-    let check = browser::check_page(&chromium, &html, &png, (900, 2600), dir.path())
+    let check = headless::check_page(&chromium, &html, &png, (900, 2600), dir.path())
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(check.loaded, "the page did not load: no heading in the DOM");
     assert!(

@@ -14,7 +14,7 @@
 //! recorded in those files verbatim.
 //!
 //! Update the snapshots (only when a change of output is intended) with
-//! `INSTA_UPDATE=always cargo test -p bench-cli --test snapshots` and review the diff.
+//! `INSTA_UPDATE=always cargo test -p bench-cli --test integration snapshots::` and review the diff.
 
 use std::path::{Path, PathBuf};
 
@@ -82,6 +82,11 @@ fn snap(name: &str, description: &str, text: &str) {
     let mut settings = insta::Settings::clone_current();
     settings.set_description(description);
     settings.set_omit_expression(true);
+    // The snapshots keep the names and the directory they had when this file was a test
+    // binary of its own (`tests/snapshots/snapshots__NAME.snap`).
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    let name = format!("snapshots__{name}");
     settings.bind(|| insta::assert_snapshot!(name, text));
 }
 

@@ -1,0 +1,25 @@
+//! bench-cli's integration tests, one binary (one link instead of one per file; the
+//! ripgrep layout: `autotests = false` and `[[test]] integration` in Cargo.toml). Each
+//! module is one former test file and runs the `abba` binary
+//! (`CARGO_BIN_EXE_abba`); the CLI snapshots stay in `tests/snapshots/`.
+
+mod browser;
+mod cli;
+mod counting;
+mod faults;
+mod faults_attack;
+mod first_contact;
+mod history;
+mod hosts;
+mod hyperfine_options;
+mod inputs;
+mod metrics;
+mod one_command;
+mod pipeline;
+mod scan;
+mod sequential;
+mod snapshots;
+mod suite;
+mod verdicts;
+mod width;
+mod words;
