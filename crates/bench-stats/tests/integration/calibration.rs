@@ -3,7 +3,7 @@
 //! Every experiment comes from the seeded noise model of `sim` (variance components,
 //! drift, bursty bimodal slowdowns, a heavy right tail, carryover), tuned to what the issue
 //! measured on a shared 2-vCPU machine (checked by `simulator_reproduces_the_measured_machine`).
-//! The tests print their measured rates (`cargo test -p bench-stats --test calibration --
+//! The tests print their measured rates (`cargo test -p bench-stats --test integration calibration:: --
 //! --nocapture`) and assert honest Monte Carlo bounds: a false-positive rate `p` measured over
 //! `R` repetitions is allowed `3 sqrt(alpha (1 - alpha) / R)` above `alpha`.
 //!
@@ -22,16 +22,14 @@
 //! evaluations per resample); experiments of 30 blocks are analysed on their first 8, 12,
 //! 20 and 30 blocks (each prefix is itself a valid experiment of that size).
 
+use crate::sim::{Design, Experiment, NoiseProfile, SimConfig, simulate, values};
 #[allow(dead_code)] // each test binary uses part of the simulator
-mod sim;
-
 use bench_docs::Figure;
 use bench_stats::diagnostics::{CarryoverConfig, CarryoverFinding, CarryoverRun, carryover};
 use bench_stats::paired::block_bootstrap;
 use bench_stats::rank::{mann_whitney_u, paired_hodges_lehmann, wilcoxon_signed_rank};
 use bench_stats::resample::{BootstrapConfig, IntervalMethod};
 use bench_stats::{AnalysisConfig, PairedEstimator, Sample, Verdict, analyze};
-use sim::{Design, Experiment, NoiseProfile, SimConfig, simulate, values};
 
 const ALPHA: f64 = 0.05;
 /// Blocks analysed: each ABBA block is 4 runs, so 30 blocks are 120 runs.
@@ -334,7 +332,7 @@ fn simulator_reproduces_the_measured_machine() {
 
     let mut fig = Figure::new(
         "docs/calibration.md",
-        "cargo test -p bench-stats --test calibration simulator_reproduces -- --nocapture",
+        "cargo test -p bench-stats --test integration calibration::simulator_reproduces -- --nocapture",
     );
     println!();
     fig.line(format!(
@@ -728,7 +726,7 @@ fn carryover_abba_cancels_it_alternation_does_not_and_the_diagnostic_fires() {
     );
     let mut fig = Figure::new(
         "docs/calibration.md",
-        "cargo test -p bench-stats --test calibration carryover -- --nocapture",
+        "cargo test -p bench-stats --test integration calibration::carryover -- --nocapture",
     );
     println!();
     fig.line(format!(

@@ -8,15 +8,13 @@
 //! fail. With real changes in some benchmarks, BH's false discovery proportion averages
 //! at most alpha.
 
-mod support;
-
+use crate::support::{EXACT_REL, assert_close};
 use bench_stats::sim::{NoiseProfile, SimDesign, simulate};
 use bench_stats::suite::{
     Correction, SuiteConfig, analyze_suite, benjamini_hochberg, split_by_class,
 };
 use bench_stats::{AnalysisConfig, Dataset, Design, Outcome, Series};
 use serde_json::Value;
-use support::{EXACT_REL, assert_close};
 
 fn reference() -> Value {
     let path = concat!(
@@ -115,7 +113,7 @@ fn a_a_suites_of_20_and_50_keep_any_false_change_at_alpha_with_holm_and_bh() {
     // two of them.
     let mut fig = bench_docs::Figure::new(
         "docs/ci.md",
-        "cargo test -p bench-stats --test suite a_a_suites -- --nocapture",
+        "cargo test -p bench-stats --test integration suite::a_a_suites -- --nocapture",
     );
     let suites = 150;
     for m in [20usize, 50] {
@@ -159,7 +157,7 @@ fn bh_false_discovery_proportion_averages_at_most_alpha_with_real_changes() {
         / 80.0;
     let mut fig = bench_docs::Figure::new(
         "docs/ci.md",
-        "cargo test -p bench-stats --test suite bh_false_discovery -- --nocapture",
+        "cargo test -p bench-stats --test integration suite::bh_false_discovery -- --nocapture",
     );
     fig.line(format!(
         "BH with 8 of 40 changed: mean FDP {fdp:.3}, power {power:.3}"
