@@ -2,8 +2,8 @@
 //! always kept and named), nothing misleading (no silent overwrite, no mixed files, no
 //! changed conditions, no orphaned child, no panic on a closed channel).
 
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 

@@ -62,15 +62,13 @@ pub(crate) enum ChildState {
 /// zombie is not a candidate, so "no child"), which turned a command exiting between two
 /// checks into a runner failure ("No child processes (os error 10)").
 pub(crate) fn child_state(pid: u32) -> io::Result<ChildState> {
-    Ok(
-        match waitid_nohang(pid, libc::WEXITED | libc::WSTOPPED)? {
-            None => ChildState::Running,
-            Some((code, status)) if code == libc::CLD_STOPPED || code == libc::CLD_TRAPPED => {
-                ChildState::Stopped(status)
-            }
-            Some(_) => ChildState::Exited,
-        },
-    )
+    Ok(match waitid_nohang(pid, libc::WEXITED | libc::WSTOPPED)? {
+        None => ChildState::Running,
+        Some((code, status)) if code == libc::CLD_STOPPED || code == libc::CLD_TRAPPED => {
+            ChildState::Stopped(status)
+        }
+        Some(_) => ChildState::Exited,
+    })
 }
 
 /// `waitid(P_PID, pid, flags | WNOHANG | WNOWAIT)`: `Some((si_code, si_status))` when the
@@ -518,7 +516,10 @@ mod tests {
             assert!(t.elapsed().as_secs() < 10, "the stop was never reported");
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
-        assert_eq!(child_state(pid).unwrap(), ChildState::Stopped(libc::SIGSTOP));
+        assert_eq!(
+            child_state(pid).unwrap(),
+            ChildState::Stopped(libc::SIGSTOP)
+        );
         // SAFETY: as above.
         unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
         until_zombie(pid);
