@@ -480,6 +480,8 @@ pub(crate) fn install_handlers() -> io::Result<()> {
 }
 
 #[cfg(test)]
+// The children are reaped by `reap` (wait4 by pid), which is what is tested, not `wait()`.
+#[allow(clippy::zombie_processes)]
 mod tests {
     use super::*;
 
