@@ -28,6 +28,15 @@ enum Est {
 }
 
 impl Est {
+    fn key(self) -> &'static str {
+        match self {
+            Est::Default => "default",
+            Est::Fastest => "fastest",
+            Est::BlockMeans => "means",
+            Est::Oracle => "oracle",
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Est::Default => "typical-run",
@@ -141,13 +150,23 @@ fn decision_grid_table() {
     println!(
         "# whole decision through analyze(), {reps} sessions per cell, alpha 0.05, margin ±1%"
     );
+    // GRID_PROFILE=shared-vm runs one profile; GRID_ONLY=default,fastest picks estimators.
+    let only_profile = std::env::var("GRID_PROFILE").ok();
+    let only_est = std::env::var("GRID_ONLY").ok();
+    let ests: Vec<Est> = ests
+        .into_iter()
+        .filter(|e| only_est.as_deref().is_none_or(|o| o.split(',').any(|k| e.key() == k)))
+        .collect();
     for profile in NoiseProfile::ALL {
+        if only_profile.as_deref().is_some_and(|p| p != profile.as_str()) {
+            continue;
+        }
         println!("\n## {}\n", profile.as_str());
         println!(
             "| estimator | A/A claims 8 bl | A/A claims 30 bl | A/A coverage 30 bl | 2% shift SLOWER 30 bl | 2% coverage |"
         );
         println!("| --- | --- | --- | --- | --- | --- |");
-        for est in ests {
+        for &est in &ests {
             let aa8 = tally(profile, &Change::none(), 8, est, reps, 1.0);
             let aa30 = tally(profile, &Change::none(), 30, est, reps, 1.0);
             let sh = tally(profile, &Change::shift(1.02), 30, est, reps, 1.02);
@@ -162,19 +181,19 @@ fn decision_grid_table() {
             );
         }
         println!(
-            "\n| change (truth: median / mean / p10 / p90) at 25 blocks | estimator | SLOWER | MIXED | FASTER | EQUIVALENT | wrong direction | false EQUIVALENT |"
+            "\n| change (truth: median / mean / p10 / p90) at 25 blocks | estimator | SLOWER | MIXED | FASTER | EQUIVALENT | wrong direction | false EQUIVALENT | median covered |"
         );
-        println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+        println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for change in changes() {
             let t = truth(&profile.config(), &change, 400, 25, 77);
             let moved = [t.median, t.mean, t.p90]
                 .iter()
                 .any(|r| (r - 1.0).abs() > MARGIN);
-            for est in ests {
+            for &est in &ests {
                 let x = tally(profile, &change, 25, est, reps, t.median);
                 let wrong = if t.mean > 1.0 { x.faster } else { x.slower };
                 println!(
-                    "| {} ({:.3} / {:.3} / {:.3} / {:.3}) | {} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% |",
+                    "| {} ({:.3} / {:.3} / {:.3} / {:.3}) | {} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% |",
                     change.name,
                     t.median,
                     t.mean,
@@ -187,6 +206,7 @@ fn decision_grid_table() {
                     pct(x.equivalent, x.n),
                     pct(wrong, x.n),
                     if moved { pct(x.equivalent, x.n) } else { 0.0 },
+                    pct(x.covers, x.n),
                 );
             }
         }

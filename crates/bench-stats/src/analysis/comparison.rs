@@ -82,7 +82,7 @@ pub(crate) fn build_comparison(
     };
     let direction = direction(ratio, input.paired, hl.as_ref());
     let outcome = match shape {
-        Some(s) if verdict != Verdict::NotTested => decision::shape_outcome(s),
+        Some(s) if verdict != Verdict::NotTested => decision::shape_outcome(s, config.equivalence_margin, input.data.higher_is_better),
         _ => decision::outcome(
             rule,
             verdict,
@@ -150,7 +150,7 @@ pub(crate) fn build_comparison(
         });
     let seq = match (seq, shape) {
         (Some(sv), Some(s)) => {
-            let shape_outcome = decision::shape_outcome(s);
+            let shape_outcome = decision::shape_outcome(s, config.equivalence_margin, input.data.higher_is_better);
             let sentence = describe_shape(
                 &Facts {
                     outcome: shape_outcome,

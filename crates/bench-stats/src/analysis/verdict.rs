@@ -366,10 +366,11 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
             .iter()
             .filter(|q| !skip.iter().any(|k| std::ptr::eq(*k, *q)))
             .map(|q| {
-                let how = if q.part.within_margin() {
-                    format!("within ±{m:.1}%")
-                } else {
-                    "not distinguishable".to_owned()
+                let how = match q.part {
+                    PartMove::Negligible | PartMove::Equivalent => format!("within ±{m:.1}%"),
+                    PartMove::Slower => "slower".to_owned(),
+                    PartMove::Faster => "faster".to_owned(),
+                    PartMove::Unclear => "not distinguishable".to_owned(),
                 };
                 format!("{} {how} ({})", name(q), part_ratio(q))
             })
@@ -475,11 +476,30 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
                 config: &hint_config,
                 ..*f
             });
-            format!(
-                "The data cannot tell {cand} from {base}: {}{}; {p}, {scope}. {hint}",
-                detail(typical),
-                rest(&[typical])
-            )
+            let tail: Vec<&QuantileShift> = s
+                .quantiles
+                .iter()
+                .filter(|q| matches!(q.part, PartMove::Slower | PartMove::Faster))
+                .collect();
+            match tail.first() {
+                Some(first) => {
+                    let word = if first.part == PartMove::Faster {
+                        "faster"
+                    } else {
+                        "slower"
+                    };
+                    format!(
+                        "{cand} is {word} than {base} only in {}, and the other parts are not resolved ({}), so they could have moved the other way beyond ±{m:.1}%: the data do not show {cand} {word} overall; {p}, {scope}. {hint}",
+                        list(&tail),
+                        rest(&tail).trim_start_matches("; ")
+                    )
+                }
+                None => format!(
+                    "The data cannot tell {cand} from {base}: {}{}; {p}, {scope}. {hint}",
+                    detail(typical),
+                    rest(&[typical])
+                ),
+            }
         }
     }
 }
