@@ -236,11 +236,12 @@ pub struct AnalysisArgs {
     #[arg(long, default_value = "auto", value_name = "RULE", value_parser = parse_practical, help_heading = ANALYSIS, hide_short_help = true)]
     pub practical: PracticalRule,
     /// The estimator that decides a two-variant comparison of blocked data (default
-    /// hl-min-log-ratio; every sentence names what its ratio is about): typical-run (each
+    /// typical-run; every sentence names what its ratio is about): typical-run (each
     /// variant's median run, every run counted, session noise divided out per block, with
     /// the fast (p10) and slow (p90) runs checked beside it by a randomization test; a
-    /// change of only some runs is seen), hl-min-log-ratio (each variant's fastest run per block, Hodges-Lehmann of the block
-    /// log-ratios, signed-rank test), hl-median-log-ratio (the median run per block),
+    /// change of only some runs is seen), hl-min-log-ratio (each variant's fastest run per
+    /// block, Hodges-Lehmann of the block log-ratios, signed-rank test: more power on pure
+    /// shifts, blind to a change of the slow runs), hl-median-log-ratio (the median run per block),
     /// hl-log-ratio (the block mean), pooled-median-ratio (each variant's median over all
     /// runs, block bootstrap), median-log-ratio, ratio-of-means, mean-difference (block
     /// bootstrap of block means). The JSON names the one used (`paired_estimator`).

@@ -6,8 +6,9 @@
 //! - `decision_grid_table` (ignored; release, ~10 min on 2 cores) prints the table of
 //!   `docs/estimator-grid.md`:
 //!   `GRID_REPS=200 cargo test --release -p bench-stats --test decision_grid -- --ignored --nocapture`
-//! - `default_decision_holds_on_a_tail_change` (CI): typical-run calls a tail regression
-//!   SLOWER or MIXED, never FASTER or EQUIVALENT, on a small seeded grid.
+//! - `default_decision_holds_on_a_tail_change` (CI): the default (typical-run) calls a tail
+//!   regression SLOWER or MIXED, never FASTER or EQUIVALENT; holds A/A; does not call a
+//!   growing spread FASTER; covers a shift; on a small seeded grid.
 //!
 //! Rates count an outcome of FASTER, SLOWER or MIXED as a claim of change; "wrong" is a
 //! claim in the direction opposite to the change's mean (block means' truth) and
@@ -232,4 +233,18 @@ fn default_decision_holds_on_a_tail_change() {
         1.0,
     );
     assert!(aa.faster + aa.slower + aa.mixed <= 4, "{aa:?}");
+    // A spread that grows (fast runs faster, slow runs slower, median unchanged) is never
+    // called FASTER from the fast runs alone more than alpha allows.
+    let spread = tally(NoiseProfile::Quiet, &Change::scale(0.1), 25, Est::Default, 24, 1.0);
+    assert!(spread.faster <= 2, "{spread:?}");
+    // A 2% shift on quiet: the interval (simultaneous 98.3%) covers it in nearly all.
+    let sh = tally(
+        NoiseProfile::Quiet,
+        &Change::shift(1.02),
+        30,
+        Est::Default,
+        24,
+        1.02,
+    );
+    assert!(sh.covers >= 21 && sh.slower >= 22, "{sh:?}");
 }
