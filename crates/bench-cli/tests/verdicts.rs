@@ -45,10 +45,14 @@ fn report(name: &str, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The signed-rank estimators' p and wording (`--estimator hl-min-log-ratio`); the
+/// default's are checked below and in bench-stats.
+const HL: [&str; 2] = ["--estimator", "hl-min-log-ratio"];
+
 #[test]
 fn alpha_decides_and_the_p_beside_the_verdict_is_the_deciding_one() {
-    let loose = comparison("alpha_between", &[]);
-    let strict = comparison("alpha_between", &["--alpha", "0.01"]);
+    let loose = comparison("alpha_between", &HL);
+    let strict = comparison("alpha_between", &["--alpha", "0.01", HL[0], HL[1]]);
     assert_eq!(loose["verdict"], "significant");
     assert_eq!(strict["verdict"], "not_significant");
     assert_ne!(strict["outcome"], "slower");
@@ -56,19 +60,28 @@ fn alpha_decides_and_the_p_beside_the_verdict_is_the_deciding_one() {
     assert_eq!(d["test"], "wilcoxon-signed-rank");
     assert_eq!(d["scale"], "block-log-ratios");
     assert!((d["p_value"].as_f64().unwrap() - 0.02099609375).abs() < 1e-12);
-    let text = report("alpha_between", &["--alpha", "0.01"]);
+    let text = report("alpha_between", &["--alpha", "0.01", HL[0], HL[1]]);
     assert!(
         text.contains("wilcoxon-signed-rank on block log-ratios p = 0.021"),
         "{text}"
     );
     // The p on the verdict's scale, and the verdict follows it.
-    let c = comparison("p_on_log_ratios", &[]);
+    let c = comparison("p_on_log_ratios", &HL);
     assert!((c["decision"]["p_value"].as_f64().unwrap() - 0.04248046875).abs() < 1e-12);
     assert_eq!(c["verdict"], "significant");
     assert_eq!(
-        comparison("p_on_log_ratios", &["--alpha", "0.04"])["verdict"],
+        comparison("p_on_log_ratios", &["--alpha", "0.04", HL[0], HL[1]])["verdict"],
         "not_significant"
     );
+    // The default decides by its randomization p, and the verdict follows alpha too.
+    let typical = comparison("alpha_between", &[]);
+    let p = typical["decision"]["p_value"].as_f64().unwrap();
+    assert!(typical["distribution"]["p_value"].as_f64().unwrap() == p, "{typical}");
+    let at = |alpha: f64| {
+        comparison("alpha_between", &["--alpha", &alpha.to_string()])["verdict"].clone()
+    };
+    assert_eq!(at(p * 1.5), "significant");
+    assert_eq!(at(p / 1.5), "not_significant");
 }
 
 #[test]
@@ -87,7 +100,7 @@ fn two_blocks_are_never_equivalent_but_identical_blocks_are() {
 
 #[test]
 fn size_is_judged_on_the_ratio_scale_with_the_equivalence_margin() {
-    let steady = comparison("steady_tenth_percent", &[]);
+    let steady = comparison("steady_tenth_percent", &HL);
     assert_eq!(steady["verdict"], "significant");
     assert_eq!(steady["outcome"], "equivalent");
     assert!(
@@ -95,6 +108,16 @@ fn size_is_judged_on_the_ratio_scale_with_the_equivalence_margin() {
             .as_str()
             .unwrap()
             .contains("a real change")
+    );
+    // The default: a real change smaller than the margin at every checked part.
+    let typical = comparison("steady_tenth_percent", &[]);
+    assert_eq!(typical["verdict"], "significant");
+    assert_eq!(typical["outcome"], "equivalent");
+    assert!(
+        typical["summary"]
+            .as_str()
+            .unwrap()
+            .contains("differs from A by less than the ±1.0% margin at every checked part")
     );
     let tight = comparison("steady_tenth_percent", &["--equivalence-margin", "0.05%"]);
     assert_eq!(tight["outcome"], "slower");

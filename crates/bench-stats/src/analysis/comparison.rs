@@ -319,12 +319,19 @@ fn deciding_test(basis: &VerdictBasis, paired: Option<&PairedAnalysis>) -> (Stri
             paired_scale(&base, &cand).1
         })
     };
+    let shaped = paired.is_some_and(|pa| pa.from_runs.as_ref().is_some_and(|r| r.shape.is_some()));
     match basis {
+        // 3+ variants under the typical run: each post-hoc test is the shape check's.
+        VerdictBasis::Friedman if shaped => ("randomization-quantiles".into(), "runs-in-blocks"),
         VerdictBasis::PairedSignedRank(_) | VerdictBasis::Friedman => {
             ("wilcoxon-signed-rank".into(), scale())
         }
-        VerdictBasis::PairedBootstrap(PairedEstimator::TypicalRun) => {
+        VerdictBasis::PairedBootstrap(PairedEstimator::TypicalRun) if shaped => {
             ("randomization-quantiles".into(), "runs-in-blocks")
+        }
+        // Values that are not all positive: the block median runs, by the signed-rank test.
+        VerdictBasis::PairedBootstrap(PairedEstimator::TypicalRun) => {
+            ("wilcoxon-signed-rank".into(), scale())
         }
         VerdictBasis::PairedBootstrap(e) => (
             "block-bootstrap".into(),

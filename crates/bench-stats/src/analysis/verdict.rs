@@ -343,11 +343,18 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
     let hib = f.higher_is_better;
     let m = f.config.equivalence_margin * 100.0;
     let level = s.confidence * 100.0;
-    let scope = format!(
-        "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles",
-        s.blocks,
-        s.quantiles.len()
-    );
+    let scope = if s.quantiles.len() == 1 {
+        format!(
+            "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked",
+            s.blocks
+        )
+    } else {
+        format!(
+            "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles",
+            s.blocks,
+            s.quantiles.len()
+        )
+    };
     let name = |q: &QuantileShift| part_name(q.quantile, hib);
     let detail = |q: &QuantileShift| {
         format!(
@@ -408,7 +415,9 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
             } else {
                 "slower"
             };
-            let where_ = if parts.len() == s.quantiles.len() {
+            let where_ = if s.quantiles.len() == 1 {
+                "in its typical run".to_owned()
+            } else if parts.len() == s.quantiles.len() {
                 "across its distribution".to_owned()
             } else {
                 let names: Vec<String> = parts
@@ -464,11 +473,15 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
         }
         _ => {
             let typical = s.typical();
-            let p = format!(
-                "randomization p = {} (smallest Bonferroni-adjusted over {} quantiles)",
-                p_text(s.p_value),
-                s.quantiles.len()
-            );
+            let p = if s.quantiles.len() == 1 {
+                format!("randomization p = {}", p_text(s.p_value))
+            } else {
+                format!(
+                    "randomization p = {} (smallest Bonferroni-adjusted over {} quantiles)",
+                    p_text(s.p_value),
+                    s.quantiles.len()
+                )
+            };
             let mut hint_config = f.config.clone();
             hint_config.confidence = s.confidence;
             let hint = more_data_hint(&Facts {

@@ -705,12 +705,27 @@ fn runs_estimate(
     })
 }
 
-/// The typical-run estimate: the shape analysis, led by its median.
+/// The typical-run estimate: the shape analysis, led by its median. Values that are not
+/// all positive have no ratio and no quantile ratios: the typical run of each block (its
+/// median run) is then compared as [`PairedEstimator::HodgesLehmannMedianLogRatio`] does,
+/// by the signed-rank test of the block differences, with no shape check.
 fn typical_run_estimate(
     baseline: &[Vec<f64>],
     candidate: &[Vec<f64>],
     config: &PairedConfig,
 ) -> Result<RunsEstimate, StatsError> {
+    if baseline
+        .iter()
+        .chain(candidate)
+        .flatten()
+        .any(|&x| !(x > 0.0 && x.is_finite()))
+    {
+        let medians = PairedConfig {
+            estimator: PairedEstimator::HodgesLehmannMedianLogRatio,
+            ..*config
+        };
+        return runs_estimate(baseline, candidate, &medians);
+    }
     let shape_config = ShapeConfig {
         permutations: config.bootstrap.resamples as usize,
         seed: config.bootstrap.seed,
