@@ -248,3 +248,137 @@ fn default_decision_holds_on_a_tail_change() {
     );
     assert!(sh.covers >= 21 && sh.slower >= 22, "{sh:?}");
 }
+
+/// `--until decided` as the runner does it: a look after every block from the rule's
+/// minimum; the experiment stops at the first look whose sequence decision the shape check
+/// of the data so far does not contradict, else at `max` blocks; the verdict is then the
+/// analysis of the stopped file (sequence and shape check reconciled). Returns the outcome
+/// and the blocks run.
+fn until_decided(
+    profile: NoiseProfile,
+    change: &Change,
+    max: u32,
+    seed: u64,
+) -> (Outcome, u32) {
+    use bench_stats::analysis::SequentialRun;
+    use bench_stats::sequential::{
+        SequentialRule, dataset_log_ratios, dataset_shape, replay, shape_agrees,
+    };
+    let e = simulate_change(&profile.config(), change, SimDesign::Abba, max, 1, seed);
+    let rule = SequentialRule {
+        max_blocks: max,
+        ..SequentialRule::new(0.05, MARGIN)
+    };
+    let prefix = |n: u32| {
+        let mut d = e.dataset.clone();
+        for s in &mut d.series {
+            s.observations.retain(|o| o.block.is_some_and(|b| b < n));
+        }
+        d
+    };
+    let logs = dataset_log_ratios(&e.dataset, None).expect("positive blocks");
+    let r = replay(&logs, &rule);
+    let mut stop = max;
+    for (i, look) in r.looks.iter().enumerate() {
+        let n = u32::try_from(i + 1).expect("blocks");
+        if n < rule.min_blocks || !look.decision.decided() {
+            continue;
+        }
+        let data = prefix(n);
+        let agrees = dataset_shape(&data, None, &rule)
+            .is_none_or(|s| shape_agrees(look.decision, &s, data.higher_is_better));
+        if agrees {
+            stop = n;
+            break;
+        }
+    }
+    let config = AnalysisConfig {
+        seed,
+        sequential: Some(SequentialRun {
+            rule,
+            extended: false,
+        }),
+        ..AnalysisConfig::default()
+    };
+    let outcome = analyze(&prefix(stop), &config)
+        .map(|a| a.groups[0].comparisons[0].outcome)
+        .unwrap_or(Outcome::Inconclusive);
+    (outcome, stop)
+}
+
+#[test]
+#[ignore = "the --until decided grid: run in release with --ignored --nocapture"]
+fn until_decided_grid_table() {
+    let reps: u64 = std::env::var("GRID_REPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100);
+    let only_profile = std::env::var("GRID_PROFILE").ok();
+    let max = 60;
+    println!("# --until decided (max {max} blocks), the default, {reps} sessions per cell");
+    println!(
+        "\n| profile | change (truth: median / mean / p10 / p90) | SLOWER | MIXED | FASTER | EQUIVALENT | wrong direction | false EQUIVALENT | median blocks |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    let mut all = vec![Change::none(), Change::shift(1.02), Change::shift(1.10)];
+    all.extend(changes());
+    for profile in NoiseProfile::ALL {
+        if only_profile.as_deref().is_some_and(|p| p != profile.as_str()) {
+            continue;
+        }
+        for change in &all {
+            let t = truth(&profile.config(), change, 400, 25, 77);
+            let moved = [t.median, t.mean, t.p90]
+                .iter()
+                .any(|r| (r - 1.0).abs() > MARGIN);
+            let results: Vec<(Outcome, u32)> = std::thread::scope(|s| {
+                let half = reps / 2;
+                let h = s.spawn(|| {
+                    (0..half)
+                        .map(|r| until_decided(profile, change, max, 30_000 + r))
+                        .collect::<Vec<_>>()
+                });
+                let mut b: Vec<(Outcome, u32)> = (half..reps)
+                    .map(|r| until_decided(profile, change, max, 30_000 + r))
+                    .collect();
+                let mut a = h.join().expect("thread");
+                a.append(&mut b);
+                a
+            });
+            let n = u32::try_from(results.len()).expect("reps");
+            let count = |o: Outcome| {
+                u32::try_from(results.iter().filter(|r| r.0 == o).count()).expect("count")
+            };
+            let (slower, faster) = (count(Outcome::Slower), count(Outcome::Faster));
+            let wrong = if t.mean > 1.0 + 1e-9 {
+                faster
+            } else if t.mean < 1.0 - 1e-9 {
+                slower
+            } else {
+                slower + faster + count(Outcome::Mixed)
+            };
+            let mut blocks: Vec<u32> = results.iter().map(|r| r.1).collect();
+            blocks.sort_unstable();
+            println!(
+                "| {} | {} ({:.3} / {:.3} / {:.3} / {:.3}) | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {} |",
+                profile.as_str(),
+                change.name,
+                t.median,
+                t.mean,
+                t.p10,
+                t.p90,
+                pct(slower, n),
+                pct(count(Outcome::Mixed), n),
+                pct(faster, n),
+                pct(count(Outcome::Equivalent), n),
+                pct(wrong, n),
+                if moved {
+                    pct(count(Outcome::Equivalent), n)
+                } else {
+                    0.0
+                },
+                blocks[blocks.len() / 2],
+            );
+        }
+    }
+}

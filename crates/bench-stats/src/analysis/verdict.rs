@@ -455,8 +455,8 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
                 .quantiles
                 .iter()
                 .map(|q| {
-                    let [lo, hi] = q.equivalence_interval.unwrap_or([q.ratio, q.ratio]);
-                    format!("{} {}x [{}, {}]", name(q), num(q.ratio), num(lo), num(hi))
+                    let ci = q.equivalence_interval.unwrap_or([q.ratio, q.ratio]);
+                    format!("{} {}", name(q), ratio_text(q.ratio, Some(ci)))
                 })
                 .collect();
             let lead = if f.verdict == Verdict::Significant {
