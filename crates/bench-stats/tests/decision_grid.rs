@@ -331,8 +331,8 @@ fn until_decided_grid_table() {
             let moved = [t.median, t.mean, t.p90]
                 .iter()
                 .any(|r| (r - 1.0).abs() > MARGIN);
+            let half = reps / 2;
             let results: Vec<(Outcome, u32)> = std::thread::scope(|s| {
-                let half = reps / 2;
                 let h = s.spawn(|| {
                     (0..half)
                         .map(|r| until_decided(profile, change, max, 30_000 + r))
