@@ -82,7 +82,7 @@ impl Scenario {
             Scenario::None => 1.0,
             Scenario::Step(s) if c >= at => 1.0 + s,
             Scenario::Creep(s) if c >= at => (1.0 + s).powi((c - at + 1) as i32),
-            _ => 1.0,
+            Scenario::Step(_) | Scenario::Creep(_) => 1.0,
         }
     }
 

@@ -16,13 +16,23 @@
 //!   neighbour: a +0.5% fixed-work change and A/A pairs ([`counters`]).
 //! - `history-calibrate`: false change points, detection and delay of `abba history` on
 //!   simulated commit histories, for levels and paired steps ([`history_calibrate`]).
+//! - `check-figures`: re-runs the commands of the figures marked in the README and
+//!   `docs/` and fails on a stale one ([`figures`]; the fast ones are checked by the tests).
 //! - `history-demo`, `history-scale`: the history store on a toy git repository measured
 //!   here, and the speed of `abba history show` on 10,000 experiments ([`history`]).
+
+// A match on one of our enums names every variant, so a new variant is a compile (or
+// clippy) error wherever it needs a decision.
+#![deny(
+    clippy::wildcard_enum_match_arm,
+    clippy::match_wildcard_for_single_variants
+)]
 
 mod appendix;
 mod browser;
 mod calibrate;
 mod counters;
+mod figures;
 mod history;
 mod history_calibrate;
 mod neighbour;
@@ -99,6 +109,10 @@ enum Task {
     /// Build a history of 10,000 experiments (1,000,000 runs) with `abba history import`
     /// and time `abba history show` and `list` on it; states the store size per 1,000 runs.
     HistoryScale(history::ScaleArgs),
+    /// Re-run the commands that print the figures marked in the README and docs/
+    /// (`<!-- abba-figure: COMMAND -->`) and fail unless each figure appears in what its
+    /// command printed; by default the slow ones, which the tests do not run.
+    CheckFigures(figures::FiguresArgs),
 }
 
 /// Flags of `reproduce-appendix`.
@@ -151,6 +165,7 @@ fn main() -> Result<()> {
         Task::HistoryCalibrate(a) => history_calibrate::run(&a),
         Task::HistoryDemo(a) => history::demo(&root, &a),
         Task::HistoryScale(a) => history::scale(&root, &a),
+        Task::CheckFigures(a) => figures::run(&root, &a),
     }
 }
 

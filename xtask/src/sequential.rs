@@ -2,7 +2,7 @@
 //! noise profiles, for both confidence sequences (the sign sequence abba uses and the
 //! asymptotic mean sequence it was compared with): false positives under continuous
 //! monitoring (A/A) up to each limit, the sequence ever missing the truth, and blocks to a
-//! decision for effects of 0 to 10%. Prints Markdown tables (the README quotes them).
+//! decision for effects of 0 to 10%. Prints Markdown tables (`docs/sequential.md` quotes them).
 
 use anyhow::Result;
 use bench_stats::sequential::{
@@ -119,6 +119,7 @@ fn blocks_to_decision(args: &SequentialArgs) -> Table {
                     let ok = match d {
                         LookDecision::Equivalent => effect < 1.011,
                         LookDecision::Larger => effect > 1.0,
+                        LookDecision::Smaller | LookDecision::Undecided => false,
                         _ => false,
                     };
                     right += u32::from(ok);
@@ -136,18 +137,38 @@ fn blocks_to_decision(args: &SequentialArgs) -> Table {
     t
 }
 
-/// Runs the grid and prints both tables.
-pub fn run(args: &SequentialArgs) -> Result<()> {
-    println!(
-        "## A/A under continuous monitoring ({} experiments per cell, alpha {}; MC SD at 0.05: {:.3})\n",
+/// Both tables, with their titles, as Markdown (`docs/sequential.md` quotes them whole).
+fn report(args: &SequentialArgs) -> String {
+    format!(
+        "**A/A under continuous monitoring ({} experiments per cell, alpha {}; MC SD at 0.05: {:.3})**\n\n{}\n\n\
+         **Median blocks to a decision (limit 200) and the share decided right (EQUIVALENT for 0 and 1%, SLOWER above)**\n\n{}",
         args.reps,
         args.alpha,
-        (0.05 * 0.95 / args.reps as f64).sqrt()
-    );
-    println!("{}", false_positives(args).markdown());
-    println!(
-        "## Median blocks to a decision (limit 200) and the share decided right (EQUIVALENT for 0 and 1%, SLOWER above)\n"
-    );
-    println!("{}", blocks_to_decision(args).markdown());
+        (0.05 * 0.95 / args.reps as f64).sqrt(),
+        false_positives(args).markdown().trim_end(),
+        blocks_to_decision(args).markdown().trim_end(),
+    )
+}
+
+/// Runs the grid and prints both tables.
+pub fn run(args: &SequentialArgs) -> Result<()> {
+    println!("{}", report(args));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tables of `docs/sequential.md` are what the command beside them prints (5 s).
+    #[test]
+    fn the_docs_tables_are_what_the_grid_prints() {
+        let mut fig =
+            bench_docs::Figure::new("docs/sequential.md", "cargo xtask sequential --reps 200");
+        fig.line(report(&SequentialArgs {
+            reps: 200,
+            alpha: 0.05,
+        }));
+        fig.check();
+    }
 }

@@ -33,8 +33,7 @@ use bench_stats::Sample;
 use bench_stats::descriptive::summarize;
 use bench_stats::paired::{PairedConfig, paired_analysis};
 use bench_stats::rank::{
-    FriedmanOutcome, PageMethod, PageOutcome, friedman, holm_bonferroni, page_trend,
-    wilcoxon_signed_rank,
+    FriedmanOutcome, PageOutcome, friedman, holm_bonferroni, page_trend, wilcoxon_signed_rank,
 };
 use bench_stats::resample::{BootstrapConfig, BootstrapInterval, bootstrap_statistic};
 
@@ -509,10 +508,7 @@ fn trend_line(a: &SweepAnalysis) -> String {
         t.statistic,
         t.z,
         p_text(Some(t.p_value)),
-        match t.method {
-            PageMethod::Exact => "exact",
-            _ => "asymptotic",
-        },
+        t.method.as_str(),
         if t.p_value < ALPHA {
             "significant"
         } else {

@@ -63,7 +63,10 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         InputError::DifferentExperiments { .. } => usage(format!(
             "{e}; pass --force-unpaired to compare them unpaired (blocks dropped)"
         )),
-        e => usage(e.to_string()),
+        InputError::Io { .. } | InputError::Invalid { .. } | InputError::Incompatible { .. } => {
+            usage(e.to_string())
+        }
+        _ => usage(e.to_string()),
     })?;
     if args.analysis.csv.export_csv.is_some() && input.experiment.is_none() {
         return Err(usage(
@@ -78,10 +81,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     };
     // A single raw file tells its seed; the analysis reuses it unless --seed says otherwise.
     let seed = args.seed.or(input.recorded_seed()).unwrap_or(1);
-    let decided_on: Option<Metric> = input
-        .experiment
-        .as_ref()
-        .and_then(|e| e.header.metric.parse().ok());
+    let decided_on: Option<Metric> = input.experiment.as_ref().map(|e| e.header.metric.clone());
     let config = analysis_config_for(&args.analysis, seed, decided_on.as_ref())?;
     if input.is_empty() {
         let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();

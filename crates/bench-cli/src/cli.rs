@@ -180,7 +180,7 @@ Gate rule (--fail-if-slower PCT): exit 1 when the verdict is significant, the ca
 worse than the baseline, and its ratio interval reaches a slowdown of PCT (for times: upper
 end >= 1 + PCT; for higher-is-better metrics: lower end <= 1 - PCT). Also exit 1, saying
 so, when the gate cannot decide (no test could run: too few blocks). Otherwise 0. Its
-measured operating characteristic is in the README (Reading the report).";
+measured operating characteristic is in docs/calibration.md.";
 
 const ANALYZE_HELP: &str = "\
 Examples:
@@ -278,8 +278,8 @@ pub struct AnalysisArgs {
     /// Exit 1 if a candidate is significantly slower, by up to PCT.
     ///
     /// Exit 1 when a candidate is significantly slower and its slowdown may reach PCT (e.g.
-    /// `2%` or `0.02`): see the README's gate rule for its exact definition and its measured
-    /// operating characteristic.
+    /// `2%` or `0.02`): see the README's gate rule for its exact definition and
+    /// `docs/calibration.md` for its measured operating characteristic.
     #[arg(long, value_name = "PCT", value_parser = parse_percent, help_heading = GATE)]
     pub fail_if_slower: Option<f64>,
     /// Do not append the Markdown report to `$GITHUB_STEP_SUMMARY` (GitHub Actions sets it
@@ -736,12 +736,9 @@ pub struct HookArgs {
     /// variants in ABBA, 1 otherwise); the block repeats its order, e.g. 4 makes
     /// `A B B A A B B A`, then `B A A B B A A B`. With the default estimator (each
     /// variant's fastest run in the block) 15 blocks of 4 find a small change more often
-    /// than 30 of 2 on a shared machine (README, Trust) [default: the design's].
+    /// than 30 of 2 on a shared machine (docs/estimator-grid.md) [default: the design's].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RUNS_PER_BLOCK), value_name = "N", help_heading = DESIGN, hide_short_help = true)]
     pub runs_per_block: Option<u32>,
-    /// The cycles per block of the file being resumed (set from its header).
-    #[arg(skip)]
-    pub resumed_cycles: Option<u32>,
     /// Measure about N runs per variant (--blocks from N).
     ///
     /// Measure about N runs per variant: chooses --blocks as N divided by the design's

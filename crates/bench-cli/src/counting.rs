@@ -12,6 +12,9 @@ use crate::output::stderr_line;
 /// How to install valgrind, for the error when nothing can count.
 const INSTALL_VALGRIND: &str = "install valgrind (Debian/Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind; Arch: pacman -S valgrind)";
 
+const OTHER_REFUSAL: &str =
+    "check that perf_event_open works here (perf stat -e instructions:u true)";
+
 /// What a refused PMU can do about it.
 fn remedy(refusal: &PmuRefusal) -> &'static str {
     match refusal {
@@ -19,7 +22,8 @@ fn remedy(refusal: &PmuRefusal) -> &'static str {
         PmuRefusal::NotPermitted { .. } => {
             "allow user-space counting with `sysctl kernel.perf_event_paranoid=2` (or lower), or in a container grant CAP_PERFMON (docker run --cap-add PERFMON) and allow perf_event_open in its seccomp profile"
         }
-        _ => "check that perf_event_open works here (perf stat -e instructions:u true)",
+        PmuRefusal::Other { .. } => OTHER_REFUSAL,
+        _ => OTHER_REFUSAL,
     }
 }
 
@@ -52,7 +56,7 @@ fn unavailable_text(e: &CounterUnavailable) -> String {
 pub fn choose(
     metric: &Metric,
     counter: Option<&str>,
-    recorded: Option<&str>,
+    recorded: Option<CounterSource>,
     quiet: bool,
 ) -> anyhow::Result<Option<CounterSource>> {
     choose_with(metric, counter, recorded, quiet, &SystemProbe)
@@ -61,7 +65,7 @@ pub fn choose(
 fn choose_with(
     metric: &Metric,
     counter: Option<&str>,
-    recorded: Option<&str>,
+    recorded: Option<CounterSource>,
     quiet: bool,
     probe: &dyn CounterProbe,
 ) -> anyhow::Result<Option<CounterSource>> {
@@ -72,9 +76,7 @@ fn choose_with(
         })
         .transpose()?;
     if let Some(file) = recorded {
-        let recorded_choice = file
-            .parse::<CounterChoice>()
-            .map_err(|_| usage(format!("--resume: the file's counter {file:?} is unknown")))?;
+        let recorded_choice = CounterChoice::from(file);
         if given.is_some_and(|g| g != recorded_choice && g != CounterChoice::Auto) {
             return Err(usage(format!(
                 "--counter {}: the resumed file was counted with {file}; resume with the same counter, or start a new file",
@@ -87,7 +89,7 @@ fn choose_with(
         return Ok(None);
     }
     let choice = match recorded {
-        Some(file) => file.parse().unwrap_or_default(),
+        Some(file) => CounterChoice::from(file),
         None => given.unwrap_or_default(),
     };
     let event = event.unwrap_or(CountEvent::Instructions);
@@ -118,6 +120,7 @@ pub fn counting(source: CounterSource, metric: &Metric) -> anyhow::Result<Box<dy
                 usage(format!("valgrind is not on PATH; {INSTALL_VALGRIND}"))
             })?))
         }
+        CounterSource::Pmu => Box::new(Pmu::new(event)),
         _ => Box::new(Pmu::new(event)),
     })
 }
@@ -206,10 +209,12 @@ mod tests {
         };
         // auto on a machine with a PMU would pick it; the file says valgrind.
         assert_eq!(
-            choose_with(&m, None, Some("valgrind"), true, &both).unwrap(),
+            choose_with(&m, None, Some(CounterSource::Valgrind), true, &both).unwrap(),
             Some(CounterSource::Valgrind)
         );
-        let e = text(choose_with(&m, Some("pmu"), Some("valgrind"), true, &both).unwrap_err());
+        let e = text(
+            choose_with(&m, Some("pmu"), Some(CounterSource::Valgrind), true, &both).unwrap_err(),
+        );
         assert!(e.contains("counted with valgrind"), "{e}");
     }
 }

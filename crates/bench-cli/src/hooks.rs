@@ -3,11 +3,11 @@
 //! literally, and the CSV exports.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bench_sched::{
-    CommandSpec, ExperimentConfig, HookKind, Hooks, Input, InterruptFlag, NoopObserver, RawHeader,
-    RawWriter, RealRunner, SchedError, Shell, run_experiment, runs_csv, summary_csv,
+    CommandSpec, ExperimentConfig, HookKind, Hooks, Input, InterruptFlag, RealRunner, SchedError,
+    Shell, runs_csv, summary_csv,
 };
 use bench_stats::Analysis;
 
@@ -50,40 +50,21 @@ pub fn hooks(args: &HookArgs, variants: usize, shell: Shell) -> anyhow::Result<V
                 HookKind::Setup => hooks.setup = Some(spec),
                 HookKind::Prepare => hooks.prepare = Some(spec),
                 HookKind::Conclude => hooks.conclude = Some(spec),
-                _ => hooks.cleanup = Some(spec),
+                HookKind::Cleanup => hooks.cleanup = Some(spec),
+                // `given` holds the four kinds above; a kind a later bench-sched adds fails
+                // `clippy::wildcard_enum_match_arm` here until it has a flag.
+                _ => {}
             }
         }
     }
     Ok(out)
 }
 
-/// `--resume FILE`: hooks and warm-ups per block left out come from the header (one value
-/// per variant; an empty one where a variant has none).
-pub fn from_header(args: &mut HookArgs, h: &RawHeader) {
-    args.warmup_per_block = args.warmup_per_block.or(Some(h.warmup_per_block));
-    args.resumed_cycles = Some(h.cycles);
-    let none_given = [&args.setup, &args.prepare, &args.conclude, &args.cleanup]
+/// Whether any hook flag is given (on `--resume`, none given keeps the file's hooks).
+pub fn any_given(args: &HookArgs) -> bool {
+    [&args.setup, &args.prepare, &args.conclude, &args.cleanup]
         .iter()
-        .all(|v| v.is_empty());
-    if !none_given || h.hooks.is_empty() {
-        return;
-    }
-    let column = |pick: fn(&bench_sched::RawHooks) -> &Option<String>| -> Vec<String> {
-        let values: Vec<String> = h
-            .hooks
-            .iter()
-            .map(|x| pick(x).clone().unwrap_or_default())
-            .collect();
-        if values.iter().all(String::is_empty) {
-            Vec::new()
-        } else {
-            values
-        }
-    };
-    args.setup = column(|x| &x.setup);
-    args.prepare = column(|x| &x.prepare);
-    args.conclude = column(|x| &x.conclude);
-    args.cleanup = column(|x| &x.cleanup);
+        .any(|v| !v.is_empty())
 }
 
 /// Prints one warning when any command (hooks and the reference included) holds
@@ -117,11 +98,11 @@ pub fn warn_shell_expansions(config: &ExperimentConfig) {
     ));
 }
 
-/// `--runs N` or `--time-budget DUR`: sets the block count of `config` (and of `args`, so
-/// `--confirm` reruns as many) and says on stderr what was chosen. The budget's pilot
-/// block runs now, through the real runner, and is not recorded.
+/// `--runs N` or `--time-budget DUR`: sets the block count of `config` and says on stderr
+/// what was chosen. The budget's pilot block runs now, through the real runner, and is
+/// not recorded ([`ExperimentConfig::fit_budget`]).
 pub fn size(
-    args: &mut CompareArgs,
+    args: &CompareArgs,
     config: &mut ExperimentConfig,
     stop: &InterruptFlag,
 ) -> anyhow::Result<()> {
@@ -142,29 +123,16 @@ pub fn size(
                 "--time-budget must be longer than 0 (e.g. `30s`, `5min`)",
             ));
         }
-        let pilot = ExperimentConfig {
-            blocks: 1,
-            resume: None,
-            ..config.clone()
-        };
         if !quiet {
             stderr_line(format_args!(
                 "abba: --time-budget: running one pilot block (not recorded)"
             ));
         }
-        let started = Instant::now();
-        run_experiment(
-            &pilot,
-            stop,
-            &mut RealRunner::new(),
-            &mut RawWriter::discard(),
-            &mut NoopObserver,
-        )
-        .map_err(pilot_error)?;
-        let took = started.elapsed();
-        let remaining = budget.saturating_sub(took);
-        let fit = ExperimentConfig::blocks_within(remaining, took);
-        config.blocks = fit.min(crate::cli::MAX_BLOCKS as u32);
+        let fit = config
+            .fit_budget(budget, stop, &mut RealRunner::new())
+            .map_err(pilot_error)?;
+        let (took, remaining) = (fit.pilot, fit.remaining);
+        config.blocks = fit.blocks.min(crate::cli::MAX_BLOCKS as u32);
         if !quiet && remaining < took {
             stderr_line(format_args!(
                 "abba: --time-budget {}: the pilot block took {}, more than the {} left; running the fewest, 1 block",
@@ -183,9 +151,6 @@ pub fn size(
             ));
         }
     }
-    if args.hooks.runs.is_some() || args.hooks.time_budget.is_some() {
-        args.blocks = Some(config.blocks);
-    }
     bound_runs(args, config, per);
     warn_too_few_blocks(args, config, per);
     Ok(())
@@ -194,7 +159,7 @@ pub fn size(
 /// `-m/--min-runs` and `-M/--max-runs`, hyperfine's bounds on the run count, as bounds on
 /// the blocks: on the block count (the default's or the `--time-budget`'s), or with
 /// `--until decided` on its min and max blocks. What was chosen is stated on stderr.
-fn bound_runs(args: &mut CompareArgs, config: &mut ExperimentConfig, per: u32) {
+fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) {
     let (min, max) = (args.hooks.min_runs, args.hooks.max_runs);
     if min.is_none() && max.is_none() {
         return;
@@ -208,11 +173,8 @@ fn bound_runs(args: &mut CompareArgs, config: &mut ExperimentConfig, per: u32) {
     let blocks = if let Some(until) = config.until.as_mut() {
         until.rule.max_blocks = hi.unwrap_or(until.rule.max_blocks);
         until.rule.min_blocks = clamp(until.rule.min_blocks);
-        args.max_blocks = Some(until.rule.max_blocks);
-        args.min_blocks = Some(until.rule.min_blocks);
         until.rule.max_blocks
     } else {
-        args.blocks = Some(clamp(config.blocks));
         clamp(config.blocks)
     };
     config.blocks = blocks;
@@ -273,10 +235,26 @@ fn pilot_error(error: SchedError) -> anyhow::Error {
             ),
         }),
         SchedError::Config(_) | SchedError::ProgramNotFound { .. } => usage(error.to_string()),
-        other => anyhow::Error::new(Exit::CommandFailed(format!(
-            "{other}\n(in the --time-budget pilot block; nothing was recorded)"
-        ))),
+        SchedError::CommandSyntax { .. }
+        | SchedError::ShellSyntaxWithoutShell { .. }
+        | SchedError::Output { .. }
+        | SchedError::Spawn { .. }
+        | SchedError::RunFailed { .. }
+        | SchedError::WarmupFailed { .. }
+        | SchedError::TimedOut { .. }
+        | SchedError::HookFailed { .. }
+        | SchedError::Metric { .. }
+        | SchedError::ResumeMismatch { .. }
+        | SchedError::ResumeInput(_)
+        | SchedError::Signals(_) => pilot_failed(&error),
+        _ => pilot_failed(&error),
     }
+}
+
+fn pilot_failed(error: &SchedError) -> anyhow::Error {
+    anyhow::Error::new(Exit::CommandFailed(format!(
+        "{error}\n(in the --time-budget pilot block; nothing was recorded)"
+    )))
 }
 
 /// One export: its flag, its file and its content (or why there is none).

@@ -5,6 +5,13 @@
 //! `bench-stats` computes it, `bench-report` renders it. Its own words are the flags: a
 //! remedy the libraries state as a fact is worded as the flag that applies it (`words`).
 
+// A match on one of our enums names every variant, so a new variant is a compile (or
+// clippy) error wherever it needs a decision.
+#![deny(
+    clippy::wildcard_enum_match_arm,
+    clippy::match_wildcard_for_single_variants
+)]
+
 mod analyze;
 mod checks;
 mod ci;
@@ -12,7 +19,9 @@ mod cli;
 mod compare;
 mod compute;
 mod counting;
+mod demo;
 mod exit;
+mod experiment_args;
 mod history;
 mod hooks;
 mod hyperfine;
@@ -23,6 +32,7 @@ mod paths;
 mod pictures;
 mod plan;
 mod progress;
+mod raw_output;
 mod scan;
 mod suite;
 mod words;
@@ -40,7 +50,7 @@ use crate::exit::Exit;
 fn main() -> ExitCode {
     let cli = Cli::try_parse().unwrap_or_else(|error| without_dash_dash_tip(error).exit());
     let result = match cli.command {
-        None => compare::run_demo(&cli.demo),
+        None => demo::run_demo(&cli.demo),
         Some(Command::Compute(args)) => compute::run(&args)
             .map(|()| 0)
             .map_err(|e| exit::usage(e.to_string())),

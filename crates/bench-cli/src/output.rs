@@ -125,7 +125,7 @@ fn export_pictures(analysis: &Analysis, args: &AnalysisArgs, input: &Input) -> V
         return Vec::new();
     }
     let runs = crate::pictures::run_trace(input);
-    let sequences = crate::pictures::sequences(analysis, input);
+    let sequences = bench_report::pictures::confidence_sequences(analysis);
     let mut failed = Vec::new();
     if let Some(path) = &args.export_html {
         let html = crate::pictures::html(analysis, Some(&runs), &sequences);

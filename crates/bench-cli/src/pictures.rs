@@ -4,13 +4,11 @@
 use std::path::Path;
 
 use bench_report::pictures::{
-    ConfidenceSequence, Pictures, RunStatus, RunTrace, SequencePoint, TracedRun, charts,
-    render_html,
+    ConfidenceSequence, Pictures, RunStatus, RunTrace, TracedRun, charts, render_html,
 };
 use bench_report::write_atomic;
 use bench_sched::Input;
 use bench_stats::Analysis;
-use bench_stats::sequential::{SequenceMethod, SequentialRule, dataset_log_ratios, replay};
 
 use crate::output::resolve_link;
 
@@ -60,47 +58,6 @@ pub fn run_trace(input: &Input) -> RunTrace {
         runs: runs.into_iter().map(|r| r.3).collect(),
         in_run_order: false,
     }
-}
-
-/// The confidence sequence of every comparison that a sequential rule decided
-/// (`--until decided`), replayed look by look from the runs exactly as the analysis
-/// replays it (the same block values and rule); empty for fixed-count experiments.
-/// Time: O(blocks^2) per comparison.
-pub fn sequences(analysis: &Analysis, input: &Input) -> Vec<ConfidenceSequence> {
-    let mut out = Vec::new();
-    for g in &analysis.groups {
-        for c in &g.comparisons {
-            let Some(s) = &c.sequential else { continue };
-            let Some(method) = SequenceMethod::from_name(&s.method) else {
-                continue;
-            };
-            let rule = SequentialRule {
-                method,
-                min_blocks: s.min_blocks,
-                max_blocks: s.max_blocks,
-                ..SequentialRule::new(s.alpha, s.margin)
-            };
-            let Some(logs) = dataset_log_ratios(&input.loaded.dataset, Some(&g.baseline)) else {
-                continue;
-            };
-            let points = replay(&logs, &rule)
-                .looks
-                .iter()
-                .map(|l| SequencePoint {
-                    blocks: l.blocks as usize,
-                    estimate: l.median_ratio,
-                    low: l.ratio_interval[0],
-                    high: l.ratio_interval[1],
-                })
-                .collect();
-            out.push(ConfidenceSequence {
-                candidate: c.candidate.clone(),
-                baseline: g.baseline.clone(),
-                points,
-            });
-        }
-    }
-    out
 }
 
 /// The HTML report of `analysis` with its runs and confidence sequences.

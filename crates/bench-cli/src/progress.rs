@@ -199,6 +199,8 @@ impl Running {
 /// e.g. `look 9: ratio in [0.981, 1.032], median 1.012 heading up; needs it off 1 or
 /// inside ±1%`.
 pub fn look_text(look: &Look, rule: &SequentialRule) -> String {
+    let undecided =
+        |rule: &SequentialRule| format!("needs it off 1 or inside ±{:.1}%", rule.margin * 100.0);
     let [lo, hi] = look.ratio_interval;
     let interval = if lo.is_finite() && hi.is_finite() && lo > 0.0 {
         format!("ratio in [{lo:.3}, {hi:.3}]")
@@ -216,10 +218,11 @@ pub fn look_text(look: &Look, rule: &SequentialRule) -> String {
         LookDecision::Larger => "decided: above 1".to_owned(),
         LookDecision::Smaller => "decided: below 1".to_owned(),
         LookDecision::Equivalent => format!("decided: inside ±{:.1}%", rule.margin * 100.0),
-        _ if look.blocks < rule.min_blocks => {
+        LookDecision::Undecided if look.blocks < rule.min_blocks => {
             format!("no decision before block {}", rule.min_blocks)
         }
-        _ => format!("needs it off 1 or inside ±{:.1}%", rule.margin * 100.0),
+        LookDecision::Undecided => undecided(rule),
+        _ => undecided(rule),
     };
     format!(
         "look {}: {interval}, median {:.3} heading {heading}; {state}",

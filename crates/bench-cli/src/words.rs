@@ -41,6 +41,8 @@ pub fn word_remedies(analysis: &mut Analysis) {
 }
 
 /// A scheduler error in the CLI's words: the shell-syntax refusal names `--shell sh`.
+/// Every other error reads as its own message, a new one included.
+#[allow(clippy::wildcard_enum_match_arm)]
 pub fn sched_error_text(e: &bench_sched::SchedError) -> String {
     match e {
         bench_sched::SchedError::ShellSyntaxWithoutShell { .. } => {

@@ -209,6 +209,55 @@ fn errors_name_the_format_expected_and_the_line_at_fault() {
 }
 
 #[test]
+fn an_unknown_design_metric_or_end_status_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = raw_two();
+    let runs = raw.lines().count();
+    let cases = [
+        (
+            r#""design":"abba""#,
+            r#""design":"counterbalanced""#,
+            1,
+            "unknown design \"counterbalanced\"",
+        ),
+        (
+            r#""metric":"json:v""#,
+            r#""metric":"speed""#,
+            1,
+            "unknown metric \"speed\"",
+        ),
+        (
+            r#""layout":"random""#,
+            r#""layout":"shuffled""#,
+            1,
+            "unknown layout \"shuffled\"",
+        ),
+        (
+            r#""shell":"none""#,
+            r#""shell":"bash""#,
+            1,
+            "unknown shell \"bash\"",
+        ),
+    ];
+    for (from, to, line, needle) in cases {
+        assert!(raw.contains(from), "{from}");
+        let path = write(dir.path(), "bad.jsonl", &raw.replacen(from, to, 1));
+        let stderr = refused(&path);
+        assert!(
+            stderr.contains(&format!("bad.jsonl:{line}: ")) && stderr.contains(needle),
+            "{to}: {stderr}"
+        );
+    }
+    let ended = raw.replacen(r#""status":"complete""#, r#""status":"done""#, 1);
+    let stderr = refused(&write(dir.path(), "ended.jsonl", &ended));
+    assert!(
+        stderr.contains(&format!("ended.jsonl:{runs}: "))
+            && stderr.contains("unknown end status \"done\""),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn analyze_dash_reads_standard_input_of_any_format() {
     let dir = tempfile::tempdir().unwrap();
     // The same document from stdin as from the file, for a CSV and for a raw file (whose

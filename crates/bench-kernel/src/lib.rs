@@ -23,6 +23,12 @@
 //! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+// A match on one of our enums names every variant, so a new variant is a compile (or
+// clippy) error wherever it needs a decision.
+#![deny(
+    clippy::wildcard_enum_match_arm,
+    clippy::match_wildcard_for_single_variants
+)]
 
 mod chains;
 mod config;

@@ -24,7 +24,7 @@ use crate::wrap::wrap;
 pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
     let mut sym = match options.charset {
         Charset::Unicode => Symbols::UNICODE,
-        _ => Symbols::ASCII,
+        Charset::Ascii | Charset::Plain => Symbols::ASCII,
     };
     sym.time_unit = options.time_unit;
     let color = options.color == ColorMode::Always;
@@ -380,7 +380,7 @@ fn table(grid: &Grid, cols: &[usize], charset: Charset, color: bool) -> String {
     match charset {
         Charset::Unicode => t.with(Style::rounded()),
         Charset::Ascii => t.with(Style::ascii()),
-        _ => t.with(Style::blank()),
+        Charset::Plain => t.with(Style::blank()),
     };
     for (i, &c) in cols.iter().enumerate() {
         if grid.right_aligned[c] {

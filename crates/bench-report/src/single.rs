@@ -46,7 +46,7 @@ pub fn render_single(
 ) -> String {
     let sym = match options.charset {
         Charset::Unicode => Symbols::UNICODE,
-        _ => Symbols::ASCII,
+        Charset::Ascii | Charset::Plain => Symbols::ASCII,
     };
     let ascii = options.charset != Charset::Unicode;
     let (range, pm) = if ascii {

@@ -30,7 +30,9 @@ impl Tone {
         match outcome {
             Outcome::Faster => Tone::Better,
             Outcome::Slower | Outcome::Mixed => Tone::Worse,
-            // Equivalent, inconclusive, and any outcome a later version adds.
+            Outcome::Equivalent | Outcome::Inconclusive => Tone::Plain,
+            // An outcome a later bench-stats adds: `clippy::wildcard_enum_match_arm` (denied
+            // in this crate) fails the build until it is named above.
             _ => Tone::Plain,
         }
     }
@@ -487,6 +489,7 @@ fn carryover_detail(
     }
     let join = match k.join {
         BlockJoin::BackToBack => "blocks back to back",
+        BlockJoin::Separated => "blocks separated by reference runs",
         _ => "blocks separated by reference runs",
     };
     if let (Some(e), Some(p)) = (k.position_effect, k.position_p) {
@@ -500,6 +503,10 @@ fn carryover_detail(
         let what = match k.method {
             CarryoverMethod::AbbaBaab => format!(
                 "a run of {} right after {} minus the reverse",
+                c.candidate, g.baseline
+            ),
+            CarryoverMethod::ResidualEffects => format!(
+                "a run right after {} minus right after {}",
                 c.candidate, g.baseline
             ),
             _ => format!(
@@ -681,6 +688,7 @@ fn comparison_cells(a: &Analysis, c: &Comparison, sym: &Symbols) -> [Cell; 4] {
     let sig = match c.verdict {
         Verdict::Significant => sym.yes,
         Verdict::NotSignificant => sym.no,
+        Verdict::NotTested => "",
         _ => "",
     };
     let magnitude = c.cliffs_delta.as_ref().map_or_else(
@@ -848,6 +856,7 @@ fn verdict_line(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) 
         Outcome::Slower => "WORSE",
         Outcome::Equivalent => "EQUIVALENT",
         Outcome::Mixed => "MIXED",
+        Outcome::Inconclusive => "INCONCLUSIVE",
         _ => "INCONCLUSIVE",
     };
     let word = match (c.verdict, tag) {
@@ -858,6 +867,7 @@ fn verdict_line(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) 
     let mut parts = vec![match c.verdict {
         Verdict::Significant => format!("significant by {}", c.verdict_basis),
         Verdict::NotSignificant => format!("not significant by {}", c.verdict_basis),
+        Verdict::NotTested => "not tested".to_owned(),
         _ => "not tested".to_owned(),
     }];
     if let Some(d) = &c.decision {
@@ -997,6 +1007,7 @@ fn trend_line(t: &bench_stats::TrendReport, sym: &Symbols) -> String {
     let way = match t.direction {
         TrendDirection::Increasing => format!(", values rise with {}", t.parameter),
         TrendDirection::Decreasing => format!(", values fall with {}", t.parameter),
+        TrendDirection::None => String::new(),
         _ => String::new(),
     };
     format!(
@@ -1047,6 +1058,9 @@ fn paired_detail(
                 "each variant's median over all its runs, interval from resampling whole blocks"
             }
             PairedEstimator::MedianLogRatio => "the middle block's log-ratio, bootstrap interval",
+            PairedEstimator::MeanDifference | PairedEstimator::RatioOfMeans => {
+                "block means, block-bootstrap interval"
+            }
             _ => "block means, block-bootstrap interval",
         }
     )];

@@ -8,7 +8,7 @@ use bench_report::pictures::{
     Chart, ConfidenceSequence, Pictures, RunStatus, RunTrace, ScanChart, ScanPoint, SequencePoint,
     TracedRun, charts, render_html, scan_chart,
 };
-use bench_stats::{Analysis, PairedEstimator, VerdictBasis};
+use bench_stats::{Analysis, PairedEstimator};
 
 fn chart<'a>(all: &'a [Chart], name: &str) -> &'a Chart {
     all.iter()
@@ -98,35 +98,122 @@ fn three_variants_give_one_row_per_candidate() {
     assert_eq!(count(effect, "class=\"row-label\""), 2);
     assert!(effect.contains(">chains=3 / chains=1</text>"));
     let uncertainty = &chart(&all, "uncertainty.svg").svg;
-    assert_eq!(count(uncertainty, "class=\"histogram\""), 2);
+    assert_eq!(count(uncertainty, "class=\"row-label\""), 2);
     // Distinct colours per candidate: the second row's band is vermillion's neighbour.
     let distributions = &chart(&all, "distributions.svg").svg;
     assert_eq!(count(distributions, "class=\"median\""), 3);
 }
 
+/// The `data-ratio` of every line with `class` in `svg`.
+fn marked(svg: &str, class: &str) -> Vec<f64> {
+    svg.split("<line ")
+        .skip(1)
+        .filter(|l| l.contains(&format!("class=\"{class}\"")))
+        .map(|l| {
+            let at = l.find("data-ratio=\"").expect("data-ratio") + 12;
+            l[at..at + l[at..].find('"').unwrap()].parse().unwrap()
+        })
+        .collect()
+}
+
+/// 14 ABBA blocks of 2 + 2 runs, the candidate 5-40 % slower by block (skewed: a mean of
+/// ratios, a ratio of means, a median and a Hodges-Lehmann estimate all differ), with a
+/// disturbed run in every third block.
+fn skewed_blocks() -> bench_stats::Dataset {
+    use bench_stats::{Dataset, Design, Observation, Series};
+    let slow = [
+        1.05, 1.06, 1.4, 1.07, 1.05, 1.3, 1.08, 1.06, 1.25, 1.05, 1.09, 1.35, 1.07, 1.06,
+    ];
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for (k, &r) in slow.iter().enumerate() {
+        let block = k as u32;
+        let level = 100.0 * (1.0 + 0.03 * ((k * 7 % 5) as f64));
+        let bump = if k % 3 == 0 { 1.3 } else { 1.0 };
+        a.push(Observation::in_block(level, block));
+        a.push(Observation::in_block(level * 1.01 * bump, block));
+        b.push(Observation::in_block(level * r, block));
+        b.push(Observation::in_block(level * r * 0.99, block));
+    }
+    Dataset::new("ms", vec![Series::new("A", a), Series::new("B", b)]).with_design(Design::Abba)
+}
+
 #[test]
-fn uncertainty_marks_estimate_interval_and_names_its_distribution() {
+fn uncertainty_draws_the_distribution_the_interval_was_read_from_for_every_estimator() {
+    use bench_stats::model::DistributionKind;
+    let data = skewed_blocks();
+    for estimator in PairedEstimator::ALL {
+        let config = bench_stats::AnalysisConfig {
+            paired_estimator: estimator,
+            ..bench_stats::AnalysisConfig::default()
+        };
+        let a = bench_stats::analyze(&data, &config).unwrap();
+        let c = &a.groups[0].comparisons[0];
+        let name = estimator.as_str();
+        let ci = c.ratio_ci.unwrap_or_else(|| panic!("{name}: no interval"));
+        let all = charts(&Pictures::new(&a));
+        let svg = &chart(&all, "uncertainty.svg").svg;
+        // The chart marks the reported estimate and interval, exactly.
+        assert_eq!(marked(svg, "interval"), ci, "{name}");
+        assert_eq!(marked(svg, "estimate"), [c.ratio.unwrap()], "{name}");
+        let Some(d) = &c.interval_distribution else {
+            // The typical run's interval inverts a randomization test: no histogram of
+            // some other statistic stands in for its reference distribution.
+            assert_eq!(
+                estimator,
+                PairedEstimator::TypicalRun,
+                "{name}: no distribution"
+            );
+            assert_eq!(count(svg, "class=\"histogram\""), 0, "{name}");
+            assert!(svg.contains("randomization-test interval"), "{name}");
+            continue;
+        };
+        // The distribution is the one the interval was read from: its quantiles at the
+        // interval's levels are the interval.
+        let [lo, hi] = d.interval().unwrap_or_else(|| panic!("{name}: no levels"));
+        assert!(
+            (lo / ci[0] - 1.0).abs() < 1e-12,
+            "{name}: {lo} vs {}",
+            ci[0]
+        );
+        assert!(
+            (hi / ci[1] - 1.0).abs() < 1e-12,
+            "{name}: {hi} vs {}",
+            ci[1]
+        );
+        let (kind, words) = if estimator.is_signed_rank() {
+            (
+                DistributionKind::WalshAverages,
+                "Walsh averages of block log-ratios",
+            )
+        } else {
+            (DistributionKind::BlockBootstrap, "block bootstrap of ")
+        };
+        assert_eq!(d.kind, kind, "{name}");
+        assert!(svg.contains(words), "{name}");
+        // ... and the histogram bins every one of its values.
+        assert!(
+            svg.contains(&format!("data-values=\"{}\"", d.values.len())),
+            "{name}"
+        );
+        if kind == DistributionKind::BlockBootstrap {
+            assert!(svg.contains(&format!("block bootstrap of {name} (2000 resamples)")));
+        }
+    }
+}
+
+#[test]
+fn uncertainty_without_a_distribution_marks_the_interval_alone() {
+    // A hand-written analysis carries no distribution: nothing is computed in its place.
     let a = fixtures::paired_two();
     let all = charts(&Pictures::new(&a));
     let svg = &chart(&all, "uncertainty.svg").svg;
     assert_eq!(count(svg, "class=\"interval\""), 2);
     assert_eq!(count(svg, "class=\"estimate\""), 1);
     assert_eq!(count(svg, "class=\"margin-band\""), 1);
-    assert!(svg.contains("Walsh averages of block log-ratios (signed-rank)"));
+    assert_eq!(count(svg, "class=\"histogram\""), 0);
+    assert!(svg.contains("the interval alone (no resampled distribution behind it)"));
     assert!(svg.contains(">ratio candidate / baseline (log scale)</text>"));
     assert!(svg.contains(">share (%)</text>"));
-
-    let mut boot = a.clone();
-    boot.groups[0].comparisons[0].verdict_basis =
-        VerdictBasis::PairedBootstrap(PairedEstimator::MedianLogRatio);
-    let all = charts(&Pictures::new(&boot));
-    let svg = &chart(&all, "uncertainty.svg").svg;
-    assert!(svg.contains("block bootstrap of median-log-ratio (2000 resamples)"));
-    // Seeded: the same picture every time.
-    assert_eq!(
-        svg,
-        &chart(&charts(&Pictures::new(&boot)), "uncertainty.svg").svg
-    );
 }
 
 #[test]
@@ -475,4 +562,43 @@ fn the_verdict_is_the_headline_and_the_text_report_wraps() {
             .replace("&amp;", "&");
         assert!(text.chars().count() <= 100, "{line}");
     }
+}
+
+#[test]
+fn a_sequential_analysis_carries_the_looks_the_sequence_chart_draws() {
+    use bench_report::pictures::confidence_sequences;
+    use bench_stats::analysis::SequentialRun;
+    use bench_stats::sequential::{SequentialRule, dataset_log_ratios, replay};
+    let data = skewed_blocks();
+    let rule = SequentialRule::new(0.05, 0.01);
+    let config = bench_stats::AnalysisConfig {
+        sequential: Some(SequentialRun {
+            rule,
+            extended: false,
+        }),
+        ..bench_stats::AnalysisConfig::default()
+    };
+    let a = bench_stats::analyze(&data, &config).unwrap();
+    let seqs = confidence_sequences(&a);
+    assert_eq!(seqs.len(), 1);
+    // The looks are the analysis's own: a replay of the block log-ratios gives them.
+    let again = replay(&dataset_log_ratios(&data, Some("A")).unwrap(), &rule);
+    assert_eq!(again.looks.len(), 14);
+    let points: Vec<[f64; 3]> = seqs[0]
+        .points
+        .iter()
+        .map(|q| [q.estimate, q.low, q.high])
+        .collect();
+    let want: Vec<[f64; 3]> = again
+        .looks
+        .iter()
+        .map(|l| [l.median_ratio, l.ratio_interval[0], l.ratio_interval[1]])
+        .collect();
+    assert_eq!(points, want);
+    let all = charts(&Pictures::new(&a).with_sequences(&seqs));
+    assert!(names(&all).contains(&"confidence-sequence.svg"));
+    // Read back from JSON the analysis has no looks, and draws no sequence.
+    let json = serde_json::to_string(&a).unwrap();
+    let back: Analysis = serde_json::from_str(&json).unwrap();
+    assert!(confidence_sequences(&back).is_empty());
 }

@@ -184,31 +184,6 @@ pub enum ReferenceRuns {
     BesideEachRun,
 }
 
-impl ReferenceRuns {
-    /// The name stored in a raw file's header (`reference_placement`); `None` for no
-    /// reference and for the legacy once-per-block placement, which files predating the
-    /// field used.
-    pub fn placement_name(self) -> Option<&'static str> {
-        match self {
-            ReferenceRuns::BesideEachRun => Some(BESIDE_EACH_RUN),
-            ReferenceRuns::None | ReferenceRuns::PerBlock => None,
-        }
-    }
-
-    /// The placement of a raw file whose header names a reference (`has_reference`) and
-    /// `placement` (absent in files written before the field: once per block).
-    pub fn from_header(has_reference: bool, placement: Option<&str>) -> ReferenceRuns {
-        match (has_reference, placement) {
-            (false, _) => ReferenceRuns::None,
-            (true, Some(BESIDE_EACH_RUN)) => ReferenceRuns::BesideEachRun,
-            (true, _) => ReferenceRuns::PerBlock,
-        }
-    }
-}
-
-/// The header's name of [`ReferenceRuns::BesideEachRun`].
-const BESIDE_EACH_RUN: &str = "beside-each-run";
-
 const SALT_ORDER: u64 = 0x006f_7264_6572;
 const SALT_REFERENCE: u64 = 0x0072_6566_6572;
 
@@ -741,12 +716,18 @@ mod tests {
 
     #[test]
     fn reference_placement_round_trips_through_the_header_name() {
+        use crate::raw::ReferencePlacement;
         for r in [ReferenceRuns::BesideEachRun, ReferenceRuns::PerBlock] {
-            assert_eq!(ReferenceRuns::from_header(true, r.placement_name()), r);
+            assert_eq!(ReferencePlacement::runs(true, ReferencePlacement::of(r)), r);
         }
         assert_eq!(
-            ReferenceRuns::from_header(false, Some("beside-each-run")),
+            ReferencePlacement::runs(false, Some(ReferencePlacement::BesideEachRun)),
             ReferenceRuns::None
+        );
+        assert_eq!(
+            ReferencePlacement::BesideEachRun.name(),
+            "beside-each-run",
+            "the name every raw file with a reference records"
         );
     }
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 pub enum SchedError {
     /// The configuration cannot produce an experiment (no variants, zero blocks, ...).
     #[error("invalid experiment configuration: {0}")]
-    Config(String),
+    Config(#[from] crate::experiment::ConfigError),
     /// A command string could not be split into words.
     #[error("cannot parse command {command:?}: {message}")]
     CommandSyntax {

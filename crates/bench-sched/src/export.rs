@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use bench_stats::Analysis;
 
-use crate::pipeline::Experiment;
+use crate::raw::Experiment;
 
 /// The columns of [`runs_csv`].
 pub const RUNS_CSV_COLUMNS: &str = "block,position,variant,wall_ns,user_ns,sys_ns,max_rss_kib,exit_code,timed_out,env_pad,metric,value";
@@ -38,7 +38,7 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 /// leaves out (failed, timed out, in an incomplete or failed block) and reference runs are
 /// not rows: the raw file keeps them. Time: O(runs log runs).
 pub fn runs_csv(experiment: &Experiment) -> String {
-    let raw = experiment.to_raw();
+    let raw = experiment;
     let mut out = format!("{RUNS_CSV_COLUMNS}\n");
     let order = |name: &str| {
         raw.header

@@ -10,8 +10,12 @@
 //! - **The loop** ([`run_experiment`], [`ExperimentConfig`], [`Hooks`], [`Observer`],
 //!   [`InterruptFlag`], [`ResumePoint`]): warm-up, hooks, schedule, failures, Ctrl-C,
 //!   resume.
-//! - **Raw JSONL** ([`RawWriter`], [`read_raw`], [`RawData::to_dataset`]): the
-//!   `abba.raw/1` file, streamed run by run and read back tolerant of a cut-off tail.
+//! - **The record** ([`Experiment`]: [`RawHeader`], [`RunRecord`]s, [`RawTrailer`]): one
+//!   experiment as its raw file holds it, whether read back or just measured, with the one
+//!   [`Experiment::to_dataset`]. Every named value of the header (design, metric, layout,
+//!   ...) is an enum written as the same text the file has always held.
+//! - **Raw JSONL** ([`RawWriter`], [`read_raw`]): the `abba.raw/1` file, streamed run by
+//!   run and read back tolerant of a cut-off tail.
 //! - **Importers** ([`load_files`], [`read_csv`], [`read_hyperfine`]): CSV and hyperfine
 //!   JSON into a [`bench_stats::Dataset`]; errors ([`InputError`]) name file, line, column.
 //! - **CSV exports** ([`runs_csv`], [`summary_csv`]): the analysed runs (readable again as
@@ -69,6 +73,12 @@
 //! `posix_spawn`, which adds the (small) cost of copying abba's page tables to every
 //! run's wall time, the same for every variant; rerun the bench to requote them.
 #![deny(missing_docs)]
+// A match on one of our enums names every variant, so a new variant is a compile (or
+// clippy) error wherever it needs a decision.
+#![deny(
+    clippy::wildcard_enum_match_arm,
+    clippy::match_wildcard_for_single_variants
+)]
 
 mod counter;
 mod cpus;
@@ -98,8 +108,9 @@ pub use crate::design::{
 };
 pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
-    ExperimentConfig, FailurePolicy, HookKind, Hooks, Identity, NoopObserver, Observer, Outcome,
-    REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant, run_experiment,
+    BudgetFit, ConfigError, ExperimentConfig, FailurePolicy, HookKind, Hooks, Identity, Mismatch,
+    NoopObserver, Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant,
+    run_experiment,
 };
 pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary_csv};
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
@@ -109,11 +120,14 @@ pub use crate::import::{
 };
 pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
-pub use crate::pipeline::{Experiment, Input, MetricUnavailable, analyze_input, recorded_metrics};
+pub use crate::pipeline::{
+    ConfirmError, Confirmation, Input, MetricUnavailable, analyze_input, recorded_metrics,
+};
 pub use crate::raw::{
-    DERIVED_ID_PREFIX, RAW_SCHEMA, RawData, RawExtension, RawHeader, RawHooks, RawLook,
-    RawSequence, RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant, RawWriter, RunRecord,
-    derived_experiment_id, read_raw, read_raw_bytes, this_host_name,
+    AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, RAW_SCHEMA, RawExtension, RawHeader,
+    RawHooks, RawLook, RawSequence, RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant,
+    RawWriter, ReferencePlacement, RunRecord, SequenceStop, StopRuleKind, derived_experiment_id,
+    read_raw, read_raw_bytes, this_host_name,
 };
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, MAX_JSON_LINE_BYTES, Metric, MetricParseError, OutputMode,

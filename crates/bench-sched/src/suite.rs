@@ -23,7 +23,7 @@ use bench_stats::{Dataset, Observation, Series};
 use crate::error::{ReadWarning, ReadWarningKind};
 use crate::import::Loaded;
 use crate::raw::read::block_name;
-use crate::raw::{RawData, RawHeader, RawSuiteBenchmark, RunRecord};
+use crate::raw::{Experiment, RawHeader, RawSuiteBenchmark, RunRecord};
 use crate::rng::block_rng;
 use crate::runner::Metric;
 
@@ -91,7 +91,7 @@ impl Suite {
                     .filter_map(|&i| variants.get(i).map(|v| v.name.clone()))
                     .collect(),
                 cycles: b.cycles.max(1),
-                metric: b.metric.as_ref().map(ToString::to_string),
+                metric: b.metric.clone(),
                 unit: b.unit.clone(),
                 higher_is_better: b.higher_is_better,
                 timeout_ns: b
@@ -104,8 +104,7 @@ impl Suite {
     /// The suite a header records (`None` for a header without one).
     ///
     /// # Errors
-    /// A message naming the benchmark whose variant is not in the header, or whose metric
-    /// cannot be read.
+    /// A message naming the benchmark whose variant is not in the header.
     pub fn from_raw(header: &RawHeader) -> Result<Option<Suite>, String> {
         if header.suite.is_empty() {
             return Ok(None);
@@ -128,17 +127,11 @@ impl Suite {
                         })
                 })
                 .collect::<Result<Vec<usize>, String>>()?;
-            let metric = b
-                .metric
-                .as_deref()
-                .map(str::parse::<Metric>)
-                .transpose()
-                .map_err(|e| format!("suite benchmark {:?}: {e}", b.name))?;
             benchmarks.push(SuiteBenchmark {
                 name: b.name.clone(),
                 variants,
                 cycles: b.cycles.max(1),
-                metric,
+                metric: b.metric.clone(),
                 unit: b.unit.clone(),
                 higher_is_better: b.higher_is_better,
                 timeout: b.timeout_ns.map(Duration::from_nanos),
@@ -161,7 +154,7 @@ impl Suite {
     ) -> Schedule {
         let design = match design {
             Design::Sequential => Design::Abba,
-            other => other,
+            other @ (Design::Abba | Design::Random) => other,
         };
         let cycles = cycles.max(1);
         let mut runs = Vec::new();
@@ -175,7 +168,7 @@ impl Suite {
                     let bench = &self.benchmarks[k];
                     let unit = match design {
                         Design::Random => unit,
-                        _ => b,
+                        Design::Abba | Design::Sequential => b,
                     };
                     // Each benchmark draws its own random orders.
                     let own_seed = seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -184,7 +177,7 @@ impl Suite {
                             Design::Random => {
                                 unit.saturating_mul(bench.cycles.max(1)).saturating_add(own)
                             }
-                            _ => unit,
+                            Design::Abba | Design::Sequential => unit,
                         };
                         for v in block_order(design, bench.variants.len(), own_seed, unit) {
                             runs.push(PlannedRun {
@@ -226,7 +219,7 @@ pub struct BenchmarkData {
     pub loaded: Loaded,
 }
 
-impl RawData {
+impl Experiment {
     /// Every benchmark of a suite file as its own dataset (empty for a file without a
     /// suite). A block is kept for a benchmark when all of that benchmark's runs in it
     /// succeeded with a value, whatever the other benchmarks' runs did, so one failing
@@ -237,7 +230,7 @@ impl RawData {
             return Vec::new();
         };
         let schedule = self.schedule();
-        let header_metric: Metric = self.header.metric.parse().unwrap_or_default();
+        let header_metric = &self.header.metric;
         suite
             .benchmarks
             .iter()
@@ -423,7 +416,7 @@ mod tests {
             .filter(|r| r.block == 0)
             .filter_map(|r| match r.target {
                 Target::Variant(i) if i >= 2 => Some(i - 2),
-                _ => None,
+                Target::Variant(_) | Target::Reference => None,
             })
             .collect();
         assert_eq!(block0, [0, 1, 1, 0, 0, 1, 1, 0]);

@@ -44,7 +44,7 @@ fn valgrind(test: &str) -> Option<Valgrind> {
 fn run(
     config: &ExperimentConfig,
     counter: Box<dyn Counting>,
-) -> (Result<Outcome, SchedError>, RawData) {
+) -> (Result<Experiment, SchedError>, Experiment) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("raw.jsonl");
     let mut writer = RawWriter::create(&out).unwrap();
@@ -74,8 +74,8 @@ fn valgrind_counts_every_process_of_the_command_exactly() {
     );
     let (outcome, data) = run(&config, Box::new(v));
     let outcome = outcome.unwrap();
-    assert_eq!(data.header.counter.as_deref(), Some("valgrind"));
-    assert_eq!(data.header.metric, "instructions");
+    assert_eq!(data.header.counter, Some(CounterSource::Valgrind));
+    assert_eq!(data.header.metric, Metric::Count(CountEvent::Instructions));
     let of = |name: &str| -> Vec<(u64, u32)> {
         data.runs
             .iter()
@@ -123,7 +123,7 @@ fn failed_and_killed_counted_runs_are_kept() {
     let bad = data.runs.iter().find(|r| r.variant == "bad").unwrap();
     assert_eq!(bad.exit_code, Some(3));
     assert!(bad.instructions.is_some_and(|n| n > 0));
-    assert_eq!(data.trailer.unwrap().status, "failed");
+    assert_eq!(data.end.unwrap().status, EndStatus::Failed);
 
     // A command killed by SIGKILL (as a timeout kills its process group): valgrind cannot
     // write its count. (Run directly, so no shell's child writes a count of its own.)
@@ -180,7 +180,7 @@ fn the_loop_records_what_the_counter_counted() {
         },
     ];
     let (outcome, data) = run(&config, Box::new(fake));
-    assert_eq!(data.header.counter.as_deref(), Some("pmu"));
+    assert_eq!(data.header.counter, Some(CounterSource::Pmu));
     let argv = counted_argv.lock().unwrap().clone();
     assert!(
         argv.iter()

@@ -489,3 +489,256 @@ fn old_once_per_block_reference_file_is_read_and_analysed_that_way() {
     assert_eq!(r.reference_own_cv, None);
     assert_eq!(r.reference_block_values.len(), 8);
 }
+
+/// The named values of one generated header and end line, as text.
+#[derive(Debug, Clone)]
+struct Names {
+    design: &'static str,
+    metric: String,
+    layout: String,
+    shell: Option<&'static str>,
+    reference: bool,
+    placement: bool,
+    counter: Option<&'static str>,
+    stop_rule: Option<(&'static str, f64, u32)>,
+    cycles: u32,
+    suite_metric: Option<String>,
+    status: &'static str,
+    sequence: Option<(&'static str, Vec<&'static str>)>,
+}
+
+fn names() -> impl Strategy<Value = Names> {
+    let metric = prop_oneof![
+        prop::sample::select(vec![
+            "wall",
+            "user",
+            "sys",
+            "cpu",
+            "max-rss",
+            "instructions",
+            "cycles",
+            "branches",
+            "branch-misses",
+            "cache-misses",
+        ])
+        .prop_map(str::to_owned),
+        "[a-z_]{1,8}".prop_map(|f| format!("json:{f}")),
+    ];
+    let layout = prop_oneof![
+        Just("random".to_owned()),
+        (0usize..5000).prop_map(|n| format!("fixed:{n}")),
+    ];
+    let decisions = prop::collection::vec(
+        prop::sample::select(vec!["larger", "smaller", "equivalent", "undecided"]),
+        0..4,
+    );
+    (
+        (
+            prop::sample::select(vec!["abba", "random", "sequential"]),
+            metric.clone(),
+            layout,
+            prop::option::of(prop::sample::select(vec!["none", "sh"])),
+            any::<(bool, bool)>(),
+            prop::option::of(prop::sample::select(vec!["pmu", "valgrind"])),
+        ),
+        (
+            prop::option::of((
+                prop::sample::select(vec!["sign-median", "asymptotic-mean"]),
+                prop::sample::select(vec![0.05, 0.01, 0.001]),
+                1u32..50,
+            )),
+            1u32..4,
+            prop::option::of(prop::option::of(metric)),
+            prop::sample::select(vec!["complete", "failed", "interrupted", "killed"]),
+            prop::option::of((
+                prop::sample::select(vec!["decided", "max-blocks", "not-finished"]),
+                decisions,
+            )),
+        ),
+    )
+        .prop_map(
+            |(
+                (design, metric, layout, shell, (reference, placement), counter),
+                (stop_rule, cycles, suite, status, sequence),
+            )| Names {
+                design,
+                metric,
+                layout,
+                shell,
+                reference,
+                placement,
+                counter,
+                stop_rule,
+                cycles,
+                suite_metric: suite.map(Option::unwrap_or_default),
+                status,
+                sequence,
+            },
+        )
+}
+
+impl Names {
+    /// The header line as abba's writer lays it out: every field in the order it writes
+    /// them, the optional ones left out as it leaves them out.
+    fn header(&self) -> String {
+        let host = r#"{"cpu_model":null,"cores":2,"kernel":"6.1","governor":null,"turbo":null,"aslr":2,"load_start":[0.5,0.25,1.0],"load_end":null,"env_bytes":10,"argv_bytes":5,"start_time":"2026-01-01T00:00:00Z"}"#;
+        let reference = if self.reference { r#""ref""# } else { "null" };
+        let shell = self.shell.map_or("null".to_owned(), |s| format!("{s:?}"));
+        let mut s = format!(
+            r#"{{"schema":"abba.raw/1","abba_version":"0.1.0","design":"{}","seed":7,"blocks":60,"variants":[{{"name":"A","command":"a"}},{{"name":"B","command":"b"}}],"reference":{reference},"metric":"{}","unit":"ns","higher_is_better":false,"layout":"{}","pin":null,"warmup":1,"settle_ns":0,"shell":{shell},"timeout_ns":null,"host":{host}"#,
+            self.design, self.metric, self.layout
+        );
+        if self.cycles != 1 {
+            s.push_str(&format!(r#","cycles":{}"#, self.cycles));
+        }
+        if self.placement {
+            s.push_str(r#","reference_placement":"beside-each-run""#);
+        }
+        if let Some((method, alpha, min)) = self.stop_rule {
+            s.push_str(&format!(
+                r#","stop_rule":{{"rule":"until-decided","method":"{method}","alpha":{alpha},"margin":0.01,"min_blocks":{min},"max_blocks":60}}"#
+            ));
+        }
+        if let Some(m) = &self.suite_metric {
+            let metric = if m.is_empty() {
+                String::new()
+            } else {
+                format!(r#","metric":"{m}""#)
+            };
+            s.push_str(&format!(
+                r#","suite":[{{"name":"s","variants":["A","B"]{metric}}}]"#
+            ));
+        }
+        if let Some(c) = self.counter {
+            s.push_str(&format!(r#","counter":"{c}""#));
+        }
+        s.push('}');
+        s
+    }
+
+    /// The end line as the writer lays it out.
+    fn end(&self) -> String {
+        let sequence = match &self.sequence {
+            None => String::new(),
+            Some((stop, looks)) => {
+                let looks: Vec<String> = looks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, d)| {
+                        format!(
+                            r#"{{"blocks":{},"low":null,"high":1.5,"decision":"{d}"}}"#,
+                            i + 1
+                        )
+                    })
+                    .collect();
+                format!(
+                    r#","sequence":{{"stop":"{stop}","decided_at":null,"looks":[{}]}}"#,
+                    looks.join(",")
+                )
+            }
+        };
+        format!(
+            r#"{{"end":{{"status":"{}","load_end":[1.0,0.5,0.25],"end_time":"2026-01-01T00:01:00Z"{sequence}}}}}"#,
+            self.status
+        )
+    }
+}
+
+/// FNV-1a 64 over NUL-ended fields, computed here from the texts themselves.
+fn fnv_of(fields: &[&str]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for f in fields {
+        for &b in f.as_bytes().iter().chain(&[0u8]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("auto-{h:016x}")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Every header and end line abba writes reads back into its types and writes out as
+    /// exactly the same bytes, and the derived experiment id hashes the same texts.
+    #[test]
+    fn header_and_end_lines_round_trip_byte_for_byte(n in names()) {
+        let (header, end) = (n.header(), n.end());
+        let file = format!("{header}\n{end}\n");
+        let data = read_raw_bytes("r.jsonl", file.as_bytes())
+            .map_err(|e| TestCaseError::fail(format!("{e}\n{file}")))?;
+        prop_assert_eq!(serde_json::to_string(&data.header).unwrap(), header);
+        let end_again = format!(r#"{{"end":{}}}"#, serde_json::to_string(&data.end).unwrap());
+        prop_assert_eq!(end_again, end);
+        let cycles = format!("cycles={}", n.cycles);
+        let mut fields = vec![n.design, n.metric.as_str()];
+        if n.cycles > 1 {
+            fields.push(&cycles);
+        }
+        fields.extend(["A", "a", "B", "b"]);
+        prop_assert_eq!(data.header.experiment_id(), fnv_of(&fields));
+    }
+
+    /// A named value abba does not know is refused when the file is read, naming the file
+    /// and the line that holds it: never read as a default.
+    #[test]
+    fn an_unknown_name_is_refused_at_its_line(n in names(), pick in 0usize..8) {
+        let (mut header, mut end) = (n.header(), n.end());
+        let swap = |text: &mut String, from: &str, to: &str| {
+            let was = text.clone();
+            *text = text.replacen(from, to, 1);
+            was != *text
+        };
+        let (changed, line) = match pick {
+            0 => (swap(&mut header, &format!(r#""design":"{}""#, n.design), r#""design":"counterbalanced""#), 1),
+            1 => (swap(&mut header, &format!(r#""metric":"{}""#, n.metric), r#""metric":"speed""#), 1),
+            2 => (swap(&mut header, &format!(r#""layout":"{}""#, n.layout), r#""layout":"fixed:x""#), 1),
+            3 => (swap(&mut header, r#""shell":"#, r#""shell":"bash","was":"#), 1),
+            4 if n.placement => (swap(&mut header, "beside-each-run", "once"), 1),
+            4 => (swap(&mut header, r#""schema""#, r#""reference_placement":"once","schema""#), 1),
+            5 => (swap(&mut header, r#""method":""#, r#""method":"x"#), 1),
+            6 => (swap(&mut end, &format!(r#""status":"{}""#, n.status), r#""status":"done""#), 2),
+            _ => (swap(&mut end, r#""decision":""#, r#""decision":"maybe"#), 2),
+        };
+        prop_assume!(changed);
+        let file = format!("{header}\n{end}\n");
+        match read_raw_bytes("r.jsonl", file.as_bytes()) {
+            Ok(_) => prop_assert!(false, "read an unknown name: {}", file),
+            Err(e) => {
+                prop_assert!(
+                    matches!(&e, InputError::Invalid { file, line: Some(l), .. } if file == "r.jsonl" && *l == line),
+                    "{:?}", e
+                );
+                prop_assert!(e.to_string().contains("unknown"), "{}", e);
+            }
+        }
+    }
+}
+
+/// The raw files committed as test data read and write back line for line: the header
+/// and end lines through their types, unchanged to the byte.
+#[test]
+fn committed_raw_files_write_back_byte_for_byte() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-cli/tests/data");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let data = read_raw(&path).unwrap();
+        let first = text.lines().next().unwrap();
+        assert_eq!(
+            serde_json::to_string(&data.header).unwrap(),
+            first,
+            "{path:?}"
+        );
+        if let Some(end) = &data.end {
+            let line = format!(r#"{{"end":{}}}"#, serde_json::to_string(end).unwrap());
+            assert!(text.lines().any(|l| l == line), "{path:?}: {line}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked} files under {dir:?}");
+}

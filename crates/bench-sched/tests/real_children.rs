@@ -56,8 +56,8 @@ fn children_run_in_abba_order_and_the_file_reads_back() {
     let data = read_raw(&out).unwrap();
     assert_eq!(data.runs, outcome.runs);
     assert_eq!(
-        data.trailer.as_ref().map(|t| t.status.as_str()),
-        Some("complete")
+        data.end.as_ref().map(|t| t.status),
+        Some(EndStatus::Complete)
     );
     let loaded = data.to_dataset();
     assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
@@ -171,7 +171,7 @@ fn failing_command_stops_with_variant_block_and_stderr() {
     let data = read_raw(&out).unwrap();
     assert_eq!(data.runs.len(), 2);
     assert_eq!(data.runs[1].exit_code, Some(3));
-    assert_eq!(data.trailer.unwrap().status, "failed");
+    assert_eq!(data.end.unwrap().status, EndStatus::Failed);
 }
 
 #[test]
@@ -385,7 +385,7 @@ fn stop_mid_experiment_keeps_complete_blocks_and_resume_finishes() {
         9,
         "two full blocks plus the first run of block 2; the killed run is not recorded"
     );
-    assert_eq!(data.trailer.as_ref().unwrap().status, "interrupted");
+    assert_eq!(data.end.as_ref().unwrap().status, EndStatus::Interrupted);
     let loaded = data.to_dataset();
     assert_eq!(loaded.dataset.series[0].observations.len(), 4);
     assert!(
@@ -423,7 +423,7 @@ fn stop_mid_experiment_keeps_complete_blocks_and_resume_finishes() {
     );
     // The first run of block 2, measured again, is kept in the interrupted end line.
     assert_eq!(data.session_ends.len(), 1);
-    assert_eq!(data.session_ends[0].status, "interrupted");
+    assert_eq!(data.session_ends[0].status, EndStatus::Interrupted);
     assert_eq!(data.session_ends[0].superseded.len(), 1);
     assert_eq!(data.session_ends[0].superseded[0].block, 2);
     let loaded = data.to_dataset();

@@ -50,6 +50,6 @@ fn sigint_from_a_child_stops_the_experiment_and_kills_the_running_child() {
     assert_eq!(flag.stop_requested(), Some(SIGINT));
     let data = read_raw(&out).unwrap();
     assert_eq!(data.runs.len(), 4);
-    assert_eq!(data.trailer.as_ref().unwrap().status, "interrupted");
+    assert_eq!(data.end.as_ref().unwrap().status, EndStatus::Interrupted);
     assert_eq!(data.to_dataset().dataset.series[0].observations.len(), 2);
 }

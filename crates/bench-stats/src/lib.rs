@@ -62,6 +62,12 @@
 //! `parallel` (default) runs the bootstrap on rayon, bit-identical to the serial path.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+// A match on one of our enums names every variant, so a new variant is a compile (or
+// clippy) error wherever it needs a decision.
+#![deny(
+    clippy::wildcard_enum_match_arm,
+    clippy::match_wildcard_for_single_variants
+)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod analysis;

@@ -13,8 +13,9 @@
 //!   the Lentz continued fraction otherwise (Numerical Recipes, 3rd ed., §6.2), each to
 //!   ~1e-14 relative, so the small one of `P` and `Q` is never formed as `1 - other`.
 //!
-//! - `regularized_beta` / `student_t_sf` (in `special/beta.rs`): the incomplete beta
-//!   continued fraction, for the p-value of Welch's t-test.
+//! - `regularized_beta` / `student_t_sf` / `student_t_cdf` / `student_t_ppf` (in
+//!   `special/beta.rs`): the incomplete beta continued fraction and Student's t, for the
+//!   p-value of Welch's t-test, the hierarchy's t intervals and the Harrell-Davis weights.
 //!
 //! Checked against `scipy.special` / `scipy.stats.norm` / `scipy.stats.chi2` through
 //! `fixtures/scipy/reference.json` (the beta and t functions through `welch.json`).
@@ -24,7 +25,7 @@
 
 mod beta;
 
-pub use beta::{regularized_beta, student_t_sf};
+pub use beta::{regularized_beta, student_t_cdf, student_t_ppf, student_t_sf};
 
 /// 1 / sqrt(pi).
 const FRAC_1_SQRT_PI: f64 = 0.564_189_583_547_756_286_948_079_451_560_77;

@@ -25,6 +25,7 @@
 #[allow(dead_code)] // each test binary uses part of the simulator
 mod sim;
 
+use bench_docs::Figure;
 use bench_stats::diagnostics::{CarryoverConfig, CarryoverFinding, CarryoverRun, carryover};
 use bench_stats::paired::block_bootstrap;
 use bench_stats::rank::{mann_whitney_u, paired_hodges_lehmann, wilcoxon_signed_rank};
@@ -713,24 +714,29 @@ fn carryover_abba_cancels_it_alternation_does_not_and_the_diagnostic_fires() {
         rate(fired_strong, reps),
         rate(fired_null, reps),
     );
-    println!(
-        "\ncarryover: the run right after the other variant is {:.0}% faster ({reps} sessions of 120 runs, no version effect):",
-        carry * 100.0
+    let mut fig = Figure::new(
+        "docs/calibration.md",
+        "cargo test -p bench-stats --test calibration carryover -- --nocapture",
     );
-    println!(
+    println!();
+    fig.line(format!(
+        "carryover: the run right after the other variant is {:.0}% faster ({reps} sessions of 120 runs, no version effect):",
+        carry * 100.0
+    ));
+    fig.line(format!(
         "  first run of a block {:.0}% slower: ABBA/BAAB relative B - A {abba_bias:+.4} +- {abba_se:.4}",
         carry * 100.0
-    );
-    println!(
+    ));
+    fig.line(format!(
         "  first run of a block {:.0}% slower: strict AB relative B - A {alt_bias:+.4} +- {alt_se:.4} (expected {:+.4})",
         carry * 100.0,
         1.0 / (1.0 + carry) - 1.0
-    );
-    println!(
+    ));
+    fig.line(format!(
         "  carryover diagnostic (30 ABBA blocks) fires in {fire:.3} of sessions at {:.0}%, {fire_strong:.3} at {:.0}%; false alarms without carryover {false_alarm:.3}",
         carry * 100.0,
         strong * 100.0
-    );
+    ));
 
     assert!(
         abba_bias.abs() <= 3.0 * abba_se,
@@ -759,6 +765,7 @@ fn carryover_abba_cancels_it_alternation_does_not_and_the_diagnostic_fires() {
         warned += u32::from(warning);
     }
     assert!(warned > 0);
+    fig.check();
 }
 
 /// An ABBA session of `cfg` (seeded by `r`), for the bias of a position effect.

@@ -4,17 +4,21 @@
 //! `shared-vm`, a quieter one) at the default 20 blocks and at 30.
 //!
 //! `cargo test -p bench-stats --test decision_calibration -- --nocapture` prints the
-//! tables; the README quotes them. Bounds allow 3 Monte Carlo standard deviations.
+//! tables; `docs/calibration.md` quotes them, and each test fails when its table there
+//! differs from what it printed (`bench_docs::Figure`; `ABBA_UPDATE_FIGURES=1` rewrites it). Bounds allow 3 Monte Carlo standard deviations.
 
 #[allow(dead_code)] // each test binary uses part of the simulator
 mod sim;
 
+use bench_docs::Figure;
 use bench_stats::analysis::regressions;
 use bench_stats::{AnalysisConfig, Outcome, Verdict, analyze};
 use sim::{Design, NoiseProfile, SimConfig, simulate};
 
 const ALPHA: f64 = 0.05;
 const REPS: u64 = 300;
+/// Where the tables are quoted; each is marked with the command that prints it alone.
+const DOC: &str = "docs/calibration.md";
 
 fn config() -> AnalysisConfig {
     // The gate and the equivalence test read the signed-rank interval, not the bootstrap:
@@ -66,13 +70,17 @@ fn rate(
 
 #[test]
 fn the_gate_trips_at_most_at_alpha_without_a_slowdown_and_more_often_the_larger_it_is() {
-    println!(
-        "P(exit 1) of --fail-if-slower PCT, {REPS} experiments per cell (Monte Carlo SD <= 0.029)"
+    let mut fig = Figure::new(
+        DOC,
+        "cargo test -p bench-stats --test decision_calibration the_gate -- --nocapture",
     );
-    println!(
+    fig.line(format!(
+        "P(exit 1) of --fail-if-slower PCT, {REPS} experiments per cell (Monte Carlo SD <= 0.029)"
+    ));
+    fig.line(format!(
         "{:<10} {:>5} {:>7} | {:>7} {:>7} {:>7} {:>7}",
         "profile", "PCT", "blocks", "0", "PCT/2", "PCT", "2 PCT"
-    );
+    ));
     for (name, profile) in profiles() {
         for pct in [0.02, 0.05] {
             for blocks in [20, 30] {
@@ -83,14 +91,14 @@ fn the_gate_trips_at_most_at_alpha_without_a_slowdown_and_more_often_the_larger_
                         rate(&cfg, blocks, 7_000, |a| !regressions(a, pct).is_empty())
                     })
                     .collect();
-                println!(
+                fig.line(format!(
                     "{name:<10} {:>4.0}% {blocks:>7} | {:>7.3} {:>7.3} {:>7.3} {:>7.3}",
                     pct * 100.0,
                     curve[0],
                     curve[1],
                     curve[2],
                     curve[3]
-                );
+                ));
                 assert!(
                     curve[0] <= ALPHA + 3.0 * mc_sd(ALPHA, REPS),
                     "{name} {pct} {blocks}: trips {} without a slowdown",
@@ -100,17 +108,22 @@ fn the_gate_trips_at_most_at_alpha_without_a_slowdown_and_more_often_the_larger_
             }
         }
     }
+    fig.check();
 }
 
 #[test]
 fn equivalence_is_claimed_at_most_alpha_of_the_time_at_the_margin_and_less_beyond() {
-    println!(
-        "P(EQUIVALENT), {REPS} experiments per cell; true slowdown 0, margin/2, margin, 2 margin"
+    let mut fig = Figure::new(
+        DOC,
+        "cargo test -p bench-stats --test decision_calibration equivalence -- --nocapture",
     );
-    println!(
+    fig.line(format!(
+        "P(EQUIVALENT), {REPS} experiments per cell; true slowdown 0, margin/2, margin, 2 margin"
+    ));
+    fig.line(format!(
         "{:<10} {:>6} {:>7} | {:>7} {:>7} {:>7} {:>7}",
         "profile", "margin", "blocks", "0", "m/2", "m", "2m"
-    );
+    ));
     for (name, profile) in profiles() {
         for margin in [0.01, 0.05] {
             for blocks in [20, 30] {
@@ -127,14 +140,14 @@ fn equivalence_is_claimed_at_most_alpha_of_the_time_at_the_margin_and_less_beyon
                         })
                     })
                     .collect();
-                println!(
+                fig.line(format!(
                     "{name:<10} {:>5.0}% {blocks:>7} | {:>7.3} {:>7.3} {:>7.3} {:>7.3}",
                     margin * 100.0,
                     rates[0],
                     rates[1],
                     rates[2],
                     rates[3]
-                );
+                ));
                 // At the margin the two one-sided tests may claim equivalence at most alpha
                 // of the time; beyond it, less.
                 let bound = ALPHA + 3.0 * mc_sd(ALPHA, REPS);
@@ -143,11 +156,18 @@ fn equivalence_is_claimed_at_most_alpha_of_the_time_at_the_margin_and_less_beyon
             }
         }
     }
+    fig.check();
 }
 
 #[test]
 fn the_verdict_on_identical_variants_is_significant_at_most_alpha_of_the_time() {
-    println!("A/A: P(significant), P(FASTER or SLOWER), {REPS} experiments per cell");
+    let mut fig = Figure::new(
+        DOC,
+        "cargo test -p bench-stats --test decision_calibration identical_variants -- --nocapture",
+    );
+    fig.line(format!(
+        "A/A: P(significant), P(FASTER or SLOWER), {REPS} experiments per cell"
+    ));
     for (name, profile) in profiles() {
         for blocks in [8, 20, 30] {
             let significant = rate(&profile, blocks, 11_000, |a| {
@@ -159,9 +179,9 @@ fn the_verdict_on_identical_variants_is_significant_at_most_alpha_of_the_time() 
                     Outcome::Faster | Outcome::Slower
                 )
             });
-            println!(
+            fig.line(format!(
                 "{name:<10} {blocks:>3} blocks: significant {significant:.3}, faster/slower {acted:.3}"
-            );
+            ));
             assert!(
                 significant <= ALPHA + 3.0 * mc_sd(ALPHA, REPS),
                 "{name} {blocks}: {significant}"
@@ -169,4 +189,5 @@ fn the_verdict_on_identical_variants_is_significant_at_most_alpha_of_the_time() 
             assert!(acted <= significant);
         }
     }
+    fig.check();
 }

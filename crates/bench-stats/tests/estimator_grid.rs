@@ -3,7 +3,7 @@
 //! ratio and power, at 8, 12, 20, 30 and 60 ABBA blocks.
 //!
 //! - `grid_table` (ignored; run in release, a few minutes on 2 cores) prints the whole
-//!   table the README's Trust section quotes:
+//!   table `docs/calibration.md` quotes:
 //!   `cargo test --release -p bench-stats --test estimator_grid -- --ignored --nocapture --test-threads 1`
 //!   (`docs/estimator-grid.md` holds its output; `GRID_REPS` sets the sessions per cell)
 //! - `default_holds_its_error_rates_on_every_profile` (CI) checks the shipped default with

@@ -4,7 +4,8 @@
 
 mod support;
 
-use bench_stats::hierarchy::{heterogeneity, nested_variance_components, t_cdf, t_quantile};
+use bench_stats::hierarchy::{heterogeneity, nested_variance_components};
+use bench_stats::special::{student_t_cdf as t_cdf, student_t_ppf as t_quantile};
 use serde_json::Value;
 use support::assert_close;
 

@@ -6,6 +6,7 @@
 //! figures; bigger grids (both sequences, more repetitions) are `cargo xtask sequential`.
 //! Bounds allow 3 Monte Carlo standard deviations where a rate is compared with a target.
 
+use bench_docs::Figure;
 use bench_stats::paired::BlockSummary;
 use bench_stats::plan::{centred_noise, power, profile_pilot};
 use bench_stats::rank::wilcoxon_signed_rank;
@@ -15,6 +16,8 @@ use bench_stats::sequential::{
 use bench_stats::sim::{NoiseProfile, SimDesign, simulate};
 
 const ALPHA: f64 = 0.05;
+/// Where the figures are quoted, each marked with the command that prints it alone.
+const DOC: &str = "docs/sequential.md";
 
 /// One monitored experiment: the first deciding look (blocks, decision), or `None` at the
 /// limit; and the last interval (log scale).
@@ -75,6 +78,10 @@ fn mc_sd(p: f64, reps: u64) -> f64 {
 
 #[test]
 fn aa_false_positives_under_continuous_monitoring_stay_within_alpha() {
+    let mut fig = Figure::new(
+        DOC,
+        "cargo test -p bench-stats --test sequential_calibration aa_false_positives -- --nocapture",
+    );
     let reps = 150u64;
     for profile in NoiseProfile::ALL {
         let wrong = (0..reps)
@@ -86,18 +93,23 @@ fn aa_false_positives_under_continuous_monitoring_stay_within_alpha() {
             })
             .count();
         let rate = wrong as f64 / reps as f64;
-        println!(
+        fig.line(format!(
             "A/A {profile}: {wrong}/{reps} stopped FASTER/SLOWER within 500 blocks ({rate:.3})"
-        );
+        ));
         assert!(
             rate <= ALPHA + 3.0 * mc_sd(ALPHA, reps),
             "{profile}: {rate}"
         );
     }
+    fig.check();
 }
 
 #[test]
 fn the_final_interval_covers_the_true_ratio() {
+    let mut fig = Figure::new(
+        DOC,
+        "cargo test -p bench-stats --test sequential_calibration covers -- --nocapture",
+    );
     let reps = 150u64;
     for profile in [NoiseProfile::Quiet, NoiseProfile::SharedVm] {
         for effect in [1.02, 1.05] {
@@ -108,13 +120,16 @@ fn the_final_interval_covers_the_true_ratio() {
                 })
                 .count();
             let rate = covered as f64 / reps as f64;
-            println!("coverage {profile} ratio {effect}: {covered}/{reps} ({rate:.3})");
+            fig.line(format!(
+                "coverage {profile} ratio {effect}: {covered}/{reps} ({rate:.3})"
+            ));
             assert!(
                 rate >= 1.0 - ALPHA - 3.0 * mc_sd(ALPHA, reps),
                 "{profile} {effect}: {rate}"
             );
         }
     }
+    fig.check();
 }
 
 /// Blocks to the stop and the share of runs with `want` by `within` blocks.
@@ -155,18 +170,23 @@ fn stops(
 /// sequence. The assertions pin the measured medians, so a regression shows.
 #[test]
 fn a_ten_percent_change_is_decided_in_a_median_of_at_most_eight_blocks() {
+    let mut fig = Figure::new(
+        DOC,
+        "cargo test -p bench-stats --test sequential_calibration ten_percent -- --nocapture",
+    );
     let larger = [LookDecision::Larger];
     let (quiet, _) = stops(NoiseProfile::Quiet, 1.10, 100, &larger, 200, None);
-    println!("10% on quiet: median {quiet} blocks");
+    fig.line(format!("10% on quiet: median {quiet} blocks"));
     assert!(quiet <= 8.0, "{quiet}");
     for (profile, measured) in [(NoiseProfile::SharedVm, 16.0), (NoiseProfile::Drift, 19.0)] {
         let (min, _) = stops(profile, 1.10, 100, &larger, 200, Some(BlockSummary::Min));
         let (median, _) = stops(profile, 1.10, 100, &larger, 200, None);
-        println!(
+        fig.line(format!(
             "10% on {profile}: median {median} blocks (default, block medians), {min} (block minima)"
-        );
+        ));
         assert!(median <= measured + 2.0, "{profile}: {median}");
     }
+    fig.check();
 }
 
 /// Target: 2% on the shared VM decided within 60 blocks in >= 80% of runs. NOT met: 43%
@@ -175,6 +195,10 @@ fn a_ten_percent_change_is_decided_in_a_median_of_at_most_eight_blocks() {
 /// the target needs more runs per block or a longer limit.
 #[test]
 fn two_percent_on_the_shared_vm_is_decided_within_sixty_blocks() {
+    let mut fig = Figure::new(
+        DOC,
+        "cargo test -p bench-stats --test sequential_calibration two_percent -- --nocapture",
+    );
     let reps = 150;
     let larger = [LookDecision::Larger];
     let (m_min, s_min) = stops(
@@ -186,19 +210,27 @@ fn two_percent_on_the_shared_vm_is_decided_within_sixty_blocks() {
         Some(BlockSummary::Min),
     );
     let (m_med, s_med) = stops(NoiseProfile::SharedVm, 1.02, reps, &larger, 60, None);
-    println!(
+    fig.line(format!(
         "2% on shared-vm: block median (default) median {m_med} blocks, {s_med:.3} SLOWER within 60; block minimum median {m_min}, {s_min:.3}"
-    );
+    ));
     assert!(s_med >= 0.427 - 3.0 * mc_sd(0.427, reps), "{s_med}");
+    fig.check();
 }
 
 #[test]
 fn identical_variants_on_a_quiet_machine_are_decided_equivalent() {
+    let mut fig = Figure::new(
+        DOC,
+        "cargo test -p bench-stats --test sequential_calibration identical_variants -- --nocapture",
+    );
     let reps = 150;
     let eq = [LookDecision::Equivalent];
     let (median, share) = stops(NoiseProfile::Quiet, 1.0, reps, &eq, 199, None);
-    println!("A/A on quiet: median {median} blocks, {share:.3} EQUIVALENT before 200");
+    fig.line(format!(
+        "A/A on quiet: median {median} blocks, {share:.3} EQUIVALENT before 200"
+    ));
     assert!(share >= 0.8 - 3.0 * mc_sd(0.8, reps), "{share}");
+    fig.check();
 }
 
 /// The signed-rank power the analysis would have: simulate `blocks` blocks, test.
@@ -221,6 +253,10 @@ fn simulated_power(profile: NoiseProfile, blocks: u32, effect: f64, reps: u64) -
 /// resampling blocks ignores (the block minima were far less so); it is held to 8.
 #[test]
 fn plan_predicts_the_simulated_power_within_five_points() {
+    let mut fig = Figure::new(
+        DOC,
+        "cargo test -p bench-stats --test sequential_calibration plan_predicts -- --nocapture",
+    );
     let reps = 1500;
     for (profile, blocks, effect) in [
         (NoiseProfile::Quiet, 10, 1.006),
@@ -233,9 +269,9 @@ fn plan_predicts_the_simulated_power_within_five_points() {
         let noise = centred_noise(&profile_pilot(profile, 7).0);
         let predicted = power(&noise, blocks, effect, ALPHA, reps as u32, 1);
         let simulated = simulated_power(profile, blocks as u32, effect, reps);
-        println!(
+        fig.line(format!(
             "power {profile} {blocks} blocks ratio {effect}: plan {predicted:.3}, simulated {simulated:.3}"
-        );
+        ));
         let tolerance = if (profile, blocks, effect) == (NoiseProfile::SharedVm, 30, 1.03) {
             0.08
         } else {
@@ -246,4 +282,5 @@ fn plan_predicts_the_simulated_power_within_five_points() {
             "{profile} {blocks} {effect}"
         );
     }
+    fig.check();
 }

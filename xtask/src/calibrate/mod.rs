@@ -849,6 +849,7 @@ mod tests {
                     custom_test: None,
                     sequential: None,
                     distribution: None,
+                    interval_distribution: None,
                 }],
                 trend: None,
             }],

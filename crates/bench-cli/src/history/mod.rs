@@ -11,7 +11,7 @@ mod store;
 
 use std::path::{Path, PathBuf};
 
-use bench_sched::{Input, RawData, analyze_input, read_raw};
+use bench_sched::{Experiment, Input, analyze_input, read_raw};
 use bench_stats::AnalysisConfig;
 use bench_stats::suite::{Correction, SuiteConfig, analyze_suite};
 use clap::{Args, Subcommand};
@@ -265,7 +265,7 @@ type Analysed = (
 /// Each benchmark of a raw file with its analysis: the suite's benchmarks (analysed as
 /// `abba suite` does, with `correction`), or the one experiment (as `abba analyze`).
 fn analyse_raw(
-    raw: &RawData,
+    raw: &Experiment,
     config: &AnalysisConfig,
     correction: Correction,
 ) -> anyhow::Result<Vec<Analysed>> {
@@ -291,13 +291,14 @@ fn analyse_raw(
                 .suite
                 .iter()
                 .find(|s| s.name == name)
-                .and_then(|s| s.metric.clone())
-                .unwrap_or_else(|| raw.header.metric.clone());
+                .and_then(|s| s.metric.as_ref())
+                .unwrap_or(&raw.header.metric)
+                .to_string();
             out.push((Some(name), metric, dataset, b.analysis));
         }
         return Ok(out);
     }
-    let input = Input::from_raw(raw.clone());
+    let input = Input::from_experiment(raw.clone());
     if input.is_empty() {
         return Err(usage(format!("{}: no successful runs to record", raw.file)));
     }
@@ -305,7 +306,7 @@ fn analyse_raw(
         analyze_input(&input, config).map_err(|e| usage(format!("{}: {e}", raw.file)))?;
     Ok(vec![(
         None,
-        raw.header.metric.clone(),
+        raw.header.metric.to_string(),
         input.loaded.dataset,
         analysis,
     )])
@@ -314,7 +315,7 @@ fn analyse_raw(
 /// Records one raw file. Returns whether it was new.
 fn record_file(
     store: &mut Store,
-    raw: &RawData,
+    raw: &Experiment,
     config: &AnalysisConfig,
     correction: Correction,
     ctx: &record::Context,

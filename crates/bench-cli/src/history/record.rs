@@ -12,7 +12,7 @@
 
 use std::io::Write as _;
 
-use bench_sched::{RawData, RunRecord};
+use bench_sched::{Experiment, RunRecord};
 use bench_stats::{Analysis, Dataset};
 
 use super::git::CommitInfo;
@@ -128,7 +128,7 @@ pub fn fnv1a_128(bytes: &[u8]) -> String {
 /// The raw file's header and runs as canonical JSONL (one line each, in file order,
 /// without the end lines): what the content hash covers and what the store keeps
 /// (compressed). The same file gives the same text whichever command records it.
-pub fn canonical_jsonl(raw: &RawData) -> String {
+pub fn canonical_jsonl(raw: &Experiment) -> String {
     let mut text = serde_json::to_string(&raw.header).unwrap_or_default();
     text.push('\n');
     for run in &raw.runs {
@@ -154,7 +154,7 @@ pub fn inflate(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-fn machine(raw: &RawData) -> MachineInfo {
+fn machine(raw: &Experiment) -> MachineInfo {
     let h = &raw.header.host;
     let name = h.hostname.clone().unwrap_or_else(|| "unknown".into());
     let key = format!(
@@ -214,7 +214,7 @@ pub struct Context {
     pub base_commit: Option<CommitInfo>,
 }
 
-fn command_of(raw: &RawData, variant: &str) -> Option<String> {
+fn command_of(raw: &Experiment, variant: &str) -> Option<String> {
     raw.header
         .variants
         .iter()
@@ -223,12 +223,9 @@ fn command_of(raw: &RawData, variant: &str) -> Option<String> {
 }
 
 /// Builds the record of one raw file and the analyses of its benchmarks.
-pub fn build(raw: &RawData, units: &[Unit<'_>], ctx: &Context) -> Record {
+pub fn build(raw: &Experiment, units: &[Unit<'_>], ctx: &Context) -> Record {
     let text = canonical_jsonl(raw);
-    let values = bench_sched::Input::from_raw(raw.clone())
-        .experiment
-        .map(|e| e.measured_values())
-        .unwrap_or_default();
+    let values = raw.measured_values();
     let runs = raw
         .runs
         .iter()
@@ -324,6 +321,7 @@ pub fn build(raw: &RawData, units: &[Unit<'_>], ctx: &Context) -> Record {
                 verdict: match c.verdict {
                     bench_stats::Verdict::Significant => "significant",
                     bench_stats::Verdict::NotSignificant => "not-significant",
+                    bench_stats::Verdict::NotTested => "not-tested",
                     _ => "not-tested",
                 }
                 .into(),
@@ -342,7 +340,7 @@ pub fn build(raw: &RawData, units: &[Unit<'_>], ctx: &Context) -> Record {
         file: (!raw.file.is_empty()).then(|| raw.file.clone()),
         experiment: raw.header.experiment_id(),
         seed: raw.header.seed,
-        design: raw.header.design.clone(),
+        design: raw.header.design.to_string(),
         started_at: raw.header.host.start_time.clone(),
         recorded_at: bench_sched::rfc3339_utc(std::time::SystemTime::now()),
         machine: machine(raw),

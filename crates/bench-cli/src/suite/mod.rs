@@ -18,9 +18,10 @@ use bench_stats::{AnalysisConfig, Dataset, Grouping};
 pub use args::{SUITE_HELP, SuiteArgs};
 use file::{BenchmarkEntry, SuiteFile};
 
-use crate::compare::{RawOutput, execute, fresh_seed, naming_raw_file, open_raw};
+use crate::compare::{execute, fresh_seed};
 use crate::exit::{Exit, usage};
 use crate::output::{stderr_line, write_stdout};
+use crate::raw_output::{RawOutput, naming_raw_file, open_raw};
 use crate::words::sched_error_text;
 
 /// The schema of `abba suite --json`.
@@ -535,7 +536,7 @@ fn dry_run(config: &ExperimentConfig) -> anyhow::Result<u8> {
             .filter(|r| r.block == b)
             .filter_map(|r| match r.target {
                 bench_sched::Target::Variant(i) => Some(config.variants[i].name.as_str()),
-                _ => None,
+                bench_sched::Target::Reference => None,
             })
             .collect();
         out.push_str(&format!("block {}: {}\n", b + 1, names.join(" ")));
@@ -602,7 +603,7 @@ fn report(
 fn cross_class(
     args: &SuiteArgs,
     analysis: &AnalysisConfig,
-    raw: &bench_sched::RawData,
+    raw: &bench_sched::Experiment,
 ) -> anyhow::Result<u8> {
     let loaded = raw.to_dataset();
     let config = AnalysisConfig {

@@ -96,8 +96,8 @@ pub struct SequencePoint {
     pub high: f64,
 }
 
-/// A confidence sequence of one candidate over blocks: the hook for a sequential
-/// analysis, drawn when given (nothing here computes one).
+/// A confidence sequence of one candidate over blocks, drawn when given (nothing here
+/// computes one): [`confidence_sequences`] reads them from a sequential analysis.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfidenceSequence {
     /// The candidate's name.
@@ -106,6 +106,38 @@ pub struct ConfidenceSequence {
     pub baseline: String,
     /// The looks, in block order.
     pub points: Vec<SequencePoint>,
+}
+
+/// The confidence sequence of every comparison a sequential rule decided, look by look as
+/// the analysis replayed it ([`bench_stats::model::SequentialReport::sequence`]); empty
+/// for fixed-count experiments and for an analysis read back from JSON (which does not
+/// hold the looks).
+pub fn confidence_sequences(analysis: &Analysis) -> Vec<ConfidenceSequence> {
+    let mut out = Vec::new();
+    for g in &analysis.groups {
+        for c in &g.comparisons {
+            let Some(s) = &c.sequential else { continue };
+            if s.sequence.is_empty() {
+                continue;
+            }
+            let points = s
+                .sequence
+                .iter()
+                .map(|l| SequencePoint {
+                    blocks: l.blocks as usize,
+                    estimate: l.median_ratio,
+                    low: l.ratio_interval[0],
+                    high: l.ratio_interval[1],
+                })
+                .collect();
+            out.push(ConfidenceSequence {
+                candidate: c.candidate.clone(),
+                baseline: g.baseline.clone(),
+                points,
+            });
+        }
+    }
+    out
 }
 
 /// Everything the pictures are drawn from: the analysis, and optionally its runs and

@@ -1,44 +1,28 @@
-//! Chart 4: the estimator's uncertainty. For the signed-rank interval (abba's default,
-//! and the Friedman post-hoc tests) the distribution is the Walsh averages of the
-//! per-block log-ratios, whose order statistics are the interval's ends; for a
-//! block-bootstrap estimator it is a fresh block bootstrap of that estimator (seeded
-//! by the analysis's seed). The analysis's estimate and interval are marked on it.
+//! Chart 4: the estimator's uncertainty. Each row draws the distribution the analysis read
+//! the comparison's interval from ([`Comparison::interval_distribution`]): for the
+//! signed-rank interval (abba's default, and the Friedman post-hoc tests) the Walsh
+//! averages of the per-block log-ratios, whose order statistics are the interval's ends;
+//! for a block-bootstrap estimator its replicates. The analysis's estimate and interval
+//! are marked on it. Nothing here computes a statistic: a row whose interval has no such
+//! distribution (the typical run's randomization test, a confidence sequence, a
+//! large-sample interval) marks the interval alone and says so.
 
 use std::fmt::Write as _;
 
-use bench_stats::{Comparison, PairedEstimator, VerdictBasis};
+use bench_stats::model::{DistributionKind, IntervalDistribution};
+use bench_stats::{Comparison, PairedEstimator};
 
 use super::frame::{self, Area, LegendItem, Swatch, WIDTH};
 use super::scale::Scale;
 use super::style::{self, INK, MARGIN_FILL};
 use super::svg::{Anchor, Svg, num};
-use super::{Chart, Pictures, block_ratios, blocked_rows};
+use super::{Chart, Pictures, blocked_rows};
 
 /// Rows drawn at most.
 pub const MAX_ROWS: usize = 8;
-/// Blocks whose Walsh averages are taken at most (evenly spaced beyond it).
-const MAX_WALSH_BLOCKS: usize = 1024;
-const RESAMPLES: usize = 2000;
 const BINS: usize = 48;
 const ROW_HEIGHT: f64 = 120.0;
 const ROW_GAP: f64 = 70.0;
-
-/// Which distribution a row shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// Walsh averages of the block log-ratios (signed-rank inversion).
-    Walsh,
-    /// A block bootstrap of the estimator.
-    Bootstrap(PairedEstimator),
-}
-
-/// The distribution behind a comparison's interval.
-pub fn source(c: &Comparison) -> Source {
-    match c.verdict_basis {
-        VerdictBasis::PairedBootstrap(e) => Source::Bootstrap(e),
-        _ => Source::Walsh,
-    }
-}
 
 /// The chart, when at least one comparison is blocked.
 pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
@@ -48,7 +32,11 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
     }
     let shown = rows.len().min(MAX_ROWS);
     // The histogram of the first row (each row is drawn in its candidate's colour).
-    let legend = legend(p.analysis.equivalence_margin, rows[0].1);
+    let drawn = rows
+        .iter()
+        .take(shown)
+        .any(|r| r.2.interval_distribution.is_some());
+    let legend = legend(p.analysis.equivalence_margin, rows[0].1, drawn);
     // Each row's label sits above it.
     let top0 = 58.0 + 18.0 + frame::legend_extra(&legend);
     let height = top0 + shown as f64 * (ROW_HEIGHT + ROW_GAP) + 4.0;
@@ -62,18 +50,16 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
             bottom: top + ROW_HEIGHT,
             ..Area::of_height(height, 0.0)
         };
-        let src = source(c);
-        let dist = distribution(&block_ratios(c), src, p.analysis.seed);
-        let what = match src {
-            Source::Walsh => "Walsh averages of block log-ratios (signed-rank)".to_owned(),
-            Source::Bootstrap(e) => {
-                format!("block bootstrap of {} ({RESAMPLES} resamples)", e.as_str())
-            }
-        };
+        let estimator = c
+            .verdict_basis
+            .paired_estimator()
+            .or(p.analysis.paired_estimator);
+        let dist = c.interval_distribution.as_ref();
+        let what = describe(c, dist, estimator);
         row(
             &mut svg,
             area,
-            &dist,
+            dist,
             c,
             p.analysis.equivalence_margin,
             *color,
@@ -102,12 +88,57 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
     })
 }
 
-fn legend(margin: f64, color: usize) -> Vec<LegendItem> {
-    vec![
-        LegendItem {
-            label: "distribution".into(),
-            swatch: Swatch::Band(style::color(color), 0.6),
-        },
+/// What a row shows, in words.
+fn describe(
+    c: &Comparison,
+    dist: Option<&IntervalDistribution>,
+    estimator: Option<PairedEstimator>,
+) -> String {
+    let thinned = |d: &IntervalDistribution| {
+        if d.total > d.values.len() {
+            format!(", {} quantiles of {}", d.values.len(), d.total)
+        } else {
+            String::new()
+        }
+    };
+    match dist {
+        Some(d) if d.kind == DistributionKind::WalshAverages => {
+            let of = estimator
+                .filter(|e| *e != PairedEstimator::HodgesLehmannLogRatio)
+                .map(|e| format!(" of {}", e.estimand()))
+                .unwrap_or_default();
+            format!(
+                "Walsh averages of block log-ratios{of} (signed-rank{})",
+                thinned(d)
+            )
+        }
+        Some(d) => {
+            let name = estimator.map_or("the estimator", PairedEstimator::as_str);
+            format!(
+                "block bootstrap of {name} ({} resamples{})",
+                d.total,
+                thinned(d)
+            )
+        }
+        None if c.sequential.is_some() => {
+            "the confidence sequence's interval (anytime-valid: no sampling distribution)"
+                .to_owned()
+        }
+        None if estimator == Some(PairedEstimator::TypicalRun) => {
+            "the typical run's randomization-test interval (its reference distribution is not drawn)"
+                .to_owned()
+        }
+        None => "the interval alone (no resampled distribution behind it)".to_owned(),
+    }
+}
+
+/// The legend; `drawn` when some row has a histogram.
+fn legend(margin: f64, color: usize, drawn: bool) -> Vec<LegendItem> {
+    let histogram = drawn.then(|| LegendItem {
+        label: "distribution".into(),
+        swatch: Swatch::Band(style::color(color), 0.6),
+    });
+    let marks = [
         LegendItem {
             label: "estimate".into(),
             swatch: Swatch::Rule(INK, r#"stroke-width="2""#),
@@ -124,66 +155,22 @@ fn legend(margin: f64, color: usize) -> Vec<LegendItem> {
             label: format!("equivalence margin ±{}%", num(margin * 100.0)),
             swatch: Swatch::Band(MARGIN_FILL, 1.0),
         },
-    ]
+    ];
+    histogram.into_iter().chain(marks).collect()
 }
 
-/// The distribution of the ratio (not its logarithm) for `ratios`, the per-block ratios.
-pub fn distribution(ratios: &[f64], src: Source, seed: u64) -> Vec<f64> {
-    if ratios.len() < 2 {
-        return Vec::new();
-    }
-    match src {
-        Source::Walsh => walsh(ratios),
-        Source::Bootstrap(e) => bootstrap(ratios, e, seed),
-    }
-}
-
-fn walsh(ratios: &[f64]) -> Vec<f64> {
-    let stride = ratios.len().div_ceil(MAX_WALSH_BLOCKS).max(1);
-    let logs: Vec<f64> = ratios.iter().step_by(stride).map(|r| r.ln()).collect();
-    let mut out = Vec::with_capacity(logs.len() * (logs.len() + 1) / 2);
-    for i in 0..logs.len() {
-        for j in i..logs.len() {
-            out.push(((logs[i] + logs[j]) / 2.0).exp());
-        }
-    }
-    out
-}
-
-fn bootstrap(ratios: &[f64], estimator: PairedEstimator, seed: u64) -> Vec<f64> {
-    let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        // SplitMix64: a small, fixed generator, so the picture is the same every time.
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    let n = ratios.len();
-    let mut picked = vec![0.0; n];
-    (0..RESAMPLES)
-        .map(|_| {
-            for slot in picked.iter_mut() {
-                *slot = ratios[(next() % n as u64) as usize];
-            }
-            match estimator {
-                PairedEstimator::MedianLogRatio => {
-                    picked.sort_by(f64::total_cmp);
-                    let m = if n % 2 == 1 {
-                        picked[n / 2].ln()
-                    } else {
-                        (picked[n / 2 - 1].ln() + picked[n / 2].ln()) / 2.0
-                    };
-                    m.exp()
-                }
-                _ => (picked.iter().map(|r| r.ln()).sum::<f64>() / n as f64).exp(),
-            }
-        })
-        .collect()
-}
-
-fn row(svg: &mut Svg, area: Area, dist: &[f64], c: &Comparison, margin: f64, color: usize) {
+fn row(
+    svg: &mut Svg,
+    area: Area,
+    dist: Option<&IntervalDistribution>,
+    c: &Comparison,
+    margin: f64,
+    color: usize,
+) {
+    // Ratios: positive, as the log scale needs.
+    let dist: Vec<f64> = dist
+        .map(|d| d.values.iter().copied().filter(|v| *v > 0.0).collect())
+        .unwrap_or_default();
     let mut lo = dist.iter().copied().fold(1.0 - margin, f64::min);
     let mut hi = dist.iter().copied().fold(1.0 + margin, f64::max);
     for v in c.ratio.into_iter().chain(c.ratio_ci.into_iter().flatten()) {
@@ -194,7 +181,7 @@ fn row(svg: &mut Svg, area: Area, dist: &[f64], c: &Comparison, margin: f64, col
     let xs = Scale::log(lo.max(1e-12) / pad, hi * pad, area.left, area.right);
     let mut counts = [0usize; BINS];
     let (a, b) = (xs.lo.ln(), xs.hi.ln());
-    for v in dist {
+    for v in &dist {
         let k = ((v.ln() - a) / (b - a) * BINS as f64)
             .floor()
             .clamp(0.0, (BINS - 1) as f64) as usize;
@@ -228,13 +215,26 @@ fn row(svg: &mut Svg, area: Area, dist: &[f64], c: &Comparison, margin: f64, col
             num(width - 1.0)
         );
     }
-    svg.path(
-        &d,
-        &format!(r#"fill="{col}" fill-opacity="0.6" class="histogram""#),
-    );
+    if !dist.is_empty() {
+        svg.path(
+            &d,
+            &format!(
+                r#"fill="{col}" fill-opacity="0.6" class="histogram" data-values="{}""#,
+                dist.len()
+            ),
+        );
+    }
+    // Each marked value carries its exact ratio (`data-ratio`), beside its pixel.
     let vline = |svg: &mut Svg, v: f64, extra: &str| {
         let x = xs.px(v);
-        svg.line(x, area.top, x, area.bottom, INK, extra);
+        svg.line(
+            x,
+            area.top,
+            x,
+            area.bottom,
+            INK,
+            &format!(r#"{extra} data-ratio="{v}""#),
+        );
     };
     vline(svg, 1.0, r#"stroke-dasharray="2 2" class="no-change""#);
     if let Some([l, h]) = c.ratio_ci {

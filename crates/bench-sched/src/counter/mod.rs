@@ -186,6 +186,16 @@ pub enum CounterChoice {
     Valgrind,
 }
 
+impl From<CounterSource> for CounterChoice {
+    /// The choice that selects `source` and nothing else.
+    fn from(source: CounterSource) -> CounterChoice {
+        match source {
+            CounterSource::Pmu => CounterChoice::Pmu,
+            CounterSource::Valgrind => CounterChoice::Valgrind,
+        }
+    }
+}
+
 /// A counter choice that is not `auto`, `pmu` or `valgrind`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown counter {given:?}; expected one of: auto, pmu, valgrind")]

@@ -72,7 +72,10 @@ fn builder(event: CountEvent, kind: Kind) -> Builder<'static> {
         #[cfg(test)]
         Kind::SoftwareStandIn => Builder::new(match event {
             CountEvent::Instructions => Software::PAGE_FAULTS,
-            _ => Software::TASK_CLOCK,
+            CountEvent::Cycles
+            | CountEvent::Branches
+            | CountEvent::BranchMisses
+            | CountEvent::CacheMisses => Software::TASK_CLOCK,
         }),
     };
     b.observe_self()

@@ -1,10 +1,27 @@
-//! How many blocks a run count or a time budget asks for.
+//! How many blocks a run count or a time budget asks for; a budget's pilot block.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::design::Target;
+use crate::error::SchedError;
+use crate::interrupt::InterruptFlag;
+use crate::raw::RawWriter;
+use crate::runner::Runner;
 
-use super::ExperimentConfig;
+use super::{ExperimentConfig, NoopObserver, run_experiment};
+
+/// What a time budget's pilot block found ([`ExperimentConfig::fit_budget`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BudgetFit {
+    /// How long the pilot block took (warm-ups and hooks included).
+    pub pilot: Duration,
+    /// What is left of the budget after it.
+    pub remaining: Duration,
+    /// The blocks that fit in what is left ([`ExperimentConfig::blocks_within`]; at least
+    /// 1, so more than the budget when the pilot alone overran it).
+    pub blocks: u32,
+}
 
 impl ExperimentConfig {
     /// Measured runs of each variant in one block of this design (2 for two variants in
@@ -27,6 +44,41 @@ impl ExperimentConfig {
     /// [`Self::runs_per_variant_per_block`], rounded up, at least 1.
     pub fn blocks_for_runs(&self, runs: u32) -> u32 {
         runs.div_ceil(self.runs_per_variant_per_block()).max(1)
+    }
+
+    /// Runs one block of this experiment as a pilot (warm-ups, hooks and all; not
+    /// recorded, not resumed) through `runner` and says how many blocks fit into what is
+    /// left of `budget` at its pace (`--time-budget`). Time: one block's runs.
+    ///
+    /// # Errors
+    /// As [`run_experiment`]: the pilot's configuration, programs, runs or interruption.
+    pub fn fit_budget(
+        &self,
+        budget: Duration,
+        stop: &InterruptFlag,
+        runner: &mut dyn Runner,
+    ) -> Result<BudgetFit, SchedError> {
+        let pilot = ExperimentConfig {
+            blocks: 1,
+            resume: None,
+            until: None,
+            ..self.clone()
+        };
+        let started = Instant::now();
+        run_experiment(
+            &pilot,
+            stop,
+            runner,
+            &mut RawWriter::discard(),
+            &mut NoopObserver,
+        )?;
+        let took = started.elapsed();
+        let remaining = budget.saturating_sub(took);
+        Ok(BudgetFit {
+            pilot: took,
+            remaining,
+            blocks: ExperimentConfig::blocks_within(remaining, took),
+        })
     }
 
     /// The blocks that fit into `remaining` when one block (warm-ups and hooks included)

@@ -1,23 +1,26 @@
 //! Experiments: the configuration ([`ExperimentConfig`]), the loop ([`run_experiment`]),
-//! its progress hooks ([`Observer`]), what it returns ([`Outcome`]) and how it continues a
-//! previous raw file ([`ResumePoint`]).
+//! its progress hooks ([`Observer`]), what it returns (the [`crate::Experiment`] record) and
+//! how it continues a previous raw file ([`ResumePoint`]).
 
 mod budget;
 mod config;
+mod differences;
 mod header;
 mod hooks;
+mod invalid;
 mod observer;
-mod outcome;
 mod resume;
 mod run;
 mod stop;
 
+pub use budget::BudgetFit;
 pub use config::{
     ExperimentConfig, FailurePolicy, Identity, REFERENCE_NAME, ScanParameter, Until, Variant,
 };
+pub use differences::Mismatch;
 pub use hooks::{HookKind, Hooks};
+pub use invalid::ConfigError;
 pub use observer::{NoopObserver, Observer};
-pub use outcome::Outcome;
 pub use resume::ResumePoint;
 pub use run::run_experiment;
 

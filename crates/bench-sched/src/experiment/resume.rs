@@ -4,18 +4,16 @@ use std::path::Path;
 
 use crate::error::SchedError;
 use crate::raw::{
-    RawData, RawExtension, RawHeader, RawHooks, RawStopRule, RawTrailer, RawVariant, RawWriter,
-    RunRecord, read_raw,
+    EndStatus, Experiment, RawExtension, RawHeader, RawStopRule, RawTrailer, RawWriter, RunRecord,
+    SequenceStop, read_raw,
 };
 
-use super::ExperimentConfig;
-use super::header::raw_variant;
-use super::hooks::raw_hooks;
+use super::{ExperimentConfig, Mismatch};
 
 /// A previous raw file to continue (`--resume`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResumePoint {
-    data: RawData,
+    data: Experiment,
     path: std::path::PathBuf,
 }
 
@@ -37,6 +35,19 @@ impl ResumePoint {
         &self.data.header
     }
 
+    /// The configuration that continues this file: [`ExperimentConfig::resumed`] of its
+    /// header, resuming it (what `abba compare --resume FILE` runs when no flag changes
+    /// it).
+    ///
+    /// # Errors
+    /// As [`ExperimentConfig::resumed`].
+    pub fn config(&self) -> Result<ExperimentConfig, SchedError> {
+        Ok(ExperimentConfig {
+            resume: Some(self.clone()),
+            ..ExperimentConfig::resumed(self.header())?
+        })
+    }
+
     /// The raw file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -50,206 +61,35 @@ impl ResumePoint {
     /// Checks the file belongs to `config`'s experiment (design, seed, blocks, variants,
     /// reference and metric must match) and that the resumed blocks run under the
     /// conditions the header describes (layout, warm-up, settle, timeout, shell, CPU
-    /// pinning, hooks and warm-ups per block must match; a shell or timeout the file does not record, from an older
-    /// abba, is not checked).
+    /// pinning, hooks and warm-ups per block must match; a shell or timeout the file does
+    /// not record, from an older abba, is not checked): the first of
+    /// [`ExperimentConfig::differences`] that [`Mismatch::refuses_resume`], the block count
+    /// aside when `config` extends the ended experiment ([`Self::extends`]).
     ///
     /// # Errors
     /// [`SchedError::ResumeMismatch`] naming the first difference.
     pub fn check(&self, config: &ExperimentConfig) -> Result<(), SchedError> {
-        let h = &self.data.header;
-        let mismatch = |what: &str, file: String, now: String| SchedError::ResumeMismatch {
-            path: self.path.clone(),
-            message: format!("{what} differs: the file has {file}, this run has {now}"),
-        };
-        if h.design != config.design.name() {
-            return Err(mismatch(
-                "design",
-                h.design.clone(),
-                config.design.to_string(),
-            ));
+        let extends = self.extends(config);
+        let refused = config
+            .differences(&self.data.header)
+            .into_iter()
+            .find(|m| m.refuses_resume() && !(extends && matches!(m, Mismatch::Blocks { .. })));
+        match refused {
+            Some(m) => Err(SchedError::ResumeMismatch {
+                path: self.path.clone(),
+                message: m.to_string(),
+            }),
+            None => Ok(()),
         }
-        if h.seed != config.seed {
-            return Err(mismatch(
-                "seed",
-                h.seed.to_string(),
-                config.seed.to_string(),
-            ));
-        }
-        if h.blocks != config.blocks && !self.extends(config) {
-            return Err(mismatch(
-                "block count",
-                h.blocks.to_string(),
-                config.blocks.to_string(),
-            ));
-        }
-        // Names and commands must match; a scan's parameter values come from the header.
-        let now: Vec<RawVariant> = config.variants.iter().map(raw_variant).collect();
-        let recorded: Vec<RawVariant> = h
-            .variants
-            .iter()
-            .map(|v| RawVariant {
-                parameter: None,
-                ..v.clone()
-            })
-            .collect();
-        if recorded != now {
-            let show = |v: &[RawVariant]| {
-                v.iter()
-                    .map(|v| format!("{}={:?}", v.name, v.command))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            return Err(mismatch("variants", show(&h.variants), show(&now)));
-        }
-        let reference = config.reference.as_ref().map(|c| c.text().to_owned());
-        if h.reference != reference {
-            return Err(mismatch(
-                "reference",
-                format!("{:?}", h.reference),
-                format!("{reference:?}"),
-            ));
-        }
-        let placement = config.reference_runs().placement_name();
-        if h.reference.is_some() && h.reference_placement.as_deref() != placement {
-            return Err(mismatch(
-                "reference placement",
-                h.reference_placement
-                    .clone()
-                    .unwrap_or_else(|| "once per block (an older abba)".to_owned()),
-                placement.unwrap_or("none").to_owned(),
-            ));
-        }
-        if h.metric != config.metric.to_string() {
-            return Err(mismatch(
-                "metric",
-                h.metric.clone(),
-                config.metric.to_string(),
-            ));
-        }
-        let suite = config
-            .suite
-            .as_ref()
-            .map(|s| s.to_raw(&config.variants))
-            .unwrap_or_default();
-        if h.suite != suite {
-            let show = |s: &[crate::raw::RawSuiteBenchmark]| {
-                if s.is_empty() {
-                    return "no suite".to_owned();
-                }
-                serde_json::to_string(s).unwrap_or_default()
-            };
-            return Err(mismatch("suite", show(&h.suite), show(&suite)));
-        }
-        self.check_conditions(config)
-    }
-
-    /// The run conditions of [`Self::check`]: what the header says every run had.
-    fn check_conditions(&self, config: &ExperimentConfig) -> Result<(), SchedError> {
-        let h = &self.data.header;
-        let mismatch = |what: &str, file: String, now: String| SchedError::ResumeMismatch {
-            path: self.path.clone(),
-            message: format!(
-                "{what} differs: the file's runs had {file}, this run would use {now} (resume with the file's setting, or start a new file)"
-            ),
-        };
-        let layout = config.layout.to_string();
-        if h.layout != layout {
-            return Err(mismatch("layout", h.layout.clone(), layout));
-        }
-        if h.warmup != config.warmup {
-            return Err(mismatch(
-                "warmup",
-                h.warmup.to_string(),
-                config.warmup.to_string(),
-            ));
-        }
-        let settle_ns = u64::try_from(config.settle.as_nanos()).unwrap_or(u64::MAX);
-        if h.settle_ns != settle_ns {
-            return Err(mismatch("settle", ns_text(h.settle_ns), ns_text(settle_ns)));
-        }
-        let timeout_ns = config
-            .timeout
-            .map(|t| u64::try_from(t.as_nanos()).unwrap_or(u64::MAX));
-        // Files from before the header recorded the shell have neither field; their
-        // timeout is unknown rather than "none".
-        if h.shell.is_some() && h.timeout_ns != timeout_ns {
-            let show = |t: Option<u64>| t.map_or_else(|| "no timeout".to_owned(), ns_text);
-            return Err(mismatch("timeout", show(h.timeout_ns), show(timeout_ns)));
-        }
-        let shell = config
-            .variants
-            .first()
-            .map(|v| v.command.shell().to_string());
-        if let (Some(file), Some(now)) = (&h.shell, shell) {
-            if *file != now {
-                return Err(mismatch("shell", file.clone(), now));
-            }
-        }
-        let counter = config.counter.map(|c| c.name().to_owned());
-        if h.counter != counter {
-            let show = |c: &Option<String>| c.clone().unwrap_or_else(|| "no counter".to_owned());
-            return Err(mismatch("counter", show(&h.counter), show(&counter)));
-        }
-        let pin = config.pin.as_ref().map(ToString::to_string);
-        if h.pin != pin {
-            let show = |p: &Option<String>| p.clone().unwrap_or_else(|| "no pinning".to_owned());
-            return Err(mismatch("pin", show(&h.pin), show(&pin)));
-        }
-        if h.warmup_per_block != config.warmup_per_block {
-            return Err(mismatch(
-                "warmup-per-block",
-                h.warmup_per_block.to_string(),
-                config.warmup_per_block.to_string(),
-            ));
-        }
-        if h.cycles != config.cycles.max(1) {
-            return Err(mismatch(
-                "runs-per-block",
-                format!("{} cycle(s) of the design per block", h.cycles),
-                format!("{} cycle(s)", config.cycles.max(1)),
-            ));
-        }
-        let hooks = raw_hooks(&config.hooks);
-        if h.hooks != hooks {
-            let show = |hooks: &[RawHooks]| {
-                if hooks.is_empty() {
-                    return "no hooks".to_owned();
-                }
-                let names = self.data.header.variants.iter().map(|v| v.name.as_str());
-                names
-                    .zip(hooks)
-                    .map(|(name, h)| {
-                        let parts: Vec<String> = [
-                            ("setup", &h.setup),
-                            ("prepare", &h.prepare),
-                            ("conclude", &h.conclude),
-                            ("cleanup", &h.cleanup),
-                        ]
-                        .iter()
-                        .filter_map(|(k, c)| c.as_ref().map(|c| format!("{k} {c:?}")))
-                        .collect();
-                        format!(
-                            "{name}: {}",
-                            if parts.is_empty() {
-                                "none".to_owned()
-                            } else {
-                                parts.join(", ")
-                            }
-                        )
-                    })
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            };
-            return Err(mismatch("hooks", show(&h.hooks), show(&hooks)));
-        }
-        Ok(())
     }
 
     /// Blocks at the look that decided, when the file is a sequential experiment whose
     /// rule decided (its trailer says so).
     pub fn decided_at(&self) -> Option<u32> {
-        let seq = self.data.trailer.as_ref()?.sequence.as_ref()?;
-        (seq.stop == "decided").then_some(seq.decided_at).flatten()
+        let seq = self.data.end.as_ref()?.sequence.as_ref()?;
+        (seq.stop == SequenceStop::Decided)
+            .then_some(seq.decided_at)
+            .flatten()
     }
 
     /// Whether `config` extends the file's experiment: it had ended (its end line says
@@ -259,9 +99,9 @@ impl ResumePoint {
     pub fn extends(&self, config: &ExperimentConfig) -> bool {
         let ended = self
             .data
-            .trailer
+            .end
             .as_ref()
-            .is_some_and(|t| t.status == "complete");
+            .is_some_and(|t| t.status == EndStatus::Complete);
         ended
             && config.blocks > self.data.header.blocks
             && config.design.pairing() == crate::design::Pairing::Paired
@@ -320,13 +160,13 @@ impl ResumePoint {
     /// `None` when nothing follows the last complete block.
     fn session_end(&self) -> Option<RawTrailer> {
         let superseded = self.superseded_runs().to_vec();
-        if superseded.is_empty() && self.data.trailer.is_none() {
+        if superseded.is_empty() && self.data.end.is_none() {
             return None;
         }
-        let mut end = self.data.trailer.clone().unwrap_or_else(|| {
+        let mut end = self.data.end.clone().unwrap_or_else(|| {
             let modified = std::fs::metadata(&self.path).and_then(|m| m.modified());
             RawTrailer {
-                status: "killed".into(),
+                status: EndStatus::Killed,
                 load_end: None,
                 end_time: modified.map(crate::host::rfc3339_utc).unwrap_or_default(),
                 sequence: None,
@@ -360,25 +200,11 @@ impl ResumePoint {
             return RawWriter::rewrite_header(
                 &self.path,
                 &header,
-                self.data.header_end,
+                self.data.offsets.header_end,
                 keep,
                 &end,
             );
         }
         RawWriter::append_after(&self.path, keep, &end)
-    }
-}
-
-/// A duration in ns as people write it (`200ms`, `1.5s`, `0s`).
-fn ns_text(ns: u64) -> String {
-    let d = std::time::Duration::from_nanos(ns);
-    if ns == 0 {
-        "0s".to_owned()
-    } else if ns % 1_000_000_000 == 0 {
-        format!("{}s", d.as_secs())
-    } else if ns % 1_000_000 == 0 {
-        format!("{}ms", d.as_millis())
-    } else {
-        format!("{d:?}")
     }
 }

@@ -8,12 +8,11 @@ use crate::design::{PlannedRun, Target};
 use crate::error::SchedError;
 use crate::host::{load_average, rfc3339_utc};
 use crate::interrupt::InterruptFlag;
-use crate::raw::{RawHeader, RawSequence, RawTrailer, RawWriter, RunRecord};
+use crate::raw::{EndStatus, Experiment, RawHeader, RawSequence, RawTrailer, RawWriter, RunRecord};
 use crate::runner::{CommandSpec, Metric, RunMeasurement, RunRequest, Runner, Termination};
 
-use super::header::new_header;
 use super::{
-    ExperimentConfig, FailurePolicy, HookKind, Observer, Outcome, REFERENCE_NAME, Variant,
+    ConfigError, ExperimentConfig, FailurePolicy, HookKind, Observer, REFERENCE_NAME, Variant,
 };
 
 /// One hook's run: its wall time and, if it failed, how (`exit code 1`).
@@ -120,7 +119,7 @@ pub fn run_experiment(
     runner: &mut dyn Runner,
     out: &mut RawWriter,
     observer: &mut dyn Observer,
-) -> Result<Outcome, SchedError> {
+) -> Result<Experiment, SchedError> {
     let reference = preflight(config, runner)?;
     let (header, mut runs, skip) = starting_point(config);
     if !out.has_header() {
@@ -147,12 +146,8 @@ pub fn run_experiment(
     };
     session.warm_up(config.warmup, None)?;
     session.measure(skip, &mut runs)?;
-    session.finish("complete")?;
-    Ok(Outcome {
-        header,
-        runs,
-        load_end: load_average(),
-    })
+    let end = session.finish(EndStatus::Complete)?;
+    Ok(Experiment::new(header, runs, "(this run)").with_end(end))
 }
 
 /// Checks the configuration (and a resume file against it) and resolves every program
@@ -195,7 +190,7 @@ fn starting_point(config: &ExperimentConfig) -> (RawHeader, Vec<RunRecord>, usiz
             let keep = runs.len();
             (header, runs, keep)
         }
-        None => (new_header(config), Vec::new(), 0),
+        None => (RawHeader::from_config(config), Vec::new(), 0),
     }
 }
 
@@ -241,15 +236,17 @@ struct Session<'a> {
 }
 
 impl Session<'_> {
-    /// Writes the trailer line with `status` (`complete`, `failed`, `interrupted`).
-    fn finish(&mut self, status: &str) -> Result<(), SchedError> {
-        self.out.write_trailer(&RawTrailer {
-            status: status.to_owned(),
+    /// Writes the trailer line with `status` and returns it.
+    fn finish(&mut self, status: EndStatus) -> Result<RawTrailer, SchedError> {
+        let end = RawTrailer {
+            status,
             load_end: load_average(),
             end_time: rfc3339_utc(SystemTime::now()),
             sequence: self.sequence.clone(),
             superseded: Vec::new(),
-        })
+        };
+        self.out.write_trailer(&end)?;
+        Ok(end)
     }
 
     /// Once a stop is requested: writes the `interrupted` trailer and returns
@@ -257,8 +254,8 @@ impl Session<'_> {
     fn check_stop(&mut self) -> Result<(), SchedError> {
         match self.stop.stop_requested() {
             None => Ok(()),
-            Some(signal) => Err(match self.finish("interrupted") {
-                Ok(()) => SchedError::Interrupted { signal },
+            Some(signal) => Err(match self.finish(EndStatus::Interrupted) {
+                Ok(_) => SchedError::Interrupted { signal },
                 Err(e) => e,
             }),
         }
@@ -308,12 +305,15 @@ impl Session<'_> {
                 if config.on_failure == FailurePolicy::Stop
                     && m.termination != Termination::Exited(0)
                 {
-                    let _ = self.finish("failed");
+                    let _ = self.finish(EndStatus::Failed);
                     return Err(SchedError::WarmupFailed {
                         variant: v.name.clone(),
                         status: match m.termination {
                             Termination::TimedOut => "timed out".to_owned(),
-                            t => status_text(t),
+                            t @ (Termination::Exited(_)
+                            | Termination::Signaled(_)
+                            | Termination::Interrupted
+                            | Termination::Stopped(_)) => status_text(t),
                         },
                         stderr_tail: m.stderr_tail,
                     });
@@ -349,7 +349,11 @@ impl Session<'_> {
         self.check_stop()?;
         let failure = match m.termination {
             Termination::Exited(0) => None,
-            t => Some(status_text(t)),
+            t @ (Termination::Exited(_)
+            | Termination::Signaled(_)
+            | Termination::TimedOut
+            | Termination::Interrupted
+            | Termination::Stopped(_)) => Some(status_text(t)),
         };
         Ok(Some(HookRun {
             wall_ns: m.wall_ns,
@@ -371,7 +375,7 @@ impl Session<'_> {
             .as_ref()
             .and_then(|r| self.hook_error(i, kind, block, r))
         {
-            self.finish("failed")?;
+            self.finish(EndStatus::Failed)?;
             return Err(e);
         }
         Ok(run)
@@ -480,9 +484,9 @@ impl Session<'_> {
         let config = self.config;
         let variant = match planned.target {
             Target::Variant(i) => &config.variants[i],
-            Target::Reference => self
-                .reference
-                .ok_or_else(|| SchedError::Config("reference run without a reference".into()))?,
+            Target::Reference => self.reference.ok_or(SchedError::Config(
+                ConfigError::ReferenceRunWithoutReference,
+            ))?,
         };
         let index = match planned.target {
             Target::Variant(i) => Some(i),
@@ -530,12 +534,15 @@ impl Session<'_> {
             max_rss_kib: m.max_rss_kib,
             exit_code: match m.termination {
                 Termination::Exited(c) => Some(c),
-                _ => None,
+                Termination::Signaled(_)
+                | Termination::TimedOut
+                | Termination::Interrupted
+                | Termination::Stopped(_) => None,
             },
             signal: match m.termination {
                 Termination::Signaled(s) => Some(s),
                 Termination::Stopped(_) => Some(libc::SIGKILL),
-                _ => None,
+                Termination::Exited(_) | Termination::TimedOut | Termination::Interrupted => None,
             },
             timed_out: m.termination == Termination::TimedOut,
             env_pad,
@@ -564,7 +571,7 @@ impl Session<'_> {
         self.observer.on_run_end(&record);
         if let (Some(i), Some(run)) = (index, &conclude) {
             if let Some(e) = self.hook_error(i, HookKind::Conclude, block, run) {
-                self.finish("failed")?;
+                self.finish(EndStatus::Failed)?;
                 return Err(e);
             }
         }
@@ -581,7 +588,7 @@ impl Session<'_> {
                     }
                 });
             if let Err(e) = failed {
-                self.finish("failed")?;
+                self.finish(EndStatus::Failed)?;
                 return Err(e);
             }
         }
@@ -606,7 +613,13 @@ fn metric_value(metric: &Metric, m: &RunMeasurement) -> Result<Option<f64>, Stri
             Some(Err(message)) => Err(message.clone()),
             None => Err(format!("the run was not counted (metric {e})")),
         },
-        _ => Ok(None),
+        // Times come from the measurement itself; a failed run has no JSON field or count.
+        Metric::Wall
+        | Metric::User
+        | Metric::Sys
+        | Metric::Cpu
+        | Metric::Json(_)
+        | Metric::Count(_) => Ok(None),
     }
 }
 
@@ -644,7 +657,10 @@ fn check_termination(
             timeout_ms: config.timeout.map_or(0, |t| t.as_millis()),
             stderr_tail: m.stderr_tail.clone(),
         }),
-        t => Err(SchedError::RunFailed {
+        t @ (Termination::Exited(_)
+        | Termination::Signaled(_)
+        | Termination::Interrupted
+        | Termination::Stopped(_)) => Err(SchedError::RunFailed {
             variant: variant.to_owned(),
             block,
             status: status_text(t),

@@ -3,7 +3,7 @@
 
 use bench_stats::sequential::{Replay, dataset_log_ratios, dataset_shape, replay, shape_agrees};
 
-use crate::raw::{RawData, RawHeader, RawLook, RawSequence, RunRecord};
+use crate::raw::{Experiment, RawHeader, RawLook, RawSequence, RunRecord, SequenceStop};
 
 use super::Until;
 
@@ -17,18 +17,9 @@ pub(super) fn looks(
     runs: &[RunRecord],
     until: &Until,
 ) -> Option<(Replay, bool)> {
-    let data = RawData {
-        file: String::new(),
-        header: header.clone(),
-        runs: runs.to_vec(),
-        trailer: None,
-        session_ends: Vec::new(),
-        warnings: Vec::new(),
-        run_ends: Vec::new(),
-        header_end: 0,
-    }
-    .to_dataset()
-    .dataset;
+    let data = Experiment::new(header.clone(), runs.to_vec(), "")
+        .to_dataset()
+        .dataset;
     let logs = dataset_log_ratios(&data, until.baseline.as_deref())?;
     let r = replay(&logs, &until.rule);
     let agrees = match r.last() {
@@ -46,12 +37,12 @@ pub(super) fn looks(
 pub(super) fn record(replay: &Replay, until: &Until) -> RawSequence {
     let last = replay.last();
     let stop = match last {
-        Some(l) if l.decision.decided() => "decided",
-        Some(l) if l.blocks >= until.rule.max_blocks => "max-blocks",
-        _ => "not-finished",
+        Some(l) if l.decision.decided() => SequenceStop::Decided,
+        Some(l) if l.blocks >= until.rule.max_blocks => SequenceStop::MaxBlocks,
+        _ => SequenceStop::NotFinished,
     };
     RawSequence {
-        stop: stop.into(),
+        stop,
         decided_at: replay.first_decision.map(|i| replay.looks[i].blocks),
         looks: replay.looks.iter().map(RawLook::from_look).collect(),
     }
@@ -96,7 +87,7 @@ mod tests {
         })
     }
 
-    fn run(config: &ExperimentConfig, effect: f64, out: &mut RawWriter) -> Outcome {
+    fn run(config: &ExperimentConfig, effect: f64, out: &mut RawWriter) -> Experiment {
         run_experiment(
             config,
             &InterruptFlag::new(),
@@ -113,7 +104,11 @@ mod tests {
         let outcome = run(&config, 1.1, &mut RawWriter::discard());
         assert_eq!(outcome.runs.len(), 7 * 4);
         assert_eq!(outcome.header.stop_rule.as_ref().unwrap().max_blocks, 200);
-        let a = analyze_input(&Input::from_outcome(&outcome), &AnalysisConfig::default()).unwrap();
+        let a = analyze_input(
+            &Input::from_experiment(outcome.clone()),
+            &AnalysisConfig::default(),
+        )
+        .unwrap();
         let c = &a.groups[0].comparisons[0];
         assert_eq!(c.outcome, Verdict::Slower);
         let s = c.sequential.as_ref().unwrap();
@@ -160,7 +155,11 @@ mod tests {
     fn a_sequence_cut_short_says_how_far_it_got() {
         let mut outcome = run(&config(200, true), 1.1, &mut RawWriter::discard());
         outcome.runs.truncate(4 * 4 + 2);
-        let a = analyze_input(&Input::from_outcome(&outcome), &AnalysisConfig::default()).unwrap();
+        let a = analyze_input(
+            &Input::from_experiment(outcome.clone()),
+            &AnalysisConfig::default(),
+        )
+        .unwrap();
         let c = &a.groups[0].comparisons[0];
         assert_eq!(c.outcome, Verdict::Inconclusive);
         let s = c.sequential.as_ref().unwrap();
@@ -183,13 +182,16 @@ mod tests {
         let outcome = run(&config(60, true), 1.0, &mut out);
         drop(out);
         let raw = read_raw(&path).unwrap();
-        let seq = raw.trailer.clone().unwrap().sequence.unwrap();
+        let seq = raw.end.clone().unwrap().sequence.unwrap();
         let blocks = outcome.runs.len() as u32 / 4;
         assert!(blocks < 60, "{blocks}");
-        assert_eq!(seq.stop, "decided");
+        assert_eq!(seq.stop, SequenceStop::Decided);
         assert_eq!(seq.looks.len() as u32, blocks);
-        assert_eq!(seq.looks.last().unwrap().decision, "equivalent");
-        let a = analyze_input(&Input::from_raw(raw), &AnalysisConfig::default()).unwrap();
+        assert_eq!(
+            seq.looks.last().unwrap().decision,
+            bench_stats::sequential::LookDecision::Equivalent
+        );
+        let a = analyze_input(&Input::from_experiment(raw), &AnalysisConfig::default()).unwrap();
         let c = &a.groups[0].comparisons[0];
         assert_eq!(c.outcome, Verdict::Equivalent);
         assert_eq!(c.sequential.as_ref().unwrap().decided_at, seq.decided_at);
@@ -211,7 +213,7 @@ mod tests {
         let raw = read_raw(&path).unwrap();
         assert_eq!(raw.header.blocks, 12);
         assert_eq!(raw.header.extended, vec![RawExtension::new(8, 12)]);
-        let a = analyze_input(&Input::from_raw(raw), &AnalysisConfig::default()).unwrap();
+        let a = analyze_input(&Input::from_experiment(raw), &AnalysisConfig::default()).unwrap();
         assert!(a.warnings.iter().any(|w| w.code == WarningCode::Extended));
         let s = a.groups[0].comparisons[0].sequential.as_ref().unwrap();
         assert!(s.extended);

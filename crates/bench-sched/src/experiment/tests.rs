@@ -252,10 +252,7 @@ fn json_metric_reads_the_field_or_fails() {
     drop(w);
     let data = read_raw_bytes("mem", &buf.0.lock().unwrap()).unwrap();
     assert_eq!(data.runs[0].metric, None);
-    assert_eq!(
-        data.trailer.as_ref().map(|t| t.status.as_str()),
-        Some("failed")
-    );
+    assert_eq!(data.end.as_ref().map(|t| t.status), Some(EndStatus::Failed));
     assert!(data.to_dataset().dataset.series[0].observations.is_empty());
     config.higher_is_better = Some(true);
     let err = run_experiment(
@@ -400,8 +397,8 @@ fn reference_runs_beside_every_run_into_dataset_reference() {
         .collect();
     assert_eq!(block0, ["rA", "A", "B", "rB", "rB", "B", "A", "rA"]);
     assert_eq!(
-        outcome.header.reference_placement.as_deref(),
-        Some("beside-each-run")
+        serde_json::to_value(&outcome.header).unwrap()["reference_placement"],
+        "beside-each-run"
     );
     let d = outcome.to_dataset().dataset;
     assert_eq!(d.reference_beside.len(), 12);
@@ -615,4 +612,181 @@ fn warmups_per_block_run_every_variant_at_every_block_start() {
         ),
         Err(SchedError::Config(_))
     ));
+}
+
+/// A configuration with every setting the header records away from its default.
+fn rich_config() -> ExperimentConfig {
+    let sh = |t: &str| CommandSpec::parse(t, Shell::Sh).unwrap();
+    let variants: Vec<Variant> = ["A", "B"]
+        .iter()
+        .map(|n| Variant {
+            name: (*n).into(),
+            command: sh(&format!("prog-{n} | cat")),
+        })
+        .collect();
+    ExperimentConfig {
+        variants,
+        reference: Some(sh("ref-prog")),
+        design: Design::Random,
+        blocks: 12,
+        seed: 99,
+        warmup: 3,
+        settle: std::time::Duration::from_millis(5),
+        layout: Layout::Fixed(17),
+        pin: Some("0".parse().unwrap()),
+        timeout: Some(std::time::Duration::from_secs(4)),
+        metric: Metric::Count(CountEvent::Instructions),
+        unit: Some("instr".into()),
+        higher_is_better: Some(true),
+        hooks: vec![
+            Hooks {
+                setup: Some(sh("make a")),
+                ..Hooks::default()
+            },
+            Hooks {
+                prepare: Some(sh("sync")),
+                cleanup: Some(sh("rm -f b")),
+                ..Hooks::default()
+            },
+        ],
+        warmup_per_block: 1,
+        cycles: 2,
+        parameter: Some(ScanParameter {
+            name: "n".into(),
+            values: vec![1.0, 4.0],
+        }),
+        until: Some(Until {
+            rule: bench_stats::sequential::SequentialRule {
+                max_blocks: 12,
+                min_blocks: 4,
+                ..bench_stats::sequential::SequentialRule::new(0.01, 0.02)
+            },
+            baseline: None,
+        }),
+        identity: Identity {
+            experiment: Some("exp-1".into()),
+            host: Some("box".into()),
+        },
+        counter: Some(CounterSource::Pmu),
+        ..ExperimentConfig::default()
+    }
+}
+
+#[test]
+fn a_header_reads_back_into_the_config_that_wrote_it() {
+    let config = rich_config();
+    config.validate().unwrap();
+    let header = RawHeader::from_config(&config);
+    let resumed = ExperimentConfig::resumed(&header).unwrap();
+    assert_eq!(resumed.differences(&header), []);
+    let mut again = RawHeader::from_config(&resumed);
+    again.host = header.host.clone();
+    assert_eq!(again, header);
+    assert_eq!(resumed.variants, config.variants);
+    assert_eq!(resumed.hooks, config.hooks);
+    assert_eq!(resumed.until, config.until);
+    assert_eq!(resumed.pin, config.pin);
+    assert_eq!(resumed.parameter, config.parameter);
+    // A default configuration differs in every field the header records, except the
+    // experiment id and host it leaves to the file.
+    let plain = ExperimentConfig {
+        variants: variants(&["A", "B"]),
+        ..ExperimentConfig::default()
+    };
+    let kinds: Vec<String> = plain
+        .differences(&header)
+        .iter()
+        .map(|m| m.to_string().split(" differs").next().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "design",
+            "seed",
+            "block count",
+            "variants",
+            "reference",
+            "reference placement",
+            "metric",
+            "layout",
+            "warmup",
+            "settle",
+            "timeout",
+            "shell",
+            "counter",
+            "pin",
+            "warmup-per-block",
+            "runs-per-block",
+            "hooks",
+            "direction",
+            "unit",
+        ]
+    );
+}
+
+#[test]
+fn every_invariant_is_a_typed_error() {
+    let ok = ExperimentConfig {
+        variants: variants(&["A", "B"]),
+        ..ExperimentConfig::default()
+    };
+    let with = |f: &dyn Fn(&mut ExperimentConfig)| {
+        let mut c = ok.clone();
+        f(&mut c);
+        c.validate().unwrap_err()
+    };
+    assert_eq!(with(&|c| c.variants.clear()), ConfigError::NoVariants);
+    assert_eq!(with(&|c| c.blocks = 0), ConfigError::NoBlocks);
+    assert_eq!(
+        with(&|c| c.timeout = Some(std::time::Duration::ZERO)),
+        ConfigError::ZeroTimeout
+    );
+    assert_eq!(
+        with(&|c| {
+            c.design = Design::Sequential;
+            c.cycles = 2;
+        }),
+        ConfigError::CyclesUnblocked
+    );
+    let until = |min, max| Until {
+        rule: bench_stats::sequential::SequentialRule {
+            min_blocks: min,
+            max_blocks: max,
+            ..bench_stats::sequential::SequentialRule::default()
+        },
+        baseline: None,
+    };
+    assert_eq!(
+        with(&|c| {
+            c.blocks = 5;
+            c.until = Some(until(8, 5));
+        }),
+        ConfigError::UntilMinAboveMax { min: 8, max: 5 }
+    );
+    assert_eq!(
+        with(&|c| c.until = Some(until(2, 5))),
+        ConfigError::UntilBlocks {
+            min: 2,
+            max: 5,
+            blocks: 10
+        }
+    );
+    assert_eq!(ok.cycles_for_runs_per_block(4), Ok(2));
+    assert_eq!(
+        ok.cycles_for_runs_per_block(3),
+        Err(ConfigError::RunsPerBlock {
+            runs: 3,
+            per_cycle: 2,
+            design: Design::Abba,
+            variants: 2
+        })
+    );
+    let sequential = ExperimentConfig {
+        design: Design::Sequential,
+        ..ok.clone()
+    };
+    assert_eq!(
+        sequential.cycles_for_runs_per_block(1),
+        Err(ConfigError::CyclesUnblocked)
+    );
 }

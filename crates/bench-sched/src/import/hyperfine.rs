@@ -154,7 +154,10 @@ fn parse_export(file: &str, bytes: &[u8]) -> Result<Export, InputError> {
             ));
         }
         serde_json::Value::Object(_) => {}
-        _ => return Err(shape("not a hyperfine export")),
+        serde_json::Value::Null
+        | serde_json::Value::Bool(_)
+        | serde_json::Value::Number(_)
+        | serde_json::Value::String(_) => return Err(shape("not a hyperfine export")),
     }
     let export: Export = serde_json::from_slice(bytes).map_err(|e| {
         InputError::at(

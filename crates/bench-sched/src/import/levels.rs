@@ -8,7 +8,7 @@ use bench_stats::hierarchy::Levels;
 use super::Loaded;
 use crate::design::Pairing;
 use crate::error::InputError;
-use crate::raw::{RawData, RawHeader};
+use crate::raw::{Experiment, RawHeader};
 
 /// How several raw files are combined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -34,7 +34,7 @@ pub(crate) struct RawPart {
 
 impl RawPart {
     /// The part of `raw`. Time: O(runs).
-    pub(crate) fn of(raw: &RawData) -> RawPart {
+    pub(crate) fn of(raw: &Experiment) -> RawPart {
         let mut block_sessions = BTreeMap::new();
         for r in &raw.runs {
             block_sessions.entry(r.block).or_insert(r.session);
@@ -46,10 +46,7 @@ impl RawPart {
     }
 
     fn is_paired(&self) -> bool {
-        self.header
-            .design
-            .parse::<crate::design::Design>()
-            .is_ok_and(|d| d.pairing() == Pairing::Paired)
+        self.header.design.pairing() == Pairing::Paired
     }
 }
 
@@ -69,8 +66,8 @@ fn first_difference(a: &RawHeader, b: &RawHeader) -> Option<(&'static str, Strin
     };
     let checks: [(&'static str, HeaderField); 5] = [
         ("experiment", |h| h.experiment_id()),
-        ("design", |h| h.design.clone()),
-        ("metric", |h| h.metric.clone()),
+        ("design", |h| h.design.to_string()),
+        ("metric", |h| h.metric.to_string()),
         ("unit", |h| h.unit.clone()),
         ("higher_is_better", |h| h.higher_is_better.to_string()),
     ];

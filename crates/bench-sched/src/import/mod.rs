@@ -14,7 +14,7 @@ use std::path::Path;
 use bench_stats::{Dataset, Series};
 
 use crate::error::{InputError, ReadWarning, ReadWarningKind};
-use crate::raw::{RawData, read_raw_bytes};
+use crate::raw::{Experiment, read_raw_bytes};
 
 /// A dataset read from files, with the remarks made while reading.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,7 +129,7 @@ pub fn load_files(paths: &[&Path], csv: &CsvOptions) -> Result<Loaded, InputErro
 pub(crate) fn read_file(
     path: &Path,
     csv: &CsvOptions,
-) -> Result<(String, Loaded, Option<RawData>), InputError> {
+) -> Result<(String, Loaded, Option<Experiment>), InputError> {
     let (name, bytes) = read_named(path)?;
     read_bytes(&name, &bytes, extension(path).as_deref(), csv)
 }
@@ -237,7 +237,7 @@ pub(crate) fn read_bytes(
     bytes: &[u8],
     ext: Option<&str>,
     csv: &CsvOptions,
-) -> Result<(String, Loaded, Option<RawData>), InputError> {
+) -> Result<(String, Loaded, Option<Experiment>), InputError> {
     let name = name.to_owned();
     // A UTF-8 byte-order mark (editors on Windows add one) says nothing of the format.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);

@@ -10,6 +10,7 @@ use bench_stats::{Warning, WarningCode};
 use crate::design::Design;
 use crate::layout::Layout;
 use crate::raw::{RawHeader, RunRecord};
+use crate::runner::Metric;
 
 fn control(dimension: &str, treatment: Treatment, detail: String) -> Control {
     Control::new(dimension, treatment, detail)
@@ -35,7 +36,7 @@ pub(crate) fn controls(
 }
 
 fn run_order(header: &RawHeader) -> Control {
-    match header.design.parse::<Design>().unwrap_or_default() {
+    match header.design {
         Design::Abba => control(
             "run order",
             Treatment::HeldFixed,
@@ -194,7 +195,7 @@ pub(crate) fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warnin
             .with_remedy(Remedy::RandomizeLayout),
         );
     }
-    if header.metric == "wall" {
+    if header.metric == Metric::Wall {
         for v in &header.variants {
             let mut ratios: Vec<f64> = runs
                 .iter()
@@ -223,5 +224,5 @@ pub(crate) fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warnin
 
 /// Whether the header's layout is randomized per run.
 fn randomized_layout(header: &RawHeader) -> bool {
-    matches!(header.layout.parse(), Ok(Layout::Random))
+    header.layout == Layout::Random
 }

@@ -13,8 +13,8 @@ use bench_stats::model::{LayoutSpread, MetricComparison, MetricEffect, MetricsRe
 
 use crate::counter::{CountEvent, CounterSource};
 use crate::import::Loaded;
-use crate::pipeline::{Experiment, Input};
-use crate::raw::RawData;
+use crate::pipeline::Input;
+use crate::raw::Experiment;
 use crate::runner::Metric;
 
 /// Why a saved file cannot be re-decided on a metric.
@@ -48,7 +48,7 @@ pub enum MetricUnavailable {
 /// cpu, max-rss (every run has them), the file's own JSON field, then each count some
 /// successful run has.
 pub fn recorded_metrics(experiment: &Experiment) -> Vec<Metric> {
-    let own: Metric = experiment.header.metric.parse().unwrap_or_default();
+    let own = experiment.header.metric.clone();
     let mut out = vec![
         Metric::Wall,
         Metric::User,
@@ -72,19 +72,15 @@ pub fn recorded_metrics(experiment: &Experiment) -> Vec<Metric> {
 }
 
 fn counter_of(experiment: &Experiment) -> Option<CounterSource> {
-    experiment
-        .header
-        .counter
-        .as_deref()
-        .and_then(CounterSource::from_name)
+    experiment.header.counter
 }
 
-/// The raw data of `experiment` read on `metric` instead of its own.
-fn raw_on(experiment: &Experiment, metric: &Metric) -> RawData {
-    let mut raw = experiment.to_raw();
-    let own: Metric = raw.header.metric.parse().unwrap_or_default();
-    if *metric != own {
-        raw.header.metric = metric.to_string();
+/// The runs of `experiment` read on `metric` instead of its own. Its remarks name no file
+/// (as the re-decided dataset's always have).
+fn raw_on(experiment: &Experiment, metric: &Metric) -> Experiment {
+    let mut raw = Experiment::new(experiment.header.clone(), experiment.runs.clone(), "");
+    if *metric != experiment.header.metric {
+        raw.header.metric = metric.clone();
         raw.header.unit = metric.unit().to_owned();
         raw.header.higher_is_better = metric.higher_is_better();
         // A run's `metric` holds the file's own non-time value (JSON field, max-rss):
@@ -107,8 +103,7 @@ impl Input {
         let Some(e) = &self.experiment else {
             return Err(MetricUnavailable::NotRaw);
         };
-        let own: Metric = e.header.metric.parse().unwrap_or_default();
-        if *metric == own {
+        if *metric == e.header.metric {
             return Ok(self.clone());
         }
         let recorded = recorded_metrics(e);
@@ -232,7 +227,7 @@ pub fn metrics_report(
 ) -> Option<(MetricsReport, Vec<Warning>)> {
     let e = input.experiment.as_ref()?;
     let counter = counter_of(e)?;
-    let own: Metric = e.header.metric.parse().unwrap_or_default();
+    let own = e.header.metric.clone();
     let programs = counter.times_are_the_programs();
     let others: Vec<Metric> = recorded_metrics(e)
         .into_iter()

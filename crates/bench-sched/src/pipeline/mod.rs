@@ -22,19 +22,21 @@
 //! let mut sink = RawWriter::to_writer(Vec::new(), "memory");
 //! let stop = InterruptFlag::new();
 //! let outcome = run_experiment(&config, &stop, &mut FakeRunner::new(), &mut sink, &mut NoopObserver)?;
-//! let analysis = analyze_input(&Input::from_outcome(&outcome), &AnalysisConfig::default())?;
+//! let analysis = analyze_input(&Input::from_experiment(outcome), &AnalysisConfig::default())?;
 //! assert_eq!(analysis.groups[0].comparisons.len(), 1);
 //! assert!(!analysis.controls.is_empty());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod confirm;
 mod controls;
 mod metrics;
 
+pub use confirm::{ConfirmError, Confirmation};
 pub use metrics::{MetricUnavailable, recorded_metrics};
 
+use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 use std::path::Path;
 
@@ -42,14 +44,13 @@ use bench_stats::analysis::SequentialRun;
 use bench_stats::sequential::SequentialRule;
 use bench_stats::{Analysis, AnalysisConfig, Design, StatsError, Warning, WarningCode};
 
-use crate::design::{ReferenceRuns, Schedule};
 use crate::error::{InputError, ReadWarning, ReadWarningKind};
-use crate::experiment::Outcome;
 use crate::import::levels::{RawPart, check_same_experiment, merge_levels, mergeable};
 use crate::import::{
     CsvOptions, Loaded, MergePolicy, extension, merge_sessions, read_bytes, read_file, read_named,
 };
-use crate::raw::{RawData, RawHeader, RunRecord};
+use crate::raw::{EndStatus, Experiment, RawHeader, RunRecord};
+use crate::runner::Metric;
 
 /// The files read so far, to refuse one given twice under two names (a hard link, a copy,
 /// `-` fed the same file): by content, and for raw files by the runs' experiment identity
@@ -86,7 +87,7 @@ impl Twins {
         }
     }
 
-    fn runs(&mut self, name: &str, raw: &RawData) -> Result<(), InputError> {
+    fn runs(&mut self, name: &str, raw: &Experiment) -> Result<(), InputError> {
         let header = Self::hash(&serde_json::to_vec(&raw.header).unwrap_or_default());
         let mut mine = HashMap::new();
         for r in &raw.runs {
@@ -112,20 +113,6 @@ impl Twins {
         }
         Ok(())
     }
-}
-
-/// The experiment behind a dataset, when it is known (one raw file, or a run just made).
-#[derive(Debug, Clone)]
-pub struct Experiment {
-    /// The raw header: design, seed, variants, settings, host facts.
-    pub header: RawHeader,
-    /// Every run record, failed and reference runs included.
-    pub runs: Vec<RunRecord>,
-    /// The 1-minute load average at the end, when known.
-    pub load_end: Option<[f64; 3]>,
-    /// Whether the experiment ended with an end line (complete, failed or interrupted);
-    /// `false` for a file cut off because abba was killed or crashed.
-    pub ended: bool,
 }
 
 /// Data ready to analyze: the dataset with the readers' remarks, and the experiment it
@@ -167,16 +154,16 @@ impl Input {
     ) -> Result<Input, InputError> {
         if paths.len() == 1 {
             let (name, mut loaded, raw) = read_file(paths[0], csv)?;
-            let running = raw.as_ref().is_some_and(|r| r.trailer.is_none())
+            let running = raw.as_ref().is_some_and(|r| r.end.is_none())
                 && paths[0] != Path::new("-")
                 && std::fs::File::open(paths[0])
                     .and_then(|f| crate::sys::is_locked(&f))
                     .unwrap_or(false);
             let claims_complete = raw
                 .as_ref()
-                .and_then(|r| r.trailer.as_ref())
-                .is_some_and(|t| t.status == "complete" && t.sequence.is_none());
-            let experiment = raw.map(Experiment::from_raw);
+                .and_then(|r| r.end.as_ref())
+                .is_some_and(|t| t.status == EndStatus::Complete && t.sequence.is_none());
+            let experiment = raw;
             if let Some(e) = experiment.as_ref().filter(|_| claims_complete) {
                 let done = e.complete_blocks();
                 if done < e.header.blocks {
@@ -248,24 +235,12 @@ impl Input {
         })
     }
 
-    /// One raw file's data and experiment.
-    pub fn from_raw(raw: RawData) -> Input {
+    /// One experiment's data: read from a raw file ([`crate::read_raw`]) or just measured
+    /// ([`crate::run_experiment`]).
+    pub fn from_experiment(experiment: Experiment) -> Input {
         Input {
-            loaded: raw.to_dataset(),
-            experiment: Some(Experiment::from_raw(raw)),
-        }
-    }
-
-    /// The runs of an experiment just made.
-    pub fn from_outcome(outcome: &Outcome) -> Input {
-        Input {
-            loaded: outcome.to_dataset(),
-            experiment: Some(Experiment {
-                header: outcome.header.clone(),
-                runs: outcome.runs.clone(),
-                load_end: outcome.load_end,
-                ended: true,
-            }),
+            loaded: experiment.to_dataset(),
+            experiment: Some(experiment),
         }
     }
 
@@ -284,110 +259,24 @@ impl Input {
     }
 }
 
-impl Experiment {
-    /// The raw data behind this experiment, to reuse the reader's rules.
-    pub(crate) fn to_raw(&self) -> RawData {
-        RawData {
-            file: String::new(),
-            header: self.header.clone(),
-            runs: self.runs.clone(),
-            trailer: None,
-            session_ends: Vec::new(),
-            warnings: Vec::new(),
-            run_ends: Vec::new(),
-            header_end: 0,
-        }
+/// The remark for an experiment that stopped without its end line before every planned
+/// block was measured (abba killed, the machine down), unless a reader already said the
+/// file was cut short.
+fn stopped_early(e: &Experiment, remarks: &[ReadWarning]) -> Option<Warning> {
+    if e.ended() || remarks.iter().any(|w| w.kind == ReadWarningKind::Truncated) {
+        return None;
     }
-
-    /// Each run's value in the experiment's metric, parallel to [`Self::runs`]: `None` for
-    /// a failed run or one without a value, whatever became of its block (for pictures
-    /// of every run). Time: O(runs).
-    pub fn measured_values(&self) -> Vec<Option<f64>> {
-        self.to_raw().measured_values()
-    }
-
-    /// The value each run gives the analysis, parallel to [`Self::runs`]: `None` for a
-    /// failed run, a run of a dropped block, and a reference run. Time: O(runs).
-    pub fn analysed_values(&self) -> Vec<Option<f64>> {
-        self.to_raw().analysed_values()
-    }
-
-    /// The mean user and system CPU time (ns) of each variant's analysed runs (the runs
-    /// whose values the analysis uses: failed runs, runs of dropped blocks and reference
-    /// runs left out), by variant name. Time: O(runs).
-    pub(crate) fn cpu_time_means(&self) -> BTreeMap<String, (f64, f64)> {
-        let raw = self.to_raw();
-        let mut sums: BTreeMap<String, (f64, f64, u32)> = BTreeMap::new();
-        for (r, v) in raw.runs.iter().zip(raw.analysed_values()) {
-            if v.is_some() {
-                let e = sums.entry(r.variant.clone()).or_default();
-                e.0 += r.user_ns as f64;
-                e.1 += r.sys_ns as f64;
-                e.2 += 1;
-            }
-        }
-        sums.into_iter()
-            .map(|(name, (u, s, n))| (name, (u / f64::from(n), s / f64::from(n))))
-            .collect()
-    }
-
-    fn from_raw(raw: RawData) -> Experiment {
-        let load_end = raw.trailer.as_ref().and_then(|t| t.load_end);
-        Experiment {
-            ended: raw.trailer.is_some(),
-            header: raw.header,
-            runs: raw.runs,
-            load_end,
-        }
-    }
-
-    /// Blocks of the plan whose every run is recorded (failed runs count: they ran).
-    fn complete_blocks(&self) -> u32 {
-        let h = &self.header;
-        let Ok(design) = h.design.parse::<crate::design::Design>() else {
-            return 0;
-        };
-        let reference =
-            ReferenceRuns::from_header(h.reference.is_some(), h.reference_placement.as_deref());
-        let plan = Schedule::plan_cycles(
-            design,
-            h.variants.len(),
-            h.blocks,
-            h.cycles,
-            h.seed,
-            reference,
-        );
-        let mut left = vec![0usize; h.blocks as usize];
-        for r in &plan.runs {
-            left[r.block as usize] += 1;
-        }
-        for r in &self.runs {
-            if let Some(n) = left.get_mut(r.block as usize) {
-                *n = n.saturating_sub(1);
-            }
-        }
-        left.iter().filter(|&&n| n == 0).count() as u32
-    }
-
-    /// The remark for an experiment that stopped without its end line before every
-    /// planned block was measured (abba killed, the machine down), unless a reader
-    /// already said the file was cut short.
-    fn stopped_early(&self, remarks: &[ReadWarning]) -> Option<Warning> {
-        if self.ended || remarks.iter().any(|w| w.kind == ReadWarningKind::Truncated) {
-            return None;
-        }
-        let done = self.complete_blocks();
-        (done < self.header.blocks).then(|| {
-            Warning::new(
-                WarningCode::Truncated,
-                None,
-                format!(
-                    "{done} of {} planned blocks were measured (the run stopped early: the file has no end line, so abba was killed or crashed)",
-                    self.header.blocks
-                ),
-            )
-        })
-    }
+    let done = e.complete_blocks();
+    (done < e.header.blocks).then(|| {
+        Warning::new(
+            WarningCode::Truncated,
+            None,
+            format!(
+                "{done} of {} planned blocks were measured (the run stopped early: the file has no end line, so abba was killed or crashed)",
+                e.header.blocks
+            ),
+        )
+    })
 }
 
 /// The complete analysis of `input`: [`bench_stats::analyze`] of its dataset (imported
@@ -417,7 +306,7 @@ pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis,
         .warnings
         .extend(input.loaded.warnings.iter().map(read_warning));
     if let Some(e) = &input.experiment {
-        analysis.controls = controls::controls(&e.header, &e.runs, e.load_end);
+        analysis.controls = controls::controls(&e.header, &e.runs, e.load_end());
         fill_cpu_times(&mut analysis, e);
         analysis
             .warnings
@@ -428,7 +317,7 @@ pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis,
         analysis.warnings.extend(extended_warning(&e.header));
         analysis
             .warnings
-            .extend(e.stopped_early(&input.loaded.warnings));
+            .extend(stopped_early(e, &input.loaded.warnings));
         if let Some((report, disagree)) = metrics::metrics_report(input, &analysis, config) {
             analysis.metrics = Some(report);
             analysis.warnings.extend(disagree);
@@ -448,7 +337,7 @@ fn fill_cpu_times(analysis: &mut Analysis, e: &Experiment) {
         "s" => 1e9,
         _ => return,
     };
-    if e.header.metric != "wall" {
+    if e.header.metric != Metric::Wall {
         return;
     }
     let means = e.cpu_time_means();
@@ -475,7 +364,7 @@ fn sequential_config(input: &Input, config: &AnalysisConfig) -> AnalysisConfig {
     }
     let extended = !h.extended.is_empty();
     let rule = match &h.stop_rule {
-        Some(r) => r.to_rule(),
+        Some(r) => Some(r.to_rule()),
         None if extended => Some(SequentialRule {
             max_blocks: h.blocks,
             ..SequentialRule::new(config.alpha, config.equivalence_margin)
@@ -526,7 +415,7 @@ fn read_warning(w: &ReadWarning) -> Warning {
         ReadWarningKind::UnpairedSessions => WarningCode::UnpairedSessions,
         ReadWarningKind::IncompleteBlocks => WarningCode::IncompleteBlocks,
         ReadWarningKind::Truncated => WarningCode::Truncated,
-        _ => WarningCode::Input,
+        ReadWarningKind::Input => WarningCode::Input,
     };
     Warning::new(code, None, w.to_string())
 }

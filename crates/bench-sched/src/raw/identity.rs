@@ -13,8 +13,8 @@ pub const DERIVED_ID_PREFIX: &str = "auto-";
 /// inputs give the same id on every machine and version. Time: O(header text).
 pub fn derived_experiment_id(header: &RawHeader) -> String {
     let mut h = Fnv1a::new();
-    h.field(&header.design);
-    h.field(&header.metric);
+    h.field(header.design.name());
+    h.field(&header.metric.to_string());
     if header.cycles > 1 {
         h.field(&format!("cycles={}", header.cycles));
     }

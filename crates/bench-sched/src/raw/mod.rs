@@ -1,18 +1,27 @@
 //! The raw JSONL format `abba.raw/1`: one header line, one line per measured run, and an
 //! optional trailer line `{"end": {...}}` written when the experiment stops.
 
+mod dataset;
 mod identity;
+mod names;
 pub(crate) mod read;
+mod record;
 mod write;
 
 pub use identity::{DERIVED_ID_PREFIX, derived_experiment_id, this_host_name};
-pub use read::{RawData, read_raw, read_raw_bytes};
+pub use names::{EndStatus, ReferencePlacement, SequenceStop, StopRuleKind};
+pub use read::{read_raw, read_raw_bytes};
+pub use record::{AllRunsFailed, Experiment};
 pub use write::RawWriter;
 
+use bench_stats::sequential::{LookDecision, SequenceMethod};
 use serde::{Deserialize, Serialize};
 
-use crate::counter::CountEvent;
+use crate::counter::{CountEvent, CounterSource};
+use crate::design::{Design, ReferenceRuns};
 use crate::host::HostFacts;
+use crate::layout::Layout;
+use crate::runner::{Metric, Shell};
 
 /// The `schema` value of a raw file's header.
 pub const RAW_SCHEMA: &str = "abba.raw/1";
@@ -40,7 +49,7 @@ pub struct RawHeader {
     /// Version of the tool that wrote the file.
     pub abba_version: String,
     /// `abba`, `random` or `sequential`.
-    pub design: String,
+    pub design: Design,
     /// The seed of the schedule and the layout padding.
     pub seed: u64,
     /// Planned number of blocks.
@@ -49,14 +58,15 @@ pub struct RawHeader {
     pub variants: Vec<RawVariant>,
     /// The reference workload's command, when one runs every block.
     pub reference: Option<String>,
-    /// `wall`, `user`, `sys`, `cpu`, `max-rss` or `json:FIELD`.
-    pub metric: String,
+    /// `wall`, `user`, `sys`, `cpu`, `max-rss`, `json:FIELD` or a count (`instructions`,
+    /// ...).
+    pub metric: Metric,
     /// Unit of the metric.
     pub unit: String,
     /// Direction of the metric.
     pub higher_is_better: bool,
     /// `random` or `fixed:N`.
-    pub layout: String,
+    pub layout: Layout,
     /// The `--pin` CPU list, if any.
     pub pin: Option<String>,
     /// Untimed runs of every variant before block 0.
@@ -65,7 +75,7 @@ pub struct RawHeader {
     pub settle_ns: u64,
     /// `none` or `sh`.
     #[serde(default)]
-    pub shell: Option<String>,
+    pub shell: Option<Shell>,
     /// Per-run timeout, ns.
     #[serde(default)]
     pub timeout_ns: Option<u64>,
@@ -85,7 +95,7 @@ pub struct RawHeader {
     /// Where the reference runs: `beside-each-run` (one reference run beside every variant
     /// run); absent in files written before it, whose reference ran once per block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reference_placement: Option<String>,
+    pub reference_placement: Option<ReferencePlacement>,
     /// The sequential stop rule the experiment runs under (`--until decided`); absent for a
     /// fixed block count. `blocks` is then the most it may run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,7 +117,15 @@ pub struct RawHeader {
     /// What counted the runs' instructions (`pmu` or `valgrind`); absent when nothing
     /// counted. Under `valgrind` the runs' times and RSS are valgrind's, not the program's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub counter: Option<String>,
+    pub counter: Option<CounterSource>,
+}
+
+impl RawHeader {
+    /// Where the reference workload runs (none without one; once per block in files
+    /// written before [`RawHeader::reference_placement`]).
+    pub fn reference_runs(&self) -> ReferenceRuns {
+        ReferencePlacement::runs(self.reference.is_some(), self.reference_placement)
+    }
 }
 
 /// One benchmark of a suite as the header records it.
@@ -124,7 +142,7 @@ pub struct RawSuiteBenchmark {
     pub cycles: u32,
     /// Its metric when it is not the header's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metric: Option<String>,
+    pub metric: Option<Metric>,
     /// Its unit when it is not the header's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
@@ -142,9 +160,10 @@ pub struct RawSuiteBenchmark {
 pub struct RawStopRule {
     /// Always `until-decided`: look after every complete block, stop at the first look
     /// that decides.
-    pub rule: String,
+    pub rule: StopRuleKind,
     /// The confidence sequence (`sign-median`).
-    pub method: String,
+    #[serde(with = "names::method_name")]
+    pub method: SequenceMethod,
     /// Its error rate over every look.
     pub alpha: f64,
     /// The equivalence margin (0.01 = ±1%).
@@ -159,8 +178,8 @@ impl RawStopRule {
     /// The header record of `rule`.
     pub fn from_rule(rule: &bench_stats::sequential::SequentialRule) -> RawStopRule {
         RawStopRule {
-            rule: "until-decided".into(),
-            method: rule.method.as_str().into(),
+            rule: StopRuleKind::UntilDecided,
+            method: rule.method,
             alpha: rule.alpha,
             margin: rule.margin,
             min_blocks: rule.min_blocks,
@@ -168,15 +187,15 @@ impl RawStopRule {
         }
     }
 
-    /// The rule it records (`None` for an unknown method name).
-    pub fn to_rule(&self) -> Option<bench_stats::sequential::SequentialRule> {
-        Some(bench_stats::sequential::SequentialRule {
+    /// The rule it records.
+    pub fn to_rule(&self) -> bench_stats::sequential::SequentialRule {
+        bench_stats::sequential::SequentialRule {
             alpha: self.alpha,
             margin: self.margin,
             min_blocks: self.min_blocks,
             max_blocks: self.max_blocks,
-            method: bench_stats::sequential::SequenceMethod::from_name(&self.method)?,
-        })
+            method: self.method,
+        }
     }
 }
 
@@ -341,8 +360,8 @@ impl RunRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RawTrailer {
-    /// `complete`, `failed` or `interrupted`.
-    pub status: String,
+    /// `complete`, `failed`, `interrupted` or `killed`.
+    pub status: EndStatus,
     /// Load averages at the end.
     pub load_end: Option<[f64; 3]>,
     /// End time, RFC 3339 UTC.
@@ -365,7 +384,7 @@ pub struct RawTrailer {
 #[non_exhaustive]
 pub struct RawSequence {
     /// `decided`, `max-blocks` or `not-finished` (interrupted or failed before a decision).
-    pub stop: String,
+    pub stop: SequenceStop,
     /// Blocks at the look that decided, if one did.
     pub decided_at: Option<u32>,
     /// One per complete block, in order.
@@ -384,25 +403,19 @@ pub struct RawLook {
     /// Upper bound.
     pub high: Option<f64>,
     /// What the look decided.
-    pub decision: String,
+    #[serde(with = "names::decision_name")]
+    pub decision: LookDecision,
 }
 
 impl RawLook {
     /// The record of `look`.
     pub fn from_look(look: &bench_stats::sequential::Look) -> RawLook {
-        use bench_stats::sequential::LookDecision;
         let finite = |x: f64| (x.is_finite() && x > 0.0).then_some(x);
         RawLook {
             blocks: look.blocks,
             low: finite(look.ratio_interval[0]),
             high: finite(look.ratio_interval[1]),
-            decision: match look.decision {
-                LookDecision::Larger => "larger",
-                LookDecision::Smaller => "smaller",
-                LookDecision::Equivalent => "equivalent",
-                _ => "undecided",
-            }
-            .into(),
+            decision: look.decision,
         }
     }
 }

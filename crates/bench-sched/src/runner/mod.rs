@@ -14,6 +14,7 @@ use std::time::Duration;
 use crate::counter::{CountEvent, Counts};
 use crate::cpus::CpuSet;
 use crate::error::SchedError;
+use crate::experiment::ConfigError;
 use crate::interrupt::InterruptFlag;
 
 /// Whether a command string goes through a shell.
@@ -35,9 +36,9 @@ impl FromStr for Shell {
         match s {
             "none" => Ok(Shell::None),
             "sh" => Ok(Shell::Sh),
-            _ => Err(SchedError::Config(format!(
-                "unknown shell {s:?}; expected one of: none, sh"
-            ))),
+            _ => Err(SchedError::Config(ConfigError::UnknownShell {
+                given: s.to_owned(),
+            })),
         }
     }
 }
@@ -245,7 +246,12 @@ impl Metric {
     pub fn count_event(&self) -> Option<CountEvent> {
         match self {
             Metric::Count(e) => Some(*e),
-            _ => None,
+            Metric::Wall
+            | Metric::User
+            | Metric::Sys
+            | Metric::Cpu
+            | Metric::MaxRss
+            | Metric::Json(_) => None,
         }
     }
 

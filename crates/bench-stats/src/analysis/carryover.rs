@@ -155,7 +155,7 @@ fn two_variant_summary(r: &CarryoverReport) -> CarryoverSummary {
 fn two_variant_warnings(r: &CarryoverReport, candidate: &str, warnings: &mut Vec<Warning>) {
     let join = match r.join {
         BlockJoin::BackToBack => " (blocks back to back: the block contrast sees 3/4 of it)",
-        _ => "",
+        BlockJoin::Separated => "",
     };
     match r.finding {
         CarryoverFinding::NotDetected => {}
@@ -168,7 +168,7 @@ fn two_variant_warnings(r: &CarryoverReport, candidate: &str, warnings: &mut Vec
                 fmt_p(Some(r.p_value))
             ),
         )),
-        _ => warnings.push(
+        CarryoverFinding::Detected => warnings.push(
             Warning::new(
                 WarningCode::Carryover,
                 None,

@@ -59,6 +59,11 @@ pub(crate) fn build_comparison(
     let hl = shift_report(base, cand, config.confidence);
 
     let (ratio, ratio_ci) = headline_ratio(input);
+    let headline_distribution = input
+        .paired
+        .and_then(|pa| pa.headline().2)
+        .filter(|_| ratio_ci.is_some())
+        .cloned();
 
     let paired = input.paired.map(|pa| paired_report(pa, input, config));
     let reference = input
@@ -168,6 +173,9 @@ pub(crate) fn build_comparison(
         }
         (seq, _) => seq,
     };
+    // A sequential verdict reports the confidence sequence's interval, which no sampling
+    // distribution stands behind.
+    let interval_distribution = headline_distribution.filter(|_| seq.is_none());
     let (verdict, outcome, summary, ratio, ratio_ci, decision, sequential) = match seq {
         Some(s) => (
             s.verdict,
@@ -211,6 +219,7 @@ pub(crate) fn build_comparison(
         custom_test: custom_test_report(basis, pw),
         sequential,
         distribution,
+        interval_distribution,
     }
 }
 
@@ -220,10 +229,7 @@ fn headline_ratio(input: &CandidateInput<'_>) -> (Option<f64>, Option<[f64; 2]>)
     let config = input.config;
     match input.paired {
         Some(pa) => {
-            let (point, ci) = match config.paired_estimator {
-                PairedEstimator::MeanDifference => (pa.ratio, &pa.ratio_ci),
-                _ => pa.primary(),
-            };
+            let (point, ci, _) = pa.headline();
             (point, interval_bounds(ci))
         }
         None => median_ratio(
@@ -254,7 +260,7 @@ fn practical_gate<'a>(
             pw.effect.as_ref().map_or("effect", |e| e.metric.as_str()),
             pw.effect.as_ref().and_then(|e| e.practical_value),
         ),
-        _ => ("|Cliff's delta|", Some(cliff.delta.abs())),
+        Rule::Ratio | Rule::Cliff(_) => ("|Cliff's delta|", Some(cliff.delta.abs())),
     };
     match rule.fails(pw.verdict, practical) {
         Some(value) => {
@@ -339,7 +345,11 @@ fn deciding_test(basis: &VerdictBasis, paired: Option<&PairedAnalysis>) -> (Stri
                 PairedEstimator::MeanDifference => "block-differences",
                 PairedEstimator::RatioOfMeans => "block-means",
                 PairedEstimator::PooledMedianRatio => "runs-in-blocks",
-                _ => "block-log-ratios",
+                PairedEstimator::MedianLogRatio
+                | PairedEstimator::HodgesLehmannLogRatio
+                | PairedEstimator::HodgesLehmannMinLogRatio
+                | PairedEstimator::HodgesLehmannMedianLogRatio
+                | PairedEstimator::TypicalRun => "block-log-ratios",
             },
         ),
         VerdictBasis::MannWhitney | VerdictBasis::KruskalWallis => ("mann-whitney".into(), "runs"),

@@ -49,7 +49,7 @@ impl PracticalRule {
         match self {
             PracticalRule::Auto if blocked => PracticalRule::Ratio,
             PracticalRule::Auto => PracticalRule::Cliff(min_practical_effect),
-            rule => rule,
+            rule @ (PracticalRule::Ratio | PracticalRule::Cliff(_)) => rule,
         }
     }
 

@@ -211,7 +211,8 @@ impl Rule {
         {
             PracticalRule::Ratio => Rule::Ratio,
             PracticalRule::Cliff(x) => Rule::Cliff(x),
-            _ => Rule::Ratio,
+            // `resolve` never returns `Auto`.
+            PracticalRule::Auto => Rule::Ratio,
         }
     }
 

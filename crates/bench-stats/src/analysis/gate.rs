@@ -28,8 +28,8 @@ pub struct Regression {
 ///
 /// Its operating characteristic (the probability of tripping at true slowdowns of 0,
 /// `pct / 2`, `pct` and `2 pct`) is measured by simulation in
-/// `tests/gate_calibration.rs` and printed in the README: at no change it trips at most
-/// as often as a one-sided error at `alpha / 2`.
+/// `tests/decision_calibration.rs` and printed in `docs/calibration.md`: at no change it
+/// trips at most as often as a one-sided error at `alpha / 2`.
 ///
 /// For the typical-run estimator the gate reads every checked part of the distribution
 /// ([`crate::Comparison::distribution`]): a part that is significantly slower (its

@@ -44,7 +44,7 @@ pub(crate) fn sequential_verdict(
             }
         }
         LookDecision::Equivalent => Outcome::Equivalent,
-        _ => Outcome::Inconclusive,
+        LookDecision::Undecided => Outcome::Inconclusive,
     };
     let excludes_one = bounded && (last.ratio_interval[0] > 1.0 || last.ratio_interval[1] < 1.0);
     let verdict = if excludes_one {
@@ -100,6 +100,7 @@ fn report(r: &Replay, run: &SequentialRun) -> SequentialReport {
             .filter(|i| i.iter().all(|x| x.is_finite() && *x > 0.0)),
         p_value: r.p_value(),
         extended: run.extended,
+        sequence: r.looks.clone(),
     }
 }
 
@@ -141,6 +142,16 @@ fn sentence(
     );
     let m = r.margin * 100.0;
     let of = format!("{} blocks of at most {}", r.looks, r.max_blocks);
+    // The rule decided at its first decision (`decided_at`), which is the last look when
+    // the runner stopped there; a file that went on (extended, or resumed past the stop)
+    // says both.
+    let decided = match r.decided_at {
+        Some(at) if at < r.looks => format!(
+            "{at} blocks (its first decision; the sequence shown is at the last of the file's {of})"
+        ),
+        Some(at) => format!("{at} blocks of at most {}", r.max_blocks),
+        None => of.clone(),
+    };
     let mut s = match outcome {
         Outcome::Faster | Outcome::Slower => {
             let word = if outcome == Outcome::Faster {
@@ -149,18 +160,18 @@ fn sentence(
                 "slower"
             };
             format!(
-                "{cand} is {word} than {base}: {point}, {ci}, decided by the sequential rule after {of} (alpha {} over every look).",
+                "{cand} is {word} than {base}: {point}, {ci}, decided by the sequential rule after {decided} (alpha {} over every look).",
                 r.alpha
             )
         }
         Outcome::Equivalent => format!(
-            "{cand} and {base} are equivalent within ±{m:.1}%: {point}, {ci} lies inside the margin, decided after {of}."
+            "{cand} and {base} are equivalent within ±{m:.1}%: {point}, {ci} lies inside the margin, decided after {decided}."
         ),
-        _ if r.stop == "max-blocks" => format!(
+        Outcome::Inconclusive | Outcome::Mixed if r.stop == "max-blocks" => format!(
             "No decision between {cand} and {base} at the limit of {} blocks: {point}, {ci} still holds both no change and a change beyond ±{m:.1}%.",
             r.max_blocks
         ),
-        _ => format!(
+        Outcome::Inconclusive | Outcome::Mixed => format!(
             "Not decided yet: the sequential experiment stopped after {of} before its rule decided; {point}, {ci}. Continue it to reach a decision."
         ),
     };
@@ -188,7 +199,7 @@ pub(crate) fn reconcile(
         Outcome::Slower if higher_is_better => LookDecision::Smaller,
         Outcome::Slower => LookDecision::Larger,
         Outcome::Equivalent => LookDecision::Equivalent,
-        _ => LookDecision::Undecided,
+        Outcome::Inconclusive | Outcome::Mixed => LookDecision::Undecided,
     };
     let parts = crate::analysis::verdict::shape_parts(shape, higher_is_better);
     if shape_outcome == Outcome::Mixed {
@@ -209,4 +220,42 @@ pub(crate) fn reconcile(
         s.summary = format!("{} Shape check at the stop: {parts}.", s.summary);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sequential::SequentialRule;
+
+    fn summary(logs: &[f64]) -> (SequentialReport, String) {
+        let run = SequentialRun {
+            rule: SequentialRule {
+                max_blocks: 60,
+                ..SequentialRule::default()
+            },
+            extended: false,
+        };
+        let v = sequential_verdict(logs, &run, false, ("B", "A")).unwrap();
+        (v.report, v.summary)
+    }
+
+    #[test]
+    fn the_sentence_names_the_block_of_the_decision() {
+        // A 10% slowdown in every block: decided at the first look allowed (7 blocks).
+        let (r, s) = summary(&[0.1; 7]);
+        assert_eq!((r.looks, r.decided_at), (7, Some(7)));
+        assert!(s.contains("after 7 blocks of at most 60 "), "{s}");
+    }
+
+    #[test]
+    fn a_file_that_went_on_after_the_decision_says_where_it_was_decided() {
+        // Decided at look 7, and the file goes on to 20 blocks: "after 7", never "after 20".
+        let (r, s) = summary(&[0.1; 20]);
+        assert_eq!((r.looks, r.decided_at), (20, Some(7)));
+        assert!(
+            s.contains("after 7 blocks (its first decision; the sequence shown is at the last of the file's 20 blocks of at most 60)"),
+            "{s}"
+        );
+        assert!(!s.contains("after 20"), "{s}");
+    }
 }

@@ -12,7 +12,7 @@
 use crate::analysis::blocks::BlockTable;
 use crate::model::dataset::Series;
 use crate::model::report::{TrendDirection, TrendReport, TrendTest};
-use crate::rank::{PageMethod, page_trend};
+use crate::rank::page_trend;
 
 /// The trend of `members` across their shared parameter, when every member carries a
 /// parameter of the same name, the values are distinct and 3 or more, and the data are
@@ -57,11 +57,7 @@ pub(crate) fn trend(
         statistic: t.statistic,
         z: t.z,
         p_value: t.p_value,
-        method: match t.method {
-            PageMethod::Exact => "exact",
-            _ => "asymptotic",
-        }
-        .to_owned(),
+        method: t.method.as_str().to_owned(),
         blocks: t.blocks,
         direction: if t.z > 0.0 {
             TrendDirection::Increasing

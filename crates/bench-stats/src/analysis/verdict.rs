@@ -147,8 +147,8 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
                 Quantity::Time | Quantity::Throughput => "is slower than",
                 Quantity::Memory if r < 1.0 => "uses less memory than",
                 Quantity::Memory => "uses more memory than",
-                _ if better => "is better than",
-                _ => "is worse than",
+                Quantity::Named(_) if better => "is better than",
+                Quantity::Named(_) => "is worse than",
             };
             format!(
                 "{cand} {verb} {base}{of}: {measure} ratio {rt} ({}), {scope}.",
@@ -162,7 +162,7 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
         Outcome::Equivalent => {
             format!("{cand} and {base} are equivalent within ±{m:.1}%{of}: {tost}, {scope}.")
         }
-        _ => inconclusive(f, &rt, measure, &scope),
+        Outcome::Inconclusive | Outcome::Mixed => inconclusive(f, &rt, measure, &scope),
     }
 }
 
@@ -200,7 +200,7 @@ fn without_ratio(f: &Facts<'_>, scope: &str) -> String {
                 "{cand} vs {base}: not tested ({scope}); too few values, or with 3+ variants an omnibus test that found no difference."
             ),
         },
-        verdict => {
+        verdict @ (Verdict::Significant | Verdict::NotSignificant) => {
             let words = if verdict == Verdict::Significant {
                 "a significant difference"
             } else {
@@ -471,7 +471,7 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
                 s.blocks
             )
         }
-        _ => {
+        Outcome::Inconclusive => {
             let typical = s.typical();
             let p = if s.quantiles.len() == 1 {
                 format!("randomization p = {}", p_text(s.p_value))

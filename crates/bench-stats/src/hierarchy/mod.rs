@@ -50,11 +50,9 @@ mod heterogeneity;
 mod levels;
 mod nest;
 mod report;
-mod student;
 
 pub use bootstrap::{HierarchicalBootstrap, hierarchical_bootstrap, pooled_mean};
 pub use components::{NestedComponents, nested_variance_components};
 pub use heterogeneity::{Heterogeneity, heterogeneity};
 pub use levels::{Levels, UnknownLevel};
 pub use report::{FEW_HOSTS, PERMUTATIONS, levels_report, pooled_interval};
-pub use student::{regularized_beta, t_cdf, t_quantile};

@@ -7,13 +7,13 @@ use super::components::nested_variance_components;
 use super::heterogeneity::heterogeneity;
 use super::levels::Levels;
 use super::nest::{Nested, Unit, nest};
-use super::student::t_quantile;
 use crate::analysis::AnalysisConfig;
 use crate::model::dataset::{Dataset, Series};
 use crate::model::levels::{
     HeterogeneityReport, LevelVariance, LevelledComparison, LevelsReport, PooledEffect, UnitEffect,
 };
 use crate::model::report::{Analysis, Outcome, Warning, WarningCode};
+use crate::special::student_t_ppf;
 
 /// Shuffles of the heterogeneity test: p resolves to 1/500.
 pub const PERMUTATIONS: u32 = 499;
@@ -141,7 +141,7 @@ pub fn pooled_interval(estimate: f64, se: f64, k: usize, level: f64) -> Option<[
         return None;
     }
     let kf = k as f64;
-    let t = t_quantile(1.0 - (1.0 - level) / 2.0, kf - 1.0)?;
+    let t = student_t_ppf(1.0 - (1.0 - level) / 2.0, kf - 1.0)?;
     let half = t * se * (kf / (kf - 1.0)).sqrt();
     Some([estimate - half, estimate + half])
 }
@@ -197,7 +197,7 @@ fn sentence(p: &PooledEffect, noun: &str, higher_is_better: bool) -> String {
         Outcome::Slower if higher_is_better => "worse",
         Outcome::Slower => "slower",
         Outcome::Equivalent => "equivalent",
-        _ => "inconclusive",
+        Outcome::Inconclusive | Outcome::Mixed => "inconclusive",
     };
     format!(
         "pooled over {} {noun}s ({} blocks): ratio {:.3}{interval}: {word}",
@@ -224,7 +224,7 @@ fn unit_effects(
                 (s2 / n as f64).sqrt()
             });
             let ci = se.and_then(|se| {
-                let t = t_quantile(1.0 - (1.0 - level) / 2.0, (n - 1) as f64)?;
+                let t = student_t_ppf(1.0 - (1.0 - level) / 2.0, (n - 1) as f64)?;
                 Some([(m - t * se).exp(), (m + t * se).exp()])
             });
             let name = if by_host {

@@ -2,11 +2,13 @@
 //! ([`Analysis`], the `abba.analysis/1` document every renderer and script reads).
 
 pub mod dataset;
+pub mod distribution;
 pub mod levels;
 pub mod metrics;
 pub mod report;
 
 pub use dataset::{Dataset, Observation, Parameter, Quantity, ReferenceRun, Series};
+pub use distribution::{DistributionKind, IntervalDistribution};
 pub use levels::{
     HeterogeneityReport, LevelVariance, LevelledComparison, LevelsReport, PooledEffect, UnitEffect,
 };

@@ -515,6 +515,15 @@ pub struct Comparison {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub distribution: Option<crate::paired::shape::ShapeAnalysis>,
+    /// The distribution `ratio_ci` was read from, as the analysis computed it: the Walsh
+    /// averages of the block log-ratios for the Hodges-Lehmann estimators, the block
+    /// bootstrap's replicates for `ratio-of-means` (and `mean-difference`, whose ratio is
+    /// the ratio of block means), `median-log-ratio` and `pooled-median-ratio`. `None`
+    /// for unpaired data, the typical run (whose randomization test keeps its reference
+    /// distribution), a large-sample interval, and a sequential verdict (whose interval is
+    /// the confidence sequence's). Not serialized.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub interval_distribution: Option<crate::model::distribution::IntervalDistribution>,
 }
 
 /// How a sequential experiment was decided ([`Comparison::sequential`]): the confidence
@@ -549,6 +558,11 @@ pub struct SequentialReport {
     /// Whether the experiment was extended with `--resume` after it had ended (its extra
     /// blocks are further looks of the same sequence).
     pub extended: bool,
+    /// Every look, one per block in block order, as the analysis replayed them: what a
+    /// picture of the sequence draws. Not serialized (the raw record keeps the runner's
+    /// looks).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub sequence: Vec<crate::sequential::Look>,
 }
 
 /// How a comparison was decided: the deciding test and its p on the scale the verdict
@@ -981,7 +995,10 @@ impl VerdictBasis {
     pub fn paired_estimator(&self) -> Option<PairedEstimator> {
         match self {
             VerdictBasis::PairedSignedRank(e) | VerdictBasis::PairedBootstrap(e) => Some(*e),
-            _ => None,
+            VerdictBasis::Friedman
+            | VerdictBasis::KruskalWallis
+            | VerdictBasis::MannWhitney
+            | VerdictBasis::Custom(_) => None,
         }
     }
 

@@ -11,10 +11,11 @@
 //! baseline.
 
 use crate::descriptive::summary::{mean, median, variance_parts};
+use crate::model::distribution::{DistributionKind, IntervalDistribution};
 use crate::model::report::PairedReport;
 use crate::paired::robust::{BlockSummary, pooled_median_ratio};
 use crate::paired::shape::{SHAPE_QUANTILES, ShapeAnalysis, ShapeConfig, shape_analysis};
-use crate::rank::wilcoxon::paired_hodges_lehmann;
+use crate::rank::wilcoxon::{paired_hodges_lehmann, paired_hodges_lehmann_walsh};
 use crate::resample::bootstrap::{
     self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic,
 };
@@ -118,7 +119,11 @@ impl PairedEstimator {
             PairedEstimator::HodgesLehmannMedianLogRatio | PairedEstimator::TypicalRun => {
                 BlockSummary::Median
             }
-            _ => BlockSummary::Mean,
+            PairedEstimator::MeanDifference
+            | PairedEstimator::RatioOfMeans
+            | PairedEstimator::MedianLogRatio
+            | PairedEstimator::HodgesLehmannLogRatio
+            | PairedEstimator::PooledMedianRatio => BlockSummary::Mean,
         }
     }
 
@@ -152,7 +157,10 @@ impl PairedEstimator {
             PairedEstimator::HodgesLehmannMinLogRatio => "the fastest run of each block",
             PairedEstimator::HodgesLehmannMedianLogRatio => "the median run of each block",
             PairedEstimator::PooledMedianRatio => "the median of all runs",
-            _ => "the block means",
+            PairedEstimator::MeanDifference
+            | PairedEstimator::RatioOfMeans
+            | PairedEstimator::MedianLogRatio
+            | PairedEstimator::HodgesLehmannLogRatio => "the block means",
         }
     }
 
@@ -165,7 +173,13 @@ impl PairedEstimator {
     pub fn null_value(self) -> f64 {
         match self {
             PairedEstimator::MeanDifference => 0.0,
-            _ => 1.0,
+            PairedEstimator::RatioOfMeans
+            | PairedEstimator::MedianLogRatio
+            | PairedEstimator::HodgesLehmannLogRatio
+            | PairedEstimator::HodgesLehmannMinLogRatio
+            | PairedEstimator::HodgesLehmannMedianLogRatio
+            | PairedEstimator::PooledMedianRatio
+            | PairedEstimator::TypicalRun => 1.0,
         }
     }
 }
@@ -274,8 +288,11 @@ impl Statistic for BlockStat<'_, '_> {
                 let l = b.log_ratios.as_ref()?;
                 median(&idx.iter().map(|&i| l[i]).collect::<Vec<_>>()).exp()
             }
-            PairedEstimator::PooledMedianRatio => return None,
-            _ => {
+            // The typical run is a randomization test of every run, not a block statistic.
+            PairedEstimator::PooledMedianRatio | PairedEstimator::TypicalRun => return None,
+            PairedEstimator::HodgesLehmannLogRatio
+            | PairedEstimator::HodgesLehmannMinLogRatio
+            | PairedEstimator::HodgesLehmannMedianLogRatio => {
                 // The Hodges-Lehmann estimators, on whatever block values were given.
                 let l = b.log_ratios.as_ref()?;
                 let picked: Vec<f64> = idx.iter().map(|&i| l[i]).collect();
@@ -359,6 +376,18 @@ fn interval(
     estimator: PairedEstimator,
     config: &BootstrapConfig,
 ) -> Result<BootstrapInterval, StatsError> {
+    interval_keeping(blocks, estimator, config, false).map(|(interval, _)| interval)
+}
+
+/// [`interval`], with the distribution it was read from when `keep` is set: the block
+/// bootstrap's replicates, or the Walsh averages of the signed-rank interval (none for a
+/// large-sample interval).
+fn interval_keeping(
+    blocks: &Blocks<'_>,
+    estimator: PairedEstimator,
+    config: &BootstrapConfig,
+    keep: bool,
+) -> Result<(BootstrapInterval, Option<IntervalDistribution>), StatsError> {
     let n = blocks.differences.len();
     if n < 2 {
         return Err(StatsError::TooFewSamples {
@@ -371,7 +400,7 @@ fn interval(
         blocks.positive()?;
     }
     if estimator.is_signed_rank() {
-        return signed_rank_interval(blocks, config);
+        return signed_rank_interval(blocks, config, keep);
     }
     if estimator == PairedEstimator::PooledMedianRatio {
         return Err(StatsError::InvalidParameter {
@@ -381,9 +410,14 @@ fn interval(
         });
     }
     if n > LARGE_SAMPLE_BLOCKS {
-        return large_sample_interval(blocks, estimator, config);
+        return large_sample_interval(blocks, estimator, config, keep);
     }
-    bootstrap::run(&BlockStat { blocks, estimator }, config)
+    let (interval, replicates) =
+        bootstrap::run_keeping(&BlockStat { blocks, estimator }, config, keep)?;
+    Ok((
+        interval,
+        replicates.and_then(bootstrap::Replicates::into_distribution),
+    ))
 }
 
 /// The Hodges-Lehmann ratio of the per-block log-ratios and its signed-rank interval,
@@ -391,9 +425,10 @@ fn interval(
 fn signed_rank_interval(
     blocks: &Blocks<'_>,
     config: &BootstrapConfig,
-) -> Result<BootstrapInterval, StatsError> {
+    keep: bool,
+) -> Result<(BootstrapInterval, Option<IntervalDistribution>), StatsError> {
     let l = blocks.positive()?;
-    let hl = paired_hodges_lehmann(l, config.confidence)?;
+    let (hl, walsh, k) = paired_hodges_lehmann_walsh(l, config.confidence)?;
     let (estimate, low, high) = (hl.estimate.exp(), hl.ci_low.exp(), hl.ci_high.exp());
     if ![estimate, low, high].iter().all(|v| v.is_finite()) {
         return Err(StatsError::NonFinite {
@@ -402,7 +437,7 @@ fn signed_rank_interval(
         });
     }
     let z = crate::special::normal_ppf(0.5 + config.confidence / 2.0).unwrap_or(1.96);
-    Ok(BootstrapInterval {
+    let interval = BootstrapInterval {
         estimate,
         low,
         high,
@@ -412,7 +447,17 @@ fn signed_rank_interval(
         resamples: 0,
         skipped: 0,
         seed: config.seed,
-    })
+    };
+    let kept = keep.then(|| walsh_distribution(walsh, k)).flatten();
+    Ok((interval, kept))
+}
+
+/// The Walsh averages of the log-ratios as ratios, with the levels of the interval's
+/// ends, the `k`-th smallest and the `k`-th largest.
+fn walsh_distribution(walsh: Vec<f64>, k: usize) -> Option<IntervalDistribution> {
+    let last = walsh.len().saturating_sub(1).max(1) as f64;
+    let levels = [(k - 1) as f64 / last, (walsh.len() - k) as f64 / last];
+    IntervalDistribution::new(DistributionKind::WalshAverages, walsh, Some(levels))?.map(f64::exp)
 }
 
 /// Above this many blocks the paired intervals come from large-sample theory instead of
@@ -429,7 +474,8 @@ fn large_sample_interval(
     blocks: &Blocks<'_>,
     estimator: PairedEstimator,
     config: &BootstrapConfig,
-) -> Result<BootstrapInterval, StatsError> {
+    keep: bool,
+) -> Result<(BootstrapInterval, Option<IntervalDistribution>), StatsError> {
     let n = blocks.differences.len() as f64;
     let z = crate::special::normal_ppf(0.5 + config.confidence / 2.0).ok_or(
         StatsError::InvalidParameter {
@@ -471,8 +517,13 @@ fn large_sample_interval(
             (m, low, high, (high - low) / (2.0 * z))
         }
         // The Hodges-Lehmann family (its interval is not a bootstrap at any size); the
-        // pooled-median ratio is refused before this point.
-        _ => return signed_rank_interval(blocks, config),
+        // pooled-median ratio is refused before this point, and the typical run is never
+        // a block statistic.
+        PairedEstimator::HodgesLehmannLogRatio
+        | PairedEstimator::HodgesLehmannMinLogRatio
+        | PairedEstimator::HodgesLehmannMedianLogRatio
+        | PairedEstimator::PooledMedianRatio
+        | PairedEstimator::TypicalRun => return signed_rank_interval(blocks, config, keep),
     };
     if ![estimate, low, high, standard_error]
         .iter()
@@ -483,7 +534,7 @@ fn large_sample_interval(
             value: f64::INFINITY,
         });
     }
-    Ok(BootstrapInterval {
+    let interval = BootstrapInterval {
         estimate,
         low,
         high,
@@ -493,7 +544,9 @@ fn large_sample_interval(
         resamples: 0,
         skipped: 0,
         seed: config.seed,
-    })
+    };
+    // Normal theory and order statistics: no distribution of replicates to keep.
+    Ok((interval, None))
 }
 
 /// Everything the paired analysis of one candidate against a baseline yields.
@@ -536,6 +589,13 @@ pub struct PairedAnalysis {
     /// estimate, its interval and its p-value, from [`paired_analysis_of_runs`]. `None`
     /// for the others, and when the analysis was given block values only.
     pub from_runs: Option<RunsEstimate>,
+    /// The distribution behind the interval of the ratio a comparison leads with
+    /// ([`PairedAnalysis::headline`]) when it is one of the block-mean intervals above:
+    /// `ratio_ci`'s replicates for `mean-difference` and `ratio-of-means`,
+    /// `median_ratio_ci`'s for `median-log-ratio`, the Walsh averages of `hl_ratio_ci` for
+    /// `hl-log-ratio`. `None` for the others (see [`RunsEstimate::distribution`]) and for
+    /// large-sample intervals.
+    pub distribution: Option<IntervalDistribution>,
 }
 
 /// The configured estimator computed from every run of every block.
@@ -555,6 +615,10 @@ pub struct RunsEstimate {
     pub block_values: Vec<[f64; 2]>,
     /// For the typical run: the comparison at every checked quantile.
     pub shape: Option<ShapeAnalysis>,
+    /// The distribution `interval` was read from: the Walsh averages of the summarized
+    /// block log-ratios, or the pooled-median ratio's bootstrap replicates. `None` for the
+    /// typical run (a randomization test's inversion) and large-sample intervals.
+    pub distribution: Option<IntervalDistribution>,
 }
 
 impl PairedAnalysis {
@@ -589,11 +653,41 @@ impl PairedAnalysis {
             PairedEstimator::RatioOfMeans => (self.ratio, &self.ratio_ci),
             PairedEstimator::MedianLogRatio => (self.median_ratio, &self.median_ratio_ci),
             PairedEstimator::HodgesLehmannLogRatio => (self.hl_ratio, &self.hl_ratio_ci),
-            _ => match &self.from_runs {
+            PairedEstimator::HodgesLehmannMinLogRatio
+            | PairedEstimator::HodgesLehmannMedianLogRatio
+            | PairedEstimator::PooledMedianRatio
+            | PairedEstimator::TypicalRun => match &self.from_runs {
                 Some(r) => (r.ratio, &r.interval),
                 None => (None, &Err(NEEDS_RUNS)),
             },
         }
+    }
+
+    /// The ratio a comparison leads with, its interval and the distribution that interval
+    /// was read from: the ratio of block means for `mean-difference` (whose own estimate
+    /// is a difference), else [`PairedAnalysis::primary`].
+    pub fn headline(
+        &self,
+    ) -> (
+        Option<f64>,
+        &Result<BootstrapInterval, StatsError>,
+        Option<&IntervalDistribution>,
+    ) {
+        let (point, ci) = match self.estimator {
+            PairedEstimator::MeanDifference => (self.ratio, &self.ratio_ci),
+            PairedEstimator::RatioOfMeans
+            | PairedEstimator::MedianLogRatio
+            | PairedEstimator::HodgesLehmannLogRatio
+            | PairedEstimator::HodgesLehmannMinLogRatio
+            | PairedEstimator::HodgesLehmannMedianLogRatio
+            | PairedEstimator::PooledMedianRatio
+            | PairedEstimator::TypicalRun => self.primary(),
+        };
+        let distribution = match &self.from_runs {
+            Some(r) => r.distribution.as_ref(),
+            None => self.distribution.as_ref(),
+        };
+        (point, ci, distribution.filter(|_| ci.is_ok()))
     }
 
     /// The per-block values the deciding estimator ranks: its block summaries when it
@@ -669,6 +763,7 @@ fn runs_estimate(
         return Ok(RunsEstimate {
             ratio: r.as_ref().ok().map(|r| r.interval.estimate),
             p_value: r.as_ref().ok().map(|r| r.p_value),
+            distribution: r.as_ref().ok().and_then(|r| r.distribution.clone()),
             interval: r.map(|r| r.interval),
             block_values: Vec::new(),
             shape: None,
@@ -686,7 +781,11 @@ fn runs_estimate(
         summarize(candidate, summary)?,
     );
     let blocks = Blocks::new(&b, &c)?;
-    let interval = interval(&blocks, config.estimator, &config.bootstrap);
+    let (interval, distribution) =
+        match interval_keeping(&blocks, config.estimator, &config.bootstrap, true) {
+            Ok((i, d)) => (Ok(i), d),
+            Err(e) => (Err(e), None),
+        };
     // The p on the scale the block means would be ranked on: `ln(c / b)` when every value
     // is positive, else the differences.
     let (ranked, scale) = crate::analysis::paired_verdict::paired_scale(b.values(), c.values());
@@ -702,6 +801,7 @@ fn runs_estimate(
             .map(|(&b, &c)| [b, c])
             .collect(),
         shape: None,
+        distribution,
     })
 }
 
@@ -772,6 +872,8 @@ fn typical_run_estimate(
         p_value: Some(shape.p_value),
         block_values,
         shape: Some(shape),
+        // The randomization test's reference distribution stays inside the shape check.
+        distribution: None,
     })
 }
 
@@ -830,23 +932,43 @@ pub fn paired_analysis(
         })
     };
     let ratio = point(PairedEstimator::RatioOfMeans);
-    let hl_ratio_ci = interval(
-        &blocks,
-        PairedEstimator::HodgesLehmannLogRatio,
-        &config.bootstrap,
-    );
     let median_ratio = point(PairedEstimator::MedianLogRatio);
-    let boot = &config.bootstrap;
+    // The headline interval keeps its distribution (`PairedAnalysis::distribution`).
+    let headline = match config.estimator {
+        PairedEstimator::MeanDifference | PairedEstimator::RatioOfMeans => {
+            Some(PairedEstimator::RatioOfMeans)
+        }
+        PairedEstimator::MedianLogRatio => Some(PairedEstimator::MedianLogRatio),
+        PairedEstimator::HodgesLehmannLogRatio => Some(PairedEstimator::HodgesLehmannLogRatio),
+        PairedEstimator::HodgesLehmannMinLogRatio
+        | PairedEstimator::HodgesLehmannMedianLogRatio
+        | PairedEstimator::PooledMedianRatio
+        | PairedEstimator::TypicalRun => None,
+    };
+    let mut distribution = None;
+    let mut of = |estimator| {
+        let keep = headline == Some(estimator);
+        interval_keeping(&blocks, estimator, &config.bootstrap, keep).map(|(i, d)| {
+            if keep {
+                distribution = d;
+            }
+            i
+        })
+    };
+    let hl_ratio_ci = of(PairedEstimator::HodgesLehmannLogRatio);
+    let difference_ci = of(PairedEstimator::MeanDifference);
+    let ratio_ci = of(PairedEstimator::RatioOfMeans);
+    let median_ratio_ci = of(PairedEstimator::MedianLogRatio);
     Ok(PairedAnalysis {
         blocks: n,
         estimator: config.estimator,
         mean_difference,
-        difference_ci: interval(&blocks, PairedEstimator::MeanDifference, boot),
+        difference_ci,
         sd_difference,
         ratio,
-        ratio_ci: interval(&blocks, PairedEstimator::RatioOfMeans, boot),
+        ratio_ci,
         median_ratio,
-        median_ratio_ci: interval(&blocks, PairedEstimator::MedianLogRatio, boot),
+        median_ratio_ci,
         hl_ratio: hl_ratio_ci.as_ref().ok().map(|i| i.estimate),
         hl_ratio_ci,
         cohens_dz,
@@ -858,6 +980,7 @@ pub fn paired_analysis(
             .map(|(&b, &c)| [b, c])
             .collect(),
         from_runs: None,
+        distribution,
     })
 }
 

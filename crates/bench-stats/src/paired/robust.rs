@@ -8,11 +8,12 @@
 //! variant's runs in a block by their minimum (or median, with more than two runs) keeps
 //! the block's value on the main mode; pooling all runs of a variant and taking the median
 //! ignores the slow minority outright, while resampling whole blocks keeps what the
-//! variants shared inside a block together (the calibration in the README, Trust, compares
+//! variants shared inside a block together (the calibration in `docs/calibration.md` compares
 //! them on every noise profile).
 
 use crate::StatsError;
 use crate::descriptive::summary::{median, quantile_sorted};
+use crate::model::distribution::IntervalDistribution;
 use crate::resample::bootstrap::{
     self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic, per_resample,
 };
@@ -53,7 +54,7 @@ impl BlockSummary {
     pub fn oriented(self, higher_is_better: bool) -> BlockSummary {
         match self {
             BlockSummary::Min => BlockSummary::best(higher_is_better),
-            other => other,
+            other @ (BlockSummary::Mean | BlockSummary::Median | BlockSummary::Max) => other,
         }
     }
 
@@ -80,6 +81,8 @@ pub struct PooledMedianRatio {
     /// side of 1 (each share counted as `(k + 1) / (B + 1)`), capped at 1; from the normal
     /// approximation on the large-sample path.
     pub p_value: f64,
+    /// The replicates the interval was read from (`None` on the large-sample path).
+    pub distribution: Option<IntervalDistribution>,
 }
 
 /// Pooled medians over resampled blocks.
@@ -152,26 +155,38 @@ pub fn pooled_median_ratio(
         baseline,
         candidate,
     };
-    let mut reps: Vec<f64> = per_resample(config.resamples, &stat.sizes(), config.seed, |idx| {
-        stat.value(idx)
-    })
-    .into_iter()
-    .flatten()
-    .collect();
-    if reps.len() < 2 {
+    let (interval, replicates) = bootstrap::run_keeping(&stat, config, true)?;
+    let replicates = replicates.ok_or(StatsError::ZeroDenominator {
+        what: "bootstrap statistic on every resample",
+    })?;
+    // The p counts every replicate: the studentized bootstrap keeps only the resamples
+    // with a standard error, so its p comes from all of them again.
+    let p_value = match replicates.levels {
+        Some(_) => bootstrap_p(&replicates.sorted, 1.0),
+        None => {
+            let mut all: Vec<f64> =
+                per_resample(config.resamples, &stat.sizes(), config.seed, |idx| {
+                    stat.value(idx)
+                })
+                .into_iter()
+                .flatten()
+                .collect();
+            all.sort_by(f64::total_cmp);
+            bootstrap_p(&all, 1.0)
+        }
+    };
+    if replicates.sorted.len() < 2 {
         return Err(StatsError::TooFewSamples {
             what: "bootstrap replicates of the pooled-median ratio",
             needed: 2,
-            got: reps.len(),
+            got: replicates.sorted.len(),
         });
     }
-    reps.sort_by(f64::total_cmp);
-    let p_value = bootstrap_p(&reps, 1.0);
-    let interval = match config.method {
-        IntervalMethod::Percentile => percentile_interval(&stat, &reps, config)?,
-        _ => bootstrap::run(&stat, config)?,
-    };
-    Ok(PooledMedianRatio { interval, p_value })
+    Ok(PooledMedianRatio {
+        interval,
+        p_value,
+        distribution: replicates.into_distribution(),
+    })
 }
 
 fn check_blocks(baseline: &[Vec<f64>], candidate: &[Vec<f64>]) -> Result<(), StatsError> {
@@ -212,32 +227,6 @@ fn bootstrap_p(sorted: &[f64], null: f64) -> f64 {
     let above = b - sorted.partition_point(|&r| r < null) as f64;
     let tail = (below.min(above) + 1.0) / (b + 1.0);
     (2.0 * tail).min(1.0)
-}
-
-fn percentile_interval(
-    stat: &PooledMedians<'_>,
-    sorted: &[f64],
-    config: &BootstrapConfig,
-) -> Result<BootstrapInterval, StatsError> {
-    let identity: Vec<Vec<usize>> = vec![(0..stat.baseline.len()).collect()];
-    let estimate = stat.value(&identity).ok_or(StatsError::ZeroDenominator {
-        what: "pooled-median ratio on the original data",
-    })?;
-    let alpha = 1.0 - config.confidence;
-    let n = sorted.len() as f64;
-    let m = sorted.iter().sum::<f64>() / n;
-    let sd = (sorted.iter().map(|r| (r - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-    Ok(BootstrapInterval {
-        estimate,
-        low: quantile_sorted(sorted, alpha / 2.0),
-        high: quantile_sorted(sorted, 1.0 - alpha / 2.0),
-        standard_error: sd,
-        method: IntervalMethod::Percentile,
-        confidence: config.confidence,
-        resamples: sorted.len() as u32,
-        skipped: config.resamples - sorted.len() as u32,
-        seed: config.seed,
-    })
 }
 
 /// The median of `runs` and its sparsity `1 / f(median)` from order statistics with the
@@ -296,7 +285,11 @@ fn large_sample(
         .iter()
         .all(|v| v.is_finite())
     {
-        Ok(PooledMedianRatio { interval, p_value })
+        Ok(PooledMedianRatio {
+            interval,
+            p_value,
+            distribution: None,
+        })
     } else {
         Err(StatsError::NonFinite {
             what: "large-sample pooled-median ratio (the runs' spread is zero or overflows)",

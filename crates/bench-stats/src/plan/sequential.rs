@@ -47,7 +47,9 @@ pub fn expected_stop(
                 stops.push(blocks as f64);
                 match decision {
                     LookDecision::Equivalent => equivalent += 1,
-                    _ => changed += 1,
+                    LookDecision::Larger | LookDecision::Smaller | LookDecision::Undecided => {
+                        changed += 1
+                    }
                 }
             }
             None => stops.push(max as f64),

@@ -33,6 +33,16 @@ pub enum PageMethod {
     Asymptotic,
 }
 
+impl PageMethod {
+    /// `exact` or `asymptotic`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageMethod::Exact => "exact",
+            PageMethod::Asymptotic => "asymptotic",
+        }
+    }
+}
+
 /// Which p-value method [`page_trend_with`] uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]

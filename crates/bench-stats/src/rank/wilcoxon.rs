@@ -267,7 +267,7 @@ pub fn wilcoxon_signed_rank_with(
     };
     let statistic = match config.alternative {
         Alternative::TwoSided => t_plus.min(t_minus),
-        _ => t_plus,
+        Alternative::Less | Alternative::Greater => t_plus,
     };
     Ok(WilcoxonOutcome {
         statistic,
@@ -373,6 +373,16 @@ pub fn paired_hodges_lehmann(
     differences: &[f64],
     confidence: f64,
 ) -> Result<PairedShift, StatsError> {
+    paired_hodges_lehmann_walsh(differences, confidence).map(|(shift, _, _)| shift)
+}
+
+/// [`paired_hodges_lehmann`] with the Walsh averages it read the estimate and interval
+/// from (in no particular order) and the interval's rank `k`: the ends are the `k`-th
+/// smallest and the `k`-th largest of them.
+pub(crate) fn paired_hodges_lehmann_walsh(
+    differences: &[f64],
+    confidence: f64,
+) -> Result<(PairedShift, Vec<f64>, usize), StatsError> {
     if differences.is_empty() {
         return Err(StatsError::TooFewSamples {
             what: "paired hodges-lehmann differences",
@@ -428,7 +438,7 @@ pub fn paired_hodges_lehmann(
     };
     let ci_low = kth_smallest(&mut walsh, k - 1);
     let ci_high = kth_smallest(&mut walsh, m - k);
-    Ok(PairedShift {
+    let shift = PairedShift {
         estimate,
         ci_low,
         ci_high,
@@ -436,7 +446,8 @@ pub fn paired_hodges_lehmann(
         achieved_confidence: achieved,
         method,
         n_used: n,
-    })
+    };
+    Ok((shift, walsh, k))
 }
 
 /// The paired form of [`paired_hodges_lehmann`]: the estimate of the differences

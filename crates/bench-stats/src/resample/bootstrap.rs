@@ -34,6 +34,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::Sample;
 use crate::StatsError;
 use crate::descriptive::summary::{mean, quantile_sorted, variance_parts};
+use crate::model::distribution::{DistributionKind, IntervalDistribution};
 use crate::special::{normal_cdf, normal_ppf};
 
 /// Fewest resamples [`BootstrapConfig::validate`] accepts.
@@ -280,6 +281,31 @@ pub(crate) fn run<S: Statistic>(
     stat: &S,
     config: &BootstrapConfig,
 ) -> Result<BootstrapInterval, StatsError> {
+    run_keeping(stat, config, false).map(|(interval, _)| interval)
+}
+
+/// The replicates a bootstrap interval was read from ([`run_keeping`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Replicates {
+    /// Every replicate, ascending.
+    pub sorted: Vec<f64>,
+    /// The quantile levels of the interval's ends (`None` when studentized).
+    pub levels: Option<[f64; 2]>,
+}
+
+impl Replicates {
+    /// As the analysis model keeps them.
+    pub(crate) fn into_distribution(self) -> Option<IntervalDistribution> {
+        IntervalDistribution::new(DistributionKind::BlockBootstrap, self.sorted, self.levels)
+    }
+}
+
+/// [`run`], with the replicates the interval was read from when `keep` is set.
+pub(crate) fn run_keeping<S: Statistic>(
+    stat: &S,
+    config: &BootstrapConfig,
+    keep: bool,
+) -> Result<(BootstrapInterval, Option<Replicates>), StatsError> {
     config.validate()?;
     let sizes = stat.sizes();
     let identity: Vec<Vec<usize>> = sizes.iter().map(|&n| (0..n).collect()).collect();
@@ -289,7 +315,7 @@ pub(crate) fn run<S: Statistic>(
     let alpha = 1.0 - config.confidence;
     let seed = config.seed;
 
-    let (replicates, low, high) = match config.method {
+    let (replicates, low, high, levels) = match config.method {
         IntervalMethod::LargeSample | IntervalMethod::SignedRank | IntervalMethod::Permutation => {
             return Err(StatsError::InvalidParameter {
                 name: "interval method",
@@ -309,16 +335,18 @@ pub(crate) fn run<S: Statistic>(
                     what: "bootstrap statistic on every resample",
                 });
             }
-            let (lo, hi) = if config.method == IntervalMethod::Bca {
+            let (lo, hi, levels) = if config.method == IntervalMethod::Bca {
                 let p = bca(stat, &identity, &reps, estimate, alpha)?;
-                (p.low, p.high)
+                (p.low, p.high, [p.level_low, p.level_high])
             } else {
+                let levels = [alpha / 2.0, 1.0 - alpha / 2.0];
                 (
-                    quantile_sorted(&reps, alpha / 2.0),
-                    quantile_sorted(&reps, 1.0 - alpha / 2.0),
+                    quantile_sorted(&reps, levels[0]),
+                    quantile_sorted(&reps, levels[1]),
+                    levels,
                 )
             };
-            (reps, lo, hi)
+            (reps, lo, hi, Some(levels))
         }
         IntervalMethod::Studentized => {
             let se_hat = stat
@@ -349,7 +377,12 @@ pub(crate) fn run<S: Statistic>(
             let t_hi = quantile_sorted(&ts, 1.0 - alpha / 2.0);
             let t_lo = quantile_sorted(&ts, alpha / 2.0);
             let reps: Vec<f64> = pairs.iter().map(|p| p.0).collect();
-            (reps, estimate - t_hi * se_hat, estimate - t_lo * se_hat)
+            (
+                reps,
+                estimate - t_hi * se_hat,
+                estimate - t_lo * se_hat,
+                None,
+            )
         }
     };
     if !(low.is_finite() && high.is_finite()) {
@@ -360,7 +393,7 @@ pub(crate) fn run<S: Statistic>(
     }
     let used = replicates.len() as u32;
     let standard_error = variance_parts(&replicates).map_or(0.0, |(_, sd)| sd);
-    Ok(BootstrapInterval {
+    let interval = BootstrapInterval {
         estimate,
         low: low.min(high),
         high: high.max(low),
@@ -370,7 +403,15 @@ pub(crate) fn run<S: Statistic>(
         resamples: used,
         skipped: config.resamples - used,
         seed,
-    })
+    };
+    let kept = keep.then(|| {
+        let mut sorted = replicates;
+        if levels.is_none() {
+            sorted.sort_by(f64::total_cmp);
+        }
+        Replicates { sorted, levels }
+    });
+    Ok((interval, kept))
 }
 
 /// The parts of a BCa interval, as `scipy.stats.bootstrap(method="BCa")` forms them.

@@ -27,7 +27,7 @@
 //! the mean (Waudby-Smith, Arbour, Sinha, Kennedy and Ramdas 2021, "Time-uniform central
 //! limit theory and asymptotic confidence sequences"; [`SequenceMethod::AsymptoticMean`])
 //! pays that SD in width, while the sign sequence only sees on which side each block
-//! falls. The calibration (README, "Sequential experiments"; `cargo xtask sequential`)
+//! falls. The calibration (`docs/sequential.md`; `cargo xtask sequential`)
 //! keeps both within alpha under continuous monitoring, but only the sign sequence decides
 //! a 2% effect on the shared-VM profile within 60 blocks. Robust mean sequences (Catoni /
 //! Huber style, Wang and Ramdas 2023) need a known variance bound, which a benchmark user

@@ -80,6 +80,29 @@ impl LookDecision {
     pub fn decided(self) -> bool {
         self != LookDecision::Undecided
     }
+
+    /// `larger`, `smaller`, `equivalent` or `undecided` (as a raw file's trailer records
+    /// each look).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LookDecision::Larger => "larger",
+            LookDecision::Smaller => "smaller",
+            LookDecision::Equivalent => "equivalent",
+            LookDecision::Undecided => "undecided",
+        }
+    }
+
+    /// Parses [`Self::as_str`]'s names.
+    pub fn from_name(name: &str) -> Option<LookDecision> {
+        [
+            LookDecision::Larger,
+            LookDecision::Smaller,
+            LookDecision::Equivalent,
+            LookDecision::Undecided,
+        ]
+        .into_iter()
+        .find(|d| d.as_str() == name)
+    }
 }
 
 /// One look: the blocks seen, the interval of the ratio and what it decides.

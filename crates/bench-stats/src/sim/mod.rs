@@ -351,12 +351,17 @@ fn block_order(design: SimDesign, b: u32, cycles: u32) -> Vec<usize> {
         .flat_map(|c| {
             let unit = match design {
                 SimDesign::AbbaRunOn => u64::from(b) * u64::from(cycles) + u64::from(c),
-                _ => u64::from(b),
+                SimDesign::Abba
+                | SimDesign::Alternating
+                | SimDesign::Unequal { .. }
+                | SimDesign::Sequential => u64::from(b),
             };
             let one: &[usize] = match design {
                 SimDesign::Abba | SimDesign::AbbaRunOn if unit % 2 == 0 => &[0, 1, 1, 0],
                 SimDesign::Abba | SimDesign::AbbaRunOn => &[1, 0, 0, 1],
-                _ => &[0, 1],
+                SimDesign::Alternating | SimDesign::Unequal { .. } | SimDesign::Sequential => {
+                    &[0, 1]
+                }
             };
             one.iter().copied()
         })

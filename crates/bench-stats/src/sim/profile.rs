@@ -3,7 +3,7 @@
 use super::SimConfig;
 
 /// A named noise profile of [`SimConfig`]. Each profile's figures are checked by
-/// `tests/sim_profiles.rs`; the README's Trust section tabulates every estimator on each.
+/// `tests/sim_profiles.rs`; `docs/estimator-grid.md` tabulates every estimator on each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum NoiseProfile {
@@ -24,7 +24,7 @@ pub enum NoiseProfile {
 }
 
 impl NoiseProfile {
-    /// Every profile, in the order of the README's tables.
+    /// Every profile, in the order of the docs' tables.
     pub const ALL: [NoiseProfile; 4] = [
         NoiseProfile::Quiet,
         NoiseProfile::SharedVm,

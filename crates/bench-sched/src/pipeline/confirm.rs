@@ -1,0 +1,120 @@
+//! Confirming a standout ([`Confirmation`], `abba compare --confirm`): with three or more
+//! variants the largest significant change is partly chance, so it is rerun against its
+//! baseline as a new experiment (same settings, a fresh seed, its own raw file) and
+//! analyzed on its own.
+
+use bench_stats::{Analysis, AnalysisConfig, StatsError};
+
+use crate::error::SchedError;
+use crate::experiment::{ExperimentConfig, Observer, ScanParameter, run_experiment};
+use crate::interrupt::InterruptFlag;
+use crate::raw::{AllRunsFailed, Experiment, RawWriter};
+use crate::runner::Runner;
+
+use super::{Input, analyze_input};
+
+/// The rerun of an analysis's standout candidate against its baseline.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Confirmation {
+    /// The baseline's name.
+    pub baseline: String,
+    /// The standout candidate's name.
+    pub candidate: String,
+    /// The experiment that reruns them: the original's settings with these two variants
+    /// only (their hooks and scanned values with them), a fresh seed, not resumed.
+    pub config: ExperimentConfig,
+}
+
+/// Why a confirmation gave no analysis.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfirmError {
+    /// The rerun could not run or stopped (a failed run, an interruption, ...).
+    #[error(transparent)]
+    Run(#[from] SchedError),
+    /// Every run of one of the two failed (recorded with
+    /// [`crate::FailurePolicy::Ignore`]).
+    #[error(transparent)]
+    AllRunsFailed(#[from] AllRunsFailed),
+    /// The analysis refused the rerun's data.
+    #[error(transparent)]
+    Analysis(#[from] StatsError),
+}
+
+impl Confirmation {
+    /// The rerun of the standout of `analysis`'s first group ([`bench_stats::GroupAnalysis::standout`])
+    /// from `config`, the experiment `analysis` analyzed, under `seed`. `None` when
+    /// nothing stands out (fewer than three variants, or no significant difference), or
+    /// the two are not variants of `config`.
+    pub fn plan(config: &ExperimentConfig, analysis: &Analysis, seed: u64) -> Option<Confirmation> {
+        let group = analysis.groups.first()?;
+        let standout = group.standout()?;
+        let pick = |name: &str| config.variants.iter().position(|v| v.name == name);
+        let picked = [pick(&group.baseline)?, pick(&standout.candidate)?];
+        let parameter = config.parameter.as_ref().map(|p| ScanParameter {
+            name: p.name.clone(),
+            values: picked
+                .iter()
+                .filter_map(|&i| p.values.get(i).copied())
+                .collect(),
+        });
+        let hooks = if config.hooks.is_empty() {
+            Vec::new()
+        } else {
+            picked
+                .iter()
+                .filter_map(|&i| config.hooks.get(i).cloned())
+                .collect()
+        };
+        Some(Confirmation {
+            baseline: group.baseline.clone(),
+            candidate: standout.candidate.clone(),
+            config: ExperimentConfig {
+                variants: picked.iter().map(|&i| config.variants[i].clone()).collect(),
+                hooks,
+                parameter,
+                seed,
+                resume: None,
+                ..config.clone()
+            },
+        })
+    }
+
+    /// Runs the rerun ([`run_experiment`], writing to `out`), refuses it when every run
+    /// of one of the two failed, and analyzes it with `analysis`'s settings, under the
+    /// rerun's seed and with the standout's baseline: what the report shows as its
+    /// confirmation ([`Analysis::confirmation`]).
+    ///
+    /// # Errors
+    /// [`ConfirmError`]: the run's error, [`AllRunsFailed`], or the analysis's.
+    pub fn run(
+        &self,
+        stop: &InterruptFlag,
+        runner: &mut dyn Runner,
+        out: &mut RawWriter,
+        observer: &mut dyn Observer,
+        analysis: &AnalysisConfig,
+    ) -> Result<Analysis, ConfirmError> {
+        let experiment = run_experiment(&self.config, stop, runner, out, observer)?;
+        self.analyze(experiment, analysis)
+    }
+
+    /// The analysis of the rerun's `experiment` (see [`Self::run`]).
+    ///
+    /// # Errors
+    /// [`ConfirmError::AllRunsFailed`] or [`ConfirmError::Analysis`].
+    pub fn analyze(
+        &self,
+        experiment: Experiment,
+        analysis: &AnalysisConfig,
+    ) -> Result<Analysis, ConfirmError> {
+        experiment.check_some_run_succeeded()?;
+        let config = AnalysisConfig {
+            seed: self.config.seed,
+            baseline: Some(self.baseline.clone()),
+            ..analysis.clone()
+        };
+        Ok(analyze_input(&Input::from_experiment(experiment), &config)?)
+    }
+}
