@@ -169,7 +169,10 @@ pub fn steps(
             let (ratio, ci, level) = match bench_stats::analyze(&e.dataset, &config) {
                 Ok(a) => {
                     let cmp = &a.groups[0].comparisons[0];
-                    let level = cmp.distribution.as_ref().map_or(a.confidence, |d| d.confidence);
+                    let level = cmp
+                        .distribution
+                        .as_ref()
+                        .map_or(a.confidence, |d| d.confidence);
                     match (cmp.ratio, cmp.ratio_ci) {
                         (Some(r), Some(ci)) => (r, ci, level),
                         _ => (1.0, [0.0, f64::INFINITY], level),
@@ -293,7 +296,9 @@ pub enum StepTest {
 impl StepTest {
     fn name(self) -> String {
         match self {
-            StepTest::Interval95 => "the recorded interval excludes 1 (the typical run's, simultaneous at 98.3%)".into(),
+            StepTest::Interval95 => {
+                "the recorded interval excludes 1 (the typical run's, simultaneous at 98.3%)".into()
+            }
             StepTest::P(a) => format!("p <= {a}"),
         }
     }

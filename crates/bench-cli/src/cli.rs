@@ -734,7 +734,7 @@ pub struct HookArgs {
     pub warmup_per_block: Option<u32>,
     /// Runs of each variant in every block: a multiple of the design's own (2 for two
     /// variants in ABBA, 1 otherwise); the block repeats its order, e.g. 4 makes
-    /// `A B B A A B B A`, then `B A A B B A A B`. With the default estimator (each
+    /// `A B B A A B B A`, then `B A A B B A A B`. With `--estimator hl-min-log-ratio` (each
     /// variant's fastest run in the block) 15 blocks of 4 find a small change more often
     /// than 30 of 2 on a shared machine (docs/estimator-grid.md) [default: the design's].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RUNS_PER_BLOCK), value_name = "N", help_heading = DESIGN, hide_short_help = true)]

@@ -76,7 +76,10 @@ fn alpha_decides_and_the_p_beside_the_verdict_is_the_deciding_one() {
     // The default decides by its randomization p, and the verdict follows alpha too.
     let typical = comparison("alpha_between", &[]);
     let p = typical["decision"]["p_value"].as_f64().unwrap();
-    assert!(typical["distribution"]["p_value"].as_f64().unwrap() == p, "{typical}");
+    assert!(
+        typical["distribution"]["p_value"].as_f64().unwrap() == p,
+        "{typical}"
+    );
     let at = |alpha: f64| {
         comparison("alpha_between", &["--alpha", &alpha.to_string()])["verdict"].clone()
     };

@@ -802,7 +802,11 @@ fn deciding_test(c: &Comparison, sym: &Symbols) -> String {
         "mann-whitney" => "Mann-Whitney",
         "block-bootstrap" => return "block-bootstrap interval".to_owned(),
         "confidence-sequence:sign-median" => "confidence sequence, anytime",
-        "randomization-quantiles" if c.distribution.as_ref().is_some_and(|d| d.quantiles.len() == 1) => {
+        "randomization-quantiles"
+            if c.distribution
+                .as_ref()
+                .is_some_and(|d| d.quantiles.len() == 1) =>
+        {
             "randomization test of the median run"
         }
         "randomization-quantiles" => "randomization test over p10/p50/p90, adjusted",

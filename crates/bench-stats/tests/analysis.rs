@@ -8,8 +8,7 @@ use bench_stats::analysis::{
 use bench_stats::model::report::ShiftReport;
 use bench_stats::{
     AnalysisConfig, Dataset, Grouping, Observation, Outcome, PairedEstimator, Series,
-    SignificanceTest, Verdict,
-    VerdictBasis, analyze, analyze_with,
+    SignificanceTest, Verdict, VerdictBasis, analyze, analyze_with,
 };
 
 fn appendix() -> serde_json::Value {
@@ -636,7 +635,11 @@ fn too_few_blocks_for_any_paired_test_are_not_tested() {
         let c = &analysis.groups[0].comparisons[0];
         assert_eq!(c.verdict, Verdict::NotTested);
         assert_eq!(c.outcome, Outcome::Inconclusive);
-        assert!(c.summary.contains(&format!("at least {needs}")), "{}", c.summary);
+        assert!(
+            c.summary.contains(&format!("at least {needs}")),
+            "{}",
+            c.summary
+        );
     }
     // Six blocks all in one direction can be significant for the signed-rank test, seven
     // for the default.

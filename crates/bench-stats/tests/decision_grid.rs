@@ -156,10 +156,17 @@ fn decision_grid_table() {
     let only_est = std::env::var("GRID_ONLY").ok();
     let ests: Vec<Est> = ests
         .into_iter()
-        .filter(|e| only_est.as_deref().is_none_or(|o| o.split(',').any(|k| e.key() == k)))
+        .filter(|e| {
+            only_est
+                .as_deref()
+                .is_none_or(|o| o.split(',').any(|k| e.key() == k))
+        })
         .collect();
     for profile in NoiseProfile::ALL {
-        if only_profile.as_deref().is_some_and(|p| p != profile.as_str()) {
+        if only_profile
+            .as_deref()
+            .is_some_and(|p| p != profile.as_str())
+        {
             continue;
         }
         println!("\n## {}\n", profile.as_str());
@@ -235,7 +242,14 @@ fn default_decision_holds_on_a_tail_change() {
     assert!(aa.faster + aa.slower + aa.mixed <= 4, "{aa:?}");
     // A spread that grows (fast runs faster, slow runs slower, median unchanged) is never
     // called FASTER from the fast runs alone more than alpha allows.
-    let spread = tally(NoiseProfile::Quiet, &Change::scale(0.1), 25, Est::Default, 24, 1.0);
+    let spread = tally(
+        NoiseProfile::Quiet,
+        &Change::scale(0.1),
+        25,
+        Est::Default,
+        24,
+        1.0,
+    );
     assert!(spread.faster <= 2, "{spread:?}");
     // A 2% shift on quiet: the interval (simultaneous 98.3%) covers it in nearly all.
     let sh = tally(
@@ -254,12 +268,7 @@ fn default_decision_holds_on_a_tail_change() {
 /// of the data so far does not contradict, else at `max` blocks; the verdict is then the
 /// analysis of the stopped file (sequence and shape check reconciled). Returns the outcome
 /// and the blocks run.
-fn until_decided(
-    profile: NoiseProfile,
-    change: &Change,
-    max: u32,
-    seed: u64,
-) -> (Outcome, u32) {
+fn until_decided(profile: NoiseProfile, change: &Change, max: u32, seed: u64) -> (Outcome, u32) {
     use bench_stats::analysis::SequentialRun;
     use bench_stats::sequential::{
         SequentialRule, dataset_log_ratios, dataset_shape, replay, shape_agrees,
@@ -323,7 +332,10 @@ fn until_decided_grid_table() {
     let mut all = vec![Change::none(), Change::shift(1.02), Change::shift(1.10)];
     all.extend(changes());
     for profile in NoiseProfile::ALL {
-        if only_profile.as_deref().is_some_and(|p| p != profile.as_str()) {
+        if only_profile
+            .as_deref()
+            .is_some_and(|p| p != profile.as_str())
+        {
             continue;
         }
         for change in &all {

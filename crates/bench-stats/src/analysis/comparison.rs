@@ -87,7 +87,9 @@ pub(crate) fn build_comparison(
     };
     let direction = direction(ratio, input.paired, hl.as_ref());
     let outcome = match shape {
-        Some(s) if verdict != Verdict::NotTested => decision::shape_outcome(s, config.equivalence_margin, input.data.higher_is_better),
+        Some(s) if verdict != Verdict::NotTested => {
+            decision::shape_outcome(s, config.equivalence_margin, input.data.higher_is_better)
+        }
         _ => decision::outcome(
             rule,
             verdict,
@@ -155,7 +157,8 @@ pub(crate) fn build_comparison(
         });
     let seq = match (seq, shape) {
         (Some(sv), Some(s)) => {
-            let shape_outcome = decision::shape_outcome(s, config.equivalence_margin, input.data.higher_is_better);
+            let shape_outcome =
+                decision::shape_outcome(s, config.equivalence_margin, input.data.higher_is_better);
             let sentence = describe_shape(
                 &Facts {
                     outcome: shape_outcome,

@@ -9,7 +9,6 @@ use crate::analysis::blocks::{BlockTable, block_table};
 use crate::analysis::comparison::{CandidateInput, build_comparison};
 use crate::analysis::config::{AnalysisConfig, Grouping};
 use crate::analysis::paired_verdict::{paired_bootstrap_report, typical_run_omnibus};
-use crate::paired::estimators::PairedEstimator;
 use crate::analysis::significance::{
     DefaultTest, FriedmanTest, Group, SignificanceContext, SignificanceReport, SignificanceTest,
     check_report,
@@ -22,6 +21,7 @@ use crate::model::dataset::{Dataset, Quantity, Series};
 use crate::model::report::{
     ANALYSIS_SCHEMA, Analysis, BenchmarkSummary, GroupAnalysis, VerdictBasis, Warning, WarningCode,
 };
+use crate::paired::estimators::PairedEstimator;
 use crate::paired::estimators::{PairedAnalysis, PairedConfig, paired_analysis_of_runs};
 use crate::resample::bootstrap::BootstrapConfig;
 

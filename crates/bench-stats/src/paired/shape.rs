@@ -186,18 +186,21 @@ impl ShapeAnalysis {
         } else {
             PartMove::Slower
         };
-        self.quantiles.iter().filter(|q| q.part != claimed).all(|q| {
-            q.equivalence_interval.is_some_and(|[lo, hi]| {
-                // The ratio's worse side: above 1 unless higher is better.
-                let worse_up = !higher_is_better;
-                let opposite_up = if better { worse_up } else { !worse_up };
-                if opposite_up {
-                    hi <= 1.0 + margin + 1e-12
-                } else {
-                    lo >= 1.0 - margin - 1e-12
-                }
+        self.quantiles
+            .iter()
+            .filter(|q| q.part != claimed)
+            .all(|q| {
+                q.equivalence_interval.is_some_and(|[lo, hi]| {
+                    // The ratio's worse side: above 1 unless higher is better.
+                    let worse_up = !higher_is_better;
+                    let opposite_up = if better { worse_up } else { !worse_up };
+                    if opposite_up {
+                        hi <= 1.0 + margin + 1e-12
+                    } else {
+                        lo >= 1.0 - margin - 1e-12
+                    }
+                })
             })
-        })
     }
 
     /// Every part inside the margin.
@@ -656,7 +659,11 @@ pub fn shape_analysis(
     // distribution cannot be told from the block's: the p10 and p90 statistics are then the
     // same (the mean of the block differences' 10th and 90th percentiles), a location and
     // not the tails. Only the typical run is checked, without a Bonferroni share.
-    let single = logs.a.iter().zip(&logs.b).all(|(a, b)| a.len() == 1 && b.len() == 1);
+    let single = logs
+        .a
+        .iter()
+        .zip(&logs.b)
+        .all(|(a, b)| a.len() == 1 && b.len() == 1);
     let checked: &[f64] = if single { &[0.5] } else { &SHAPE_QUANTILES };
     let k = checked.len();
     let a_test = config.alpha / k as f64;

@@ -10,7 +10,7 @@ use super::rule::{LookDecision, SequentialRule, block_log_ratios};
 
 /// The per-block log-ratios `ln(candidate / baseline)` of a two-variant blocked dataset,
 /// in block order, of the block summary the default paired estimator uses (each variant's
-/// fastest run in the block: the largest value when higher is better);
+/// median run in the block, the typical run of the block);
 /// `baseline` names the baseline (default: the first series). `None` when the data are
 /// not two blocked series or a block value is not positive. Time: O(values log blocks).
 pub fn dataset_log_ratios(data: &Dataset, baseline: Option<&str>) -> Option<Vec<f64>> {
