@@ -125,22 +125,28 @@ fn blocks_of(path: &Path) -> Result<Vec<[Vec<f64>; 2]>> {
     };
     let name = path.display().to_string();
     let raw = bench_sched::read_raw_bytes(&name, &bytes).with_context(|| name.clone())?;
+    // The blocks exactly as `abba analyze` reads them: complete blocks whose runs all
+    // succeeded (bench-sched's `Experiment::to_dataset`).
+    let data = raw.to_dataset().dataset;
+    // Units of the data in one millisecond (1e6 for ns).
+    let per_ms = 1e6
+        / bench_stats::model::nanos_per_time_unit(&data.unit)
+            .with_context(|| format!("{name}: unit {} is not a time", data.unit))?;
     let mut blocks: BTreeMap<u32, [Vec<f64>; 2]> = BTreeMap::new();
-    for r in &raw.runs {
-        if r.is_reference || r.exit_code != Some(0) || r.timed_out {
-            continue;
+    for (v, variant) in ["A", "B"].into_iter().enumerate() {
+        let series = data
+            .series
+            .iter()
+            .find(|s| s.name == variant)
+            .with_context(|| format!("{name} has no variant {variant}"))?;
+        for o in &series.observations {
+            let block = o
+                .block
+                .with_context(|| format!("{name}: runs are not blocked"))?;
+            blocks.entry(block).or_default()[v].push(o.value / per_ms);
         }
-        let v = match r.variant.as_str() {
-            "A" => 0,
-            "B" => 1,
-            _ => continue,
-        };
-        blocks.entry(r.block).or_default()[v].push(r.wall_ns as f64 / 1e6);
     }
-    Ok(blocks
-        .into_values()
-        .filter(|b| !b[0].is_empty() && !b[1].is_empty())
-        .collect())
+    Ok(blocks.into_values().collect())
 }
 
 fn dataset(window: &[[Vec<f64>; 2]]) -> Dataset {

@@ -8,16 +8,15 @@
 //! JSON field `ops_per_sec`. Values handed back are in millions of operations per second,
 //! the appendix's unit.
 
-use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Context, Result, ensure};
 use bench_kernel::Op;
 use bench_sched::{
-    CommandSpec, Design, ExperimentConfig, Layout, Metric, Observer, RawWriter, RealRunner,
-    RunRecord, ScanParameter, Shell, Variant, run_experiment,
+    CommandSpec, Design, ExperimentConfig, Layout, Loaded, Metric, Observer, RawWriter, RealRunner,
+    ScanParameter, Shell, Variant, run_experiment,
 };
 
 /// Operations per second in one "M ops/s".
@@ -221,31 +220,32 @@ pub fn run_plan(abba: &Path, plan: &Plan) -> Result<BlockTable> {
     )
     .with_context(|| format!("{} (raw data: {})", plan.label, plan.raw.display()))?;
     let names: Vec<String> = plan.variants.iter().map(|(n, _)| n.clone()).collect();
-    let values = block_values(&names, plan.blocks, &outcome.runs)?;
+    let values = block_values(&names, plan.blocks, &outcome.to_dataset())?;
     Ok(BlockTable { names, values })
 }
 
-/// Arranges measured runs as `values[variant][block]` in M ops/s.
-fn block_values(names: &[String], blocks: u32, runs: &[RunRecord]) -> Result<Vec<Vec<f64>>> {
-    let mut cell: HashMap<(&str, u32), f64> = HashMap::new();
-    for run in runs.iter().filter(|r| !r.is_reference && r.succeeded()) {
-        let Some(metric) = run.metric else {
-            bail!(
-                "run {} of {} has no ops_per_sec value",
-                run.run,
-                run.variant
-            );
-        };
-        cell.insert((run.variant.as_str(), run.block), metric / MEGA);
-    }
+/// Arranges the analysed values as `values[variant][block]` in M ops/s: the dataset
+/// of the experiment exactly as `abba analyze` reads it (bench-sched's
+/// `Experiment::to_dataset`: complete blocks whose runs all succeeded with a value), with
+/// every block of every variant required.
+fn block_values(names: &[String], blocks: u32, loaded: &Loaded) -> Result<Vec<Vec<f64>>> {
+    let dropped: Vec<&str> = loaded.warnings.iter().map(|w| w.message.as_str()).collect();
     names
         .iter()
         .map(|name| {
+            let series = loaded.dataset.series.iter().find(|s| &s.name == name);
             (0..blocks)
                 .map(|b| {
-                    cell.get(&(name.as_str(), b))
-                        .copied()
-                        .with_context(|| format!("no value for {name} in block {}", b + 1))
+                    series
+                        .and_then(|s| s.observations.iter().find(|o| o.block == Some(b)))
+                        .map(|o| o.value / MEGA)
+                        .with_context(|| {
+                            format!(
+                                "no value for {name} in block {} ({})",
+                                b + 1,
+                                dropped.join("; ")
+                            )
+                        })
                 })
                 .collect()
         })
@@ -307,24 +307,26 @@ mod tests {
 
     #[test]
     fn block_values_are_arranged_by_variant_and_block_in_mega_units() {
-        let rec = |variant: &str, block: u32, metric: Option<f64>| {
-            let line = serde_json::json!({
-                "run": 0, "block": block, "position": 0, "variant": variant,
-                "wall_ns": 1, "user_ns": 1, "sys_ns": 0, "max_rss_kib": 1,
-                "exit_code": 0, "timed_out": false, "env_pad": 0, "metric": metric,
-            });
-            serde_json::from_value::<RunRecord>(line).unwrap()
+        use bench_stats::{Dataset, Observation, Series};
+        let loaded = |series: Vec<Series>| Loaded {
+            dataset: Dataset::new("ops/s", series),
+            warnings: Vec::new(),
         };
         let names = vec!["A".to_owned(), "B".to_owned()];
-        let runs = [
-            rec("B", 0, Some(2e6)),
-            rec("A", 0, Some(1e6)),
-            rec("A", 1, Some(3e6)),
-            rec("B", 1, Some(4e6)),
-        ];
-        let v = block_values(&names, 2, &runs).unwrap();
+        let two = loaded(vec![
+            Series::new(
+                "A",
+                [Observation::in_block(1e6, 0), Observation::in_block(3e6, 1)],
+            ),
+            Series::new(
+                "B",
+                [Observation::in_block(4e6, 1), Observation::in_block(2e6, 0)],
+            ),
+        ]);
+        let v = block_values(&names, 2, &two).unwrap();
         assert_eq!(v, vec![vec![1.0, 3.0], vec![2.0, 4.0]]);
-        assert!(block_values(&names, 3, &runs).is_err());
-        assert!(block_values(&names, 2, &[rec("A", 0, None)]).is_err());
+        assert!(block_values(&names, 3, &two).is_err());
+        let one = loaded(vec![Series::new("A", [Observation::in_block(1e6, 0)])]);
+        assert!(block_values(&names, 1, &one).is_err());
     }
 }

@@ -209,9 +209,13 @@ pub struct AnalysisArgs {
     /// Significance level.
     #[arg(long, default_value = "0.05", value_parser = parse_fraction, value_name = "A", help_heading = ANALYSIS, hide_short_help = true)]
     pub alpha: f64,
-    /// Confidence level of every interval.
-    #[arg(long, default_value = "0.95", value_parser = parse_fraction, value_name = "C", help_heading = ANALYSIS, hide_short_help = true)]
-    pub confidence: f64,
+    /// Confidence level of every interval [default: 1 - alpha, so that the interval
+    /// beside a verdict excludes no change exactly when the verdict is significant].
+    ///
+    /// Another level is printed with its level named beside the verdict. Equivalence is
+    /// always the 1 - 2*alpha interval (two one-sided tests at alpha), whatever this says.
+    #[arg(long, value_parser = parse_fraction, value_name = "C", help_heading = ANALYSIS, hide_short_help = true)]
+    pub confidence: Option<f64>,
     /// Bootstrap resamples per interval.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RESAMPLES), default_value_t = 2000, value_name = "N", help_heading = ANALYSIS, hide_short_help = true)]
     pub resamples: u32,

@@ -46,7 +46,8 @@ pub fn analysis_config_for(
 ) -> anyhow::Result<AnalysisConfig> {
     let config = AnalysisConfig {
         alpha: args.alpha,
-        confidence: args.confidence,
+        // The interval beside the verdict is at the verdict's level unless asked otherwise.
+        confidence: args.confidence.unwrap_or(1.0 - args.alpha),
         resamples: args.resamples,
         seed,
         baseline: args.baseline.clone(),

@@ -60,7 +60,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
         analysis: AnalysisArgs {
             baseline: None,
             alpha: 0.05,
-            confidence: 0.95,
+            confidence: None,
             resamples: 2000,
             min_practical_effect: 0.147,
             equivalence_margin: None,

@@ -42,17 +42,14 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let value: f64 = number
         .parse()
         .map_err(|_| format!("`{text}` is not a duration (try `200ms`, `1.5s` or `2m`)"))?;
+    // A bare number is seconds, and a duration flag reads `2m` as two minutes.
     let scale = match unit.trim() {
-        "" | "s" | "sec" => 1.0,
-        "ms" => 1e-3,
-        "us" | "µs" => 1e-6,
-        "ns" => 1e-9,
-        "m" | "min" => 60.0,
-        "h" | "hr" => 3600.0,
+        "" => 1.0,
+        "m" => 60.0,
         other => {
-            return Err(format!(
-                "unknown duration unit `{other}` in `{text}` (use ns, us, ms, s, min or h)"
-            ));
+            bench_stats::model::nanos_per_time_unit(other).ok_or_else(|| {
+                format!("unknown duration unit `{other}` in `{text}` (use ns, us, ms, s, min or h)")
+            })? / 1e9
         }
     };
     let secs = value * scale;
@@ -169,6 +166,10 @@ mod tests {
         assert_eq!(parse_duration("1m").unwrap(), Duration::from_secs(60));
         assert_eq!(parse_duration("2min").unwrap(), Duration::from_secs(120));
         assert_eq!(parse_duration("1h").unwrap(), Duration::from_secs(3600));
+        // Every spelling of bench_stats::model::nanos_per_time_unit.
+        assert_eq!(parse_duration("3μs").unwrap(), Duration::from_micros(3));
+        assert_eq!(parse_duration("2 seconds").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_duration("1hr").unwrap(), Duration::from_secs(3600));
         assert_eq!(parse_duration_with_unit("0").unwrap(), Duration::ZERO);
         assert!(parse_duration_with_unit("5").unwrap_err().contains("`5s`"));
         assert_eq!(

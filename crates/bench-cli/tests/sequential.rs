@@ -271,3 +271,29 @@ fn the_html_report_of_a_sequential_run_draws_its_confidence_sequence() {
         .success();
     assert!(!fixed.path().join("svg/confidence-sequence.svg").exists());
 }
+
+/// `docs/sequential.md` shows `abba plan` on the two committed pilots (`fixtures/plan/`)
+/// exactly as it prints it: the plan's resampling is seeded, so the text is fixed.
+#[test]
+fn plan_of_the_committed_pilots_is_what_the_docs_show() {
+    for command in [
+        "abba plan fixtures/plan/quiet-e2-first10.jsonl --effect 2% --blocks 30",
+        "abba plan fixtures/plan/quiet-e2-first60.jsonl --effect 2% --blocks 30",
+    ] {
+        let words: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let out = abba()
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .env_remove("COLUMNS")
+            .args(&words)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut fig = bench_docs::Figure::new("docs/sequential.md", command);
+        fig.record(String::from_utf8_lossy(&out.stdout));
+        fig.check();
+    }
+}

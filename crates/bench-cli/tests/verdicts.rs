@@ -87,6 +87,57 @@ fn alpha_decides_and_the_p_beside_the_verdict_is_the_deciding_one() {
     assert_eq!(at(p / 1.5), "not_significant");
 }
 
+/// The interval beside a verdict is at `1 - alpha` unless `--confidence` asks otherwise
+/// (issue 24): `--alpha 0.1` prints a 90% interval, and another level is named.
+#[test]
+fn the_printed_interval_follows_alpha_unless_a_level_is_asked_for() {
+    let v: Value = serde_json::from_slice(
+        &abba()
+            .args(["analyze", "--json", "--seed", "1", "--alpha", "0.1"])
+            .arg(data("alpha_between"))
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!((v["confidence"].as_f64().unwrap() - 0.9).abs() < 1e-12);
+    let c = &v["groups"][0]["comparisons"][0];
+    let ci = c["ratio_ci"].as_array().unwrap();
+    let excludes = ci[0].as_f64().unwrap() > 1.0 || ci[1].as_f64().unwrap() < 1.0;
+    assert_eq!(excludes, c["verdict"] == "significant", "{c}");
+    assert!(
+        c["summary"].as_str().unwrap().contains("80% interval"),
+        "{c}"
+    );
+    let asked = comparison("alpha_between", &["--confidence", "0.99"]);
+    let text = asked["summary"].as_str().unwrap();
+    assert!(text.contains("at 99%, not the verdict's 95%"), "{text}");
+    let default = comparison("alpha_between", &[]);
+    assert!(
+        !default["summary"]
+            .as_str()
+            .unwrap()
+            .contains("not the verdict's")
+    );
+}
+
+/// A quantized metric where 8 of 12 blocks gave identical values: the test is
+/// conditional on the 4 that differ, which cannot reach alpha (issue 24).
+#[test]
+fn few_blocks_that_differ_are_not_tested_and_the_sentence_says_why() {
+    let c = comparison("few_informative", &[]);
+    assert_eq!(c["verdict"], "not_tested", "{c}");
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .contains("only 4 of 12 blocks differ (the other 8 gave identical values)"),
+        "{c}"
+    );
+    let ci = c["ratio_ci"].as_array().unwrap();
+    assert!(ci[0].as_f64().unwrap() <= 1.0 && ci[1].as_f64().unwrap() >= 1.0);
+}
+
 #[test]
 fn two_blocks_are_never_equivalent_but_identical_blocks_are() {
     let two = comparison("two_blocks", &[]);

@@ -165,12 +165,18 @@ pub fn normalize(text: &str) -> String {
     }
 }
 
-/// Whether every line of `body` appears in `output`, in order and consecutively (lines
-/// compared after [`normalize`]). An empty body is never contained.
+/// Whether the lines of `body` appear in `output` in order and consecutively, blank lines
+/// aside (Markdown's spacing) and each line's trailing white space removed. An empty body
+/// is never contained.
 pub fn contained_in(body: &str, output: &str) -> bool {
-    let body = normalize(body);
-    let want: Vec<&str> = body.lines().collect();
-    let have: Vec<&str> = output.lines().map(str::trim_end).collect();
+    let lines = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(str::trim_end)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let (want, have) = (lines(body), lines(output));
     !want.is_empty() && have.windows(want.len()).any(|w| w == want.as_slice())
 }
 
@@ -203,6 +209,12 @@ impl Figure {
         let line = line.to_string();
         println!("{line}");
         self.text.push_str(&line);
+        self.text.push('\n');
+    }
+
+    /// Adds `line` to the figure without printing it (for a line already printed).
+    pub fn record(&mut self, line: impl Display) {
+        self.text.push_str(&line.to_string());
         self.text.push('\n');
     }
 
@@ -299,8 +311,9 @@ mod tests {
 
     #[test]
     fn containment_is_of_consecutive_lines() {
-        let out = "noise\na  1   \nb  2\nmore\n";
+        let out = "noise\na  1   \n\nb  2\nmore\n";
         assert!(contained_in("a  1\nb  2", out));
+        assert!(contained_in("a  1\n\n\nb  2\n", out));
         assert!(!contained_in("a  1\nmore", out));
         assert!(!contained_in("", out));
         assert!(!contained_in("b  2\na  1", out));

@@ -56,6 +56,81 @@ impl Finder {
     }
 }
 
+impl Finder {
+    /// Checks every float of comparison `c`, at path `p`.
+    fn comparison(&mut self, p: &str, c: &bench_stats::Comparison) {
+        self.opt(|| format!("{p}.ratio"), c.ratio);
+        self.pair(|| format!("{p}.ratio_ci"), c.ratio_ci);
+        if let Some(m) = &c.mann_whitney {
+            self.num(|| format!("{p}.mann_whitney.u"), m.u);
+            self.num(|| format!("{p}.mann_whitney.p_value"), m.p_value);
+        }
+        self.opt(|| format!("{p}.p_value_adjusted"), c.p_value_adjusted);
+        if let Some(d) = &c.cliffs_delta {
+            self.num(|| format!("{p}.cliffs_delta.value"), d.delta);
+        }
+        self.shift(&format!("{p}.hodges_lehmann"), c.hodges_lehmann.as_ref());
+        if let Some(pr) = &c.paired {
+            let q = format!("{p}.paired");
+            self.num(|| format!("{q}.mean_difference"), pr.mean_difference);
+            self.pair(|| format!("{q}.difference_ci"), pr.difference_ci);
+            self.opt(|| format!("{q}.ratio"), pr.ratio);
+            self.pair(|| format!("{q}.ratio_ci"), pr.ratio_ci);
+            self.opt(|| format!("{q}.cohens_dz"), pr.cohens_dz);
+            self.opt(|| format!("{q}.wilcoxon_p"), pr.wilcoxon_p);
+            self.opt(|| format!("{q}.median_ratio"), pr.median_ratio);
+            self.pair(|| format!("{q}.median_ratio_ci"), pr.median_ratio_ci);
+            self.shift(&format!("{q}.hodges_lehmann"), pr.hodges_lehmann.as_ref());
+            for (k, pair) in pr.block_values.iter().enumerate() {
+                self.pair(|| format!("{q}.block_values[{k}]"), Some(*pair));
+            }
+            if let Some(v) = &pr.variance_components {
+                let r = format!("{q}.variance_components");
+                self.num(|| format!("{r}.between_block"), v.between_block);
+                self.num(|| format!("{r}.within_block"), v.within_block);
+                self.opt(|| format!("{r}.pairing_gain"), v.pairing_gain);
+            }
+        }
+        if let Some(k) = &c.carryover {
+            let q = format!("{p}.carryover");
+            let means = [
+                ("baseline", &k.baseline_position_means),
+                ("candidate", &k.candidate_position_means),
+            ];
+            for (side, values) in means {
+                for (i, v) in values.iter().flatten().enumerate() {
+                    self.opt(|| format!("{q}.{side}_position_means[{i}]"), *v);
+                }
+            }
+            self.opt(|| format!("{q}.position_effect"), k.position_effect);
+            self.opt(|| format!("{q}.position_p"), k.position_p);
+            self.opt(|| format!("{q}.differential"), k.differential);
+            self.opt(|| format!("{q}.version_bias"), k.version_bias);
+            self.opt(|| format!("{q}.differential_p"), k.differential_p);
+        }
+        if let Some(r) = &c.reference {
+            let q = format!("{p}.reference");
+            self.num(|| format!("{q}.ratio_of_ratios"), r.ratio_of_ratios);
+            self.pair(|| format!("{q}.ci"), r.ci);
+            self.opt(|| format!("{q}.reference_cv"), r.reference_cv);
+            for (k, v) in r.reference_block_values.iter().enumerate() {
+                self.num(|| format!("{q}.reference_block_values[{k}]"), *v);
+            }
+            self.opt(|| format!("{q}.reference_own_cv"), r.reference_own_cv);
+            self.opt(|| format!("{q}.approximate_bias"), r.approximate_bias);
+            let sides = [
+                ("baseline", &r.baseline_reference_values),
+                ("candidate", &r.candidate_reference_values),
+            ];
+            for (side, values) in sides {
+                for (k, v) in values.iter().flatten().enumerate() {
+                    self.num(|| format!("{q}.{side}_reference_values[{k}]"), *v);
+                }
+            }
+        }
+    }
+}
+
 /// Checks every float of the model. Time: O(size of the analysis).
 fn check_finite(a: &Analysis) -> Result<(), ExportError> {
     let mut f = Finder { bad: None };
@@ -84,76 +159,7 @@ fn check_finite(a: &Analysis) -> Result<(), ExportError> {
             f.num(|| format!("groups[{gi}].omnibus.p_value"), o.p_value);
         }
         for (ci, c) in g.comparisons.iter().enumerate() {
-            let p = format!("groups[{gi}].comparisons[{ci}]");
-            f.opt(|| format!("{p}.ratio"), c.ratio);
-            f.pair(|| format!("{p}.ratio_ci"), c.ratio_ci);
-            if let Some(m) = &c.mann_whitney {
-                f.num(|| format!("{p}.mann_whitney.u"), m.u);
-                f.num(|| format!("{p}.mann_whitney.p_value"), m.p_value);
-            }
-            f.opt(|| format!("{p}.p_value_adjusted"), c.p_value_adjusted);
-            if let Some(d) = &c.cliffs_delta {
-                f.num(|| format!("{p}.cliffs_delta.value"), d.delta);
-            }
-            f.shift(&format!("{p}.hodges_lehmann"), c.hodges_lehmann.as_ref());
-            if let Some(pr) = &c.paired {
-                let q = format!("{p}.paired");
-                f.num(|| format!("{q}.mean_difference"), pr.mean_difference);
-                f.pair(|| format!("{q}.difference_ci"), pr.difference_ci);
-                f.opt(|| format!("{q}.ratio"), pr.ratio);
-                f.pair(|| format!("{q}.ratio_ci"), pr.ratio_ci);
-                f.opt(|| format!("{q}.cohens_dz"), pr.cohens_dz);
-                f.opt(|| format!("{q}.wilcoxon_p"), pr.wilcoxon_p);
-                f.opt(|| format!("{q}.median_ratio"), pr.median_ratio);
-                f.pair(|| format!("{q}.median_ratio_ci"), pr.median_ratio_ci);
-                f.shift(&format!("{q}.hodges_lehmann"), pr.hodges_lehmann.as_ref());
-                for (k, pair) in pr.block_values.iter().enumerate() {
-                    f.pair(|| format!("{q}.block_values[{k}]"), Some(*pair));
-                }
-                if let Some(v) = &pr.variance_components {
-                    let r = format!("{q}.variance_components");
-                    f.num(|| format!("{r}.between_block"), v.between_block);
-                    f.num(|| format!("{r}.within_block"), v.within_block);
-                    f.opt(|| format!("{r}.pairing_gain"), v.pairing_gain);
-                }
-            }
-            if let Some(k) = &c.carryover {
-                let q = format!("{p}.carryover");
-                let means = [
-                    ("baseline", &k.baseline_position_means),
-                    ("candidate", &k.candidate_position_means),
-                ];
-                for (side, values) in means {
-                    for (i, v) in values.iter().flatten().enumerate() {
-                        f.opt(|| format!("{q}.{side}_position_means[{i}]"), *v);
-                    }
-                }
-                f.opt(|| format!("{q}.position_effect"), k.position_effect);
-                f.opt(|| format!("{q}.position_p"), k.position_p);
-                f.opt(|| format!("{q}.differential"), k.differential);
-                f.opt(|| format!("{q}.version_bias"), k.version_bias);
-                f.opt(|| format!("{q}.differential_p"), k.differential_p);
-            }
-            if let Some(r) = &c.reference {
-                let q = format!("{p}.reference");
-                f.num(|| format!("{q}.ratio_of_ratios"), r.ratio_of_ratios);
-                f.pair(|| format!("{q}.ci"), r.ci);
-                f.opt(|| format!("{q}.reference_cv"), r.reference_cv);
-                for (k, v) in r.reference_block_values.iter().enumerate() {
-                    f.num(|| format!("{q}.reference_block_values[{k}]"), *v);
-                }
-                f.opt(|| format!("{q}.reference_own_cv"), r.reference_own_cv);
-                f.opt(|| format!("{q}.approximate_bias"), r.approximate_bias);
-                let sides = [
-                    ("baseline", &r.baseline_reference_values),
-                    ("candidate", &r.candidate_reference_values),
-                ];
-                for (side, values) in sides {
-                    for (k, v) in values.iter().flatten().enumerate() {
-                        f.num(|| format!("{q}.{side}_reference_values[{k}]"), *v);
-                    }
-                }
-            }
+            f.comparison(&format!("groups[{gi}].comparisons[{ci}]"), c);
         }
     }
     match f.bad {

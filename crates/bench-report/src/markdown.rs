@@ -15,51 +15,7 @@ pub fn render_markdown(analysis: &Analysis) -> String {
     let mut out = String::from("## abba benchmark report\n\n");
     let _ = writeln!(out, "{}", report.header.join("  \n"));
     for g in &report.groups {
-        let _ = writeln!(out, "\n### {}\n", escape(&g.title));
-        out.push_str(&table(&g.table));
-        for note in &g.notes {
-            let _ = writeln!(out, "\n<sub>Note: {}</sub>", escape(note));
-        }
-        if let Some(o) = &g.omnibus {
-            let _ = writeln!(out, "\n{}", escape(o));
-        }
-        if !g.verdicts.is_empty() {
-            out.push('\n');
-        }
-        for v in &g.verdicts {
-            let _ = writeln!(
-                out,
-                "- **{}** {}  \n  {}  \n  {}",
-                v.tag,
-                escape(&v.headline),
-                escape(&v.summary),
-                escape(&v.detail)
-            );
-        }
-        for d in &g.details {
-            let _ = writeln!(out, "\n#### {}\n", escape(&d.title));
-            match &d.blocks {
-                BlockTable::Shown(grid) => {
-                    out.push_str(&table(grid));
-                    out.push('\n');
-                }
-                BlockTable::Omitted(n) => {
-                    let _ = writeln!(out, "({n} blocks, table omitted)\n");
-                }
-                BlockTable::Absent => {}
-            }
-            for line in &d.lines {
-                // An indented line belongs to the one before it: a nested item.
-                match line.strip_prefix("  ") {
-                    Some(nested) => {
-                        let _ = writeln!(out, "  - {}", escape(nested.trim_start()));
-                    }
-                    None => {
-                        let _ = writeln!(out, "- {}", escape(line));
-                    }
-                }
-            }
-        }
+        group(&mut out, g);
     }
     if let Some(levels) = &report.levels {
         let _ = writeln!(out, "\n### {}", escape(&levels.title));
@@ -121,6 +77,60 @@ pub fn render_markdown(analysis: &Analysis) -> String {
         out.push_str(nested.trim_start_matches("## abba benchmark report\n\n"));
     }
     out
+}
+
+/// One group: its title, table, notes, omnibus line, verdicts and per-comparison details.
+fn group(out: &mut String, g: &view::GroupView) {
+    let _ = writeln!(out, "\n### {}\n", escape(&g.title));
+    out.push_str(&table(&g.table));
+    for note in &g.notes {
+        let _ = writeln!(out, "\n<sub>Note: {}</sub>", escape(note));
+    }
+    if let Some(o) = &g.omnibus {
+        let _ = writeln!(out, "\n{}", escape(o));
+    }
+    if !g.verdicts.is_empty() {
+        out.push('\n');
+    }
+    for v in &g.verdicts {
+        let _ = writeln!(
+            out,
+            "- **{}** {}  \n  {}  \n  {}",
+            v.tag,
+            escape(&v.headline),
+            escape(&v.summary),
+            escape(&v.detail)
+        );
+    }
+    for d in &g.details {
+        detail(out, d);
+    }
+}
+
+/// One comparison's detail: its block table (or that it is omitted) and its lines.
+fn detail(out: &mut String, d: &view::Detail) {
+    let _ = writeln!(out, "\n#### {}\n", escape(&d.title));
+    match &d.blocks {
+        BlockTable::Shown(grid) => {
+            out.push_str(&table(grid));
+            out.push('\n');
+        }
+        BlockTable::Omitted(n) => {
+            let _ = writeln!(out, "({n} blocks, table omitted)\n");
+        }
+        BlockTable::Absent => {}
+    }
+    for line in &d.lines {
+        // An indented line belongs to the one before it: a nested item.
+        match line.strip_prefix("  ") {
+            Some(nested) => {
+                let _ = writeln!(out, "  - {}", escape(nested.trim_start()));
+            }
+            None => {
+                let _ = writeln!(out, "- {}", escape(line));
+            }
+        }
+    }
 }
 
 /// Escapes the characters that would break a table cell or start unwanted markup.

@@ -1,6 +1,7 @@
 //! Unit scaling and number formatting shared by every text renderer.
 //!
-//! Times given in `ns`, `us`/`µs`, `ms` or `s` are rescaled to the unit that keeps the
+//! Times given in `ns`, `us`/`µs`, `ms` or `s` (any spelling
+//! [`bench_stats::model::nanos_per_time_unit`] reads, up to the second) are rescaled to the unit that keeps the
 //! number between 1 and 1000; rates ending in `/s` (`ops/s`, `B/s`) get a K/M/G/T
 //! prefix; any other unit is printed as given.
 
@@ -18,17 +19,16 @@ enum UnitKind {
 }
 
 fn kind_of(unit: &str) -> UnitKind {
-    match unit {
-        "ns" => UnitKind::Time(1.0),
-        "us" | "µs" | "μs" => UnitKind::Time(1e3),
-        "ms" => UnitKind::Time(1e6),
-        "s" => UnitKind::Time(1e9),
-        u if u.ends_with("/s") && u.len() > 2 => UnitKind::Rate,
+    // Times up to the second, the ladder's largest step; a value in minutes or hours is
+    // printed as given.
+    match bench_stats::model::nanos_per_time_unit(unit) {
+        Some(ns) if ns <= 1e9 => UnitKind::Time(ns),
+        _ if unit.ends_with("/s") && unit.len() > 2 => UnitKind::Rate,
         _ => UnitKind::Other,
     }
 }
 
-/// Whether `unit` is a time (`ns`, `us`, `ms`, `s`).
+/// Whether `unit` is a time of at most a second (`ns`, `us`, `ms`, `s`, `sec`, ...).
 pub(crate) fn is_time(unit: &str) -> bool {
     matches!(kind_of(unit), UnitKind::Time(_))
 }
@@ -326,6 +326,14 @@ pub(crate) fn percent(fraction: f64, none: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn times_up_to_the_second_are_rescaled_longer_ones_printed_as_given() {
+        assert_eq!(super::Scale::for_magnitude(0.002, "sec").suffix(), "ms");
+        assert_eq!(super::Scale::for_magnitude(2500.0, "μs").suffix(), "ms");
+        assert_eq!(super::Scale::for_magnitude(2.0, "min").suffix(), "min");
+        assert!(super::is_time("ns") && !super::is_time("h") && !super::is_time("ops/s"));
+    }
+
     #[test]
     fn extreme_values_use_scientific_notation() {
         assert!(

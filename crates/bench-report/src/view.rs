@@ -864,6 +864,9 @@ fn verdict_line(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) 
         _ => "INCONCLUSIVE",
     };
     let word = match (c.verdict, tag) {
+        // Equivalence is its own test (at 1 - 2 alpha, where identical blocks count): it
+        // can hold when the test of a change had too few blocks that differ.
+        (Verdict::NotTested, "EQUIVALENT") => "equivalent".to_owned(),
         (Verdict::NotTested, _) => "not tested".to_owned(),
         (_, tag) => tag.to_lowercase(),
     };

@@ -230,104 +230,105 @@ impl Experiment {
             return Vec::new();
         };
         let schedule = self.schedule();
-        let header_metric = &self.header.metric;
         suite
             .benchmarks
             .iter()
-            .map(|bench| {
-                let names: Vec<&str> = bench
-                    .variants
-                    .iter()
-                    .map(|&i| self.header.variants[i].name.as_str())
-                    .collect();
-                let metric = bench
-                    .metric
-                    .clone()
-                    .unwrap_or_else(|| header_metric.clone());
-                let per_block = schedule
-                    .runs
-                    .iter()
-                    .filter(|r| r.block == 0)
-                    .filter(
-                        |r| matches!(r.target, Target::Variant(i) if bench.variants.contains(&i)),
-                    )
-                    .count();
-                let mut blocks: BTreeMap<u32, Vec<&RunRecord>> = BTreeMap::new();
-                for r in self.runs.iter().filter(|r| !r.is_reference) {
-                    if names.contains(&r.variant.as_str()) {
-                        blocks.entry(r.block).or_default().push(r);
-                    }
-                }
-                let mut series: Vec<Series> = names
-                    .iter()
-                    .map(|n| {
-                        let mut s = Series::new(*n, []);
-                        s.class = Some(bench.name.clone());
-                        s
-                    })
-                    .collect();
-                let mut warnings = Vec::new();
-                let mut warn = |kind, message: String| {
-                    warnings.push(ReadWarning {
-                        kind,
-                        file: self.file.clone(),
-                        line: None,
-                        message: format!("benchmark {}: {message}", bench.name),
-                    });
-                };
-                for (block, runs) in &blocks {
-                    let shown = block_name(*block);
-                    if runs.len() != per_block {
-                        warn(
-                            ReadWarningKind::IncompleteBlocks,
-                            format!(
-                                "{shown} has {} of {per_block} runs (incomplete); dropped",
-                                runs.len()
-                            ),
-                        );
-                        continue;
-                    }
-                    let values: Option<Vec<f64>> = runs
-                        .iter()
-                        .map(|r| r.succeeded().then(|| self.value_of(&metric, r)).flatten())
-                        .collect();
-                    let Some(values) = values else {
-                        warn(
-                            ReadWarningKind::Input,
-                            format!("{shown} has a failed run or a missing value; dropped"),
-                        );
-                        continue;
-                    };
-                    for (r, v) in runs.iter().zip(values) {
-                        if let Some(k) = names.iter().position(|n| *n == r.variant) {
-                            series[k]
-                                .observations
-                                .push(Observation::in_block(v, r.block).at_position(r.position));
-                        }
-                    }
-                }
-                let unit = bench.unit.clone().unwrap_or_else(|| {
-                    if bench.metric.is_some() {
-                        metric.unit().to_owned()
-                    } else {
-                        self.header.unit.clone()
-                    }
-                });
-                let higher = bench.higher_is_better.unwrap_or(if bench.metric.is_some() {
-                    metric.higher_is_better()
-                } else {
-                    self.header.higher_is_better
-                });
-                let dataset = Dataset::new(unit, series)
-                    .with_higher_is_better(higher)
-                    .with_quantity(self.quantity(&metric))
-                    .with_design(self.design().to_model());
-                BenchmarkData {
-                    name: bench.name.clone(),
-                    loaded: Loaded { dataset, warnings },
-                }
-            })
+            .map(|bench| self.benchmark_data(bench, &schedule))
             .collect()
+    }
+
+    /// One benchmark's runs as [`Self::suite_datasets`] reads them, `schedule` the file's.
+    fn benchmark_data(&self, bench: &SuiteBenchmark, schedule: &Schedule) -> BenchmarkData {
+        let header_metric = &self.header.metric;
+        let names: Vec<&str> = bench
+            .variants
+            .iter()
+            .map(|&i| self.header.variants[i].name.as_str())
+            .collect();
+        let metric = bench
+            .metric
+            .clone()
+            .unwrap_or_else(|| header_metric.clone());
+        let per_block = schedule
+            .runs
+            .iter()
+            .filter(|r| r.block == 0)
+            .filter(|r| matches!(r.target, Target::Variant(i) if bench.variants.contains(&i)))
+            .count();
+        let mut blocks: BTreeMap<u32, Vec<&RunRecord>> = BTreeMap::new();
+        for r in self.runs.iter().filter(|r| !r.is_reference) {
+            if names.contains(&r.variant.as_str()) {
+                blocks.entry(r.block).or_default().push(r);
+            }
+        }
+        let mut series: Vec<Series> = names
+            .iter()
+            .map(|n| {
+                let mut s = Series::new(*n, []);
+                s.class = Some(bench.name.clone());
+                s
+            })
+            .collect();
+        let mut warnings = Vec::new();
+        let mut warn = |kind, message: String| {
+            warnings.push(ReadWarning {
+                kind,
+                file: self.file.clone(),
+                line: None,
+                message: format!("benchmark {}: {message}", bench.name),
+            });
+        };
+        for (block, runs) in &blocks {
+            let shown = block_name(*block);
+            if runs.len() != per_block {
+                warn(
+                    ReadWarningKind::IncompleteBlocks,
+                    format!(
+                        "{shown} has {} of {per_block} runs (incomplete); dropped",
+                        runs.len()
+                    ),
+                );
+                continue;
+            }
+            let values: Option<Vec<f64>> = runs
+                .iter()
+                .map(|r| r.succeeded().then(|| self.value_of(&metric, r)).flatten())
+                .collect();
+            let Some(values) = values else {
+                warn(
+                    ReadWarningKind::Input,
+                    format!("{shown} has a failed run or a missing value; dropped"),
+                );
+                continue;
+            };
+            for (r, v) in runs.iter().zip(values) {
+                if let Some(k) = names.iter().position(|n| *n == r.variant) {
+                    series[k]
+                        .observations
+                        .push(Observation::in_block(v, r.block).at_position(r.position));
+                }
+            }
+        }
+        let unit = bench.unit.clone().unwrap_or_else(|| {
+            if bench.metric.is_some() {
+                metric.unit().to_owned()
+            } else {
+                self.header.unit.clone()
+            }
+        });
+        let higher = bench.higher_is_better.unwrap_or(if bench.metric.is_some() {
+            metric.higher_is_better()
+        } else {
+            self.header.higher_is_better
+        });
+        let dataset = Dataset::new(unit, series)
+            .with_higher_is_better(higher)
+            .with_quantity(self.quantity(&metric))
+            .with_design(self.design().to_model());
+        BenchmarkData {
+            name: bench.name.clone(),
+            loaded: Loaded { dataset, warnings },
+        }
     }
 }
 

@@ -334,18 +334,31 @@ fn simulator_reproduces_the_measured_machine() {
     }
     let mean_boot = rate(mean_boot, pair_reps);
 
-    println!("\nsimulated machine vs the issue's measurements ({sessions} sessions of 30 runs):");
-    println!("  per-run SD / mean                         {cv:.3}   (measured ~0.24)");
-    println!("  runs > 1.12 x session median (slow mode)  {slow:.3}   (a fifth of runs slow)");
-    println!("  SD of log session median                  {drift:.3}   (measured ~0.04)");
-    println!(
+    let mut fig = Figure::new(
+        "docs/calibration.md",
+        "cargo test -p bench-stats --test calibration simulator_reproduces -- --nocapture",
+    );
+    println!();
+    fig.line(format!(
+        "simulated machine vs the issue's measurements ({sessions} sessions of 30 runs):"
+    ));
+    fig.line(format!(
+        "  per-run SD / mean                         {cv:.3}   (measured ~0.24)"
+    ));
+    fig.line(format!(
+        "  runs > 1.12 x session median (slow mode)  {slow:.3}   (a fifth of runs slow)"
+    ));
+    fig.line(format!(
+        "  SD of log session median                  {drift:.3}   (measured ~0.04)"
+    ));
+    fig.line(format!(
         "  sequential 15+15, MWU, A/A rejections     {mwu:.3} +- {:.3} (measured 0.19 over 80 sessions)",
         mc_sd(mwu, reps)
-    );
-    println!(
+    ));
+    fig.line(format!(
         "  15 AB pairs (shared-vm), mean bootstrap   {mean_boot:.3} +- {:.3} (measured 0.175 over 80 sessions)",
         mc_sd(mean_boot, pair_reps)
-    );
+    ));
 
     assert!((0.20..=0.28).contains(&cv), "per-run CV {cv}");
     assert!((0.15..=0.28).contains(&slow), "slow fraction {slow}");
@@ -357,6 +370,7 @@ fn simulator_reproduces_the_measured_machine() {
         mean_boot > fpr_bound(pair_reps),
         "mean bootstrap A/A rate {mean_boot}"
     );
+    fig.check();
 }
 
 /// Blocks needed for 80 % power, extrapolated from the power `p` measured at 30 blocks

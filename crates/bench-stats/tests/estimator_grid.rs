@@ -347,6 +347,10 @@ fn the_fastest_run_holds_its_error_rates_on_every_profile() {
         paired_estimator: PairedEstimator::HodgesLehmannMinLogRatio,
         ..AnalysisConfig::default()
     };
+    let mut fig = bench_docs::Figure::new(
+        "docs/calibration.md",
+        "cargo test -p bench-stats --test estimator_grid fastest_run_holds -- --nocapture",
+    );
     let reps = 150u32;
     let cov_floor = 93.0 - 300.0 * (0.05 * 0.95 / f64::from(reps)).sqrt();
     for profile in NoiseProfile::ALL {
@@ -363,10 +367,10 @@ fn the_fastest_run_holds_its_error_rates_on_every_profile() {
                 covered += u32::from(ci[0] <= 1.02 && 1.02 <= ci[1]);
             }
             let (fp, cov) = (pct(fp, reps), pct(covered, reps));
-            println!(
+            fig.line(format!(
                 "{:<10} {blocks:>2} blocks: A/A false positives {fp:.1}%, coverage {cov:.1}%",
                 profile.as_str()
-            );
+            ));
             assert!(
                 fp <= fp_bound(reps),
                 "{profile} {blocks}: false positives {fp}%"
@@ -386,6 +390,9 @@ fn the_fastest_run_holds_its_error_rates_on_every_profile() {
         200,
     );
     let (min, mean) = (pct(rates[0].power, 200), pct(rates[1].power, 200));
-    println!("shared-vm 30 blocks, 2%: power {min:.1}% (block minima) vs {mean:.1}% (block means)");
+    fig.line(format!(
+        "shared-vm 30 blocks, 2%: power {min:.1}% (block minima) vs {mean:.1}% (block means)"
+    ));
     assert!(min > mean + 20.0, "{min} vs {mean}");
+    fig.check();
 }

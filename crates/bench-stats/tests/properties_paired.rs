@@ -281,3 +281,213 @@ fn invalid_configs_are_typed_errors() {
         Err(bench_stats::StatsError::LengthMismatch { left: 3, right: 2 })
     ));
 }
+
+/// Quantized differences, zero-heavy: a memory metric in KiB, a counter, a millisecond
+/// CSV. `zeros` of the weight 10 is the share of exact zeros.
+fn quantized(len: std::ops::Range<usize>) -> impl Strategy<Value = (Vec<f64>, f64)> {
+    (
+        len,
+        0_u32..10,
+        prop_oneof![Just(1.0), Just(0.5), Just(0.001)],
+    )
+        .prop_flat_map(|(n, zeros, step)| {
+            let value = prop_oneof![
+                zeros => Just(0_i32),
+                10 - zeros => -3_i32..=6,
+            ]
+            .prop_map(move |k| f64::from(k) * step);
+            (prop::collection::vec(value, n), Just(step))
+        })
+}
+
+fn excludes(lo: f64, hi: f64, null: f64) -> bool {
+    lo > null || hi < null
+}
+
+/// Two variants over blocks, one value each: the baseline steady at `base` (a quantized
+/// metric), the candidate `base + d`.
+fn blocked(base: f64, d: &[f64]) -> bench_stats::Dataset {
+    use bench_stats::{Dataset, Design, Observation, Series};
+    let series = |name: &str, v: Vec<f64>| {
+        Series::new(
+            name,
+            v.into_iter()
+                .enumerate()
+                .map(|(i, x)| Observation::in_block(x, i as u32)),
+        )
+    };
+    let a = vec![base; d.len()];
+    let b = d.iter().map(|x| base + x).collect();
+    Dataset::new("KiB", vec![series("A", a), series("B", b)]).with_design(Design::Abba)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Zeros and ties: the test of no change and the Hodges-Lehmann interval treat them
+    /// alike, so "p < alpha" and "the 1 - alpha interval excludes 0" agree on every
+    /// dataset, however many zeros and ties it has.
+    #[test]
+    fn tie_heavy_significance_agrees_with_the_interval(
+        (d, _) in quantized(1..70),
+        alpha in prop_oneof![Just(0.01), Just(0.05), Just(0.1), Just(0.2)],
+    ) {
+        use bench_stats::rank::{paired_hodges_lehmann, signed_rank_no_change};
+        let confidence = 1.0 - alpha;
+        let hl = paired_hodges_lehmann(&d, confidence).unwrap();
+        match signed_rank_no_change(&d) {
+            Ok(t) => {
+                prop_assert_eq!(hl.no_change, Some(t));
+                prop_assert!(t.p_value >= t.conditional_p && t.p_value >= t.interval_p);
+                prop_assert_eq!(t.informative + t.zeros, d.len());
+                prop_assert_eq!(
+                    t.p_value < 1.0 - confidence,
+                    excludes(hl.ci_low, hl.ci_high, 0.0),
+                    "p {} (conditional {}, interval {}), interval [{}, {}], d {:?}",
+                    t.p_value, t.conditional_p, t.interval_p, hl.ci_low, hl.ci_high, &d
+                );
+                // The test is conditional on the informative differences: fewer than can
+                // reach alpha never reject.
+                if 2.0 / 2_f64.powi(t.informative as i32) >= alpha {
+                    prop_assert!(t.p_value >= alpha);
+                }
+            }
+            Err(_) => prop_assert!(d.iter().all(|&x| x == 0.0) && hl.ci_low == 0.0 && hl.ci_high == 0.0),
+        }
+        prop_assert!(hl.ci_low <= hl.estimate && hl.estimate <= hl.ci_high);
+    }
+
+    /// The same through the whole analysis, on a quantized metric: the verdict is
+    /// significant exactly when the printed `1 - alpha` ratio interval excludes 1, and no
+    /// sentence calls a 0.0% change real.
+    #[test]
+    fn tie_heavy_verdicts_agree_with_the_printed_interval(
+        (d, step) in quantized(2..48),
+        alpha in prop_oneof![Just(0.05), Just(0.1), Just(0.2)],
+        by_mean in any::<bool>(),
+    ) {
+        use bench_stats::{AnalysisConfig, PairedEstimator, Verdict, analyze};
+        let base = if step < 0.01 { 1.0 } else { 1024.0 };
+        let config = AnalysisConfig {
+            alpha,
+            confidence: 1.0 - alpha,
+            resamples: 100,
+            paired_estimator: if by_mean {
+                PairedEstimator::HodgesLehmannLogRatio
+            } else {
+                PairedEstimator::HodgesLehmannMinLogRatio
+            },
+            ..AnalysisConfig::default()
+        };
+        let analysis = analyze(&blocked(base, &d), &config).unwrap();
+        let c = &analysis.groups[0].comparisons[0];
+        let significant = c.verdict == Verdict::Significant;
+        match c.ratio_ci {
+            Some([lo, hi]) => prop_assert_eq!(
+                significant, excludes(lo, hi, 1.0),
+                "{:?} p {:?} [{}, {}]: {}", c.verdict, c.decision.as_ref().and_then(|x| x.p_value), lo, hi, &c.summary
+            ),
+            None => prop_assert!(!significant),
+        }
+        if significant {
+            prop_assert!(c.ratio != Some(1.0));
+            prop_assert!(!c.summary.contains("(0.0% "), "{}", &c.summary);
+        }
+    }
+
+    /// Near the normal branch's boundary (more than 50 distinct differences): the interval
+    /// excludes 0 exactly when p < alpha, and it is the tightest that does (a shift just
+    /// outside a bound is rejected, one just inside is not).
+    #[test]
+    fn normal_branch_bounds_invert_the_test(
+        noise in prop::collection::vec(-1.0..1.0_f64, 51..110),
+        shift in 0.0..0.35_f64,
+        alpha in prop_oneof![Just(0.05), Just(0.1)],
+    ) {
+        use bench_stats::rank::{WilcoxonMethod, paired_hodges_lehmann, signed_rank_no_change};
+        let d: Vec<f64> = noise.iter().map(|x| x + shift).collect();
+        let hl = paired_hodges_lehmann(&d, 1.0 - alpha).unwrap();
+        prop_assume!(hl.method == WilcoxonMethod::Asymptotic);
+        let p = signed_rank_no_change(&d).unwrap().p_value;
+        prop_assert_eq!(p < 1.0 - (1.0 - alpha), excludes(hl.ci_low, hl.ci_high, 0.0),
+            "p {} [{}, {}]", p, hl.ci_low, hl.ci_high);
+        let mut walsh: Vec<f64> = Vec::new();
+        for i in 0..d.len() {
+            for j in i..d.len() {
+                walsh.push(d[i] / 2.0 + d[j] / 2.0);
+            }
+        }
+        walsh.sort_by(f64::total_cmp);
+        let p_at = |theta: f64| {
+            let moved: Vec<f64> = d.iter().map(|x| x - theta).collect();
+            signed_rank_no_change(&moved).unwrap().p_value
+        };
+        for bound in [hl.ci_low, hl.ci_high] {
+            let at = walsh.partition_point(|&w| w < bound);
+            let end = walsh.partition_point(|&w| w <= bound);
+            if at == 0 || end == walsh.len() || walsh[at] != bound {
+                continue; // widened to 0, or at the edge of the Walsh averages
+            }
+            let (below, above) = ((walsh[at - 1] + bound) / 2.0, (walsh[end] + bound) / 2.0);
+            let (outside, inside) = if bound == hl.ci_low { (below, above) } else { (above, below) };
+            prop_assert!(p_at(outside) < 1.0 - (1.0 - alpha), "p just outside {} is {}", outside, p_at(outside));
+            prop_assert!(p_at(inside) >= 1.0 - (1.0 - alpha), "p just inside {} is {}", inside, p_at(inside));
+        }
+    }
+}
+
+/// The audit's case, rebuilt: 39 blocks of a quantized metric, 34 exactly unchanged and 5
+/// slower. The signed-rank test used to take the normal branch by the count of all 39
+/// blocks and call it significant (p 0.034) beside a ratio of 1.000; conditional on the 5
+/// informative blocks the exact p is 2/32 = 0.0625, and 5 blocks can never reach 0.05: not
+/// tested, and the sentence says why.
+#[test]
+fn few_informative_blocks_are_not_tested() {
+    use bench_stats::rank::signed_rank_no_change;
+    use bench_stats::{AnalysisConfig, PairedEstimator, Verdict, analyze};
+    let mut d = vec![0.0; 34];
+    d.extend([4.0, 8.0, 4.0, 12.0, 8.0]);
+    let t = signed_rank_no_change(
+        &d.iter()
+            .map(|x| ((1024.0 + x) / 1024.0_f64).ln())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    assert_eq!((t.informative, t.zeros), (5, 34));
+    assert_eq!(t.conditional_p, 0.0625);
+    let config = AnalysisConfig {
+        paired_estimator: PairedEstimator::HodgesLehmannMinLogRatio,
+        ..AnalysisConfig::default()
+    };
+    let analysis = analyze(&blocked(1024.0, &d), &config).unwrap();
+    let c = &analysis.groups[0].comparisons[0];
+    assert_eq!(c.verdict, Verdict::NotTested, "{}", c.summary);
+    let [lo, hi] = c.ratio_ci.unwrap();
+    assert!(lo <= 1.0 && 1.0 <= hi);
+    // Equivalence tests at 1 +- margin, where the 34 unchanged blocks are ordinary values:
+    // the typical block did not move.
+    assert!(c.summary.contains("equivalent within"), "{}", c.summary);
+    // 4 of 12 blocks 10% slower: neither tested nor equivalent, and the sentence says why.
+    let mut d = vec![0.0; 8];
+    d.extend([100.0, 110.0, 105.0, 120.0]);
+    let c = &analyze(&blocked(1024.0, &d), &config).unwrap().groups[0].comparisons[0];
+    assert_eq!(c.verdict, Verdict::NotTested, "{}", c.summary);
+    assert!(
+        c.summary
+            .contains("only 4 of 12 blocks differ (the other 8 gave identical values)"),
+        "{}",
+        c.summary
+    );
+    // Six informative blocks, all slower, can reach it: 2/64 < 0.05.
+    let mut d6 = vec![0.0; 33];
+    d6.extend([4.0, 8.0, 4.0, 12.0, 8.0, 16.0]);
+    let c6 = analyze(&blocked(1024.0, &d6), &config).unwrap().groups[0].comparisons[0].clone();
+    assert_ne!(c6.verdict, Verdict::NotTested, "{}", c6.summary);
+    let [lo, hi] = c6.ratio_ci.unwrap();
+    assert_eq!(
+        c6.verdict == Verdict::Significant,
+        lo > 1.0 || hi < 1.0,
+        "{}",
+        c6.summary
+    );
+}

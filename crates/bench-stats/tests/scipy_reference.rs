@@ -510,3 +510,68 @@ fn scipy_page_trend_test_auto_is_exact_for_small_untied_tables() {
         "page auto",
     );
 }
+
+/// The test of no change on zero-heavy, tied differences
+/// (`fixtures/scipy/wilcoxon_conditional.json`, written by
+/// `fixtures/scipy/generate_wilcoxon_conditional.py`): the conditional p on the informative
+/// differences against SciPy (and a brute-force enumeration up to 13 of them), the Walsh
+/// counts and the interval's p and 95% bounds against an independent transcription.
+#[test]
+fn scipy_wilcoxon_conditional_cases() {
+    use bench_stats::rank::{paired_hodges_lehmann, signed_rank_no_change};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/scipy/wilcoxon_conditional.json"
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let cases = r["cases"].as_array().unwrap();
+    assert!(cases.len() >= 80);
+    let mut few = 0;
+    for (i, c) in cases.iter().enumerate() {
+        let d = vec(c, "d");
+        let t = signed_rank_no_change(&d).unwrap();
+        assert_eq!(
+            t.informative,
+            c["informative"].as_u64().unwrap() as usize,
+            "case {i}"
+        );
+        few += usize::from(t.informative < 6);
+        assert_close(
+            t.conditional_p,
+            num(c, "conditional_p"),
+            EXACT_REL,
+            &format!("conditional p {i}"),
+        );
+        if let Some(brute) = c["brute_p"].as_f64() {
+            assert_close(t.conditional_p, brute, EXACT_REL, &format!("brute p {i}"));
+        }
+        assert_close(
+            t.interval_p,
+            num(c, "interval_p"),
+            EXACT_REL,
+            &format!("interval p {i}"),
+        );
+        assert_eq!(t.p_value, t.conditional_p.max(t.interval_p));
+        let hl = paired_hodges_lehmann(&d, 0.95).unwrap();
+        let ci = vec(c, "ci_95");
+        // (JSON parsing may move a difference by an ulp: the bounds to 1e-12.)
+        for (got, want) in [(hl.ci_low, ci[0]), (hl.ci_high, ci[1])] {
+            assert!(
+                (got - want).abs() <= 1e-12,
+                "case {i} bounds {got} vs {want}"
+            );
+        }
+        assert_eq!(
+            t.p_value < 1.0 - 0.95,
+            hl.ci_low > 0.0 || hl.ci_high < 0.0,
+            "case {i}"
+        );
+    }
+    assert!(
+        few >= 20,
+        "{few} cases with fewer than 6 informative differences"
+    );
+    // The audit's shape: 5 informative of 39 reach 2/32 at best, never 0.05.
+    assert_eq!(num(&cases[0], "conditional_p"), 0.0625);
+}

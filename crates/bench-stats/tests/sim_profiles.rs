@@ -72,17 +72,38 @@ fn fit(profile: NoiseProfile) -> Fit {
         run_cv,
         slow_share,
     };
-    println!(
-        "{:<10} pooled-median-ratio SD: ABBA-15 {:.4}  sequential {:.4}  AB pairs {:.4};  \
-         per-run SD {:.1}%, runs >10% above median {:.1}%",
-        profile.as_str(),
-        fit.abba15,
-        fit.sequential15,
-        fit.alternating15,
-        100.0 * fit.run_cv,
-        100.0 * fit.slow_share
-    );
+    println!("{}", fit.line(profile));
     fit
+}
+
+impl Fit {
+    /// The profile's fitted figures in one line.
+    fn line(&self, profile: NoiseProfile) -> String {
+        format!(
+            "{:<10} pooled-median-ratio SD: ABBA-15 {:.4}  sequential {:.4}  AB pairs {:.4};  \
+             per-run SD {:.1}%, runs >10% above median {:.1}%",
+            profile.as_str(),
+            self.abba15,
+            self.sequential15,
+            self.alternating15,
+            100.0 * self.run_cv,
+            100.0 * self.slow_share
+        )
+    }
+}
+
+/// The fitted figures of every profile, as `docs/calibration.md` shows them.
+#[test]
+fn every_profile_prints_its_fitted_figures() {
+    let mut fig = bench_docs::Figure::new(
+        "docs/calibration.md",
+        "cargo test -p bench-stats --test sim_profiles every_profile -- --nocapture",
+    );
+    for profile in NoiseProfile::ALL {
+        let f = fit(profile);
+        fig.record(f.line(profile));
+    }
+    fig.check();
 }
 
 fn within(what: &str, got: f64, lo: f64, hi: f64) {

@@ -113,6 +113,10 @@ fn share_with_any(found: &[(usize, usize)]) -> f64 {
 fn a_a_suites_of_20_and_50_keep_any_false_change_at_alpha_with_holm_and_bh() {
     // 150 suites: the Monte Carlo SD of a 5% rate is 1.8 points; the bound is alpha plus
     // two of them.
+    let mut fig = bench_docs::Figure::new(
+        "docs/ci.md",
+        "cargo test -p bench-stats --test suite a_a_suites -- --nocapture",
+    );
     let suites = 150;
     for m in [20usize, 50] {
         let effects = vec![1.0; m];
@@ -122,14 +126,17 @@ fn a_a_suites_of_20_and_50_keep_any_false_change_at_alpha_with_holm_and_bh() {
             suites,
             Correction::BenjaminiHochberg,
         ));
-        eprintln!("A/A suites of {m}: any false change: holm {holm:.3}, bh {bh:.3}");
+        fig.line(format!(
+            "A/A suites of {m}: any false change: holm {holm:.3}, bh {bh:.3}"
+        ));
         assert!(holm <= 0.05 + 0.036, "holm, {m} benchmarks: {holm}");
         assert!(bh <= 0.05 + 0.036, "bh, {m} benchmarks: {bh}");
     }
     // Uncorrected, twenty benchmarks at 5% each flag something in most suites.
     let none = share_with_any(&discoveries(&[1.0; 20], 60, Correction::None));
-    eprintln!("A/A suites of 20, uncorrected: {none:.3}");
+    fig.line(format!("A/A suites of 20, uncorrected: {none:.3}"));
     assert!(none > 0.25, "uncorrected: {none}");
+    fig.check();
 }
 
 #[test]
@@ -150,9 +157,16 @@ fn bh_false_discovery_proportion_averages_at_most_alpha_with_real_changes() {
         .map(|&(f, a)| (a - f) as f64 / 8.0)
         .sum::<f64>()
         / 80.0;
-    eprintln!("BH with 8 of 40 changed: mean FDP {fdp:.3}, power {power:.3}");
+    let mut fig = bench_docs::Figure::new(
+        "docs/ci.md",
+        "cargo test -p bench-stats --test suite bh_false_discovery -- --nocapture",
+    );
+    fig.line(format!(
+        "BH with 8 of 40 changed: mean FDP {fdp:.3}, power {power:.3}"
+    ));
     assert!(fdp <= 0.05 + 0.02, "mean false discovery proportion {fdp}");
     assert!(power > 0.5, "the changed benchmarks are found: {power}");
+    fig.check();
 }
 
 #[test]

@@ -15,8 +15,9 @@
 //!
 //! Without `--noise`, each scenario runs through `abba compare` twice per repetition: with
 //! the default design (ABBA blocks, paired) and with `--design sequential` (all of A, then
-//! all of B: unpaired), both with the same number of measured runs (checked with
-//! `--dry-run`). Each saved raw file is then re-analyzed with `abba analyze
+//! all of B: unpaired), both with the same number of measured runs (checked on
+//! bench-sched's schedule, which `--dry-run` prints, and again on the runs each analysis
+//! JSON counts). Each saved raw file is then re-analyzed with `abba analyze
 //! --min-practical-effect 0`, which shows what the practical-effect gate costs in power.
 //!
 //! With `--noise` ([`noise`]), a seeded noisy neighbour (`cargo xtask neighbour`) loads the
@@ -35,6 +36,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
+use bench_sched::{ReferenceRuns, Schedule};
 use bench_stats::{ANALYSIS_SCHEMA, Analysis, Outcome, Verdict, Warning, WarningCode};
 
 use crate::table::{Align, TextTable};
@@ -140,7 +142,7 @@ pub fn run(root: &Path, args: &CalibrateArgs) -> Result<()> {
     let cmd_a = compute_command(&abba, args.steps)?;
     let cmd_b = compute_command(&abba, args.steps_b())?;
     let designs = [Design::Abba, Design::Sequential];
-    let runs = matched_runs(&abba, &cmd_a, args.blocks, &designs)?;
+    let runs = matched_runs(args.blocks, &designs)?;
     if args.noise {
         let setup = Setup {
             abba,
@@ -347,6 +349,14 @@ impl Design {
         }
     }
 
+    /// The design as bench-sched plans it.
+    fn sched(self) -> bench_sched::Design {
+        match self {
+            Design::Abba => bench_sched::Design::Abba,
+            Design::Sequential => bench_sched::Design::Sequential,
+        }
+    }
+
     /// The `--blocks` that gives this design as many runs as `abba_blocks` ABBA blocks.
     fn blocks(self, abba_blocks: u32) -> u32 {
         match self {
@@ -404,6 +414,8 @@ struct Reading {
     alpha: f64,
     /// What decided the verdict (`verdict_basis`, e.g. `paired-signed-rank:hl-log-ratio`).
     basis: String,
+    /// Runs the analysis counted over both variants (`benchmarks[].n`).
+    runs: usize,
 }
 
 /// Whether `warning` says the practical-effect gate downgraded `candidate`'s result (a
@@ -464,6 +476,7 @@ fn reading(analysis: &Analysis) -> Result<Reading> {
         mann_whitney_p: cmp.mann_whitney.as_ref().map(|m| m.p_value),
         alpha: analysis.alpha,
         basis: cmp.verdict_basis.to_string(),
+        runs: group.benchmarks.iter().map(|b| b.n).sum(),
     })
 }
 
@@ -659,32 +672,16 @@ fn compute_command(abba: &Path, steps: u64) -> Result<String> {
     crate::run::compute_command(abba, &args)
 }
 
-/// Checks with `--dry-run` that every design makes the same number of measured runs,
-/// and returns that number.
-fn matched_runs(abba: &Path, cmd: &str, blocks: u32, designs: &[Design]) -> Result<u32> {
-    let mut counts = Vec::new();
-    for &design in designs {
-        let out = Command::new(abba)
-            .args(["compare", "--dry-run", "--seed", "1", "-n", "A", "-n", "B"])
-            .args(["--design", design.flag()])
-            .args(["--blocks", &design.blocks(blocks).to_string()])
-            .args([cmd, cmd])
-            .output()
-            .with_context(|| format!("starting {}", abba.display()))?;
-        ensure!(
-            out.status.success(),
-            "abba compare --dry-run failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-        let text = String::from_utf8_lossy(&out.stdout);
-        let n = measured_runs(&text).with_context(|| {
-            format!(
-                "no `N measured runs` line in the --dry-run output of {}",
-                design.flag()
-            )
-        })?;
-        counts.push((design, n));
-    }
+/// The number of measured runs of every design, from the schedule `abba compare` runs
+/// (bench-sched's plan, as `--dry-run` prints it), checked equal across designs.
+fn matched_runs(blocks: u32, designs: &[Design]) -> Result<u32> {
+    let counts: Vec<(Design, u32)> = designs
+        .iter()
+        .map(|&d| {
+            let plan = Schedule::plan(d.sched(), 2, d.blocks(blocks), 1, ReferenceRuns::None);
+            (d, plan.runs.len() as u32)
+        })
+        .collect();
     let first = counts.first().map_or(0, |c| c.1);
     if counts.iter().any(|c| c.1 != first) {
         let list: Vec<String> = counts
@@ -697,14 +694,6 @@ fn matched_runs(abba: &Path, cmd: &str, blocks: u32, designs: &[Design]) -> Resu
         );
     }
     Ok(first)
-}
-
-/// The `N` of the `... N measured runs` line `abba compare --dry-run` ends with.
-fn measured_runs(text: &str) -> Option<u32> {
-    text.lines().rev().find_map(|line| {
-        let head = line.trim().strip_suffix(" measured runs")?;
-        head.rsplit([' ', ';']).next()?.parse().ok()
-    })
 }
 
 /// Runs one `abba compare`, saves its raw runs and analysis under `dir/STEM.*`, and
@@ -742,6 +731,14 @@ fn experiment(
     std::fs::write(&json_path, &text)
         .with_context(|| format!("writing {}", json_path.display()))?;
     let default = parse_analysis(&text).with_context(|| format!("reading {stem}'s analysis"))?;
+    let planned = Schedule::plan(design.sched(), 2, blocks, seed, ReferenceRuns::None);
+    ensure!(
+        default.runs == planned.runs.len(),
+        "{stem}: the analysis counts {} runs, the {} schedule plans {}",
+        default.runs,
+        design.flag(),
+        planned.runs.len()
+    );
 
     let out = Command::new(abba)
         .args([
@@ -874,6 +871,7 @@ mod tests {
         assert_eq!(r.medians, Some([50.0, 51.0]));
         assert_eq!(r.mann_whitney_p, Some(0.012));
         assert_eq!((r.alpha, r.basis.as_str()), (0.05, "mann-whitney"));
+        assert_eq!(r.runs, 120);
     }
 
     #[test]
@@ -974,6 +972,7 @@ mod tests {
             mann_whitney_p: None,
             alpha: 0.05,
             basis: "mann-whitney".into(),
+            runs: 120,
         }
     }
 
@@ -1048,16 +1047,12 @@ mod tests {
     }
 
     #[test]
-    fn dry_run_run_count_is_read() {
+    fn both_designs_plan_the_same_runs() {
+        // Two variants: an ABBA block is 4 runs, a sequential repetition 2.
         assert_eq!(
-            measured_runs("block 0: A B B A\nseed 1; 120 measured runs\n"),
-            Some(120)
+            matched_runs(30, &[Design::Abba, Design::Sequential]).unwrap(),
+            120
         );
-        assert_eq!(
-            measured_runs("repetition 0: A B\nseed 7; 6 measured runs"),
-            Some(6)
-        );
-        assert_eq!(measured_runs("block 0: A B B A\n"), None);
     }
 
     #[test]

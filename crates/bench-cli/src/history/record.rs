@@ -222,6 +222,103 @@ fn command_of(raw: &Experiment, variant: &str) -> Option<String> {
         .map(|v| v.command.clone())
 }
 
+/// The level rows (one per series) and the summary rows (one per comparison) of one
+/// analysed unit of the file.
+fn unit_rows(
+    raw: &Experiment,
+    unit: &Unit<'_>,
+    ctx: &Context,
+    stepping_commits: bool,
+    levels: &mut Vec<LevelRow>,
+    summaries: &mut Vec<SummaryRow>,
+) {
+    let series: Vec<_> = unit
+        .dataset
+        .series
+        .iter()
+        .filter(|s| !s.observations.is_empty())
+        .collect();
+    let Some(group) = unit.analysis.groups.first() else {
+        return;
+    };
+    let baseline = group.baseline.clone();
+    let stepping = stepping_commits && series.len() == 2;
+    let key = |variant: &str| -> BenchmarkKey {
+        let name = if stepping {
+            ctx.bench
+                .clone()
+                .or_else(|| unit.suite_name.clone())
+                .unwrap_or_else(|| baseline.clone())
+        } else if series.len() == 1 && unit.suite_name.is_none() {
+            ctx.bench.clone().unwrap_or_else(|| variant.to_owned())
+        } else {
+            match ctx.bench.clone().or_else(|| unit.suite_name.clone()) {
+                Some(prefix) => format!("{prefix}/{variant}"),
+                None => variant.to_owned(),
+            }
+        };
+        let command = if stepping {
+            group
+                .comparisons
+                .first()
+                .and_then(|c| command_of(raw, &c.candidate))
+        } else {
+            command_of(raw, variant)
+        };
+        BenchmarkKey {
+            name,
+            metric: unit.metric.clone(),
+            unit: unit.analysis.unit.clone(),
+            higher_is_better: unit.analysis.higher_is_better,
+            command,
+        }
+    };
+    for s in &series {
+        let mut v: Vec<f64> = s.observations.iter().map(|o| o.value).collect();
+        v.sort_by(f64::total_cmp);
+        let (median, low, high) = median_interval(&v, 1.959_963_984_540_054);
+        levels.push(LevelRow {
+            benchmark: key(&s.name),
+            variant: s.name.clone(),
+            at_base: stepping && s.name == baseline,
+            n: v.len(),
+            median,
+            low,
+            high,
+        });
+    }
+    for c in &group.comparisons {
+        summaries.push(SummaryRow {
+            benchmark: key(&c.candidate),
+            baseline: baseline.clone(),
+            candidate: c.candidate.clone(),
+            stepping,
+            ratio: c.ratio.filter(|r| r.is_finite() && *r > 0.0),
+            interval: c
+                .ratio_ci
+                .filter(|i| i[0].is_finite() && i[1].is_finite() && i[0] > 0.0),
+            // The typical run's interval is simultaneous over its quantiles.
+            confidence: c
+                .distribution
+                .as_ref()
+                .map_or(unit.analysis.confidence, |d| d.confidence),
+            verdict: match c.verdict {
+                bench_stats::Verdict::Significant => "significant",
+                bench_stats::Verdict::NotSignificant => "not-significant",
+                bench_stats::Verdict::NotTested => "not-tested",
+                _ => "not-tested",
+            }
+            .into(),
+            outcome: c.outcome.as_str().into(),
+            p_value: c
+                .decision
+                .as_ref()
+                .and_then(|d| d.p_value_adjusted.or(d.p_value)),
+            estimator: c.verdict_basis.to_string(),
+        });
+    }
+}
+
 /// Builds the record of one raw file and the analyses of its benchmarks.
 pub fn build(raw: &Experiment, units: &[Unit<'_>], ctx: &Context) -> Record {
     let text = canonical_jsonl(raw);
@@ -248,91 +345,14 @@ pub fn build(raw: &Experiment, units: &[Unit<'_>], ctx: &Context) -> Record {
     let mut levels = Vec::new();
     let mut summaries = Vec::new();
     for unit in units {
-        let series: Vec<_> = unit
-            .dataset
-            .series
-            .iter()
-            .filter(|s| !s.observations.is_empty())
-            .collect();
-        let Some(group) = unit.analysis.groups.first() else {
-            continue;
-        };
-        let baseline = group.baseline.clone();
-        let stepping = stepping_commits && series.len() == 2;
-        let key = |variant: &str| -> BenchmarkKey {
-            let name = if stepping {
-                ctx.bench
-                    .clone()
-                    .or_else(|| unit.suite_name.clone())
-                    .unwrap_or_else(|| baseline.clone())
-            } else if series.len() == 1 && unit.suite_name.is_none() {
-                ctx.bench.clone().unwrap_or_else(|| variant.to_owned())
-            } else {
-                match ctx.bench.clone().or_else(|| unit.suite_name.clone()) {
-                    Some(prefix) => format!("{prefix}/{variant}"),
-                    None => variant.to_owned(),
-                }
-            };
-            let command = if stepping {
-                group
-                    .comparisons
-                    .first()
-                    .and_then(|c| command_of(raw, &c.candidate))
-            } else {
-                command_of(raw, variant)
-            };
-            BenchmarkKey {
-                name,
-                metric: unit.metric.clone(),
-                unit: unit.analysis.unit.clone(),
-                higher_is_better: unit.analysis.higher_is_better,
-                command,
-            }
-        };
-        for s in &series {
-            let mut v: Vec<f64> = s.observations.iter().map(|o| o.value).collect();
-            v.sort_by(f64::total_cmp);
-            let (median, low, high) = median_interval(&v, 1.959_963_984_540_054);
-            levels.push(LevelRow {
-                benchmark: key(&s.name),
-                variant: s.name.clone(),
-                at_base: stepping && s.name == baseline,
-                n: v.len(),
-                median,
-                low,
-                high,
-            });
-        }
-        for c in &group.comparisons {
-            summaries.push(SummaryRow {
-                benchmark: key(&c.candidate),
-                baseline: baseline.clone(),
-                candidate: c.candidate.clone(),
-                stepping,
-                ratio: c.ratio.filter(|r| r.is_finite() && *r > 0.0),
-                interval: c
-                    .ratio_ci
-                    .filter(|i| i[0].is_finite() && i[1].is_finite() && i[0] > 0.0),
-                // The typical run's interval is simultaneous over its quantiles.
-                confidence: c
-                    .distribution
-                    .as_ref()
-                    .map_or(unit.analysis.confidence, |d| d.confidence),
-                verdict: match c.verdict {
-                    bench_stats::Verdict::Significant => "significant",
-                    bench_stats::Verdict::NotSignificant => "not-significant",
-                    bench_stats::Verdict::NotTested => "not-tested",
-                    _ => "not-tested",
-                }
-                .into(),
-                outcome: c.outcome.as_str().into(),
-                p_value: c
-                    .decision
-                    .as_ref()
-                    .and_then(|d| d.p_value_adjusted.or(d.p_value)),
-                estimator: c.verdict_basis.to_string(),
-            });
-        }
+        unit_rows(
+            raw,
+            unit,
+            ctx,
+            stepping_commits,
+            &mut levels,
+            &mut summaries,
+        );
     }
     Record {
         content_hash: fnv1a_128(text.as_bytes()),

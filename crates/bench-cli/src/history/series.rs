@@ -252,73 +252,8 @@ impl Store {
         filter: &Filter,
         detect: &Detect,
     ) -> anyhow::Result<Option<Series>> {
-        let err = |e| self.error(e);
-        // Levels: (commit id, median, low, high, n).
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT l.commit_id, l.median, l.low, l.high, l.n
-                 FROM levels l JOIN experiments e ON e.id = l.experiment_id
-                 WHERE l.benchmark_id = ?1 AND e.machine_id = ?2
-                   AND (?3 IS NULL OR e.branch = ?3)
-                 ORDER BY e.id",
-            )
-            .map_err(err)?;
-        let mut levels: HashMap<i64, Vec<(f64, f64, f64, i64)>> = HashMap::new();
-        let rows = stmt
-            .query_map(
-                rusqlite::params![bench.id, machine.id, filter.branch],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?),
-                    ))
-                },
-            )
-            .map_err(err)?;
-        for row in rows {
-            let (c, v) = row.map_err(err)?;
-            levels.entry(c).or_default().push(v);
-        }
-        // Steps: (base commit, commit, ...), the latest recorded last.
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT s.base_commit_id, s.commit_id, s.ratio, s.low, s.high, s.confidence,
-                        s.outcome, s.verdict, s.p_value, s.estimator, s.experiment_id
-                 FROM summaries s JOIN experiments e ON e.id = s.experiment_id
-                 WHERE s.benchmark_id = ?1 AND e.machine_id = ?2
-                   AND s.base_commit_id != s.commit_id
-                   AND s.ratio IS NOT NULL AND s.low IS NOT NULL AND s.high IS NOT NULL
-                   AND (?3 IS NULL OR e.branch = ?3)
-                 ORDER BY e.id",
-            )
-            .map_err(err)?;
-        type RawStep = (i64, i64, StepRow);
-        let rows = stmt
-            .query_map(
-                rusqlite::params![bench.id, machine.id, filter.branch],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, i64>(1)?,
-                        StepRow {
-                            from: 0,
-                            ratio: r.get(2)?,
-                            low: r.get(3)?,
-                            high: r.get(4)?,
-                            confidence: r.get(5)?,
-                            outcome: r.get(6)?,
-                            verdict: r.get(7)?,
-                            p_value: r.get(8)?,
-                            estimator: r.get(9)?,
-                            experiment_id: r.get(10)?,
-                        },
-                    ))
-                },
-            )
-            .map_err(err)?;
-        let steps: Vec<RawStep> = rows.collect::<Result<_, _>>().map_err(err)?;
+        let levels = self.levels_of(bench, machine, filter)?;
+        let steps = self.steps_of(bench, machine, filter)?;
         let mut ids: Vec<i64> = levels.keys().copied().collect();
         for (b, c, _) in &steps {
             ids.push(*b);
@@ -341,22 +276,7 @@ impl Store {
             }
         }
         let mut ordered = order_commits(commits);
-        // --since: a date, or a commit to start from.
-        if let Some(since) = &filter.since {
-            if let Some(t) = date_to_unix(since) {
-                ordered.retain(|c| c.time.is_some_and(|ct| ct >= t));
-            } else if let Some(k) = ordered
-                .iter()
-                .position(|c| c.sha.starts_with(since.as_str()))
-            {
-                ordered.drain(..k);
-            } else {
-                return Err(crate::exit::usage(format!(
-                    "--since {since}: neither a date (YYYY-MM-DD) nor a recorded commit of {}",
-                    bench.name
-                )));
-            }
-        }
+        since(&mut ordered, filter, bench)?;
         let index: HashMap<i64, usize> =
             ordered.iter().enumerate().map(|(k, c)| (c.id, k)).collect();
         let mut points: Vec<Point> = ordered
@@ -389,6 +309,93 @@ impl Store {
             change_points,
             chain,
         }))
+    }
+
+    /// Each commit's levels of `bench` on `machine`: (median, low, high, n) by commit id.
+    fn levels_of(
+        &self,
+        bench: &Benchmark,
+        machine: &Machine,
+        filter: &Filter,
+    ) -> anyhow::Result<HashMap<i64, Vec<StoredLevel>>> {
+        let err = |e| self.error(e);
+        // Levels: (commit id, median, low, high, n).
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT l.commit_id, l.median, l.low, l.high, l.n
+                 FROM levels l JOIN experiments e ON e.id = l.experiment_id
+                 WHERE l.benchmark_id = ?1 AND e.machine_id = ?2
+                   AND (?3 IS NULL OR e.branch = ?3)
+                 ORDER BY e.id",
+            )
+            .map_err(err)?;
+        let mut levels: HashMap<i64, Vec<(f64, f64, f64, i64)>> = HashMap::new();
+        let rows = stmt
+            .query_map(
+                rusqlite::params![bench.id, machine.id, filter.branch],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?),
+                    ))
+                },
+            )
+            .map_err(err)?;
+        for row in rows {
+            let (c, v) = row.map_err(err)?;
+            levels.entry(c).or_default().push(v);
+        }
+        Ok(levels)
+    }
+
+    /// Every recorded step of `bench` on `machine`: (base commit, commit, step), the latest
+    /// recorded last.
+    fn steps_of(
+        &self,
+        bench: &Benchmark,
+        machine: &Machine,
+        filter: &Filter,
+    ) -> anyhow::Result<Vec<RawStep>> {
+        let err = |e| self.error(e);
+        // Steps: (base commit, commit, ...), the latest recorded last.
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT s.base_commit_id, s.commit_id, s.ratio, s.low, s.high, s.confidence,
+                        s.outcome, s.verdict, s.p_value, s.estimator, s.experiment_id
+                 FROM summaries s JOIN experiments e ON e.id = s.experiment_id
+                 WHERE s.benchmark_id = ?1 AND e.machine_id = ?2
+                   AND s.base_commit_id != s.commit_id
+                   AND s.ratio IS NOT NULL AND s.low IS NOT NULL AND s.high IS NOT NULL
+                   AND (?3 IS NULL OR e.branch = ?3)
+                 ORDER BY e.id",
+            )
+            .map_err(err)?;
+        let rows = stmt
+            .query_map(
+                rusqlite::params![bench.id, machine.id, filter.branch],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        StepRow {
+                            from: 0,
+                            ratio: r.get(2)?,
+                            low: r.get(3)?,
+                            high: r.get(4)?,
+                            confidence: r.get(5)?,
+                            outcome: r.get(6)?,
+                            verdict: r.get(7)?,
+                            p_value: r.get(8)?,
+                            estimator: r.get(9)?,
+                            experiment_id: r.get(10)?,
+                        },
+                    ))
+                },
+            )
+            .map_err(err)?;
+        rows.collect::<Result<_, _>>().map_err(err)
     }
 
     fn commits(&self, ids: &[i64]) -> anyhow::Result<Vec<Commit>> {
@@ -438,6 +445,32 @@ fn combine(v: &[(f64, f64, f64, i64)]) -> Level {
         n: v.iter().map(|x| x.3).sum(),
         experiments: k,
     }
+}
+
+/// A commit's level as stored: (median, low, high, n).
+type StoredLevel = (f64, f64, f64, i64);
+
+/// A stored step: (base commit id, commit id, the step).
+type RawStep = (i64, i64, StepRow);
+
+/// `--since`: a date, or a commit to start from.
+fn since(ordered: &mut Vec<Commit>, filter: &Filter, bench: &Benchmark) -> anyhow::Result<()> {
+    if let Some(since) = &filter.since {
+        if let Some(t) = date_to_unix(since) {
+            ordered.retain(|c| c.time.is_some_and(|ct| ct >= t));
+        } else if let Some(k) = ordered
+            .iter()
+            .position(|c| c.sha.starts_with(since.as_str()))
+        {
+            ordered.drain(..k);
+        } else {
+            return Err(crate::exit::usage(format!(
+                "--since {since}: neither a date (YYYY-MM-DD) nor a recorded commit of {}",
+                bench.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Commits in history order: by commit time (then first recorded), every parent that is

@@ -195,6 +195,15 @@ pub(super) fn render_series(s: &Series) -> String {
         "verdict",
         "",
     ];
+    out.push_str(&table(header, &series_rows(s)));
+    change_point_lines(&mut out, s);
+    chain_line(&mut out, s);
+    out
+}
+
+/// One row per point of `s`: its commit, level, step and verdict, and a change point's mark.
+fn series_rows(s: &Series) -> Vec<[String; 9]> {
+    let b = &s.benchmark;
     let mut rows: Vec<[String; 9]> = Vec::new();
     for (k, p) in s.points.iter().enumerate() {
         let (level, interval) = match &p.level {
@@ -241,8 +250,14 @@ pub(super) fn render_series(s: &Series) -> String {
             mark,
         ]);
     }
+    rows
+}
+
+/// `header` and `rows` as aligned columns (the first right-aligned), trailing blanks cut.
+fn table(header: [&str; 9], rows: &[[String; 9]]) -> String {
+    let mut out = String::new();
     let mut widths = header.map(|h| h.chars().count());
-    for r in &rows {
+    for r in rows {
         for (w, c) in widths.iter_mut().zip(r.iter()) {
             *w = (*w).max(c.chars().count());
         }
@@ -261,9 +276,15 @@ pub(super) fn render_series(s: &Series) -> String {
     };
     let head: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
     let _ = writeln!(out, "{}", line(&head));
-    for r in &rows {
+    for r in rows {
         let _ = writeln!(out, "{}", line(r));
     }
+    out
+}
+
+/// One line per change point of `s` (or that there is none).
+fn change_point_lines(out: &mut String, s: &Series) {
+    let b = &s.benchmark;
     if s.change_points.is_empty() {
         let _ = writeln!(out, "change points: none");
     } else {
@@ -283,6 +304,11 @@ pub(super) fn render_series(s: &Series) -> String {
             );
         }
     }
+}
+
+/// The chain of paired steps to the newest commit, with its largest steps.
+fn chain_line(out: &mut String, s: &Series) {
+    let b = &s.benchmark;
     match &s.chain {
         Some(ch) => {
             let largest: Vec<String> = ch
@@ -317,7 +343,6 @@ pub(super) fn render_series(s: &Series) -> String {
             let _ = writeln!(out, "chain of paired steps: none reaches the newest commit");
         }
     }
-    out
 }
 
 fn chain_word(interval: [f64; 2], higher_is_better: bool) -> &'static str {
@@ -398,6 +423,109 @@ fn confirm_command(s: &Series, index: usize) -> String {
     )
 }
 
+/// The recent change points of `s` (within `--recent`), each with its state; whether any
+/// was said, and how many fail.
+fn check_change_points(
+    args: &CheckArgs,
+    s: &Series,
+    label: &str,
+    out: &mut String,
+) -> (bool, usize) {
+    let b = &s.benchmark;
+    let n = s.points.len();
+    let (mut said, mut failures) = (false, 0usize);
+    for c in &s.change_points {
+        if c.index + args.recent < n {
+            continue;
+        }
+        said = true;
+        let p = &s.points[c.index];
+        let worse = is_worse(c.ratio, b.higher_is_better);
+        let confirmed = confirmation(s, c.index);
+        let state = match (worse, confirmed) {
+            (false, _) => "faster: not a failure",
+            (true, Some(st)) if st.outcome == "slower" => {
+                "SLOWER, confirmed by the paired comparison"
+            }
+            (true, Some(st)) if st.outcome == "faster" => {
+                "not confirmed: the paired comparison finds it faster"
+            }
+            (true, Some(st)) if st.outcome == "inconclusive" => {
+                "not confirmed: the paired comparison across it is inconclusive (rerun it with more blocks)"
+            }
+            (true, Some(_)) => "refuted: the paired comparison finds it equivalent",
+            (true, None) => "SLOWER, to confirm",
+        };
+        let fails = worse && confirmed.is_none_or(|st| st.outcome == "slower");
+        if fails {
+            failures += 1;
+        }
+        let _ = writeln!(
+            out,
+            "{label}: change point at #{} {} {:?}: {} ({}, p {:.3}) - {state}",
+            c.index + 1,
+            p.commit.short(),
+            p.commit.subject.as_deref().unwrap_or(""),
+            percent(c.ratio),
+            direction_word(c.ratio, b.higher_is_better),
+            c.p_value,
+        );
+        if confirmed.is_none() && c.index > 0 {
+            let _ = writeln!(out, "  confirm: {}", confirm_command(s, c.index));
+            let _ = writeln!(
+                out,
+                "    (the first command run from a build of {}, the second from a build of {})",
+                s.points[c.index - 1].commit.short(),
+                p.commit.short()
+            );
+        }
+    }
+    (said, failures)
+}
+
+/// `--fail-if-slower`: the chain of paired steps of `s` against the threshold; whether it
+/// was said, and whether it fails (1) or not (0).
+fn check_chain(args: &CheckArgs, s: &Series, label: &str, out: &mut String) -> (bool, usize) {
+    let b = &s.benchmark;
+    let (mut said, mut failures) = (false, 0usize);
+    if let (Some(pct), Some(ch)) = (args.fail_if_slower, &s.chain) {
+        let [lo, hi] = ch.chain.interval;
+        let (significant, reaches) = if b.higher_is_better {
+            (hi < 1.0, lo <= 1.0 - pct)
+        } else {
+            (lo > 1.0, hi >= 1.0 + pct)
+        };
+        said = true;
+        if significant && reaches {
+            failures += 1;
+            let _ = writeln!(
+                out,
+                "{label}: SLOWER by {} [{}, {}] over {} paired steps #{} -> #{}, reaching --fail-if-slower {}",
+                percent(ch.chain.ratio),
+                percent(lo),
+                percent(hi),
+                ch.steps.len(),
+                ch.from + 1,
+                ch.to + 1,
+                percent(1.0 + pct)
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "{label}: chain of {} paired steps #{} -> #{}: {} [{}, {}], within --fail-if-slower {}",
+                ch.steps.len(),
+                ch.from + 1,
+                ch.to + 1,
+                percent(ch.chain.ratio),
+                percent(lo),
+                percent(hi),
+                percent(1.0 + pct)
+            );
+        }
+    }
+    (said, failures)
+}
+
 /// `abba history check`.
 pub(super) fn check(args: &CheckArgs) -> anyhow::Result<u8> {
     let store = args.read.open()?;
@@ -408,88 +536,10 @@ pub(super) fn check(args: &CheckArgs) -> anyhow::Result<u8> {
         let b = &s.benchmark;
         let n = s.points.len();
         let label = format!("{} ({}) on {}", b.name, b.metric, s.machine.name);
-        let mut said = false;
-        for c in &s.change_points {
-            if c.index + args.recent < n {
-                continue;
-            }
-            said = true;
-            let p = &s.points[c.index];
-            let worse = is_worse(c.ratio, b.higher_is_better);
-            let confirmed = confirmation(s, c.index);
-            let state = match (worse, confirmed) {
-                (false, _) => "faster: not a failure",
-                (true, Some(st)) if st.outcome == "slower" => {
-                    "SLOWER, confirmed by the paired comparison"
-                }
-                (true, Some(st)) if st.outcome == "faster" => {
-                    "not confirmed: the paired comparison finds it faster"
-                }
-                (true, Some(st)) if st.outcome == "inconclusive" => {
-                    "not confirmed: the paired comparison across it is inconclusive (rerun it with more blocks)"
-                }
-                (true, Some(_)) => "refuted: the paired comparison finds it equivalent",
-                (true, None) => "SLOWER, to confirm",
-            };
-            let fails = worse && confirmed.is_none_or(|st| st.outcome == "slower");
-            if fails {
-                failures += 1;
-            }
-            let _ = writeln!(
-                out,
-                "{label}: change point at #{} {} {:?}: {} ({}, p {:.3}) - {state}",
-                c.index + 1,
-                p.commit.short(),
-                p.commit.subject.as_deref().unwrap_or(""),
-                percent(c.ratio),
-                direction_word(c.ratio, b.higher_is_better),
-                c.p_value,
-            );
-            if confirmed.is_none() && c.index > 0 {
-                let _ = writeln!(out, "  confirm: {}", confirm_command(s, c.index));
-                let _ = writeln!(
-                    out,
-                    "    (the first command run from a build of {}, the second from a build of {})",
-                    s.points[c.index - 1].commit.short(),
-                    p.commit.short()
-                );
-            }
-        }
-        if let (Some(pct), Some(ch)) = (args.fail_if_slower, &s.chain) {
-            let [lo, hi] = ch.chain.interval;
-            let (significant, reaches) = if b.higher_is_better {
-                (hi < 1.0, lo <= 1.0 - pct)
-            } else {
-                (lo > 1.0, hi >= 1.0 + pct)
-            };
-            said = true;
-            if significant && reaches {
-                failures += 1;
-                let _ = writeln!(
-                    out,
-                    "{label}: SLOWER by {} [{}, {}] over {} paired steps #{} -> #{}, reaching --fail-if-slower {}",
-                    percent(ch.chain.ratio),
-                    percent(lo),
-                    percent(hi),
-                    ch.steps.len(),
-                    ch.from + 1,
-                    ch.to + 1,
-                    percent(1.0 + pct)
-                );
-            } else {
-                let _ = writeln!(
-                    out,
-                    "{label}: chain of {} paired steps #{} -> #{}: {} [{}, {}], within --fail-if-slower {}",
-                    ch.steps.len(),
-                    ch.from + 1,
-                    ch.to + 1,
-                    percent(ch.chain.ratio),
-                    percent(lo),
-                    percent(hi),
-                    percent(1.0 + pct)
-                );
-            }
-        }
+        let (points_said, point_failures) = check_change_points(args, s, &label, &mut out);
+        let (chain_said, chain_failures) = check_chain(args, s, &label, &mut out);
+        failures += point_failures + chain_failures;
+        let said = points_said || chain_said;
         if !said {
             let _ = writeln!(
                 out,

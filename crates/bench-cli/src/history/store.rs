@@ -350,76 +350,93 @@ impl Store {
         )
         .map_err(err)?;
         let id = tx.last_insert_rowid();
-        {
-            let mut stmt = tx
-                .prepare(
-                    "INSERT INTO runs (experiment_id, run, block, position, variant, benchmark,
-                        value, wall_ns, ok) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                )
-                .map_err(err)?;
-            for (k, run) in rec.runs.iter().enumerate() {
-                super::record::crash_point(k);
-                stmt.execute(params![
-                    id,
-                    run.run,
-                    run.block,
-                    run.position,
-                    run.variant,
-                    run.benchmark,
-                    run.value,
-                    run.wall_ns as i64,
-                    run.ok,
-                ])
-                .map_err(err)?;
-            }
-        }
-        for level in &rec.levels {
-            let bench = upsert_benchmark(&tx, &level.benchmark).map_err(err)?;
-            let at = if level.at_base {
-                base.unwrap_or(commit)
-            } else {
-                commit
-            };
-            tx.execute(
-                "INSERT INTO levels (experiment_id, benchmark_id, commit_id, variant, n, median, low, high)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![id, bench, at, level.variant, level.n as i64, level.median, level.low, level.high],
-            )
-            .map_err(err)?;
-        }
-        for s in &rec.summaries {
-            let bench = upsert_benchmark(&tx, &s.benchmark).map_err(err)?;
-            tx.execute(
-                "INSERT INTO summaries (experiment_id, benchmark_id, baseline, candidate,
-                    base_commit_id, commit_id, ratio, low, high, confidence, verdict, outcome,
-                    p_value, estimator)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-                params![
-                    id,
-                    bench,
-                    s.baseline,
-                    s.candidate,
-                    if s.stepping {
-                        base.unwrap_or(commit)
-                    } else {
-                        commit
-                    },
-                    commit,
-                    s.ratio,
-                    s.interval.map(|i| i[0]),
-                    s.interval.map(|i| i[1]),
-                    s.confidence,
-                    s.verdict,
-                    s.outcome,
-                    s.p_value,
-                    s.estimator,
-                ],
-            )
-            .map_err(err)?;
-        }
+        insert_runs(&tx, id, rec).map_err(err)?;
+        insert_levels_and_summaries(&tx, id, rec, base, commit).map_err(err)?;
         tx.commit().map_err(err)?;
         Ok(Some(id))
     }
+}
+
+/// The run rows of experiment `id`.
+fn insert_runs(
+    tx: &rusqlite::Transaction<'_>,
+    id: i64,
+    rec: &super::record::Record,
+) -> rusqlite::Result<()> {
+    let mut stmt = tx.prepare(
+        "INSERT INTO runs (experiment_id, run, block, position, variant, benchmark,
+                value, wall_ns, ok) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?;
+    for (k, run) in rec.runs.iter().enumerate() {
+        super::record::crash_point(k);
+        stmt.execute(params![
+            id,
+            run.run,
+            run.block,
+            run.position,
+            run.variant,
+            run.benchmark,
+            run.value,
+            run.wall_ns as i64,
+            run.ok,
+        ])?;
+    }
+    Ok(())
+}
+
+/// The level and summary rows of experiment `id`: a level at the base commit (or a
+/// stepping summary) goes to `base`, the rest to `commit`.
+fn insert_levels_and_summaries(
+    tx: &rusqlite::Transaction<'_>,
+    id: i64,
+    rec: &super::record::Record,
+    base: Option<i64>,
+    commit: i64,
+) -> rusqlite::Result<()> {
+    for level in &rec.levels {
+        let bench = upsert_benchmark(tx, &level.benchmark)?;
+        let at = if level.at_base {
+            base.unwrap_or(commit)
+        } else {
+            commit
+        };
+        tx.execute(
+            "INSERT INTO levels (experiment_id, benchmark_id, commit_id, variant, n, median, low, high)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![id, bench, at, level.variant, level.n as i64, level.median, level.low, level.high],
+        )
+        ?;
+    }
+    for s in &rec.summaries {
+        let bench = upsert_benchmark(tx, &s.benchmark)?;
+        tx.execute(
+            "INSERT INTO summaries (experiment_id, benchmark_id, baseline, candidate,
+                base_commit_id, commit_id, ratio, low, high, confidence, verdict, outcome,
+                p_value, estimator)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            params![
+                id,
+                bench,
+                s.baseline,
+                s.candidate,
+                if s.stepping {
+                    base.unwrap_or(commit)
+                } else {
+                    commit
+                },
+                commit,
+                s.ratio,
+                s.interval.map(|i| i[0]),
+                s.interval.map(|i| i[1]),
+                s.confidence,
+                s.verdict,
+                s.outcome,
+                s.p_value,
+                s.estimator,
+            ],
+        )?;
+    }
+    Ok(())
 }
 
 fn upsert_machine(

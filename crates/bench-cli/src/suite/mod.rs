@@ -137,54 +137,29 @@ fn hooks_of(entry: &BenchmarkEntry, shell: Shell) -> anyhow::Result<Hooks> {
     })
 }
 
-/// The experiment of the picked benchmarks: variant `b/v` runs benchmark `b`'s command
-/// with `v`'s value.
-fn plan(
-    args: &SuiteArgs,
+/// The picked benchmarks' variants (benchmark `b`'s command with variant `v`'s value, named
+/// `b/v`), each with its benchmark's hooks, and the benchmarks with the settings they
+/// override.
+struct Expanded {
+    variants: Vec<Variant>,
+    hooks: Vec<Hooks>,
+    benchmarks: Vec<SuiteBenchmark>,
+}
+
+/// [`Expanded`] of the picked benchmarks of `file` (its `text`, read from `path`).
+fn expand(
     file: &SuiteFile,
     text: &str,
+    path: &Path,
     picked: &Picked<'_>,
-    resume: Option<ResumePoint>,
-    seed: u64,
-) -> anyhow::Result<Plan> {
-    let path = args.file.as_path();
-    let settings = &file.settings;
-    let shell = shell_of(
-        args.shell
-            .as_deref()
-            .or(settings.shell.as_ref().map(|s| s.get_ref().as_str())),
-        "--shell",
-    )?;
-    let design: Design = match settings.design.as_ref() {
-        Some(d) => d
-            .get_ref()
-            .parse()
-            .map_err(|e| file::at(path, text, d.span(), &format!("design: {e}")))?,
-        None => Design::Abba,
+    shell: Shell,
+    design: Design,
+) -> anyhow::Result<Expanded> {
+    let mut out = Expanded {
+        variants: Vec::new(),
+        hooks: Vec::new(),
+        benchmarks: Vec::new(),
     };
-    if design == Design::Sequential {
-        return Err(usage(
-            "a suite runs its benchmarks interleaved in blocks: design sequential has no blocks (use abba or random)",
-        ));
-    }
-    let metric: Metric = settings
-        .metric
-        .as_deref()
-        .unwrap_or("wall")
-        .parse()
-        .map_err(|e| usage(format!("{}: settings.metric: {e}", path.display())))?;
-    let timeout = match (&args.timeout, &settings.timeout) {
-        (Some(t), _) => Some(*t),
-        (None, Some(t)) => Some(file::duration(path, text, t, "settings.timeout")?),
-        (None, None) => None,
-    };
-    let settle = match &settings.settle {
-        Some(s) => file::duration(path, text, s, "settings.settle")?,
-        None => std::time::Duration::ZERO,
-    };
-    let mut variants = Vec::new();
-    let mut hooks = Vec::new();
-    let mut benchmarks = Vec::new();
     for entry in &picked.entries {
         let name = entry.name.get_ref();
         let mut indices = Vec::new();
@@ -202,12 +177,12 @@ fn plan(
                     ),
                 )
             })?;
-            indices.push(variants.len());
-            variants.push(Variant {
+            indices.push(out.variants.len());
+            out.variants.push(Variant {
                 name: format!("{name}/{vname}"),
                 command,
             });
-            hooks.push(own_hooks.clone());
+            out.hooks.push(own_hooks.clone());
         }
         let mut bench = SuiteBenchmark::new(name.clone(), indices);
         if let Some(n) = &entry.runs_per_block {
@@ -243,28 +218,18 @@ fn plan(
         if let Some(t) = &entry.timeout {
             bench.timeout = Some(file::duration(path, text, t, "timeout")?);
         }
-        benchmarks.push(bench);
+        out.benchmarks.push(bench);
     }
-    let names: Vec<&str> = picked
-        .entries
-        .iter()
-        .map(|e| e.name.get_ref().as_str())
-        .collect();
-    let gates = Gates::parse(&args.fail_if_slower, &names)?;
-    let blocks = args.blocks.or(settings.blocks).unwrap_or(20);
-    if blocks == 0 {
-        return Err(usage("--blocks must be at least 1"));
-    }
-    let cycles = match settings.runs_per_block {
-        None => 1,
-        Some(n) if n >= 2 && n % 2 == 0 => n / 2,
-        Some(n) => {
-            return Err(usage(format!(
-                "{}: settings.runs-per-block {n}: must be a positive multiple of 2 (each ABBA cycle runs each variant twice); set it per benchmark for other counts",
-                path.display()
-            )));
-        }
-    };
+    Ok(out)
+}
+
+/// The analysis of a suite's benchmarks (`--alpha`, `--baseline`, ...) and the correction
+/// across them (`--suite-correction`).
+fn suite_analysis(
+    args: &SuiteArgs,
+    file: &SuiteFile,
+    seed: u64,
+) -> anyhow::Result<(AnalysisConfig, Correction)> {
     let baseline = match &args.baseline {
         Some(b) if !file.variants.get_ref().contains_key(b) => {
             let known: Vec<&String> = file.variants.get_ref().keys().collect();
@@ -298,6 +263,93 @@ fn plan(
         ..AnalysisConfig::default()
     };
     analysis.validate().map_err(|e| usage(format!("--{e}")))?;
+    Ok((analysis, correction))
+}
+
+/// The suite's design (`settings.design`, else ABBA): a blocked one.
+fn suite_design(file: &SuiteFile, text: &str, path: &Path) -> anyhow::Result<Design> {
+    let design: Design = match file.settings.design.as_ref() {
+        Some(d) => d
+            .get_ref()
+            .parse()
+            .map_err(|e| file::at(path, text, d.span(), &format!("design: {e}")))?,
+        None => Design::Abba,
+    };
+    if design == Design::Sequential {
+        return Err(usage(
+            "a suite runs its benchmarks interleaved in blocks: design sequential has no blocks (use abba or random)",
+        ));
+    }
+    Ok(design)
+}
+
+/// The cycles of every benchmark's order per block (`settings.runs-per-block`, 2 runs of
+/// each variant per ABBA cycle).
+fn suite_cycles(file: &SuiteFile, path: &Path) -> anyhow::Result<u32> {
+    let cycles = match file.settings.runs_per_block {
+        None => 1,
+        Some(n) if n >= 2 && n % 2 == 0 => n / 2,
+        Some(n) => {
+            return Err(usage(format!(
+                "{}: settings.runs-per-block {n}: must be a positive multiple of 2 (each ABBA cycle runs each variant twice); set it per benchmark for other counts",
+                path.display()
+            )));
+        }
+    };
+    Ok(cycles)
+}
+
+/// The experiment of the picked benchmarks: variant `b/v` runs benchmark `b`'s command
+/// with `v`'s value.
+fn plan(
+    args: &SuiteArgs,
+    file: &SuiteFile,
+    text: &str,
+    picked: &Picked<'_>,
+    resume: Option<ResumePoint>,
+    seed: u64,
+) -> anyhow::Result<Plan> {
+    let path = args.file.as_path();
+    let settings = &file.settings;
+    let shell = shell_of(
+        args.shell
+            .as_deref()
+            .or(settings.shell.as_ref().map(|s| s.get_ref().as_str())),
+        "--shell",
+    )?;
+    let design = suite_design(file, text, path)?;
+    let metric: Metric = settings
+        .metric
+        .as_deref()
+        .unwrap_or("wall")
+        .parse()
+        .map_err(|e| usage(format!("{}: settings.metric: {e}", path.display())))?;
+    let timeout = match (&args.timeout, &settings.timeout) {
+        (Some(t), _) => Some(*t),
+        (None, Some(t)) => Some(file::duration(path, text, t, "settings.timeout")?),
+        (None, None) => None,
+    };
+    let settle = match &settings.settle {
+        Some(s) => file::duration(path, text, s, "settings.settle")?,
+        None => std::time::Duration::ZERO,
+    };
+    let Expanded {
+        variants,
+        hooks,
+        benchmarks,
+    } = expand(file, text, path, picked, shell, design)?;
+    let names: Vec<&str> = picked
+        .entries
+        .iter()
+        .map(|e| e.name.get_ref().as_str())
+        .collect();
+    let gates = Gates::parse(&args.fail_if_slower, &names)?;
+    let blocks = args.blocks.or(settings.blocks).unwrap_or(20);
+    if blocks == 0 {
+        return Err(usage("--blocks must be at least 1"));
+    }
+    let cycles = suite_cycles(file, path)?;
+    let (analysis, correction) = suite_analysis(args, file, seed)?;
     let config = ExperimentConfig {
         variants,
         design,

@@ -511,62 +511,17 @@ impl Session<'_> {
             Some(i) => self.hook(i, HookKind::Conclude)?,
             None => None,
         };
-        let hook_failure = [
-            (HookKind::Prepare, &prepare),
-            (HookKind::Conclude, &conclude),
-        ]
-        .into_iter()
-        .find_map(|(kind, run)| {
-            let failed = run.as_ref()?.failure.as_ref()?;
-            Some(format!("{kind}: {failed}"))
-        });
         let metric = metric_value(config.metric_of(index), &m);
-        let record = RunRecord {
-            run: planned.run_index,
-            block: planned.block,
-            position: planned.position,
-            variant: variant.name.clone(),
-            is_reference: planned.target == Target::Reference,
-            beside: planned.beside.map(|v| config.variants[v].name.clone()),
-            wall_ns: m.wall_ns,
-            user_ns: m.user_ns,
-            sys_ns: m.sys_ns,
-            max_rss_kib: m.max_rss_kib,
-            exit_code: match m.termination {
-                Termination::Exited(c) => Some(c),
-                Termination::Signaled(_)
-                | Termination::TimedOut
-                | Termination::Interrupted
-                | Termination::Stopped(_) => None,
-            },
-            signal: match m.termination {
-                Termination::Signaled(s) => Some(s),
-                Termination::Stopped(_) => Some(libc::SIGKILL),
-                Termination::Exited(_) | Termination::TimedOut | Termination::Interrupted => None,
-            },
-            timed_out: m.termination == Termination::TimedOut,
+        let measured = Measured {
+            planned,
+            variant: &variant.name,
+            index,
             env_pad,
             metric: metric.as_ref().ok().copied().flatten(),
-            allowed_cpus: self.allowed.clone(),
-            session: self.session,
-            prepare_ns: prepare.as_ref().map(|h| h.wall_ns),
-            conclude_ns: conclude.as_ref().map(|h| h.wall_ns),
-            hook_failure,
-            benchmark: config
-                .suite
-                .as_ref()
-                .zip(index)
-                .and_then(|(s, i)| s.benchmark_of(i))
-                .map(|b| b.name.clone()),
-            instructions: None,
-            cycles: None,
-            branches: None,
-            branch_misses: None,
-            cache_misses: None,
-            counted_processes: None,
-            count_error: None,
+            prepare: prepare.as_ref(),
+            conclude: conclude.as_ref(),
         };
-        let record = with_counts(record, m.counts.as_ref());
+        let record = self.record(&measured, &m);
         self.out.write_run(&record)?;
         self.observer.on_run_end(&record);
         if let (Some(i), Some(run)) = (index, &conclude) {
@@ -593,6 +548,83 @@ impl Session<'_> {
             }
         }
         Ok(record)
+    }
+}
+
+/// What one measured run was, besides its measurement: what [`Session::record`] writes.
+struct Measured<'a> {
+    planned: &'a PlannedRun,
+    /// The variant's name (`reference` for a reference run).
+    variant: &'a str,
+    /// The variant's index (`None`: the reference).
+    index: Option<usize>,
+    env_pad: usize,
+    /// The value the run line records in `metric`.
+    metric: Option<f64>,
+    prepare: Option<&'a HookRun>,
+    conclude: Option<&'a HookRun>,
+}
+
+impl Session<'_> {
+    /// The run line of `run`, measured as `m`: its place, times, exit, hooks and counts.
+    fn record(&self, run: &Measured<'_>, m: &RunMeasurement) -> RunRecord {
+        let config = self.config;
+        let (planned, index) = (run.planned, run.index);
+        let hook_failure = [
+            (HookKind::Prepare, run.prepare),
+            (HookKind::Conclude, run.conclude),
+        ]
+        .into_iter()
+        .find_map(|(kind, hook)| {
+            let failed = hook?.failure.as_ref()?;
+            Some(format!("{kind}: {failed}"))
+        });
+        let record = RunRecord {
+            run: planned.run_index,
+            block: planned.block,
+            position: planned.position,
+            variant: run.variant.to_owned(),
+            is_reference: planned.target == Target::Reference,
+            beside: planned.beside.map(|v| config.variants[v].name.clone()),
+            wall_ns: m.wall_ns,
+            user_ns: m.user_ns,
+            sys_ns: m.sys_ns,
+            max_rss_kib: m.max_rss_kib,
+            exit_code: match m.termination {
+                Termination::Exited(c) => Some(c),
+                Termination::Signaled(_)
+                | Termination::TimedOut
+                | Termination::Interrupted
+                | Termination::Stopped(_) => None,
+            },
+            signal: match m.termination {
+                Termination::Signaled(s) => Some(s),
+                Termination::Stopped(_) => Some(libc::SIGKILL),
+                Termination::Exited(_) | Termination::TimedOut | Termination::Interrupted => None,
+            },
+            timed_out: m.termination == Termination::TimedOut,
+            env_pad: run.env_pad,
+            metric: run.metric,
+            allowed_cpus: self.allowed.clone(),
+            session: self.session,
+            prepare_ns: run.prepare.map(|h| h.wall_ns),
+            conclude_ns: run.conclude.map(|h| h.wall_ns),
+            hook_failure,
+            benchmark: config
+                .suite
+                .as_ref()
+                .zip(index)
+                .and_then(|(s, i)| s.benchmark_of(i))
+                .map(|b| b.name.clone()),
+            instructions: None,
+            cycles: None,
+            branches: None,
+            branch_misses: None,
+            cache_misses: None,
+            counted_processes: None,
+            count_error: None,
+        };
+        with_counts(record, m.counts.as_ref())
     }
 }
 

@@ -330,12 +330,8 @@ pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis,
 /// analysed values are wall times, so the CPU times read beside them; left out for any
 /// other metric, whose values are not comparable with a time.
 fn fill_cpu_times(analysis: &mut Analysis, e: &Experiment) {
-    let ns_per_unit = match e.header.unit.as_str() {
-        "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        _ => return,
+    let Some(ns_per_unit) = bench_stats::model::nanos_per_time_unit(&e.header.unit) else {
+        return;
     };
     if e.header.metric != Metric::Wall {
         return;

@@ -231,6 +231,169 @@ fn child_pipe() -> io::Result<(File, Stdio)> {
     Ok((File::from(r), Stdio::from(w)))
 }
 
+/// The child's captured output: the pipes still open and what they gave so far.
+struct Pipes {
+    /// Its stdout, when a `json:` metric reads it.
+    out: Option<File>,
+    /// Its stderr, when discarded (its tail names a failure).
+    err: Option<File>,
+    tail: Tail,
+    json: JsonLines,
+    buf: Vec<u8>,
+}
+
+impl Pipes {
+    /// Reads what the pipes flagged in `ready` (bit 1: stdout, bit 2: stderr) hold, at
+    /// most `reads` reads each; a pipe at its end of file is closed.
+    fn drain(&mut self, ready: u32, reads: usize) {
+        let Pipes {
+            out,
+            err,
+            tail,
+            json,
+            buf,
+        } = self;
+        if ready & 0b010 != 0 {
+            if let Some(p) = out.as_mut() {
+                if !drain(p, buf, reads, |c| json.feed(c)) {
+                    *out = None;
+                }
+            }
+        }
+        if ready & 0b100 != 0 {
+            if let Some(p) = err.as_mut() {
+                if !drain(p, buf, reads, |c| tail.feed(c)) {
+                    *err = None;
+                }
+            }
+        }
+    }
+}
+
+/// The command of one run: `argv` with the layout padding, no stdin, its own process
+/// group, tied to abba's life (`die_with_parent`, unless a guardian does it), pinned, and
+/// its stdout and stderr shown, captured or discarded as `req` asks.
+fn command(
+    argv: &[String],
+    req: &RunRequest<'_>,
+    die_with_parent: bool,
+) -> io::Result<(Command, Pipes)> {
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..])
+        .env(LAYOUT_ENV_VAR, "x".repeat(req.env_pad))
+        .stdin(Stdio::null())
+        .process_group(0);
+    if die_with_parent {
+        sys::die_with_parent(&mut cmd);
+    }
+    if let Some(pin) = req.pin {
+        sys::pin_child(&mut cmd, pin.cpus());
+    }
+    let mut err = None;
+    match req.output {
+        OutputMode::Show | OutputMode::ShowOnStderr => {
+            cmd.stderr(Stdio::inherit());
+        }
+        OutputMode::Discard => {
+            let (r, w) = child_pipe()?;
+            err = Some(r);
+            cmd.stderr(w);
+        }
+    }
+    let mut out = None;
+    if req.capture_json {
+        let (r, w) = child_pipe()?;
+        out = Some(r);
+        cmd.stdout(w);
+    } else if req.output == OutputMode::Show {
+        cmd.stdout(Stdio::inherit());
+    } else if req.output == OutputMode::ShowOnStderr {
+        let fd = io::stderr().as_fd().try_clone_to_owned()?;
+        cmd.stdout(Stdio::from(fd));
+    } else {
+        cmd.stdout(Stdio::null());
+    }
+    let pipes = Pipes {
+        out,
+        err,
+        tail: Tail::default(),
+        json: JsonLines::new(req.output),
+        buf: vec![0u8; 64 * 1024],
+    };
+    Ok((cmd, pipes))
+}
+
+/// A running child being waited for: its timeout, and whether it was killed for it or
+/// for staying stopped.
+struct Watch {
+    pid: u32,
+    group: i32,
+    /// Its pidfd (`None` on an old kernel: the exit is polled for).
+    pidfd: Option<std::os::fd::OwnedFd>,
+    deadline: Option<Instant>,
+    timed_out: bool,
+    /// The signal that stopped it for longer than [`STOPPED_GRACE`].
+    stopped: Option<i32>,
+}
+
+impl Watch {
+    /// Waits for the child to exit, reading its pipes meanwhile; kills its group at the
+    /// deadline, or when it stays stopped (SIGSTOP, SIGTSTP, ...) beyond the grace.
+    fn wait(&mut self, start: Instant, pipes: &mut Pipes) -> io::Result<()> {
+        let (mut last_check, mut stopped_since) = (start, None::<Instant>);
+        loop {
+            let now = Instant::now();
+            if self.deadline.is_some_and(|d| now >= d) && !self.timed_out && self.stopped.is_none()
+            {
+                sys::kill_group(self.group);
+                self.timed_out = true;
+            }
+            // Without a pidfd (an old kernel) the exit is polled for every few ms.
+            let mut wait = if self.pidfd.is_some() {
+                STOP_CHECK
+            } else {
+                Duration::from_millis(2)
+            };
+            if let Some(d) = self.deadline.filter(|_| !self.timed_out) {
+                wait = wait.min(d.saturating_duration_since(now));
+            }
+            let mut fds = [-1; 3];
+            if let Some(p) = &self.pidfd {
+                fds[0] = p.as_raw_fd();
+            }
+            if let Some(p) = &pipes.out {
+                fds[1] = p.as_raw_fd();
+            }
+            if let Some(p) = &pipes.err {
+                fds[2] = p.as_raw_fd();
+            }
+            let ms = i32::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
+            let ready = sys::poll_readable(&fds, ms)?;
+            pipes.drain(ready, 1);
+            let exited = if self.pidfd.is_some() {
+                ready & 0b001 != 0
+            } else {
+                sys::exited_nohang(self.pid)?
+            };
+            if exited {
+                return Ok(());
+            }
+            if last_check.elapsed() >= STOP_CHECK && self.stopped.is_none() && !self.timed_out {
+                last_check = Instant::now();
+                match sys::stopped_by(self.pid)? {
+                    Some(signal) => {
+                        if stopped_since.get_or_insert(last_check).elapsed() >= STOPPED_GRACE {
+                            sys::kill_group(self.group);
+                            self.stopped = Some(signal);
+                        }
+                    }
+                    None => stopped_since = None,
+                }
+            }
+        }
+    }
+}
+
 impl Runner for RealRunner {
     fn preflight(&mut self, variant: &str, command: &CommandSpec) -> Result<(), SchedError> {
         match resolve_program(command.program()) {
@@ -255,45 +418,8 @@ impl Runner for RealRunner {
             _ => None,
         };
         let argv = counted.as_ref().map_or(req.command.argv(), |c| c.argv());
-        let mut cmd = Command::new(&argv[0]);
-        cmd.args(&argv[1..])
-            .env(LAYOUT_ENV_VAR, "x".repeat(req.env_pad))
-            .stdin(Stdio::null())
-            .process_group(0);
         let guardian = guardian();
-        if guardian.is_none() {
-            sys::die_with_parent(&mut cmd);
-        }
-        if let Some(pin) = req.pin {
-            sys::pin_child(&mut cmd, pin.cpus());
-        }
-        let mut err_pipe = None;
-        match req.output {
-            OutputMode::Show | OutputMode::ShowOnStderr => {
-                cmd.stderr(Stdio::inherit());
-            }
-            OutputMode::Discard => {
-                let (r, w) = child_pipe().map_err(spawn_err)?;
-                err_pipe = Some(r);
-                cmd.stderr(w);
-            }
-        }
-        let mut out_pipe = None;
-        if req.capture_json {
-            let (r, w) = child_pipe().map_err(spawn_err)?;
-            out_pipe = Some(r);
-            cmd.stdout(w);
-        } else if req.output == OutputMode::Show {
-            cmd.stdout(Stdio::inherit());
-        } else if req.output == OutputMode::ShowOnStderr {
-            let fd = io::stderr()
-                .as_fd()
-                .try_clone_to_owned()
-                .map_err(spawn_err)?;
-            cmd.stdout(Stdio::from(fd));
-        } else {
-            cmd.stdout(Stdio::null());
-        }
+        let (mut cmd, mut pipes) = command(argv, req, guardian.is_none()).map_err(spawn_err)?;
 
         let start = Instant::now();
         let child = cmd.spawn();
@@ -307,82 +433,15 @@ impl Runner for RealRunner {
         if let Some(g) = guardian {
             tell_guardian(g, group);
         }
-        let pidfd = sys::pidfd_open(pid).ok();
-        let deadline = req.timeout.map(|t| start + t);
-        let mut tail = Tail::default();
-        let mut json = JsonLines::new(req.output);
-        let mut buf = vec![0u8; 64 * 1024];
-        let (mut timed_out, mut stopped) = (false, None);
-        let (mut last_check, mut stopped_since) = (start, None::<Instant>);
-        let waited: io::Result<()> = loop {
-            let now = Instant::now();
-            if deadline.is_some_and(|d| now >= d) && !timed_out && stopped.is_none() {
-                sys::kill_group(group);
-                timed_out = true;
-            }
-            // Without a pidfd (an old kernel) the exit is polled for every few ms.
-            let mut wait = if pidfd.is_some() {
-                STOP_CHECK
-            } else {
-                Duration::from_millis(2)
-            };
-            if let Some(d) = deadline.filter(|_| !timed_out) {
-                wait = wait.min(d.saturating_duration_since(now));
-            }
-            let mut fds = [-1; 3];
-            if let Some(p) = &pidfd {
-                fds[0] = p.as_raw_fd();
-            }
-            if let Some(p) = &out_pipe {
-                fds[1] = p.as_raw_fd();
-            }
-            if let Some(p) = &err_pipe {
-                fds[2] = p.as_raw_fd();
-            }
-            let ms = i32::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
-            let ready = match sys::poll_readable(&fds, ms) {
-                Ok(r) => r,
-                Err(e) => break Err(e),
-            };
-            if ready & 0b010 != 0 {
-                if let Some(p) = out_pipe.as_mut() {
-                    if !drain(p, &mut buf, 1, |c| json.feed(c)) {
-                        out_pipe = None;
-                    }
-                }
-            }
-            if ready & 0b100 != 0 {
-                if let Some(p) = err_pipe.as_mut() {
-                    if !drain(p, &mut buf, 1, |c| tail.feed(c)) {
-                        err_pipe = None;
-                    }
-                }
-            }
-            let exited = if pidfd.is_some() {
-                ready & 0b001 != 0
-            } else {
-                match sys::exited_nohang(pid) {
-                    Ok(e) => e,
-                    Err(e) => break Err(e),
-                }
-            };
-            if exited {
-                break Ok(());
-            }
-            if last_check.elapsed() >= STOP_CHECK && stopped.is_none() && !timed_out {
-                last_check = Instant::now();
-                match sys::stopped_by(pid) {
-                    Ok(Some(signal)) => {
-                        if stopped_since.get_or_insert(last_check).elapsed() >= STOPPED_GRACE {
-                            sys::kill_group(group);
-                            stopped = Some(signal);
-                        }
-                    }
-                    Ok(None) => stopped_since = None,
-                    Err(e) => break Err(e),
-                }
-            }
+        let mut watch = Watch {
+            pid,
+            group,
+            pidfd: sys::pidfd_open(pid).ok(),
+            deadline: req.timeout.map(|t| start + t),
+            timed_out: false,
+            stopped: None,
         };
+        let waited = watch.wait(start, &mut pipes);
         let wall = start.elapsed();
         req.stop.clear_child();
         // The run is over: what it left running in its group goes with it. The child is
@@ -393,21 +452,16 @@ impl Runner for RealRunner {
         }
         // What the pipes still hold (a process that escaped the group, `setsid`, may write
         // on: bounded).
-        if let Some(p) = out_pipe.as_mut() {
-            drain(p, &mut buf, 64, |c| json.feed(c));
-        }
-        if let Some(p) = err_pipe.as_mut() {
-            drain(p, &mut buf, 64, |c| tail.feed(c));
-        }
+        pipes.drain(0b110, 64);
         waited.map_err(spawn_err)?;
         let reaped = sys::reap(pid).map_err(spawn_err)?;
         drop(child);
 
         let termination = if req.stop.stop_requested().is_some() {
             Termination::Interrupted
-        } else if timed_out {
+        } else if watch.timed_out {
             Termination::TimedOut
-        } else if let Some(signal) = stopped {
+        } else if let Some(signal) = watch.stopped {
             Termination::Stopped(signal)
         } else if let Some(code) = reaped.exit_code() {
             Termination::Exited(code)
@@ -415,11 +469,11 @@ impl Runner for RealRunner {
             Termination::Signaled(reaped.signal().unwrap_or(0))
         };
         let stderr_tail = if req.output == OutputMode::Discard {
-            tail.text()
+            pipes.tail.text()
         } else {
             String::new()
         };
-        let last_json = json.finish().filter(|_| req.capture_json);
+        let last_json = pipes.json.finish().filter(|_| req.capture_json);
         let counts = counted.map(|c| c.finish().map_err(|e| e.to_string()));
         Ok(RunMeasurement {
             counts,

@@ -24,7 +24,7 @@ use crate::paired::variance::paired_variance_components;
 use crate::rank::cliff::{CliffsDelta, Magnitude, cliffs_delta};
 use crate::rank::hodges_lehmann::hodges_lehmann;
 use crate::rank::mann_whitney::mann_whitney_u;
-use crate::rank::wilcoxon::{paired_hodges_lehmann, wilcoxon_signed_rank};
+use crate::rank::wilcoxon::{paired_hodges_lehmann_walsh, signed_rank_no_change};
 use crate::resample::bootstrap::{BootstrapConfig, BootstrapInterval};
 use crate::resample::median_ratio::median_ratio;
 
@@ -128,6 +128,9 @@ pub(crate) fn build_comparison(
             .map(|p| p.blocks)
             .filter(|&b| b < min_blocks)
             .map(|b| (b, min_blocks)),
+        too_few_informative: input
+            .paired
+            .and_then(|pa| crate::analysis::paired_verdict::too_few_informative(pa, config)),
         downgraded,
         config,
         estimator: input.paired.map(|_| config.paired_estimator),
@@ -385,10 +388,13 @@ fn paired_report(
 ) -> PairedReport {
     let diffs: Vec<f64> = pa.block_values.iter().map(|v| v[1] - v[0]).collect();
     let mut report = pa.to_report();
-    report.wilcoxon_p = wilcoxon_signed_rank(&diffs).ok().map(|w| w.p_value);
-    report.hodges_lehmann = paired_hodges_lehmann(&diffs, config.confidence)
+    // The p of no change that the interval below agrees with (conditional on the
+    // non-zero differences; SciPy's signed-rank p when none is zero or tied).
+    report.wilcoxon_p = signed_rank_no_change(&diffs).ok().map(|w| w.p_value);
+    let alpha = crate::paired::estimators::level_alpha(config.confidence, config.alpha);
+    report.hodges_lehmann = paired_hodges_lehmann_walsh(&diffs, config.confidence, alpha)
         .ok()
-        .map(|s| ShiftReport {
+        .map(|(s, _, _)| ShiftReport {
             shift: s.estimate,
             ci_low: Some(s.ci_low),
             ci_high: Some(s.ci_high),

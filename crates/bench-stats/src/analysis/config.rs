@@ -99,7 +99,10 @@ impl std::str::FromStr for PracticalRule {
 pub struct AnalysisConfig {
     /// Significance level. Default 0.05.
     pub alpha: f64,
-    /// Confidence level of every interval. Default 0.95.
+    /// Confidence level of every interval. Default 0.95, i.e. `1 - alpha` at the default
+    /// alpha: keep it at `1 - alpha` (as the CLI does unless `--confidence` is given) and
+    /// a signed-rank verdict is significant exactly when its ratio interval excludes 1.
+    /// Equivalence always uses the `1 - 2 alpha` interval, whatever this says.
     pub confidence: f64,
     /// Bootstrap resamples per interval. Default 2000.
     pub resamples: u32,

@@ -9,7 +9,7 @@ use crate::analysis::significance::{
 use crate::descriptive::Sample;
 use crate::model::report::Verdict;
 use crate::paired::estimators::{PairedAnalysis, PairedConfig, paired_analysis};
-use crate::rank::wilcoxon::wilcoxon_signed_rank;
+use crate::rank::wilcoxon::signed_rank_no_change;
 use crate::resample::bootstrap::BootstrapConfig;
 
 /// The fewest blocks with which a two-sided paired test can reach `alpha` at all: the
@@ -50,9 +50,11 @@ pub(crate) fn paired_scale(base: &[f64], cand: &[f64]) -> (Vec<f64>, &'static st
     }
 }
 
-/// The two-sided signed-rank p of `ranked` on `scale` (see [`paired_scale`]): 1 when every
-/// block log-ratio is exactly zero (no block differs, as identical instruction counts
-/// give; the test itself drops zeros and has nothing left), `None` when no test can be
+/// The two-sided p of no change of `ranked` on `scale` (see [`paired_scale`]), the one the
+/// Hodges-Lehmann interval of the same values agrees with
+/// ([`crate::rank::signed_rank_no_change`]: conditional on the informative blocks, and
+/// no smaller than the interval's own p): 1 when every block log-ratio is exactly zero
+/// (no block differs, as identical instruction counts give), `None` when no test can be
 /// made (all-zero differences of values that are not all positive stay untested: their
 /// sentence says nothing varies).
 pub(crate) fn signed_rank_p(ranked: &[f64], scale: &str) -> Option<f64> {
@@ -60,14 +62,45 @@ pub(crate) fn signed_rank_p(ranked: &[f64], scale: &str) -> Option<f64> {
     if positive && !ranked.is_empty() && ranked.iter().all(|&d| d == 0.0) {
         return Some(1.0);
     }
-    wilcoxon_signed_rank(ranked).ok().map(|w| w.p_value)
+    signed_rank_no_change(ranked).ok().map(|t| t.p_value)
+}
+
+/// The blocks whose ranked value (log-ratio or difference) is not exactly zero: the ones
+/// that inform a signed-rank test of no change.
+pub(crate) fn informative_blocks(blocks: &[[f64; 2]]) -> usize {
+    let base: Vec<f64> = blocks.iter().map(|v| v[0]).collect();
+    let cand: Vec<f64> = blocks.iter().map(|v| v[1]).collect();
+    let (ranked, _) = paired_scale(&base, &cand);
+    ranked.iter().filter(|&&d| d != 0.0).count()
+}
+
+/// `(informative, blocks, needed)` when a signed-rank estimator's comparison has enough
+/// blocks but too few of them differ for its test to reach alpha (some, not none, differ:
+/// when no block differs the p is 1 and the comparison is tested).
+pub(crate) fn too_few_informative(
+    pa: &PairedAnalysis,
+    config: &AnalysisConfig,
+) -> Option<(usize, usize, usize)> {
+    if !config.paired_estimator.is_signed_rank() {
+        return None;
+    }
+    let blocks = pa.decision_blocks();
+    let need = min_paired_blocks(config.alpha);
+    let informative = informative_blocks(blocks);
+    (blocks.len() >= need && informative > 0 && informative < need).then_some((
+        informative,
+        blocks.len(),
+        need,
+    ))
 }
 
 /// The two-variant paired verdict, one decision with one p: for the default estimator the
 /// Wilcoxon signed-rank test of the block log-ratios (the test whose inversion gives the
 /// Hodges-Lehmann interval) against alpha; for a bootstrap estimator, its block-bootstrap
 /// interval at `1 - alpha` against no change. Fewer blocks than can reach alpha are not
-/// tested. Its practical value is the paired dominance over blocks.
+/// tested, and for the signed-rank estimators neither are fewer *informative* blocks
+/// (block log-ratios not exactly zero: the test is conditional on them). Its practical
+/// value is the paired dominance over blocks.
 pub(crate) fn paired_bootstrap_report(
     ctx: &SignificanceContext<'_>,
     paired: &[Option<PairedAnalysis>],
@@ -83,7 +116,10 @@ pub(crate) fn paired_bootstrap_report(
             let base: Vec<f64> = pa.block_values.iter().map(|v| v[0]).collect();
             let cand: Vec<f64> = pa.block_values.iter().map(|v| v[1]).collect();
             let p = decision_p(pa);
-            let enough = pa.blocks >= min_blocks(config);
+            // Fewer blocks, or fewer blocks that differ, than the test needs to reach
+            // alpha: no test.
+            let enough =
+                pa.blocks >= min_blocks(config) && too_few_informative(pa, config).is_none();
             let estimator = config.paired_estimator;
             let (verdict, p) = match p {
                 _ if !enough => (Verdict::NotTested, p),

@@ -31,6 +31,9 @@ pub(crate) struct Facts<'a> {
     pub equivalence: &'a Equivalence,
     /// `(blocks, needed)` when a paired comparison has too few blocks to be tested.
     pub too_few_blocks: Option<(usize, usize)>,
+    /// `(informative, blocks, needed)` when enough blocks were run but too few of them
+    /// differ (log-ratio not exactly zero) for the signed-rank test to reach alpha.
+    pub too_few_informative: Option<(usize, usize, usize)>,
     /// `(what, value)` of the practical value that failed the gate, if one did.
     pub downgraded: Option<(&'a str, f64)>,
     pub config: &'a AnalysisConfig,
@@ -135,7 +138,19 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
         return without_ratio(f, &scope);
     };
     let measure = f.quantity.as_str();
-    let rt = ratio_text(r, f.ratio_ci);
+    // The interval beside a verdict is at 1 - alpha unless another level was asked for
+    // (--confidence): then say so, as it may not agree with the verdict.
+    let level = f.config.confidence;
+    let rt = if f.ratio_ci.is_some() && (1.0 - level - f.config.alpha).abs() > 1e-9 {
+        format!(
+            "{} at {}, not the verdict's {}",
+            ratio_text(r, f.ratio_ci),
+            level_text(level),
+            level_text(1.0 - f.config.alpha)
+        )
+    } else {
+        ratio_text(r, f.ratio_ci)
+    };
     let m = f.config.equivalence_margin * 100.0;
     let tost = tost_text(f);
     let of = estimand_clause(f);
@@ -155,7 +170,9 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
                 percent_change(r, f.quantity)
             )
         }
-        Outcome::Equivalent if f.verdict == Verdict::Significant => format!(
+        // A ratio of exactly 1 is never called a real change (it cannot be significant
+        // under the signed-rank rule; a bootstrap estimator's point may still round to 1).
+        Outcome::Equivalent if f.verdict == Verdict::Significant && r != 1.0 => format!(
             "{cand} differs from {base} by less than the ±{m:.1}% margin{of}: {measure} ratio {rt} ({}), a real change but {tost}, {scope}.",
             percent_change(r, f.quantity)
         ),
@@ -163,6 +180,16 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
             format!("{cand} and {base} are equivalent within ±{m:.1}%{of}: {tost}, {scope}.")
         }
         Outcome::Inconclusive | Outcome::Mixed => inconclusive(f, &rt, measure, &scope),
+    }
+}
+
+/// "95%", "99.9%": a confidence level as a percentage, one decimal only when needed.
+fn level_text(level: f64) -> String {
+    let pct = level * 100.0;
+    if (pct - pct.round()).abs() < 1e-9 {
+        format!("{pct:.0}%")
+    } else {
+        format!("{pct:.1}%")
     }
 }
 
@@ -183,6 +210,19 @@ fn tost_text(f: &Facts<'_>) -> String {
     }
 }
 
+/// "not tested: only 5 of 39 blocks differ ..." for a comparison whose test is
+/// conditional on too few informative blocks; `ratio` is " Ratio 1.000x [...]" or empty.
+fn too_few_informative_text(f: &Facts<'_>, ratio: &str) -> Option<String> {
+    let (informative, blocks, need) = f.too_few_informative?;
+    Some(format!(
+        "{} vs {}: not tested: only {informative} of {blocks} blocks differ (the other {} gave identical values), too few for the signed-rank test, which is conditional on the blocks that differ, to reach alpha = {} (it needs at least {need} that differ).{ratio} Run more blocks, or measure at a finer resolution.",
+        f.candidate,
+        f.baseline,
+        blocks - informative,
+        f.config.alpha
+    ))
+}
+
 fn without_ratio(f: &Facts<'_>, scope: &str) -> String {
     let (cand, base) = (f.candidate, f.baseline);
     if let Some((have, need)) = f.too_few_blocks {
@@ -190,6 +230,9 @@ fn without_ratio(f: &Facts<'_>, scope: &str) -> String {
             "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}); run more blocks.",
             f.config.alpha
         );
+    }
+    if let Some(text) = too_few_informative_text(f, "") {
+        return text;
     }
     match f.verdict {
         Verdict::NotTested => match f.constant {
@@ -239,6 +282,9 @@ fn inconclusive(f: &Facts<'_>, rt: &str, measure: &str, scope: &str) -> String {
             "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}). Ratio {rt}; run more blocks.",
             f.config.alpha
         );
+    }
+    if let Some(text) = too_few_informative_text(f, &format!(" Ratio {rt}.")) {
+        return text;
     }
     if f.verdict == Verdict::NotTested {
         if let Equivalence::Untestable(why) = f.equivalence {

@@ -95,7 +95,14 @@ fn compare(
     let boot = hierarchical_bootstrap(&tree, config.resamples, config.seed)?;
     let k = tree.len();
     let ci = pooled_interval(boot.estimate, boot.standard_error, k, level);
-    let outcome = pooled_outcome(ci, higher_is_better, config.equivalence_margin);
+    // Equivalence is two one-sided tests at alpha: the 1 - 2 alpha interval.
+    let tost = pooled_interval(
+        boot.estimate,
+        boot.standard_error,
+        k,
+        1.0 - 2.0 * config.alpha,
+    );
+    let outcome = pooled_outcome(ci, tost, higher_is_better, config.equivalence_margin);
     let blocks: usize = tree.iter().flatten().map(Vec::len).sum();
     let noun = if by_host { "host" } else { "session" };
     let pooled = PooledEffect {
@@ -120,7 +127,17 @@ fn compare(
             tau_squared: h.tau_squared,
             p_value: h.p_value,
         });
-    let summary = sentence(&pooled, noun, higher_is_better);
+    let mut summary = sentence(&pooled, noun, higher_is_better);
+    if let (Outcome::Equivalent, Some([lo, hi])) = (pooled.outcome, tost) {
+        summary.push_str(&format!(
+            " (its {:.0}% interval [{:.3}, {:.3}] lies inside ±{:.1}%: two one-sided tests at alpha {})",
+            (1.0 - 2.0 * config.alpha) * 100.0,
+            lo.exp(),
+            hi.exp(),
+            config.equivalence_margin * 100.0,
+            config.alpha
+        ));
+    }
     Some(LevelledComparison {
         class: None,
         baseline: base.name.clone(),
@@ -146,13 +163,19 @@ pub fn pooled_interval(estimate: f64, se: f64, k: usize, level: f64) -> Option<[
     Some([estimate - half, estimate + half])
 }
 
-/// Equivalent when the whole interval lies within the margin, else faster or slower when
-/// it excludes no change, else inconclusive.
-fn pooled_outcome(ci: Option<[f64; 2]>, higher_is_better: bool, margin: f64) -> Outcome {
-    let Some([lo, hi]) = ci else {
+/// Equivalent when the whole `1 - 2 alpha` interval (`tost`, two one-sided tests at alpha)
+/// lies within the margin, else faster or slower when the `1 - alpha` interval `ci`
+/// excludes no change, else inconclusive.
+fn pooled_outcome(
+    ci: Option<[f64; 2]>,
+    tost: Option<[f64; 2]>,
+    higher_is_better: bool,
+    margin: f64,
+) -> Outcome {
+    let (Some([lo, hi]), Some([tost_lo, tost_hi])) = (ci, tost) else {
         return Outcome::Inconclusive;
     };
-    if lo >= (1.0 - margin).ln() && hi <= (1.0 + margin).ln() {
+    if tost_lo >= (1.0 - margin).ln() && tost_hi <= (1.0 + margin).ln() {
         Outcome::Equivalent
     } else if hi < 0.0 || lo > 0.0 {
         if (lo > 0.0) == higher_is_better {
@@ -306,4 +329,24 @@ fn comparison_warnings(
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tost_tests {
+    use super::*;
+
+    /// Equivalence is two one-sided tests at alpha, read off the `1 - 2 alpha` interval:
+    /// with 5 hosts and a pooled log-ratio of 0 whose 95% interval reaches past ±1% but
+    /// whose 90% interval does not, the pooled verdict is equivalent.
+    #[test]
+    fn pooled_equivalence_is_a_tost_at_one_minus_two_alpha() {
+        let se = 0.0037;
+        let ci = pooled_interval(0.0, se, 5, 0.95);
+        let tost = pooled_interval(0.0, se, 5, 0.90);
+        let margin = 0.01_f64;
+        assert!(ci.unwrap()[1] > (1.0 + margin).ln());
+        assert!(tost.unwrap()[1] < (1.0 + margin).ln());
+        assert_eq!(pooled_outcome(ci, tost, false, margin), Outcome::Equivalent);
+        assert_eq!(pooled_outcome(ci, ci, false, margin), Outcome::Inconclusive);
+    }
 }

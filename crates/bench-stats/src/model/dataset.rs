@@ -113,8 +113,8 @@ impl Quantity {
         }
     }
 
-    /// The quantity a unit names, if it names one: a duration (`ns`, `us`, `µs`, `ms`, `s`,
-    /// `min`, `h`) is time, an amount of memory (`B`, `KB`, `KiB`, `MB`, `MiB`, `GB`, `GiB`,
+    /// The quantity a unit names, if it names one: a duration ([`nanos_per_time_unit`],
+    /// any case) is time, an amount of memory (`B`, `KB`, `KiB`, `MB`, `MiB`, `GB`, `GiB`,
     /// `bytes`, ...) is memory, a rate (anything ending in `/s`, `/sec`) is throughput.
     /// Case matters only for `B`/`b` (bytes vs bits: bits are not memory). Time: O(len).
     pub fn of_unit(unit: &str) -> Option<Quantity> {
@@ -123,10 +123,10 @@ impl Quantity {
         if lower.len() > 2 && (lower.ends_with("/s") || lower.ends_with("/sec")) {
             return Some(Quantity::Throughput);
         }
+        if nanos_per_time_unit(&lower).is_some() {
+            return Some(Quantity::Time);
+        }
         match lower.as_str() {
-            "ns" | "us" | "µs" | "μs" | "ms" | "s" | "sec" | "secs" | "seconds" | "min" | "h" => {
-                return Some(Quantity::Time);
-            }
             "bytes" | "byte" | "kb" | "kib" | "mb" | "mib" | "gb" | "gib" | "tb" | "tib" => {
                 return Some(Quantity::Memory);
             }
@@ -140,6 +140,31 @@ impl Quantity {
     pub fn infer(unit: &str, higher_is_better: bool) -> Quantity {
         Quantity::of_unit(unit).unwrap_or_else(|| Quantity::by_direction(higher_is_better))
     }
+}
+
+/// Nanoseconds in one `unit` of time, for the names of time abba reads anywhere (a
+/// dataset's unit, a raw file's unit, a duration flag, a display scale): `ns`; `us`, `µs`
+/// (micro sign) and `μs` (Greek mu); `ms`; `s`, `sec`, `secs`, `seconds`; `min`; `h`,
+/// `hr`. Case-sensitive (`Ms` is not `ms`); `None` for anything else. The crate's one
+/// list of time units.
+///
+/// # Examples
+/// ```
+/// use bench_stats::model::nanos_per_time_unit;
+/// assert_eq!(nanos_per_time_unit("ms"), Some(1e6));
+/// assert_eq!(nanos_per_time_unit("min"), Some(60e9));
+/// assert_eq!(nanos_per_time_unit("ops/s"), None);
+/// ```
+pub fn nanos_per_time_unit(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "ns" => 1.0,
+        "us" | "µs" | "μs" => 1e3,
+        "ms" => 1e6,
+        "s" | "sec" | "secs" | "seconds" => 1e9,
+        "min" => 60e9,
+        "h" | "hr" => 3600e9,
+        _ => return None,
+    })
 }
 
 impl From<String> for Quantity {

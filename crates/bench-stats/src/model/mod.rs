@@ -7,7 +7,9 @@ pub mod levels;
 pub mod metrics;
 pub mod report;
 
-pub use dataset::{Dataset, Observation, Parameter, Quantity, ReferenceRun, Series};
+pub use dataset::{
+    Dataset, Observation, Parameter, Quantity, ReferenceRun, Series, nanos_per_time_unit,
+};
 pub use distribution::{DistributionKind, IntervalDistribution};
 pub use levels::{
     HeterogeneityReport, LevelVariance, LevelledComparison, LevelsReport, PooledEffect, UnitEffect,

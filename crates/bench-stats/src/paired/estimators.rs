@@ -15,7 +15,7 @@ use crate::model::distribution::{DistributionKind, IntervalDistribution};
 use crate::model::report::PairedReport;
 use crate::paired::robust::{BlockSummary, pooled_median_ratio};
 use crate::paired::shape::{SHAPE_QUANTILES, ShapeAnalysis, ShapeConfig, shape_analysis};
-use crate::rank::wilcoxon::{paired_hodges_lehmann, paired_hodges_lehmann_walsh};
+use crate::rank::wilcoxon::paired_hodges_lehmann_walsh;
 use crate::resample::bootstrap::{
     self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic,
 };
@@ -240,7 +240,14 @@ impl<'a> Blocks<'a> {
             });
         }
         let positive = b.iter().chain(c).all(|&v| v > 0.0);
-        let log_ratios = positive.then(|| b.iter().zip(c).map(|(b, c)| c.ln() - b.ln()).collect());
+        // The same log-ratios the signed-rank p is computed from (`paired_scale`), so that
+        // the interval and the p agree bit for bit.
+        let log_ratios = positive.then(|| {
+            b.iter()
+                .zip(c)
+                .map(|(b, c)| crate::special::log_ratio(*c, *b))
+                .collect()
+        });
         Ok(Blocks {
             baseline: b,
             candidate: c,
@@ -296,7 +303,7 @@ impl Statistic for BlockStat<'_, '_> {
                 // The Hodges-Lehmann estimators, on whatever block values were given.
                 let l = b.log_ratios.as_ref()?;
                 let picked: Vec<f64> = idx.iter().map(|&i| l[i]).collect();
-                paired_hodges_lehmann(&picked, 0.95).ok()?.estimate.exp()
+                crate::rank::wilcoxon::paired_hl_estimate(&picked)?.exp()
             }
         };
         v.is_finite().then_some(v)
@@ -376,16 +383,22 @@ fn interval(
     estimator: PairedEstimator,
     config: &BootstrapConfig,
 ) -> Result<BootstrapInterval, StatsError> {
-    interval_keeping(blocks, estimator, config, false).map(|(interval, _)| interval)
+    interval_keeping(blocks, estimator, config, 1.0 - config.confidence, false)
+        .map(|(interval, _)| interval)
 }
 
 /// [`interval`], with the distribution it was read from when `keep` is set: the block
 /// bootstrap's replicates, or the Walsh averages of the signed-rank interval (none for a
 /// large-sample interval).
+///
+/// `alpha` is `1 - config.confidence`, or the analysis' alpha when the level is
+/// `1 - alpha` up to rounding ([`level_alpha`]): the signed-rank interval then excludes
+/// no change exactly when its p is below that alpha.
 fn interval_keeping(
     blocks: &Blocks<'_>,
     estimator: PairedEstimator,
     config: &BootstrapConfig,
+    alpha: f64,
     keep: bool,
 ) -> Result<(BootstrapInterval, Option<IntervalDistribution>), StatsError> {
     let n = blocks.differences.len();
@@ -400,7 +413,7 @@ fn interval_keeping(
         blocks.positive()?;
     }
     if estimator.is_signed_rank() {
-        return signed_rank_interval(blocks, config, keep);
+        return signed_rank_interval(blocks, config, alpha, keep);
     }
     if estimator == PairedEstimator::PooledMedianRatio {
         return Err(StatsError::InvalidParameter {
@@ -410,7 +423,7 @@ fn interval_keeping(
         });
     }
     if n > LARGE_SAMPLE_BLOCKS {
-        return large_sample_interval(blocks, estimator, config, keep);
+        return large_sample_interval(blocks, estimator, config, alpha, keep);
     }
     let (interval, replicates) =
         bootstrap::run_keeping(&BlockStat { blocks, estimator }, config, keep)?;
@@ -425,10 +438,11 @@ fn interval_keeping(
 fn signed_rank_interval(
     blocks: &Blocks<'_>,
     config: &BootstrapConfig,
+    alpha: f64,
     keep: bool,
 ) -> Result<(BootstrapInterval, Option<IntervalDistribution>), StatsError> {
     let l = blocks.positive()?;
-    let (hl, walsh, k) = paired_hodges_lehmann_walsh(l, config.confidence)?;
+    let (hl, walsh, k) = paired_hodges_lehmann_walsh(l, config.confidence, alpha)?;
     let (estimate, low, high) = (hl.estimate.exp(), hl.ci_low.exp(), hl.ci_high.exp());
     if ![estimate, low, high].iter().all(|v| v.is_finite()) {
         return Err(StatsError::NonFinite {
@@ -453,11 +467,22 @@ fn signed_rank_interval(
 }
 
 /// The Walsh averages of the log-ratios as ratios, with the levels of the interval's
-/// ends, the `k`-th smallest and the `k`-th largest.
-fn walsh_distribution(walsh: Vec<f64>, k: usize) -> Option<IntervalDistribution> {
+/// ends, the `k`-th smallest and the `k`-th largest (no levels when the interval was
+/// widened to reach no change: an end is then not one of them).
+fn walsh_distribution(walsh: Vec<f64>, k: Option<usize>) -> Option<IntervalDistribution> {
     let last = walsh.len().saturating_sub(1).max(1) as f64;
-    let levels = [(k - 1) as f64 / last, (walsh.len() - k) as f64 / last];
-    IntervalDistribution::new(DistributionKind::WalshAverages, walsh, Some(levels))?.map(f64::exp)
+    let levels = k.map(|k| [(k - 1) as f64 / last, (walsh.len() - k) as f64 / last]);
+    IntervalDistribution::new(DistributionKind::WalshAverages, walsh, levels)?.map(f64::exp)
+}
+
+/// The alpha of an interval at `confidence` beside a decision at `alpha`: `alpha` itself
+/// when `confidence` is `1 - alpha` up to rounding, else `1 - confidence`.
+pub(crate) fn level_alpha(confidence: f64, alpha: f64) -> f64 {
+    if (1.0 - confidence - alpha).abs() < 1e-12 {
+        alpha
+    } else {
+        1.0 - confidence
+    }
 }
 
 /// Above this many blocks the paired intervals come from large-sample theory instead of
@@ -474,6 +499,7 @@ fn large_sample_interval(
     blocks: &Blocks<'_>,
     estimator: PairedEstimator,
     config: &BootstrapConfig,
+    alpha: f64,
     keep: bool,
 ) -> Result<(BootstrapInterval, Option<IntervalDistribution>), StatsError> {
     let n = blocks.differences.len() as f64;
@@ -523,7 +549,9 @@ fn large_sample_interval(
         | PairedEstimator::HodgesLehmannMinLogRatio
         | PairedEstimator::HodgesLehmannMedianLogRatio
         | PairedEstimator::PooledMedianRatio
-        | PairedEstimator::TypicalRun => return signed_rank_interval(blocks, config, keep),
+        | PairedEstimator::TypicalRun => {
+            return signed_rank_interval(blocks, config, alpha, keep);
+        }
     };
     if ![estimate, low, high, standard_error]
         .iter()
@@ -781,8 +809,9 @@ fn runs_estimate(
         summarize(candidate, summary)?,
     );
     let blocks = Blocks::new(&b, &c)?;
+    let alpha = level_alpha(config.bootstrap.confidence, config.alpha);
     let (interval, distribution) =
-        match interval_keeping(&blocks, config.estimator, &config.bootstrap, true) {
+        match interval_keeping(&blocks, config.estimator, &config.bootstrap, alpha, true) {
             Ok((i, d)) => (Ok(i), d),
             Err(e) => (Err(e), None),
         };
@@ -945,10 +974,11 @@ pub fn paired_analysis(
         | PairedEstimator::PooledMedianRatio
         | PairedEstimator::TypicalRun => None,
     };
+    let alpha = level_alpha(config.bootstrap.confidence, config.alpha);
     let mut distribution = None;
     let mut of = |estimator| {
         let keep = headline == Some(estimator);
-        interval_keeping(&blocks, estimator, &config.bootstrap, keep).map(|(i, d)| {
+        interval_keeping(&blocks, estimator, &config.bootstrap, alpha, keep).map(|(i, d)| {
             if keep {
                 distribution = d;
             }

@@ -41,8 +41,9 @@ pub use page::{
     page_trend_with,
 };
 pub use wilcoxon::{
-    ContinuityCorrection, PAIRED_HL_MAX_DIFFERENCES, PairedShift, WILCOXON_AUTO_EXACT_MAX,
-    WILCOXON_EXACT_MAX, WILCOXON_PERMUTATION_MAX, WilcoxonConfig, WilcoxonMethod,
-    WilcoxonMethodChoice, WilcoxonOutcome, paired_hodges_lehmann, paired_hodges_lehmann_pairs,
-    wilcoxon_signed_rank, wilcoxon_signed_rank_pairs, wilcoxon_signed_rank_with,
+    ContinuityCorrection, NoChangeTest, PAIRED_HL_MAX_DIFFERENCES, PairedShift,
+    WILCOXON_AUTO_EXACT_MAX, WILCOXON_EXACT_MAX, WILCOXON_PERMUTATION_MAX, WilcoxonConfig,
+    WilcoxonMethod, WilcoxonMethodChoice, WilcoxonOutcome, paired_hodges_lehmann,
+    paired_hodges_lehmann_pairs, signed_rank_no_change, wilcoxon_signed_rank,
+    wilcoxon_signed_rank_pairs, wilcoxon_signed_rank_with,
 };

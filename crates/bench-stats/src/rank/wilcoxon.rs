@@ -16,17 +16,43 @@
 //! - Otherwise the normal approximation `z = (T+ - n(n+1)/4) / sigma` with
 //!   `sigma^2 = (n(n+1)(2n+1) - sum(t^3 - t)/2) / 24`.
 //!
-//! The confidence interval of the Hodges-Lehmann estimate is the textbook inversion of
-//! the signed-rank test (Hollander & Wolfe, *Nonparametric Statistical Methods*, §3.2),
-//! the construction of R's `wilcox.test(conf.int = TRUE)`: with the `M = n(n+1)/2`
-//! Walsh averages sorted, the interval is `[W_(k), W_(M+1-k)]`, where `k` is the
-//! smallest integer with `P(T+ <= k) >= alpha/2` (exact) or
-//! `k = floor(M/2 - z_(1-alpha/2) sigma)` (normal approximation), at least 1.
+//! The confidence interval of the Hodges-Lehmann estimate is the inversion of the
+//! signed-rank test (Hollander & Wolfe, *Nonparametric Statistical Methods*, §3.2; R's
+//! `wilcox.test(conf.int = TRUE)` builds it the same way): with the `M = n(n+1)/2` Walsh
+//! averages `W` sorted, the interval is `[W_(k), W_(M+1-k)]`. A shift `theta` is rejected
+//! when `T(theta)`, the count of Walsh averages beyond it, is at least `u`, the smallest
+//! count with `2 P(T >= u) < alpha`; so `k = M + 1 - u`. The reference distribution of
+//! `T` is the exact one of `n` distinct values when the differences are distinct and
+//! `n <= 50`, else the normal one with the tie correction of the groups of equal
+//! differences. The same `P(T >= u)` gives the p-value of no change, so the two cannot
+//! disagree at a boundary (an earlier `k = floor(M/2 - z sigma)` against the test's
+//! `|T - M/2| > z sigma` left a p of 0.0499 beside an interval that touched 0).
+//!
+//! # Zeros and ties
+//!
+//! Quantized metrics (memory in KiB, counters, millisecond CSVs) give differences of
+//! exactly zero, and often equal ones. [`signed_rank_no_change`] and
+//! [`paired_hodges_lehmann`] treat them alike, with this convention:
+//!
+//! - **Zeros are not evidence of a direction.** The test of no change is *conditional on
+//!   the informative differences*: zeros are dropped and the signed-rank test is run on
+//!   the rest, exact, permutation or normal by the informative count
+//!   ([`NoChangeTest::conditional_p`], SciPy's `zero_method='wilcox'`). Five informative
+//!   blocks of 39 give at best `p = 2/2^5 = 0.0625`, whatever the other 34 say.
+//! - **Zeros are values of the shift.** For any shift other than 0 a zero difference is an
+//!   ordinary value, so the interval is built from every difference, zeros included; at 0
+//!   a Walsh average of exactly zero counts *against* the change in both directions (the
+//!   conservative reading of a tie), which gives the interval's own p of no change
+//!   ([`NoChangeTest::interval_p`]).
+//! - **No change is rejected only when both reject it**: `p = max(conditional, interval)`,
+//!   and the interval is widened to reach 0 whenever `p >= alpha`. So "p < alpha" and "the
+//!   `1 - alpha` interval excludes 0" agree for every dataset, by construction. Without
+//!   zeros or ties the two p-values are one and the same signed-rank p.
 
 use crate::StatsError;
 use crate::rank::mann_whitney::Alternative;
 use crate::rank::ranks::{cmp_f64, mid_ranks};
-use crate::special::{normal_cdf, normal_ppf, normal_sf};
+use crate::special::{normal_cdf, normal_sf};
 
 /// Largest number of non-zero differences for which the automatic choice is exact.
 pub const WILCOXON_AUTO_EXACT_MAX: usize = 50;
@@ -325,32 +351,219 @@ pub(crate) fn signed_rank_pmf(n: usize) -> Vec<f64> {
     p
 }
 
+/// The p of "no change" that goes with the paired Hodges-Lehmann interval
+/// ([`signed_rank_no_change`]): the interval at `1 - alpha` excludes no change exactly
+/// when `p_value < alpha`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct NoChangeTest {
+    /// The larger of [`NoChangeTest::conditional_p`] and [`NoChangeTest::interval_p`]:
+    /// no change is rejected only when both reject it.
+    pub p_value: f64,
+    /// The signed-rank p of the informative (non-zero) differences alone, zeros dropped
+    /// ([`wilcoxon_signed_rank`], SciPy's `zero_method='wilcox'`; exact, permutation or
+    /// normal by the informative count). 1 when every difference is zero.
+    pub conditional_p: f64,
+    /// The p dual to the interval of every difference, zeros included: from the counts of
+    /// Walsh averages above and below zero (a Walsh average of exactly zero counts against
+    /// the change in both directions), under the reference distribution the interval's
+    /// critical value comes from.
+    pub interval_p: f64,
+    /// Differences that are not exactly zero.
+    pub informative: usize,
+    /// Differences that are exactly zero.
+    pub zeros: usize,
+    /// Differences used (after subsampling to [`PAIRED_HL_MAX_DIFFERENCES`]).
+    pub n_used: usize,
+}
+
+/// The two-sided signed-rank test of "no change" that the paired Hodges-Lehmann interval
+/// ([`paired_hodges_lehmann`]) inverts, with zero differences treated as the interval
+/// treats them (see the module docs, *Zeros and ties*): `p_value` is below `alpha`
+/// exactly when the `1 - alpha` interval excludes 0.
+///
+/// With no zero and no tied difference this is the signed-rank test itself (the same p as
+/// [`wilcoxon_signed_rank`], and SciPy's). More than [`PAIRED_HL_MAX_DIFFERENCES`]
+/// differences are stride-subsampled first, as the interval does.
+///
+/// Time: O(n^2) for the Walsh-average counts (n at most 2048), plus the branch of
+/// [`wilcoxon_signed_rank`] on the informative differences.
+///
+/// # Errors
+/// [`StatsError::TooFewSamples`] for an empty slice; [`StatsError::NonFinite`] for a NaN
+/// or infinite difference; [`StatsError::AllTied`] when every difference is zero.
+///
+/// # Examples
+/// ```
+/// // 39 blocks, 34 of them exactly unchanged, 5 slower: only 5 blocks inform the test,
+/// // and 5 can never reach 0.05 (the exact conditional p is 2 / 2^5).
+/// let mut d = vec![0.0; 34];
+/// d.extend([0.01, 0.02, 0.03, 0.04, 0.05]);
+/// let t = bench_stats::rank::signed_rank_no_change(&d)?;
+/// assert_eq!((t.informative, t.zeros), (5, 34));
+/// assert_eq!(t.conditional_p, 0.0625);
+/// assert!(t.p_value >= 0.0625);
+/// # Ok::<(), bench_stats::StatsError>(())
+/// ```
+pub fn signed_rank_no_change(differences: &[f64]) -> Result<NoChangeTest, StatsError> {
+    if differences.is_empty() {
+        return Err(StatsError::TooFewSamples {
+            what: "signed-rank differences",
+            needed: 1,
+            got: 0,
+        });
+    }
+    check_finite(differences, "paired difference")?;
+    let d = stride_subsample(differences, PAIRED_HL_MAX_DIFFERENCES);
+    if d.iter().all(|&x| x == 0.0) {
+        return Err(StatsError::AllTied {
+            what: "signed-rank test (all differences are zero)",
+        });
+    }
+    Ok(no_change(&d, &Reference::of(&d)))
+}
+
+/// [`signed_rank_no_change`] on the (already subsampled) differences `d`, with the
+/// interval's reference distribution.
+fn no_change(d: &[f64], reference: &Reference) -> NoChangeTest {
+    let nonzero: Vec<f64> = d.iter().copied().filter(|&x| x != 0.0).collect();
+    let conditional_p = if nonzero.is_empty() {
+        1.0
+    } else {
+        wilcoxon_signed_rank(&nonzero).map_or(1.0, |w| w.p_value)
+    };
+    let (above, below) = walsh_signs(d);
+    let interval_p = (2.0 * reference.upper(above).min(reference.upper(below))).min(1.0);
+    NoChangeTest {
+        p_value: conditional_p.max(interval_p),
+        conditional_p,
+        interval_p,
+        informative: nonzero.len(),
+        zeros: d.len() - nonzero.len(),
+        n_used: d.len(),
+    }
+}
+
+/// The Walsh average `(a + b) / 2` as every function here computes it: halves first, so it
+/// never overflows; its sign is the sign of `a + b`.
+fn walsh(a: f64, b: f64) -> f64 {
+    a / 2.0 + b / 2.0
+}
+
+/// How many Walsh averages `(d_i + d_j) / 2`, `i <= j`, lie strictly above and strictly
+/// below 0. Time: O(n^2).
+fn walsh_signs(d: &[f64]) -> (usize, usize) {
+    let (mut above, mut below) = (0, 0);
+    for i in 0..d.len() {
+        for &b in &d[i..] {
+            let w = walsh(d[i], b);
+            above += usize::from(w > 0.0);
+            below += usize::from(w < 0.0);
+        }
+    }
+    (above, below)
+}
+
+/// The null distribution of the count of Walsh averages above a shift `theta` (the
+/// signed-rank statistic of `d - theta`) for a shift that meets no difference: exact
+/// when the `n` differences are distinct and `n <= 50`, else the normal approximation
+/// with the tie correction of the groups of equal differences (which stay tied at every
+/// shift). One distribution for every shift, so the interval is an interval and its
+/// test at 0 is the test of no change.
+enum Reference {
+    /// The exact mass `P(T = t)`, `t` in `0..=M`.
+    Exact(Vec<f64>),
+    /// Mean `M / 2` and the tie-corrected standard deviation.
+    Normal { mean: f64, sigma: f64 },
+}
+
+impl Reference {
+    fn of(d: &[f64]) -> Reference {
+        let n = d.len();
+        let ties = mid_ranks(d);
+        if !ties.has_ties() && n <= WILCOXON_AUTO_EXACT_MAX {
+            return Reference::Exact(signed_rank_pmf(n));
+        }
+        let nf = n as f64;
+        let var = (nf * (nf + 1.0) * (2.0 * nf + 1.0) - ties.tie_term / 2.0) / 24.0;
+        Reference::Normal {
+            mean: nf * (nf + 1.0) / 4.0,
+            sigma: var.max(0.0).sqrt(),
+        }
+    }
+
+    /// `P(T >= s)`, non-increasing in `s`.
+    fn upper(&self, s: usize) -> f64 {
+        match self {
+            // Summed from `s` up, as the exact test sums its upper tail.
+            Reference::Exact(pmf) => pmf.get(s..).map_or(0.0, |tail| tail.iter().sum()),
+            Reference::Normal { mean, sigma } if *sigma > 0.0 => {
+                normal_sf((s as f64 - mean) / sigma)
+            }
+            Reference::Normal { mean, .. } => f64::from(u8::from(s as f64 <= *mean)),
+        }
+    }
+
+    fn method(&self) -> WilcoxonMethod {
+        match self {
+            Reference::Exact(_) => WilcoxonMethod::Exact,
+            Reference::Normal { .. } => WilcoxonMethod::Asymptotic,
+        }
+    }
+
+    /// The smallest count `u` in `0..=m` with `2 P(T >= u) < alpha` (the same arithmetic
+    /// as the p-value), `None` when even `u = m` does not reach it. Binary search: the
+    /// predicate is monotone.
+    fn critical(&self, m: usize, alpha: f64) -> Option<usize> {
+        let rejects = |s: usize| 2.0 * self.upper(s) < alpha;
+        if !rejects(m) {
+            return None;
+        }
+        let (mut lo, mut hi) = (0, m); // rejects(hi) holds
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if rejects(mid) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        Some(lo)
+    }
+}
+
 /// Hodges-Lehmann estimate of a paired shift with its confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct PairedShift {
     /// Median of the Walsh averages `(d_i + d_j) / 2`, `i <= j`.
     pub estimate: f64,
-    /// Lower end of the interval, `W_(k)`.
+    /// Lower end of the interval: `W_(k)`, or 0 when the interval is widened to reach no
+    /// change.
     pub ci_low: f64,
-    /// Upper end of the interval, `W_(M+1-k)`.
+    /// Upper end of the interval: `W_(M+1-k)`, or 0 when widened.
     pub ci_high: f64,
     /// The requested confidence level.
     pub confidence: f64,
-    /// The coverage the interval actually has under the null distribution: exact when
+    /// The coverage of `[W_(k), W_(M+1-k)]` under the reference distribution: exact when
     /// [`PairedShift::method`] is exact (at least the requested level unless `n` is too
-    /// small for any interval to reach it), approximate otherwise.
+    /// small for any interval to reach it), approximate otherwise. Widening to reach no
+    /// change only adds coverage.
     pub achieved_confidence: f64,
     /// How `k` was chosen.
     pub method: WilcoxonMethod,
     /// Number of differences used (after subsampling to
     /// [`PAIRED_HL_MAX_DIFFERENCES`]).
     pub n_used: usize,
+    /// The test of no change this interval goes with ([`signed_rank_no_change`]): the
+    /// interval excludes 0 exactly when `no_change.p_value < 1 - confidence`. `None` when
+    /// every difference is zero (the interval is then `[0, 0]`).
+    pub no_change: Option<NoChangeTest>,
 }
 
 /// Paired Hodges-Lehmann estimate: the median of all Walsh averages of `differences`
 /// (zeros included), with the signed-rank confidence interval described in the module
-/// docs (exact `k` when `n <= 50` with no tied or zero differences, normal otherwise).
+/// docs, and the test of no change that agrees with it ([`PairedShift::no_change`]).
 /// More than [`PAIRED_HL_MAX_DIFFERENCES`] differences are stride-subsampled first.
 ///
 /// Time: O(M) expected with `M = n(n+1)/2` Walsh averages (selection, not sorting),
@@ -367,22 +580,30 @@ pub struct PairedShift {
 /// let hl = bench_stats::rank::paired_hodges_lehmann(&d, 0.95)?;
 /// // Walsh averages: 1, 1.5, 2, 2, 2.5, 3 -> median 2.
 /// assert_eq!(hl.estimate, 2.0);
+/// // Three differences cannot reach 95%: the widest interval, widened to no change.
+/// assert_eq!((hl.ci_low, hl.ci_high), (0.0, 3.0));
 /// # Ok::<(), bench_stats::StatsError>(())
 /// ```
 pub fn paired_hodges_lehmann(
     differences: &[f64],
     confidence: f64,
 ) -> Result<PairedShift, StatsError> {
-    paired_hodges_lehmann_walsh(differences, confidence).map(|(shift, _, _)| shift)
+    check_confidence(confidence)?;
+    paired_hodges_lehmann_walsh(differences, confidence, 1.0 - confidence)
+        .map(|(shift, _, _)| shift)
 }
 
-/// [`paired_hodges_lehmann`] with the Walsh averages it read the estimate and interval
-/// from (in no particular order) and the interval's rank `k`: the ends are the `k`-th
-/// smallest and the `k`-th largest of them.
+/// [`paired_hodges_lehmann`] with the level's `alpha` given as well (`1 - confidence`
+/// up to rounding), so that a caller comparing a p with that very `alpha` gets an
+/// interval that agrees with it bit for bit; and with the Walsh averages it read the
+/// estimate and interval from (in no particular order) and the interval's rank `k`: the
+/// ends are the `k`-th smallest and the `k`-th largest of them (`None` when the interval
+/// was widened to reach 0, so that an end is not one of them).
 pub(crate) fn paired_hodges_lehmann_walsh(
     differences: &[f64],
     confidence: f64,
-) -> Result<(PairedShift, Vec<f64>, usize), StatsError> {
+    alpha: f64,
+) -> Result<(PairedShift, Vec<f64>, Option<usize>), StatsError> {
     if differences.is_empty() {
         return Err(StatsError::TooFewSamples {
             what: "paired hodges-lehmann differences",
@@ -394,60 +615,63 @@ pub(crate) fn paired_hodges_lehmann_walsh(
     check_confidence(confidence)?;
     let d = stride_subsample(differences, PAIRED_HL_MAX_DIFFERENCES);
     let n = d.len();
-    let mut walsh = Vec::with_capacity(n * (n + 1) / 2);
+    let mut walsh_all = Vec::with_capacity(n * (n + 1) / 2);
     for i in 0..n {
-        for j in i..n {
-            // Halves first: never overflows, identical to (a + b) / 2 otherwise.
-            walsh.push(d[i] / 2.0 + d[j] / 2.0);
+        for &b in &d[i..] {
+            walsh_all.push(walsh(d[i], b));
         }
     }
-    let m = walsh.len();
-    let estimate = median_in_place(&mut walsh);
-    let alpha = 1.0 - confidence;
-    let abs: Vec<f64> = d.iter().map(|x| x.abs()).collect();
-    let ranks = mid_ranks(&abs);
-    let clean = !ranks.has_ties() && d.iter().all(|&x| x != 0.0);
-    let (k, achieved, method) = if clean && n <= WILCOXON_AUTO_EXACT_MAX {
-        let pmf = signed_rank_pmf(n);
-        // Smallest k with P(T+ <= k) >= alpha / 2; coverage 1 - 2 P(T+ <= k - 1).
-        let mut cum = 0.0;
-        let mut k = 0;
-        while k < pmf.len() {
-            if cum + pmf[k] >= alpha / 2.0 {
-                break;
-            }
-            cum += pmf[k];
-            k += 1;
-        }
-        let k = k.max(1);
-        let below: f64 = pmf[..k].iter().sum();
-        (k, 1.0 - 2.0 * below, WilcoxonMethod::Exact)
-    } else {
-        let nf = n as f64;
-        let sigma = ((nf * (nf + 1.0) * (2.0 * nf + 1.0) - ranks.tie_term / 2.0) / 24.0).sqrt();
-        let z = -normal_ppf(alpha / 2.0).unwrap_or(0.0);
-        let raw = (m as f64 / 2.0 - z * sigma).floor();
-        let k = if raw >= 1.0 { raw as usize } else { 1 };
-        let k = k.min(m.div_ceil(2));
-        let achieved = if sigma > 0.0 {
-            1.0 - 2.0 * normal_cdf((k as f64 - 0.5 - m as f64 / 2.0) / sigma)
-        } else {
-            confidence
-        };
-        (k, achieved.clamp(0.0, 1.0), WilcoxonMethod::Asymptotic)
-    };
-    let ci_low = kth_smallest(&mut walsh, k - 1);
-    let ci_high = kth_smallest(&mut walsh, m - k);
+    let m = walsh_all.len();
+    let estimate = median_in_place(&mut walsh_all);
+    let reference = Reference::of(&d);
+    // Reject a shift when the count of Walsh averages beyond it is at least `u`:
+    // the interval is [W_(M+1-u), W_(u)], i.e. k = M + 1 - u. When no count can reject,
+    // the widest interval (k = 1), whose coverage is then below the level.
+    let u = reference.critical(m, alpha);
+    let k = u.map_or(1, |u| m + 1 - u);
+    let achieved = (1.0 - 2.0 * reference.upper(m + 1 - k)).clamp(0.0, 1.0);
+    let mut ci_low = kth_smallest(&mut walsh_all, k - 1);
+    let mut ci_high = kth_smallest(&mut walsh_all, m - k);
+    let no_change = d
+        .iter()
+        .any(|&x| x != 0.0)
+        .then(|| no_change(&d, &reference));
+    // No change is in the confidence set unless both the conditional test and the
+    // interval's own count reject it: widen the interval to reach it.
+    let mut rank = Some(k);
+    if no_change.is_none_or(|t| t.p_value >= alpha) && (ci_low > 0.0 || ci_high < 0.0) {
+        ci_low = ci_low.min(0.0);
+        ci_high = ci_high.max(0.0);
+        rank = None;
+    }
     let shift = PairedShift {
         estimate,
         ci_low,
         ci_high,
         confidence,
         achieved_confidence: achieved,
-        method,
+        method: reference.method(),
         n_used: n,
+        no_change,
     };
-    Ok((shift, walsh, k))
+    Ok((shift, walsh_all, rank))
+}
+
+/// The Hodges-Lehmann estimate alone (the median of the Walsh averages, subsampled as
+/// [`paired_hodges_lehmann`] does), for resampling loops that need no interval. `None`
+/// for an empty slice or a non-finite difference. Time: O(M) expected.
+pub(crate) fn paired_hl_estimate(differences: &[f64]) -> Option<f64> {
+    if differences.is_empty() || differences.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let d = stride_subsample(differences, PAIRED_HL_MAX_DIFFERENCES);
+    let mut walsh_all = Vec::with_capacity(d.len() * (d.len() + 1) / 2);
+    for i in 0..d.len() {
+        for &b in &d[i..] {
+            walsh_all.push(walsh(d[i], b));
+        }
+    }
+    Some(median_in_place(&mut walsh_all))
 }
 
 /// The paired form of [`paired_hodges_lehmann`]: the estimate of the differences
@@ -544,6 +768,68 @@ mod tests {
             wilcoxon_signed_rank(&[0.0, 0.0]),
             Err(StatsError::AllTied { .. })
         ));
+    }
+
+    /// More than 50 blocks: the normal branch. The old bound, `k = floor(M/2 - z sigma)`,
+    /// left an interval touching 0 beside a p just under 0.05; the bound now comes from
+    /// the test's own tail, and the two agree at every shift of a fine grid (some of which
+    /// the old bound got wrong).
+    #[test]
+    fn normal_branch_bound_agrees_with_the_test_at_the_boundary() {
+        let mut state = 12345_u64;
+        let noise: Vec<f64> = (0..60)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (state >> 11) as f64 / (1_u64 << 53) as f64 - 0.5
+            })
+            .collect();
+        let (mut near, mut old_wrong) = (0, 0);
+        for step in 0..2000 {
+            let d: Vec<f64> = noise.iter().map(|x| x + f64::from(step) * 0.0001).collect();
+            let hl = paired_hodges_lehmann(&d, 0.95).unwrap();
+            assert_eq!(hl.method, WilcoxonMethod::Asymptotic);
+            let p = signed_rank_no_change(&d).unwrap().p_value;
+            let excludes = hl.ci_low > 0.0 || hl.ci_high < 0.0;
+            assert_eq!(p < 1.0 - 0.95, excludes, "step {step}: p {p}, {hl:?}");
+            if (0.04..0.06).contains(&p) {
+                near += 1;
+                let mut w: Vec<f64> = Vec::new();
+                for i in 0..d.len() {
+                    for j in i..d.len() {
+                        w.push(walsh(d[i], d[j]));
+                    }
+                }
+                w.sort_by(f64::total_cmp);
+                let (m, nf) = (w.len() as f64, d.len() as f64);
+                let sigma = (nf * (nf + 1.0) * (2.0 * nf + 1.0) / 24.0).sqrt();
+                let k = (m / 2.0 - 1.959_963_984_540_054 * sigma).floor() as usize;
+                old_wrong += usize::from((w[k - 1] > 0.0) != excludes);
+            }
+        }
+        eprintln!("{near} shifts with p in [0.04, 0.06); the old bound disagreed at {old_wrong}");
+        assert!(near >= 5, "{near} shifts near the boundary");
+        assert!(old_wrong >= 1, "the grid reaches the old off-by-one");
+    }
+
+    /// A block pair `+a, -a` gives a Walsh average of exactly zero: it counts against the
+    /// change, in the interval and in its p alike.
+    #[test]
+    fn exact_zero_walsh_averages_count_against_the_change() {
+        let d = [-1.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
+        for confidence in [0.9, 0.95, 0.98] {
+            let hl = paired_hodges_lehmann(&d, confidence).unwrap();
+            let t = hl.no_change.unwrap();
+            assert_eq!(
+                t.p_value < 1.0 - confidence,
+                hl.ci_low > 0.0,
+                "{confidence}"
+            );
+        }
+        let t = signed_rank_no_change(&d).unwrap();
+        assert_eq!(walsh_signs(&d), (34, 1));
+        assert!(t.interval_p >= t.conditional_p);
     }
 
     #[test]

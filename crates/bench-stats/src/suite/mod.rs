@@ -35,7 +35,6 @@ use crate::analysis::AnalysisConfig;
 use crate::model::{Analysis, Dataset, Outcome, Series};
 use crate::rank::holm::testable_sorted;
 use crate::rank::holm_bonferroni;
-use crate::rank::paired_hodges_lehmann;
 
 /// How significance is controlled across a suite's comparisons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -560,7 +559,7 @@ fn block_log_ratios(
 }
 
 fn hl(values: &[f64]) -> Option<f64> {
-    paired_hodges_lehmann(values, 0.95).ok().map(|s| s.estimate)
+    crate::rank::wilcoxon::paired_hl_estimate(values)
 }
 
 /// A benchmark's `(block, log-ratio)` values to the values of one draw of blocks.
