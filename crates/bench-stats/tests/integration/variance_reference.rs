@@ -2,13 +2,11 @@
 //! `fixtures/variance/generate.py` (F of `scipy.stats.f_oneway` as an independent check of
 //! MSB / MSW).
 
-mod support;
-
+use crate::support::{EXACT_REL, assert_close};
 use bench_stats::Sample;
 use bench_stats::paired::{ratio_of_ratios, variance_components};
 use bench_stats::resample::BootstrapConfig;
 use serde_json::Value;
-use support::{EXACT_REL, assert_close};
 
 fn reference() -> Value {
     let path = concat!(

@@ -22,16 +22,14 @@
 //! evaluations per resample); experiments of 30 blocks are analysed on their first 8, 12,
 //! 20 and 30 blocks (each prefix is itself a valid experiment of that size).
 
+use crate::sim::{Design, Experiment, NoiseProfile, SimConfig, simulate, values};
 #[allow(dead_code)] // each test binary uses part of the simulator
-mod sim;
-
 use bench_docs::Figure;
 use bench_stats::diagnostics::{CarryoverConfig, CarryoverFinding, CarryoverRun, carryover};
 use bench_stats::paired::block_bootstrap;
 use bench_stats::rank::{mann_whitney_u, paired_hodges_lehmann, wilcoxon_signed_rank};
 use bench_stats::resample::{BootstrapConfig, IntervalMethod};
 use bench_stats::{AnalysisConfig, PairedEstimator, Sample, Verdict, analyze};
-use sim::{Design, Experiment, NoiseProfile, SimConfig, simulate, values};
 
 const ALPHA: f64 = 0.05;
 /// Blocks analysed: each ABBA block is 4 runs, so 30 blocks are 120 runs.

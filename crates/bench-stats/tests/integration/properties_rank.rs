@@ -1,8 +1,6 @@
 //! Invariants of the rank tests, effect sizes and special functions, on arbitrary
 //! finite input (including extreme magnitudes and heavy ties).
 
-mod support;
-
 use bench_stats::diagnostics::iid_checks;
 use bench_stats::rank::{
     MannWhitneyConfig, MannWhitneyMethod, MannWhitneyMethodChoice, ShiftConfig, cliffs_delta,

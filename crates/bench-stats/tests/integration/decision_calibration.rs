@@ -7,13 +7,11 @@
 //! tables; `docs/calibration.md` quotes them, and each test fails when its table there
 //! differs from what it printed (`bench_docs::Figure`; `ABBA_UPDATE_FIGURES=1` rewrites it). Bounds allow 3 Monte Carlo standard deviations.
 
+use crate::sim::{Design, NoiseProfile, SimConfig, simulate};
 #[allow(dead_code)] // each test binary uses part of the simulator
-mod sim;
-
 use bench_docs::Figure;
 use bench_stats::analysis::regressions;
 use bench_stats::{AnalysisConfig, Outcome, Verdict, analyze};
-use sim::{Design, NoiseProfile, SimConfig, simulate};
 
 const ALPHA: f64 = 0.05;
 const REPS: u64 = 300;

@@ -7,14 +7,12 @@
 //! place only: `cargo xtask reproduce-appendix --check` (`xtask/src/appendix/check.rs`,
 //! also a `#[test]` there).
 
-mod support;
-
+use crate::support::{EXACT_REL, assert_close};
 use bench_stats::descriptive::summarize;
 use bench_stats::paired::{PairedConfig, block_bootstrap, paired_analysis};
 use bench_stats::resample::{BootstrapConfig, IntervalMethod, unpaired_bootstrap_difference};
 use bench_stats::{PairedEstimator, Sample};
 use serde_json::Value;
-use support::{EXACT_REL, assert_close};
 
 fn fixture() -> Value {
     let path = concat!(

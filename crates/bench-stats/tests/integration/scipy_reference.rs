@@ -2,8 +2,7 @@
 //! function), read from `fixtures/scipy/reference.json`, which
 //! `fixtures/scipy/generate.py` writes from a seeded RNG.
 
-mod support;
-
+use crate::support::{EXACT_REL, TAIL_REL, assert_close};
 use bench_stats::Sample;
 use bench_stats::rank::{
     Alternative, Magnitude, MannWhitneyConfig, MannWhitneyMethod, MannWhitneyMethodChoice,
@@ -13,7 +12,6 @@ use bench_stats::rank::{
 };
 use bench_stats::special::{chi2_sf, erfc, ln_gamma, normal_cdf, normal_ppf, normal_sf};
 use serde_json::Value;
-use support::{EXACT_REL, TAIL_REL, assert_close};
 
 fn reference() -> Value {
     let path = concat!(

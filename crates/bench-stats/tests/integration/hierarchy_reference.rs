@@ -2,12 +2,10 @@
 //! trace computation of the nested ANOVA variance components, and NumPy's Cochran's Q
 //! (`fixtures/hierarchy/generate.py`, values committed in `reference.json`).
 
-mod support;
-
+use crate::support::assert_close;
 use bench_stats::hierarchy::{heterogeneity, nested_variance_components};
 use bench_stats::special::{student_t_cdf as t_cdf, student_t_ppf as t_quantile};
 use serde_json::Value;
-use support::assert_close;
 
 fn reference() -> Value {
     let path = concat!(

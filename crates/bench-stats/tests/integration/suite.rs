@@ -8,15 +8,13 @@
 //! fail. With real changes in some benchmarks, BH's false discovery proportion averages
 //! at most alpha.
 
-mod support;
-
+use crate::support::{EXACT_REL, assert_close};
 use bench_stats::sim::{NoiseProfile, SimDesign, simulate};
 use bench_stats::suite::{
     Correction, SuiteConfig, analyze_suite, benjamini_hochberg, split_by_class,
 };
 use bench_stats::{AnalysisConfig, Dataset, Design, Outcome, Series};
 use serde_json::Value;
-use support::{EXACT_REL, assert_close};
 
 fn reference() -> Value {
     let path = concat!(

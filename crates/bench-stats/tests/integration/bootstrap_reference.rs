@@ -2,13 +2,11 @@
 //! (`fixtures/bootstrap/reference.json`, written by `fixtures/bootstrap/generate.py` from
 //! `scipy.stats._resampling._bca_interval` and `scipy.stats.quantile`).
 
-mod support;
-
+use crate::support::{EXACT_REL, assert_close};
 use bench_stats::Sample;
 use bench_stats::descriptive::percentile;
 use bench_stats::resample::bca_from_replicates;
 use serde_json::Value;
-use support::{EXACT_REL, assert_close};
 
 fn reference() -> Value {
     let path = concat!(

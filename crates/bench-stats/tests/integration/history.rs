@@ -3,14 +3,12 @@
 //! `fixtures/history/generate_edivisive.py`), the chain of paired steps against hand
 //! computation and against the coverage of its interval on simulated paired experiments.
 
-mod support;
-
+use crate::support::{EXACT_REL, assert_close};
 use bench_stats::history::{ChangePointConfig, Step, chain, e_divisive, energy_split_statistics};
 use bench_stats::sequential::dataset_log_ratios;
 use bench_stats::sim::{NoiseProfile, SimDesign, simulate};
 use bench_stats::special::student_t_sf;
 use serde_json::Value;
-use support::{EXACT_REL, assert_close};
 
 fn reference() -> Value {
     let path = concat!(

@@ -2,13 +2,11 @@
 //! Student's t survival function against SciPy, read from `fixtures/scipy/welch.json`
 //! (written by `fixtures/scipy/generate_welch.py` from a seeded RNG).
 
-mod support;
-
+use crate::support::{EXACT_REL, TAIL_REL, assert_close};
 use bench_stats::Sample;
 use bench_stats::parametric::welch_t_test;
 use bench_stats::special::{regularized_beta, student_t_sf};
 use serde_json::Value;
-use support::{EXACT_REL, TAIL_REL, assert_close};
 
 fn reference() -> Value {
     let path = concat!(

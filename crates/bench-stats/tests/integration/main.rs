@@ -1,0 +1,34 @@
+//! bench-stats' integration tests, one binary (one link instead of one per file; the
+//! ripgrep layout: `autotests = false` and `[[test]] integration` in Cargo.toml). Each
+//! module is one former test file; `support` (tolerances) and `sim` (the simulator's
+//! names) are shared. The two `#[ignore]` table generators (`decision_grid`,
+//! `estimator_grid`) stay binaries of their own beside this one.
+
+#[path = "../sim/mod.rs"]
+mod sim;
+#[path = "../support/mod.rs"]
+mod support;
+
+mod analysis;
+mod appendix;
+mod bootstrap_reference;
+mod calibration;
+mod carryover_sim;
+mod decision_calibration;
+mod determinism;
+mod hierarchy_reference;
+mod hierarchy_sim;
+mod history;
+mod median_interval_reference;
+mod properties_paired;
+mod properties_rank;
+mod reference_sim;
+mod scipy_reference;
+mod sequential_calibration;
+mod shape_reference;
+mod sim_changes;
+mod sim_profiles;
+mod suite;
+mod variance_reference;
+mod verdicts;
+mod welch_reference;
