@@ -5,7 +5,7 @@
 //! A figure is marked in the Markdown file with the command that prints it:
 //!
 //! ````text
-//! <!-- abba-figure: cargo test -p bench-stats --test decision_calibration the_gate -- --nocapture -->
+//! <!-- abba-figure: cargo test -p bench-stats --test integration decision_calibration::the_gate -- --nocapture -->
 //! ```
 //! profile      PCT  blocks |       0   PCT/2     PCT   2 PCT
 //! ...

@@ -8,7 +8,7 @@
 //! `l_B` (for B) more. Three variants in Williams blocks: a run reads `rho_u` more when
 //! variant `u` ran just before it.
 //!
-//! Run with `cargo test -p bench-stats --test carryover_sim -- --nocapture` to see the
+//! Run with `cargo test -p bench-stats --test integration carryover_sim:: -- --nocapture` to see the
 //! tables. A false-alarm rate `p` over `R` sessions may exceed `alpha` by at most
 //! `3 sqrt(alpha (1 - alpha) / R)`.
 

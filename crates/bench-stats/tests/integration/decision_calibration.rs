@@ -3,7 +3,7 @@
 //! verdict, on two noise profiles (`bursty`, the hard case fitted to a busy shared VM, and
 //! `shared-vm`, a quieter one) at the default 20 blocks and at 30.
 //!
-//! `cargo test -p bench-stats --test decision_calibration -- --nocapture` prints the
+//! `cargo test -p bench-stats --test integration decision_calibration:: -- --nocapture` prints the
 //! tables; `docs/calibration.md` quotes them, and each test fails when its table there
 //! differs from what it printed (`bench_docs::Figure`; `ABBA_UPDATE_FIGURES=1` rewrites it). Bounds allow 3 Monte Carlo standard deviations.
 
@@ -70,7 +70,7 @@ fn rate(
 fn the_gate_trips_at_most_at_alpha_without_a_slowdown_and_more_often_the_larger_it_is() {
     let mut fig = Figure::new(
         DOC,
-        "cargo test -p bench-stats --test decision_calibration the_gate -- --nocapture",
+        "cargo test -p bench-stats --test integration decision_calibration::the_gate -- --nocapture",
     );
     fig.line(format!(
         "P(exit 1) of --fail-if-slower PCT, {REPS} experiments per cell (Monte Carlo SD <= 0.029)"
@@ -113,7 +113,7 @@ fn the_gate_trips_at_most_at_alpha_without_a_slowdown_and_more_often_the_larger_
 fn equivalence_is_claimed_at_most_alpha_of_the_time_at_the_margin_and_less_beyond() {
     let mut fig = Figure::new(
         DOC,
-        "cargo test -p bench-stats --test decision_calibration equivalence -- --nocapture",
+        "cargo test -p bench-stats --test integration decision_calibration::equivalence -- --nocapture",
     );
     fig.line(format!(
         "P(EQUIVALENT), {REPS} experiments per cell; true slowdown 0, margin/2, margin, 2 margin"
@@ -161,7 +161,7 @@ fn equivalence_is_claimed_at_most_alpha_of_the_time_at_the_margin_and_less_beyon
 fn the_verdict_on_identical_variants_is_significant_at_most_alpha_of_the_time() {
     let mut fig = Figure::new(
         DOC,
-        "cargo test -p bench-stats --test decision_calibration identical_variants -- --nocapture",
+        "cargo test -p bench-stats --test integration decision_calibration::the_verdict_on_identical_variants -- --nocapture",
     );
     fig.line(format!(
         "A/A: P(significant), P(FASTER or SLOWER), {REPS} experiments per cell"

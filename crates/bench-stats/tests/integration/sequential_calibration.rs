@@ -2,7 +2,7 @@
 //! the sign confidence sequence looked at after every block, stopped at the first look
 //! that decides, exactly as the runner does.
 //!
-//! `cargo test -p bench-stats --test sequential_calibration -- --nocapture` prints the
+//! `cargo test -p bench-stats --test integration sequential_calibration:: -- --nocapture` prints the
 //! figures; bigger grids (both sequences, more repetitions) are `cargo xtask sequential`.
 //! Bounds allow 3 Monte Carlo standard deviations where a rate is compared with a target.
 
@@ -80,7 +80,7 @@ fn mc_sd(p: f64, reps: u64) -> f64 {
 fn aa_false_positives_under_continuous_monitoring_stay_within_alpha() {
     let mut fig = Figure::new(
         DOC,
-        "cargo test -p bench-stats --test sequential_calibration aa_false_positives -- --nocapture",
+        "cargo test -p bench-stats --test integration sequential_calibration::aa_false_positives -- --nocapture",
     );
     let reps = 150u64;
     for profile in NoiseProfile::ALL {
@@ -108,7 +108,7 @@ fn aa_false_positives_under_continuous_monitoring_stay_within_alpha() {
 fn the_final_interval_covers_the_true_ratio() {
     let mut fig = Figure::new(
         DOC,
-        "cargo test -p bench-stats --test sequential_calibration covers -- --nocapture",
+        "cargo test -p bench-stats --test integration sequential_calibration::the_final_interval_covers -- --nocapture",
     );
     let reps = 150u64;
     for profile in [NoiseProfile::Quiet, NoiseProfile::SharedVm] {
@@ -172,7 +172,7 @@ fn stops(
 fn a_ten_percent_change_is_decided_in_a_median_of_at_most_eight_blocks() {
     let mut fig = Figure::new(
         DOC,
-        "cargo test -p bench-stats --test sequential_calibration ten_percent -- --nocapture",
+        "cargo test -p bench-stats --test integration sequential_calibration::a_ten_percent -- --nocapture",
     );
     let larger = [LookDecision::Larger];
     let (quiet, _) = stops(NoiseProfile::Quiet, 1.10, 100, &larger, 200, None);
@@ -197,7 +197,7 @@ fn a_ten_percent_change_is_decided_in_a_median_of_at_most_eight_blocks() {
 fn two_percent_on_the_shared_vm_is_decided_within_sixty_blocks() {
     let mut fig = Figure::new(
         DOC,
-        "cargo test -p bench-stats --test sequential_calibration two_percent -- --nocapture",
+        "cargo test -p bench-stats --test integration sequential_calibration::two_percent -- --nocapture",
     );
     let reps = 150;
     let larger = [LookDecision::Larger];
@@ -221,7 +221,7 @@ fn two_percent_on_the_shared_vm_is_decided_within_sixty_blocks() {
 fn identical_variants_on_a_quiet_machine_are_decided_equivalent() {
     let mut fig = Figure::new(
         DOC,
-        "cargo test -p bench-stats --test sequential_calibration identical_variants -- --nocapture",
+        "cargo test -p bench-stats --test integration sequential_calibration::identical_variants -- --nocapture",
     );
     let reps = 150;
     let eq = [LookDecision::Equivalent];
@@ -255,7 +255,7 @@ fn simulated_power(profile: NoiseProfile, blocks: u32, effect: f64, reps: u64) -
 fn plan_predicts_the_simulated_power_within_five_points() {
     let mut fig = Figure::new(
         DOC,
-        "cargo test -p bench-stats --test sequential_calibration plan_predicts -- --nocapture",
+        "cargo test -p bench-stats --test integration sequential_calibration::plan_predicts -- --nocapture",
     );
     let reps = 1500;
     for (profile, blocks, effect) in [

@@ -97,7 +97,7 @@ impl Fit {
 fn every_profile_prints_its_fitted_figures() {
     let mut fig = bench_docs::Figure::new(
         "docs/calibration.md",
-        "cargo test -p bench-stats --test sim_profiles every_profile -- --nocapture",
+        "cargo test -p bench-stats --test integration sim_profiles::every_profile -- --nocapture",
     );
     for profile in NoiseProfile::ALL {
         let f = fit(profile);

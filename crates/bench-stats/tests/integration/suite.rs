@@ -113,7 +113,7 @@ fn a_a_suites_of_20_and_50_keep_any_false_change_at_alpha_with_holm_and_bh() {
     // two of them.
     let mut fig = bench_docs::Figure::new(
         "docs/ci.md",
-        "cargo test -p bench-stats --test suite a_a_suites -- --nocapture",
+        "cargo test -p bench-stats --test integration suite::a_a_suites -- --nocapture",
     );
     let suites = 150;
     for m in [20usize, 50] {
@@ -157,7 +157,7 @@ fn bh_false_discovery_proportion_averages_at_most_alpha_with_real_changes() {
         / 80.0;
     let mut fig = bench_docs::Figure::new(
         "docs/ci.md",
-        "cargo test -p bench-stats --test suite bh_false_discovery -- --nocapture",
+        "cargo test -p bench-stats --test integration suite::bh_false_discovery -- --nocapture",
     );
     fig.line(format!(
         "BH with 8 of 40 changed: mean FDP {fdp:.3}, power {power:.3}"
