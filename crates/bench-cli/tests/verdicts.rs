@@ -95,7 +95,9 @@ fn alpha_decides_and_the_p_beside_the_verdict_is_the_deciding_one() {
 fn the_printed_interval_follows_alpha_unless_a_level_is_asked_for() {
     let v: Value = serde_json::from_slice(
         &abba()
-            .args(["analyze", "--json", "--seed", "1", "--alpha", "0.1", HL[0], HL[1]])
+            .args([
+                "analyze", "--json", "--seed", "1", "--alpha", "0.1", HL[0], HL[1],
+            ])
             .arg(data("alpha_between"))
             .output()
             .unwrap()
