@@ -240,11 +240,12 @@ pub struct AnalysisArgs {
     #[arg(long, default_value = "auto", value_name = "RULE", value_parser = parse_practical, help_heading = ANALYSIS, hide_short_help = true)]
     pub practical: PracticalRule,
     /// The estimator that decides a two-variant comparison of blocked data (default
-    /// hl-min-log-ratio; every sentence names what its ratio is about): typical-run (each
+    /// typical-run; every sentence names what its ratio is about): typical-run (each
     /// variant's median run, every run counted, session noise divided out per block, with
     /// the fast (p10) and slow (p90) runs checked beside it by a randomization test; a
-    /// change of only some runs is seen), hl-min-log-ratio (each variant's fastest run per block, Hodges-Lehmann of the block
-    /// log-ratios, signed-rank test), hl-median-log-ratio (the median run per block),
+    /// change of only some runs is seen), hl-min-log-ratio (each variant's fastest run per
+    /// block, Hodges-Lehmann of the block log-ratios, signed-rank test: more power on pure
+    /// shifts, blind to a change of the slow runs), hl-median-log-ratio (the median run per block),
     /// hl-log-ratio (the block mean), pooled-median-ratio (each variant's median over all
     /// runs, block bootstrap), median-log-ratio, ratio-of-means, mean-difference (block
     /// bootstrap of block means). The JSON names the one used (`paired_estimator`).
@@ -737,7 +738,7 @@ pub struct HookArgs {
     pub warmup_per_block: Option<u32>,
     /// Runs of each variant in every block: a multiple of the design's own (2 for two
     /// variants in ABBA, 1 otherwise); the block repeats its order, e.g. 4 makes
-    /// `A B B A A B B A`, then `B A A B B A A B`. With the default estimator (each
+    /// `A B B A A B B A`, then `B A A B B A A B`. With `--estimator hl-min-log-ratio` (each
     /// variant's fastest run in the block) 15 blocks of 4 find a small change more often
     /// than 30 of 2 on a shared machine (docs/estimator-grid.md) [default: the design's].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RUNS_PER_BLOCK), value_name = "N", help_heading = DESIGN, hide_short_help = true)]

@@ -205,6 +205,7 @@ fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) {
 fn warn_too_few_blocks(args: &CompareArgs, config: &ExperimentConfig, per: u32) {
     let needed = bench_stats::AnalysisConfig {
         alpha: args.analysis.alpha,
+        paired_estimator: args.analysis.estimator.unwrap_or_default(),
         ..bench_stats::AnalysisConfig::default()
     }
     .min_paired_blocks();

@@ -275,6 +275,6 @@ fn runs_words(advice: Option<&RunsAdvice>) -> String {
         None => "the blocks vary no more than their runs explain: only the total number of runs matters.".into(),
     };
     format!(
-        "{head}{advice}\n  (The rule weighs block means; the default verdict reads each variant's fastest run in a block, which more runs per block also help when slow runs come in bursts: on the simulated shared VM 15 blocks of 4+4 found a 2% change in 82% of experiments, 30 blocks of 2+2 in 72%.)\n"
+        "{head}{advice}\n  (The rule weighs block means; the default verdict compares every run, each divided by its block's center.)\n"
     )
 }

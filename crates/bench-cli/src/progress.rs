@@ -106,14 +106,15 @@ impl Observer for Progress {
 pub const PROVISIONAL_AFTER: usize = 3;
 
 /// The running estimate of two variants: per complete block the log-ratio of the
-/// candidate's fastest run to the baseline's (the default verdict estimator's input), and
-/// their Hodges-Lehmann estimate with its 95% signed-rank interval.
+/// candidate's median run to the baseline's (the typical run of the block, the block value
+/// the default's sequence reads), and their Hodges-Lehmann estimate with its 95%
+/// signed-rank interval.
 #[derive(Debug)]
 pub struct Running {
     baseline: String,
     candidate: String,
-    /// The current block's smallest value of the baseline and of the candidate.
-    block: Option<(u32, [Option<f64>; 2])>,
+    /// The current block's values of the baseline and of the candidate.
+    block: Option<(u32, [Vec<f64>; 2])>,
     log_ratios: Vec<f64>,
 }
 
@@ -152,19 +153,19 @@ impl Running {
         if !value.is_finite() || value <= 0.0 {
             return;
         }
-        let (b, mins) = self.block.get_or_insert((block, [None, None]));
+        let (b, values) = self.block.get_or_insert((block, [Vec::new(), Vec::new()]));
         if *b != block {
             *b = block;
-            *mins = [None, None];
+            *values = [Vec::new(), Vec::new()];
         }
-        let m = &mut mins[side];
-        *m = Some(m.map_or(value, |old: f64| old.min(value)));
+        values[side].push(value);
     }
 
     /// Every run of `block` is in: its log-ratio joins the estimate.
     pub fn block_end(&mut self, block: u32) {
-        if let Some((b, [Some(base), Some(cand)])) = self.block.take() {
-            if b == block {
+        if let Some((b, [base, cand])) = self.block.take() {
+            let median = |v: &[f64]| bench_stats::paired::BlockSummary::Median.of(v);
+            if let (true, Some(base), Some(cand)) = (b == block, median(&base), median(&cand)) {
                 self.log_ratios.push((cand / base).ln());
             }
         }
@@ -236,12 +237,12 @@ mod tests {
     use bench_stats::sequential::replay;
 
     #[test]
-    fn the_running_estimate_is_the_hl_of_block_minimum_log_ratios_after_three_blocks() {
+    fn the_running_estimate_is_the_hl_of_block_median_log_ratios_after_three_blocks() {
         let names = ["A".to_owned(), "B".to_owned()];
         let mut r = Running::new(&names).unwrap();
         assert!(Running::new(&names[..1]).is_none());
-        // Block minima: A 100, 100, 100, 100; B 110, 105, 120, 108 (a slow run of each
-        // variant does not count).
+        // Block medians (of two runs, their mean): A 120 in every block; B the mean of
+        // its fast and slow run.
         let blocks = [
             (110.0, 130.0),
             (105.0, 150.0),
@@ -258,7 +259,10 @@ mod tests {
                 assert_eq!(r.text(), None, "block {b}");
             }
         }
-        let logs: Vec<f64> = blocks.iter().map(|(f, _)| (f / 100.0_f64).ln()).collect();
+        let logs: Vec<f64> = blocks
+            .iter()
+            .map(|(f, s)| ((f + s) / 2.0 / 120.0_f64).ln())
+            .collect();
         let hl = bench_stats::rank::paired_hodges_lehmann(&logs, 0.95).unwrap();
         let text = r.text().unwrap();
         let want = format!(
@@ -268,7 +272,7 @@ mod tests {
             hl.ci_high.exp()
         );
         assert_eq!(text, want);
-        // Walsh averages of the four log-ratios; their median is between 1.05x and 1.2x.
+        // Walsh averages of the four log-ratios; their median is between 1.0x and 1.2x.
         assert!(
             text.contains("B/A 1.0") || text.contains("B/A 1.1"),
             "{text}"

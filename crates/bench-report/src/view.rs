@@ -802,10 +802,23 @@ fn deciding_test(c: &Comparison, sym: &Symbols) -> String {
         "mann-whitney" => "Mann-Whitney",
         "block-bootstrap" => return "block-bootstrap interval".to_owned(),
         "confidence-sequence:sign-median" => "confidence sequence, anytime",
+        "randomization-quantiles"
+            if c.distribution
+                .as_ref()
+                .is_some_and(|d| d.quantiles.len() == 1) =>
+        {
+            "randomization test of the median run"
+        }
         "randomization-quantiles" => "randomization test over p10/p50/p90, adjusted",
         other => other,
     };
     match (adjusted, p) {
+        (Some(adj), _) if test == "randomization-quantiles" && name.ends_with("adjusted") => {
+            format!(
+                "randomization test over p10/p50/p90, Bonferroni- then Holm-adjusted p {}",
+                p_clause(Some(adj), sym.none)
+            )
+        }
         (Some(adj), _) => format!("{name} Holm-adjusted p {}", p_clause(Some(adj), sym.none)),
         (None, Some(p)) => format!("{name} p {}", p_clause(Some(p), sym.none)),
         (None, None) => name.to_owned(),

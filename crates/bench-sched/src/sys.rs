@@ -43,20 +43,32 @@ fn timeval_ns(tv: libc::timeval) -> u64 {
         .saturating_add((tv.tv_usec.max(0) as u64) * 1000)
 }
 
-/// Whether child `pid` has terminated, without waiting or reaping
-/// (`waitid(WEXITED | WNOHANG | WNOWAIT)`).
-pub(crate) fn exited_nohang(pid: u32) -> io::Result<bool> {
-    waitid_nohang(pid, libc::WEXITED).map(|info| info.is_some())
+/// What a child is doing now, as `waitid` sees it without waiting, reaping or consuming
+/// the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChildState {
+    /// Running (or not yet reported as anything else).
+    Running,
+    /// Terminated (a zombie, still to be reaped).
+    Exited,
+    /// Stopped by this signal (SIGSTOP, SIGTTOU, ...) or trapped.
+    Stopped(i32),
 }
 
-/// The signal that stopped child `pid`, if it is stopped now, without reaping or consuming
-/// the report (`waitid(WSTOPPED | WNOHANG | WNOWAIT)`).
-pub(crate) fn stopped_by(pid: u32) -> io::Result<Option<i32>> {
-    Ok(
-        waitid_nohang(pid, libc::WSTOPPED)?.and_then(|(code, status)| {
-            (code == libc::CLD_STOPPED || code == libc::CLD_TRAPPED).then_some(status)
-        }),
-    )
+/// The state of child `pid` (`waitid(WEXITED | WSTOPPED | WNOHANG | WNOWAIT)`).
+///
+/// `WEXITED` is always asked for, also when only a stop is of interest: Linux answers a
+/// `waitid` without `WEXITED` on a child that has just become a zombie with ECHILD (the
+/// zombie is not a candidate, so "no child"), which turned a command exiting between two
+/// checks into a runner failure ("No child processes (os error 10)").
+pub(crate) fn child_state(pid: u32) -> io::Result<ChildState> {
+    Ok(match waitid_nohang(pid, libc::WEXITED | libc::WSTOPPED)? {
+        None => ChildState::Running,
+        Some((code, status)) if code == libc::CLD_STOPPED || code == libc::CLD_TRAPPED => {
+            ChildState::Stopped(status)
+        }
+        Some(_) => ChildState::Exited,
+    })
 }
 
 /// `waitid(P_PID, pid, flags | WNOHANG | WNOWAIT)`: `Some((si_code, si_status))` when the
@@ -263,10 +275,58 @@ pub(crate) fn reap(pid: u32) -> io::Result<Reaped> {
             });
         }
         let e = io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::ECHILD) {
+            // abba waits for its own child by pid alone and never ignores SIGCHLD
+            // (`make_children_waitable`), so only code sharing this process that reaps
+            // what it did not start (`waitpid(-1)`) can take the status: say so.
+            return Err(io::Error::new(
+                e.kind(),
+                format!(
+                    "{e}: the run's exit status was taken by another waiter in this process \
+                     (SIGCHLD ignored or a waitpid(-1) elsewhere), so abba cannot measure it"
+                ),
+            ));
+        }
         if e.kind() != io::ErrorKind::Interrupted {
             return Err(e);
         }
     }
+}
+
+/// Makes sure children become zombies abba can reap: a SIGCHLD disposition of `SIG_IGN`
+/// or the `SA_NOCLDWAIT` flag is inherited through `exec` from whoever started abba (a
+/// daemon, a CI agent, `signal.signal(SIGCHLD, SIG_IGN)` then `exec`), and with it the
+/// kernel reaps every child itself: `wait4` then finds no child (ECHILD) and the exit
+/// status and resource usage of the run are lost. Such a disposition is reset to the
+/// default (SIGCHLD is then ignored without auto-reaping); a handler someone installed
+/// is left as it is.
+pub(crate) fn make_children_waitable() -> io::Result<()> {
+    // SAFETY: sigaction is a plain C struct; zeroed is a valid value to be filled in.
+    let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+    // SAFETY: a null new action only reads the current one into `old`.
+    if unsafe { libc::sigaction(libc::SIGCHLD, std::ptr::null(), &mut old) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if old.sa_sigaction != libc::SIG_IGN && old.sa_flags & libc::SA_NOCLDWAIT == 0 {
+        return Ok(());
+    }
+    // SAFETY: zeroed is SIG_DFL, no flags, and the mask is emptied below.
+    let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
+    action.sa_sigaction = libc::SIG_DFL;
+    if old.sa_sigaction != libc::SIG_IGN {
+        // Keep the handler, drop only the auto-reaping flag.
+        action.sa_sigaction = old.sa_sigaction;
+        action.sa_flags = old.sa_flags & !libc::SA_NOCLDWAIT;
+        action.sa_mask = old.sa_mask;
+    } else {
+        // SAFETY: `action.sa_mask` is a valid sigset_t.
+        unsafe { libc::sigemptyset(&mut action.sa_mask) };
+    }
+    // SAFETY: `action` is fully initialised; SIG_DFL or the handler already installed.
+    if unsafe { libc::sigaction(libc::SIGCHLD, &action, std::ptr::null_mut()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Sends SIGKILL to every process of group `pgid` (errors such as "no such group" ignored).
@@ -417,4 +477,55 @@ pub(crate) fn install_handlers() -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+// The children are reaped by `reap` (wait4 by pid), which is what is tested, not `wait()`.
+#[allow(clippy::zombie_processes)]
+mod tests {
+    use super::*;
+
+    /// Waits (bounded) until `pid` has terminated, without reaping it, as the runner's
+    /// `poll` on a pidfd does.
+    fn until_zombie(pid: u32) {
+        let fd = pidfd_open(pid).unwrap();
+        assert_eq!(poll_readable(&[fd.as_raw_fd()], 10_000).unwrap(), 1);
+    }
+
+    #[test]
+    fn a_child_that_exited_since_the_last_look_is_exited_not_an_error() {
+        // The race behind "cannot run variant B: No child processes (os error 10)": the
+        // command exits between the runner's poll and its stop check. Made deterministic
+        // here: the check runs on a zombie (waitid without WEXITED gave ECHILD).
+        let child = Command::new("sh").args(["-c", "exit 7"]).spawn().unwrap();
+        let pid = child.id();
+        until_zombie(pid);
+        assert_eq!(child_state(pid).unwrap(), ChildState::Exited);
+        // Looking did not reap it: its status is still there, once.
+        assert_eq!(child_state(pid).unwrap(), ChildState::Exited);
+        assert_eq!(reap(pid).unwrap().exit_code(), Some(7));
+    }
+
+    #[test]
+    fn a_running_then_stopped_child_is_seen_as_such() {
+        let child = Command::new("sleep").arg("5").spawn().unwrap();
+        let pid = child.id();
+        assert_eq!(child_state(pid).unwrap(), ChildState::Running);
+        // SAFETY: kill has no memory-safety preconditions; `pid` is our unreaped child.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGSTOP) };
+        let t = std::time::Instant::now();
+        while child_state(pid).unwrap() == ChildState::Running {
+            assert!(t.elapsed().as_secs() < 10, "the stop was never reported");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert_eq!(
+            child_state(pid).unwrap(),
+            ChildState::Stopped(libc::SIGSTOP)
+        );
+        // SAFETY: as above.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        until_zombie(pid);
+        assert_eq!(child_state(pid).unwrap(), ChildState::Exited);
+        assert_eq!(reap(pid).unwrap().signal(), Some(libc::SIGKILL));
+    }
 }

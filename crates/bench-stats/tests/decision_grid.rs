@@ -6,8 +6,9 @@
 //! - `decision_grid_table` (ignored; release, ~10 min on 2 cores) prints the table of
 //!   `docs/estimator-grid.md`:
 //!   `GRID_REPS=200 cargo test --release -p bench-stats --test decision_grid -- --ignored --nocapture`
-//! - `default_decision_holds_on_a_tail_change` (CI): typical-run calls a tail regression
-//!   SLOWER or MIXED, never FASTER or EQUIVALENT, on a small seeded grid.
+//! - `default_decision_holds_on_a_tail_change` (CI): the default (typical-run) calls a tail
+//!   regression SLOWER or MIXED, never FASTER or EQUIVALENT; holds A/A; does not call a
+//!   growing spread FASTER; covers a shift; on a small seeded grid.
 //!
 //! Rates count an outcome of FASTER, SLOWER or MIXED as a claim of change; "wrong" is a
 //! claim in the direction opposite to the change's mean (block means' truth) and
@@ -28,6 +29,15 @@ enum Est {
 }
 
 impl Est {
+    fn key(self) -> &'static str {
+        match self {
+            Est::Default => "default",
+            Est::Fastest => "fastest",
+            Est::BlockMeans => "means",
+            Est::Oracle => "oracle",
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Est::Default => "typical-run",
@@ -141,13 +151,30 @@ fn decision_grid_table() {
     println!(
         "# whole decision through analyze(), {reps} sessions per cell, alpha 0.05, margin ±1%"
     );
+    // GRID_PROFILE=shared-vm runs one profile; GRID_ONLY=default,fastest picks estimators.
+    let only_profile = std::env::var("GRID_PROFILE").ok();
+    let only_est = std::env::var("GRID_ONLY").ok();
+    let ests: Vec<Est> = ests
+        .into_iter()
+        .filter(|e| {
+            only_est
+                .as_deref()
+                .is_none_or(|o| o.split(',').any(|k| e.key() == k))
+        })
+        .collect();
     for profile in NoiseProfile::ALL {
+        if only_profile
+            .as_deref()
+            .is_some_and(|p| p != profile.as_str())
+        {
+            continue;
+        }
         println!("\n## {}\n", profile.as_str());
         println!(
             "| estimator | A/A claims 8 bl | A/A claims 30 bl | A/A coverage 30 bl | 2% shift SLOWER 30 bl | 2% coverage |"
         );
         println!("| --- | --- | --- | --- | --- | --- |");
-        for est in ests {
+        for &est in &ests {
             let aa8 = tally(profile, &Change::none(), 8, est, reps, 1.0);
             let aa30 = tally(profile, &Change::none(), 30, est, reps, 1.0);
             let sh = tally(profile, &Change::shift(1.02), 30, est, reps, 1.02);
@@ -162,19 +189,19 @@ fn decision_grid_table() {
             );
         }
         println!(
-            "\n| change (truth: median / mean / p10 / p90) at 25 blocks | estimator | SLOWER | MIXED | FASTER | EQUIVALENT | wrong direction | false EQUIVALENT |"
+            "\n| change (truth: median / mean / p10 / p90) at 25 blocks | estimator | SLOWER | MIXED | FASTER | EQUIVALENT | wrong direction | false EQUIVALENT | median covered |"
         );
-        println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+        println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for change in changes() {
             let t = truth(&profile.config(), &change, 400, 25, 77);
             let moved = [t.median, t.mean, t.p90]
                 .iter()
                 .any(|r| (r - 1.0).abs() > MARGIN);
-            for est in ests {
+            for &est in &ests {
                 let x = tally(profile, &change, 25, est, reps, t.median);
                 let wrong = if t.mean > 1.0 { x.faster } else { x.slower };
                 println!(
-                    "| {} ({:.3} / {:.3} / {:.3} / {:.3}) | {} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% |",
+                    "| {} ({:.3} / {:.3} / {:.3} / {:.3}) | {} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% |",
                     change.name,
                     t.median,
                     t.mean,
@@ -187,6 +214,7 @@ fn decision_grid_table() {
                     pct(x.equivalent, x.n),
                     pct(wrong, x.n),
                     if moved { pct(x.equivalent, x.n) } else { 0.0 },
+                    pct(x.covers, x.n),
                 );
             }
         }
@@ -212,4 +240,157 @@ fn default_decision_holds_on_a_tail_change() {
         1.0,
     );
     assert!(aa.faster + aa.slower + aa.mixed <= 4, "{aa:?}");
+    // A spread that grows (fast runs faster, slow runs slower, median unchanged) is never
+    // called FASTER from the fast runs alone more than alpha allows.
+    let spread = tally(
+        NoiseProfile::Quiet,
+        &Change::scale(0.1),
+        25,
+        Est::Default,
+        24,
+        1.0,
+    );
+    assert!(spread.faster <= 2, "{spread:?}");
+    // A 2% shift on quiet: the interval (simultaneous 98.3%) covers it in nearly all.
+    let sh = tally(
+        NoiseProfile::Quiet,
+        &Change::shift(1.02),
+        30,
+        Est::Default,
+        24,
+        1.02,
+    );
+    assert!(sh.covers >= 21 && sh.slower >= 22, "{sh:?}");
+}
+
+/// `--until decided` as the runner does it: a look after every block from the rule's
+/// minimum; the experiment stops at the first look whose sequence decision the shape check
+/// of the data so far does not contradict, else at `max` blocks; the verdict is then the
+/// analysis of the stopped file (sequence and shape check reconciled). Returns the outcome
+/// and the blocks run.
+fn until_decided(profile: NoiseProfile, change: &Change, max: u32, seed: u64) -> (Outcome, u32) {
+    use bench_stats::analysis::SequentialRun;
+    use bench_stats::sequential::{
+        SequentialRule, dataset_log_ratios, dataset_shape, replay, shape_agrees,
+    };
+    let e = simulate_change(&profile.config(), change, SimDesign::Abba, max, 1, seed);
+    let rule = SequentialRule {
+        max_blocks: max,
+        ..SequentialRule::new(0.05, MARGIN)
+    };
+    let prefix = |n: u32| {
+        let mut d = e.dataset.clone();
+        for s in &mut d.series {
+            s.observations.retain(|o| o.block.is_some_and(|b| b < n));
+        }
+        d
+    };
+    let logs = dataset_log_ratios(&e.dataset, None).expect("positive blocks");
+    let r = replay(&logs, &rule);
+    let mut stop = max;
+    for (i, look) in r.looks.iter().enumerate() {
+        let n = u32::try_from(i + 1).expect("blocks");
+        if n < rule.min_blocks || !look.decision.decided() {
+            continue;
+        }
+        let data = prefix(n);
+        let agrees = dataset_shape(&data, None, &rule)
+            .is_none_or(|s| shape_agrees(look.decision, &s, data.higher_is_better));
+        if agrees {
+            stop = n;
+            break;
+        }
+    }
+    let config = AnalysisConfig {
+        seed,
+        sequential: Some(SequentialRun {
+            rule,
+            extended: false,
+        }),
+        ..AnalysisConfig::default()
+    };
+    let outcome = analyze(&prefix(stop), &config)
+        .map(|a| a.groups[0].comparisons[0].outcome)
+        .unwrap_or(Outcome::Inconclusive);
+    (outcome, stop)
+}
+
+#[test]
+#[ignore = "the --until decided grid: run in release with --ignored --nocapture"]
+fn until_decided_grid_table() {
+    let reps: u64 = std::env::var("GRID_REPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100);
+    let only_profile = std::env::var("GRID_PROFILE").ok();
+    let max = 60;
+    println!("# --until decided (max {max} blocks), the default, {reps} sessions per cell");
+    println!(
+        "\n| profile | change (truth: median / mean / p10 / p90) | SLOWER | MIXED | FASTER | EQUIVALENT | wrong direction | false EQUIVALENT | median blocks |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    let mut all = vec![Change::none(), Change::shift(1.02), Change::shift(1.10)];
+    all.extend(changes());
+    for profile in NoiseProfile::ALL {
+        if only_profile
+            .as_deref()
+            .is_some_and(|p| p != profile.as_str())
+        {
+            continue;
+        }
+        for change in &all {
+            let t = truth(&profile.config(), change, 400, 25, 77);
+            let moved = [t.median, t.mean, t.p90]
+                .iter()
+                .any(|r| (r - 1.0).abs() > MARGIN);
+            let half = reps / 2;
+            let results: Vec<(Outcome, u32)> = std::thread::scope(|s| {
+                let h = s.spawn(|| {
+                    (0..half)
+                        .map(|r| until_decided(profile, change, max, 30_000 + r))
+                        .collect::<Vec<_>>()
+                });
+                let mut b: Vec<(Outcome, u32)> = (half..reps)
+                    .map(|r| until_decided(profile, change, max, 30_000 + r))
+                    .collect();
+                let mut a = h.join().expect("thread");
+                a.append(&mut b);
+                a
+            });
+            let n = u32::try_from(results.len()).expect("reps");
+            let count = |o: Outcome| {
+                u32::try_from(results.iter().filter(|r| r.0 == o).count()).expect("count")
+            };
+            let (slower, faster) = (count(Outcome::Slower), count(Outcome::Faster));
+            let wrong = if t.mean > 1.0 + 1e-9 {
+                faster
+            } else if t.mean < 1.0 - 1e-9 {
+                slower
+            } else {
+                slower + faster + count(Outcome::Mixed)
+            };
+            let mut blocks: Vec<u32> = results.iter().map(|r| r.1).collect();
+            blocks.sort_unstable();
+            println!(
+                "| {} | {} ({:.3} / {:.3} / {:.3} / {:.3}) | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {} |",
+                profile.as_str(),
+                change.name,
+                t.median,
+                t.mean,
+                t.p10,
+                t.p90,
+                pct(slower, n),
+                pct(count(Outcome::Mixed), n),
+                pct(faster, n),
+                pct(count(Outcome::Equivalent), n),
+                pct(wrong, n),
+                if moved {
+                    pct(count(Outcome::Equivalent), n)
+                } else {
+                    0.0
+                },
+                blocks[blocks.len() / 2],
+            );
+        }
+    }
 }

@@ -297,7 +297,11 @@ fn unit_rows(
             interval: c
                 .ratio_ci
                 .filter(|i| i[0].is_finite() && i[1].is_finite() && i[0] > 0.0),
-            confidence: unit.analysis.confidence,
+            // The typical run's interval is simultaneous over its quantiles.
+            confidence: c
+                .distribution
+                .as_ref()
+                .map_or(unit.analysis.confidence, |d| d.confidence),
             verdict: match c.verdict {
                 bench_stats::Verdict::Significant => "significant",
                 bench_stats::Verdict::NotSignificant => "not-significant",

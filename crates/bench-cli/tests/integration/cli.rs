@@ -39,7 +39,7 @@ fn compare_finds_a_real_difference_in_the_right_direction() {
     let raw = dir.path().join("runs.jsonl");
     let out = abba()
         .args([
-            "compare", "--blocks", "6", "--warmup", "0", "--seed", "3", "--json", "--quiet",
+            "compare", "--blocks", "7", "--warmup", "0", "--seed", "3", "--json", "--quiet",
         ])
         .arg("--output")
         .arg(&raw)
@@ -56,8 +56,8 @@ fn compare_finds_a_real_difference_in_the_right_direction() {
     assert_eq!(c["verdict"], "significant");
     assert_eq!(c["outcome"], "faster");
     assert!(c["ratio"].as_f64().unwrap() < 0.5, "{c}");
-    assert_eq!(c["paired"]["blocks"], 6);
-    // The raw file has a header and one line per run (6 blocks x 4 runs).
+    assert_eq!(c["paired"]["blocks"], 7);
+    // The raw file has a header and one line per run (7 blocks x 4 runs).
     let text = std::fs::read_to_string(&raw).unwrap();
     let lines: Vec<Value> = text
         .lines()
@@ -65,7 +65,7 @@ fn compare_finds_a_real_difference_in_the_right_direction() {
         .collect();
     assert_eq!(lines[0]["schema"], "abba.raw/1");
     let runs = lines.iter().filter(|l| l.get("wall_ns").is_some()).count();
-    assert_eq!(runs, 24);
+    assert_eq!(runs, 28);
     // ...and analyzes to the same verdict.
     let again = abba()
         .arg("analyze")

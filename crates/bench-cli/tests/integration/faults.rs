@@ -2,6 +2,7 @@
 //! always kept and named), nothing misleading (no silent overwrite, no mixed files, no
 //! changed conditions, no orphaned child, no panic on a closed channel).
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
@@ -321,6 +322,51 @@ fn a_closed_stderr_gives_the_exit_code_not_a_panic() {
         // Close the only reader: every write to stderr now fails with a broken pipe.
         drop(child.stderr.take());
         assert_eq!(child.wait().unwrap().code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn abba_started_with_sigchld_ignored_still_measures_every_run() {
+    // A parent that ignores SIGCHLD (a daemon, a CI agent, Python's
+    // `signal(SIGCHLD, SIG_IGN)` then exec) hands that disposition to abba through exec;
+    // the kernel would then reap every command itself and abba's wait4 find no child.
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("runs.jsonl");
+    let mut cmd = abba_child(&[
+        "compare",
+        "--blocks",
+        "2",
+        "-q",
+        "--ignore-failure",
+        "--shell",
+        "sh",
+        "--output",
+        raw.to_str().unwrap(),
+        "true",
+        "exit 3",
+    ]);
+    // SAFETY: the hook only calls signal(2), async-signal-safe, and allocates nothing.
+    #[allow(unsafe_code)]
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGCHLD, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("No child processes"), "{stderr}");
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let text = std::fs::read_to_string(&raw).unwrap();
+    let runs: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v.get("variant").is_some())
+        .collect();
+    assert_eq!(runs.len(), 8, "{text}");
+    for r in &runs {
+        let want = if r["variant"] == "true" { 0 } else { 3 };
+        assert_eq!(r["exit_code"], want, "{r}");
     }
 }
 

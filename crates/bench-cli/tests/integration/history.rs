@@ -330,8 +330,8 @@ fn a_recording_killed_mid_way_leaves_every_earlier_record() {
 fn thirty_commits(dir: &Path, db: &Path) {
     let level = |k: usize| if k >= 15 { 1020.0 } else { 1000.0 };
     for k in 2..=30 {
-        let wa = wobble(k as u64, 6);
-        let wb = wobble(1000 + k as u64, 6);
+        let wa = wobble(k as u64, 7);
+        let wb = wobble(1000 + k as u64, 7);
         let a: Vec<f64> = wa.iter().map(|w| level(k - 1) + 4.0 * w).collect();
         let b: Vec<f64> = wb.iter().map(|w| level(k) + 4.0 * w).collect();
         let f = raw_file(dir, &format!("c{k}.jsonl"), k as u64, &a, &b);
@@ -427,8 +427,8 @@ fn check_names_the_confirming_compare_of_an_unconfirmed_change() {
     // change at c08 has no paired step across it.
     for k in 1..=12 {
         let base = if k >= 8 { 1100.0 } else { 1000.0 };
-        let a: Vec<f64> = wobble(k, 6).iter().map(|w| base + 4.0 * w).collect();
-        let b: Vec<f64> = wobble(50 + k, 6).iter().map(|w| base + 4.0 * w).collect();
+        let a: Vec<f64> = wobble(k, 7).iter().map(|w| base + 4.0 * w).collect();
+        let b: Vec<f64> = wobble(50 + k, 7).iter().map(|w| base + 4.0 * w).collect();
         let f = raw_file(dir.path(), &format!("l{k}.jsonl"), k, &a, &b);
         let out = import(dir.path(), &db, &f, &format!("c{k:02}"), None);
         assert!(out.status.success(), "{}", text(&out.stderr));
@@ -654,7 +654,7 @@ fn compare_record_keeps_the_step_between_head_and_its_parent() {
             "--base-commit",
             "HEAD~1",
             "--blocks",
-            "2",
+            "7",
             "-q",
             "--no-step-summary",
             "true",
@@ -663,7 +663,7 @@ fn compare_record_keeps_the_step_between_head_and_its_parent() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let l = list(dir.path(), &dir.path().join(".abba/history.db"));
-    assert!(l.contains("1 experiments, 8 runs"), "{l}");
+    assert!(l.contains("1 experiments, 28 runs"), "{l}");
     let show = run(dir.path(), &["history", "show", "t", "--json"]);
     let doc: Value = serde_json::from_slice(&show.stdout).unwrap();
     let points = doc["series"][0]["points"].as_array().unwrap();
@@ -708,7 +708,7 @@ fn suite_record_keeps_each_benchmark_as_a_step() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&sh, std::fs::Permissions::from_mode(0o755)).unwrap();
     let suite = format!(
-        "[variants]\nbase = \"100\"\nhead = \"110\"\n\n[settings]\nmetric = \"json:v\"\nblocks = 6\nwarmup = 0\n\n[[benchmark]]\nname = \"up\"\ncommand = \"{0} {{variant}}\"\n\n[[benchmark]]\nname = \"flat\"\ncommand = \"{0} 100 {{name}}\"\n",
+        "[variants]\nbase = \"100\"\nhead = \"110\"\n\n[settings]\nmetric = \"json:v\"\nblocks = 8\nwarmup = 0\n\n[[benchmark]]\nname = \"up\"\ncommand = \"{0} {{variant}}\"\n\n[[benchmark]]\nname = \"flat\"\ncommand = \"{0} 100 {{name}}\"\n",
         sh.display()
     );
     std::fs::write(dir.path().join("abba.toml"), suite).unwrap();

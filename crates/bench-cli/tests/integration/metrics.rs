@@ -104,9 +104,38 @@ fn deterministic_values_are_decided_exactly_by_every_estimator() {
         );
     }
     // The sentence shows the change and its interval with the digits they need.
-    let (_, text, _) = run(abba().args(["analyze", "--equivalence-margin", "1%", &six]));
+    let (_, text, _) = run(abba().args([
+        "analyze",
+        "--estimator",
+        "hl-min-log-ratio",
+        "--equivalence-margin",
+        "1%",
+        &six,
+    ]));
     assert!(
         text.contains("1.00050x [1.00050, 1.00050]") && text.contains("0.050% more v"),
+        "{text}"
+    );
+    // The default, the typical run, with the 7 blocks its three quantiles need: the same
+    // exact change at every part of the distribution.
+    let seven = measured(
+        dir.path(),
+        "seven.jsonl",
+        100_000,
+        100_050,
+        &["--blocks", "7"],
+    );
+    let c = &analyzed(&six, &["--equivalence-margin", "0.01%"])["groups"][0]["comparisons"][0];
+    assert_eq!(c["verdict"], "not_tested", "{c}");
+    let c = &analyzed(&seven, &["--equivalence-margin", "0.01%"])["groups"][0]["comparisons"][0];
+    assert_eq!(c["outcome"], "slower", "{c}");
+    for q in c["distribution"]["quantiles"].as_array().unwrap() {
+        assert!((q["ratio"].as_f64().unwrap() - 1.0005).abs() < 1e-9, "{q}");
+    }
+    let (_, text, _) = run(abba().args(["analyze", "--equivalence-margin", "1%", &seven]));
+    // A real change smaller than the margin, with the digits that show it.
+    assert!(
+        text.contains("typical run (p50) 1.00050x") && text.contains("EQUIVALENT"),
         "{text}"
     );
 }

@@ -43,7 +43,7 @@ fn script(dir: &Path) -> PathBuf {
 fn suite_text(dir: &Path, benchmarks: &[(&str, bool)]) -> String {
     let sh = script(dir);
     let mut text = String::from(
-        "[variants]\nbase = \"1.00\"\nhead = \"1.05\"\n\n[settings]\nmetric = \"json:v\"\nblocks = 8\nwarmup = 0\n",
+        "[variants]\nbase = \"1.00\"\nhead = \"1.05\"\n\n[settings]\nmetric = \"json:v\"\nblocks = 12\nwarmup = 0\n",
     );
     for (name, changed) in benchmarks {
         let command = if *changed {
@@ -153,8 +153,8 @@ fn list_dry_run_and_only_select_benchmarks_by_glob() {
         .stdout
         .clone();
     let text = String::from_utf8(out).unwrap();
-    // 3 benchmarks x 4 runs per block x 8 blocks.
-    assert!(text.contains("seed 3; 96 measured runs"), "{text}");
+    // 3 benchmarks x 4 runs per block x 12 blocks.
+    assert!(text.contains("seed 3; 144 measured runs"), "{text}");
     let first = text.lines().next().unwrap();
     for name in ["parse-small/base", "parse-large/head", "render/base"] {
         assert!(first.contains(name), "{first}");
@@ -369,7 +369,7 @@ fn a_suite_finds_the_changed_benchmarks_and_writes_what_ci_shows() {
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|v| v.get("end").is_none())
         .collect();
-    assert_eq!(runs.len(), 5 * 4 * 8);
+    assert_eq!(runs.len(), 5 * 4 * 12);
     assert!(runs.iter().all(|r| r["benchmark"].is_string()));
 }
 

@@ -45,10 +45,14 @@ fn report(name: &str, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The signed-rank estimators' p and wording (`--estimator hl-min-log-ratio`); the
+/// default's are checked below and in bench-stats.
+const HL: [&str; 2] = ["--estimator", "hl-min-log-ratio"];
+
 #[test]
 fn alpha_decides_and_the_p_beside_the_verdict_is_the_deciding_one() {
-    let loose = comparison("alpha_between", &[]);
-    let strict = comparison("alpha_between", &["--alpha", "0.01"]);
+    let loose = comparison("alpha_between", &HL);
+    let strict = comparison("alpha_between", &["--alpha", "0.01", HL[0], HL[1]]);
     assert_eq!(loose["verdict"], "significant");
     assert_eq!(strict["verdict"], "not_significant");
     assert_ne!(strict["outcome"], "slower");
@@ -56,28 +60,44 @@ fn alpha_decides_and_the_p_beside_the_verdict_is_the_deciding_one() {
     assert_eq!(d["test"], "wilcoxon-signed-rank");
     assert_eq!(d["scale"], "block-log-ratios");
     assert!((d["p_value"].as_f64().unwrap() - 0.02099609375).abs() < 1e-12);
-    let text = report("alpha_between", &["--alpha", "0.01"]);
+    let text = report("alpha_between", &["--alpha", "0.01", HL[0], HL[1]]);
     assert!(
         text.contains("wilcoxon-signed-rank on block log-ratios p = 0.021"),
         "{text}"
     );
     // The p on the verdict's scale, and the verdict follows it.
-    let c = comparison("p_on_log_ratios", &[]);
+    let c = comparison("p_on_log_ratios", &HL);
     assert!((c["decision"]["p_value"].as_f64().unwrap() - 0.04248046875).abs() < 1e-12);
     assert_eq!(c["verdict"], "significant");
     assert_eq!(
-        comparison("p_on_log_ratios", &["--alpha", "0.04"])["verdict"],
+        comparison("p_on_log_ratios", &["--alpha", "0.04", HL[0], HL[1]])["verdict"],
         "not_significant"
     );
+    // The default decides by its randomization p, and the verdict follows alpha too.
+    let typical = comparison("alpha_between", &[]);
+    let p = typical["decision"]["p_value"].as_f64().unwrap();
+    assert!(
+        typical["distribution"]["p_value"].as_f64().unwrap() == p,
+        "{typical}"
+    );
+    let at = |alpha: f64| {
+        comparison("alpha_between", &["--alpha", &alpha.to_string()])["verdict"].clone()
+    };
+    assert_eq!(at(p * 1.5), "significant");
+    assert_eq!(at(p / 1.5), "not_significant");
 }
 
 /// The interval beside a verdict is at `1 - alpha` unless `--confidence` asks otherwise
-/// (issue 24): `--alpha 0.1` prints a 90% interval, and another level is named.
+/// (issue 24): `--alpha 0.1` prints a 90% interval, and another level is named. (The
+/// signed-rank estimators; the default's interval is simultaneous at `1 - alpha / 3` over
+/// its three quantiles, checked in bench-stats.)
 #[test]
 fn the_printed_interval_follows_alpha_unless_a_level_is_asked_for() {
     let v: Value = serde_json::from_slice(
         &abba()
-            .args(["analyze", "--json", "--seed", "1", "--alpha", "0.1"])
+            .args([
+                "analyze", "--json", "--seed", "1", "--alpha", "0.1", HL[0], HL[1],
+            ])
             .arg(data("alpha_between"))
             .output()
             .unwrap()
@@ -93,10 +113,10 @@ fn the_printed_interval_follows_alpha_unless_a_level_is_asked_for() {
         c["summary"].as_str().unwrap().contains("80% interval"),
         "{c}"
     );
-    let asked = comparison("alpha_between", &["--confidence", "0.99"]);
+    let asked = comparison("alpha_between", &["--confidence", "0.99", HL[0], HL[1]]);
     let text = asked["summary"].as_str().unwrap();
     assert!(text.contains("at 99%, not the verdict's 95%"), "{text}");
-    let default = comparison("alpha_between", &[]);
+    let default = comparison("alpha_between", &HL);
     assert!(
         !default["summary"]
             .as_str()
@@ -109,7 +129,7 @@ fn the_printed_interval_follows_alpha_unless_a_level_is_asked_for() {
 /// conditional on the 4 that differ, which cannot reach alpha (issue 24).
 #[test]
 fn few_blocks_that_differ_are_not_tested_and_the_sentence_says_why() {
-    let c = comparison("few_informative", &[]);
+    let c = comparison("few_informative", &HL);
     assert_eq!(c["verdict"], "not_tested", "{c}");
     assert!(
         c["summary"]
@@ -138,7 +158,7 @@ fn two_blocks_are_never_equivalent_but_identical_blocks_are() {
 
 #[test]
 fn size_is_judged_on_the_ratio_scale_with_the_equivalence_margin() {
-    let steady = comparison("steady_tenth_percent", &[]);
+    let steady = comparison("steady_tenth_percent", &HL);
     assert_eq!(steady["verdict"], "significant");
     assert_eq!(steady["outcome"], "equivalent");
     assert!(
@@ -146,6 +166,16 @@ fn size_is_judged_on_the_ratio_scale_with_the_equivalence_margin() {
             .as_str()
             .unwrap()
             .contains("a real change")
+    );
+    // The default: a real change smaller than the margin at every checked part.
+    let typical = comparison("steady_tenth_percent", &[]);
+    assert_eq!(typical["verdict"], "significant");
+    assert_eq!(typical["outcome"], "equivalent");
+    assert!(
+        typical["summary"]
+            .as_str()
+            .unwrap()
+            .contains("differs from A by less than the ±1.0% margin at every checked part")
     );
     let tight = comparison("steady_tenth_percent", &["--equivalence-margin", "0.05%"]);
     assert_eq!(tight["outcome"], "slower");
@@ -178,19 +208,27 @@ fn the_more_blocks_line_is_about_power_and_looks() {
 
 #[test]
 fn three_paired_variants_print_the_post_hoc_p_that_decided() {
-    let text = report("three_paired", &[]);
-    let verdicts: Vec<&str> = text
-        .lines()
-        .filter(|l| {
-            l.trim_start().starts_with("significant by")
-                || l.trim_start().starts_with("not significant by")
-        })
-        .collect();
-    assert_eq!(verdicts.len(), 2, "{text}");
-    for line in verdicts {
-        assert!(line.contains("wilcoxon-signed-rank"), "{line}");
-        assert!(line.contains("Holm-adjusted"), "{line}");
-        assert!(!line.contains("Mann-Whitney"), "{line}");
+    // The default decides each candidate by its own shape check (the values its ratio,
+    // interval and equivalence come from); the fastest-run estimator by the signed-rank
+    // test of the block values. Either way Holm-adjusted over the candidates.
+    for (args, test) in [
+        (&[][..], "randomization-quantiles"),
+        (&HL[..], "wilcoxon-signed-rank"),
+    ] {
+        let text = report("three_paired", args);
+        let verdicts: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                l.trim_start().starts_with("significant by")
+                    || l.trim_start().starts_with("not significant by")
+            })
+            .collect();
+        assert_eq!(verdicts.len(), 2, "{text}");
+        for line in verdicts {
+            assert!(line.contains(test), "{line}");
+            assert!(line.contains("Holm-adjusted"), "{line}");
+            assert!(!line.contains("Mann-Whitney"), "{line}");
+        }
     }
     // Four blocks cannot reach alpha: not tested, and no p of another test beside it.
     let text = report("three_paired_4_blocks", &[]);

@@ -56,7 +56,7 @@ fn compare_fits_60_80_and_160_columns_and_100_when_piped() {
     let mut widest = 0;
     for columns in [60, 80, 160] {
         for verbose in [false, true] {
-            let mut extra = vec!["--blocks", "6"];
+            let mut extra = vec!["--blocks", "7"];
             if verbose {
                 extra.push("--verbose");
             }
@@ -72,7 +72,7 @@ fn compare_fits_60_80_and_160_columns_and_100_when_piped() {
         "at 160 columns the report is wrapped narrower: {widest}"
     );
     let got = run(
-        compare(None, dir.path(), &["--blocks", "6", "--verbose"]),
+        compare(None, dir.path(), &["--blocks", "7", "--verbose"]),
         "piped",
     );
     assert_fits(100, &got, "compare --verbose, piped, no COLUMNS");

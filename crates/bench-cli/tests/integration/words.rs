@@ -66,7 +66,16 @@ fn memory_and_json_fields_are_worded_as_what_they_measure() {
     assert_ne!(raw, rss);
     let rss = write(dir.path(), "rss.jsonl", &rss);
     let rss = rss.to_str().unwrap();
-    let doc = analyze_json(&[rss]);
+    // The default (the typical run) words the quantity too.
+    let typical = summary(&analyze_json(&[rss]));
+    assert!(
+        typical.contains("typical run (p50) 1.070x") && typical.contains("7.0% more memory"),
+        "{typical}"
+    );
+    assert!(!typical.contains("time"), "{typical}");
+    // The fastest-run estimator says which run it is about.
+    let hl = ["--estimator", "hl-min-log-ratio"];
+    let doc = analyze_json(&[rss, hl[0], hl[1]]);
     let s = summary(&doc);
     assert!(
         s.starts_with(
@@ -76,14 +85,14 @@ fn memory_and_json_fields_are_worded_as_what_they_measure() {
     );
     assert!(s.contains("(4.6% more memory)"), "{s}");
     assert_eq!(doc["quantity"], "memory");
-    let text = report(&[rss]);
+    let text = report(&[rss, hl[0], hl[1]]);
     assert!(
         !text.contains("time ratio") && !text.contains("more time"),
         "{text}"
     );
     assert!(text.contains("WORSE "), "{text}");
 
-    let doc = analyze_json(&["tests/data/raw_two.jsonl"]);
+    let doc = analyze_json(&["tests/data/raw_two.jsonl", hl[0], hl[1]]);
     let s = summary(&doc);
     assert!(
         s.starts_with("B is worse than A in the best run of each block: v ratio 1.046x")
@@ -95,7 +104,7 @@ fn memory_and_json_fields_are_worded_as_what_they_measure() {
     // A CSV in MiB is memory; in ops/s a throughput; without a unit, time (the default,
     // not written to the document).
     let mib = analyze_json(&["tests/data/paired_two.csv", "--unit", "MiB"]);
-    assert!(summary(&mib).contains("3.6% more memory"), "{mib}");
+    assert!(summary(&mib).contains("3.5% more memory"), "{mib}");
     let ops = analyze_json(&[
         "tests/data/paired_two.csv",
         "--unit",
@@ -105,7 +114,7 @@ fn memory_and_json_fields_are_worded_as_what_they_measure() {
     assert!(summary(&ops).contains("more throughput"), "{ops}");
     assert!(ops.get("quantity").is_none());
     let plain = analyze_json(&["tests/data/paired_two.csv"]);
-    assert!(summary(&plain).contains("3.6% more time"), "{plain}");
+    assert!(summary(&plain).contains("3.5% more time"), "{plain}");
     assert!(plain.get("quantity").is_none());
 }
 

@@ -45,6 +45,11 @@ const STOP_CHECK: Duration = Duration::from_millis(250);
 /// group on time; a child found stopped for [`STOPPED_GRACE`] is killed and reported as
 /// [`Termination::Stopped`]. Wall time is measured with `Instant` from just before spawn
 /// to the moment the child has exited; user/sys time and peak RSS come from `wait4`.
+/// Nothing but that `wait4` reaps: the child is looked at with `waitid(WNOWAIT)`, always
+/// with `WEXITED` (a child exiting between two looks is an exit, never ECHILD), and an
+/// inherited SIGCHLD `SIG_IGN`/`SA_NOCLDWAIT` (auto-reaping) is reset before the first
+/// run; should code sharing the process still reap the child (`waitpid(-1)`), the run
+/// fails with an error saying so rather than a bare ECHILD.
 #[derive(Debug, Default)]
 pub struct RealRunner {
     counter: Option<Box<dyn Counting>>,
@@ -76,7 +81,12 @@ static GUARDIAN: OnceLock<Option<Mutex<File>>> = OnceLock::new();
 
 fn guardian() -> Option<&'static Mutex<File>> {
     GUARDIAN
-        .get_or_init(|| sys::spawn_guardian().ok().map(Mutex::new))
+        .get_or_init(|| {
+            // Once, before the first child: children abba cannot reap would lose every
+            // run's status (a failure to check is left to show at the first run's wait4).
+            let _ = sys::make_children_waitable();
+            sys::spawn_guardian().ok().map(Mutex::new)
+        })
         .as_ref()
 }
 
@@ -373,21 +383,24 @@ impl Watch {
             let exited = if self.pidfd.is_some() {
                 ready & 0b001 != 0
             } else {
-                sys::exited_nohang(self.pid)?
+                sys::child_state(self.pid)? == sys::ChildState::Exited
             };
             if exited {
                 return Ok(());
             }
             if last_check.elapsed() >= STOP_CHECK && self.stopped.is_none() && !self.timed_out {
                 last_check = Instant::now();
-                match sys::stopped_by(self.pid)? {
-                    Some(signal) => {
+                // The child may have exited since the poll (its pipes close before its
+                // pidfd is readable): that is its end, never an error.
+                match sys::child_state(self.pid)? {
+                    sys::ChildState::Exited => return Ok(()),
+                    sys::ChildState::Stopped(signal) => {
                         if stopped_since.get_or_insert(last_check).elapsed() >= STOPPED_GRACE {
                             sys::kill_group(self.group);
                             self.stopped = Some(signal);
                         }
                     }
-                    None => stopped_since = None,
+                    sys::ChildState::Running => stopped_since = None,
                 }
             }
         }

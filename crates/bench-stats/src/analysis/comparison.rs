@@ -87,7 +87,9 @@ pub(crate) fn build_comparison(
     };
     let direction = direction(ratio, input.paired, hl.as_ref());
     let outcome = match shape {
-        Some(s) if verdict != Verdict::NotTested => decision::shape_outcome(s),
+        Some(s) if verdict != Verdict::NotTested => {
+            decision::shape_outcome(s, config.equivalence_margin, input.data.higher_is_better)
+        }
         _ => decision::outcome(
             rule,
             verdict,
@@ -158,7 +160,8 @@ pub(crate) fn build_comparison(
         });
     let seq = match (seq, shape) {
         (Some(sv), Some(s)) => {
-            let shape_outcome = decision::shape_outcome(s);
+            let shape_outcome =
+                decision::shape_outcome(s, config.equivalence_margin, input.data.higher_is_better);
             let sentence = describe_shape(
                 &Facts {
                     outcome: shape_outcome,
@@ -328,12 +331,19 @@ fn deciding_test(basis: &VerdictBasis, paired: Option<&PairedAnalysis>) -> (Stri
             paired_scale(&base, &cand).1
         })
     };
+    let shaped = paired.is_some_and(|pa| pa.from_runs.as_ref().is_some_and(|r| r.shape.is_some()));
     match basis {
+        // 3+ variants under the typical run: each post-hoc test is the shape check's.
+        VerdictBasis::Friedman if shaped => ("randomization-quantiles".into(), "runs-in-blocks"),
         VerdictBasis::PairedSignedRank(_) | VerdictBasis::Friedman => {
             ("wilcoxon-signed-rank".into(), scale())
         }
-        VerdictBasis::PairedBootstrap(PairedEstimator::TypicalRun) => {
+        VerdictBasis::PairedBootstrap(PairedEstimator::TypicalRun) if shaped => {
             ("randomization-quantiles".into(), "runs-in-blocks")
+        }
+        // Values that are not all positive: the block median runs, by the signed-rank test.
+        VerdictBasis::PairedBootstrap(PairedEstimator::TypicalRun) => {
+            ("wilcoxon-signed-rank".into(), scale())
         }
         VerdictBasis::PairedBootstrap(e) => (
             "block-bootstrap".into(),

@@ -123,11 +123,11 @@ pub struct AnalysisConfig {
     /// Per-class or cross-class comparison. Default per class.
     pub grouping: Grouping,
     /// Estimator deciding paired two-variant verdicts (and the ratio the report leads
-    /// with). Default [`PairedEstimator::HodgesLehmannMinLogRatio`] (the fastest run of
-    /// each block, and every sentence says so); [`PairedEstimator::TypicalRun`] decides on
-    /// the typical run with the fast and slow runs checked beside it
-    /// (`docs/estimator-grid.md`); the appendix's mean-based intervals are always reported
-    /// too.
+    /// with). Default [`PairedEstimator::TypicalRun`]: the typical run with the fast and
+    /// slow runs checked beside it (`docs/estimator-grid.md`);
+    /// [`PairedEstimator::HodgesLehmannMinLogRatio`] decides on the fastest run of each
+    /// block, and every sentence then says so; the appendix's mean-based intervals are
+    /// always reported too.
     pub paired_estimator: PairedEstimator,
     /// Interval method of the bootstrap. Default percentile.
     pub interval: IntervalMethod,
@@ -159,7 +159,7 @@ impl Default for AnalysisConfig {
             equivalence_margin: 0.01,
             practical: PracticalRule::Auto,
             grouping: Grouping::PerClass,
-            paired_estimator: PairedEstimator::HodgesLehmannMinLogRatio,
+            paired_estimator: PairedEstimator::TypicalRun,
             interval: IntervalMethod::Percentile,
             sequential: None,
         }

@@ -20,7 +20,7 @@ use crate::analysis::config::{AnalysisConfig, PracticalRule};
 use crate::analysis::paired_verdict::min_paired_blocks;
 use crate::descriptive::Sample;
 use crate::model::report::{DecisionReport, Outcome, Verdict};
-use crate::paired::shape::ShapeAnalysis;
+use crate::paired::shape::{PartMove, ShapeAnalysis};
 use crate::rank::wilcoxon::paired_hodges_lehmann;
 use crate::resample::bootstrap::{BootstrapConfig, IntervalMethod};
 use crate::resample::median_ratio::median_ratio;
@@ -116,16 +116,40 @@ pub(crate) fn shape_equivalence(s: &ShapeAnalysis) -> Equivalence {
     }
 }
 
-/// The typical run's outcome from how each checked part moved: opposite directions beyond
-/// the margin are mixed; a part slower (faster) beyond the margin and none the other way
-/// is slower (faster); every part inside the margin is equivalent; else inconclusive.
-pub(crate) fn shape_outcome(s: &ShapeAnalysis) -> Outcome {
+/// The typical run's outcome from how each checked part moved. Opposite directions beyond
+/// the margin are mixed. A direction is claimed when the typical run (p50) or the slow
+/// runs (p90 of a time, p10 of a throughput: the runs that make up most of the cost a user
+/// sees) moved that way beyond the margin and no part moved the other way; the fast runs
+/// alone claim a direction only when every other part's equivalence interval rules out a
+/// move the other way beyond the margin (a spread that grows makes the fast runs faster
+/// and the slow runs slower, and the fast runs, being the least noisy, are resolved
+/// first: they alone must not read as faster). Every part inside the margin is
+/// equivalent; anything else is inconclusive.
+pub(crate) fn shape_outcome(s: &ShapeAnalysis, margin: f64, higher_is_better: bool) -> Outcome {
+    let slow_end = if higher_is_better {
+        s.quantiles.first()
+    } else {
+        s.quantiles.last()
+    }
+    .map(|q| q.quantile);
+    let decisive = |how: PartMove| {
+        s.quantiles
+            .iter()
+            .any(|q| q.part == how && (q.quantile == 0.5 || Some(q.quantile) == slow_end))
+    };
+    let claim = |how: PartMove, outcome: Outcome| {
+        if decisive(how) || s.none_opposed(how == PartMove::Faster, margin, higher_is_better) {
+            outcome
+        } else {
+            Outcome::Inconclusive
+        }
+    };
     match (s.any_slower(), s.any_faster()) {
         (true, true) => Outcome::Mixed,
-        (true, false) => Outcome::Slower,
-        (false, true) => Outcome::Faster,
-        _ if s.all_within_margin() => Outcome::Equivalent,
-        _ => Outcome::Inconclusive,
+        (true, false) => claim(PartMove::Slower, Outcome::Slower),
+        (false, true) => claim(PartMove::Faster, Outcome::Faster),
+        (false, false) if s.all_within_margin() => Outcome::Equivalent,
+        (false, false) => Outcome::Inconclusive,
     }
 }
 

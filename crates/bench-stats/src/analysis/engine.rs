@@ -8,7 +8,7 @@
 use crate::analysis::blocks::{BlockTable, block_table};
 use crate::analysis::comparison::{CandidateInput, build_comparison};
 use crate::analysis::config::{AnalysisConfig, Grouping};
-use crate::analysis::paired_verdict::paired_bootstrap_report;
+use crate::analysis::paired_verdict::{paired_bootstrap_report, typical_run_omnibus};
 use crate::analysis::significance::{
     DefaultTest, FriedmanTest, Group, SignificanceContext, SignificanceReport, SignificanceTest,
     check_report,
@@ -21,6 +21,7 @@ use crate::model::dataset::{Dataset, Quantity, Series};
 use crate::model::report::{
     ANALYSIS_SCHEMA, Analysis, BenchmarkSummary, GroupAnalysis, VerdictBasis, Warning, WarningCode,
 };
+use crate::paired::estimators::PairedEstimator;
 use crate::paired::estimators::{PairedAnalysis, PairedConfig, paired_analysis_of_runs};
 use crate::resample::bootstrap::BootstrapConfig;
 
@@ -203,7 +204,7 @@ fn analyze_group(
         members.len(),
         data.higher_is_better,
     );
-    let (report, basis) = decide(custom, &ctx, &paired, config)?;
+    let (report, basis) = decide(custom, &ctx, table.as_ref(), &paired, config)?;
 
     // One answer per candidate, matched by position (names may repeat across classes in
     // cross-class mode); `check_report` guarantees there is one for each.
@@ -308,6 +309,7 @@ fn paired_analyses(
 fn decide(
     custom: Option<&dyn SignificanceTest>,
     ctx: &SignificanceContext<'_>,
+    table: Option<&BlockTable>,
     paired: &[Option<PairedAnalysis>],
     config: &AnalysisConfig,
 ) -> Result<(SignificanceReport, VerdictBasis), StatsError> {
@@ -317,7 +319,13 @@ fn decide(
             test.analyze(ctx),
             VerdictBasis::Custom(test.name().to_string()),
         ),
-        (None, true) if k >= 3 => (FriedmanTest.analyze(ctx), VerdictBasis::Friedman),
+        (None, true) if k >= 3 => match table {
+            Some(t) if config.paired_estimator == PairedEstimator::TypicalRun => (
+                typical_run_omnibus(ctx, &t.replicates, paired, config),
+                VerdictBasis::Friedman,
+            ),
+            _ => (FriedmanTest.analyze(ctx), VerdictBasis::Friedman),
+        },
         (None, true) => (
             paired_bootstrap_report(ctx, paired, config),
             VerdictBasis::paired(config.paired_estimator),

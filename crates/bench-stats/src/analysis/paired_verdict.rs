@@ -2,6 +2,7 @@
 //! blocks that can reach alpha.
 
 use crate::analysis::config::AnalysisConfig;
+use crate::analysis::significance::SignificanceTest;
 use crate::analysis::significance::{
     PairwiseComparison, SignificanceContext, SignificanceReport, dominance_effect,
 };
@@ -204,4 +205,67 @@ fn verdict_of(p: f64, alpha: f64) -> Verdict {
     } else {
         Verdict::NotSignificant
     }
+}
+
+/// Three or more blocked variants under the typical run: one set of values for every
+/// step. The Friedman omnibus ranks each variant's median run per block (the typical run
+/// of the block, not its mean), and each candidate's post-hoc test is its own shape
+/// check's randomization p (the one its printed ratio, interval and equivalence come
+/// from), Holm-adjusted over the candidates and gated by the omnibus. When a candidate has
+/// no shape check (values that are not all positive), the signed-rank test of the same
+/// block medians decides, as for two variants.
+pub(crate) fn typical_run_omnibus(
+    ctx: &SignificanceContext<'_>,
+    replicates: &[Vec<Vec<f64>>],
+    paired: &[Option<PairedAnalysis>],
+    config: &AnalysisConfig,
+) -> SignificanceReport {
+    let blocks = replicates.first().map_or(0, Vec::len);
+    let medians: Option<Vec<Vec<f64>>> = (0..blocks)
+        .map(|b| {
+            replicates
+                .iter()
+                .map(|g| crate::paired::BlockSummary::Median.of(&g[b]))
+                .collect()
+        })
+        .collect();
+    let Some(medians) = medians else {
+        return crate::analysis::significance::FriedmanTest.analyze(ctx);
+    };
+    let on_medians = SignificanceContext {
+        groups: ctx.groups,
+        baseline: ctx.baseline,
+        alpha: ctx.alpha,
+        blocks: Some(&medians),
+    };
+    let mut report = crate::analysis::significance::FriedmanTest.analyze(&on_medians);
+    let candidates: Vec<usize> = ctx.candidates().collect();
+    let shape_p: Option<Vec<f64>> = candidates
+        .iter()
+        .map(|&i| {
+            paired[i]
+                .as_ref()?
+                .from_runs
+                .as_ref()?
+                .shape
+                .as_ref()
+                .map(|s| s.p_value)
+        })
+        .collect();
+    let gated = report.omnibus.as_ref().is_some_and(|o| o.significant);
+    let (Some(shape_p), true) = (shape_p, gated) else {
+        return report;
+    };
+    let adjusted =
+        crate::rank::holm::holm_bonferroni(&shape_p.iter().map(|&p| Some(p)).collect::<Vec<_>>());
+    let enough = blocks >= min_blocks(config);
+    for ((pw, &p), adj) in report.pairwise.iter_mut().zip(&shape_p).zip(adjusted) {
+        pw.p_value = Some(p);
+        pw.p_value_adjusted = adj;
+        pw.verdict = match adj {
+            Some(a) if enough => verdict_of(a, config.alpha),
+            _ => Verdict::NotTested,
+        };
+    }
+    report
 }

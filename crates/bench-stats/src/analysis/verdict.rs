@@ -389,11 +389,18 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
     let hib = f.higher_is_better;
     let m = f.config.equivalence_margin * 100.0;
     let level = s.confidence * 100.0;
-    let scope = format!(
-        "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles",
-        s.blocks,
-        s.quantiles.len()
-    );
+    let scope = if s.quantiles.len() == 1 {
+        format!(
+            "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked",
+            s.blocks
+        )
+    } else {
+        format!(
+            "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles",
+            s.blocks,
+            s.quantiles.len()
+        )
+    };
     let name = |q: &QuantileShift| part_name(q.quantile, hib);
     let detail = |q: &QuantileShift| {
         format!(
@@ -412,10 +419,11 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
             .iter()
             .filter(|q| !skip.iter().any(|k| std::ptr::eq(*k, *q)))
             .map(|q| {
-                let how = if q.part.within_margin() {
-                    format!("within ±{m:.1}%")
-                } else {
-                    "not distinguishable".to_owned()
+                let how = match q.part {
+                    PartMove::Negligible | PartMove::Equivalent => format!("within ±{m:.1}%"),
+                    PartMove::Slower => "slower".to_owned(),
+                    PartMove::Faster => "faster".to_owned(),
+                    PartMove::Unclear => "not distinguishable".to_owned(),
                 };
                 format!("{} {how} ({})", name(q), part_ratio(q))
             })
@@ -453,7 +461,9 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
             } else {
                 "slower"
             };
-            let where_ = if parts.len() == s.quantiles.len() {
+            let where_ = if s.quantiles.len() == 1 {
+                "in its typical run".to_owned()
+            } else if parts.len() == s.quantiles.len() {
                 "across its distribution".to_owned()
             } else {
                 let names: Vec<String> = parts
@@ -491,8 +501,8 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
                 .quantiles
                 .iter()
                 .map(|q| {
-                    let [lo, hi] = q.equivalence_interval.unwrap_or([q.ratio, q.ratio]);
-                    format!("{} {}x [{}, {}]", name(q), num(q.ratio), num(lo), num(hi))
+                    let ci = q.equivalence_interval.unwrap_or([q.ratio, q.ratio]);
+                    format!("{} {}", name(q), ratio_text(q.ratio, Some(ci)))
                 })
                 .collect();
             let lead = if f.verdict == Verdict::Significant {
@@ -509,11 +519,15 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
         }
         Outcome::Inconclusive => {
             let typical = s.typical();
-            let p = format!(
-                "randomization p = {} (smallest Bonferroni-adjusted over {} quantiles)",
-                p_text(s.p_value),
-                s.quantiles.len()
-            );
+            let p = if s.quantiles.len() == 1 {
+                format!("randomization p = {}", p_text(s.p_value))
+            } else {
+                format!(
+                    "randomization p = {} (smallest Bonferroni-adjusted over {} quantiles)",
+                    p_text(s.p_value),
+                    s.quantiles.len()
+                )
+            };
             let mut hint_config = f.config.clone();
             hint_config.confidence = s.confidence;
             let hint = more_data_hint(&Facts {
@@ -521,11 +535,30 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
                 config: &hint_config,
                 ..*f
             });
-            format!(
-                "The data cannot tell {cand} from {base}: {}{}; {p}, {scope}. {hint}",
-                detail(typical),
-                rest(&[typical])
-            )
+            let tail: Vec<&QuantileShift> = s
+                .quantiles
+                .iter()
+                .filter(|q| matches!(q.part, PartMove::Slower | PartMove::Faster))
+                .collect();
+            match tail.first() {
+                Some(first) => {
+                    let word = if first.part == PartMove::Faster {
+                        "faster"
+                    } else {
+                        "slower"
+                    };
+                    format!(
+                        "{cand} is {word} than {base} only in {}, and the other parts are not resolved ({}), so they could have moved the other way beyond ±{m:.1}%: the data do not show {cand} {word} overall; {p}, {scope}. {hint}",
+                        list(&tail),
+                        rest(&tail).trim_start_matches("; ")
+                    )
+                }
+                None => format!(
+                    "The data cannot tell {cand} from {base}: {}{}; {p}, {scope}. {hint}",
+                    detail(typical),
+                    rest(&[typical])
+                ),
+            }
         }
     }
 }

@@ -53,12 +53,11 @@ pub enum PairedEstimator {
     /// The Hodges-Lehmann ratio with its signed-rank interval, as
     /// [`PairedEstimator::HodgesLehmannLogRatio`], of the per-block log-ratios of each
     /// variant's fastest run in the block ([`BlockSummary::Min`] for times, the largest
-    /// value when higher is better): a run slowed by the machine does not move its block. abba's default: in the estimator grid (`docs/estimator-grid.md`,
-    /// `docs/calibration.md`) it held its false-positive rate and coverage on every noise profile at every
-    /// block count from 8, and had the most power on the shared-VM and drifting profiles.
-    /// Needs positive values.
+    /// value when higher is better): a run slowed by the machine does not move its block.
+    /// Its estimand is the fastest run of each block, not the typical run: a change that
+    /// slows only some runs leaves it unmoved (`docs/estimator-grid.md`). It has the most
+    /// power on pure shifts on the shared-VM and drifting profiles. Needs positive values.
     #[cfg_attr(feature = "serde", serde(rename = "hl-min-log-ratio"))]
-    #[default]
     HodgesLehmannMinLogRatio,
     /// The same on each variant's median run in the block ([`BlockSummary::Median`]; with
     /// two runs per variant this is the mean). Needs positive values.
@@ -68,13 +67,18 @@ pub enum PairedEstimator {
     /// bootstrap that resamples whole blocks ([`crate::paired::pooled_median_ratio`]);
     /// decided by the bootstrap p-value. Needs positive values.
     PooledMedianRatio,
-    /// The **typical run** (`--estimator typical-run`). The ratio of the two variants' median runs,
-    /// every run counted, each divided by its block's geometric mean so that session
-    /// noise cancels, with the fast (p10) and slow (p90) runs checked beside it
+    /// The **typical run**, abba's default (`--estimator typical-run`). The ratio of the two
+    /// variants' median runs, every run counted, each divided by its block's center (the
+    /// geometric mean of the variants' fastest runs in the block) so that session noise
+    /// cancels, with the fast (p10) and slow (p90) runs checked beside it
     /// ([`crate::paired::shape`]): a randomization test that swaps the variants' runs
     /// inside blocks, Bonferroni over the three quantiles, intervals from the same
     /// reference distribution. Its expectation does not depend on how many runs a block
-    /// holds. Needs positive values.
+    /// holds. Needs positive values. Chosen by the whole-decision grid
+    /// (`docs/estimator-grid.md`): A/A claims at alpha, no EQUIVALENT and at most 2% wrong
+    /// directions on changes that are not shifts, where the fastest run said EQUIVALENT
+    /// or the wrong direction in up to a quarter of experiments.
+    #[default]
     TypicalRun,
 }
 
@@ -830,12 +834,27 @@ fn runs_estimate(
     })
 }
 
-/// The typical-run estimate: the shape analysis, led by its median.
+/// The typical-run estimate: the shape analysis, led by its median. Values that are not
+/// all positive have no ratio and no quantile ratios: the typical run of each block (its
+/// median run) is then compared as [`PairedEstimator::HodgesLehmannMedianLogRatio`] does,
+/// by the signed-rank test of the block differences, with no shape check.
 fn typical_run_estimate(
     baseline: &[Vec<f64>],
     candidate: &[Vec<f64>],
     config: &PairedConfig,
 ) -> Result<RunsEstimate, StatsError> {
+    if baseline
+        .iter()
+        .chain(candidate)
+        .flatten()
+        .any(|&x| !(x > 0.0 && x.is_finite()))
+    {
+        let medians = PairedConfig {
+            estimator: PairedEstimator::HodgesLehmannMedianLogRatio,
+            ..*config
+        };
+        return runs_estimate(baseline, candidate, &medians);
+    }
     let shape_config = ShapeConfig {
         permutations: config.bootstrap.resamples as usize,
         seed: config.bootstrap.seed,

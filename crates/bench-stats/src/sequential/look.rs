@@ -10,7 +10,7 @@ use super::rule::{LookDecision, SequentialRule, block_log_ratios};
 
 /// The per-block log-ratios `ln(candidate / baseline)` of a two-variant blocked dataset,
 /// in block order, of the block summary the default paired estimator uses (each variant's
-/// fastest run in the block: the largest value when higher is better);
+/// median run in the block, the typical run of the block);
 /// `baseline` names the baseline (default: the first series). `None` when the data are
 /// not two blocked series or a block value is not positive. Time: O(values log blocks).
 pub fn dataset_log_ratios(data: &Dataset, baseline: Option<&str>) -> Option<Vec<f64>> {
@@ -66,8 +66,9 @@ pub fn dataset_shape(
 
 /// Whether a look's decision agrees with the shape check: no part of the distribution
 /// moved against it beyond the margin (a decision "larger" with no part significantly
-/// smaller, "smaller" with none larger, "equivalent" with none moved). A sequence stops
-/// only on a decision that agrees; undecided looks agree trivially.
+/// smaller, "smaller" with none larger, "equivalent" with every part shown inside the
+/// margin). A sequence stops only on a decision that agrees; undecided looks agree
+/// trivially.
 pub fn shape_agrees(decision: LookDecision, shape: &ShapeAnalysis, higher_is_better: bool) -> bool {
     // Parts are oriented: "slower" is worse. "Larger" is worse for times.
     let (larger_worse, worse, better) = (!higher_is_better, shape.any_slower(), shape.any_faster());
@@ -76,7 +77,8 @@ pub fn shape_agrees(decision: LookDecision, shape: &ShapeAnalysis, higher_is_bet
         LookDecision::Larger => !worse,
         LookDecision::Smaller if larger_worse => !worse,
         LookDecision::Smaller => !better,
-        LookDecision::Equivalent => !worse && !better,
+        // EQUIVALENT claims every checked part inside the margin.
+        LookDecision::Equivalent => shape.all_within_margin(),
         LookDecision::Undecided => true,
     }
 }

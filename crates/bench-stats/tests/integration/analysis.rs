@@ -7,8 +7,8 @@ use bench_stats::analysis::{
 };
 use bench_stats::model::report::ShiftReport;
 use bench_stats::{
-    AnalysisConfig, Dataset, Grouping, Observation, Outcome, Series, SignificanceTest, Verdict,
-    VerdictBasis, analyze, analyze_with,
+    AnalysisConfig, Dataset, Grouping, Observation, Outcome, PairedEstimator, Series,
+    SignificanceTest, Verdict, VerdictBasis, analyze, analyze_with,
 };
 
 fn appendix() -> serde_json::Value {
@@ -615,8 +615,10 @@ mod fuzz {
 
 #[test]
 fn too_few_blocks_for_any_paired_test_are_not_tested() {
-    // B beats A in every one of 4 blocks: the exact signed-rank p cannot go below 2/16.
-    let data = dataset(
+    // B beats A in every one of 4 blocks. The default (typical run, an exact swap test at
+    // alpha / 3 over three quantiles) cannot go below 2 / 17 with 4 blocks and needs 7;
+    // the signed-rank test of the block values cannot go below 2 / 16 and needs 6.
+    let four = dataset(
         vec![
             blocked("a", &[10.0, 11.0, 10.5, 10.2]),
             blocked("b", &[12.0, 14.0, 13.0, 13.5]),
@@ -624,25 +626,38 @@ fn too_few_blocks_for_any_paired_test_are_not_tested() {
         false,
         "abba",
     );
-    let analysis = analyze(&data, &AnalysisConfig::default()).unwrap();
-    let c = &analysis.groups[0].comparisons[0];
-    assert_eq!(c.verdict, Verdict::NotTested);
-    assert_eq!(c.outcome, Outcome::Inconclusive);
-    assert!(c.summary.contains("at least 6"), "{}", c.summary);
-    // Six blocks all in one direction can be significant.
-    let data = dataset(
-        vec![
-            blocked("a", &[10.0, 11.0, 10.5, 10.2, 10.1, 10.9]),
-            blocked("b", &[12.0, 14.0, 13.0, 13.5, 12.2, 13.3]),
-        ],
-        false,
-        "abba",
-    );
-    let analysis = analyze(&data, &AnalysisConfig::default()).unwrap();
-    assert_eq!(
-        analysis.groups[0].comparisons[0].verdict,
-        Verdict::Significant
-    );
+    let signed_rank = AnalysisConfig {
+        paired_estimator: PairedEstimator::HodgesLehmannMinLogRatio,
+        ..AnalysisConfig::default()
+    };
+    for (config, needs) in [(AnalysisConfig::default(), 7), (signed_rank.clone(), 6)] {
+        let analysis = analyze(&four, &config).unwrap();
+        let c = &analysis.groups[0].comparisons[0];
+        assert_eq!(c.verdict, Verdict::NotTested);
+        assert_eq!(c.outcome, Outcome::Inconclusive);
+        assert!(
+            c.summary.contains(&format!("at least {needs}")),
+            "{}",
+            c.summary
+        );
+    }
+    // Six blocks all in one direction can be significant for the signed-rank test, seven
+    // for the default.
+    let a = [10.0, 11.0, 10.5, 10.2, 10.1, 10.9, 10.4];
+    let b = [12.0, 14.0, 13.0, 13.5, 12.2, 13.3, 12.8];
+    for (config, n) in [(signed_rank, 6), (AnalysisConfig::default(), 7)] {
+        let data = dataset(
+            vec![blocked("a", &a[..n]), blocked("b", &b[..n])],
+            false,
+            "abba",
+        );
+        let analysis = analyze(&data, &config).unwrap();
+        assert_eq!(
+            analysis.groups[0].comparisons[0].verdict,
+            Verdict::Significant,
+            "{n} blocks"
+        );
+    }
 }
 
 /// A scan's series carry their parameter; the group reports Page's L across it, in the
