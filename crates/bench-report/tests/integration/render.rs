@@ -1,6 +1,6 @@
 //! Whole reports compared against committed snapshots, built from hand-written analyses.
 
-mod fixtures;
+use crate::fixtures;
 
 use bench_report::{Charset, ColorMode, RenderOptions, render_console, render_markdown};
 use bench_stats::Analysis;
@@ -19,22 +19,22 @@ fn verbose(a: &Analysis) -> String {
 #[test]
 fn paired_two_variants_with_blocks_and_reference() {
     let a = fixtures::paired_two();
-    insta::assert_snapshot!("paired_two_console", console(&a));
-    insta::assert_snapshot!("paired_two_markdown", render_markdown(&a));
+    snap("paired_two_console", console(&a));
+    snap("paired_two_markdown", render_markdown(&a));
 }
 
 #[test]
 fn unpaired_three_variants_with_omnibus_and_holm() {
     let a = fixtures::unpaired_three();
-    insta::assert_snapshot!("unpaired_three_console", console(&a));
-    insta::assert_snapshot!("unpaired_three_markdown", render_markdown(&a));
+    snap("unpaired_three_console", console(&a));
+    snap("unpaired_three_markdown", render_markdown(&a));
 }
 
 #[test]
 fn cross_class_adds_a_class_column() {
     let a = fixtures::cross_class();
-    insta::assert_snapshot!("cross_class_console", console(&a));
-    insta::assert_snapshot!("cross_class_markdown", render_markdown(&a));
+    snap("cross_class_console", console(&a));
+    snap("cross_class_markdown", render_markdown(&a));
 }
 
 #[test]
@@ -58,15 +58,15 @@ fn cross_class_candidates_may_be_named_class_dot_name() {
 #[test]
 fn not_tested_leaves_sig_blank() {
     let a = fixtures::not_tested();
-    insta::assert_snapshot!("not_tested_console", console(&a));
-    insta::assert_snapshot!("not_tested_markdown", render_markdown(&a));
+    snap("not_tested_console", console(&a));
+    snap("not_tested_markdown", render_markdown(&a));
 }
 
 #[test]
 fn warnings_controls_and_per_class_groups() {
     let a = fixtures::warnings_and_controls();
-    insta::assert_snapshot!("warnings_controls_console", console(&a));
-    insta::assert_snapshot!("warnings_controls_markdown", render_markdown(&a));
+    snap("warnings_controls_console", console(&a));
+    snap("warnings_controls_markdown", render_markdown(&a));
 }
 
 #[test]
@@ -202,4 +202,14 @@ fn every_line_fits_the_width_compact_and_verbose() {
             }
         }
     }
+}
+
+/// Snapshots `text` under `name`, in the file it had when this was a test binary of its
+/// own (`tests/snapshots/render__NAME.snap`).
+fn snap(name: &str, text: String) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    let name = format!("render__{name}");
+    settings.bind(|| insta::assert_snapshot!(name, text));
 }

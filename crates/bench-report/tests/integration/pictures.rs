@@ -2,7 +2,7 @@
 //! labels, legends and bands, and how many markers they draw (not pixels). Also the HTML
 //! page's self-containment and its size for 10,000 runs.
 
-mod fixtures;
+use crate::fixtures;
 
 use bench_report::pictures::{
     Chart, ConfidenceSequence, Pictures, RunStatus, RunTrace, ScanChart, ScanPoint, SequencePoint,

@@ -1,6 +1,6 @@
 //! The JSON export (field names of `abba.analysis/1`, no NaN) and the atomic writer.
 
-mod fixtures;
+use crate::fixtures;
 
 use std::collections::BTreeSet;
 use std::fs;
