@@ -12,7 +12,7 @@
 
 use rand::Rng;
 
-use crate::resample::bootstrap::stream;
+use crate::resample::bootstrap::{per_index, stream};
 
 /// The pooled statistic: the mean over units of the mean over sessions of the mean block
 /// value. Empty sessions and units must have been removed.
@@ -87,7 +87,7 @@ pub fn hierarchical_bootstrap(
         }
         total / k as f64
     };
-    let reps = per_resample(resamples, one);
+    let reps = per_index(resamples, || (), |_, i| one(i));
     let mean = reps.iter().sum::<f64>() / reps.len() as f64;
     let var = reps.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (reps.len() - 1) as f64;
     Some(HierarchicalBootstrap {
@@ -95,19 +95,6 @@ pub fn hierarchical_bootstrap(
         standard_error: var.sqrt(),
         resamples,
     })
-}
-
-/// `f(i)` for every resample `i` in index order, in parallel when enabled.
-fn per_resample(count: u32, f: impl Fn(u64) -> f64 + Sync + Send) -> Vec<f64> {
-    #[cfg(feature = "parallel")]
-    {
-        use rayon::prelude::*;
-        (0..u64::from(count)).into_par_iter().map(f).collect()
-    }
-    #[cfg(not(feature = "parallel"))]
-    {
-        (0..u64::from(count)).map(f).collect()
-    }
 }
 
 #[cfg(test)]

@@ -257,22 +257,33 @@ pub(crate) fn per_resample<T: Send>(
     f: impl Fn(&[Vec<usize>]) -> T + Sync + Send,
 ) -> Vec<T> {
     let buffer = || vec![Vec::new(); sizes.len()];
-    let one = |idx: &mut Vec<Vec<usize>>, i: u64| {
+    per_index(count, buffer, |idx: &mut Vec<Vec<usize>>, i: u64| {
         draw_into(idx, sizes, seed, i);
         f(idx)
-    };
+    })
+}
+
+/// `f(scratch, i)` for every resample `i` in `0..count`, in index order: the one loop
+/// over resamples every bootstrap of the crate runs (in parallel when enabled, each
+/// worker with its own `scratch` from `init`). Whatever `f` draws must depend on `i` only
+/// ([`stream`]), so the results are the same on any number of threads.
+pub(crate) fn per_index<T: Send, W>(
+    count: u32,
+    init: impl Fn() -> W + Sync + Send,
+    f: impl Fn(&mut W, u64) -> T + Sync + Send,
+) -> Vec<T> {
     #[cfg(feature = "parallel")]
     {
         use rayon::prelude::*;
         (0..u64::from(count))
             .into_par_iter()
-            .map_init(buffer, one)
+            .map_init(init, f)
             .collect()
     }
     #[cfg(not(feature = "parallel"))]
     {
-        let mut idx = buffer();
-        (0..u64::from(count)).map(|i| one(&mut idx, i)).collect()
+        let mut scratch = init();
+        (0..u64::from(count)).map(|i| f(&mut scratch, i)).collect()
     }
 }
 
