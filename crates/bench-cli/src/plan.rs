@@ -197,7 +197,7 @@ fn words(pilot: &Pilot, r: &PlanReport, args: &PlanArgs) -> String {
     let power = format!("{:.0}%", r.power * 100.0);
     out += &match r.blocks_needed {
         Some(n) => format!(
-            "Fixed count: {n} blocks give {power} power to detect a {} change at alpha {} (the default verdict, signed-rank test of the block log-ratios).\n",
+            "Fixed count: {n} blocks give {power} power to detect a {} change at alpha {} (the signed-rank test of the block median log-ratios, which the default sequence reads; the fixed-sample typical-run verdict tests all runs and is not what this predicts).\n",
             pct(r.effect),
             r.alpha
         ),
