@@ -1276,10 +1276,11 @@ fn assert_inside(svg: &str, class: &str) -> usize {
     let points = marker_points(svg, class);
     for (x, y) in &points {
         assert!(
-            frames
-                .iter()
-                .any(|[l, t, r, b]| l < x && x < r && t < y && y < b
-                    && (x - l).min(r - x) >= 6.0),
+            frames.iter().any(|[l, t, r, b]| l < x
+                && x < r
+                && t < y
+                && y < b
+                && (x - l).min(r - x) >= 6.0),
             "{class} point ({x}, {y}) on or outside the frames {frames:?}"
         );
     }
@@ -1325,7 +1326,15 @@ fn k11_one_run_and_all_equal_blocks_are_drawn_inside_the_frame_the_bar_on_the_es
     // One run of one command: its point centred in the trace, not on the frame.
     let one = dir.path().join("one.html");
     abba()
-        .args(["compare", "--runs", "1", "--warmup", "0", "-q", "--export-html"])
+        .args([
+            "compare",
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+            "-q",
+            "--export-html",
+        ])
         .arg(&one)
         .arg("true")
         .assert()
@@ -1335,7 +1344,10 @@ fn k11_one_run_and_all_equal_blocks_are_drawn_inside_the_frame_the_bar_on_the_es
     assert_eq!(assert_inside(trace, "runs"), 1);
     let [l, _, r, _] = plot_frames(trace)[0];
     let (x, _) = marker_points(trace, "runs")[0];
-    assert!((x - (l + r) / 2.0).abs() <= 0.1, "one run at {x} of [{l}, {r}]");
+    assert!(
+        (x - (l + r) / 2.0).abs() <= 0.1,
+        "one run at {x} of [{l}, {r}]"
+    );
 }
 
 #[test]

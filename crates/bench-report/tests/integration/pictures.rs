@@ -655,11 +655,19 @@ fn all_equal_blocks(blocks: u32, value: f64) -> bench_stats::Dataset {
     use bench_stats::{Dataset, Design, Observation, Series};
     let runs = || -> Vec<Observation> {
         (0..blocks)
-            .flat_map(|b| [Observation::in_block(value, b), Observation::in_block(value, b)])
+            .flat_map(|b| {
+                [
+                    Observation::in_block(value, b),
+                    Observation::in_block(value, b),
+                ]
+            })
             .collect()
     };
-    Dataset::new("ms", vec![Series::new("A", runs()), Series::new("B", runs())])
-        .with_design(Design::Abba)
+    Dataset::new(
+        "ms",
+        vec![Series::new("A", runs()), Series::new("B", runs())],
+    )
+    .with_design(Design::Abba)
 }
 
 #[test]
