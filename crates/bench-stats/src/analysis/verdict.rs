@@ -356,19 +356,6 @@ fn more_data_hint(f: &Facts<'_>) -> String {
     )
 }
 
-/// "fast runs (p10)", "typical run (p50)", "slow runs (p90)".
-fn part_name(q: f64, higher_is_better: bool) -> String {
-    let pct = (q * 100.0).round();
-    let word = if (q - 0.5).abs() < 1e-9 {
-        "typical run"
-    } else if (q < 0.5) != higher_is_better {
-        "fast runs"
-    } else {
-        "slow runs"
-    };
-    format!("{word} (p{pct:.0})")
-}
-
 fn part_ratio(q: &QuantileShift) -> String {
     ratio_text(q.ratio, q.interval)
 }
@@ -401,7 +388,7 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
             s.quantiles.len()
         )
     };
-    let name = |q: &QuantileShift| part_name(q.quantile, hib);
+    let name = |q: &QuantileShift| q.part_name(hib);
     let detail = |q: &QuantileShift| {
         format!(
             "{} {} ({})",
@@ -469,7 +456,7 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
                 let names: Vec<String> = parts
                     .iter()
                     .map(|q| {
-                        part_name(q.quantile, hib)
+                        q.part_name(hib)
                             .split(" (")
                             .next()
                             .unwrap_or_default()
@@ -572,7 +559,7 @@ pub(crate) fn shape_parts(s: &ShapeAnalysis, higher_is_better: bool) -> String {
         .map(|q| {
             format!(
                 "{} {}",
-                part_name(q.quantile, higher_is_better),
+                q.part_name(higher_is_better),
                 part_ratio(q)
             )
         })
