@@ -125,8 +125,13 @@ pub struct QuantileShift {
     pub interval: Option<[f64; 2]>,
     /// Its `1 - 2 alpha` interval, read by the equivalence test.
     pub equivalence_interval: Option<[f64; 2]>,
-    /// The randomization test's two-sided p of no change at this quantile.
+    /// The two-sided p of no change at this quantile: the larger of
+    /// [`QuantileShift::p_value_exact`] and the interval's own test's, so `p_value <= a`
+    /// exactly when the interval at `1 - a` excludes no change.
     pub p_value: f64,
+    /// The exact randomization test's p on the data as observed (every arrangement, or
+    /// the random ones).
+    pub p_value_exact: f64,
     /// Bonferroni-adjusted over the checked quantiles.
     pub p_value_adjusted: f64,
     /// How this part moved.
@@ -721,7 +726,8 @@ pub fn shape_analysis(
         // or a skewed tail the two can differ, and either alone would claim more than
         // the other allows).
         let unaligned = reference(&observed, &wa, &wb, arrangements, config.seed);
-        let p = exact_p(&unaligned, t, extra).max(inversion.p_value(t));
+        let p_exact = exact_p(&unaligned, t, extra);
+        let p = p_exact.max(inversion.p_value(t));
         let exp = |i: Option<[f64; 2]>| {
             i.map(|[lo, hi]| [lo.exp(), hi.exp()])
                 .filter(|b| b.iter().all(|x| x.is_finite() && *x > 0.0))
@@ -763,6 +769,7 @@ pub fn shape_analysis(
             interval,
             equivalence_interval,
             p_value: p,
+            p_value_exact: p_exact,
             p_value_adjusted: (p * k as f64).min(1.0),
             part,
         });
