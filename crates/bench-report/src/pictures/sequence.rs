@@ -69,7 +69,7 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
     frame::heading(&mut svg, title, &legend);
     let pad = ((hi / lo).ln() * 0.05).exp();
     let ys = Scale::log(lo / pad, hi * pad, area.bottom, area.top);
-    let xs = Scale::linear(1.0, max_blocks.max(2) as f64, area.left, area.right);
+    let xs = Scale::counts(max_blocks, area.left, area.right);
     frame::y_axis(
         &mut svg,
         area,
