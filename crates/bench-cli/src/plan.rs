@@ -231,7 +231,7 @@ fn words(pilot: &Pilot, r: &PlanReport, args: &PlanArgs) -> String {
     for (s, label) in
         r.until_decided
             .iter()
-            .zip(["no change", "the margin", "2x margin", "5x margin"])
+            .zip(["no change", "the margin", "2x margin", "5x margin"].iter())
     {
         out += &format!(
             "  {:<11} ({:>5}): median {:>4} blocks (mean {:>5.1}); changed {:>3.0}%, equivalent {:>3.0}%, inconclusive {:>3.0}%\n",
@@ -243,6 +243,18 @@ fn words(pilot: &Pilot, r: &PlanReport, args: &PlanArgs) -> String {
             s.equivalent * 100.0,
             s.inconclusive * 100.0
         );
+    }
+    let labels = ["no change", "the margin", "2x margin", "5x margin"];
+    for (i, pair) in r.until_decided.windows(2).enumerate() {
+        if pair[0].same_stops(&pair[1]) {
+            out += &format!(
+                "  ({} and {} stop alike: no pilot block lies between -{} and -{} of its centre, and the sequence reads only the signs of the blocks; a longer pilot tells them apart.)\n",
+                labels[i],
+                labels[i + 1],
+                pct(pair[0].ratio.ln()),
+                pct(pair[1].ratio.ln())
+            );
+        }
     }
     out += &runs_words(r.runs_per_block.as_ref());
     out

@@ -1,6 +1,6 @@
 //! Power of the default fixed-sample test, by resampling a pilot's block log-ratios.
 //!
-//! The pilot's log-ratios, centred on their median, stand for the noise of one block; a
+//! The pilot's log-ratios, centred on their pseudo-median, stand for the noise of one block; a
 //! planned experiment of `n` blocks with true ratio `r` is `n` draws from them (with
 //! replacement) shifted by `ln r`. Its power is the share of such experiments in which the
 //! default verdict's test, the Wilcoxon signed-rank test of the block log-ratios, has
