@@ -77,16 +77,27 @@ fn check(rec: &Recording, args: &PlanCheckArgs, req: &PlanRequest) -> Result<Vec
     let w = args.pilot_blocks as usize;
     let pilots = args.pilots as usize;
     if logs.len() < (pilots + 1) * w {
-        bail!("{name}: {} blocks are too few for {pilots} pilots of {w} and a rest", logs.len());
+        bail!(
+            "{name}: {} blocks are too few for {pilots} pilots of {w} and a rest",
+            logs.len()
+        );
     }
     let step = (logs.len() - w) / pilots.max(2).saturating_sub(1).max(1);
     let ratio = 1.0 + req.effect;
     let max = req.max_blocks as usize;
     let mut rows = Vec::new();
     for p in 0..pilots {
-        let start = if pilots == 1 { 0 } else { (p * step).min(logs.len() - w) };
+        let start = if pilots == 1 {
+            0
+        } else {
+            (p * step).min(logs.len() - w)
+        };
         let pilot = &logs[start..start + w];
-        let rest: Vec<f64> = logs[..start].iter().chain(&logs[start + w..]).copied().collect();
+        let rest: Vec<f64> = logs[..start]
+            .iter()
+            .chain(&logs[start + w..])
+            .copied()
+            .collect();
         let noise = centred_noise(pilot);
         let rest_noise = centred_noise(&rest);
         let predicted = blocks_needed(pilot, req);
@@ -138,7 +149,10 @@ fn blocks(n: Option<usize>, max: u32) -> String {
 
 /// The table and its summary, as Markdown.
 fn report(root: &Path, args: &PlanCheckArgs) -> Result<String> {
-    let dir = args.dir.clone().unwrap_or_else(|| root.join("fixtures/recordings"));
+    let dir = args
+        .dir
+        .clone()
+        .unwrap_or_else(|| root.join("fixtures/recordings"));
     let req = PlanRequest {
         effect: args.effect / 100.0,
         seed: args.seed,
@@ -151,7 +165,11 @@ fn report(root: &Path, args: &PlanCheckArgs) -> Result<String> {
         .filter(|r| args.condition.as_ref().is_none_or(|c| *c == r.condition))
         .collect();
     if recs.is_empty() {
-        bail!("no recording of condition {:?} in {}", args.condition, dir.display());
+        bail!(
+            "no recording of condition {:?} in {}",
+            args.condition,
+            dir.display()
+        );
     }
     for rec in recs {
         rows.extend(check(&rec, args, &req)?);
@@ -200,7 +218,11 @@ fn report(root: &Path, args: &PlanCheckArgs) -> Result<String> {
                 pilot_sum += pp;
                 rest_sum += pr;
                 powered += 1;
-                (format!("{pp:.2}"), format!("{pr:.2}"), format!("{ps:.2} of {k}"))
+                (
+                    format!("{pp:.2}"),
+                    format!("{pr:.2}"),
+                    format!("{ps:.2} of {k}"),
+                )
             }
             None => ("-".into(), "-".into(), "-".into()),
         };
@@ -208,7 +230,8 @@ fn report(root: &Path, args: &PlanCheckArgs) -> Result<String> {
             r.recording.clone(),
             format!("{}-{}", r.start, r.start + args.pilot_blocks as usize - 1),
             format!("{} ({range})", blocks(r.predicted, max)),
-            r.warned.map_or_else(|| "-".to_owned(), |n| format!("{n} blocks")),
+            r.warned
+                .map_or_else(|| "-".to_owned(), |n| format!("{n} blocks")),
             pp,
             pr,
             ps,

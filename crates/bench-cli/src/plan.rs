@@ -228,10 +228,10 @@ fn words(pilot: &Pilot, r: &PlanReport, args: &PlanArgs) -> String {
         pct(args.equivalence_margin),
         r.max_blocks
     );
-    for (s, label) in
-        r.until_decided
-            .iter()
-            .zip(["no change", "the margin", "2x margin", "5x margin"].iter())
+    for (s, label) in r
+        .until_decided
+        .iter()
+        .zip(["no change", "the margin", "2x margin", "5x margin"].iter())
     {
         out += &format!(
             "  {:<11} ({:>5}): median {:>4} blocks (mean {:>5.1}); changed {:>3.0}%, equivalent {:>3.0}%, inconclusive {:>3.0}%\n",
@@ -277,9 +277,10 @@ fn range_words(r: &PlanReport) -> String {
         r.pilot_blocks
     );
     if let Some(w) = &r.pilot_warning {
-        let spread = w
-            .spread
-            .map_or_else(|| "beyond the limit".to_owned(), |s| format!("{s:.1}x the point"));
+        let spread = w.spread.map_or_else(
+            || "beyond the limit".to_owned(),
+            |s| format!("{s:.1}x the point"),
+        );
         out += &format!(
             "Warning: a {}-block pilot is too short to trust this count (the range's upper end is {spread}); a pilot of about {} blocks would bring it within {}x.\n",
             r.pilot_blocks,

@@ -204,12 +204,19 @@ fn plan_of_a_short_pilot_gives_a_range_and_a_warning() {
     let plan = &v["plan"];
     let point = plan["blocks_needed"].as_u64().unwrap();
     let range = &plan["blocks_needed_range"];
-    let (low, high) = (range["low"].as_u64().unwrap(), range["high"].as_u64().unwrap());
+    let (low, high) = (
+        range["low"].as_u64().unwrap(),
+        range["high"].as_u64().unwrap(),
+    );
     assert!(low <= point && point <= high, "{range}");
     assert_eq!(range["resamples"], 200);
     assert!(plan["centre"].as_f64().unwrap().is_finite());
     let warning = &plan["pilot_warning"];
-    assert_eq!(warning.is_null(), high as f64 <= 1.5 * point as f64, "{plan}");
+    assert_eq!(
+        warning.is_null(),
+        high as f64 <= 1.5 * point as f64,
+        "{plan}"
+    );
     let text = String::from_utf8_lossy(
         &abba()
             .args(["plan", "--effect", "2%"])
@@ -220,13 +227,17 @@ fn plan_of_a_short_pilot_gives_a_range_and_a_warning() {
     )
     .into_owned();
     assert!(
-        text.contains(&format!("Blocks needed: {point} (range {low}-{high} from resampling the pilot")),
+        text.contains(&format!(
+            "Blocks needed: {point} (range {low}-{high} from resampling the pilot"
+        )),
         "{text}"
     );
     if let Some(advised) = warning["pilot_blocks_advised"].as_u64() {
         assert!(advised > 10);
         assert!(
-            text.contains(&format!("a pilot of about {advised} blocks would bring it within 1.5x")),
+            text.contains(&format!(
+                "a pilot of about {advised} blocks would bring it within 1.5x"
+            )),
             "{text}"
         );
     }

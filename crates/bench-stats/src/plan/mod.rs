@@ -165,7 +165,6 @@ pub struct PilotWarning {
     pub pilot_blocks_advised: usize,
 }
 
-
 /// The Hodges-Lehmann pseudo-median of the finite `log_ratios`: the median of their Walsh
 /// averages `(x_i + x_j) / 2`, `i <= j` (Hodges and Lehmann 1963; more than
 /// [`crate::rank::PAIRED_HL_MAX_DIFFERENCES`] values are stride-subsampled first, as
@@ -236,7 +235,8 @@ pub fn blocks_needed_range(
     );
     let mut sorted: Vec<usize> = needed.iter().map(|n| n.unwrap_or(usize::MAX)).collect();
     sorted.sort_unstable();
-    let at = |q: f64| sorted[((q * (sorted.len() - 1) as f64).round() as usize).min(sorted.len() - 1)];
+    let at =
+        |q: f64| sorted[((q * (sorted.len() - 1) as f64).round() as usize).min(sorted.len() - 1)];
     let beyond = needed.iter().filter(|n| n.is_none()).count();
     Some(BlocksRange {
         low: at(RANGE_QUANTILES[0]).min(max),

@@ -54,14 +54,24 @@ fn hl_centring_holds_the_resampled_no_change_at_alpha() {
     let se_diff = 2.0f64.sqrt() * (0.05f64 * 0.95 / f64::from(reps)).sqrt();
     let symmetric = symmetric_pilot(2000, 0.01);
     let pilot = skewed_pilot(30);
-    assert!((pilot_centre(&pilot) - 0.00837).abs() < 5e-5, "{}", pilot_centre(&pilot));
+    assert!(
+        (pilot_centre(&pilot) - 0.00837).abs() < 5e-5,
+        "{}",
+        pilot_centre(&pilot)
+    );
     for n in [10, 20] {
         let size = power(&symmetric, n, 1.0, 0.05, reps, 3);
         let hl = power(&centred_noise(&pilot), n, 1.0, 0.05, reps, 3);
         let median = power(&median_centred(&pilot), n, 1.0, 0.05, reps, 3);
         println!("{n} blocks: size {size:.4}, HL-centred {hl:.4}, median-centred {median:.4}");
-        assert!((hl - size).abs() < 3.0 * se_diff, "{n}: {hl} against {size}");
-        assert!(median - size > 5.0 * se_diff, "{n}: {median} against {size}");
+        assert!(
+            (hl - size).abs() < 3.0 * se_diff,
+            "{n}: {hl} against {size}"
+        );
+        assert!(
+            median - size > 5.0 * se_diff,
+            "{n}: {median} against {size}"
+        );
     }
 }
 
@@ -82,8 +92,14 @@ fn the_range_brackets_the_point_and_narrows_with_the_pilot() {
         assert_eq!(range.quantiles, RANGE_QUANTILES);
         assert_eq!((range.resamples, range.reps), (200, 200));
         let high = range.high.unwrap();
-        println!("{n}-block pilot: {point} blocks, range {}-{high}", range.low);
-        assert!(range.low <= point && point <= high, "{n}: {range:?} {point}");
+        println!(
+            "{n}-block pilot: {point} blocks, range {}-{high}",
+            range.low
+        );
+        assert!(
+            range.low <= point && point <= high,
+            "{n}: {range:?} {point}"
+        );
         spreads.push(high as f64 / range.low as f64);
     }
     assert!(spreads[1] < spreads[0], "{spreads:?}");
@@ -92,7 +108,10 @@ fn the_range_brackets_the_point_and_narrows_with_the_pilot() {
         resamples: 0,
         ..req
     };
-    assert_eq!(blocks_needed_range(&symmetric_pilot(20, 0.01), 30, &none), None);
+    assert_eq!(
+        blocks_needed_range(&symmetric_pilot(20, 0.01), 30, &none),
+        None
+    );
 }
 
 /// The warning's rule: an upper end above 1.5x the point warns, and advises a pilot that
@@ -144,7 +163,9 @@ fn a_wide_range_warns_with_the_pilot_it_would_take() {
 #[test]
 fn stops_coincide_when_no_pilot_block_lies_between_the_ratios() {
     let rule = SequentialRule::new(0.05, 0.01);
-    let gap = [-0.035, -0.021, -0.006, -0.004, -0.002, 0.002, 0.004, 0.007, 0.012, 0.016];
+    let gap = [
+        -0.035, -0.021, -0.006, -0.004, -0.002, 0.002, 0.004, 0.007, 0.012, 0.016,
+    ];
     let at = |noise: &[f64], ratio: f64| expected_stop(noise, ratio, &rule, 400, 1);
     let (one, two) = (at(&gap, 1.01), at(&gap, 1.02));
     assert_eq!(
