@@ -147,6 +147,26 @@ fn blocks(n: Option<usize>, max: u32) -> String {
     n.map_or_else(|| format!(">{max}"), |n| n.to_string())
 }
 
+/// Every pilot's row, recording by recording.
+fn all_rows(dir: &Path, args: &PlanCheckArgs, req: &PlanRequest) -> Result<Vec<Row>> {
+    let recs: Vec<Recording> = load_dir(dir)?
+        .into_iter()
+        .filter(|r| args.condition.as_ref().is_none_or(|c| *c == r.condition))
+        .collect();
+    if recs.is_empty() {
+        bail!(
+            "no recording of condition {:?} in {}",
+            args.condition,
+            dir.display()
+        );
+    }
+    let mut rows = Vec::new();
+    for rec in recs {
+        rows.extend(check(&rec, args, req)?);
+    }
+    Ok(rows)
+}
+
 /// The table and its summary, as Markdown.
 fn report(root: &Path, args: &PlanCheckArgs) -> Result<String> {
     let dir = args
@@ -159,21 +179,7 @@ fn report(root: &Path, args: &PlanCheckArgs) -> Result<String> {
         ..PlanRequest::default()
     };
     let max = req.max_blocks;
-    let mut rows = Vec::new();
-    let recs: Vec<Recording> = load_dir(&dir)?
-        .into_iter()
-        .filter(|r| args.condition.as_ref().is_none_or(|c| *c == r.condition))
-        .collect();
-    if recs.is_empty() {
-        bail!(
-            "no recording of condition {:?} in {}",
-            args.condition,
-            dir.display()
-        );
-    }
-    for rec in recs {
-        rows.extend(check(&rec, args, &req)?);
-    }
+    let rows = all_rows(&dir, args, &req)?;
     let mut t = TextTable::new([
         "recording",
         "pilot blocks",
