@@ -232,6 +232,14 @@ fn row(
             ),
         );
     }
+    mark_values(svg, area, &xs, c);
+    frame::border(svg, area);
+    frame::x_axis(svg, area, &xs, "ratio candidate / baseline (log scale)", 8);
+}
+
+/// The vertical lines at no change (1), the interval's ends and the estimate, each with
+/// its exact ratio (`data-ratio`).
+fn mark_values(svg: &mut Svg, area: Area, xs: &Scale, c: &Comparison) {
     // Each marked value carries its exact ratio (`data-ratio`), beside its pixel.
     let vline = |svg: &mut Svg, v: f64, extra: &str| {
         let x = xs.px(v);
@@ -260,6 +268,4 @@ fn row(
     if let Some(e) = c.ratio {
         vline(svg, e, r#"stroke-width="2" class="estimate""#);
     }
-    frame::border(svg, area);
-    frame::x_axis(svg, area, &xs, "ratio candidate / baseline (log scale)", 8);
 }

@@ -671,23 +671,9 @@ pub fn shape_analysis(
     candidate: &[Vec<f64>],
     config: &ShapeConfig,
 ) -> Result<ShapeAnalysis, StatsError> {
-    if !(config.alpha > 0.0 && config.alpha < 0.5) {
-        return Err(StatsError::InvalidParameter {
-            name: "alpha",
-            value: config.alpha,
-            reason: "must be strictly between 0 and 0.5",
-        });
-    }
-    if !(config.margin >= 0.0 && config.margin < 1.0) {
-        return Err(StatsError::InvalidParameter {
-            name: "margin",
-            value: config.margin,
-            reason: "must be in [0, 1)",
-        });
-    }
+    check_shape_config(config)?;
     let logs = LogBlocks::new(baseline, candidate)?;
     let n = logs.a.len();
-    let (na, nb) = logs.totals();
     let wanted = config.permutations.max(1);
     let arrangements = if logs.equal_counts() && n < 63 && (1u64 << n) as usize <= wanted {
         Arrangements::Exact(1u64 << n)
@@ -705,17 +691,91 @@ pub fn shape_analysis(
         .all(|(a, b)| a.len() == 1 && b.len() == 1);
     let checked: &[f64] = if single { &[0.5] } else { &SHAPE_QUANTILES };
     let k = checked.len();
-    let a_test = config.alpha / k as f64;
-    let a_equiv = 2.0 * config.alpha;
-    let raw_a: Vec<f64> = baseline.iter().flatten().copied().collect();
-    let raw_b: Vec<f64> = candidate.iter().flatten().copied().collect();
-    let observed = logs.normalized(0.0);
-    let mut quantiles = Vec::with_capacity(k);
-    for &q in checked {
+    let check = QuantileCheck {
+        totals: logs.totals(),
+        observed: logs.normalized(0.0),
+        logs: &logs,
+        raw: (
+            baseline.iter().flatten().copied().collect(),
+            candidate.iter().flatten().copied().collect(),
+        ),
+        arrangements,
+        checked: k,
+        a_test: config.alpha / k as f64,
+        a_equiv: 2.0 * config.alpha,
+        config,
+    };
+    let quantiles: Vec<QuantileShift> = checked.iter().map(|&q| check.shift(q)).collect();
+    let p_value = quantiles
+        .iter()
+        .map(|q| q.p_value_adjusted)
+        .fold(1.0, f64::min);
+    Ok(ShapeAnalysis {
+        quantiles,
+        confidence: 1.0 - check.a_test,
+        equivalence_confidence: 1.0 - check.a_equiv,
+        permutations: arrangements.count(),
+        exact: matches!(arrangements, Arrangements::Exact(_)),
+        p_value,
+        blocks: n,
+    })
+}
+
+/// [`StatsError::InvalidParameter`] for an alpha or a margin out of range.
+fn check_shape_config(config: &ShapeConfig) -> Result<(), StatsError> {
+    if !(config.alpha > 0.0 && config.alpha < 0.5) {
+        return Err(StatsError::InvalidParameter {
+            name: "alpha",
+            value: config.alpha,
+            reason: "must be strictly between 0 and 0.5",
+        });
+    }
+    if !(config.margin >= 0.0 && config.margin < 1.0) {
+        return Err(StatsError::InvalidParameter {
+            name: "margin",
+            value: config.margin,
+            reason: "must be in [0, 1)",
+        });
+    }
+    Ok(())
+}
+
+/// What [`shape_analysis`] checks each quantile against: the blocks' log runs, the
+/// arrangements of the randomization test and the levels of its two intervals.
+struct QuantileCheck<'a> {
+    logs: &'a LogBlocks,
+    /// Runs of (baseline, candidate) in all.
+    totals: (usize, usize),
+    /// The log runs as they are (no shift).
+    observed: Vec<(Vec<f64>, Vec<f64>)>,
+    /// Every run of (baseline, candidate), unlogged: the quantiles reported.
+    raw: (Vec<f64>, Vec<f64>),
+    arrangements: Arrangements,
+    /// Quantiles checked: the Bonferroni share.
+    checked: usize,
+    /// The test's level per quantile, and the equivalence intervals'.
+    a_test: f64,
+    a_equiv: f64,
+    config: &'a ShapeConfig,
+}
+
+impl QuantileCheck<'_> {
+    /// Quantile `q`'s shift: its estimate, the exact randomization test's p, the intervals
+    /// from the inversion around the estimate, and how the part moved.
+    fn shift(&self, q: f64) -> QuantileShift {
+        let (config, arrangements) = (self.config, self.arrangements);
+        let (na, nb) = self.totals;
         let (wa, wb) = (harrell_davis_weights(na, q), harrell_davis_weights(nb, q));
         let mut none = Xoshiro256PlusPlus::seed_from_u64(0);
-        let (t, _) = arranged_stat(&observed, &wa, &wb, &mut Work::new(), |_| false, &mut none);
-        let aligned = logs.normalized(t);
+        let (t, _) = arranged_stat(
+            &self.observed,
+            &wa,
+            &wb,
+            &mut Work::new(),
+            |_| false,
+            &mut none,
+        );
+        let aligned = self.logs.normalized(t);
         let d = reference(&aligned, &wa, &wb, arrangements, config.seed);
         let extra = usize::from(matches!(arrangements, Arrangements::Random(_)));
         let inversion = Inversion::new(&d, extra);
@@ -725,17 +785,17 @@ pub fn shape_analysis(
         // interval at `1 - a` excludes no change" then always agree (with fewer blocks
         // or a skewed tail the two can differ, and either alone would claim more than
         // the other allows).
-        let unaligned = reference(&observed, &wa, &wb, arrangements, config.seed);
+        let unaligned = reference(&self.observed, &wa, &wb, arrangements, config.seed);
         let p_exact = exact_p(&unaligned, t, extra);
         let p = p_exact.max(inversion.p_value(t));
         let exp = |i: Option<[f64; 2]>| {
             i.map(|[lo, hi]| [lo.exp(), hi.exp()])
                 .filter(|b| b.iter().all(|x| x.is_finite() && *x > 0.0))
         };
-        let interval = exp(inversion.interval(t, a_test));
-        let equivalence_interval = exp(inversion.interval(t, a_equiv));
+        let interval = exp(inversion.interval(t, self.a_test));
+        let equivalence_interval = exp(inversion.interval(t, self.a_equiv));
         let ratio = t.exp();
-        let significant = p <= a_test;
+        let significant = p <= self.a_test;
         // The decision is the exact test's; an inverted interval that excludes no change
         // while the exact test does not reject is widened to hold it, so the interval
         // never claims more than the test.
@@ -749,7 +809,7 @@ pub fn shape_analysis(
             })
         };
         let interval = hold_one(interval, significant);
-        let equivalence_interval = hold_one(equivalence_interval, p <= a_equiv);
+        let equivalence_interval = hold_one(equivalence_interval, p <= self.a_equiv);
         let inside = equivalence_interval.is_some_and(|[lo, hi]| {
             lo >= 1.0 - config.margin - 1e-12 && hi <= 1.0 + config.margin + 1e-12
         });
@@ -761,32 +821,19 @@ pub fn shape_analysis(
             (false, true) => PartMove::Equivalent,
             (false, false) => PartMove::Unclear,
         };
-        quantiles.push(QuantileShift {
+        QuantileShift {
             quantile: q,
-            baseline: harrell_davis(&raw_a, q).unwrap_or(f64::NAN),
-            candidate: harrell_davis(&raw_b, q).unwrap_or(f64::NAN),
+            baseline: harrell_davis(&self.raw.0, q).unwrap_or(f64::NAN),
+            candidate: harrell_davis(&self.raw.1, q).unwrap_or(f64::NAN),
             ratio,
             interval,
             equivalence_interval,
             p_value: p,
             p_value_exact: p_exact,
-            p_value_adjusted: (p * k as f64).min(1.0),
+            p_value_adjusted: (p * self.checked as f64).min(1.0),
             part,
-        });
+        }
     }
-    let p_value = quantiles
-        .iter()
-        .map(|q| q.p_value_adjusted)
-        .fold(1.0, f64::min);
-    Ok(ShapeAnalysis {
-        quantiles,
-        confidence: 1.0 - a_test,
-        equivalence_confidence: 1.0 - a_equiv,
-        permutations: arrangements.count(),
-        exact: matches!(arrangements, Arrangements::Exact(_)),
-        p_value,
-        blocks: n,
-    })
 }
 
 #[cfg(test)]
