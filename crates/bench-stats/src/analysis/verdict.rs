@@ -389,14 +389,27 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
     let hib = f.higher_is_better;
     let m = f.config.equivalence_margin * 100.0;
     let level = s.confidence * 100.0;
+    // `--confidence` other than `1 - alpha`: the intervals are at another level than the
+    // tests that decide, which the sentence says.
+    let decision_level = 100.0 * (1.0 - f.config.alpha / s.quantiles.len().max(1) as f64);
+    let other = if (level - decision_level).abs() > 1e-9 {
+        format!(", not the decision's {decision_level:.1}%")
+    } else {
+        String::new()
+    };
     let scope = if s.quantiles.len() == 1 {
+        let at = if other.is_empty() {
+            String::new()
+        } else {
+            format!("; interval at {level:.1}%{other}")
+        };
         format!(
-            "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked",
+            "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked{at}",
             s.blocks
         )
     } else {
         format!(
-            "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles",
+            "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles{other}",
             s.blocks,
             s.quantiles.len()
         )
