@@ -188,7 +188,7 @@ fn legend(
             swatch: Swatch::Rule(style::color(color), r#"stroke-width="1.5""#),
         });
         out.push(LegendItem {
-            label: "band".into(),
+            label: "intervals joined".into(),
             swatch: Swatch::Band(style::color(color), 0.18),
         });
     }

@@ -789,3 +789,17 @@ fn shape_chart_handles_one_run_per_block_equal_values_and_too_few_blocks() {
     assert!(a.groups[0].comparisons[0].distribution.is_none());
     assert!(!names(&charts(&Pictures::new(&a))).contains(&"shape.svg"));
 }
+
+/// The shape chart of the typical run on [`skewed_blocks`], element by element, one per
+/// line (`tests/snapshots/pictures__shape_svg.snap`): a change to the drawing shows in review.
+#[test]
+fn shape_chart_snapshot() {
+    let a = bench_stats::analyze(&skewed_blocks(), &bench_stats::AnalysisConfig::default())
+        .unwrap();
+    let all = charts(&Pictures::new(&a));
+    let svg = chart(&all, "shape.svg").svg.replace("><", ">\n<");
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_snapshot!("pictures__shape_svg", svg));
+}
