@@ -1215,6 +1215,141 @@ fn k10_export_md_is_the_markdown_export() {
     assert!(text.contains('|') && !text.contains("<html"), "{text}");
 }
 
+/// The SVG of the chart titled `title` in an HTML report.
+fn svg_titled<'a>(html: &'a str, title: &str) -> &'a str {
+    let at = html
+        .find(&format!("<title>{title}</title>"))
+        .unwrap_or_else(|| panic!("no chart {title}"));
+    let start = html[..at].rfind("<svg").unwrap();
+    &html[start..at + html[at..].find("</svg>").unwrap()]
+}
+
+/// The value of `name` in an SVG element's text.
+fn svg_attr(element: &str, name: &str) -> Option<f64> {
+    let key = format!(" {name}=\"");
+    let start = element.find(&key)? + key.len();
+    element[start..start + element[start..].find('"')?]
+        .parse()
+        .ok()
+}
+
+/// The elements (`<tag ...`) of `svg` with `class`.
+fn with_class<'a>(svg: &'a str, class: &str) -> Vec<&'a str> {
+    let key = format!("class=\"{class}\"");
+    svg.split('<').filter(|e| e.contains(&key)).collect()
+}
+
+/// The frames of the plots (unfilled rectangles) as [left, top, right, bottom].
+fn plot_frames(svg: &str) -> Vec<[f64; 4]> {
+    svg.split("<rect ")
+        .skip(1)
+        .filter(|e| e.contains("fill=\"none\""))
+        .map(|e| {
+            let n = |k| svg_attr(&format!(" {e}"), k).unwrap();
+            [n("x"), n("y"), n("x") + n("width"), n("y") + n("height")]
+        })
+        .collect()
+}
+
+/// The first point (`Mx y`) of every marker in the paths with `class`.
+fn marker_points(svg: &str, class: &str) -> Vec<(f64, f64)> {
+    with_class(svg, class)
+        .into_iter()
+        .flat_map(|e| {
+            let d = &e[e.find("d=\"").unwrap() + 3..];
+            d[..d.find('"').unwrap()].split('M').skip(1)
+        })
+        .map(|m| {
+            let mut xy = m
+                .split(|c: char| c.is_ascii_alphabetic())
+                .next()
+                .unwrap()
+                .split(' ')
+                .map(|v| v.parse::<f64>().unwrap());
+            (xy.next().unwrap(), xy.next().unwrap())
+        })
+        .collect()
+}
+
+fn assert_inside(svg: &str, class: &str) -> usize {
+    let frames = plot_frames(svg);
+    let points = marker_points(svg, class);
+    for (x, y) in &points {
+        assert!(
+            frames.iter().any(|[l, t, r, b]| l < x
+                && x < r
+                && t < y
+                && y < b
+                && (x - l).min(r - x) >= 6.0),
+            "{class} point ({x}, {y}) on or outside the frames {frames:?}"
+        );
+    }
+    points.len()
+}
+
+#[test]
+fn k11_one_run_and_all_equal_blocks_are_drawn_inside_the_frame_the_bar_on_the_estimate() {
+    let dir = tempfile::tempdir().unwrap();
+    // Six blocks in which every run took 10 ns: every block ratio is 1, every Walsh
+    // average of their logs 0, so the uncertainty histogram is one bar.
+    let csv = dir.path().join("equal.csv");
+    let mut text = String::from("variant,block,value\n");
+    for b in 1..=6 {
+        text.push_str(&format!("a,{b},10\nb,{b},10\na,{b},10\nb,{b},10\n"));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let html = dir.path().join("equal.html");
+    abba()
+        .arg("analyze")
+        .arg(&csv)
+        .args(["--estimator", "hl-log-ratio", "-q", "--export-html"])
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    let uncertainty = svg_titled(&page, "Uncertainty of the estimate");
+    let estimate = with_class(uncertainty, "estimate");
+    let x = svg_attr(estimate[0], "x1").unwrap();
+    let bar = with_class(uncertainty, "histogram")[0];
+    let d = &bar[bar.find("d=\"M").unwrap() + 4..];
+    let left: f64 = d[..d.find(' ').unwrap()].parse().unwrap();
+    let width: f64 = d[d.find('h').unwrap() + 1..d.find('v').unwrap()]
+        .parse()
+        .unwrap();
+    assert!(
+        (left + width / 2.0 - x).abs() <= 0.1,
+        "the bar [{left}, {}] is not centred on the estimate at {x}",
+        left + width
+    );
+    let effect = svg_titled(&page, "Paired effect per block");
+    assert_eq!(assert_inside(effect, "points"), 6);
+    // One run of one command: its point centred in the trace, not on the frame.
+    let one = dir.path().join("one.html");
+    abba()
+        .args([
+            "compare",
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+            "-q",
+            "--export-html",
+        ])
+        .arg(&one)
+        .arg("true")
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&one).unwrap();
+    let trace = svg_titled(&page, "Run-order trace");
+    assert_eq!(assert_inside(trace, "runs"), 1);
+    let [l, _, r, _] = plot_frames(trace)[0];
+    let (x, _) = marker_points(trace, "runs")[0];
+    assert!(
+        (x - (l + r) / 2.0).abs() <= 0.1,
+        "one run at {x} of [{l}, {r}]"
+    );
+}
+
 #[test]
 fn k2_a_nul_byte_in_a_name_is_refused_not_written_to_the_terminal() {
     let dir = tempfile::tempdir().unwrap();

@@ -141,10 +141,19 @@ fn the_typical_runs_interval_follows_confidence() {
     let asked = comparison("three_runs_per_block", &["--confidence", "0.8"]);
     let wider = comparison("three_runs_per_block", &["--confidence", "0.99"]);
     let by_alpha = comparison("three_runs_per_block", &["--alpha", "0.1"]);
-    assert!((level(&default) - (1.0 - 0.05 / 3.0)).abs() < 1e-12, "{default}");
+    assert!(
+        (level(&default) - (1.0 - 0.05 / 3.0)).abs() < 1e-12,
+        "{default}"
+    );
     assert!((level(&asked) - (1.0 - 0.2 / 3.0)).abs() < 1e-12, "{asked}");
-    assert!((level(&wider) - (1.0 - 0.01 / 3.0)).abs() < 1e-12, "{wider}");
-    assert!((level(&by_alpha) - (1.0 - 0.1 / 3.0)).abs() < 1e-12, "{by_alpha}");
+    assert!(
+        (level(&wider) - (1.0 - 0.01 / 3.0)).abs() < 1e-12,
+        "{wider}"
+    );
+    assert!(
+        (level(&by_alpha) - (1.0 - 0.1 / 3.0)).abs() < 1e-12,
+        "{by_alpha}"
+    );
     for c in [&default, &asked, &wider, &by_alpha] {
         assert_eq!(c["ratio_ci"], p50(c), "{c}");
     }
@@ -160,11 +169,21 @@ fn the_typical_runs_interval_follows_confidence() {
         text.contains("intervals simultaneous at 93.3% over 3 quantiles, not the decision's 98.3%"),
         "{text}"
     );
-    assert!(!default["summary"].as_str().unwrap().contains("not the decision's"));
+    assert!(
+        !default["summary"]
+            .as_str()
+            .unwrap()
+            .contains("not the decision's")
+    );
     // The console prints the asked level's interval.
     let out = report("three_runs_per_block", &["--confidence", "0.8"]);
     assert!(
-        out.contains(&format!("{:.3}x [{:.3}, {:.3}]", default["ratio"].as_f64().unwrap(), a[0], a[1])),
+        out.contains(&format!(
+            "{:.3}x [{:.3}, {:.3}]",
+            default["ratio"].as_f64().unwrap(),
+            a[0],
+            a[1]
+        )),
         "{out}"
     );
 }

@@ -206,9 +206,33 @@ fn legend(
 /// Draws one row; returns how many drawn parts have no interval.
 fn row(svg: &mut Svg, area: Area, r: &Row<'_>, margin: f64, higher_is_better: bool) -> usize {
     let parts: Vec<&QuantileShift> = drawable(r.shape).collect();
+    let ys = y_scale(&parts, margin, area);
+    // Categories evenly spaced, half a step inside the frame.
+    let k = parts.len().max(1) as f64;
+    let xs: Vec<f64> = (0..parts.len())
+        .map(|i| area.left + (i as f64 + 0.5) / k * (area.right - area.left))
+        .collect();
+    frame::y_axis(svg, area, &ys, "", 4);
+    reference_lines(svg, area, &ys, margin);
+    let col = style::color(r.color);
+    let with: Vec<(f64, [f64; 2])> = parts
+        .iter()
+        .zip(&xs)
+        .filter_map(|(q, &x)| bounds(q).map(|b| (x, b)))
+        .collect();
+    intervals(svg, &ys, &with, col);
+    points(svg, &ys, &parts, &xs, r.color);
+    frame::border(svg, area);
+    labels(svg, area, &parts, &xs, higher_is_better);
+    parts.iter().filter(|q| bounds(q).is_none()).count()
+}
+
+/// A log scale over the ratios, their intervals and the margin, padded so no mark sits on
+/// the frame.
+fn y_scale(parts: &[&QuantileShift], margin: f64, area: Area) -> Scale {
     let mut lo = 1.0 - margin;
     let mut hi = 1.0 + margin;
-    for q in &parts {
+    for q in parts {
         lo = lo.min(q.ratio);
         hi = hi.max(q.ratio);
         if let Some([l, h]) = bounds(q) {
@@ -218,11 +242,11 @@ fn row(svg: &mut Svg, area: Area, r: &Row<'_>, margin: f64, higher_is_better: bo
     }
     let lo = lo.max(1e-12);
     let pad = ((hi / lo).ln() * 0.08).exp();
-    let ys = Scale::log(lo / pad, hi * pad, area.bottom, area.top);
-    // Categories evenly spaced, inset from the frame.
-    let k = parts.len().max(1) as f64;
-    let x_of = |i: usize| area.left + (i as f64 + 0.5) / k * (area.right - area.left);
-    frame::y_axis(svg, area, &ys, "", 4);
+    Scale::log(lo / pad, hi * pad, area.bottom, area.top)
+}
+
+/// The margin band with its edges, and the line of no change.
+fn reference_lines(svg: &mut Svg, area: Area, ys: &Scale, margin: f64) {
     let (m_lo, m_hi) = (ys.px_clamped(1.0 - margin), ys.px_clamped(1.0 + margin));
     svg.rect(
         area.left,
@@ -250,92 +274,85 @@ fn row(svg: &mut Svg, area: Area, r: &Row<'_>, margin: f64, higher_is_better: bo
         INK,
         r#"stroke-dasharray="5 3" class="no-change""#,
     );
-    let col = style::color(r.color);
-    // The band joins the intervals of consecutive parts (the whole span when one).
-    let with: Vec<(f64, [f64; 2])> = parts
-        .iter()
-        .enumerate()
-        .filter_map(|(i, q)| bounds(q).map(|b| (x_of(i), b)))
-        .collect();
-    if !with.is_empty() {
-        let d = match with.as_slice() {
-            // One interval: the band is a box around its whisker.
-            [(x, [l, h])] => format!(
-                "M{a} {t}L{b} {t}L{b} {u}L{a} {u}",
-                a = num(x - 14.0),
-                b = num(x + 14.0),
-                t = num(ys.px(*h)),
-                u = num(ys.px(*l))
-            ),
-            _ => {
-                let (mut top, mut back) = (String::new(), String::new());
-                for (n, (x, [l, h])) in with.iter().enumerate() {
-                    let cmd = if n == 0 { "M" } else { "L" };
-                    let _ = write!(top, "{cmd}{} {}", num(*x), num(ys.px(*h)));
-                    back.insert_str(0, &format!("L{} {}", num(*x), num(ys.px(*l))));
-                }
-                top + &back
+}
+
+/// The band joining the intervals of consecutive parts (a box around a lone one), and a
+/// whisker with caps per interval.
+fn intervals(svg: &mut Svg, ys: &Scale, with: &[(f64, [f64; 2])], col: &str) {
+    if with.is_empty() {
+        return;
+    }
+    let d = match with {
+        [(x, [l, h])] => format!(
+            "M{a} {t}L{b} {t}L{b} {u}L{a} {u}",
+            a = num(x - 14.0),
+            b = num(x + 14.0),
+            t = num(ys.px(*h)),
+            u = num(ys.px(*l))
+        ),
+        _ => {
+            let (mut top, mut back) = (String::new(), String::new());
+            for (n, (x, [l, h])) in with.iter().enumerate() {
+                let cmd = if n == 0 { "M" } else { "L" };
+                let _ = write!(top, "{cmd}{} {}", num(*x), num(ys.px(*h)));
+                back.insert_str(0, &format!("L{} {}", num(*x), num(ys.px(*l))));
             }
-        };
-        svg.path(
-            &format!("{d}Z"),
-            &format!(r#"fill="{col}" fill-opacity="0.18" class="interval-band""#),
-        );
-        let mut bars = String::new();
-        for (x, [l, h]) in &with {
-            let (yl, yh) = (ys.px(*l), ys.px(*h));
-            let _ = write!(
-                bars,
-                "M{} {}V{}M{} {}h12M{} {}h12",
-                num(*x),
-                num(yl),
-                num(yh),
-                num(x - 6.0),
-                num(yl),
-                num(x - 6.0),
-                num(yh)
-            );
+            top + &back
         }
-        svg.path(
-            &bars,
-            &format!(r#"fill="none" stroke="{col}" stroke-width="1.5" class="interval-bars""#),
-        );
-    }
-    let shape = style::shape(r.color);
-    let (mut filled, mut hollow) = (String::new(), String::new());
-    for (i, q) in parts.iter().enumerate() {
-        let d = if moved(q) { &mut filled } else { &mut hollow };
-        style::marker_path(d, shape, x_of(i), ys.px(q.ratio), 5.0);
-    }
-    let data = |pick: bool| -> String {
-        parts
-            .iter()
-            .filter(|q| moved(q) == pick)
-            .map(|q| format!("{}:{}", q.quantile, q.ratio))
-            .collect::<Vec<_>>()
-            .join(" ")
     };
-    if !filled.is_empty() {
-        svg.path(
-            &filled,
-            &format!(
-                r#"fill="{col}" stroke="{INK}" stroke-width="0.8" class="points moved" data-ratios="{}""#,
-                data(true)
-            ),
+    svg.path(
+        &format!("{d}Z"),
+        &format!(r#"fill="{col}" fill-opacity="0.18" class="interval-band""#),
+    );
+    let mut bars = String::new();
+    for (x, [l, h]) in with {
+        let (yl, yh) = (ys.px(*l), ys.px(*h));
+        let _ = write!(
+            bars,
+            "M{} {}V{}M{} {}h12M{} {}h12",
+            num(*x),
+            num(yl),
+            num(yh),
+            num(x - 6.0),
+            num(yl),
+            num(x - 6.0),
+            num(yh)
         );
     }
-    if !hollow.is_empty() {
-        svg.path(
-            &hollow,
-            &format!(
-                r#"fill="none" stroke="{col}" stroke-width="1.5" class="points unmoved" data-ratios="{}""#,
-                data(false)
-            ),
-        );
+    svg.path(
+        &bars,
+        &format!(r#"fill="none" stroke="{col}" stroke-width="1.5" class="interval-bars""#),
+    );
+}
+
+/// A marker per part: filled when it moved beyond the margin, hollow otherwise; each
+/// path carries its parts' exact `quantile:ratio` (`data-ratios`).
+fn points(svg: &mut Svg, ys: &Scale, parts: &[&QuantileShift], xs: &[f64], color: usize) {
+    let col = style::color(color);
+    let shape = style::shape(color);
+    for pick in [true, false] {
+        let mut d = String::new();
+        let mut data = Vec::new();
+        for (q, &x) in parts.iter().zip(xs).filter(|(q, _)| moved(q) == pick) {
+            style::marker_path(&mut d, shape, x, ys.px(q.ratio), 5.0);
+            data.push(format!("{}:{}", q.quantile, q.ratio));
+        }
+        if d.is_empty() {
+            continue;
+        }
+        let look = if pick {
+            format!(r#"fill="{col}" stroke="{INK}" stroke-width="0.8" class="points moved""#)
+        } else {
+            format!(r#"fill="none" stroke="{col}" stroke-width="1.5" class="points unmoved""#)
+        };
+        svg.path(&d, &format!(r#"{look} data-ratios="{}""#, data.join(" ")));
     }
-    frame::border(svg, area);
-    for (i, q) in parts.iter().enumerate() {
-        let x = x_of(i);
+}
+
+/// Under each part: its quantile and name, then its ratio and how it moved; and the y
+/// axis label.
+fn labels(svg: &mut Svg, area: Area, parts: &[&QuantileShift], xs: &[f64], higher_is_better: bool) {
+    for (q, &x) in parts.iter().zip(xs) {
         svg.line(x, area.bottom, x, area.bottom + 5.0, INK, "");
         svg.text(
             x,
@@ -356,17 +373,17 @@ fn row(svg: &mut Svg, area: Area, r: &Row<'_>, margin: f64, higher_is_better: bo
             r#"font-size="11" class="part""#,
         );
     }
+    let mid = (area.top + area.bottom) / 2.0;
     svg.text(
         16.0,
-        (area.top + area.bottom) / 2.0,
+        mid,
         Anchor::Middle,
         "ratio candidate / baseline (log)",
         &format!(
             r#"transform="rotate(-90 16 {})" class="axis-label""#,
-            num((area.top + area.bottom) / 2.0)
+            num(mid)
         ),
     );
-    parts.iter().filter(|q| bounds(q).is_none()).count()
 }
 
 /// "1.037x".

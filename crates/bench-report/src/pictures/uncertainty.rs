@@ -213,9 +213,17 @@ fn row(
     let col = style::color(color);
     let mut d = String::new();
     let width = (area.right - area.left) / BINS as f64;
+    // All values equal (every block gave the same ratio): one bar centred on that value,
+    // where the estimate and the interval's ends are marked, not the bin's left edge.
+    let single = match (dist.first(), dist.iter().copied().reduce(f64::max)) {
+        (Some(&v), Some(max)) if dist.iter().copied().fold(v, f64::min) == max => Some(v),
+        _ => None,
+    };
     for (k, n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
         let h = ys.px(0.0) - ys.px(100.0 * *n as f64 / dist.len() as f64);
-        let x = area.left + k as f64 * width;
+        let x = single.map_or(area.left + k as f64 * width, |v| {
+            xs.px(v) - (width - 1.0) / 2.0
+        });
         let _ = write!(
             d,
             "M{} {}h{}v{}h-{}z",
@@ -235,6 +243,14 @@ fn row(
             ),
         );
     }
+    mark_values(svg, area, &xs, c);
+    frame::border(svg, area);
+    frame::x_axis(svg, area, &xs, "ratio candidate / baseline (log scale)", 8);
+}
+
+/// The vertical lines at no change (1), the interval's ends and the estimate, each with
+/// its exact ratio (`data-ratio`).
+fn mark_values(svg: &mut Svg, area: Area, xs: &Scale, c: &Comparison) {
     // Each marked value carries its exact ratio (`data-ratio`), beside its pixel.
     let vline = |svg: &mut Svg, v: f64, extra: &str| {
         let x = xs.px(v);
@@ -263,6 +279,4 @@ fn row(
     if let Some(e) = c.ratio {
         vline(svg, e, r#"stroke-width="2" class="estimate""#);
     }
-    frame::border(svg, area);
-    frame::x_axis(svg, area, &xs, "ratio candidate / baseline (log scale)", 8);
 }

@@ -481,8 +481,8 @@ fn every_legend_entry_is_drawn_with_the_marks_and_colours_of_its_chart() {
     }
     // The typical run (the default) on real blocks: the shape chart and the randomization
     // histogram, with moved (filled) and unmoved (hollow) parts.
-    let typical = bench_stats::analyze(&skewed_blocks(), &bench_stats::AnalysisConfig::default())
-        .unwrap();
+    let typical =
+        bench_stats::analyze(&skewed_blocks(), &bench_stats::AnalysisConfig::default()).unwrap();
     for c in &charts(&Pictures::new(&typical)) {
         checked.push((c.file_name.clone(), assert_legend_matches_marks(c)));
     }
@@ -618,6 +618,162 @@ fn a_sequential_analysis_carries_the_looks_the_sequence_chart_draws() {
     assert!(confidence_sequences(&back).is_empty());
 }
 
+/// The plot areas of `svg`: every unfilled rectangle (the frame of each plot) as
+/// (left, top, right, bottom).
+fn frames(svg: &str) -> Vec<[f64; 4]> {
+    elements(svg)
+        .into_iter()
+        .filter(|e| e.starts_with("rect ") && attr(e, "fill") == Some("none"))
+        .map(|e| {
+            let n = |k| attr(e, k).unwrap().parse::<f64>().unwrap();
+            [n("x"), n("y"), n("x") + n("width"), n("y") + n("height")]
+        })
+        .collect()
+}
+
+/// The centre of every marker of the paths with `class` (each marker starts `Mx y`).
+fn marker_centres(svg: &str, class: &str) -> Vec<(f64, f64)> {
+    elements(svg)
+        .into_iter()
+        .filter(|e| e.starts_with("path ") && attr(e, "class") == Some(class))
+        .flat_map(|e| attr(e, "d").unwrap().split('M'))
+        .filter(|m| !m.is_empty())
+        .map(|m| {
+            let mut xy = m
+                .split(|c: char| c.is_ascii_alphabetic())
+                .next()
+                .unwrap()
+                .split(' ')
+                .map(|v| v.parse::<f64>().unwrap());
+            (xy.next().unwrap(), xy.next().unwrap())
+        })
+        .collect()
+}
+
+/// Every marker of `class` lies strictly inside a frame, at least `room` px from it.
+fn assert_off_the_frame(svg: &str, class: &str, room: f64) -> usize {
+    let frames = frames(svg);
+    let centres = marker_centres(svg, class);
+    for (x, y) in &centres {
+        assert!(
+            frames.iter().any(|[l, t, r, b]| {
+                *x >= l + room && *x <= r - room && *y >= t + room && *y <= b - room
+            }),
+            "{class} marker at ({x}, {y}) within {room} px of a frame {frames:?}"
+        );
+    }
+    centres.len()
+}
+
+/// Blocks in which every run of both variants took exactly `value`.
+fn all_equal_blocks(blocks: u32, value: f64) -> bench_stats::Dataset {
+    use bench_stats::{Dataset, Design, Observation, Series};
+    let runs = || -> Vec<Observation> {
+        (0..blocks)
+            .flat_map(|b| {
+                [
+                    Observation::in_block(value, b),
+                    Observation::in_block(value, b),
+                ]
+            })
+            .collect()
+    };
+    Dataset::new(
+        "ms",
+        vec![Series::new("A", runs()), Series::new("B", runs())],
+    )
+    .with_design(Design::Abba)
+}
+
+#[test]
+fn all_equal_data_draw_the_one_histogram_bar_centred_on_the_estimate() {
+    let config = bench_stats::AnalysisConfig {
+        paired_estimator: PairedEstimator::HodgesLehmannLogRatio,
+        ..bench_stats::AnalysisConfig::default()
+    };
+    let a = bench_stats::analyze(&all_equal_blocks(6, 10.0), &config).unwrap();
+    let c = &a.groups[0].comparisons[0];
+    assert_eq!(c.ratio, Some(1.0));
+    assert!(c.interval_distribution.is_some(), "Walsh averages drawn");
+    let all = charts(&Pictures::new(&a));
+    let svg = &chart(&all, "uncertainty.svg").svg;
+    let estimate = elements(svg)
+        .into_iter()
+        .find(|e| attr(e, "class") == Some("estimate"))
+        .unwrap();
+    let x: f64 = attr(estimate, "x1").unwrap().parse().unwrap();
+    // The histogram: one bar `M{left} {bottom}h{width}v{-height}h-{width}z`.
+    let bar = elements(svg)
+        .into_iter()
+        .find(|e| attr(e, "class") == Some("histogram"))
+        .unwrap();
+    let d = attr(bar, "d").unwrap();
+    assert_eq!(count(d, "M"), 1, "{d}");
+    let left: f64 = d[1..d.find(' ').unwrap()].parse().unwrap();
+    let width: f64 = d[d.find('h').unwrap() + 1..d.find('v').unwrap()]
+        .parse()
+        .unwrap();
+    assert!(
+        (left + width / 2.0 - x).abs() <= 0.1,
+        "bar [{left}, {}] around the estimate at {x}",
+        left + width
+    );
+    // The block ratios are all 1, drawn inside the row's frame, not on it.
+    let effect = &chart(&all, "paired-effect.svg").svg;
+    assert_eq!(assert_off_the_frame(effect, "points", 6.0), 6);
+}
+
+#[test]
+fn one_block_one_look_and_one_run_are_drawn_inside_the_frame_and_centred() {
+    let a = fixtures::paired_two();
+    // A sequence decided at its first look, and one of 7 looks: the first and the last
+    // look sit inside the frame (they were drawn on its left and right edges).
+    for looks in [1, 7] {
+        let seqs = [ConfidenceSequence {
+            candidate: "chains=2".into(),
+            baseline: "chains=1".into(),
+            points: (1..=looks)
+                .map(|n| SequencePoint {
+                    blocks: n,
+                    estimate: 1.85,
+                    low: 1.7,
+                    high: 2.0,
+                })
+                .collect(),
+        }];
+        let all = charts(&Pictures::new(&a).with_sequences(&seqs));
+        let svg = &chart(&all, "confidence-sequence.svg").svg;
+        assert_eq!(assert_off_the_frame(svg, "sequence-looks", 6.0), looks);
+        if looks == 1 {
+            let [l, _, r, _] = frames(svg)[0];
+            let (x, _) = marker_centres(svg, "sequence-looks")[0];
+            assert!((x - (l + r) / 2.0).abs() <= 0.1, "one look at {x}, centred");
+        }
+    }
+    // One run in the trace: centred, and its value (zero span) in the middle of the y axis.
+    let one = RunTrace {
+        runs: vec![TracedRun {
+            variant: "chains=1".into(),
+            block: Some(0),
+            value: Some(720e6),
+            status: RunStatus::Analysed,
+        }],
+        in_run_order: true,
+    };
+    let all = charts(&Pictures::new(&a).with_runs(&one));
+    let svg = &chart(&all, "run-order.svg").svg;
+    assert_eq!(assert_off_the_frame(svg, "runs", 6.0), 1);
+    let [l, _, r, _] = frames(svg)[0];
+    let (x, _) = marker_centres(svg, "runs")[0];
+    assert!((x - (l + r) / 2.0).abs() <= 0.1, "one run at {x}, centred");
+    // A trace of many runs keeps its first and last inside too.
+    let many = charts(&Pictures::new(&a).with_runs(&trace(12, 720e6, 1323e6)));
+    assert_eq!(
+        assert_off_the_frame(&chart(&many, "run-order.svg").svg, "runs", 6.0),
+        48
+    );
+}
+
 /// The `data-ratios` (`quantile:ratio` pairs) of the path with `class`, if any.
 fn plotted(svg: &str, class: &str) -> Vec<(f64, f64)> {
     let Some(at) = svg.find(&format!("class=\"{class}\"")) else {
@@ -647,9 +803,10 @@ fn points_inside_frames(svg: &str) {
         .collect();
     assert!(!frames.is_empty());
     let mut n = 0;
-    for e in elements(svg).into_iter().filter(|e| {
-        attr(e, "class").is_some_and(|c| c.starts_with("points"))
-    }) {
+    for e in elements(svg)
+        .into_iter()
+        .filter(|e| attr(e, "class").is_some_and(|c| c.starts_with("points")))
+    {
         for m in attr(e, "d").unwrap().split('M').skip(1) {
             let xy: Vec<f64> = m
                 .split(|c: char| c.is_ascii_alphabetic())
@@ -673,8 +830,8 @@ fn points_inside_frames(svg: &str) {
 
 #[test]
 fn shape_chart_draws_each_quantiles_ratio_with_its_interval_and_the_parts_that_moved() {
-    let a = bench_stats::analyze(&skewed_blocks(), &bench_stats::AnalysisConfig::default())
-        .unwrap();
+    let a =
+        bench_stats::analyze(&skewed_blocks(), &bench_stats::AnalysisConfig::default()).unwrap();
     let c = &a.groups[0].comparisons[0];
     let s = c.distribution.as_ref().expect("a shape check");
     let all = charts(&Pictures::new(&a));
@@ -693,7 +850,10 @@ fn shape_chart_draws_each_quantiles_ratio_with_its_interval_and_the_parts_that_m
         .filter(|q| matches!(q.part, PartMove::Slower | PartMove::Faster))
         .map(|q| q.quantile)
         .collect();
-    assert!(!moved.is_empty() && moved.len() < s.quantiles.len(), "{moved:?}");
+    assert!(
+        !moved.is_empty() && moved.len() < s.quantiles.len(),
+        "{moved:?}"
+    );
     let got: Vec<f64> = plotted(svg, "points moved").iter().map(|p| p.0).collect();
     assert_eq!(got, moved);
     assert_eq!(markers(svg, "points moved"), moved.len());
@@ -729,8 +889,7 @@ fn shape_chart_handles_one_run_per_block_equal_values_and_too_few_blocks() {
                 b.push(Observation::in_block(y, k));
             }
         }
-        Dataset::new("ms", vec![Series::new("A", a), Series::new("B", b)])
-            .with_design(Design::Abba)
+        Dataset::new("ms", vec![Series::new("A", a), Series::new("B", b)]).with_design(Design::Abba)
     };
     let shape_svg = |d: &Dataset| {
         let a = analyze(d, &AnalysisConfig::default()).unwrap();
@@ -794,8 +953,8 @@ fn shape_chart_handles_one_run_per_block_equal_values_and_too_few_blocks() {
 /// line (`tests/snapshots/pictures__shape_svg.snap`): a change to the drawing shows in review.
 #[test]
 fn shape_chart_snapshot() {
-    let a = bench_stats::analyze(&skewed_blocks(), &bench_stats::AnalysisConfig::default())
-        .unwrap();
+    let a =
+        bench_stats::analyze(&skewed_blocks(), &bench_stats::AnalysisConfig::default()).unwrap();
     let all = charts(&Pictures::new(&a));
     let svg = chart(&all, "shape.svg").svg.replace("><", ">\n<");
     let mut settings = insta::Settings::clone_current();

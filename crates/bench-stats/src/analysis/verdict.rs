@@ -385,49 +385,88 @@ fn joined(names: &[String]) -> String {
 /// The sentence of a typical-run comparison: which parts of the distribution moved, by how
 /// much, and what stayed put.
 pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
-    let (cand, base) = (f.candidate, f.baseline);
-    let hib = f.higher_is_better;
-    let m = f.config.equivalence_margin * 100.0;
-    let level = s.confidence * 100.0;
-    // `--confidence` other than `1 - alpha`: the intervals are at another level than the
-    // tests that decide, which the sentence says.
-    let decision_level = 100.0 * (1.0 - f.config.alpha / s.quantiles.len().max(1) as f64);
-    let other = if (level - decision_level).abs() > 1e-9 {
-        format!(", not the decision's {decision_level:.1}%")
-    } else {
-        String::new()
-    };
-    let scope = if s.quantiles.len() == 1 {
-        let at = if other.is_empty() {
-            String::new()
+    let words = ShapeWords { f, s };
+    match f.outcome {
+        Outcome::Faster => words.moved_sentence(PartMove::Faster),
+        Outcome::Slower => words.moved_sentence(PartMove::Slower),
+        Outcome::Mixed => words.mixed_sentence(),
+        Outcome::Equivalent => words.equivalent_sentence(),
+        Outcome::Inconclusive => words.inconclusive_sentence(),
+    }
+}
+
+/// The pieces [`describe_shape`]'s sentences are made of: one comparison's facts and its
+/// shape check.
+struct ShapeWords<'a> {
+    f: &'a Facts<'a>,
+    s: &'a ShapeAnalysis,
+}
+
+impl ShapeWords<'_> {
+    /// The margin, in percent.
+    fn margin(&self) -> f64 {
+        self.f.config.equivalence_margin * 100.0
+    }
+
+    /// What the intervals rest on: the blocks, and the quantiles checked at once; their
+    /// level when `--confidence` put it elsewhere than the deciding tests'.
+    fn scope(&self) -> String {
+        let s = self.s;
+        let level = s.confidence * 100.0;
+        let decision_level = 100.0 * (1.0 - self.f.config.alpha / s.quantiles.len().max(1) as f64);
+        let other = if (level - decision_level).abs() > 1e-9 {
+            format!(", not the decision's {decision_level:.1}%")
         } else {
-            format!("; interval at {level:.1}%{other}")
+            String::new()
         };
-        format!(
-            "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked{at}",
-            s.blocks
-        )
-    } else {
-        format!(
-            "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles{other}",
-            s.blocks,
-            s.quantiles.len()
-        )
-    };
-    let name = |q: &QuantileShift| part_name(q.quantile, hib);
-    let detail = |q: &QuantileShift| {
+        if s.quantiles.len() == 1 {
+            let at = if other.is_empty() {
+                String::new()
+            } else {
+                format!("; interval at {level:.1}%{other}")
+            };
+            format!(
+                "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked{at}",
+                s.blocks
+            )
+        } else {
+            format!(
+                "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles{other}",
+                s.blocks,
+                s.quantiles.len()
+            )
+        }
+    }
+
+    fn name(&self, q: &QuantileShift) -> String {
+        part_name(q.quantile, self.f.higher_is_better)
+    }
+
+    /// "slow runs (p90) 1.05x [1.02, 1.08] (5.0% slower)".
+    fn detail(&self, q: &QuantileShift) -> String {
         format!(
             "{} {} ({})",
-            name(q),
+            self.name(q),
             part_ratio(q),
-            percent_change(q.ratio, f.quantity)
+            percent_change(q.ratio, self.f.quantity)
         )
-    };
-    let moved = |which: PartMove| -> Vec<&QuantileShift> {
-        s.quantiles.iter().filter(|q| q.part == which).collect()
-    };
-    let rest = |skip: &[&QuantileShift]| -> String {
-        let others: Vec<String> = s
+    }
+
+    /// The parts that moved the way `which` says.
+    fn moved(&self, which: PartMove) -> Vec<&QuantileShift> {
+        self.s
+            .quantiles
+            .iter()
+            .filter(|q| q.part == which)
+            .collect()
+    }
+
+    /// "; typical run (p50) within ±1.0% (...)": the parts not in `skip`, each with how it
+    /// moved, or nothing when every part is in `skip`.
+    fn rest(&self, skip: &[&QuantileShift]) -> String {
+        let m = self.margin();
+        let others: Vec<String> = self
+            .s
             .quantiles
             .iter()
             .filter(|q| !skip.iter().any(|k| std::ptr::eq(*k, *q)))
@@ -438,7 +477,7 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
                     PartMove::Faster => "faster".to_owned(),
                     PartMove::Unclear => "not distinguishable".to_owned(),
                 };
-                format!("{} {how} ({})", name(q), part_ratio(q))
+                format!("{} {how} ({})", self.name(q), part_ratio(q))
             })
             .collect();
         if others.is_empty() {
@@ -446,132 +485,144 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
         } else {
             format!("; {}", others.join(", "))
         }
-    };
-    let tost = || {
+    }
+
+    /// The equivalence test's words: the level of its intervals and its alpha.
+    fn tost(&self) -> String {
         format!(
             "each {:.0}% interval inside the margin (two one-sided tests at alpha {})",
-            s.equivalence_confidence * 100.0,
-            f.config.alpha
+            self.s.equivalence_confidence * 100.0,
+            self.f.config.alpha
         )
-    };
-    let list = |parts: &[&QuantileShift]| {
+    }
+
+    /// The parts' [`Self::detail`]s, comma-separated.
+    fn list(&self, parts: &[&QuantileShift]) -> String {
         parts
             .iter()
-            .map(|q| detail(q))
+            .map(|q| self.detail(q))
             .collect::<Vec<_>>()
             .join(", ")
-    };
-    match f.outcome {
-        Outcome::Faster | Outcome::Slower => {
-            let which = if f.outcome == Outcome::Faster {
-                PartMove::Faster
-            } else {
-                PartMove::Slower
-            };
-            let parts = moved(which);
-            let word = if which == PartMove::Faster {
-                "faster"
-            } else {
-                "slower"
-            };
-            let where_ = if s.quantiles.len() == 1 {
-                "in its typical run".to_owned()
-            } else if parts.len() == s.quantiles.len() {
-                "across its distribution".to_owned()
-            } else {
-                let names: Vec<String> = parts
-                    .iter()
-                    .map(|q| {
-                        part_name(q.quantile, hib)
-                            .split(" (")
-                            .next()
-                            .unwrap_or_default()
-                            .to_owned()
-                    })
-                    .collect();
-                format!("in its {}", joined(&names))
-            };
-            format!(
-                "{cand} is {word} than {base} {where_}: {}{}; {scope}.",
-                list(&parts),
-                rest(&parts)
-            )
-        }
-        Outcome::Mixed => {
-            let slower = moved(PartMove::Slower);
-            let faster = moved(PartMove::Faster);
-            let mut both = slower.clone();
-            both.extend(faster.iter().copied());
-            format!(
-                "{cand}'s runs moved apart from {base}'s, so neither faster nor slower describes it: slower in {}, faster in {}{}; {scope}.",
-                list(&slower),
-                list(&faster),
-                rest(&both)
-            )
-        }
-        Outcome::Equivalent => {
-            let all: Vec<String> = s
-                .quantiles
+    }
+
+    /// Faster or slower (`which`): where in the distribution, and by how much.
+    fn moved_sentence(&self, which: PartMove) -> String {
+        let (cand, base, s) = (self.f.candidate, self.f.baseline, self.s);
+        let parts = self.moved(which);
+        let word = if which == PartMove::Faster {
+            "faster"
+        } else {
+            "slower"
+        };
+        let where_ = if s.quantiles.len() == 1 {
+            "in its typical run".to_owned()
+        } else if parts.len() == s.quantiles.len() {
+            "across its distribution".to_owned()
+        } else {
+            let names: Vec<String> = parts
                 .iter()
                 .map(|q| {
-                    let ci = q.equivalence_interval.unwrap_or([q.ratio, q.ratio]);
-                    format!("{} {}", name(q), ratio_text(q.ratio, Some(ci)))
+                    self.name(q)
+                        .split(" (")
+                        .next()
+                        .unwrap_or_default()
+                        .to_owned()
                 })
                 .collect();
-            let lead = if f.verdict == Verdict::Significant {
-                format!("{cand} differs from {base} by less than the ±{m:.1}% margin")
-            } else {
-                format!("{cand} and {base} are equivalent within ±{m:.1}%")
-            };
+            format!("in its {}", joined(&names))
+        };
+        format!(
+            "{cand} is {word} than {base} {where_}: {}{}; {}.",
+            self.list(&parts),
+            self.rest(&parts),
+            self.scope()
+        )
+    }
+
+    /// Slower in some parts and faster in others.
+    fn mixed_sentence(&self) -> String {
+        let (cand, base) = (self.f.candidate, self.f.baseline);
+        let slower = self.moved(PartMove::Slower);
+        let faster = self.moved(PartMove::Faster);
+        let mut both = slower.clone();
+        both.extend(faster.iter().copied());
+        format!(
+            "{cand}'s runs moved apart from {base}'s, so neither faster nor slower describes it: slower in {}, faster in {}{}; {}.",
+            self.list(&slower),
+            self.list(&faster),
+            self.rest(&both),
+            self.scope()
+        )
+    }
+
+    /// Equivalent within the margin at every checked part.
+    fn equivalent_sentence(&self) -> String {
+        let (cand, base, s, m) = (self.f.candidate, self.f.baseline, self.s, self.margin());
+        let all: Vec<String> = s
+            .quantiles
+            .iter()
+            .map(|q| {
+                let ci = q.equivalence_interval.unwrap_or([q.ratio, q.ratio]);
+                format!("{} {}", self.name(q), ratio_text(q.ratio, Some(ci)))
+            })
+            .collect();
+        let lead = if self.f.verdict == Verdict::Significant {
+            format!("{cand} differs from {base} by less than the ±{m:.1}% margin")
+        } else {
+            format!("{cand} and {base} are equivalent within ±{m:.1}%")
+        };
+        format!(
+            "{lead} at every checked part of the distribution: {}, {}, paired over {} blocks.",
+            all.join(", "),
+            self.tost(),
+            s.blocks
+        )
+    }
+
+    /// Not resolved: the p, what moved if anything did, and how much more data would help.
+    fn inconclusive_sentence(&self) -> String {
+        let (f, s, m) = (self.f, self.s, self.margin());
+        let (cand, base, scope) = (f.candidate, f.baseline, self.scope());
+        let typical = s.typical();
+        let p = if s.quantiles.len() == 1 {
+            format!("randomization p = {}", p_text(s.p_value))
+        } else {
             format!(
-                "{lead} at every checked part of the distribution: {}, {}, paired over {} blocks.",
-                all.join(", "),
-                tost(),
-                s.blocks
+                "randomization p = {} (smallest Bonferroni-adjusted over {} quantiles)",
+                p_text(s.p_value),
+                s.quantiles.len()
             )
-        }
-        Outcome::Inconclusive => {
-            let typical = s.typical();
-            let p = if s.quantiles.len() == 1 {
-                format!("randomization p = {}", p_text(s.p_value))
-            } else {
+        };
+        let mut hint_config = f.config.clone();
+        hint_config.confidence = s.confidence;
+        let hint = more_data_hint(&Facts {
+            ratio_ci: typical.interval,
+            config: &hint_config,
+            ..*f
+        });
+        let tail: Vec<&QuantileShift> = s
+            .quantiles
+            .iter()
+            .filter(|q| matches!(q.part, PartMove::Slower | PartMove::Faster))
+            .collect();
+        match tail.first() {
+            Some(first) => {
+                let word = if first.part == PartMove::Faster {
+                    "faster"
+                } else {
+                    "slower"
+                };
                 format!(
-                    "randomization p = {} (smallest Bonferroni-adjusted over {} quantiles)",
-                    p_text(s.p_value),
-                    s.quantiles.len()
+                    "{cand} is {word} than {base} only in {}, and the other parts are not resolved ({}), so they could have moved the other way beyond ±{m:.1}%: the data do not show {cand} {word} overall; {p}, {scope}. {hint}",
+                    self.list(&tail),
+                    self.rest(&tail).trim_start_matches("; ")
                 )
-            };
-            let mut hint_config = f.config.clone();
-            hint_config.confidence = s.confidence;
-            let hint = more_data_hint(&Facts {
-                ratio_ci: typical.interval,
-                config: &hint_config,
-                ..*f
-            });
-            let tail: Vec<&QuantileShift> = s
-                .quantiles
-                .iter()
-                .filter(|q| matches!(q.part, PartMove::Slower | PartMove::Faster))
-                .collect();
-            match tail.first() {
-                Some(first) => {
-                    let word = if first.part == PartMove::Faster {
-                        "faster"
-                    } else {
-                        "slower"
-                    };
-                    format!(
-                        "{cand} is {word} than {base} only in {}, and the other parts are not resolved ({}), so they could have moved the other way beyond ±{m:.1}%: the data do not show {cand} {word} overall; {p}, {scope}. {hint}",
-                        list(&tail),
-                        rest(&tail).trim_start_matches("; ")
-                    )
-                }
-                None => format!(
-                    "The data cannot tell {cand} from {base}: {}{}; {p}, {scope}. {hint}",
-                    detail(typical),
-                    rest(&[typical])
-                ),
             }
+            None => format!(
+                "The data cannot tell {cand} from {base}: {}{}; {p}, {scope}. {hint}",
+                self.detail(typical),
+                self.rest(&[typical])
+            ),
         }
     }
 }

@@ -875,6 +875,19 @@ fn typical_run_estimate(
         .map(|(&b, &c)| [b, c])
         .collect();
     let (shape, distribution) = shape_analysis_keeping(baseline, candidate, &shape_config)?;
+    // Ratios beyond f64 (runs of 1e-300 against 1e300): no ratio to report, as for values
+    // that are not positive.
+    if shape
+        .quantiles
+        .iter()
+        .any(|q| !(q.ratio.is_finite() && q.ratio > 0.0))
+    {
+        let medians = PairedConfig {
+            estimator: PairedEstimator::HodgesLehmannMedianLogRatio,
+            ..*config
+        };
+        return runs_estimate(baseline, candidate, &medians);
+    }
     let typical = shape.typical();
     let interval = match typical.interval {
         Some([low, high]) => Ok(BootstrapInterval {

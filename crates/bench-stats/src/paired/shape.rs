@@ -611,7 +611,8 @@ impl Inversion {
     /// outside the values.
     fn distribution(&self, t: f64, reported: Option<[f64; 2]>) -> Option<IntervalDistribution> {
         let values: Vec<f64> = self.ratios.iter().rev().map(|r| (t - r).exp()).collect();
-        let levels = reported.and_then(|[lo, hi]| Some([level_of(&values, lo)?, level_of(&values, hi)?]));
+        let levels =
+            reported.and_then(|[lo, hi]| Some([level_of(&values, lo)?, level_of(&values, hi)?]));
         // A thinned distribution no longer holds the ends as order statistics.
         let levels = levels.filter(|_| values.len() <= MAX_DISTRIBUTION_VALUES);
         IntervalDistribution::new(DistributionKind::Randomization, values, levels)
@@ -689,6 +690,76 @@ pub(crate) fn shape_analysis_keeping(
     candidate: &[Vec<f64>],
     config: &ShapeConfig,
 ) -> Result<(ShapeAnalysis, Option<IntervalDistribution>), StatsError> {
+    check_shape_config(config)?;
+    let logs = LogBlocks::new(baseline, candidate)?;
+    let n = logs.a.len();
+    let wanted = config.permutations.max(1);
+    let arrangements = if logs.equal_counts() && n < 63 && (1u64 << n) as usize <= wanted {
+        Arrangements::Exact(1u64 << n)
+    } else {
+        Arrangements::Random(wanted)
+    };
+    // With one run of each variant in every block, a run's place in its variant's
+    // distribution cannot be told from the block's: the p10 and p90 statistics are then the
+    // same (the mean of the block differences' 10th and 90th percentiles), a location and
+    // not the tails. Only the typical run is checked, without a Bonferroni share.
+    let single = logs
+        .a
+        .iter()
+        .zip(&logs.b)
+        .all(|(a, b)| a.len() == 1 && b.len() == 1);
+    let checked: &[f64] = if single { &[0.5] } else { &SHAPE_QUANTILES };
+    let k = checked.len();
+    let check = QuantileCheck {
+        totals: logs.totals(),
+        observed: logs.normalized(0.0),
+        logs: &logs,
+        raw: (
+            baseline.iter().flatten().copied().collect(),
+            candidate.iter().flatten().copied().collect(),
+        ),
+        arrangements,
+        checked: k,
+        a_test: config.alpha / k as f64,
+        a_interval: (1.0 - config.confidence) / k as f64,
+        a_equiv: 2.0 * config.alpha,
+        config,
+    };
+    // The typical run's distribution is kept: its interval is the comparison's.
+    let typical_q = checked
+        .iter()
+        .copied()
+        .min_by(|a, b| (a - 0.5).abs().total_cmp(&(b - 0.5).abs()))
+        .unwrap_or(0.5);
+    let mut typical_distribution = None;
+    let quantiles: Vec<QuantileShift> = checked
+        .iter()
+        .map(|&q| {
+            let (shift, distribution) = check.shift(q, q == typical_q);
+            if distribution.is_some() {
+                typical_distribution = distribution;
+            }
+            shift
+        })
+        .collect();
+    let p_value = quantiles
+        .iter()
+        .map(|q| q.p_value_adjusted)
+        .fold(1.0, f64::min);
+    let shape = ShapeAnalysis {
+        quantiles,
+        confidence: 1.0 - check.a_interval,
+        equivalence_confidence: 1.0 - check.a_equiv,
+        permutations: arrangements.count(),
+        exact: matches!(arrangements, Arrangements::Exact(_)),
+        p_value,
+        blocks: n,
+    };
+    Ok((shape, typical_distribution))
+}
+
+/// [`StatsError::InvalidParameter`] for an alpha, a confidence or a margin out of range.
+fn check_shape_config(config: &ShapeConfig) -> Result<(), StatsError> {
     if !(config.alpha > 0.0 && config.alpha < 0.5) {
         return Err(StatsError::InvalidParameter {
             name: "alpha",
@@ -710,59 +781,63 @@ pub(crate) fn shape_analysis_keeping(
             reason: "must be in [0, 1)",
         });
     }
-    let logs = LogBlocks::new(baseline, candidate)?;
-    let n = logs.a.len();
-    let (na, nb) = logs.totals();
-    let wanted = config.permutations.max(1);
-    let arrangements = if logs.equal_counts() && n < 63 && (1u64 << n) as usize <= wanted {
-        Arrangements::Exact(1u64 << n)
-    } else {
-        Arrangements::Random(wanted)
-    };
-    // With one run of each variant in every block, a run's place in its variant's
-    // distribution cannot be told from the block's: the p10 and p90 statistics are then the
-    // same (the mean of the block differences' 10th and 90th percentiles), a location and
-    // not the tails. Only the typical run is checked, without a Bonferroni share.
-    let single = logs
-        .a
-        .iter()
-        .zip(&logs.b)
-        .all(|(a, b)| a.len() == 1 && b.len() == 1);
-    let checked: &[f64] = if single { &[0.5] } else { &SHAPE_QUANTILES };
-    let k = checked.len();
-    let a_test = config.alpha / k as f64;
-    let a_interval = (1.0 - config.confidence) / k as f64;
-    let a_equiv = 2.0 * config.alpha;
-    let raw_a: Vec<f64> = baseline.iter().flatten().copied().collect();
-    let raw_b: Vec<f64> = candidate.iter().flatten().copied().collect();
-    let observed = logs.normalized(0.0);
-    let mut quantiles = Vec::with_capacity(k);
-    let typical_q = checked
-        .iter()
-        .copied()
-        .min_by(|a, b| (a - 0.5).abs().total_cmp(&(b - 0.5).abs()))
-        .unwrap_or(0.5);
-    let mut typical_distribution = None;
-    for &q in checked {
+    Ok(())
+}
+
+/// What [`shape_analysis`] checks each quantile against: the blocks' log runs, the
+/// arrangements of the randomization test and the levels of its two intervals.
+struct QuantileCheck<'a> {
+    logs: &'a LogBlocks,
+    /// Runs of (baseline, candidate) in all.
+    totals: (usize, usize),
+    /// The log runs as they are (no shift).
+    observed: Vec<(Vec<f64>, Vec<f64>)>,
+    /// Every run of (baseline, candidate), unlogged: the quantiles reported.
+    raw: (Vec<f64>, Vec<f64>),
+    arrangements: Arrangements,
+    /// Quantiles checked: the Bonferroni share.
+    checked: usize,
+    /// The test's level per quantile, its interval's (`1 - a_interval`, from
+    /// `--confidence`) and the equivalence interval's.
+    a_test: f64,
+    a_interval: f64,
+    a_equiv: f64,
+    config: &'a ShapeConfig,
+}
+
+impl QuantileCheck<'_> {
+    /// Quantile `q`'s shift: its estimate, the exact randomization test's p, the intervals
+    /// from the inversion around the estimate, and how the part moved; with `keep`, the
+    /// distribution its interval is read from ([`Inversion::distribution`]).
+    fn shift(&self, q: f64, keep: bool) -> (QuantileShift, Option<IntervalDistribution>) {
+        let (config, arrangements) = (self.config, self.arrangements);
+        let (na, nb) = self.totals;
         let (wa, wb) = (harrell_davis_weights(na, q), harrell_davis_weights(nb, q));
         let mut none = Xoshiro256PlusPlus::seed_from_u64(0);
-        let (t, _) = arranged_stat(&observed, &wa, &wb, &mut Work::new(), |_| false, &mut none);
-        let aligned = logs.normalized(t);
+        let (t, _) = arranged_stat(
+            &self.observed,
+            &wa,
+            &wb,
+            &mut Work::new(),
+            |_| false,
+            &mut none,
+        );
+        let aligned = self.logs.normalized(t);
         let d = reference(&aligned, &wa, &wb, arrangements, config.seed);
         let extra = usize::from(matches!(arrangements, Arrangements::Random(_)));
         let inversion = Inversion::new(&d, extra);
         // The p (and the decision) from the exact randomization test on the data as they
         // are; the interval from the inversion around the estimate.
-        let unaligned = reference(&observed, &wa, &wb, arrangements, config.seed);
+        let unaligned = reference(&self.observed, &wa, &wb, arrangements, config.seed);
         let p = exact_p(&unaligned, t, extra);
         let exp = |i: Option<[f64; 2]>| {
             i.map(|[lo, hi]| [lo.exp(), hi.exp()])
                 .filter(|b| b.iter().all(|x| x.is_finite() && *x > 0.0))
         };
-        let interval = exp(inversion.interval(t, a_interval));
-        let equivalence_interval = exp(inversion.interval(t, a_equiv));
+        let interval = exp(inversion.interval(t, self.a_interval));
+        let equivalence_interval = exp(inversion.interval(t, self.a_equiv));
         let ratio = t.exp();
-        let significant = p <= a_test;
+        let significant = p <= self.a_test;
         // The decision is the exact test's; an inverted interval that excludes no change
         // while the exact test does not reject is widened to hold it, so the interval
         // never claims more than the test.
@@ -775,11 +850,9 @@ pub(crate) fn shape_analysis_keeping(
                 }
             })
         };
-        let interval = hold_one(interval, p <= a_interval);
-        if q == typical_q {
-            typical_distribution = inversion.distribution(t, interval);
-        }
-        let equivalence_interval = hold_one(equivalence_interval, p <= a_equiv);
+        let interval = hold_one(interval, p <= self.a_interval);
+        let distribution = keep.then(|| inversion.distribution(t, interval)).flatten();
+        let equivalence_interval = hold_one(equivalence_interval, p <= self.a_equiv);
         let inside = equivalence_interval.is_some_and(|[lo, hi]| {
             lo >= 1.0 - config.margin - 1e-12 && hi <= 1.0 + config.margin + 1e-12
         });
@@ -791,32 +864,19 @@ pub(crate) fn shape_analysis_keeping(
             (false, true) => PartMove::Equivalent,
             (false, false) => PartMove::Unclear,
         };
-        quantiles.push(QuantileShift {
+        let shift = QuantileShift {
             quantile: q,
-            baseline: harrell_davis(&raw_a, q).unwrap_or(f64::NAN),
-            candidate: harrell_davis(&raw_b, q).unwrap_or(f64::NAN),
+            baseline: harrell_davis(&self.raw.0, q).unwrap_or(f64::NAN),
+            candidate: harrell_davis(&self.raw.1, q).unwrap_or(f64::NAN),
             ratio,
             interval,
             equivalence_interval,
             p_value: p,
-            p_value_adjusted: (p * k as f64).min(1.0),
+            p_value_adjusted: (p * self.checked as f64).min(1.0),
             part,
-        });
+        };
+        (shift, distribution)
     }
-    let p_value = quantiles
-        .iter()
-        .map(|q| q.p_value_adjusted)
-        .fold(1.0, f64::min);
-    let shape = ShapeAnalysis {
-        quantiles,
-        confidence: 1.0 - a_interval,
-        equivalence_confidence: 1.0 - a_equiv,
-        permutations: arrangements.count(),
-        exact: matches!(arrangements, Arrangements::Exact(_)),
-        p_value,
-        blocks: n,
-    };
-    Ok((shape, typical_distribution))
 }
 
 #[cfg(test)]
