@@ -79,11 +79,17 @@ pub fn unit_means(units: &[Vec<Vec<f64>>]) -> Option<Vec<UnitMean>> {
     units
         .iter()
         .map(|u| {
-            if u.is_empty() || u.iter().any(|s| s.is_empty() || s.iter().any(|v| !v.is_finite())) {
+            if u.is_empty()
+                || u.iter()
+                    .any(|s| s.is_empty() || s.iter().any(|v| !v.is_finite()))
+            {
                 return None;
             }
             let sessions = u.len() as f64;
-            let mean = u.iter().map(|s| s.iter().sum::<f64>() / s.len() as f64).sum::<f64>()
+            let mean = u
+                .iter()
+                .map(|s| s.iter().sum::<f64>() / s.len() as f64)
+                .sum::<f64>()
                 / sessions;
             let n: usize = u.iter().map(Vec::len).sum();
             let all = u.iter().flatten();

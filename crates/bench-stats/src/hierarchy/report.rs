@@ -104,15 +104,14 @@ fn compare(
     let outcome = pooled_outcome(decide, tost, higher_is_better, config.equivalence_margin);
     let blocks: usize = tree.iter().flatten().map(Vec::len).sum();
     let noun = if by_host { "host" } else { "session" };
-    let bootstrap = hierarchical_bootstrap(&tree, config.resamples, config.seed).map(|b| {
-        PooledBootstrap {
+    let bootstrap =
+        hierarchical_bootstrap(&tree, config.resamples, config.seed).map(|b| PooledBootstrap {
             ratio: b.estimate.exp(),
             ci: pooled_interval(b.estimate, b.standard_error, k, level)
                 .map(|[lo, hi]| [lo.exp(), hi.exp()]),
             standard_error: b.standard_error,
             resamples: b.resamples,
-        }
-    });
+        });
     let pooled = PooledEffect {
         ratio: meta
             .as_ref()

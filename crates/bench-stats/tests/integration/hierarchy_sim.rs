@@ -19,9 +19,7 @@
 //! `-- --nocapture`; `old_vs_new` prints the table of `docs/hosts.md`.
 
 use bench_stats::hierarchy::Levels;
-use bench_stats::{
-    AnalysisConfig, Dataset, Design, Observation, PairedEstimator, Series, analyze,
-};
+use bench_stats::{AnalysisConfig, Dataset, Design, Observation, PairedEstimator, Series, analyze};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -123,7 +121,11 @@ fn rates(fleet: &Fleet, reps: u64, seed: u64) -> Rates {
         let c = &levels.comparisons[0];
         let [lo, hi] = c.pooled.ci.expect("2+ hosts give an interval");
         covered += u32::from(lo <= truth && truth <= hi);
-        let b = c.pooled.bootstrap.as_ref().expect("the cross-check is drawn");
+        let b = c
+            .pooled
+            .bootstrap
+            .as_ref()
+            .expect("the cross-check is drawn");
         let [lo, hi] = b.ci.expect("2+ hosts give an interval");
         boot += u32::from(lo <= truth && truth <= hi);
         alarms += u32::from(c.heterogeneity.as_ref().is_some_and(|h| h.significant));
@@ -148,7 +150,10 @@ fn pooled_interval_covers_and_heterogeneity_holds_alpha_on_2_5_20_hosts() {
             "{hosts} hosts, tau = 0: coverage {coverage:.3} (bootstrap cross-check {:.3}), heterogeneity false alarms {false_alarms:.3} ({reps} reps)",
             r.bootstrap_coverage
         );
-        assert!(coverage >= COVERAGE_BOUND, "{hosts} hosts: coverage {coverage}");
+        assert!(
+            coverage >= COVERAGE_BOUND,
+            "{hosts} hosts: coverage {coverage}"
+        );
         let bound = 0.05 + 2.0 * (0.05f64 * 0.95 / reps as f64).sqrt();
         assert!(
             false_alarms <= bound,
@@ -173,7 +178,10 @@ fn pooled_interval_covers_when_the_effect_varies_by_host() {
             "{hosts} hosts, tau = 0.02: coverage {coverage:.3} (bootstrap cross-check {:.3}) ({reps} reps)",
             r.bootstrap_coverage
         );
-        assert!(coverage >= COVERAGE_BOUND, "{hosts} hosts: coverage {coverage}");
+        assert!(
+            coverage >= COVERAGE_BOUND,
+            "{hosts} hosts: coverage {coverage}"
+        );
     }
 }
 
@@ -325,7 +333,11 @@ mod old_vs_new {
                     Layout::Unbalanced => [5, 10, 20][h % 3],
                 };
                 let u = tau * normal(&mut rng);
-                vec![(0..n).map(|_| effect + u + SIGMA * normal(&mut rng)).collect()]
+                vec![
+                    (0..n)
+                        .map(|_| effect + u + SIGMA * normal(&mut rng))
+                        .collect(),
+                ]
             })
             .collect()
     }
@@ -363,8 +375,13 @@ mod old_vs_new {
         for layout in [Layout::Balanced, Layout::Unbalanced] {
             for hosts in [3usize, 5, 10] {
                 for tau in [0.0, 0.005] {
-                    let seed = 100_000 * hosts as u64 + if tau > 0.0 { 50_000 } else { 0 }
-                        + if layout == Layout::Unbalanced { 20_000 } else { 0 };
+                    let seed = 100_000 * hosts as u64
+                        + if tau > 0.0 { 50_000 } else { 0 }
+                        + if layout == Layout::Unbalanced {
+                            20_000
+                        } else {
+                            0
+                        };
                     let null = cell(layout, hosts, 0.0, tau, seed);
                     let real = cell(layout, hosts, -0.005, tau, seed + 10_000);
                     let name = match layout {

@@ -71,7 +71,12 @@ fn numpy_host_means_and_their_variances() {
         let name = c["name"].as_str().unwrap();
         let got = unit_means(&hosts(c)).unwrap();
         for (i, u) in got.iter().enumerate() {
-            assert_close(u.mean, num(&c["means"][i]), REL, &format!("{name} mean {i}"));
+            assert_close(
+                u.mean,
+                num(&c["means"][i]),
+                REL,
+                &format!("{name} mean {i}"),
+            );
             match (c["variances"][i].as_f64(), u.variance) {
                 (Some(w), Some(g)) => assert_close(g, w, REL, &format!("{name} variance {i}")),
                 (None, None) => {}
@@ -111,7 +116,12 @@ fn dersimonian_laird_with_modified_hksj() {
         if tau2 == 0.0 {
             assert_eq!(got.tau_squared, Some(0.0), "{name}");
         } else {
-            assert_close(got.tau_squared.unwrap(), tau2, REL, &format!("{name} tau^2"));
+            assert_close(
+                got.tau_squared.unwrap(),
+                tau2,
+                REL,
+                &format!("{name} tau^2"),
+            );
         }
         let q = num(&want["hksj_factor"]);
         assert_close(got.hksj_factor.unwrap(), q, REL, &format!("{name} q"));
@@ -120,11 +130,24 @@ fn dersimonian_laird_with_modified_hksj() {
         } else if q > 1.0 + 1e-9 {
             above += 1;
         }
-        assert_close(got.estimate, num(&want["estimate"]), REL, &format!("{name} mu"));
-        assert_close(got.standard_error, num(&want["standard_error"]), REL, &format!("{name} se"));
+        assert_close(
+            got.estimate,
+            num(&want["estimate"]),
+            REL,
+            &format!("{name} mu"),
+        );
+        assert_close(
+            got.standard_error,
+            num(&want["standard_error"]),
+            REL,
+            &format!("{name} se"),
+        );
         check_intervals(&r, want, &got, &format!("{name} re"));
     }
-    assert!(below >= 3 && above >= 2, "q < 1 in {below} cases, q > 1 in {above}");
+    assert!(
+        below >= 3 && above >= 2,
+        "q < 1 in {below} cases, q > 1 in {above}"
+    );
 }
 
 #[test]
@@ -189,15 +212,35 @@ fn analyze_reports_the_reference_pooled_interval() {
             // exp and ln round trips: the log-ratios come back to ~1e-15 absolute.
             let tol = 1e-9;
             assert_close(p.ratio.ln(), num(&want["estimate"]), tol, name);
-            assert_close(p.standard_error.unwrap(), num(&want["standard_error"]), 1e-8, name);
+            assert_close(
+                p.standard_error.unwrap(),
+                num(&want["standard_error"]),
+                1e-8,
+                name,
+            );
             assert_eq!(p.level, confidence);
             let ci = &want[format!("ci_{confidence}")];
             let [lo, hi] = p.ci.unwrap();
-            assert_close(lo.ln(), num(&ci[0]), tol, &format!("{name} {confidence} low"));
-            assert_close(hi.ln(), num(&ci[1]), tol, &format!("{name} {confidence} high"));
+            assert_close(
+                lo.ln(),
+                num(&ci[0]),
+                tol,
+                &format!("{name} {confidence} low"),
+            );
+            assert_close(
+                hi.ln(),
+                num(&ci[1]),
+                tol,
+                &format!("{name} {confidence} high"),
+            );
             match p.method {
                 PooledMethod::TOnMeans => assert_eq!((p.tau_squared, p.hksj_factor), (None, None)),
-                _ => assert_close(p.hksj_factor.unwrap(), num(&want["hksj_factor"]), 1e-8, name),
+                _ => assert_close(
+                    p.hksj_factor.unwrap(),
+                    num(&want["hksj_factor"]),
+                    1e-8,
+                    name,
+                ),
             }
             let boot = p.bootstrap.as_ref().expect("the cross-check is drawn");
             assert_eq!(boot.resamples, 200);
