@@ -369,8 +369,8 @@ mod old_vs_new {
             "pooled 95% interval, old (hierarchical bootstrap) / new (t on host means or random effects + HKSJ); {REPS} fleets per cell, block sd 1%"
         ));
         fig.line(format!(
-            "{:<10} {:>5} {:>5} | {:>13} | {:>13} | {:>13} | {:>11}",
-            "hosts", "k", "tau", "cover, no chg", "cover, -0.5%", "power, -0.5%", "width ratio"
+            "{:<11} {:>5} {:>5} | {:>13} | {:>13} | {:>13} | {:>11}",
+            "blocks/host", "hosts", "tau", "cover, no chg", "cover, -0.5%", "power, -0.5%", "width ratio"
         ));
         for layout in [Layout::Balanced, Layout::Unbalanced] {
             for hosts in [3usize, 5, 10] {
@@ -385,11 +385,11 @@ mod old_vs_new {
                     let null = cell(layout, hosts, 0.0, tau, seed);
                     let real = cell(layout, hosts, -0.005, tau, seed + 10_000);
                     let name = match layout {
-                        Layout::Balanced => "balanced",
+                        Layout::Balanced => "10 each",
                         Layout::Unbalanced => "5/10/20",
                     };
                     fig.line(format!(
-                        "{name:<10} {hosts:>5} {:>4.1}% | {:>6.3}/{:<6.3} | {:>6.3}/{:<6.3} | {:>6.3}/{:<6.3} | {:>11.2}",
+                        "{name:<11} {hosts:>5} {:>4.1}% | {:>6.3}/{:<6.3} | {:>6.3}/{:<6.3} | {:>6.3}/{:<6.3} | {:>11.2}",
                         tau * 100.0,
                         null[0][0],
                         null[1][0],
