@@ -370,7 +370,13 @@ mod old_vs_new {
         ));
         fig.line(format!(
             "{:<11} {:>5} {:>5} | {:>13} | {:>13} | {:>13} | {:>11}",
-            "blocks/host", "hosts", "tau", "cover, no chg", "cover, -0.5%", "power, -0.5%", "width ratio"
+            "blocks/host",
+            "hosts",
+            "tau",
+            "cover, no chg",
+            "cover, -0.5%",
+            "power, -0.5%",
+            "width ratio"
         ));
         for layout in [Layout::Balanced, Layout::Unbalanced] {
             for hosts in [3usize, 5, 10] {

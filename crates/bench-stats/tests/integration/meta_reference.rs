@@ -7,7 +7,7 @@
 use crate::support::assert_close;
 use bench_stats::hierarchy::{Levels, pool_units, random_effects_hksj, t_on_means, unit_means};
 use bench_stats::model::PooledMethod;
-use bench_stats::{AnalysisConfig, Dataset, Design, Observation, Series, analyze};
+use bench_stats::{AnalysisConfig, Dataset, Design, Observation, Outcome, Series, analyze};
 use serde_json::Value;
 
 const REL: f64 = 1e-10;
@@ -176,6 +176,7 @@ fn the_method_follows_the_hosts_balance() {
 #[test]
 fn analyze_reports_the_reference_pooled_interval() {
     let r = reference();
+    let mut outcomes = Vec::new();
     for c in cases(&r) {
         let name = c["name"].as_str().unwrap();
         let fleet = hosts(c);
@@ -242,8 +243,28 @@ fn analyze_reports_the_reference_pooled_interval() {
                     name,
                 ),
             }
+            // The verdict is taken at 1 - alpha whatever the printed level: equivalent when
+            // the 90% interval lies inside ±1%, else faster/slower when the 95% one
+            // excludes 0.
+            let at = |key: &str| [num(&want[key][0]), num(&want[key][1])];
+            let ([lo95, hi95], [lo90, hi90]) = (at("ci_0.95"), at("ci_0.9"));
+            let expected = if lo90 >= 0.99f64.ln() && hi90 <= 1.01f64.ln() {
+                Outcome::Equivalent
+            } else if hi95 < 0.0 {
+                Outcome::Faster
+            } else if lo95 > 0.0 {
+                Outcome::Slower
+            } else {
+                Outcome::Inconclusive
+            };
+            assert_eq!(p.outcome, expected, "{name} at {confidence}");
+            outcomes.push(expected);
             let boot = p.bootstrap.as_ref().expect("the cross-check is drawn");
             assert_eq!(boot.resamples, 200);
         }
+    }
+    // The cases reach more than one verdict, so the check above can tell them apart.
+    for o in [Outcome::Faster, Outcome::Inconclusive] {
+        assert!(outcomes.contains(&o), "no {o:?} case");
     }
 }
