@@ -186,49 +186,72 @@ fn decided(outcome: &str) -> bool {
     matches!(outcome, "slower" | "faster")
 }
 
-/// Runs the experiments and prints the table.
-///
-/// # Errors
-/// When abba cannot be built, valgrind is missing, or an experiment fails.
-pub fn run(root: &Path, args: &CountersArgs) -> Result<()> {
-    let abba = build_abba(root)?;
-    let dir = target_dir(root).join("counters");
-    std::fs::create_dir_all(&dir)?;
-    let kernel = kernel_binary(&abba, &dir);
-    let argv = |steps: u64, chains: u32| -> Vec<String> {
-        vec![
-            kernel.display().to_string(),
-            "compute".into(),
-            "--chains".into(),
-            chains.to_string(),
-            "--steps".into(),
-            steps.to_string(),
-        ]
-    };
+/// `KERNEL compute --chains CHAINS --steps STEPS`.
+fn kernel_argv(kernel: &Path, steps: u64, chains: u32) -> Vec<String> {
+    vec![
+        kernel.display().to_string(),
+        "compute".into(),
+        "--chains".into(),
+        chains.to_string(),
+        "--steps".into(),
+        steps.to_string(),
+    ]
+}
+
+/// `abba compute` of `--steps STEPS` with `--chains CHAINS`, as a command line.
+fn kernel_command(kernel: &Path, steps: u64, chains: u32) -> Result<String> {
+    compute_command(kernel, &kernel_argv(kernel, steps, chains)[2..])
+}
+
+/// The A/B pair: A runs `--steps`, B as many more steps as make `--effect-pct` more
+/// instructions, by the slope of two cachegrind counts.
+struct Pair {
+    a_cmd: String,
+    b_cmd: String,
+}
+
+/// Counts the kernel at `--steps` and twice that, sizes B, and prints what it found.
+fn size_pair(kernel: &Path, dir: &Path, args: &CountersArgs) -> Result<Pair> {
     // Instructions per step and the fixed cost, from two counts.
     let (s, s2) = (args.steps, 2 * args.steps);
-    let c1 = cachegrind_count(&argv(s, 1), &dir)?;
-    let c2 = cachegrind_count(&argv(s2, 1), &dir)?;
+    let c1 = cachegrind_count(&kernel_argv(kernel, s, 1), dir)?;
+    let c2 = cachegrind_count(&kernel_argv(kernel, s2, 1), dir)?;
     let per_step = (c2 as f64 - c1 as f64) / s as f64;
     ensure!(
         per_step > 0.0,
         "the kernel's count did not grow with its steps"
     );
     let steps_b = s + (args.effect_pct / 100.0 * c1 as f64 / per_step).round() as u64;
-    let a_cmd = compute_command(&kernel, &argv(s, 1)[2..])?;
-    let b_cmd = compute_command(&kernel, &argv(steps_b, 1)[2..])?;
+    let a_cmd = kernel_command(kernel, s, 1)?;
+    let b_cmd = kernel_command(kernel, steps_b, 1)?;
     println!(
         "Kernel: {a_cmd} counts {c1} instructions ({per_step:.3} a step); B runs --steps {steps_b} (+{:.3}% instructions by the same slope)\n",
         (steps_b - s) as f64 * per_step / c1 as f64 * 100.0
     );
+    Ok(Pair { a_cmd, b_cmd })
+}
 
-    let started = Instant::now();
-    let neighbour = Neighbour::start(args.seed)?;
+/// The experiments' rows, and the valgrind slowdowns of the pairs whose wall times were
+/// both read.
+struct Experiments {
+    rows: Vec<Row>,
+    slowdowns: Vec<f64>,
+}
+
+/// Runs `--reps` A/B and A/A experiments, each counted under valgrind and timed natively.
+fn run_experiments(
+    abba: &Path,
+    dir: &Path,
+    args: &CountersArgs,
+    pair: &Pair,
+    started: Instant,
+) -> Result<Experiments> {
+    let a_cmd = &pair.a_cmd;
     let mut rows = Vec::new();
     let mut slowdowns = Vec::new();
     for rep in 0..args.reps {
         let seed = args.seed.wrapping_add(u64::from(rep));
-        for (kind, b) in [("A/B +0.5%", &b_cmd), ("A/A", &a_cmd)] {
+        for (kind, b) in [("A/B +0.5%", &pair.b_cmd), ("A/A", a_cmd)] {
             let tag = if kind == "A/A" { "aa" } else { "ab" };
             let counted_args = vec![
                 "--metric".into(),
@@ -245,8 +268,8 @@ pub fn run(root: &Path, args: &CountersArgs) -> Result<()> {
                 b.clone(),
             ];
             let counted = verdict_of(&compare(
-                &abba,
-                &dir,
+                abba,
+                dir,
                 &format!("{tag}-{rep}-instructions"),
                 &counted_args,
             )?)?;
@@ -259,8 +282,8 @@ pub fn run(root: &Path, args: &CountersArgs) -> Result<()> {
                 b.clone(),
             ];
             let native = verdict_of(&compare(
-                &abba,
-                &dir,
+                abba,
+                dir,
                 &format!("{tag}-{rep}-wall"),
                 &wall_args,
             )?)?;
@@ -285,12 +308,21 @@ pub fn run(root: &Path, args: &CountersArgs) -> Result<()> {
             });
         }
     }
-    let stayed = neighbour.stop();
+    Ok(Experiments { rows, slowdowns })
+}
 
-    // chains=1 against chains=2 at the same work: 2N steps of one chain, N of two.
+/// chains=1 against chains=2 at the same work (2N steps of one chain, N of two):
+/// counted, and timed natively at 10x the steps.
+fn run_chains(
+    abba: &Path,
+    dir: &Path,
+    kernel: &Path,
+    args: &CountersArgs,
+) -> Result<(Verdict, Verdict)> {
+    let (s, s2) = (args.steps, 2 * args.steps);
     let chains_counted = verdict_of(&compare(
-        &abba,
-        &dir,
+        abba,
+        dir,
         "chains-instructions",
         &[
             "--metric".into(),
@@ -301,32 +333,93 @@ pub fn run(root: &Path, args: &CountersArgs) -> Result<()> {
             "6".into(),
             "--seed".into(),
             args.seed.to_string(),
-            compute_command(&kernel, &argv(s2, 1)[2..])?,
-            compute_command(&kernel, &argv(s, 2)[2..])?,
+            kernel_command(kernel, s2, 1)?,
+            kernel_command(kernel, s, 2)?,
         ],
     )?)?;
     let chains_wall = verdict_of(&compare(
-        &abba,
-        &dir,
+        abba,
+        dir,
         "chains-wall",
         &[
             "--blocks".into(),
             "10".into(),
             "--seed".into(),
             args.seed.to_string(),
-            compute_command(&kernel, &argv(10 * s2, 1)[2..])?,
-            compute_command(&kernel, &argv(10 * s, 2)[2..])?,
+            kernel_command(kernel, 10 * s2, 1)?,
+            kernel_command(kernel, 10 * s, 2)?,
         ],
     )?)?;
+    Ok((chains_counted, chains_wall))
+}
+
+/// Runs the experiments and prints the table.
+///
+/// # Errors
+/// When abba cannot be built, valgrind is missing, or an experiment fails.
+pub fn run(root: &Path, args: &CountersArgs) -> Result<()> {
+    let abba = build_abba(root)?;
+    let dir = target_dir(root).join("counters");
+    std::fs::create_dir_all(&dir)?;
+    let kernel = kernel_binary(&abba, &dir);
+    let pair = size_pair(&kernel, &dir, args)?;
+
+    let started = Instant::now();
+    let neighbour = Neighbour::start(args.seed)?;
+    let mut experiments = run_experiments(&abba, &dir, args, &pair, started)?;
+    let stayed = neighbour.stop();
+    let chains = run_chains(&abba, &dir, &kernel, args)?;
 
     let mut out = String::new();
+    write_rows(&mut out, args, &experiments.rows);
+    write_counts(&mut out, args, &experiments.rows);
+    let slowdowns = &mut experiments.slowdowns;
+    slowdowns.sort_by(f64::total_cmp);
+    if let Some(m) = slowdowns.get(slowdowns.len() / 2) {
+        let _ = writeln!(
+            out,
+            "Valgrind slowdown of the kernel run (median wall under cachegrind / median native wall, A's runs, per experiment pair): median {m:.0}x (range {:.0}x-{:.0}x).",
+            slowdowns[0],
+            slowdowns[slowdowns.len() - 1]
+        );
+    }
+    let (chains_counted, chains_wall) = chains;
+    let _ = writeln!(
+        out,
+        "chains=1 (--steps {}) vs chains=2 (--steps {}), equal work: instructions {} {}; native wall time (10x the steps) {} {}.",
+        2 * args.steps,
+        args.steps,
+        chains_counted.outcome,
+        ratio_text(&chains_counted),
+        chains_wall.outcome,
+        ratio_text(&chains_wall)
+    );
+    let _ = writeln!(
+        out,
+        "Neighbour: `cargo xtask neighbour --seed {}` for {:.0} s{}.",
+        args.seed,
+        started.elapsed().as_secs_f64(),
+        if stayed {
+            ""
+        } else {
+            " (it exited early: part of the runs had no load)"
+        }
+    );
+    print!("{out}");
+    std::fs::write(dir.join("REPORT.md"), &out)?;
+    eprintln!("saved: {}", dir.join("REPORT.md").display());
+    Ok(())
+}
+
+/// The table: one row per experiment.
+fn write_rows(out: &mut String, args: &CountersArgs, rows: &[Row]) {
     let _ = writeln!(
         out,
         "| experiment | seed | instructions (valgrind): verdict | blocks | ratio [95% CI] | wall under valgrind, same runs | wall, native {} blocks | native wall ratio [95% CI] |",
         args.blocks
     );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
-    for r in &rows {
+    for r in rows {
         let vw = r
             .counted
             .wall
@@ -344,6 +437,10 @@ pub fn run(root: &Path, args: &CountersArgs) -> Result<()> {
             ratio_text(&r.native)
         );
     }
+}
+
+/// How often each kind of experiment decided, counted and natively.
+fn write_counts(out: &mut String, args: &CountersArgs, rows: &[Row]) {
     let count = |kind: &str, f: &dyn Fn(&Row) -> bool| {
         rows.iter().filter(|r| r.kind == kind && f(r)).count()
     };
@@ -368,36 +465,4 @@ pub fn run(root: &Path, args: &CountersArgs) -> Result<()> {
         count("A/A", &|r| r.counted.outcome == "equivalent"),
         count("A/A", &|r| decided(&r.native.outcome)),
     );
-    slowdowns.sort_by(f64::total_cmp);
-    if let Some(m) = slowdowns.get(slowdowns.len() / 2) {
-        let _ = writeln!(
-            out,
-            "Valgrind slowdown of the kernel run (median wall under cachegrind / median native wall, A's runs, per experiment pair): median {m:.0}x (range {:.0}x-{:.0}x).",
-            slowdowns[0],
-            slowdowns[slowdowns.len() - 1]
-        );
-    }
-    let _ = writeln!(
-        out,
-        "chains=1 (--steps {s2}) vs chains=2 (--steps {s}), equal work: instructions {} {}; native wall time (10x the steps) {} {}.",
-        chains_counted.outcome,
-        ratio_text(&chains_counted),
-        chains_wall.outcome,
-        ratio_text(&chains_wall)
-    );
-    let _ = writeln!(
-        out,
-        "Neighbour: `cargo xtask neighbour --seed {}` for {:.0} s{}.",
-        args.seed,
-        started.elapsed().as_secs_f64(),
-        if stayed {
-            ""
-        } else {
-            " (it exited early: part of the runs had no load)"
-        }
-    );
-    print!("{out}");
-    std::fs::write(dir.join("REPORT.md"), &out)?;
-    eprintln!("saved: {}", dir.join("REPORT.md").display());
-    Ok(())
 }

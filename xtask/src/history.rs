@@ -142,110 +142,135 @@ pub fn demo(root: &Path, args: &DemoArgs) -> Result<()> {
         args.metric
     );
     let start = Instant::now();
-    let compute = |n: u64| -> Result<String> {
-        crate::run::compute_command(&abba, &["--steps".to_owned(), n.to_string()])
-    };
     for k in 1..=args.commits {
-        let n = work(args.steps, k);
-        std::fs::write(repo.join("work"), format!("{n}\n"))?;
-        let when = t0 + 60 * i64::from(k);
-        git(&repo, &["add", "work"], when)?;
-        let subject = match k {
-            15 => format!("commit {k}: work +2% ({n})"),
-            25 => format!("commit {k}: work +0.3% ({n})"),
-            _ => format!("commit {k}: work {n}"),
-        };
-        git(
-            &repo,
-            &["commit", "-q", "--allow-empty", "-m", &subject],
-            when,
-        )?;
-        if k == 1 {
-            continue;
-        }
-        // CI at commit k: the parent's build against this one's, paired, recorded.
-        let parent: u64 = git(&repo, &["show", "HEAD~1:work"], when)?
-            .parse()
-            .context("the parent's work file")?;
-        let cmd: Vec<String> = [
-            "compare",
-            "--record",
-            "--history",
-            &db_s,
-            "--bench",
-            "toy",
-            "--base-commit",
-            "HEAD~1",
-            "-n",
-            "parent",
-            "-n",
-            "commit",
-            "--blocks",
-            &args.blocks.to_string(),
-            "--seed",
-            &(args.seed + u64::from(k)).to_string(),
-            "--quiet",
-            "--no-step-summary",
-            "--json",
-        ]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .chain(["--metric".to_owned(), args.metric.clone()])
-        .chain(["--warmup".to_owned(), args.warmup.to_string()])
-        .chain(
-            args.counter
-                .iter()
-                .flat_map(|c| ["--counter".to_owned(), c.clone()]),
-        )
-        .chain([compute(parent)?, compute(n)?])
-        .collect();
-        let (code, stdout, stderr) = abba_output(&abba, &repo, &cmd)?;
-        ensure!(
-            code == 0,
-            "abba compare at commit {k} exited {code}: {stderr}"
-        );
-        let doc: Value = serde_json::from_str(&stdout).context("the comparison's JSON")?;
-        let c = &doc["groups"][0]["comparisons"][0];
-        eprintln!(
-            "  commit {k:>2}: step {:.4}x [{:.4}, {:.4}] {}",
-            c["ratio"].as_f64().unwrap_or(f64::NAN),
-            c["ratio_ci"][0].as_f64().unwrap_or(f64::NAN),
-            c["ratio_ci"][1].as_f64().unwrap_or(f64::NAN),
-            c["outcome"].as_str().unwrap_or("?")
-        );
+        commit_and_compare(&abba, &repo, &db_s, args, k, t0)?;
     }
     eprintln!(
         "recorded {} comparisons in {:.0} s",
         args.commits - 1,
         start.elapsed().as_secs_f64()
     );
-    let html = dir.join("toy.html");
+    show_and_check(&abba, &repo, &db_s, &dir.join("toy.html"), args)
+}
+
+/// Commit `k` of the toy repository (its work file, at time `t0 + 60 k`), and CI at it
+/// from commit 2 on: the parent's build against this one's, recorded in the history.
+fn commit_and_compare(
+    abba: &Path,
+    repo: &Path,
+    db_s: &str,
+    args: &DemoArgs,
+    k: u32,
+    t0: i64,
+) -> Result<()> {
+    let compute = |n: u64| -> Result<String> {
+        crate::run::compute_command(abba, &["--steps".to_owned(), n.to_string()])
+    };
+    let n = work(args.steps, k);
+    std::fs::write(repo.join("work"), format!("{n}\n"))?;
+    let when = t0 + 60 * i64::from(k);
+    git(repo, &["add", "work"], when)?;
+    let subject = match k {
+        15 => format!("commit {k}: work +2% ({n})"),
+        25 => format!("commit {k}: work +0.3% ({n})"),
+        _ => format!("commit {k}: work {n}"),
+    };
+    git(
+        repo,
+        &["commit", "-q", "--allow-empty", "-m", &subject],
+        when,
+    )?;
+    if k == 1 {
+        return Ok(());
+    }
+    // CI at commit k: the parent's build against this one's, paired, recorded.
+    let parent: u64 = git(repo, &["show", "HEAD~1:work"], when)?
+        .parse()
+        .context("the parent's work file")?;
+    let cmd: Vec<String> = [
+        "compare",
+        "--record",
+        "--history",
+        db_s,
+        "--bench",
+        "toy",
+        "--base-commit",
+        "HEAD~1",
+        "-n",
+        "parent",
+        "-n",
+        "commit",
+        "--blocks",
+        &args.blocks.to_string(),
+        "--seed",
+        &(args.seed + u64::from(k)).to_string(),
+        "--quiet",
+        "--no-step-summary",
+        "--json",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .chain(["--metric".to_owned(), args.metric.clone()])
+    .chain(["--warmup".to_owned(), args.warmup.to_string()])
+    .chain(
+        args.counter
+            .iter()
+            .flat_map(|c| ["--counter".to_owned(), c.clone()]),
+    )
+    .chain([compute(parent)?, compute(n)?])
+    .collect();
+    let (code, stdout, stderr) = abba_output(abba, repo, &cmd)?;
+    ensure!(
+        code == 0,
+        "abba compare at commit {k} exited {code}: {stderr}"
+    );
+    let doc: Value = serde_json::from_str(&stdout).context("the comparison's JSON")?;
+    let c = &doc["groups"][0]["comparisons"][0];
+    eprintln!(
+        "  commit {k:>2}: step {:.4}x [{:.4}, {:.4}] {}",
+        c["ratio"].as_f64().unwrap_or(f64::NAN),
+        c["ratio_ci"][0].as_f64().unwrap_or(f64::NAN),
+        c["ratio_ci"][1].as_f64().unwrap_or(f64::NAN),
+        c["outcome"].as_str().unwrap_or("?")
+    );
+    Ok(())
+}
+
+/// `abba history show` (saving the trend chart as `html`) and `abba history check`,
+/// printed, and whether the series showed what it should.
+fn show_and_check(
+    abba: &Path,
+    repo: &Path,
+    db_s: &str,
+    html: &Path,
+    args: &DemoArgs,
+) -> Result<()> {
     let show: Vec<String> = [
         "history",
         "show",
         "toy",
         "--history",
-        &db_s,
+        db_s,
         "--export-html",
         &html.display().to_string(),
     ]
     .iter()
     .map(|s| (*s).to_owned())
     .collect();
-    let (code, table, stderr) = abba_output(&abba, &repo, &show)?;
+    let (code, table, stderr) = abba_output(abba, repo, &show)?;
     ensure!(code == 0, "abba history show: {stderr}");
     println!("$ abba history show toy\n{table}");
-    let json_args: Vec<String> = ["history", "show", "toy", "--history", &db_s, "--json"]
+    let json_args: Vec<String> = ["history", "show", "toy", "--history", db_s, "--json"]
         .iter()
         .map(|s| (*s).to_owned())
         .collect();
-    let (_, json_text, _) = abba_output(&abba, &repo, &json_args)?;
+    let (_, json_text, _) = abba_output(abba, repo, &json_args)?;
     let doc: Value = serde_json::from_str(&json_text)?;
     let check: Vec<String> = [
         "history",
         "check",
         "--history",
-        &db_s,
+        db_s,
         "--fail-if-slower",
         "1%",
         "--recent",
@@ -254,7 +279,7 @@ pub fn demo(root: &Path, args: &DemoArgs) -> Result<()> {
     .iter()
     .map(|s| (*s).to_owned())
     .collect();
-    let (code, out, _) = abba_output(&abba, &repo, &check)?;
+    let (code, out, _) = abba_output(abba, repo, &check)?;
     println!("$ abba history check --fail-if-slower 1% --recent 20   # exit {code}\n{out}");
     verdict(&doc["series"][0], args)?;
     println!("trend chart: {}", html.display());
@@ -388,53 +413,13 @@ pub fn scale(root: &Path, args: &ScaleArgs) -> Result<()> {
             if k == 100 && b % 10 == 0 {
                 *lvl *= 1.05;
             }
-            let after = *lvl;
-            let mut text = serde_json::to_string(&header(&name, (k * 1000 + b) as u64, blocks))?;
-            text.push('\n');
-            let mut run = 0usize;
-            for block in 0..blocks {
-                let order: [usize; 4] = if block % 2 == 0 {
-                    [0, 1, 1, 0]
-                } else {
-                    [1, 0, 0, 1]
-                };
-                for (pos, v) in order.iter().enumerate() {
-                    let base = if *v == 0 { before } else { after };
-                    let wall = (base * (1.0 + 0.02 * rng.random::<f64>())).round() as u64;
-                    let variant = if *v == 0 {
-                        name.clone()
-                    } else {
-                        format!("{name}~new")
-                    };
-                    let line = json!({
-                        "run": run, "block": block, "position": pos, "variant": variant,
-                        "is_reference": false, "wall_ns": wall, "user_ns": wall / 2, "sys_ns": 0,
-                        "max_rss_kib": 4000, "exit_code": 0, "signal": null, "timed_out": false,
-                        "env_pad": run % 4096
-                    });
-                    text.push_str(&serde_json::to_string(&line)?);
-                    text.push('\n');
-                    run += 1;
-                }
-            }
+            let seed = (k * 1000 + b) as u64;
+            let text = raw_text(&name, seed, blocks, [before, *lvl], &mut rng)?;
             let f = raw_dir.join(format!("c{k:04}-{name}.jsonl"));
             std::fs::write(&f, text)?;
             files.push(f);
         }
-        let mut cmd = Command::new(&abba);
-        cmd.current_dir(&dir)
-            .args(["history", "import", "--history", &db_s])
-            .args(["--commit", &format!("c{k:04}")])
-            .args(["--base-commit", &format!("c{:04}", k - 1)])
-            .args(&files)
-            .env_remove("ABBA_HISTORY")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        let status = cmd.status().context("starting abba history import")?;
-        ensure!(status.success(), "abba history import at commit {k} failed");
-        for f in &files {
-            let _ = std::fs::remove_file(f);
-        }
+        import_commit(&abba, &dir, &db_s, k, &files)?;
         if k % 20 == 0 {
             eprintln!(
                 "  {} of {} commits recorded ({:.0} s)",
@@ -452,6 +437,72 @@ pub fn scale(root: &Path, args: &ScaleArgs) -> Result<()> {
         size as f64 / 1e6,
         size as f64 / 1e3 / (runs as f64 / 1000.0)
     );
+    time_queries(&abba, &dir, &db_s)
+}
+
+/// A raw file of benchmark `name` at one commit: `blocks` ABBA blocks of the old and new
+/// build, whose runs are `levels` (before, after) times uniform noise of up to 2%.
+fn raw_text(
+    name: &str,
+    seed: u64,
+    blocks: usize,
+    [before, after]: [f64; 2],
+    rng: &mut Xoshiro256PlusPlus,
+) -> Result<String> {
+    let mut text = serde_json::to_string(&header(name, seed, blocks))?;
+    text.push('\n');
+    let mut run = 0usize;
+    for block in 0..blocks {
+        let order: [usize; 4] = if block % 2 == 0 {
+            [0, 1, 1, 0]
+        } else {
+            [1, 0, 0, 1]
+        };
+        for (pos, v) in order.iter().enumerate() {
+            let base = if *v == 0 { before } else { after };
+            let wall = (base * (1.0 + 0.02 * rng.random::<f64>())).round() as u64;
+            let variant = if *v == 0 {
+                name.to_owned()
+            } else {
+                format!("{name}~new")
+            };
+            let line = json!({
+                "run": run, "block": block, "position": pos, "variant": variant,
+                "is_reference": false, "wall_ns": wall, "user_ns": wall / 2, "sys_ns": 0,
+                "max_rss_kib": 4000, "exit_code": 0, "signal": null, "timed_out": false,
+                "env_pad": run % 4096
+            });
+            text.push_str(&serde_json::to_string(&line)?);
+            text.push('\n');
+            run += 1;
+        }
+    }
+    Ok(text)
+}
+
+/// `abba history import` of commit `k`'s raw files (against commit `k - 1`), which are
+/// then removed.
+fn import_commit(abba: &Path, dir: &Path, db_s: &str, k: usize, files: &[PathBuf]) -> Result<()> {
+    let mut cmd = Command::new(abba);
+    cmd.current_dir(dir)
+        .args(["history", "import", "--history", db_s])
+        .args(["--commit", &format!("c{k:04}")])
+        .args(["--base-commit", &format!("c{:04}", k - 1)])
+        .args(files)
+        .env_remove("ABBA_HISTORY")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let status = cmd.status().context("starting abba history import")?;
+    ensure!(status.success(), "abba history import at commit {k} failed");
+    for f in files {
+        let _ = std::fs::remove_file(f);
+    }
+    Ok(())
+}
+
+/// Times `history show` of two benchmarks and `history list` on the store, 5 processes
+/// each, and prints the medians (and the end of the first show).
+fn time_queries(abba: &Path, dir: &Path, db_s: &str) -> Result<()> {
     for (label, a) in [
         ("history show b000", vec!["history", "show", "b000"]),
         ("history show b007", vec!["history", "show", "b007"]),
@@ -461,10 +512,10 @@ pub fn scale(root: &Path, args: &ScaleArgs) -> Result<()> {
         let mut last = None;
         for _ in 0..5 {
             let t = Instant::now();
-            let out = Command::new(&abba)
-                .current_dir(&dir)
+            let out = Command::new(abba)
+                .current_dir(dir)
                 .args(&a)
-                .args(["--history", &db_s])
+                .args(["--history", db_s])
                 .output()?;
             times.push(t.elapsed().as_secs_f64());
             ensure!(

@@ -453,7 +453,6 @@ pub fn run(args: &HistoryArgs) -> Result<()> {
     if args.reps == 0 {
         bail!("--reps must be at least 1");
     }
-    let commits = args.commits as usize;
     let configs = grid(args.defaults_only);
     let blocks: Vec<String> = args.blocks.iter().map(u32::to_string).collect();
     println!(
@@ -470,7 +469,19 @@ pub fn run(args: &HistoryArgs) -> Result<()> {
         }
     );
     print_speed();
-    let mut level_table = Table::new([
+    let mut level_table = level_table();
+    let mut paired = step_table();
+    for profile in NoiseProfile::ALL {
+        level_rows(&mut level_table, profile, &configs, args);
+        step_rows(&mut paired, profile, args);
+    }
+    print_tables(&level_table, &paired, args);
+    Ok(())
+}
+
+/// The levels table's columns: e-divisive's false points and detections per configuration.
+fn level_table() -> Table {
+    Table::new([
         "profile",
         "min_segment",
         "alpha",
@@ -484,8 +495,12 @@ pub fn run(args: &HistoryArgs) -> Result<()> {
         "delay 2%",
         "delay 5%",
         "delay creep",
-    ]);
-    let mut paired = Table::new([
+    ])
+}
+
+/// The paired steps table's columns: the per-step test's flags and the chain's alarms.
+fn step_table() -> Table {
+    Table::new([
         "profile",
         "blocks",
         "per-step test",
@@ -499,100 +514,120 @@ pub fn run(args: &HistoryArgs) -> Result<()> {
         "chain delay 2%",
         "chain delay 5%",
         "chain delay creep",
-    ]);
-    for profile in NoiseProfile::ALL {
-        let series: Vec<Vec<Vec<f64>>> = Scenario::ALL
+    ])
+}
+
+/// The levels table's rows of one noise profile: e-divisive under each configuration on
+/// `--reps` histories of every scenario.
+fn level_rows(
+    level_table: &mut Table,
+    profile: NoiseProfile,
+    configs: &[ChangePointConfig],
+    args: &HistoryArgs,
+) {
+    let commits = args.commits as usize;
+    let series: Vec<Vec<Vec<f64>>> = Scenario::ALL
+        .iter()
+        .map(|&sc| {
+            (0..args.reps)
+                .map(|r| levels(profile, sc, commits, args.runs, 7_000 + r))
+                .collect()
+        })
+        .collect();
+    for cfg in configs {
+        let scores: Vec<LevelScore> = Scenario::ALL
+            .iter()
+            .zip(&series)
+            .map(|(&sc, hs)| {
+                let mut s = LevelScore::default();
+                for h in hs {
+                    score_levels(h, sc, cfg, args.horizon, &mut s);
+                }
+                s
+            })
+            .collect();
+        let with_change: (usize, usize) = scores[1..].iter().fold((0, 0), |(f, n), s| {
+            (f + s.false_points, n + s.histories * s.commits)
+        });
+        level_table.row([
+            profile.as_str().to_owned(),
+            cfg.min_segment.to_string(),
+            cfg.alpha.to_string(),
+            format!("{:.3}", scores[0].false_per_100()),
+            format!("{:.3}", 100.0 * with_change.0 as f64 / with_change.1 as f64),
+            pct1(scores[1].detection()),
+            pct1(scores[2].detection()),
+            pct1(scores[3].detection()),
+            pct1(scores[4].detection()),
+            delay(&scores[1]),
+            delay(&scores[2]),
+            delay(&scores[3]),
+            delay(&scores[4]),
+        ]);
+    }
+}
+
+/// The paired steps table's rows of one noise profile: each `--blocks` count under each
+/// per-step test, on `--reps` histories of every scenario.
+fn step_rows(paired: &mut Table, profile: NoiseProfile, args: &HistoryArgs) {
+    let commits = args.commits as usize;
+    for &b in &args.blocks {
+        let histories: Vec<Vec<Steps>> = Scenario::ALL
             .iter()
             .map(|&sc| {
                 (0..args.reps)
-                    .map(|r| levels(profile, sc, commits, args.runs, 7_000 + r))
+                    .map(|r| steps(profile, sc, commits, b, 7_000 + r))
                     .collect()
             })
             .collect();
-        for cfg in &configs {
-            let scores: Vec<LevelScore> = Scenario::ALL
+        for test in [StepTest::Interval95, StepTest::P(0.01)] {
+            let scores: Vec<StepScore> = Scenario::ALL
                 .iter()
-                .zip(&series)
+                .zip(&histories)
                 .map(|(&sc, hs)| {
-                    let mut s = LevelScore::default();
+                    let mut s = StepScore::default();
                     for h in hs {
-                        score_levels(h, sc, cfg, args.horizon, &mut s);
+                        score_steps(h, sc, test, args.horizon, &mut s);
                     }
                     s
                 })
                 .collect();
-            let with_change: (usize, usize) = scores[1..].iter().fold((0, 0), |(f, n), s| {
-                (f + s.false_points, n + s.histories * s.commits)
-            });
-            level_table.row([
+            let chain_delay = |s: &StepScore| {
+                let mut d = s.chain_delays.clone();
+                d.sort_unstable();
+                let share = pct(d.len() as f64 / s.histories as f64);
+                match d.get(d.len().saturating_sub(1) / 2) {
+                    Some(m) => format!("{m} ({share})"),
+                    None => format!("- ({share})"),
+                }
+            };
+            let null_steps: (usize, usize) = scores
+                .iter()
+                .fold((0, 0), |(f, n), s| (f + s.false_flags, n + s.null_steps));
+            let flagged =
+                |s: &StepScore| pct(s.flagged_changes as f64 / s.changed_steps.max(1) as f64);
+            paired.row([
                 profile.as_str().to_owned(),
-                cfg.min_segment.to_string(),
-                cfg.alpha.to_string(),
-                format!("{:.3}", scores[0].false_per_100()),
-                format!("{:.3}", 100.0 * with_change.0 as f64 / with_change.1 as f64),
-                pct1(scores[1].detection()),
-                pct1(scores[2].detection()),
-                pct1(scores[3].detection()),
-                pct1(scores[4].detection()),
-                delay(&scores[1]),
-                delay(&scores[2]),
-                delay(&scores[3]),
-                delay(&scores[4]),
+                b.to_string(),
+                test.name(),
+                format!("{:.2}", 100.0 * null_steps.0 as f64 / null_steps.1 as f64),
+                flagged(&scores[1]),
+                flagged(&scores[2]),
+                flagged(&scores[3]),
+                flagged(&scores[4]),
+                pct(scores[0].chain_delays.len() as f64 / scores[0].histories as f64),
+                chain_delay(&scores[1]),
+                chain_delay(&scores[2]),
+                chain_delay(&scores[3]),
+                chain_delay(&scores[4]),
             ]);
         }
-        for &b in &args.blocks {
-            let histories: Vec<Vec<Steps>> = Scenario::ALL
-                .iter()
-                .map(|&sc| {
-                    (0..args.reps)
-                        .map(|r| steps(profile, sc, commits, b, 7_000 + r))
-                        .collect()
-                })
-                .collect();
-            for test in [StepTest::Interval95, StepTest::P(0.01)] {
-                let scores: Vec<StepScore> = Scenario::ALL
-                    .iter()
-                    .zip(&histories)
-                    .map(|(&sc, hs)| {
-                        let mut s = StepScore::default();
-                        for h in hs {
-                            score_steps(h, sc, test, args.horizon, &mut s);
-                        }
-                        s
-                    })
-                    .collect();
-                let chain_delay = |s: &StepScore| {
-                    let mut d = s.chain_delays.clone();
-                    d.sort_unstable();
-                    let share = pct(d.len() as f64 / s.histories as f64);
-                    match d.get(d.len().saturating_sub(1) / 2) {
-                        Some(m) => format!("{m} ({share})"),
-                        None => format!("- ({share})"),
-                    }
-                };
-                let null_steps: (usize, usize) = scores
-                    .iter()
-                    .fold((0, 0), |(f, n), s| (f + s.false_flags, n + s.null_steps));
-                let flagged =
-                    |s: &StepScore| pct(s.flagged_changes as f64 / s.changed_steps.max(1) as f64);
-                paired.row([
-                    profile.as_str().to_owned(),
-                    b.to_string(),
-                    test.name(),
-                    format!("{:.2}", 100.0 * null_steps.0 as f64 / null_steps.1 as f64),
-                    flagged(&scores[1]),
-                    flagged(&scores[2]),
-                    flagged(&scores[3]),
-                    flagged(&scores[4]),
-                    pct(scores[0].chain_delays.len() as f64 / scores[0].histories as f64),
-                    chain_delay(&scores[1]),
-                    chain_delay(&scores[2]),
-                    chain_delay(&scores[3]),
-                    chain_delay(&scores[4]),
-                ]);
-            }
-        }
     }
+}
+
+/// Prints both tables, each under its heading and the words that read it.
+fn print_tables(level_table: &Table, paired: &Table, args: &HistoryArgs) {
+    let commits = args.commits as usize;
     println!(
         "### Levels: e-divisive means on the median of {} runs per commit ({} histories of {} commits per cell; 199 permutations)\n",
         args.runs, args.reps, commits
@@ -611,7 +646,6 @@ pub fn run(args: &HistoryArgs) -> Result<()> {
         args.horizon
     );
     println!("{}", paired.markdown());
-    Ok(())
 }
 
 #[cfg(test)]

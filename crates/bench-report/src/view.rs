@@ -5,6 +5,7 @@ use bench_stats::diagnostics::BlockJoin;
 use bench_stats::model::{
     CarryoverMethod, CarryoverSummary, Control, DecisionReport, MannWhitneyReport, OmnibusTest,
     PairedReport, ReferencePlacement, ReferenceReport, ShiftReport, Treatment,
+    VarianceComponentsReport,
 };
 use bench_stats::{
     Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Quantity, Verdict,
@@ -1041,36 +1042,69 @@ fn paired_detail(
     let scale = Scale::pick(smallest, &a.unit, sym.time_unit);
     let blocks = block_table(g, c, p, &scale, largest);
     let (b, base) = (&c.candidate, &g.baseline);
-    let conf = units::percent(a.confidence, sym.none);
-    let t = sym.time_unit;
     let estimator = a.paired_estimator.unwrap_or_default();
     let deciding = deciding_estimator(a, c);
     let mut lines = vec![format!(
         "deciding: {deciding} {} (the headline; {})",
         ratio_with_ci(c.ratio, c.ratio_ci, sym.none),
-        match estimator {
-            PairedEstimator::TypicalRun => {
-                "each variant's median run over all its runs, each run divided by its block's geometric mean, simultaneous randomization-test interval; p10 and p90 checked beside it"
-            }
-            PairedEstimator::HodgesLehmannLogRatio => {
-                "median of the pairwise averages of the per-block log-ratios, signed-rank interval: one bursty block cannot move it"
-            }
-            PairedEstimator::HodgesLehmannMinLogRatio => {
-                "each variant's fastest run per block, then the median of the pairwise averages of the per-block log-ratios, signed-rank interval: a slowed run does not move its block"
-            }
-            PairedEstimator::HodgesLehmannMedianLogRatio => {
-                "each variant's median run per block, then the median of the pairwise averages of the per-block log-ratios, signed-rank interval"
-            }
-            PairedEstimator::PooledMedianRatio => {
-                "each variant's median over all its runs, interval from resampling whole blocks"
-            }
-            PairedEstimator::MedianLogRatio => "the middle block's log-ratio, bootstrap interval",
-            PairedEstimator::MeanDifference | PairedEstimator::RatioOfMeans => {
-                "block means, block-bootstrap interval"
-            }
-            _ => "block means, block-bootstrap interval",
-        }
+        estimator_method(estimator)
     )];
+    alternative_lines(&mut lines, a, g, c, p, sym);
+    if let Some(v) = &p.variance_components {
+        lines.push(variance_line(v, &a.unit, sym));
+    }
+    Detail {
+        title: format!(
+            "{b} vs {base}, paired by block ({} blocks, {})",
+            p.blocks,
+            unit_label(&scale)
+        ),
+        blocks,
+        lines,
+    }
+}
+
+/// How the paired estimator reads its ratio and interval, in the headline's parenthesis.
+fn estimator_method(estimator: PairedEstimator) -> &'static str {
+    match estimator {
+        PairedEstimator::TypicalRun => {
+            "each variant's median run over all its runs, each run divided by its block's geometric mean, simultaneous randomization-test interval; p10 and p90 checked beside it"
+        }
+        PairedEstimator::HodgesLehmannLogRatio => {
+            "median of the pairwise averages of the per-block log-ratios, signed-rank interval: one bursty block cannot move it"
+        }
+        PairedEstimator::HodgesLehmannMinLogRatio => {
+            "each variant's fastest run per block, then the median of the pairwise averages of the per-block log-ratios, signed-rank interval: a slowed run does not move its block"
+        }
+        PairedEstimator::HodgesLehmannMedianLogRatio => {
+            "each variant's median run per block, then the median of the pairwise averages of the per-block log-ratios, signed-rank interval"
+        }
+        PairedEstimator::PooledMedianRatio => {
+            "each variant's median over all its runs, interval from resampling whole blocks"
+        }
+        PairedEstimator::MedianLogRatio => "the middle block's log-ratio, bootstrap interval",
+        PairedEstimator::MeanDifference | PairedEstimator::RatioOfMeans => {
+            "block means, block-bootstrap interval"
+        }
+        _ => "block means, block-bootstrap interval",
+    }
+}
+
+/// The paired estimates that do not decide the verdict, for reference: the mean-based
+/// block bootstrap, the median block ratio, Hodges-Lehmann, Cohen's dz with the
+/// signed-rank p.
+fn alternative_lines(
+    lines: &mut Vec<String>,
+    a: &Analysis,
+    g: &GroupAnalysis,
+    c: &Comparison,
+    p: &PairedReport,
+    sym: &Symbols,
+) {
+    let (b, base) = (&c.candidate, &g.baseline);
+    let conf = units::percent(a.confidence, sym.none);
+    let t = sym.time_unit;
+    let estimator = a.paired_estimator.unwrap_or_default();
     lines.push("alternatives (for reference; they do not decide the verdict):".to_owned());
     let mean_based = matches!(
         estimator,
@@ -1113,33 +1147,27 @@ fn paired_detail(
         p_clause(p.wilcoxon_p, sym.none),
         sym.dash
     ));
-    if let Some(v) = &p.variance_components {
-        let sd = |var: f64| {
-            if var.is_finite() && var >= 0.0 {
-                format_in(var.sqrt(), &a.unit, t)
-            } else {
-                sym.none.to_owned()
-            }
-        };
-        let gain = v.pairing_gain.filter(|g| g.is_finite()).map_or_else(
-            || sym.none.to_owned(),
-            |g| format!("{}x", crate::units::ratio_number(g, 2)),
-        );
-        lines.push(format!(
-            "variance components: between-block sd {}{}within-block sd {}{}pairing gain {gain}",
-            sd(v.between_block),
-            sym.sep,
-            sd(v.within_block),
-            sym.sep
-        ));
-    }
-    Detail {
-        title: format!(
-            "{b} vs {base}, paired by block ({} blocks, {})",
-            p.blocks,
-            unit_label(&scale)
-        ),
-        blocks,
-        lines,
-    }
+}
+
+/// "variance components: between-block sd ...; within-block sd ...; pairing gain ...".
+fn variance_line(v: &VarianceComponentsReport, unit: &str, sym: &Symbols) -> String {
+    let t = sym.time_unit;
+    let sd = |var: f64| {
+        if var.is_finite() && var >= 0.0 {
+            format_in(var.sqrt(), unit, t)
+        } else {
+            sym.none.to_owned()
+        }
+    };
+    let gain = v.pairing_gain.filter(|g| g.is_finite()).map_or_else(
+        || sym.none.to_owned(),
+        |g| format!("{}x", crate::units::ratio_number(g, 2)),
+    );
+    format!(
+        "variance components: between-block sd {}{}within-block sd {}{}pairing gain {gain}",
+        sd(v.between_block),
+        sym.sep,
+        sd(v.within_block),
+        sym.sep
+    )
 }

@@ -1097,6 +1097,86 @@ fn m21_m22_blank_names_and_names_with_control_characters() {
     assert_eq!(lines[0]["variants"][0]["command"], "true\ntrue");
 }
 
+/// A CSV of `blocks` blocks of three variants, two runs each: `b` 50% and `c` 1% slower
+/// than `a` in every block, so every signed-rank p is its smallest, 2/2^blocks.
+fn three_variants_csv(dir: &Path, blocks: u32) -> PathBuf {
+    let csv = dir.join(format!("three{blocks}.csv"));
+    let mut text = String::from("variant,block,value\n");
+    for b in 1..=blocks {
+        let level = 100.0 + f64::from(b % 3);
+        for (v, r) in [("a", 1.0), ("b", 1.5), ("c", 1.01)] {
+            for k in 0..2 {
+                let value = level * r * (1.0 + 0.001 * f64::from((b * 2 + k) % 5));
+                text.push_str(&format!("{v},{b},{value}\n"));
+            }
+        }
+    }
+    std::fs::write(&csv, text).unwrap();
+    csv
+}
+
+#[test]
+fn m5_more_blocks_advice_counts_the_smallest_p_and_holm() {
+    let dir = tempfile::tempdir().unwrap();
+    // Six blocks, every block log-ratio positive: the raw signed-rank p is 2/2^6 = 0.031,
+    // Holm over the two candidates doubles it to 0.062. The advice used to name fewer
+    // blocks than 7, the fewest whose smallest p (2/2^7 = 0.016) is below alpha/2.
+    let six = three_variants_csv(dir.path(), 6);
+    let (code, text) = analyze(&[
+        six.as_os_str(),
+        "--estimator".as_ref(),
+        "hl-log-ratio".as_ref(),
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("Holm-adjusted 0.062"), "{text}");
+    assert!(
+        text.contains(
+            "At least 7 blocks in all are needed: the signed-rank test cannot reach alpha/2 = 0.025 (the first step of Holm's correction over 2 comparisons) with fewer than 7 blocks (its smallest p with n blocks that differ is 2/2^n)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("(now 6, too few to reach it at all)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("About 1 blocks") && !text.contains("About 6 blocks"),
+        "{text}"
+    );
+    // Five blocks are not tested; the count named is Holm's, not the two-variant 6.
+    let five = three_variants_csv(dir.path(), 5);
+    let (_, text) = analyze(&[
+        five.as_os_str(),
+        "--estimator".as_ref(),
+        "hl-log-ratio".as_ref(),
+    ]);
+    assert!(
+        text.contains(
+            "5 blocks are too few for a paired test to reach alpha = 0.05 (it needs at least 7 to reach alpha/2 = 0.025, the first step of Holm's correction over 2 comparisons)"
+        ),
+        "{text}"
+    );
+    // Before any run: 7 blocks of three variants, two runs of each per block, under the
+    // typical run (three quantiles at alpha/3 each, then Holm over 2) cannot decide; 8
+    // can (2/(2^8+1) < 0.05/6). With one run per block only the typical run is checked,
+    // and 6 blocks fall short of Holm's 7 (2/(2^7+1) < 0.025).
+    let dry = |blocks: &str, per: &str| {
+        abba()
+            .args(["compare", "--blocks", blocks, "--runs-per-block", per])
+            .args(["--dry-run", "true", "true", "true"])
+            .assert()
+            .success()
+    };
+    dry("7", "2").stderr(predicate::str::contains(
+        "7 blocks are too few for a verdict: the paired test needs at least 8 blocks at alpha 0.05, its smallest p below alpha/2 for each of the 2 Holm-corrected comparisons with the baseline (--blocks 8, or --runs 16); the report will say no comparison significant, whatever the data",
+    ));
+    dry("8", "2").stderr(predicate::str::contains("too few for a verdict").not());
+    dry("6", "1").stderr(predicate::str::contains(
+        "6 blocks are too few for a verdict: the paired test needs at least 7 blocks",
+    ));
+    dry("7", "1").stderr(predicate::str::contains("too few for a verdict").not());
+}
+
 #[test]
 fn m2_a_gate_that_cannot_decide_says_so_and_fails() {
     let dir = tempfile::tempdir().unwrap();
@@ -1213,6 +1293,141 @@ fn k10_export_md_is_the_markdown_export() {
         .success();
     let text = std::fs::read_to_string(&md).unwrap();
     assert!(text.contains('|') && !text.contains("<html"), "{text}");
+}
+
+/// The SVG of the chart titled `title` in an HTML report.
+fn svg_titled<'a>(html: &'a str, title: &str) -> &'a str {
+    let at = html
+        .find(&format!("<title>{title}</title>"))
+        .unwrap_or_else(|| panic!("no chart {title}"));
+    let start = html[..at].rfind("<svg").unwrap();
+    &html[start..at + html[at..].find("</svg>").unwrap()]
+}
+
+/// The value of `name` in an SVG element's text.
+fn svg_attr(element: &str, name: &str) -> Option<f64> {
+    let key = format!(" {name}=\"");
+    let start = element.find(&key)? + key.len();
+    element[start..start + element[start..].find('"')?]
+        .parse()
+        .ok()
+}
+
+/// The elements (`<tag ...`) of `svg` with `class`.
+fn with_class<'a>(svg: &'a str, class: &str) -> Vec<&'a str> {
+    let key = format!("class=\"{class}\"");
+    svg.split('<').filter(|e| e.contains(&key)).collect()
+}
+
+/// The frames of the plots (unfilled rectangles) as [left, top, right, bottom].
+fn plot_frames(svg: &str) -> Vec<[f64; 4]> {
+    svg.split("<rect ")
+        .skip(1)
+        .filter(|e| e.contains("fill=\"none\""))
+        .map(|e| {
+            let n = |k| svg_attr(&format!(" {e}"), k).unwrap();
+            [n("x"), n("y"), n("x") + n("width"), n("y") + n("height")]
+        })
+        .collect()
+}
+
+/// The first point (`Mx y`) of every marker in the paths with `class`.
+fn marker_points(svg: &str, class: &str) -> Vec<(f64, f64)> {
+    with_class(svg, class)
+        .into_iter()
+        .flat_map(|e| {
+            let d = &e[e.find("d=\"").unwrap() + 3..];
+            d[..d.find('"').unwrap()].split('M').skip(1)
+        })
+        .map(|m| {
+            let mut xy = m
+                .split(|c: char| c.is_ascii_alphabetic())
+                .next()
+                .unwrap()
+                .split(' ')
+                .map(|v| v.parse::<f64>().unwrap());
+            (xy.next().unwrap(), xy.next().unwrap())
+        })
+        .collect()
+}
+
+fn assert_inside(svg: &str, class: &str) -> usize {
+    let frames = plot_frames(svg);
+    let points = marker_points(svg, class);
+    for (x, y) in &points {
+        assert!(
+            frames.iter().any(|[l, t, r, b]| l < x
+                && x < r
+                && t < y
+                && y < b
+                && (x - l).min(r - x) >= 6.0),
+            "{class} point ({x}, {y}) on or outside the frames {frames:?}"
+        );
+    }
+    points.len()
+}
+
+#[test]
+fn k11_one_run_and_all_equal_blocks_are_drawn_inside_the_frame_the_bar_on_the_estimate() {
+    let dir = tempfile::tempdir().unwrap();
+    // Six blocks in which every run took 10 ns: every block ratio is 1, every Walsh
+    // average of their logs 0, so the uncertainty histogram is one bar.
+    let csv = dir.path().join("equal.csv");
+    let mut text = String::from("variant,block,value\n");
+    for b in 1..=6 {
+        text.push_str(&format!("a,{b},10\nb,{b},10\na,{b},10\nb,{b},10\n"));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let html = dir.path().join("equal.html");
+    abba()
+        .arg("analyze")
+        .arg(&csv)
+        .args(["--estimator", "hl-log-ratio", "-q", "--export-html"])
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    let uncertainty = svg_titled(&page, "Uncertainty of the estimate");
+    let estimate = with_class(uncertainty, "estimate");
+    let x = svg_attr(estimate[0], "x1").unwrap();
+    let bar = with_class(uncertainty, "histogram")[0];
+    let d = &bar[bar.find("d=\"M").unwrap() + 4..];
+    let left: f64 = d[..d.find(' ').unwrap()].parse().unwrap();
+    let width: f64 = d[d.find('h').unwrap() + 1..d.find('v').unwrap()]
+        .parse()
+        .unwrap();
+    assert!(
+        (left + width / 2.0 - x).abs() <= 0.1,
+        "the bar [{left}, {}] is not centred on the estimate at {x}",
+        left + width
+    );
+    let effect = svg_titled(&page, "Paired effect per block");
+    assert_eq!(assert_inside(effect, "points"), 6);
+    // One run of one command: its point centred in the trace, not on the frame.
+    let one = dir.path().join("one.html");
+    abba()
+        .args([
+            "compare",
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+            "-q",
+            "--export-html",
+        ])
+        .arg(&one)
+        .arg("true")
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&one).unwrap();
+    let trace = svg_titled(&page, "Run-order trace");
+    assert_eq!(assert_inside(trace, "runs"), 1);
+    let [l, _, r, _] = plot_frames(trace)[0];
+    let (x, _) = marker_points(trace, "runs")[0];
+    assert!(
+        (x - (l + r) / 2.0).abs() <= 0.1,
+        "one run at {x} of [{l}, {r}]"
+    );
 }
 
 #[test]

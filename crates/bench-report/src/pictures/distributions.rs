@@ -11,6 +11,7 @@ use super::svg::{Anchor, Svg, num};
 use super::trace::{quantity_word, unit_text};
 use super::{Chart, Pictures, RunStatus};
 use crate::units::{Scale as Display, magnitude_range};
+use bench_stats::model::BenchmarkSummary;
 
 /// Strip points drawn per variant at most (evenly spaced through the sorted values, so
 /// the quantiles stay where they are); the violin always uses every run.
@@ -84,47 +85,8 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
         let scaled: Vec<f64> = vals.iter().map(|v| display.apply(*v)).collect();
         violin(&mut svg, &ys, &scaled, cx, width * 0.42, color);
         thinned |= strip(&mut svg, &ys, &scaled, cx, width * 0.25, color);
-        let half = width * 0.36;
-        let mut mark = |v: f64, extra: &str| {
-            svg.line(
-                cx - half,
-                ys.px(display.apply(v)),
-                cx + half,
-                ys.px(display.apply(v)),
-                INK,
-                extra,
-            )
-        };
-        mark(b.median, r#"stroke-width="2.5" class="median""#);
-        mark(
-            b.p90,
-            r#"stroke-width="1.5" stroke-dasharray="5 3" class="p90""#,
-        );
-        if let Some(p99) = b.p99 {
-            mark(
-                p99,
-                r#"stroke-width="1.5" stroke-dasharray="1.5 2.5" class="p99""#,
-            );
-        }
-        let label: String = b
-            .name
-            .chars()
-            .take((width / 7.0).max(4.0) as usize)
-            .collect();
-        svg.text(
-            cx,
-            area.bottom + 18.0,
-            Anchor::Middle,
-            &label,
-            r#"class="category""#,
-        );
-        svg.text(
-            cx,
-            area.bottom + 31.0,
-            Anchor::Middle,
-            &format!("n={}", b.n),
-            r#"font-size="10""#,
-        );
+        quantile_lines(&mut svg, &ys, &display, b, cx, width * 0.36);
+        category_label(&mut svg, area, b, cx, width);
     }
     frame::x_label(
         &mut svg,
@@ -153,6 +115,62 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
         title: title.into(),
         svg: svg.finish(title, &description),
     })
+}
+
+/// Variant `b`'s median (solid), p90 (dashed) and p99 (dotted, when the table shows it)
+/// across its column at `cx`, `half` wide each side.
+fn quantile_lines(
+    svg: &mut Svg,
+    ys: &Scale,
+    display: &Display,
+    b: &BenchmarkSummary,
+    cx: f64,
+    half: f64,
+) {
+    let mut mark = |v: f64, extra: &str| {
+        svg.line(
+            cx - half,
+            ys.px(display.apply(v)),
+            cx + half,
+            ys.px(display.apply(v)),
+            INK,
+            extra,
+        )
+    };
+    mark(b.median, r#"stroke-width="2.5" class="median""#);
+    mark(
+        b.p90,
+        r#"stroke-width="1.5" stroke-dasharray="5 3" class="p90""#,
+    );
+    if let Some(p99) = b.p99 {
+        mark(
+            p99,
+            r#"stroke-width="1.5" stroke-dasharray="1.5 2.5" class="p99""#,
+        );
+    }
+}
+
+/// The variant's name (cut to the column's `width`) and its run count under its column.
+fn category_label(svg: &mut Svg, area: Area, b: &BenchmarkSummary, cx: f64, width: f64) {
+    let label: String = b
+        .name
+        .chars()
+        .take((width / 7.0).max(4.0) as usize)
+        .collect();
+    svg.text(
+        cx,
+        area.bottom + 18.0,
+        Anchor::Middle,
+        &label,
+        r#"class="category""#,
+    );
+    svg.text(
+        cx,
+        area.bottom + 31.0,
+        Anchor::Middle,
+        &format!("n={}", b.n),
+        r#"font-size="10""#,
+    );
 }
 
 /// The analysed values of one variant, from the runs.

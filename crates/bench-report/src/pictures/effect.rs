@@ -76,7 +76,7 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
         notes.push(format!("{} of {} candidates shown", shown, rows.len()));
     }
     let last = Area::of_height(height, 0.0);
-    let xs = Scale::linear(1.0, max_blocks.max(2) as f64, last.left, last.right);
+    let xs = Scale::counts(max_blocks, last.left, last.right);
     frame::x_axis_counts(
         &mut svg,
         Area {
@@ -146,12 +146,7 @@ fn row(
     }
     let pad = ((hi / lo).ln() * 0.06).exp();
     let ys = Scale::log(lo.max(1e-12) / pad, hi * pad, area.bottom, area.top);
-    let xs = Scale::linear(
-        1.0,
-        max_blocks.max(2) as f64,
-        area.left + 6.0,
-        area.right - 6.0,
-    );
+    let xs = Scale::counts(max_blocks, area.left, area.right);
     frame::y_axis(svg, area, &ys, "", 4);
     let (m_lo, m_hi) = (ys.px_clamped(1.0 - margin), ys.px_clamped(1.0 + margin));
     svg.rect(

@@ -142,6 +142,30 @@ pub fn history_levels_chart(chart: &HistoryChart) -> Chart {
     frame::y_axis(&mut svg, area, &ys, &chart.y_label, 6);
     commit_axis(&mut svg, area, &xs, &chart.points);
     change_marks(&mut svg, area, &xs, chart);
+    draw_levels(&mut svg, area, (&xs, &ys), &levels, s);
+    frame::border(&mut svg, area);
+    let description = format!(
+        "{} of {} commits with intervals, {} change points",
+        chart.y_label,
+        chart.points.len(),
+        chart.change_points.len()
+    );
+    Chart {
+        file_name: "history-levels.svg".into(),
+        title: chart.title.clone(),
+        svg: svg.finish(&chart.title, &description),
+    }
+}
+
+/// The levels (`(commit index, estimate)`, divided by `s` for the axis): a faint line
+/// through them, each one's interval as a bar and a marker; a note when there are none.
+fn draw_levels(
+    svg: &mut Svg,
+    area: Area,
+    (xs, ys): (&Scale, &Scale),
+    levels: &[(usize, Estimate)],
+    s: f64,
+) {
     let col = style::color(0);
     let (mut bars, mut marks, mut line) = (String::new(), String::new(), String::new());
     for (i, (k, l)) in levels.iter().enumerate() {
@@ -183,18 +207,6 @@ pub fn history_levels_chart(chart: &HistoryChart) -> Chart {
             &marks,
             &format!(r#"fill="{col}" stroke="{INK}" class="points""#),
         );
-    }
-    frame::border(&mut svg, area);
-    let description = format!(
-        "{} of {} commits with intervals, {} change points",
-        chart.y_label,
-        chart.points.len(),
-        chart.change_points.len()
-    );
-    Chart {
-        file_name: "history-levels.svg".into(),
-        title: chart.title.clone(),
-        svg: svg.finish(&chart.title, &description),
     }
 }
 

@@ -28,6 +28,19 @@ impl Scale {
         }
     }
 
+    /// A scale for counted positions `1..=n` (runs, blocks, looks): half a step of room
+    /// beyond the first and the last, and [`COUNT_INSET`] px inside the pixel range, so
+    /// no marker sits on the frame and a single position is centred.
+    pub fn counts(n: usize, pixel_lo: f64, pixel_hi: f64) -> Scale {
+        let inset = COUNT_INSET.copysign(pixel_hi - pixel_lo);
+        Scale::linear(
+            0.5,
+            n.max(1) as f64 + 0.5,
+            pixel_lo + inset,
+            pixel_hi - inset,
+        )
+    }
+
     /// A logarithmic scale over `[lo, hi]`, both positive (widened when empty).
     pub fn log(lo: f64, hi: f64, pixel_lo: f64, pixel_hi: f64) -> Scale {
         let (lo, hi) = widen(lo, hi, true);
@@ -70,6 +83,9 @@ impl Scale {
         linear_ticks(self.lo, self.hi, count)
     }
 }
+
+/// Pixels between the frame and the outermost counted position ([`Scale::counts`]).
+pub const COUNT_INSET: f64 = 6.0;
 
 /// Widens an empty or reversed range so a scale over it is defined.
 fn widen(lo: f64, hi: f64, log: bool) -> (f64, f64) {
@@ -150,5 +166,21 @@ mod tests {
         assert!((s.px(1.0) - 50.0).abs() < 1e-9);
         let flat = Scale::linear(3.0, 3.0, 0.0, 10.0);
         assert!(flat.hi > flat.lo);
+        assert!((flat.px(3.0) - 5.0).abs() < 1e-9, "a lone value is centred");
+    }
+
+    #[test]
+    fn counted_positions_stay_off_the_frame_and_one_is_centred() {
+        let one = Scale::counts(1, 100.0, 300.0);
+        assert!((one.px(1.0) - 200.0).abs() < 1e-9);
+        for n in [2, 7, 1500] {
+            let s = Scale::counts(n, 100.0, 300.0);
+            assert!(s.px(1.0) >= 100.0 + COUNT_INSET, "{n}");
+            assert!(s.px(n as f64) <= 300.0 - COUNT_INSET, "{n}");
+            assert!((s.px(1.0) - 100.0 - (300.0 - s.px(n as f64))).abs() < 1e-9);
+        }
+        // Downward pixel ranges (a y axis) inset the same way.
+        let down = Scale::counts(3, 300.0, 100.0);
+        assert!(down.px(1.0) < 300.0 - COUNT_INSET + 1e-9 && down.px(3.0) > 100.0);
     }
 }

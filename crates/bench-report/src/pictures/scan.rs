@@ -83,6 +83,24 @@ pub fn scan_chart(scan: &ScanChart) -> Chart {
         &scan.x_label,
         points.len().clamp(2, 12),
     );
+    draw_points(&mut svg, area, (&xs, &ys), &points);
+    frame::border(&mut svg, area);
+    let description = format!(
+        "{} against {}, {} points with intervals",
+        scan.y_label,
+        scan.x_label,
+        points.len()
+    );
+    Chart {
+        file_name: "scan.svg".into(),
+        title: scan.title.clone(),
+        svg: svg.finish(&scan.title, &description),
+    }
+}
+
+/// The points (sorted by x): the intervals as a band and as error bars, the estimates
+/// joined by a line and marked; a note when there are none.
+fn draw_points(svg: &mut Svg, area: Area, (xs, ys): (&Scale, &Scale), points: &[ScanPoint]) {
     let col = style::color(0);
     let (mut band, mut back, mut line, mut bars, mut marks) = (
         String::new(),
@@ -130,17 +148,5 @@ pub fn scan_chart(scan: &ScanChart) -> Chart {
             "no points",
             "",
         );
-    }
-    frame::border(&mut svg, area);
-    let description = format!(
-        "{} against {}, {} points with intervals",
-        scan.y_label,
-        scan.x_label,
-        points.len()
-    );
-    Chart {
-        file_name: "scan.svg".into(),
-        title: scan.title.clone(),
-        svg: svg.finish(&scan.title, &description),
     }
 }

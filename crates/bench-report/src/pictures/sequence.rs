@@ -43,33 +43,14 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
         .fold(1.0 + margin, f64::max);
     let max_blocks = points.map(|q| q.blocks).max().unwrap_or(1);
     let title = "Confidence sequence over blocks";
-    let mut legend: Vec<LegendItem> = Vec::new();
-    for s in &seqs {
-        let i = p.variant_index(&s.candidate);
-        legend.push(LegendItem {
-            label: format!("{} / {}: estimate at each look", s.candidate, s.baseline),
-            swatch: Swatch::Marker(i, style::shape(i), false),
-        });
-        legend.push(LegendItem {
-            label: "anytime-valid interval".into(),
-            swatch: Swatch::Band(style::color(i), 0.2),
-        });
-    }
-    legend.push(LegendItem {
-        label: "no change (1)".into(),
-        swatch: Swatch::Rule(INK, r#"stroke-dasharray="5 3""#),
-    });
-    legend.push(LegendItem {
-        label: "equivalence margin".into(),
-        swatch: Swatch::Band(MARGIN_FILL, 1.0),
-    });
+    let legend = legend(p, &seqs);
     let extra = frame::legend_extra(&legend);
     let area = Area::of_height(HEIGHT + extra, extra);
     let mut svg = Svg::new(WIDTH, HEIGHT + extra);
     frame::heading(&mut svg, title, &legend);
     let pad = ((hi / lo).ln() * 0.05).exp();
     let ys = Scale::log(lo / pad, hi * pad, area.bottom, area.top);
-    let xs = Scale::linear(1.0, max_blocks.max(2) as f64, area.left, area.right);
+    let xs = Scale::counts(max_blocks, area.left, area.right);
     frame::y_axis(
         &mut svg,
         area,
@@ -88,79 +69,7 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
     );
     for s in &seqs {
         let i = p.variant_index(&s.candidate);
-        let col = style::color(i);
-        let pts: Vec<_> = s
-            .points
-            .iter()
-            .filter(|q| finite(&q.low) && finite(&q.high) && finite(&q.estimate))
-            .collect();
-        // An unbounded interval (a look before the sequence can exclude anything) is a
-        // faint line over the whole height; every look's estimate is a marker (drawn
-        // last), so after an early stop each of the few looks is seen.
-        for q in s.points.iter().filter(|q| finite(&q.estimate)) {
-            if !(finite(&q.low) && finite(&q.high)) {
-                let x = xs.px(q.blocks as f64);
-                svg.line(
-                    x,
-                    area.top,
-                    x,
-                    area.bottom,
-                    col,
-                    r#"stroke-opacity="0.35" class="sequence-unbounded""#,
-                );
-            }
-        }
-        let mut band = String::new();
-        for (k, q) in pts.iter().enumerate() {
-            let _ = write!(
-                band,
-                "{}{} {}",
-                if k == 0 { "M" } else { "L" },
-                num(xs.px(q.blocks as f64)),
-                num(ys.px_clamped(q.high))
-            );
-        }
-        for q in pts.iter().rev() {
-            let _ = write!(
-                band,
-                "L{} {}",
-                num(xs.px(q.blocks as f64)),
-                num(ys.px_clamped(q.low))
-            );
-        }
-        band.push('Z');
-        svg.path(
-            &band,
-            &format!(r#"fill="{col}" fill-opacity="0.2" stroke="none" class="sequence-band""#),
-        );
-        let mut line = String::new();
-        for (k, q) in pts.iter().enumerate() {
-            let _ = write!(
-                line,
-                "{}{} {}",
-                if k == 0 { "M" } else { "L" },
-                num(xs.px(q.blocks as f64)),
-                num(ys.px(q.estimate))
-            );
-        }
-        svg.path(
-            &line,
-            &format!(
-                r#"fill="none" stroke="{col}" stroke-width="2" {} class="sequence-estimate""#,
-                style::dash(i)
-            ),
-        );
-        // The last look's interval as a bar with caps: visible even when the sequence
-        // bounded the ratio at one look only (a clear change decided at the first look).
-        if let Some(q) = pts.last() {
-            let x = xs.px(q.blocks as f64);
-            let (top, bottom) = (ys.px_clamped(q.high), ys.px_clamped(q.low));
-            let attrs = r#"stroke-width="2" class="sequence-last""#;
-            svg.line(x, top, x, bottom, col, attrs);
-            for y in [top, bottom] {
-                svg.line(x - 5.0, y, x + 5.0, y, col, attrs);
-            }
-        }
+        draw_sequence(&mut svg, area, (&xs, &ys), s, i);
     }
     for s in &seqs {
         let i = p.variant_index(&s.candidate);
@@ -198,4 +107,114 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
         title: title.into(),
         svg: svg.finish(title, description),
     })
+}
+
+/// The legend: each sequence's estimate and interval, the no-change line and the margin.
+fn legend(p: &Pictures<'_>, seqs: &[&ConfidenceSequence]) -> Vec<LegendItem> {
+    let mut legend: Vec<LegendItem> = Vec::new();
+    for s in seqs {
+        let i = p.variant_index(&s.candidate);
+        legend.push(LegendItem {
+            label: format!("{} / {}: estimate at each look", s.candidate, s.baseline),
+            swatch: Swatch::Marker(i, style::shape(i), false),
+        });
+        legend.push(LegendItem {
+            label: "anytime-valid interval".into(),
+            swatch: Swatch::Band(style::color(i), 0.2),
+        });
+    }
+    legend.push(LegendItem {
+        label: "no change (1)".into(),
+        swatch: Swatch::Rule(INK, r#"stroke-dasharray="5 3""#),
+    });
+    legend.push(LegendItem {
+        label: "equivalence margin".into(),
+        swatch: Swatch::Band(MARGIN_FILL, 1.0),
+    });
+    legend
+}
+
+/// One sequence `s` (variant `i`'s colour): the faint lines of the unbounded looks, the
+/// interval band, the estimate's line and the last look's interval as a capped bar.
+fn draw_sequence(
+    svg: &mut Svg,
+    area: Area,
+    (xs, ys): (&Scale, &Scale),
+    s: &ConfidenceSequence,
+    i: usize,
+) {
+    let finite = |v: &f64| v.is_finite() && *v > 0.0;
+    let col = style::color(i);
+    let pts: Vec<_> = s
+        .points
+        .iter()
+        .filter(|q| finite(&q.low) && finite(&q.high) && finite(&q.estimate))
+        .collect();
+    // An unbounded interval (a look before the sequence can exclude anything) is a
+    // faint line over the whole height; every look's estimate is a marker (drawn
+    // last), so after an early stop each of the few looks is seen.
+    for q in s.points.iter().filter(|q| finite(&q.estimate)) {
+        if !(finite(&q.low) && finite(&q.high)) {
+            let x = xs.px(q.blocks as f64);
+            svg.line(
+                x,
+                area.top,
+                x,
+                area.bottom,
+                col,
+                r#"stroke-opacity="0.35" class="sequence-unbounded""#,
+            );
+        }
+    }
+    let mut band = String::new();
+    for (k, q) in pts.iter().enumerate() {
+        let _ = write!(
+            band,
+            "{}{} {}",
+            if k == 0 { "M" } else { "L" },
+            num(xs.px(q.blocks as f64)),
+            num(ys.px_clamped(q.high))
+        );
+    }
+    for q in pts.iter().rev() {
+        let _ = write!(
+            band,
+            "L{} {}",
+            num(xs.px(q.blocks as f64)),
+            num(ys.px_clamped(q.low))
+        );
+    }
+    band.push('Z');
+    svg.path(
+        &band,
+        &format!(r#"fill="{col}" fill-opacity="0.2" stroke="none" class="sequence-band""#),
+    );
+    let mut line = String::new();
+    for (k, q) in pts.iter().enumerate() {
+        let _ = write!(
+            line,
+            "{}{} {}",
+            if k == 0 { "M" } else { "L" },
+            num(xs.px(q.blocks as f64)),
+            num(ys.px(q.estimate))
+        );
+    }
+    svg.path(
+        &line,
+        &format!(
+            r#"fill="none" stroke="{col}" stroke-width="2" {} class="sequence-estimate""#,
+            style::dash(i)
+        ),
+    );
+    // The last look's interval as a bar with caps: visible even when the sequence
+    // bounded the ratio at one look only (a clear change decided at the first look).
+    if let Some(q) = pts.last() {
+        let x = xs.px(q.blocks as f64);
+        let (top, bottom) = (ys.px_clamped(q.high), ys.px_clamped(q.low));
+        let attrs = r#"stroke-width="2" class="sequence-last""#;
+        svg.line(x, top, x, bottom, col, attrs);
+        for y in [top, bottom] {
+            svg.line(x - 5.0, y, x + 5.0, y, col, attrs);
+        }
+    }
 }

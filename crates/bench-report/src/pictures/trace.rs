@@ -46,7 +46,7 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
         area.top,
     );
     let n = trace.runs.len();
-    let xs = Scale::linear(1.0, n.max(2) as f64, area.left + 6.0, area.right - 6.0);
+    let xs = Scale::counts(n, area.left, area.right);
     let y_label = format!("{} ({})", quantity_word(p), unit_text(&display));
     frame::y_axis(&mut svg, area, &ys, &y_label, 6);
     let order = if trace.in_run_order {

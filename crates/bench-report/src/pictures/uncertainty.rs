@@ -2,10 +2,12 @@
 //! the comparison's interval from ([`Comparison::interval_distribution`]): for the
 //! signed-rank interval (abba's default, and the Friedman post-hoc tests) the Walsh
 //! averages of the per-block log-ratios, whose order statistics are the interval's ends;
-//! for a block-bootstrap estimator its replicates. The analysis's estimate and interval
-//! are marked on it. Nothing here computes a statistic: a row whose interval has no such
-//! distribution (the typical run's randomization test, a confidence sequence, a
-//! large-sample interval) marks the interval alone and says so.
+//! for a block-bootstrap estimator its replicates; for the typical run (the default) its
+//! randomization test inverted, one ratio per arrangement of the runs swapped inside
+//! blocks, whose order statistics are the interval's ends. The analysis's estimate and
+//! interval are marked on it. Nothing here computes a statistic: a row whose interval has
+//! no such distribution (a confidence sequence, a large-sample interval) marks the
+//! interval alone and says so.
 
 use std::fmt::Write as _;
 
@@ -112,6 +114,19 @@ fn describe(
                 thinned(d)
             )
         }
+        Some(d) if d.kind == DistributionKind::Randomization => {
+            let held = match (d.interval(), c.ratio_ci) {
+                (None, Some(ci)) if ci.contains(&1.0) => {
+                    "; an end held at no change: the exact test does not reject"
+                }
+                _ => "",
+            };
+            format!(
+                "randomization test of the typical run, inverted ({} arrangements{}{held})",
+                d.total,
+                thinned(d)
+            )
+        }
         Some(d) => {
             let name = estimator.map_or("the estimator", PairedEstimator::as_str);
             format!(
@@ -122,10 +137,6 @@ fn describe(
         }
         None if c.sequential.is_some() => {
             "the confidence sequence's interval (anytime-valid: no sampling distribution)"
-                .to_owned()
-        }
-        None if estimator == Some(PairedEstimator::TypicalRun) => {
-            "the typical run's randomization-test interval (its reference distribution is not drawn)"
                 .to_owned()
         }
         None => "the interval alone (no resampled distribution behind it)".to_owned(),
@@ -202,9 +213,17 @@ fn row(
     let col = style::color(color);
     let mut d = String::new();
     let width = (area.right - area.left) / BINS as f64;
+    // All values equal (every block gave the same ratio): one bar centred on that value,
+    // where the estimate and the interval's ends are marked, not the bin's left edge.
+    let single = match (dist.first(), dist.iter().copied().reduce(f64::max)) {
+        (Some(&v), Some(max)) if dist.iter().copied().fold(v, f64::min) == max => Some(v),
+        _ => None,
+    };
     for (k, n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
         let h = ys.px(0.0) - ys.px(100.0 * *n as f64 / dist.len() as f64);
-        let x = area.left + k as f64 * width;
+        let x = single.map_or(area.left + k as f64 * width, |v| {
+            xs.px(v) - (width - 1.0) / 2.0
+        });
         let _ = write!(
             d,
             "M{} {}h{}v{}h-{}z",
@@ -224,6 +243,14 @@ fn row(
             ),
         );
     }
+    mark_values(svg, area, &xs, c);
+    frame::border(svg, area);
+    frame::x_axis(svg, area, &xs, "ratio candidate / baseline (log scale)", 8);
+}
+
+/// The vertical lines at no change (1), the interval's ends and the estimate, each with
+/// its exact ratio (`data-ratio`).
+fn mark_values(svg: &mut Svg, area: Area, xs: &Scale, c: &Comparison) {
     // Each marked value carries its exact ratio (`data-ratio`), beside its pixel.
     let vline = |svg: &mut Svg, v: f64, extra: &str| {
         let x = xs.px(v);
@@ -252,6 +279,4 @@ fn row(
     if let Some(e) = c.ratio {
         vline(svg, e, r#"stroke-width="2" class="estimate""#);
     }
-    frame::border(svg, area);
-    frame::x_axis(svg, area, &xs, "ratio candidate / baseline (log scale)", 8);
 }

@@ -5,21 +5,25 @@ use std::collections::BTreeMap;
 
 use crate::analysis::blocks::BlockTable;
 use crate::analysis::config::AnalysisConfig;
-use crate::analysis::decision::{self, Rule, paired_equivalence, unpaired_equivalence};
+use crate::analysis::decision::{
+    self, Equivalence, Rule, paired_equivalence, unpaired_equivalence,
+};
 use crate::analysis::paired_verdict::min_blocks;
 use crate::analysis::paired_verdict::paired_scale;
-use crate::analysis::sequential_verdict::{reconcile, sequential_verdict};
+use crate::analysis::reach::{FloorTest, TestFloor};
+use crate::analysis::sequential_verdict::{SequentialVerdict, reconcile, sequential_verdict};
 use crate::analysis::significance::PairwiseComparison;
 use crate::analysis::verdict::{Facts, describe, describe_shape};
 use crate::analysis::warnings;
 use crate::descriptive::Sample;
 use crate::error::StatsError;
-use crate::model::dataset::{Dataset, Series};
+use crate::model::dataset::{Dataset, Quantity, Series};
 use crate::model::report::{
-    Comparison, CustomTestReport, EffectReport, MannWhitneyReport, PairedReport, ShiftReport,
-    Verdict, VerdictBasis, Warning,
+    Comparison, CustomTestReport, DecisionReport, EffectReport, MannWhitneyReport, Outcome,
+    PairedReport, ShiftReport, Verdict, VerdictBasis, Warning,
 };
 use crate::paired::estimators::{PairedAnalysis, PairedEstimator};
+use crate::paired::shape::ShapeAnalysis;
 use crate::paired::variance::paired_variance_components;
 use crate::rank::cliff::{CliffsDelta, Magnitude, cliffs_delta};
 use crate::rank::hodges_lehmann::hodges_lehmann;
@@ -70,22 +74,109 @@ pub(crate) fn build_comparison(
         .table
         .and_then(|t| reference_report(input.data, t, input, config, warnings));
 
+    let shape = input
+        .paired
+        .and_then(|pa| pa.from_runs.as_ref())
+        .and_then(|r| r.shape.as_ref());
+    let direction = direction(ratio, input.paired, hl.as_ref());
+    let decided = decide(input, pw, basis, &cliff, shape, direction, warnings);
+    let quantity = input.data.quantity();
+    let facts = facts(input, basis, &decided, &quantity, (ratio, ratio_ci));
+    let summary = match shape {
+        Some(s) if decided.verdict != Verdict::NotTested && facts.too_few_blocks.is_none() => {
+            describe_shape(&facts, s)
+        }
+        _ => describe(&facts),
+    };
+    let distribution = shape.cloned();
+
+    let seq = sequential(input, shape, &facts);
+    let downgraded = decided.downgraded;
+    // A sequential verdict reports the confidence sequence's interval, which no sampling
+    // distribution stands behind.
+    let interval_distribution = headline_distribution.filter(|_| seq.is_none());
+    let (verdict, outcome, summary, ratio, ratio_ci, decision, sequential) = match seq {
+        Some(s) => (
+            s.verdict,
+            s.outcome,
+            s.summary,
+            s.ratio,
+            s.ratio_ci,
+            s.decision,
+            Some(s.report),
+        ),
+        None => {
+            let d = decided;
+            (
+                d.verdict, d.outcome, summary, ratio, ratio_ci, d.decision, None,
+            )
+        }
+    };
+
+    Comparison {
+        candidate: name.clone(),
+        verdict,
+        verdict_basis: basis.clone(),
+        outcome,
+        summary,
+        ratio,
+        ratio_ci,
+        decision: Some(decision),
+        mann_whitney: mann_whitney_report(base, cand),
+        p_value_adjusted: pw.p_value_adjusted,
+        cliffs_delta: Some(gated_cliff(cliff, downgraded)),
+        hodges_lehmann: hl,
+        paired,
+        reference,
+        carryover: None,
+        custom_test: custom_test_report(basis, pw),
+        sequential,
+        distribution,
+        interval_distribution,
+    }
+}
+
+/// The test's answer for one candidate, before a sequential verdict replaces it: the rule,
+/// the verdict after the practical gate, the equivalence test, the outcome and the
+/// decision record.
+struct Decided<'a> {
+    rule: Rule,
+    verdict: Verdict,
+    downgraded: Option<(&'a str, f64)>,
+    equivalence: Equivalence,
+    outcome: Outcome,
+    decision: DecisionReport,
+}
+
+/// Decides one candidate: the practical gate on the test's verdict, the equivalence test
+/// (the shape check's when there is one, else on the blocks or the runs), the outcome in
+/// the change's `direction`, and the deciding test's record.
+fn decide<'a>(
+    input: &CandidateInput<'_>,
+    pw: &'a PairwiseComparison,
+    basis: &VerdictBasis,
+    cliff: &CliffsDelta,
+    shape: Option<&ShapeAnalysis>,
+    direction: f64,
+    warnings: &mut Vec<Warning>,
+) -> Decided<'a> {
+    let config = input.config;
+    let name = &input.members[input.candidate].name;
     let rule = Rule::of(
         config,
         input.paired.is_some(),
         matches!(basis, VerdictBasis::Custom(_)),
     );
-    let (verdict, downgraded) = practical_gate(rule, pw, &cliff, name, warnings);
-    let shape = input
-        .paired
-        .and_then(|pa| pa.from_runs.as_ref())
-        .and_then(|r| r.shape.as_ref());
+    let (verdict, downgraded) = practical_gate(rule, pw, cliff, name, warnings);
+    let (base, cand) = (
+        &input.samples[input.baseline],
+        &input.samples[input.candidate],
+    );
     let equivalence = match (shape, input.paired) {
         (Some(s), _) => decision::shape_equivalence(s),
         (None, Some(pa)) => paired_equivalence(pa.decision_blocks(), config),
         (None, None) => unpaired_equivalence(base, cand, config),
     };
-    let direction = direction(ratio, input.paired, hl.as_ref());
     let outcome = match shape {
         Some(s) if verdict != Verdict::NotTested => {
             decision::shape_outcome(s, config.equivalence_margin, input.data.higher_is_better)
@@ -108,21 +199,45 @@ pub(crate) fn build_comparison(
         &equivalence,
         config,
     );
-    let min_blocks = min_blocks(config);
-    let facts = Facts {
-        candidate: name,
-        baseline: &input.members[input.baseline].name,
-        outcome,
+    Decided {
+        rule,
         verdict,
+        downgraded,
+        equivalence,
+        outcome,
+        decision,
+    }
+}
+
+/// What the comparison's sentence is written from: the decision with the counts and the
+/// settings it rests on.
+fn facts<'a>(
+    input: &'a CandidateInput<'a>,
+    basis: &VerdictBasis,
+    decided: &'a Decided<'a>,
+    quantity: &'a Quantity,
+    (ratio, ratio_ci): (Option<f64>, Option<[f64; 2]>),
+) -> Facts<'a> {
+    let config = input.config;
+    let (base, cand) = (
+        &input.samples[input.baseline],
+        &input.samples[input.candidate],
+    );
+    let min_blocks = min_blocks(config);
+    Facts {
+        candidate: &input.members[input.candidate].name,
+        baseline: &input.members[input.baseline].name,
+        outcome: decided.outcome,
+        verdict: decided.verdict,
         ratio,
         ratio_ci,
-        quantity: &input.data.quantity(),
+        quantity,
         constant: constant_value(base, cand),
         blocks: input.paired.map(|p| p.blocks),
         runs: (base.len(), cand.len()),
-        decision: &decision,
-        rule,
-        equivalence: &equivalence,
+        decision: &decided.decision,
+        rule: decided.rule,
+        equivalence: &decided.equivalence,
         too_few_blocks: input
             .paired
             .map(|p| p.blocks)
@@ -131,101 +246,69 @@ pub(crate) fn build_comparison(
         too_few_informative: input
             .paired
             .and_then(|pa| crate::analysis::paired_verdict::too_few_informative(pa, config)),
-        downgraded,
+        downgraded: decided.downgraded,
         config,
+        floor: test_floor(basis, input.paired, input.members.len(), config.alpha),
         estimator: input.paired.map(|_| config.paired_estimator),
         higher_is_better: input.data.higher_is_better,
-    };
-    let summary = match shape {
-        Some(s) if verdict != Verdict::NotTested && facts.too_few_blocks.is_none() => {
-            describe_shape(&facts, s)
-        }
-        _ => describe(&facts),
-    };
-    let distribution = shape.cloned();
+    }
+}
 
-    let seq = input
-        .paired
-        .zip(config.sequential.as_ref())
-        .and_then(|(_, run)| {
-            (input.members.len() == 2).then_some(())?;
-            let baseline = &input.members[input.baseline].name;
-            let logs = crate::sequential::dataset_log_ratios(input.data, Some(baseline))?;
-            sequential_verdict(
-                &logs,
-                run,
-                input.data.higher_is_better,
-                (name, &input.members[input.baseline].name),
-            )
-        });
-    let seq = match (seq, shape) {
-        (Some(sv), Some(s)) => {
-            let shape_outcome =
-                decision::shape_outcome(s, config.equivalence_margin, input.data.higher_is_better);
-            let sentence = describe_shape(
-                &Facts {
-                    outcome: shape_outcome,
-                    ..facts
-                },
-                s,
-            );
-            Some(reconcile(
-                sv,
-                s,
-                shape_outcome,
-                &sentence,
-                input.data.higher_is_better,
-            ))
-        }
-        (seq, _) => seq,
+/// The sequential verdict of a paired comparison of two variants run under a stop rule,
+/// reconciled with the shape check when there is one (whose outcome and sentence it is
+/// set against); `None` when the analysis runs no sequential verdict.
+fn sequential(
+    input: &CandidateInput<'_>,
+    shape: Option<&ShapeAnalysis>,
+    facts: &Facts<'_>,
+) -> Option<SequentialVerdict> {
+    let config = input.config;
+    let run = config.sequential.as_ref()?;
+    input.paired?;
+    (input.members.len() == 2).then_some(())?;
+    let name = &input.members[input.candidate].name;
+    let baseline = &input.members[input.baseline].name;
+    let logs = crate::sequential::dataset_log_ratios(input.data, Some(baseline))?;
+    let sv = sequential_verdict(&logs, run, input.data.higher_is_better, (name, baseline))?;
+    let Some(s) = shape else {
+        return Some(sv);
     };
-    // A sequential verdict reports the confidence sequence's interval, which no sampling
-    // distribution stands behind.
-    let interval_distribution = headline_distribution.filter(|_| seq.is_none());
-    let (verdict, outcome, summary, ratio, ratio_ci, decision, sequential) = match seq {
-        Some(s) => (
-            s.verdict,
-            s.outcome,
-            s.summary,
-            s.ratio,
-            s.ratio_ci,
-            s.decision,
-            Some(s.report),
-        ),
-        None => (verdict, outcome, summary, ratio, ratio_ci, decision, None),
-    };
+    let shape_outcome =
+        decision::shape_outcome(s, config.equivalence_margin, input.data.higher_is_better);
+    let sentence = describe_shape(
+        &Facts {
+            outcome: shape_outcome,
+            ..*facts
+        },
+        s,
+    );
+    Some(reconcile(
+        sv,
+        s,
+        shape_outcome,
+        &sentence,
+        input.data.higher_is_better,
+    ))
+}
 
-    Comparison {
-        candidate: name.clone(),
-        verdict,
-        verdict_basis: basis.clone(),
-        outcome,
-        summary,
-        ratio,
-        ratio_ci,
-        decision: Some(decision),
-        mann_whitney: mann_whitney_u(base, cand).ok().map(|m| MannWhitneyReport {
-            u: m.u,
-            p_value: m.p_value,
-            method: m.method.as_str().to_string(),
-        }),
-        p_value_adjusted: pw.p_value_adjusted,
-        cliffs_delta: Some(if downgraded.is_some() {
-            CliffsDelta {
-                magnitude: Magnitude::Negligible,
-                ..cliff
-            }
-        } else {
-            cliff
-        }),
-        hodges_lehmann: hl,
-        paired,
-        reference,
-        carryover: None,
-        custom_test: custom_test_report(basis, pw),
-        sequential,
-        distribution,
-        interval_distribution,
+/// The Mann-Whitney U test of the runs, as the model reports it.
+fn mann_whitney_report(base: &Sample, cand: &Sample) -> Option<MannWhitneyReport> {
+    mann_whitney_u(base, cand).ok().map(|m| MannWhitneyReport {
+        u: m.u,
+        p_value: m.p_value,
+        method: m.method.as_str().to_string(),
+    })
+}
+
+/// Cliff's delta as reported: negligible when the practical gate downgraded the verdict.
+fn gated_cliff(cliff: CliffsDelta, downgraded: Option<(&str, f64)>) -> CliffsDelta {
+    if downgraded.is_some() {
+        CliffsDelta {
+            magnitude: Magnitude::Negligible,
+            ..cliff
+        }
+    } else {
+        cliff
     }
 }
 
@@ -322,6 +405,36 @@ fn direction(
 }
 
 /// The test whose p decided, and the scale it ranked.
+/// The floor the deciding test puts under any advice to run more blocks (or runs): the
+/// fewest with which its smallest p is below alpha, divided by the comparisons Holm's
+/// correction runs over when 3+ variants are compared; `None` for a custom test.
+fn test_floor(
+    basis: &VerdictBasis,
+    paired: Option<&PairedAnalysis>,
+    members: usize,
+    alpha: f64,
+) -> Option<TestFloor> {
+    let checked = paired
+        .and_then(|pa| pa.from_runs.as_ref())
+        .and_then(|r| r.shape.as_ref())
+        .map(|s| s.quantiles.len());
+    let shaped = checked.is_some();
+    let quantiles = FloorTest::Quantiles(checked.unwrap_or(1));
+    let candidates = members.saturating_sub(1);
+    let (test, holm) = match basis {
+        VerdictBasis::Friedman if shaped => (quantiles, candidates),
+        VerdictBasis::Friedman => (FloorTest::SignedRank, candidates),
+        VerdictBasis::PairedSignedRank(_) => (FloorTest::SignedRank, 1),
+        VerdictBasis::PairedBootstrap(PairedEstimator::TypicalRun) if shaped => (quantiles, 1),
+        VerdictBasis::PairedBootstrap(PairedEstimator::TypicalRun) => (FloorTest::SignedRank, 1),
+        VerdictBasis::PairedBootstrap(_) => (FloorTest::Bootstrap, 1),
+        VerdictBasis::MannWhitney => (FloorTest::MannWhitney, 1),
+        VerdictBasis::KruskalWallis => (FloorTest::MannWhitney, candidates),
+        VerdictBasis::Custom(_) => return None,
+    };
+    Some(TestFloor::new(test, alpha, holm))
+}
+
 fn deciding_test(basis: &VerdictBasis, paired: Option<&PairedAnalysis>) -> (String, &'static str) {
     let scale = || {
         paired.map_or("runs", |pa| {

@@ -4,6 +4,7 @@
 use crate::PairedEstimator;
 use crate::analysis::config::AnalysisConfig;
 use crate::analysis::decision::{Equivalence, Rule};
+use crate::analysis::reach::TestFloor;
 use crate::model::dataset::Quantity;
 use crate::model::report::{DecisionReport, Outcome, Verdict};
 use crate::paired::shape::{PartMove, QuantileShift, ShapeAnalysis};
@@ -37,6 +38,9 @@ pub(crate) struct Facts<'a> {
     /// `(what, value)` of the practical value that failed the gate, if one did.
     pub downgraded: Option<(&'a str, f64)>,
     pub config: &'a AnalysisConfig,
+    /// The fewest blocks (or runs) with which the deciding test can reach alpha (after
+    /// Holm's correction, with 3+ variants): the floor of every advice to run more.
+    pub floor: Option<TestFloor>,
     /// The paired estimator, when paired: the sentence names what it is about.
     pub estimator: Option<PairedEstimator>,
     /// Larger values are better (throughput): the fast runs are the high quantiles.
@@ -214,8 +218,9 @@ fn tost_text(f: &Facts<'_>) -> String {
 /// conditional on too few informative blocks; `ratio` is " Ratio 1.000x [...]" or empty.
 fn too_few_informative_text(f: &Facts<'_>, ratio: &str) -> Option<String> {
     let (informative, blocks, need) = f.too_few_informative?;
+    let (need, holm) = holm_need(f, need);
     Some(format!(
-        "{} vs {}: not tested: only {informative} of {blocks} blocks differ (the other {} gave identical values), too few for the signed-rank test, which is conditional on the blocks that differ, to reach alpha = {} (it needs at least {need} that differ).{ratio} Run more blocks, or measure at a finer resolution.",
+        "{} vs {}: not tested: only {informative} of {blocks} blocks differ (the other {} gave identical values), too few for the signed-rank test, which is conditional on the blocks that differ, to reach alpha = {} (it needs at least {need} that differ{holm}).{ratio} Run more blocks, or measure at a finer resolution.",
         f.candidate,
         f.baseline,
         blocks - informative,
@@ -226,8 +231,9 @@ fn too_few_informative_text(f: &Facts<'_>, ratio: &str) -> Option<String> {
 fn without_ratio(f: &Facts<'_>, scope: &str) -> String {
     let (cand, base) = (f.candidate, f.baseline);
     if let Some((have, need)) = f.too_few_blocks {
+        let (need, holm) = holm_need(f, need);
         return format!(
-            "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}); run more blocks.",
+            "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}{holm}); run more blocks.",
             f.config.alpha
         );
     }
@@ -278,8 +284,9 @@ fn inconclusive(f: &Facts<'_>, rt: &str, measure: &str, scope: &str) -> String {
         );
     }
     if let Some((have, need)) = f.too_few_blocks {
+        let (need, holm) = holm_need(f, need);
         return format!(
-            "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}). Ratio {rt}; run more blocks.",
+            "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}{holm}). Ratio {rt}; run more blocks.",
             f.config.alpha
         );
     }
@@ -315,10 +322,29 @@ fn inconclusive(f: &Facts<'_>, rt: &str, measure: &str, scope: &str) -> String {
     }
 }
 
+/// The blocks a too-few-blocks sentence names: at least the deciding test's floor with
+/// Holm's correction (3+ variants), and the words saying so (empty without Holm).
+fn holm_need(f: &Facts<'_>, need: usize) -> (usize, String) {
+    match f.floor {
+        Some(floor) if floor.holm > 1 && floor.count > need => (
+            floor.count,
+            format!(
+                " to reach alpha/{} = {}, the first step of Holm's correction over {} comparisons",
+                floor.holm,
+                crate::analysis::reach::short(floor.level),
+                floor.holm
+            ),
+        ),
+        _ => (need, String::new()),
+    }
+}
+
 /// How many blocks (or runs) would settle it, honestly: the count for 80% power to detect
 /// a change of the equivalence margin at the spread this interval implies (its half-width
-/// on the log scale is `z * s / sqrt(n)`), and a warning that extending this experiment and
-/// testing again is another look.
+/// on the log scale is `z * s / sqrt(n)`), at the level of Holm's first step when 3+
+/// variants are compared, and never fewer than the deciding test needs to reach that
+/// level at all ([`TestFloor`], said when it decides the count or Holm applies); then a
+/// warning that extending this experiment and testing again is another look.
 fn more_data_hint(f: &Facts<'_>) -> String {
     let unit = if f.blocks.is_some() {
         "blocks"
@@ -326,12 +352,22 @@ fn more_data_hint(f: &Facts<'_>) -> String {
         "runs per variant"
     };
     let n = f.blocks.unwrap_or(f.runs.0.min(f.runs.1)).max(1) as f64;
+    let alpha = f.config.alpha;
+    let floor = f.floor.filter(|fl| fl.count > 0);
     let Some([lo, hi]) = f.ratio_ci.filter(|[lo, hi]| *lo > 0.0 && hi > lo) else {
-        return format!("More {unit} are needed before any interval can be formed.");
+        return match floor.filter(|fl| fl.count as f64 > n) {
+            Some(fl) => format!(
+                "At least {} {unit} are needed: {}.",
+                fl.count,
+                fl.words(alpha)
+            ),
+            None => format!("More {unit} are needed before any interval can be formed."),
+        };
     };
+    let level = floor.map_or(alpha, |fl| fl.level);
     let (Some(z_conf), Some(z_alpha), Some(z_power)) = (
         normal_ppf(0.5 + f.config.confidence / 2.0),
-        normal_ppf(1.0 - f.config.alpha / 2.0),
+        normal_ppf(1.0 - level / 2.0),
         normal_ppf(0.8),
     ) else {
         return String::new();
@@ -339,17 +375,32 @@ fn more_data_hint(f: &Facts<'_>) -> String {
     let spread = (hi.ln() - lo.ln()) / (2.0 * z_conf) * n.sqrt();
     let target = (1.0 + f.config.equivalence_margin).ln();
     let needed = ((z_alpha + z_power) * spread / target).powi(2).ceil();
-    let power_now = normal_cdf(target * n.sqrt() / spread - z_alpha);
+    let power = |k: f64| (normal_cdf(target * k.sqrt() / spread - z_alpha) * 100.0).round();
+    // Below the floor the test cannot reach its level whatever the data: no power at all.
+    let now = match floor {
+        Some(fl) if (fl.count as f64) > n => format!("now {n:.0}, too few to reach it at all"),
+        _ => format!("now {n:.0}, about {:.0}%", power(n)),
+    };
     let m = f.config.equivalence_margin * 100.0;
-    let plan = if !needed.is_finite() || needed > 1e6 {
-        format!(
+    let plan = match floor {
+        _ if !needed.is_finite() || needed > 1e6 => format!(
             "The spread is too large for more {unit} to settle a ±{m:.1}% question; reduce noise first."
-        )
-    } else {
-        format!(
-            "About {needed:.0} {unit} in all would give 80% power to detect a ±{m:.1}% change at this spread (now {n:.0}, about {:.0}%).",
-            power_now * 100.0
-        )
+        ),
+        Some(fl) if fl.count as f64 > needed => format!(
+            "At least {} {unit} in all are needed: {}; at this spread they would give about {:.0}% power to detect a ±{m:.1}% change ({now}).",
+            fl.count,
+            fl.words(alpha),
+            power(fl.count as f64),
+        ),
+        Some(fl) if fl.holm > 1 => format!(
+            "About {needed:.0} {unit} in all would give 80% power to detect a ±{m:.1}% change at this spread ({now}), tested at alpha/{} = {} (the first step of Holm's correction over {} comparisons).",
+            fl.holm,
+            crate::analysis::reach::short(fl.level),
+            fl.holm
+        ),
+        _ => format!(
+            "About {needed:.0} {unit} in all would give 80% power to detect a ±{m:.1}% change at this spread ({now})."
+        ),
     };
     format!(
         "{plan} Extending this experiment and testing again is another look at the data and raises the false-positive rate unless corrected for it."
@@ -385,36 +436,88 @@ fn joined(names: &[String]) -> String {
 /// The sentence of a typical-run comparison: which parts of the distribution moved, by how
 /// much, and what stayed put.
 pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
-    let (cand, base) = (f.candidate, f.baseline);
-    let hib = f.higher_is_better;
-    let m = f.config.equivalence_margin * 100.0;
-    let level = s.confidence * 100.0;
-    let scope = if s.quantiles.len() == 1 {
-        format!(
-            "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked",
-            s.blocks
-        )
-    } else {
-        format!(
-            "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles",
-            s.blocks,
-            s.quantiles.len()
-        )
-    };
-    let name = |q: &QuantileShift| part_name(q.quantile, hib);
-    let detail = |q: &QuantileShift| {
+    let words = ShapeWords { f, s };
+    match f.outcome {
+        Outcome::Faster => words.moved_sentence(PartMove::Faster),
+        Outcome::Slower => words.moved_sentence(PartMove::Slower),
+        Outcome::Mixed => words.mixed_sentence(),
+        Outcome::Equivalent => words.equivalent_sentence(),
+        Outcome::Inconclusive => words.inconclusive_sentence(),
+    }
+}
+
+/// The pieces [`describe_shape`]'s sentences are made of: one comparison's facts and its
+/// shape check.
+struct ShapeWords<'a> {
+    f: &'a Facts<'a>,
+    s: &'a ShapeAnalysis,
+}
+
+impl ShapeWords<'_> {
+    /// The margin, in percent.
+    fn margin(&self) -> f64 {
+        self.f.config.equivalence_margin * 100.0
+    }
+
+    /// What the intervals rest on: the blocks, and the quantiles checked at once; their
+    /// level when `--confidence` put it elsewhere than the deciding tests'.
+    fn scope(&self) -> String {
+        let s = self.s;
+        let level = s.confidence * 100.0;
+        let decision_level = 100.0 * (1.0 - self.f.config.alpha / s.quantiles.len().max(1) as f64);
+        let other = if (level - decision_level).abs() > 1e-9 {
+            format!(", not the decision's {decision_level:.1}%")
+        } else {
+            String::new()
+        };
+        if s.quantiles.len() == 1 {
+            let at = if other.is_empty() {
+                String::new()
+            } else {
+                format!("; interval at {level:.1}%{other}")
+            };
+            format!(
+                "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked{at}",
+                s.blocks
+            )
+        } else {
+            format!(
+                "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles{other}",
+                s.blocks,
+                s.quantiles.len()
+            )
+        }
+    }
+
+    fn name(&self, q: &QuantileShift) -> String {
+        part_name(q.quantile, self.f.higher_is_better)
+    }
+
+    /// "slow runs (p90) 1.05x [1.02, 1.08] (5.0% slower)".
+    fn detail(&self, q: &QuantileShift) -> String {
         format!(
             "{} {} ({})",
-            name(q),
+            self.name(q),
             part_ratio(q),
-            percent_change(q.ratio, f.quantity)
+            percent_change(q.ratio, self.f.quantity)
         )
-    };
-    let moved = |which: PartMove| -> Vec<&QuantileShift> {
-        s.quantiles.iter().filter(|q| q.part == which).collect()
-    };
-    let rest = |skip: &[&QuantileShift]| -> String {
-        let others: Vec<String> = s
+    }
+
+    /// The parts that moved the way `which` says.
+    fn moved(&self, which: PartMove) -> Vec<&QuantileShift> {
+        self.s
+            .quantiles
+            .iter()
+            .filter(|q| q.part == which)
+            .collect()
+    }
+
+    /// "; typical run (p50) within ±1.0% (...)": the parts not in `skip`, each with how it
+    /// moved, or nothing when every part is in `skip`.
+    fn rest(&self, skip: &[&QuantileShift]) -> String {
+        let m = self.margin();
+        let others: Vec<String> = self
+            .s
             .quantiles
             .iter()
             .filter(|q| !skip.iter().any(|k| std::ptr::eq(*k, *q)))
@@ -425,7 +528,7 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
                     PartMove::Faster => "faster".to_owned(),
                     PartMove::Unclear => "not distinguishable".to_owned(),
                 };
-                format!("{} {how} ({})", name(q), part_ratio(q))
+                format!("{} {how} ({})", self.name(q), part_ratio(q))
             })
             .collect();
         if others.is_empty() {
@@ -433,132 +536,144 @@ pub(crate) fn describe_shape(f: &Facts<'_>, s: &ShapeAnalysis) -> String {
         } else {
             format!("; {}", others.join(", "))
         }
-    };
-    let tost = || {
+    }
+
+    /// The equivalence test's words: the level of its intervals and its alpha.
+    fn tost(&self) -> String {
         format!(
             "each {:.0}% interval inside the margin (two one-sided tests at alpha {})",
-            s.equivalence_confidence * 100.0,
-            f.config.alpha
+            self.s.equivalence_confidence * 100.0,
+            self.f.config.alpha
         )
-    };
-    let list = |parts: &[&QuantileShift]| {
+    }
+
+    /// The parts' [`Self::detail`]s, comma-separated.
+    fn list(&self, parts: &[&QuantileShift]) -> String {
         parts
             .iter()
-            .map(|q| detail(q))
+            .map(|q| self.detail(q))
             .collect::<Vec<_>>()
             .join(", ")
-    };
-    match f.outcome {
-        Outcome::Faster | Outcome::Slower => {
-            let which = if f.outcome == Outcome::Faster {
-                PartMove::Faster
-            } else {
-                PartMove::Slower
-            };
-            let parts = moved(which);
-            let word = if which == PartMove::Faster {
-                "faster"
-            } else {
-                "slower"
-            };
-            let where_ = if s.quantiles.len() == 1 {
-                "in its typical run".to_owned()
-            } else if parts.len() == s.quantiles.len() {
-                "across its distribution".to_owned()
-            } else {
-                let names: Vec<String> = parts
-                    .iter()
-                    .map(|q| {
-                        part_name(q.quantile, hib)
-                            .split(" (")
-                            .next()
-                            .unwrap_or_default()
-                            .to_owned()
-                    })
-                    .collect();
-                format!("in its {}", joined(&names))
-            };
-            format!(
-                "{cand} is {word} than {base} {where_}: {}{}; {scope}.",
-                list(&parts),
-                rest(&parts)
-            )
-        }
-        Outcome::Mixed => {
-            let slower = moved(PartMove::Slower);
-            let faster = moved(PartMove::Faster);
-            let mut both = slower.clone();
-            both.extend(faster.iter().copied());
-            format!(
-                "{cand}'s runs moved apart from {base}'s, so neither faster nor slower describes it: slower in {}, faster in {}{}; {scope}.",
-                list(&slower),
-                list(&faster),
-                rest(&both)
-            )
-        }
-        Outcome::Equivalent => {
-            let all: Vec<String> = s
-                .quantiles
+    }
+
+    /// Faster or slower (`which`): where in the distribution, and by how much.
+    fn moved_sentence(&self, which: PartMove) -> String {
+        let (cand, base, s) = (self.f.candidate, self.f.baseline, self.s);
+        let parts = self.moved(which);
+        let word = if which == PartMove::Faster {
+            "faster"
+        } else {
+            "slower"
+        };
+        let where_ = if s.quantiles.len() == 1 {
+            "in its typical run".to_owned()
+        } else if parts.len() == s.quantiles.len() {
+            "across its distribution".to_owned()
+        } else {
+            let names: Vec<String> = parts
                 .iter()
                 .map(|q| {
-                    let ci = q.equivalence_interval.unwrap_or([q.ratio, q.ratio]);
-                    format!("{} {}", name(q), ratio_text(q.ratio, Some(ci)))
+                    self.name(q)
+                        .split(" (")
+                        .next()
+                        .unwrap_or_default()
+                        .to_owned()
                 })
                 .collect();
-            let lead = if f.verdict == Verdict::Significant {
-                format!("{cand} differs from {base} by less than the ±{m:.1}% margin")
-            } else {
-                format!("{cand} and {base} are equivalent within ±{m:.1}%")
-            };
+            format!("in its {}", joined(&names))
+        };
+        format!(
+            "{cand} is {word} than {base} {where_}: {}{}; {}.",
+            self.list(&parts),
+            self.rest(&parts),
+            self.scope()
+        )
+    }
+
+    /// Slower in some parts and faster in others.
+    fn mixed_sentence(&self) -> String {
+        let (cand, base) = (self.f.candidate, self.f.baseline);
+        let slower = self.moved(PartMove::Slower);
+        let faster = self.moved(PartMove::Faster);
+        let mut both = slower.clone();
+        both.extend(faster.iter().copied());
+        format!(
+            "{cand}'s runs moved apart from {base}'s, so neither faster nor slower describes it: slower in {}, faster in {}{}; {}.",
+            self.list(&slower),
+            self.list(&faster),
+            self.rest(&both),
+            self.scope()
+        )
+    }
+
+    /// Equivalent within the margin at every checked part.
+    fn equivalent_sentence(&self) -> String {
+        let (cand, base, s, m) = (self.f.candidate, self.f.baseline, self.s, self.margin());
+        let all: Vec<String> = s
+            .quantiles
+            .iter()
+            .map(|q| {
+                let ci = q.equivalence_interval.unwrap_or([q.ratio, q.ratio]);
+                format!("{} {}", self.name(q), ratio_text(q.ratio, Some(ci)))
+            })
+            .collect();
+        let lead = if self.f.verdict == Verdict::Significant {
+            format!("{cand} differs from {base} by less than the ±{m:.1}% margin")
+        } else {
+            format!("{cand} and {base} are equivalent within ±{m:.1}%")
+        };
+        format!(
+            "{lead} at every checked part of the distribution: {}, {}, paired over {} blocks.",
+            all.join(", "),
+            self.tost(),
+            s.blocks
+        )
+    }
+
+    /// Not resolved: the p, what moved if anything did, and how much more data would help.
+    fn inconclusive_sentence(&self) -> String {
+        let (f, s, m) = (self.f, self.s, self.margin());
+        let (cand, base, scope) = (f.candidate, f.baseline, self.scope());
+        let typical = s.typical();
+        let p = if s.quantiles.len() == 1 {
+            format!("randomization p = {}", p_text(s.p_value))
+        } else {
             format!(
-                "{lead} at every checked part of the distribution: {}, {}, paired over {} blocks.",
-                all.join(", "),
-                tost(),
-                s.blocks
+                "randomization p = {} (smallest Bonferroni-adjusted over {} quantiles)",
+                p_text(s.p_value),
+                s.quantiles.len()
             )
-        }
-        Outcome::Inconclusive => {
-            let typical = s.typical();
-            let p = if s.quantiles.len() == 1 {
-                format!("randomization p = {}", p_text(s.p_value))
-            } else {
+        };
+        let mut hint_config = f.config.clone();
+        hint_config.confidence = s.confidence;
+        let hint = more_data_hint(&Facts {
+            ratio_ci: typical.interval,
+            config: &hint_config,
+            ..*f
+        });
+        let tail: Vec<&QuantileShift> = s
+            .quantiles
+            .iter()
+            .filter(|q| matches!(q.part, PartMove::Slower | PartMove::Faster))
+            .collect();
+        match tail.first() {
+            Some(first) => {
+                let word = if first.part == PartMove::Faster {
+                    "faster"
+                } else {
+                    "slower"
+                };
                 format!(
-                    "randomization p = {} (smallest Bonferroni-adjusted over {} quantiles)",
-                    p_text(s.p_value),
-                    s.quantiles.len()
+                    "{cand} is {word} than {base} only in {}, and the other parts are not resolved ({}), so they could have moved the other way beyond ±{m:.1}%: the data do not show {cand} {word} overall; {p}, {scope}. {hint}",
+                    self.list(&tail),
+                    self.rest(&tail).trim_start_matches("; ")
                 )
-            };
-            let mut hint_config = f.config.clone();
-            hint_config.confidence = s.confidence;
-            let hint = more_data_hint(&Facts {
-                ratio_ci: typical.interval,
-                config: &hint_config,
-                ..*f
-            });
-            let tail: Vec<&QuantileShift> = s
-                .quantiles
-                .iter()
-                .filter(|q| matches!(q.part, PartMove::Slower | PartMove::Faster))
-                .collect();
-            match tail.first() {
-                Some(first) => {
-                    let word = if first.part == PartMove::Faster {
-                        "faster"
-                    } else {
-                        "slower"
-                    };
-                    format!(
-                        "{cand} is {word} than {base} only in {}, and the other parts are not resolved ({}), so they could have moved the other way beyond ±{m:.1}%: the data do not show {cand} {word} overall; {p}, {scope}. {hint}",
-                        list(&tail),
-                        rest(&tail).trim_start_matches("; ")
-                    )
-                }
-                None => format!(
-                    "The data cannot tell {cand} from {base}: {}{}; {p}, {scope}. {hint}",
-                    detail(typical),
-                    rest(&[typical])
-                ),
             }
+            None => format!(
+                "The data cannot tell {cand} from {base}: {}{}; {p}, {scope}. {hint}",
+                self.detail(typical),
+                self.rest(&[typical])
+            ),
         }
     }
 }

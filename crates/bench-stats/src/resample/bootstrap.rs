@@ -323,10 +323,14 @@ pub(crate) fn run_keeping<S: Statistic>(
     let estimate = stat.value(&identity).ok_or(StatsError::ZeroDenominator {
         what: "bootstrap statistic on the original data",
     })?;
-    let alpha = 1.0 - config.confidence;
     let seed = config.seed;
 
-    let (replicates, low, high, levels) = match config.method {
+    let ReadInterval {
+        replicates,
+        low,
+        high,
+        levels,
+    } = match config.method {
         IntervalMethod::LargeSample | IntervalMethod::SignedRank | IntervalMethod::Permutation => {
             return Err(StatsError::InvalidParameter {
                 name: "interval method",
@@ -335,66 +339,9 @@ pub(crate) fn run_keeping<S: Statistic>(
             });
         }
         IntervalMethod::Percentile | IntervalMethod::Bca => {
-            let mut reps: Vec<f64> =
-                per_resample(config.resamples, &sizes, seed, |idx| stat.value(idx))
-                    .into_iter()
-                    .flatten()
-                    .collect();
-            reps.sort_by(f64::total_cmp);
-            if reps.is_empty() {
-                return Err(StatsError::ZeroDenominator {
-                    what: "bootstrap statistic on every resample",
-                });
-            }
-            let (lo, hi, levels) = if config.method == IntervalMethod::Bca {
-                let p = bca(stat, &identity, &reps, estimate, alpha)?;
-                (p.low, p.high, [p.level_low, p.level_high])
-            } else {
-                let levels = [alpha / 2.0, 1.0 - alpha / 2.0];
-                (
-                    quantile_sorted(&reps, levels[0]),
-                    quantile_sorted(&reps, levels[1]),
-                    levels,
-                )
-            };
-            (reps, lo, hi, Some(levels))
+            quantile_interval(stat, config, &identity, estimate)?
         }
-        IntervalMethod::Studentized => {
-            let se_hat = stat
-                .standard_error(&identity)
-                .ok_or(StatsError::TooFewSamples {
-                    what: "studentized bootstrap standard error",
-                    needed: 2,
-                    got: sizes.iter().copied().min().unwrap_or(0),
-                })?;
-            let pairs: Vec<(f64, f64)> = per_resample(config.resamples, &sizes, seed, |idx| {
-                let v = stat.value(idx)?;
-                let se = stat.standard_error(idx)?;
-                let t = (v - estimate) / se;
-                // A standard error at rounding level means a degenerate resample.
-                let floor = 16.0 * f64::EPSILON * (v.abs() + estimate.abs());
-                (se > floor && t.is_finite()).then_some((v, t))
-            })
-            .into_iter()
-            .flatten()
-            .collect();
-            if pairs.is_empty() {
-                return Err(StatsError::ZeroVariance {
-                    what: "studentized bootstrap (every resample has zero standard error)",
-                });
-            }
-            let mut ts: Vec<f64> = pairs.iter().map(|p| p.1).collect();
-            ts.sort_by(f64::total_cmp);
-            let t_hi = quantile_sorted(&ts, 1.0 - alpha / 2.0);
-            let t_lo = quantile_sorted(&ts, alpha / 2.0);
-            let reps: Vec<f64> = pairs.iter().map(|p| p.0).collect();
-            (
-                reps,
-                estimate - t_hi * se_hat,
-                estimate - t_lo * se_hat,
-                None,
-            )
-        }
+        IntervalMethod::Studentized => studentized_interval(stat, config, &identity, estimate)?,
     };
     if !(low.is_finite() && high.is_finite()) {
         return Err(StatsError::NonFinite {
@@ -423,6 +370,101 @@ pub(crate) fn run_keeping<S: Statistic>(
         Replicates { sorted, levels }
     });
     Ok((interval, kept))
+}
+
+/// The replicates a bootstrap drew and the interval read from them.
+struct ReadInterval {
+    /// Every replicate (ascending when `levels` is set).
+    replicates: Vec<f64>,
+    low: f64,
+    high: f64,
+    /// The quantile levels of the interval's ends (`None` when studentized).
+    levels: Option<[f64; 2]>,
+}
+
+/// The percentile or BCa interval: quantiles of the sorted replicates, at `alpha / 2` and
+/// `1 - alpha / 2` or at BCa's corrected levels.
+fn quantile_interval<S: Statistic>(
+    stat: &S,
+    config: &BootstrapConfig,
+    identity: &[Vec<usize>],
+    estimate: f64,
+) -> Result<ReadInterval, StatsError> {
+    let alpha = 1.0 - config.confidence;
+    let sizes = stat.sizes();
+    let mut reps: Vec<f64> =
+        per_resample(config.resamples, &sizes, config.seed, |idx| stat.value(idx))
+            .into_iter()
+            .flatten()
+            .collect();
+    reps.sort_by(f64::total_cmp);
+    if reps.is_empty() {
+        return Err(StatsError::ZeroDenominator {
+            what: "bootstrap statistic on every resample",
+        });
+    }
+    let (low, high, levels) = if config.method == IntervalMethod::Bca {
+        let p = bca(stat, identity, &reps, estimate, alpha)?;
+        (p.low, p.high, [p.level_low, p.level_high])
+    } else {
+        let levels = [alpha / 2.0, 1.0 - alpha / 2.0];
+        (
+            quantile_sorted(&reps, levels[0]),
+            quantile_sorted(&reps, levels[1]),
+            levels,
+        )
+    };
+    Ok(ReadInterval {
+        replicates: reps,
+        low,
+        high,
+        levels: Some(levels),
+    })
+}
+
+/// The studentized (bootstrap-t) interval: `estimate - t * se` at the quantiles of the
+/// resamples' t statistics, skipping resamples whose standard error is at rounding level.
+fn studentized_interval<S: Statistic>(
+    stat: &S,
+    config: &BootstrapConfig,
+    identity: &[Vec<usize>],
+    estimate: f64,
+) -> Result<ReadInterval, StatsError> {
+    let alpha = 1.0 - config.confidence;
+    let sizes = stat.sizes();
+    let se_hat = stat
+        .standard_error(identity)
+        .ok_or(StatsError::TooFewSamples {
+            what: "studentized bootstrap standard error",
+            needed: 2,
+            got: sizes.iter().copied().min().unwrap_or(0),
+        })?;
+    let pairs: Vec<(f64, f64)> = per_resample(config.resamples, &sizes, config.seed, |idx| {
+        let v = stat.value(idx)?;
+        let se = stat.standard_error(idx)?;
+        let t = (v - estimate) / se;
+        // A standard error at rounding level means a degenerate resample.
+        let floor = 16.0 * f64::EPSILON * (v.abs() + estimate.abs());
+        (se > floor && t.is_finite()).then_some((v, t))
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    if pairs.is_empty() {
+        return Err(StatsError::ZeroVariance {
+            what: "studentized bootstrap (every resample has zero standard error)",
+        });
+    }
+    let mut ts: Vec<f64> = pairs.iter().map(|p| p.1).collect();
+    ts.sort_by(f64::total_cmp);
+    let t_hi = quantile_sorted(&ts, 1.0 - alpha / 2.0);
+    let t_lo = quantile_sorted(&ts, alpha / 2.0);
+    Ok(ReadInterval {
+        replicates: pairs.iter().map(|p| p.0).collect(),
+        low: estimate - t_hi * se_hat,
+        high: estimate - t_lo * se_hat,
+        levels: None,
+    })
 }
 
 /// The parts of a BCa interval, as `scipy.stats.bootstrap(method="BCa")` forms them.
