@@ -11,6 +11,8 @@
 //! - `calibrate`: real A/A and A/B false-positive and detection rates ([`calibrate`]);
 //!   `--noise` measures under `neighbour`, a seeded noisy neighbour ([`neighbour`]).
 //! - `replay`: every paired estimator scored on the real recordings ([`replay`]).
+//! - `plan-check`: `abba plan` from 30-block pilots of the real recordings against the
+//!   power and blocks needed the rest of each recording shows ([`plan_check`]).
 //! - `sequential`: the calibration grid of `--until decided` on simulated noise profiles.
 //! - `counters`: instruction counts (valgrind) against wall time under the noisy
 //!   neighbour: a +0.5% fixed-work change and A/A pairs ([`counters`]).
@@ -36,6 +38,7 @@ mod figures;
 mod history;
 mod history_calibrate;
 mod neighbour;
+mod plan_check;
 mod replay;
 mod run;
 mod scipy_timing;
@@ -86,6 +89,10 @@ enum Task {
     /// (A/A and known effects, quiet and under the noisy neighbour), cut into disjoint
     /// windows of 8, 15, 30 and 60 blocks: false positives, power and bias.
     Replay(replay::ReplayArgs),
+    /// `abba plan` from short pilots cut from the real recordings (fixtures/recordings/)
+    /// against the rest of each recording: predicted blocks and range, power at the
+    /// predicted count on the rest, and the blocks the rest needs (a Markdown table).
+    PlanCheck(plan_check::PlanCheckArgs),
     /// A seeded noisy neighbour: phases of 1-4 s with 0-3 busy threads and short bursts,
     /// until `--duration` has passed or its parent exits (or SIGTERM).
     Neighbour(neighbour::NeighbourArgs),
@@ -161,6 +168,7 @@ fn main() -> Result<()> {
         Task::BrowserCheck(a) => browser::run(&root, &a),
         Task::Replay(a) => replay::run(&root, &a),
         Task::Neighbour(a) => neighbour::run(&a),
+        Task::PlanCheck(a) => plan_check::run(&root, &a),
         Task::Sequential(a) => sequential::run(&a),
         Task::Counters(a) => counters::run(&root, &a),
         Task::HistoryCalibrate(a) => history_calibrate::run(&a),

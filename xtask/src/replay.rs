@@ -38,11 +38,11 @@ pub struct ReplayArgs {
 const WINDOWS: [usize; 4] = [8, 15, 30, 60];
 
 /// One recording: its condition, nominal effect (work ratio) and runs per block.
-struct Recording {
-    condition: String,
-    effect: f64,
+pub(crate) struct Recording {
+    pub(crate) condition: String,
+    pub(crate) effect: f64,
     /// `blocks[b] = [runs of A, runs of B]`, wall times in ms, in block order.
-    blocks: Vec<[Vec<f64>; 2]>,
+    pub(crate) blocks: Vec<[Vec<f64>; 2]>,
 }
 
 /// Runs the replay and prints the tables.
@@ -71,7 +71,7 @@ pub fn run(root: &Path, args: &ReplayArgs) -> Result<()> {
     Ok(())
 }
 
-fn load_dir(dir: &Path) -> Result<Vec<Recording>> {
+pub(crate) fn load_dir(dir: &Path) -> Result<Vec<Recording>> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot list {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -149,7 +149,7 @@ fn blocks_of(path: &Path) -> Result<Vec<[Vec<f64>; 2]>> {
     Ok(blocks.into_values().collect())
 }
 
-fn dataset(window: &[[Vec<f64>; 2]]) -> Dataset {
+pub(crate) fn dataset(window: &[[Vec<f64>; 2]]) -> Dataset {
     let series = |v: usize, name: &str| {
         Series::new(
             name,

@@ -203,20 +203,33 @@ fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) {
 /// anyway (a pilot, a smoke test), with a warning now, before the runs, naming the count
 /// the verdict needs.
 fn warn_too_few_blocks(args: &CompareArgs, config: &ExperimentConfig, per: u32) {
-    let needed = bench_stats::AnalysisConfig {
+    let analysis = bench_stats::AnalysisConfig {
         alpha: args.analysis.alpha,
         paired_estimator: args.analysis.estimator.unwrap_or_default(),
         ..bench_stats::AnalysisConfig::default()
-    }
-    .min_paired_blocks();
+    };
+    let needed = analysis.min_paired_blocks_for(config.variants.len(), per as usize);
     let blocked = config.design != bench_sched::Design::Sequential && config.variants.len() >= 2;
     let blocks = config.blocks as usize;
     if !blocked || config.until.is_some() || blocks >= needed || args.analysis.quiet {
         return;
     }
     let runs = needed * per as usize;
+    let candidates = config.variants.len() - 1;
+    let holm = if candidates > 1 {
+        format!(
+            ", its smallest p below alpha/{candidates} for each of the {candidates} Holm-corrected comparisons with the baseline"
+        )
+    } else {
+        String::new()
+    };
+    let says = if blocks < analysis.min_paired_blocks() {
+        "\"not tested\""
+    } else {
+        "no comparison significant, whatever the data"
+    };
     stderr_line(format_args!(
-        "abba: warning: {blocks} blocks are too few for a verdict: the paired test needs at least {needed} blocks at alpha {} (--blocks {needed}, or --runs {runs}); the report will say \"not tested\"",
+        "abba: warning: {blocks} blocks are too few for a verdict: the paired test needs at least {needed} blocks at alpha {}{holm} (--blocks {needed}, or --runs {runs}); the report will say {says}",
         args.analysis.alpha
     ));
 }

@@ -207,6 +207,7 @@ fn words(pilot: &Pilot, r: &PlanReport, args: &PlanArgs) -> String {
             pct(r.effect)
         ),
     };
+    out += &range_words(r);
     if let Some(n) = r.budget_blocks {
         let budget = match (args.time, pilot.block_s) {
             (Some(t), Some(b)) => format!("{n} blocks ({}s at {b:.2}s per block)", t.as_secs()),
@@ -227,10 +228,10 @@ fn words(pilot: &Pilot, r: &PlanReport, args: &PlanArgs) -> String {
         pct(args.equivalence_margin),
         r.max_blocks
     );
-    for (s, label) in
-        r.until_decided
-            .iter()
-            .zip(["no change", "the margin", "2x margin", "5x margin"])
+    for (s, label) in r
+        .until_decided
+        .iter()
+        .zip(["no change", "the margin", "2x margin", "5x margin"].iter())
     {
         out += &format!(
             "  {:<11} ({:>5}): median {:>4} blocks (mean {:>5.1}); changed {:>3.0}%, equivalent {:>3.0}%, inconclusive {:>3.0}%\n",
@@ -243,7 +244,50 @@ fn words(pilot: &Pilot, r: &PlanReport, args: &PlanArgs) -> String {
             s.inconclusive * 100.0
         );
     }
+    let labels = ["no change", "the margin", "2x margin", "5x margin"];
+    for (i, pair) in r.until_decided.windows(2).enumerate() {
+        if pair[0].same_stops(&pair[1]) {
+            out += &format!(
+                "  ({} and {} stop alike: no pilot block lies between -{} and -{} of its centre, and the sequence reads only the signs of the blocks; a longer pilot tells them apart.)\n",
+                labels[i],
+                labels[i + 1],
+                pct(pair[0].ratio.ln()),
+                pct(pair[1].ratio.ln())
+            );
+        }
+    }
     out += &runs_words(r.runs_per_block.as_ref());
+    out
+}
+
+/// The range of the blocks needed and the short-pilot warning.
+fn range_words(r: &PlanReport) -> String {
+    let (Some(n), Some(range)) = (r.blocks_needed, r.blocks_needed_range.as_ref()) else {
+        return String::new();
+    };
+    let high = range
+        .high
+        .map_or_else(|| format!("over {}", r.max_blocks), |h| h.to_string());
+    let mut out = format!(
+        "Blocks needed: {n} (range {}-{high} from resampling the pilot: the {:.0}th-{:.0}th percentiles over {} resamples of its {} blocks).\n",
+        range.low,
+        range.quantiles[0] * 100.0,
+        range.quantiles[1] * 100.0,
+        range.resamples,
+        r.pilot_blocks
+    );
+    if let Some(w) = &r.pilot_warning {
+        let spread = w.spread.map_or_else(
+            || "beyond the limit".to_owned(),
+            |s| format!("{s:.1}x the point"),
+        );
+        out += &format!(
+            "Warning: a {}-block pilot is too short to trust this count (the range's upper end is {spread}); a pilot of about {} blocks would bring it within {}x.\n",
+            r.pilot_blocks,
+            w.pilot_blocks_advised,
+            bench_stats::plan::WIDE_RANGE_FACTOR
+        );
+    }
     out
 }
 

@@ -752,6 +752,37 @@ fn m9_background_processes_of_a_run_end_with_the_run() {
 }
 
 #[test]
+fn m9_a_process_that_leaves_the_group_with_setsid_ends_with_its_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    std::fs::create_dir(&pids).unwrap();
+    // The sleeper leaves the run's process group and session (`setsid`), writes its pid,
+    // and only then does the command exit: the group kill cannot reach it; abba, as the
+    // subreaper that adopted it, must.
+    let cmd = format!(
+        "f={}/$$; setsid sh -c \"echo \\$\\$ > $f.tmp && mv $f.tmp $f; exec sleep 102\" & while [ ! -s $f ]; do :; done; exit 0",
+        pids.display()
+    );
+    abba()
+        .args([
+            "compare", "--blocks", "1", "--warmup", "0", "-q", "--shell", "sh", "-o",
+        ])
+        .arg(dir.path().join("setsid.jsonl"))
+        .args([&cmd, "true"])
+        .assert()
+        .success();
+    let started: Vec<u32> = std::fs::read_dir(&pids)
+        .unwrap()
+        .flat_map(|e| pids_in(&e.unwrap().path()))
+        .collect();
+    assert_eq!(started.len(), 2, "one ABBA block: two runs of the command");
+    assert!(
+        all_end(&started),
+        "a setsid sleeper outlived abba: {started:?}"
+    );
+}
+
+#[test]
 fn orphans_a_sigkilled_abba_takes_its_command_and_the_command_children_with_it() {
     let dir = tempfile::tempdir().unwrap();
     let pids = dir.path().join("pids");
@@ -1095,6 +1126,86 @@ fn m21_m22_blank_names_and_names_with_control_characters() {
     let lines = json_lines(&raw);
     assert_eq!(lines[0]["variants"][0]["name"], "true\\ntrue");
     assert_eq!(lines[0]["variants"][0]["command"], "true\ntrue");
+}
+
+/// A CSV of `blocks` blocks of three variants, two runs each: `b` 50% and `c` 1% slower
+/// than `a` in every block, so every signed-rank p is its smallest, 2/2^blocks.
+fn three_variants_csv(dir: &Path, blocks: u32) -> PathBuf {
+    let csv = dir.join(format!("three{blocks}.csv"));
+    let mut text = String::from("variant,block,value\n");
+    for b in 1..=blocks {
+        let level = 100.0 + f64::from(b % 3);
+        for (v, r) in [("a", 1.0), ("b", 1.5), ("c", 1.01)] {
+            for k in 0..2 {
+                let value = level * r * (1.0 + 0.001 * f64::from((b * 2 + k) % 5));
+                text.push_str(&format!("{v},{b},{value}\n"));
+            }
+        }
+    }
+    std::fs::write(&csv, text).unwrap();
+    csv
+}
+
+#[test]
+fn m5_more_blocks_advice_counts_the_smallest_p_and_holm() {
+    let dir = tempfile::tempdir().unwrap();
+    // Six blocks, every block log-ratio positive: the raw signed-rank p is 2/2^6 = 0.031,
+    // Holm over the two candidates doubles it to 0.062. The advice used to name fewer
+    // blocks than 7, the fewest whose smallest p (2/2^7 = 0.016) is below alpha/2.
+    let six = three_variants_csv(dir.path(), 6);
+    let (code, text) = analyze(&[
+        six.as_os_str(),
+        "--estimator".as_ref(),
+        "hl-log-ratio".as_ref(),
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("Holm-adjusted 0.062"), "{text}");
+    assert!(
+        text.contains(
+            "At least 7 blocks in all are needed: the signed-rank test cannot reach alpha/2 = 0.025 (the first step of Holm's correction over 2 comparisons) with fewer than 7 blocks (its smallest p with n blocks that differ is 2/2^n)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("(now 6, too few to reach it at all)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("About 1 blocks") && !text.contains("About 6 blocks"),
+        "{text}"
+    );
+    // Five blocks are not tested; the count named is Holm's, not the two-variant 6.
+    let five = three_variants_csv(dir.path(), 5);
+    let (_, text) = analyze(&[
+        five.as_os_str(),
+        "--estimator".as_ref(),
+        "hl-log-ratio".as_ref(),
+    ]);
+    assert!(
+        text.contains(
+            "5 blocks are too few for a paired test to reach alpha = 0.05 (it needs at least 7 to reach alpha/2 = 0.025, the first step of Holm's correction over 2 comparisons)"
+        ),
+        "{text}"
+    );
+    // Before any run: 7 blocks of three variants, two runs of each per block, under the
+    // typical run (three quantiles at alpha/3 each, then Holm over 2) cannot decide; 8
+    // can (2/(2^8+1) < 0.05/6). With one run per block only the typical run is checked,
+    // and 6 blocks fall short of Holm's 7 (2/(2^7+1) < 0.025).
+    let dry = |blocks: &str, per: &str| {
+        abba()
+            .args(["compare", "--blocks", blocks, "--runs-per-block", per])
+            .args(["--dry-run", "true", "true", "true"])
+            .assert()
+            .success()
+    };
+    dry("7", "2").stderr(predicate::str::contains(
+        "7 blocks are too few for a verdict: the paired test needs at least 8 blocks at alpha 0.05, its smallest p below alpha/2 for each of the 2 Holm-corrected comparisons with the baseline (--blocks 8, or --runs 16); the report will say no comparison significant, whatever the data",
+    ));
+    dry("8", "2").stderr(predicate::str::contains("too few for a verdict").not());
+    dry("6", "1").stderr(predicate::str::contains(
+        "6 blocks are too few for a verdict: the paired test needs at least 7 blocks",
+    ));
+    dry("7", "1").stderr(predicate::str::contains("too few for a verdict").not());
 }
 
 #[test]

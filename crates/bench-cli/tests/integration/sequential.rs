@@ -188,6 +188,69 @@ fn plan_from_a_profile_in_words_and_json() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A 10-block real pilot: the range of the blocks needed in words and in `abba.plan/1`
+/// (additive fields beside the old ones), and the short-pilot warning with the pilot it
+/// would take; the 60-block pilot of the same recording is not warned.
+#[test]
+fn plan_of_a_short_pilot_gives_a_range_and_a_warning() {
+    let root = bench_docs::workspace_root();
+    let short = root.join("fixtures/plan/quiet-e2-first10.jsonl");
+    let out = abba()
+        .args(["plan", "--effect", "2%", "--json"])
+        .arg(&short)
+        .output()
+        .unwrap();
+    let v = success_json(&out);
+    let plan = &v["plan"];
+    let point = plan["blocks_needed"].as_u64().unwrap();
+    let range = &plan["blocks_needed_range"];
+    let (low, high) = (
+        range["low"].as_u64().unwrap(),
+        range["high"].as_u64().unwrap(),
+    );
+    assert!(low <= point && point <= high, "{range}");
+    assert_eq!(range["resamples"], 200);
+    assert!(plan["centre"].as_f64().unwrap().is_finite());
+    let warning = &plan["pilot_warning"];
+    assert_eq!(
+        warning.is_null(),
+        high as f64 <= 1.5 * point as f64,
+        "{plan}"
+    );
+    let text = String::from_utf8_lossy(
+        &abba()
+            .args(["plan", "--effect", "2%"])
+            .arg(&short)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .into_owned();
+    assert!(
+        text.contains(&format!(
+            "Blocks needed: {point} (range {low}-{high} from resampling the pilot"
+        )),
+        "{text}"
+    );
+    if let Some(advised) = warning["pilot_blocks_advised"].as_u64() {
+        assert!(advised > 10);
+        assert!(
+            text.contains(&format!(
+                "a pilot of about {advised} blocks would bring it within 1.5x"
+            )),
+            "{text}"
+        );
+    }
+    let long = root.join("fixtures/plan/quiet-e2-first60.jsonl");
+    let out = abba()
+        .args(["plan", "--effect", "2%", "--json"])
+        .arg(&long)
+        .output()
+        .unwrap();
+    let v = success_json(&out);
+    assert!(v["plan"]["pilot_warning"].is_null(), "{}", v["plan"]);
+}
+
 #[test]
 fn ctrl_c_mid_sequence_leaves_a_file_whose_analysis_says_how_far_it_got() {
     let dir = tempfile::tempdir().unwrap();

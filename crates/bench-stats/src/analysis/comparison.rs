@@ -10,6 +10,7 @@ use crate::analysis::decision::{
 };
 use crate::analysis::paired_verdict::min_blocks;
 use crate::analysis::paired_verdict::paired_scale;
+use crate::analysis::reach::{FloorTest, TestFloor};
 use crate::analysis::sequential_verdict::{SequentialVerdict, reconcile, sequential_verdict};
 use crate::analysis::significance::PairwiseComparison;
 use crate::analysis::verdict::{Facts, describe, describe_shape};
@@ -80,7 +81,7 @@ pub(crate) fn build_comparison(
     let direction = direction(ratio, input.paired, hl.as_ref());
     let decided = decide(input, pw, basis, &cliff, shape, direction, warnings);
     let quantity = input.data.quantity();
-    let facts = facts(input, &decided, &quantity, (ratio, ratio_ci));
+    let facts = facts(input, basis, &decided, &quantity, (ratio, ratio_ci));
     let summary = match shape {
         Some(s) if decided.verdict != Verdict::NotTested && facts.too_few_blocks.is_none() => {
             describe_shape(&facts, s)
@@ -212,6 +213,7 @@ fn decide<'a>(
 /// settings it rests on.
 fn facts<'a>(
     input: &'a CandidateInput<'a>,
+    basis: &VerdictBasis,
     decided: &'a Decided<'a>,
     quantity: &'a Quantity,
     (ratio, ratio_ci): (Option<f64>, Option<[f64; 2]>),
@@ -246,6 +248,7 @@ fn facts<'a>(
             .and_then(|pa| crate::analysis::paired_verdict::too_few_informative(pa, config)),
         downgraded: decided.downgraded,
         config,
+        floor: test_floor(basis, input.paired, input.members.len(), config.alpha),
         estimator: input.paired.map(|_| config.paired_estimator),
         higher_is_better: input.data.higher_is_better,
     }
@@ -402,6 +405,36 @@ fn direction(
 }
 
 /// The test whose p decided, and the scale it ranked.
+/// The floor the deciding test puts under any advice to run more blocks (or runs): the
+/// fewest with which its smallest p is below alpha, divided by the comparisons Holm's
+/// correction runs over when 3+ variants are compared; `None` for a custom test.
+fn test_floor(
+    basis: &VerdictBasis,
+    paired: Option<&PairedAnalysis>,
+    members: usize,
+    alpha: f64,
+) -> Option<TestFloor> {
+    let checked = paired
+        .and_then(|pa| pa.from_runs.as_ref())
+        .and_then(|r| r.shape.as_ref())
+        .map(|s| s.quantiles.len());
+    let shaped = checked.is_some();
+    let quantiles = FloorTest::Quantiles(checked.unwrap_or(1));
+    let candidates = members.saturating_sub(1);
+    let (test, holm) = match basis {
+        VerdictBasis::Friedman if shaped => (quantiles, candidates),
+        VerdictBasis::Friedman => (FloorTest::SignedRank, candidates),
+        VerdictBasis::PairedSignedRank(_) => (FloorTest::SignedRank, 1),
+        VerdictBasis::PairedBootstrap(PairedEstimator::TypicalRun) if shaped => (quantiles, 1),
+        VerdictBasis::PairedBootstrap(PairedEstimator::TypicalRun) => (FloorTest::SignedRank, 1),
+        VerdictBasis::PairedBootstrap(_) => (FloorTest::Bootstrap, 1),
+        VerdictBasis::MannWhitney => (FloorTest::MannWhitney, 1),
+        VerdictBasis::KruskalWallis => (FloorTest::MannWhitney, candidates),
+        VerdictBasis::Custom(_) => return None,
+    };
+    Some(TestFloor::new(test, alpha, holm))
+}
+
 fn deciding_test(basis: &VerdictBasis, paired: Option<&PairedAnalysis>) -> (String, &'static str) {
     let scale = || {
         paired.map_or("runs", |pa| {

@@ -174,6 +174,31 @@ impl AnalysisConfig {
         crate::analysis::paired_verdict::min_blocks(self)
     }
 
+    /// The fewest blocks with which a paired comparison of `variants` variants, each run
+    /// `runs_per_block` times in every block, can be significant at all:
+    /// [`AnalysisConfig::min_paired_blocks`] for two; for three or more each candidate's
+    /// post-hoc test is Holm-corrected over the `variants - 1` candidates, so its smallest
+    /// p must be below `alpha / (variants - 1)` (7 blocks at 0.05 for three variants under
+    /// the signed-rank test, 8 under the typical run's test of three quantiles, which it
+    /// checks from two runs per block on). Time: O(count).
+    pub fn min_paired_blocks_for(&self, variants: usize, runs_per_block: usize) -> usize {
+        use crate::analysis::reach::{FloorTest, TestFloor};
+        let test = if self.paired_estimator == crate::PairedEstimator::TypicalRun {
+            let quantiles = if runs_per_block >= 2 {
+                crate::paired::shape::SHAPE_QUANTILES.len()
+            } else {
+                1
+            };
+            FloorTest::Quantiles(quantiles)
+        } else {
+            FloorTest::SignedRank
+        };
+        let holm = if variants >= 3 { variants - 1 } else { 1 };
+        let floor = TestFloor::new(test, self.alpha, holm).count;
+        self.min_paired_blocks()
+            .max(if holm > 1 { floor } else { 0 })
+    }
+
     /// Checks every setting.
     ///
     /// # Errors

@@ -39,6 +39,7 @@ mod decision;
 mod engine;
 mod gate;
 pub(crate) mod paired_verdict;
+mod reach;
 mod sequential_verdict;
 mod significance;
 mod trend;

@@ -4,6 +4,7 @@
 use crate::PairedEstimator;
 use crate::analysis::config::AnalysisConfig;
 use crate::analysis::decision::{Equivalence, Rule};
+use crate::analysis::reach::TestFloor;
 use crate::model::dataset::Quantity;
 use crate::model::report::{DecisionReport, Outcome, Verdict};
 use crate::paired::shape::{PartMove, QuantileShift, ShapeAnalysis};
@@ -37,6 +38,9 @@ pub(crate) struct Facts<'a> {
     /// `(what, value)` of the practical value that failed the gate, if one did.
     pub downgraded: Option<(&'a str, f64)>,
     pub config: &'a AnalysisConfig,
+    /// The fewest blocks (or runs) with which the deciding test can reach alpha (after
+    /// Holm's correction, with 3+ variants): the floor of every advice to run more.
+    pub floor: Option<TestFloor>,
     /// The paired estimator, when paired: the sentence names what it is about.
     pub estimator: Option<PairedEstimator>,
     /// Larger values are better (throughput): the fast runs are the high quantiles.
@@ -214,8 +218,9 @@ fn tost_text(f: &Facts<'_>) -> String {
 /// conditional on too few informative blocks; `ratio` is " Ratio 1.000x [...]" or empty.
 fn too_few_informative_text(f: &Facts<'_>, ratio: &str) -> Option<String> {
     let (informative, blocks, need) = f.too_few_informative?;
+    let (need, holm) = holm_need(f, need);
     Some(format!(
-        "{} vs {}: not tested: only {informative} of {blocks} blocks differ (the other {} gave identical values), too few for the signed-rank test, which is conditional on the blocks that differ, to reach alpha = {} (it needs at least {need} that differ).{ratio} Run more blocks, or measure at a finer resolution.",
+        "{} vs {}: not tested: only {informative} of {blocks} blocks differ (the other {} gave identical values), too few for the signed-rank test, which is conditional on the blocks that differ, to reach alpha = {} (it needs at least {need} that differ{holm}).{ratio} Run more blocks, or measure at a finer resolution.",
         f.candidate,
         f.baseline,
         blocks - informative,
@@ -226,8 +231,9 @@ fn too_few_informative_text(f: &Facts<'_>, ratio: &str) -> Option<String> {
 fn without_ratio(f: &Facts<'_>, scope: &str) -> String {
     let (cand, base) = (f.candidate, f.baseline);
     if let Some((have, need)) = f.too_few_blocks {
+        let (need, holm) = holm_need(f, need);
         return format!(
-            "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}); run more blocks.",
+            "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}{holm}); run more blocks.",
             f.config.alpha
         );
     }
@@ -278,8 +284,9 @@ fn inconclusive(f: &Facts<'_>, rt: &str, measure: &str, scope: &str) -> String {
         );
     }
     if let Some((have, need)) = f.too_few_blocks {
+        let (need, holm) = holm_need(f, need);
         return format!(
-            "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}). Ratio {rt}; run more blocks.",
+            "{cand} vs {base}: not tested: {have} blocks are too few for a paired test to reach alpha = {} (it needs at least {need}{holm}). Ratio {rt}; run more blocks.",
             f.config.alpha
         );
     }
@@ -315,10 +322,29 @@ fn inconclusive(f: &Facts<'_>, rt: &str, measure: &str, scope: &str) -> String {
     }
 }
 
+/// The blocks a too-few-blocks sentence names: at least the deciding test's floor with
+/// Holm's correction (3+ variants), and the words saying so (empty without Holm).
+fn holm_need(f: &Facts<'_>, need: usize) -> (usize, String) {
+    match f.floor {
+        Some(floor) if floor.holm > 1 && floor.count > need => (
+            floor.count,
+            format!(
+                " to reach alpha/{} = {}, the first step of Holm's correction over {} comparisons",
+                floor.holm,
+                crate::analysis::reach::short(floor.level),
+                floor.holm
+            ),
+        ),
+        _ => (need, String::new()),
+    }
+}
+
 /// How many blocks (or runs) would settle it, honestly: the count for 80% power to detect
 /// a change of the equivalence margin at the spread this interval implies (its half-width
-/// on the log scale is `z * s / sqrt(n)`), and a warning that extending this experiment and
-/// testing again is another look.
+/// on the log scale is `z * s / sqrt(n)`), at the level of Holm's first step when 3+
+/// variants are compared, and never fewer than the deciding test needs to reach that
+/// level at all ([`TestFloor`], said when it decides the count or Holm applies); then a
+/// warning that extending this experiment and testing again is another look.
 fn more_data_hint(f: &Facts<'_>) -> String {
     let unit = if f.blocks.is_some() {
         "blocks"
@@ -326,12 +352,22 @@ fn more_data_hint(f: &Facts<'_>) -> String {
         "runs per variant"
     };
     let n = f.blocks.unwrap_or(f.runs.0.min(f.runs.1)).max(1) as f64;
+    let alpha = f.config.alpha;
+    let floor = f.floor.filter(|fl| fl.count > 0);
     let Some([lo, hi]) = f.ratio_ci.filter(|[lo, hi]| *lo > 0.0 && hi > lo) else {
-        return format!("More {unit} are needed before any interval can be formed.");
+        return match floor.filter(|fl| fl.count as f64 > n) {
+            Some(fl) => format!(
+                "At least {} {unit} are needed: {}.",
+                fl.count,
+                fl.words(alpha)
+            ),
+            None => format!("More {unit} are needed before any interval can be formed."),
+        };
     };
+    let level = floor.map_or(alpha, |fl| fl.level);
     let (Some(z_conf), Some(z_alpha), Some(z_power)) = (
         normal_ppf(0.5 + f.config.confidence / 2.0),
-        normal_ppf(1.0 - f.config.alpha / 2.0),
+        normal_ppf(1.0 - level / 2.0),
         normal_ppf(0.8),
     ) else {
         return String::new();
@@ -339,17 +375,32 @@ fn more_data_hint(f: &Facts<'_>) -> String {
     let spread = (hi.ln() - lo.ln()) / (2.0 * z_conf) * n.sqrt();
     let target = (1.0 + f.config.equivalence_margin).ln();
     let needed = ((z_alpha + z_power) * spread / target).powi(2).ceil();
-    let power_now = normal_cdf(target * n.sqrt() / spread - z_alpha);
+    let power = |k: f64| (normal_cdf(target * k.sqrt() / spread - z_alpha) * 100.0).round();
+    // Below the floor the test cannot reach its level whatever the data: no power at all.
+    let now = match floor {
+        Some(fl) if (fl.count as f64) > n => format!("now {n:.0}, too few to reach it at all"),
+        _ => format!("now {n:.0}, about {:.0}%", power(n)),
+    };
     let m = f.config.equivalence_margin * 100.0;
-    let plan = if !needed.is_finite() || needed > 1e6 {
-        format!(
+    let plan = match floor {
+        _ if !needed.is_finite() || needed > 1e6 => format!(
             "The spread is too large for more {unit} to settle a ±{m:.1}% question; reduce noise first."
-        )
-    } else {
-        format!(
-            "About {needed:.0} {unit} in all would give 80% power to detect a ±{m:.1}% change at this spread (now {n:.0}, about {:.0}%).",
-            power_now * 100.0
-        )
+        ),
+        Some(fl) if fl.count as f64 > needed => format!(
+            "At least {} {unit} in all are needed: {}; at this spread they would give about {:.0}% power to detect a ±{m:.1}% change ({now}).",
+            fl.count,
+            fl.words(alpha),
+            power(fl.count as f64),
+        ),
+        Some(fl) if fl.holm > 1 => format!(
+            "About {needed:.0} {unit} in all would give 80% power to detect a ±{m:.1}% change at this spread ({now}), tested at alpha/{} = {} (the first step of Holm's correction over {} comparisons).",
+            fl.holm,
+            crate::analysis::reach::short(fl.level),
+            fl.holm
+        ),
+        _ => format!(
+            "About {needed:.0} {unit} in all would give 80% power to detect a ±{m:.1}% change at this spread ({now})."
+        ),
     };
     format!(
         "{plan} Extending this experiment and testing again is another look at the data and raises the false-positive rate unless corrected for it."
@@ -408,19 +459,31 @@ impl ShapeWords<'_> {
         self.f.config.equivalence_margin * 100.0
     }
 
-    /// What the intervals rest on: the blocks, and the quantiles checked at once.
+    /// What the intervals rest on: the blocks, and the quantiles checked at once; their
+    /// level when `--confidence` put it elsewhere than the deciding tests'.
     fn scope(&self) -> String {
         let s = self.s;
+        let level = s.confidence * 100.0;
+        let decision_level = 100.0 * (1.0 - self.f.config.alpha / s.quantiles.len().max(1) as f64);
+        let other = if (level - decision_level).abs() > 1e-9 {
+            format!(", not the decision's {decision_level:.1}%")
+        } else {
+            String::new()
+        };
         if s.quantiles.len() == 1 {
+            let at = if other.is_empty() {
+                String::new()
+            } else {
+                format!("; interval at {level:.1}%{other}")
+            };
             format!(
-                "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked",
+                "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked{at}",
                 s.blocks
             )
         } else {
             format!(
-                "paired over {} blocks; intervals simultaneous at {:.1}% over {} quantiles",
+                "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles{other}",
                 s.blocks,
-                s.confidence * 100.0,
                 s.quantiles.len()
             )
         }

@@ -1,6 +1,6 @@
 //! Power of the default fixed-sample test, by resampling a pilot's block log-ratios.
 //!
-//! The pilot's log-ratios, centred on their median, stand for the noise of one block; a
+//! The pilot's log-ratios, centred on their pseudo-median, stand for the noise of one block; a
 //! planned experiment of `n` blocks with true ratio `r` is `n` draws from them (with
 //! replacement) shifted by `ln r`. Its power is the share of such experiments in which the
 //! default verdict's test, the Wilcoxon signed-rank test of the block log-ratios, has
@@ -15,46 +15,75 @@ use crate::rank::WILCOXON_AUTO_EXACT_MAX;
 use crate::rank::wilcoxon::signed_rank_pmf;
 use crate::special::normal_sf;
 
-/// The signed-rank test at one block count: its rejection region, computed once.
+/// The signed-rank test of `n` blocks: its rejection region, computed once per count of
+/// non-zero log-ratios (zeros are dropped, as [`crate::rank::wilcoxon_signed_rank`] drops
+/// them: a pilot centred on a value it holds resamples exact zeros at no change).
 pub(crate) struct SignedRankTest {
-    n: usize,
-    /// Exact: reject when `min(T+, T-) <= critical`; `None` = normal approximation.
-    critical: Option<i64>,
     alpha: f64,
+    /// Per count of non-zero values `m` (index), the exact critical value: reject when
+    /// `min(T+, T-) <= critical`; `Some(None)` = normal approximation; `None` = not yet
+    /// computed.
+    critical: Vec<Option<Option<i64>>>,
+    scratch: Vec<f64>,
+}
+
+/// The exact critical value of `m` non-zero values at `alpha` (`None`: normal beyond
+/// [`WILCOXON_AUTO_EXACT_MAX`]). Time: O(m^3).
+fn critical_value(m: usize, alpha: f64) -> Option<i64> {
+    (m <= WILCOXON_AUTO_EXACT_MAX).then(|| {
+        let pmf = signed_rank_pmf(m);
+        let mut cdf = 0.0;
+        let mut c = -1i64;
+        for (t, p) in pmf.iter().enumerate() {
+            cdf += p;
+            if 2.0 * cdf < alpha {
+                c = t as i64;
+            } else {
+                break;
+            }
+        }
+        c
+    })
 }
 
 impl SignedRankTest {
     pub(crate) fn new(n: usize, alpha: f64) -> SignedRankTest {
-        let critical = (n <= WILCOXON_AUTO_EXACT_MAX).then(|| {
-            let pmf = signed_rank_pmf(n);
-            let mut cdf = 0.0;
-            let mut c = -1i64;
-            for (t, p) in pmf.iter().enumerate() {
-                cdf += p;
-                if 2.0 * cdf < alpha {
-                    c = t as i64;
-                } else {
-                    break;
-                }
-            }
-            c
-        });
-        SignedRankTest { n, critical, alpha }
+        let mut critical = vec![None; n + 1];
+        critical[n] = Some(critical_value(n, alpha));
+        SignedRankTest {
+            alpha,
+            critical,
+            scratch: Vec::with_capacity(n),
+        }
     }
 
-    /// Whether the log-ratios `d` (length `n`, no zero, no tie assumed) reject no change.
-    pub(crate) fn rejects(&self, d: &mut [f64]) -> bool {
-        d.sort_by(|a, b| a.abs().total_cmp(&b.abs()));
-        let t_plus: f64 = d
+    /// Whether the log-ratios `d` reject no change (zeros dropped; ties among the absolute
+    /// values are ranked by position, which gives tied values of one sign their mid-rank
+    /// sum).
+    pub(crate) fn rejects(&mut self, d: &[f64]) -> bool {
+        self.scratch.clear();
+        self.scratch.extend(d.iter().copied().filter(|x| *x != 0.0));
+        let m = self.scratch.len();
+        if m == 0 {
+            return false;
+        }
+        if m >= self.critical.len() {
+            self.critical.resize(m + 1, None);
+        }
+        let alpha = self.alpha;
+        let critical = *self.critical[m].get_or_insert_with(|| critical_value(m, alpha));
+        self.scratch.sort_by(|a, b| a.abs().total_cmp(&b.abs()));
+        let t_plus: f64 = self
+            .scratch
             .iter()
             .enumerate()
             .filter(|(_, x)| **x > 0.0)
             .map(|(i, _)| (i + 1) as f64)
             .sum();
-        let n = self.n as f64;
+        let n = m as f64;
         let total = n * (n + 1.0) / 2.0;
         let t_min = t_plus.min(total - t_plus);
-        match self.critical {
+        match critical {
             Some(c) => (t_min as i64) <= c,
             None => {
                 let mean = total / 2.0;
@@ -86,14 +115,14 @@ pub fn power(noise: &[f64], n: usize, ratio: f64, alpha: f64, reps: u32, seed: u
     if noise.is_empty() || n == 0 || reps == 0 {
         return 0.0;
     }
-    let test = SignedRankTest::new(n, alpha);
+    let mut test = SignedRankTest::new(n, alpha);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut d = Vec::with_capacity(n);
     let shift = ratio.ln();
     let hits = (0..reps)
         .filter(|_| {
             draw(&mut rng, noise, shift, &mut d, n);
-            test.rejects(&mut d)
+            test.rejects(&d)
         })
         .count();
     hits as f64 / f64::from(reps)
@@ -115,6 +144,50 @@ pub fn blocks_for_power(
         return None;
     }
     let (mut lo, mut hi) = (min, max);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if reaches(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(lo)
+}
+
+/// [`blocks_for_power`] searched from a guess `start` (`(min, start, max)`: the point plan, for a resampled
+/// pilot): bisection below it when `start` reaches `target`, doubling above it otherwise,
+/// so that most power estimates are at block counts near the answer rather than at `max`.
+/// The same answer as [`blocks_for_power`] when power grows with the block count.
+/// Time: O(reps n log n) per estimate, about 2 log2(answer) estimates.
+pub(crate) fn blocks_for_power_from(
+    noise: &[f64],
+    ratio: f64,
+    target: f64,
+    alpha: f64,
+    (min, start, max): (usize, usize, usize),
+    reps: u32,
+    seed: u64,
+) -> Option<usize> {
+    let reaches = |n: usize| power(noise, n, ratio, alpha, reps, seed) >= target;
+    let start = start.clamp(min, max);
+    let (mut lo, mut hi) = if reaches(start) {
+        (min, start)
+    } else {
+        let mut lo = start + 1;
+        let mut hi = start;
+        loop {
+            if hi >= max {
+                return None;
+            }
+            hi = (2 * hi).clamp(lo, max);
+            if reaches(hi) {
+                break;
+            }
+            lo = hi + 1;
+        }
+        (lo, hi)
+    };
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         if reaches(mid) {
@@ -161,11 +234,20 @@ mod tests {
     fn exact_critical_value_matches_the_library_test() {
         // n = 7 at alpha 0.05: only T = 0 gives p = 2/128 < 0.05; T = 2 gives 6/128 < 0.05
         // and T = 3 gives 10/128 > 0.05.
-        let t = SignedRankTest::new(7, 0.05);
-        assert_eq!(t.critical, Some(2));
-        let mut d = [1.0, -2.0, -3.0, 4.0, 5.0, 6.0, 7.0];
+        let mut t = SignedRankTest::new(7, 0.05);
+        assert_eq!(t.critical[7], Some(Some(2)));
+        let d = [1.0, -2.0, -3.0, 4.0, 5.0, 6.0, 7.0];
         let p = crate::rank::wilcoxon_signed_rank(&d).unwrap().p_value;
-        assert_eq!(t.rejects(&mut d), p < 0.05);
+        assert_eq!(t.rejects(&d), p < 0.05);
+        // Zeros are dropped, as the library test drops them: 7 non-zero values of 9.
+        let z = [0.0, 1.0, -2.0, -3.0, 0.0, 4.0, 5.0, 6.0, 7.0];
+        let mut t9 = SignedRankTest::new(9, 0.05);
+        let p = crate::rank::wilcoxon_signed_rank(&z).unwrap().p_value;
+        assert_eq!(t9.rejects(&z), p < 0.05);
+        assert_eq!(t9.critical[7], Some(Some(2)));
+        // Every value positive: 6 of 6 non-zero values reject (p = 2/64), 5 do not.
+        assert!(t9.rejects(&[0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+        assert!(!t9.rejects(&[0.0, 0.0, 0.0, 0.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
     }
 
     #[test]

@@ -26,6 +26,16 @@ pub struct ExpectedStop {
     pub inconclusive: f64,
 }
 
+impl ExpectedStop {
+    /// Whether `other` (another ratio) stops after the same blocks (median and mean) as
+    /// this one. The sign sequence decides FASTER/SLOWER from the signs of the blocks
+    /// alone, so two ratios stop alike when no pilot block lies between `-ln` of one and
+    /// of the other: a pilot too coarse to tell them apart.
+    pub fn same_stops(&self, other: &ExpectedStop) -> bool {
+        (self.median_blocks, self.mean_blocks) == (other.median_blocks, other.mean_blocks)
+    }
+}
+
 /// Replays `rule` on `reps` experiments of up to `rule.max_blocks` blocks drawn from
 /// `noise` shifted by `ln ratio`. Time: O(reps max_blocks^2) worst case.
 pub fn expected_stop(
