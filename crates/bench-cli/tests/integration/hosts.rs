@@ -160,12 +160,8 @@ fn raw_host(dir: &Path, h: usize, blocks: &[f64]) -> PathBuf {
     path
 }
 
-/// Unbalanced hosts through the binary: `abba analyze` of one raw file per host reports
-/// the random-effects (DerSimonian-Laird + modified HKSJ) interval of
-/// `fixtures/scipy/meta.json` (written by `fixtures/scipy/generate_meta.py`), at 95% and
-/// at `--confidence 0.9`, with the bootstrap cross-check beside it.
-#[test]
-fn unbalanced_hosts_get_the_random_effects_interval_of_the_reference() {
+/// The case `name` of `fixtures/scipy/meta.json` and one raw file per host of it in `dir`.
+fn meta_case(dir: &Path, name: &str) -> (Value, Vec<PathBuf>) {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../fixtures/scipy/meta.json"
@@ -175,11 +171,10 @@ fn unbalanced_hosts_get_the_random_effects_interval_of_the_reference() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["name"] == "unbalanced 5 hosts tau 0.005")
-        .expect("the case is in meta.json");
-    assert_eq!(case["method"], "random-effects-hksj");
-    let dir = tempfile::tempdir().unwrap();
-    let files: Vec<PathBuf> = case["hosts"]
+        .find(|c| c["name"] == name)
+        .expect("the case is in meta.json")
+        .clone();
+    let files = case["hosts"]
         .as_array()
         .unwrap()
         .iter()
@@ -191,9 +186,21 @@ fn unbalanced_hosts_get_the_random_effects_interval_of_the_reference() {
                 .iter()
                 .map(|v| v.as_f64().unwrap())
                 .collect();
-            raw_host(dir.path(), h, &blocks)
+            raw_host(dir, h, &blocks)
         })
         .collect();
+    (case, files)
+}
+
+/// Unbalanced hosts through the binary: `abba analyze` of one raw file per host reports
+/// the random-effects (DerSimonian-Laird + modified HKSJ) interval of
+/// `fixtures/scipy/meta.json` (written by `fixtures/scipy/generate_meta.py`), at 95% and
+/// at `--confidence 0.9`, with the bootstrap cross-check beside it.
+#[test]
+fn unbalanced_hosts_get_the_random_effects_interval_of_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let (case, files) = meta_case(dir.path(), "unbalanced 5 hosts tau 0.005");
+    assert_eq!(case["method"], "random-effects-hksj");
     let close = |got: f64, want: f64, what: &str| {
         assert!(
             (got - want).abs() <= 1e-9 * want.abs().max(1e-3),
