@@ -271,12 +271,12 @@ pub struct AnalysisArgs {
     /// Also write a self-contained HTML report with charts to FILE.
     ///
     /// Written atomically: the verdicts, the charts (paired effect per block, run-order trace, distributions, the estimate's
-    /// uncertainty) as inline SVG, and the full report; no script, no network.
+    /// uncertainty, the shape of the change) as inline SVG, and the full report; no script, no network.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, help_heading = OUTPUT)]
     pub export_html: Option<PathBuf>,
     /// Also write each chart of the HTML report as a standalone SVG file in DIR (created
     /// when missing): paired-effect.svg, run-order.svg, distributions.svg,
-    /// uncertainty.svg; a chart the data cannot support is left out.
+    /// uncertainty.svg, shape.svg; a chart the data cannot support is left out.
     #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath, help_heading = OUTPUT, hide_short_help = true)]
     pub export_svg: Option<PathBuf>,
     /// Exit 1 if a candidate is significantly slower, by up to PCT.

@@ -24,7 +24,8 @@ fn demo_report_renders_in_headless_chromium() {
     };
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("demo.html");
-    // The demo itself, made short: 3 blocks of 20 ms runs.
+    // The demo itself, made short: 3 blocks of 20 ms runs (paired effect, run order,
+    // distributions, uncertainty, and the shape of the change of the default typical run).
     Command::cargo_bin("abba")
         .unwrap()
         .args([
@@ -49,7 +50,7 @@ fn demo_report_renders_in_headless_chromium() {
     assert_eq!(check.screenshot_size, (900, 2600));
     assert_eq!(
         check.chart_sizes.len(),
-        4,
+        5,
         "charts: {:?}",
         check.chart_sizes
     );

@@ -331,6 +331,7 @@ fn html_and_svg_exports_hold_the_charts_of_a_raw_file() {
         "Paired effect per block",
         "Run-order trace",
         "Uncertainty of the estimate",
+        "Shape of the change",
     ] {
         assert!(page.contains(&format!("<title>{title}</title>")), "{title}");
     }
@@ -346,6 +347,7 @@ fn html_and_svg_exports_hold_the_charts_of_a_raw_file() {
             "distributions.svg",
             "paired-effect.svg",
             "run-order.svg",
+            "shape.svg",
             "uncertainty.svg"
         ]
     );

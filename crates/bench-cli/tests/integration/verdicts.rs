@@ -89,8 +89,7 @@ fn alpha_decides_and_the_p_beside_the_verdict_is_the_deciding_one() {
 
 /// The interval beside a verdict is at `1 - alpha` unless `--confidence` asks otherwise
 /// (issue 24): `--alpha 0.1` prints a 90% interval, and another level is named. (The
-/// signed-rank estimators; the default's interval is simultaneous at `1 - alpha / 3` over
-/// its three quantiles, checked in bench-stats.)
+/// signed-rank estimators; the default's is checked below.)
 #[test]
 fn the_printed_interval_follows_alpha_unless_a_level_is_asked_for() {
     let v: Value = serde_json::from_slice(
@@ -122,6 +121,70 @@ fn the_printed_interval_follows_alpha_unless_a_level_is_asked_for() {
             .as_str()
             .unwrap()
             .contains("not the verdict's")
+    );
+}
+
+/// The default (typical run) follows `--confidence` too: its quantile intervals are
+/// simultaneous at the asked level (each at `1 - (1 - c) / 3`), the comparison's interval
+/// is the p50 one, the decision stays the tests' at alpha, and the sentence names the
+/// other level. `three_runs_per_block.csv`: 16 blocks of 3 + 3 runs (seeded Python, B
+/// about 3% slower, a run in five 20% slower).
+#[test]
+fn the_typical_runs_interval_follows_confidence() {
+    let level = |c: &Value| c["distribution"]["confidence"].as_f64().unwrap();
+    let ci = |c: &Value| -> [f64; 2] {
+        let v = c["ratio_ci"].as_array().unwrap();
+        [v[0].as_f64().unwrap(), v[1].as_f64().unwrap()]
+    };
+    let p50 = |c: &Value| c["distribution"]["quantiles"][1]["interval"].clone();
+    let default = comparison("three_runs_per_block", &[]);
+    let asked = comparison("three_runs_per_block", &["--confidence", "0.8"]);
+    let wider = comparison("three_runs_per_block", &["--confidence", "0.99"]);
+    let by_alpha = comparison("three_runs_per_block", &["--alpha", "0.1"]);
+    assert!(
+        (level(&default) - (1.0 - 0.05 / 3.0)).abs() < 1e-12,
+        "{default}"
+    );
+    assert!((level(&asked) - (1.0 - 0.2 / 3.0)).abs() < 1e-12, "{asked}");
+    assert!(
+        (level(&wider) - (1.0 - 0.01 / 3.0)).abs() < 1e-12,
+        "{wider}"
+    );
+    assert!(
+        (level(&by_alpha) - (1.0 - 0.1 / 3.0)).abs() < 1e-12,
+        "{by_alpha}"
+    );
+    for c in [&default, &asked, &wider, &by_alpha] {
+        assert_eq!(c["ratio_ci"], p50(c), "{c}");
+    }
+    // Nested: a lower level gives a narrower interval, a higher one a wider.
+    let (d, a, w) = (ci(&default), ci(&asked), ci(&wider));
+    assert!(a[0] > d[0] && a[1] < d[1], "{a:?} inside {d:?}");
+    assert!(w[0] < d[0] && w[1] > d[1], "{w:?} around {d:?}");
+    // The decision is the tests' at alpha, whatever the level.
+    assert_eq!(asked["outcome"], default["outcome"]);
+    assert_eq!(asked["decision"]["p_value"], default["decision"]["p_value"]);
+    let text = asked["summary"].as_str().unwrap();
+    assert!(
+        text.contains("intervals simultaneous at 93.3% over 3 quantiles, not the decision's 98.3%"),
+        "{text}"
+    );
+    assert!(
+        !default["summary"]
+            .as_str()
+            .unwrap()
+            .contains("not the decision's")
+    );
+    // The console prints the asked level's interval.
+    let out = report("three_runs_per_block", &["--confidence", "0.8"]);
+    assert!(
+        out.contains(&format!(
+            "{:.3}x [{:.3}, {:.3}]",
+            default["ratio"].as_f64().unwrap(),
+            a[0],
+            a[1]
+        )),
+        "{out}"
     );
 }
 

@@ -105,6 +105,9 @@ fn caption(file_name: &str) -> &'static str {
         "uncertainty.svg" => {
             "How sure the estimate is: the distribution the interval is read from, with the estimate, the interval's ends, no change and the equivalence margin marked. An interval clear of the margin band is a practical change; one inside it is equivalence."
         }
+        "shape.svg" => {
+            "The shape of the change: the candidate/baseline ratio at each checked quantile of the two run distributions (p10 the fast runs, p50 the typical run, p90 the slow runs; for throughputs the low quantiles are the slow runs), paired through the blocks, with its simultaneous interval as a whisker and a band joining them, the dashed line no change and the grey band the equivalence margin. Filled markers are the parts that moved beyond the margin, which the verdict names; hollow ones did not show a move. Markers on one level mean a shift; a rising or falling line means the fast and slow runs moved differently."
+        }
         "confidence-sequence.svg" => {
             "The estimate after each block with its anytime-valid interval: it may be read at every block without inflating the false-positive rate."
         }
@@ -118,6 +121,9 @@ fn missing(p: &Pictures<'_>, charts: &[Chart]) -> Vec<String> {
     let mut out = Vec::new();
     if !has("paired-effect.svg") {
         out.push("No per-block effect or uncertainty chart: no comparison is blocked (paired) with at least two blocks.".to_owned());
+    }
+    if has("paired-effect.svg") && !has("shape.svg") {
+        out.push("No shape chart: no comparison carries a shape check (the typical-run estimator, the default, on blocked data with positive values).".to_owned());
     }
     if !has("run-order.svg") {
         out.push(if p.runs.is_none() {

@@ -15,7 +15,8 @@
 //! # What is drawn
 //!
 //! - [`charts`]: the paired effect per block, the run-order trace, the distributions,
-//!   the estimator's uncertainty and, when given, confidence sequences over blocks.
+//!   the estimator's uncertainty, the shape of the change (the ratio at each checked
+//!   quantile) and, when given, confidence sequences over blocks.
 //! - [`render_html`]: the console report's full text and every chart, one file, no
 //!   script, no network.
 //! - [`scan_chart`]: a throughput (or any estimate) against a swept parameter, with
@@ -32,6 +33,7 @@ mod html;
 mod scale;
 mod scan;
 mod sequence;
+mod shape;
 mod style;
 mod svg;
 mod trace;
@@ -203,7 +205,8 @@ pub struct Chart {
 
 /// Every chart the data allow, in reading order: the paired effect per block (blocked
 /// comparisons), the run-order trace and the distributions (with runs), the estimator's
-/// uncertainty (blocked comparisons), the confidence sequences (when given). Charts the
+/// uncertainty (blocked comparisons), the shape of the change (comparisons with a shape
+/// check: the typical run), the confidence sequences (when given). Charts the
 /// data cannot support are left out; [`render_html`] says why.
 pub fn charts(p: &Pictures<'_>) -> Vec<Chart> {
     let mut out = Vec::new();
@@ -211,6 +214,7 @@ pub fn charts(p: &Pictures<'_>) -> Vec<Chart> {
     out.extend(trace::chart(p));
     out.extend(distributions::chart(p));
     out.extend(uncertainty::chart(p));
+    out.extend(shape::chart(p));
     out.extend(sequence::chart(p));
     out
 }

@@ -2,10 +2,12 @@
 //! the comparison's interval from ([`Comparison::interval_distribution`]): for the
 //! signed-rank interval (abba's default, and the Friedman post-hoc tests) the Walsh
 //! averages of the per-block log-ratios, whose order statistics are the interval's ends;
-//! for a block-bootstrap estimator its replicates. The analysis's estimate and interval
-//! are marked on it. Nothing here computes a statistic: a row whose interval has no such
-//! distribution (the typical run's randomization test, a confidence sequence, a
-//! large-sample interval) marks the interval alone and says so.
+//! for a block-bootstrap estimator its replicates; for the typical run (the default) its
+//! randomization test inverted, one ratio per arrangement of the runs swapped inside
+//! blocks, whose order statistics are the interval's ends. The analysis's estimate and
+//! interval are marked on it. Nothing here computes a statistic: a row whose interval has
+//! no such distribution (a confidence sequence, a large-sample interval) marks the
+//! interval alone and says so.
 
 use std::fmt::Write as _;
 
@@ -112,6 +114,19 @@ fn describe(
                 thinned(d)
             )
         }
+        Some(d) if d.kind == DistributionKind::Randomization => {
+            let held = match (d.interval(), c.ratio_ci) {
+                (None, Some(ci)) if ci.contains(&1.0) => {
+                    "; an end held at no change: the exact test does not reject"
+                }
+                _ => "",
+            };
+            format!(
+                "randomization test of the typical run, inverted ({} arrangements{}{held})",
+                d.total,
+                thinned(d)
+            )
+        }
         Some(d) => {
             let name = estimator.map_or("the estimator", PairedEstimator::as_str);
             format!(
@@ -122,10 +137,6 @@ fn describe(
         }
         None if c.sequential.is_some() => {
             "the confidence sequence's interval (anytime-valid: no sampling distribution)"
-                .to_owned()
-        }
-        None if estimator == Some(PairedEstimator::TypicalRun) => {
-            "the typical run's randomization-test interval (its reference distribution is not drawn)"
                 .to_owned()
         }
         None => "the interval alone (no resampled distribution behind it)".to_owned(),

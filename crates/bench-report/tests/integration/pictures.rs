@@ -8,6 +8,7 @@ use bench_report::pictures::{
     Chart, ConfidenceSequence, Pictures, RunStatus, RunTrace, ScanChart, ScanPoint, SequencePoint,
     TracedRun, charts, render_html, scan_chart,
 };
+use bench_stats::paired::shape::PartMove;
 use bench_stats::{Analysis, PairedEstimator};
 
 fn chart<'a>(all: &'a [Chart], name: &str) -> &'a Chart {
@@ -155,21 +156,22 @@ fn uncertainty_draws_the_distribution_the_interval_was_read_from_for_every_estim
         // The chart marks the reported estimate and interval, exactly.
         assert_eq!(marked(svg, "interval"), ci, "{name}");
         assert_eq!(marked(svg, "estimate"), [c.ratio.unwrap()], "{name}");
-        let Some(d) = &c.interval_distribution else {
-            // The typical run's interval inverts a randomization test: no histogram of
-            // some other statistic stands in for its reference distribution.
-            assert_eq!(
-                estimator,
-                PairedEstimator::TypicalRun,
-                "{name}: no distribution"
-            );
-            assert_eq!(count(svg, "class=\"histogram\""), 0, "{name}");
-            assert!(svg.contains("randomization-test interval"), "{name}");
-            continue;
-        };
+        let d = c
+            .interval_distribution
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: no distribution"));
         // The distribution is the one the interval was read from: its quantiles at the
         // interval's levels are the interval.
-        let [lo, hi] = d.interval().unwrap_or_else(|| panic!("{name}: no levels"));
+        let Some([lo, hi]) = d.interval() else {
+            // The typical run's interval is held at no change when the exact test does not
+            // reject though its inversion would: that end lies beyond every value, and the
+            // chart says so.
+            assert_eq!(estimator, PairedEstimator::TypicalRun, "{name}: no levels");
+            assert!(ci.contains(&1.0), "{name}: {ci:?}");
+            assert!(svg.contains("held at no change"), "{name}");
+            assert!(svg.contains(&format!("data-values=\"{}\"", d.values.len())));
+            continue;
+        };
         assert!(
             (lo / ci[0] - 1.0).abs() < 1e-12,
             "{name}: {lo} vs {}",
@@ -180,7 +182,12 @@ fn uncertainty_draws_the_distribution_the_interval_was_read_from_for_every_estim
             "{name}: {hi} vs {}",
             ci[1]
         );
-        let (kind, words) = if estimator.is_signed_rank() {
+        let (kind, words) = if estimator == PairedEstimator::TypicalRun {
+            (
+                DistributionKind::Randomization,
+                "randomization test of the typical run, inverted (",
+            )
+        } else if estimator.is_signed_rank() {
             (
                 DistributionKind::WalshAverages,
                 "Walsh averages of block log-ratios",
@@ -472,11 +479,19 @@ fn every_legend_entry_is_drawn_with_the_marks_and_colours_of_its_chart() {
     for c in &charts(&Pictures::new(&three)) {
         checked.push((c.file_name.clone(), assert_legend_matches_marks(c)));
     }
+    // The typical run (the default) on real blocks: the shape chart and the randomization
+    // histogram, with moved (filled) and unmoved (hollow) parts.
+    let typical =
+        bench_stats::analyze(&skewed_blocks(), &bench_stats::AnalysisConfig::default()).unwrap();
+    for c in &charts(&Pictures::new(&typical)) {
+        checked.push((c.file_name.clone(), assert_legend_matches_marks(c)));
+    }
     for name in [
         "paired-effect.svg",
         "run-order.svg",
         "distributions.svg",
         "uncertainty.svg",
+        "shape.svg",
         "confidence-sequence.svg",
     ] {
         assert!(
@@ -757,4 +772,193 @@ fn one_block_one_look_and_one_run_are_drawn_inside_the_frame_and_centred() {
         assert_off_the_frame(&chart(&many, "run-order.svg").svg, "runs", 6.0),
         48
     );
+}
+
+/// The `data-ratios` (`quantile:ratio` pairs) of the path with `class`, if any.
+fn plotted(svg: &str, class: &str) -> Vec<(f64, f64)> {
+    let Some(at) = svg.find(&format!("class=\"{class}\"")) else {
+        return Vec::new();
+    };
+    let key = "data-ratios=\"";
+    let start = at + svg[at..].find(key).unwrap() + key.len();
+    let text = &svg[start..start + svg[start..].find('"').unwrap()];
+    text.split(' ')
+        .map(|p| {
+            let (q, r) = p.split_once(':').unwrap();
+            (q.parse().unwrap(), r.parse().unwrap())
+        })
+        .collect()
+}
+
+/// The centres `(x, y)` of every marker in the paths with class `points`, and each row's
+/// plot area (the `<rect fill="none">` frames), to check no point sits on a frame.
+fn points_inside_frames(svg: &str) {
+    let frames: Vec<[f64; 4]> = elements(svg)
+        .into_iter()
+        .filter(|e| e.starts_with("rect ") && attr(e, "fill") == Some("none"))
+        .map(|e| {
+            let v = |k| attr(e, k).unwrap().parse::<f64>().unwrap();
+            [v("x"), v("y"), v("x") + v("width"), v("y") + v("height")]
+        })
+        .collect();
+    assert!(!frames.is_empty());
+    let mut n = 0;
+    for e in elements(svg)
+        .into_iter()
+        .filter(|e| attr(e, "class").is_some_and(|c| c.starts_with("points")))
+    {
+        for m in attr(e, "d").unwrap().split('M').skip(1) {
+            let xy: Vec<f64> = m
+                .split(|c: char| c.is_ascii_alphabetic())
+                .next()
+                .unwrap()
+                .split(' ')
+                .map(|v| v.parse().unwrap())
+                .collect();
+            let (x, y) = (xy[0], xy[1]);
+            assert!(
+                frames
+                    .iter()
+                    .any(|f| x > f[0] + 4.0 && x < f[2] - 4.0 && y > f[1] + 4.0 && y < f[3] - 4.0),
+                "a point on or outside its frame: ({x}, {y}) {frames:?}"
+            );
+            n += 1;
+        }
+    }
+    assert!(n > 0);
+}
+
+#[test]
+fn shape_chart_draws_each_quantiles_ratio_with_its_interval_and_the_parts_that_moved() {
+    let a =
+        bench_stats::analyze(&skewed_blocks(), &bench_stats::AnalysisConfig::default()).unwrap();
+    let c = &a.groups[0].comparisons[0];
+    let s = c.distribution.as_ref().expect("a shape check");
+    let all = charts(&Pictures::new(&a));
+    assert!(names(&all).contains(&"shape.svg"));
+    let svg = &chart(&all, "shape.svg").svg;
+    assert!(svg.contains("<title>Shape of the change</title>"));
+    // One marker per checked quantile, split by whether the part moved beyond the margin.
+    let mut drawn = plotted(svg, "points moved");
+    drawn.extend(plotted(svg, "points unmoved"));
+    drawn.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let want: Vec<(f64, f64)> = s.quantiles.iter().map(|q| (q.quantile, q.ratio)).collect();
+    assert_eq!(drawn, want);
+    let moved: Vec<f64> = s
+        .quantiles
+        .iter()
+        .filter(|q| matches!(q.part, PartMove::Slower | PartMove::Faster))
+        .map(|q| q.quantile)
+        .collect();
+    assert!(
+        !moved.is_empty() && moved.len() < s.quantiles.len(),
+        "{moved:?}"
+    );
+    let got: Vec<f64> = plotted(svg, "points moved").iter().map(|p| p.0).collect();
+    assert_eq!(got, moved);
+    assert_eq!(markers(svg, "points moved"), moved.len());
+    // A whisker (and two caps) per interval, one band, the margin and no change.
+    let bars = svg.split("class=\"interval-bars\"").next().unwrap();
+    assert_eq!(count(&bars[bars.rfind("<path").unwrap()..], "V"), 3);
+    assert_eq!(count(svg, "class=\"interval-band\""), 1);
+    assert_eq!(count(svg, "class=\"margin-band\""), 1);
+    assert_eq!(count(svg, "class=\"margin-edge\""), 2);
+    assert_eq!(count(svg, "class=\"no-change\""), 1);
+    for label in ["p10 fast runs", "p50 typical run", "p90 slow runs"] {
+        assert!(svg.contains(&format!(">{label}</text>")), "{label}");
+    }
+    assert!(svg.contains("intervals simultaneous at 98.3% over 3 quantiles, 14 blocks"));
+    assert!(!svg.contains("NaN") && !svg.contains("inf"));
+    points_inside_frames(svg);
+    // The HTML page places it with its caption.
+    let html = render_html(&Pictures::new(&a));
+    assert!(html.contains("<figure id=\"shape\">"));
+    assert!(html.contains("ratio at each checked quantile"));
+    assert!(!html.contains("No shape chart"));
+}
+
+#[test]
+fn shape_chart_handles_one_run_per_block_equal_values_and_too_few_blocks() {
+    use bench_stats::{AnalysisConfig, Dataset, Design, Observation, Series, analyze};
+    let data = |blocks: u32, runs: u32, f: &dyn Fn(u32, u32) -> (f64, f64)| {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for k in 0..blocks {
+            for r in 0..runs {
+                let (x, y) = f(k, r);
+                a.push(Observation::in_block(x, k));
+                b.push(Observation::in_block(y, k));
+            }
+        }
+        Dataset::new("ms", vec![Series::new("A", a), Series::new("B", b)]).with_design(Design::Abba)
+    };
+    let shape_svg = |d: &Dataset| {
+        let a = analyze(d, &AnalysisConfig::default()).unwrap();
+        let all = charts(&Pictures::new(&a));
+        let svg = all
+            .iter()
+            .find(|c| c.file_name == "shape.svg")
+            .map(|c| c.svg.clone());
+        (a, svg)
+    };
+    // One run of each variant per block: the typical run alone, centred.
+    let one = data(12, 1, &|k, _| {
+        let v = 100.0 + f64::from(k % 4);
+        (v, v * 1.05)
+    });
+    let (_, svg) = shape_svg(&one);
+    let svg = svg.expect("a shape chart");
+    assert!(svg.contains(">p50 typical run</text>"));
+    assert!(!svg.contains(">p10 "));
+    assert!(svg.contains("the typical run alone"));
+    assert_eq!(count(&svg, "class=\"interval-band\""), 1);
+    assert!(!svg.contains("NaN"));
+    points_inside_frames(&svg);
+    assert_legend_matches_marks(&Chart {
+        file_name: "shape.svg".into(),
+        title: String::new(),
+        svg: svg.clone(),
+    });
+    // Every value equal: ratios of 1 with zero-width intervals, inside the frame.
+    let flat = data(8, 2, &|_, _| (1000.0, 1000.0));
+    let (a, svg) = shape_svg(&flat);
+    let svg = svg.expect("a shape chart");
+    let s = a.groups[0].comparisons[0].distribution.as_ref().unwrap();
+    assert!(s.quantiles.iter().all(|q| q.ratio == 1.0));
+    assert!(!svg.contains("NaN") && !svg.contains("inf"));
+    points_inside_frames(&svg);
+    assert!(plotted(&svg, "points moved").is_empty());
+    assert_eq!(plotted(&svg, "points unmoved").len(), 3);
+    // Three blocks: no interval reaches its level; the points alone, and a note.
+    let few = data(3, 2, &|k, r| {
+        let v = 100.0 + f64::from(k + r);
+        (v, v * 1.1)
+    });
+    let (a, svg) = shape_svg(&few);
+    if let Some(svg) = svg {
+        let s = a.groups[0].comparisons[0].distribution.as_ref().unwrap();
+        assert!(s.quantiles.iter().all(|q| q.interval.is_none()));
+        assert_eq!(count(&svg, "class=\"interval-bars\""), 0);
+        assert!(svg.contains("without an interval at"), "{svg}");
+        assert!(!svg.contains("NaN"));
+        points_inside_frames(&svg);
+    }
+    // One block: no paired analysis, no shape chart, nothing drawn from nothing.
+    let single = data(1, 3, &|_, r| (100.0 + f64::from(r), 110.0 + f64::from(r)));
+    let a = analyze(&single, &AnalysisConfig::default()).unwrap();
+    assert!(a.groups[0].comparisons[0].distribution.is_none());
+    assert!(!names(&charts(&Pictures::new(&a))).contains(&"shape.svg"));
+}
+
+/// The shape chart of the typical run on [`skewed_blocks`], element by element, one per
+/// line (`tests/snapshots/pictures__shape_svg.snap`): a change to the drawing shows in review.
+#[test]
+fn shape_chart_snapshot() {
+    let a =
+        bench_stats::analyze(&skewed_blocks(), &bench_stats::AnalysisConfig::default()).unwrap();
+    let all = charts(&Pictures::new(&a));
+    let svg = chart(&all, "shape.svg").svg.replace("><", ">\n<");
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_snapshot!("pictures__shape_svg", svg));
 }

@@ -459,19 +459,31 @@ impl ShapeWords<'_> {
         self.f.config.equivalence_margin * 100.0
     }
 
-    /// What the intervals rest on: the blocks, and the quantiles checked at once.
+    /// What the intervals rest on: the blocks, and the quantiles checked at once; their
+    /// level when `--confidence` put it elsewhere than the deciding tests'.
     fn scope(&self) -> String {
         let s = self.s;
+        let level = s.confidence * 100.0;
+        let decision_level = 100.0 * (1.0 - self.f.config.alpha / s.quantiles.len().max(1) as f64);
+        let other = if (level - decision_level).abs() > 1e-9 {
+            format!(", not the decision's {decision_level:.1}%")
+        } else {
+            String::new()
+        };
         if s.quantiles.len() == 1 {
+            let at = if other.is_empty() {
+                String::new()
+            } else {
+                format!("; interval at {level:.1}%{other}")
+            };
             format!(
-                "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked",
+                "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked{at}",
                 s.blocks
             )
         } else {
             format!(
-                "paired over {} blocks; intervals simultaneous at {:.1}% over {} quantiles",
+                "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles{other}",
                 s.blocks,
-                s.confidence * 100.0,
                 s.quantiles.len()
             )
         }

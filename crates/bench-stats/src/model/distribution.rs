@@ -18,14 +18,19 @@ pub enum DistributionKind {
     WalshAverages,
     /// The replicates of a block bootstrap of the estimator (whole blocks resampled).
     BlockBootstrap,
+    /// The typical run's randomization test, inverted: for each arrangement of the runs
+    /// swapped inside blocks, the ratio at which it ties the observed statistic
+    /// ([`crate::paired::shape`]); the interval's ends are two of its order statistics.
+    Randomization,
 }
 
 impl DistributionKind {
-    /// `walsh-averages` or `block-bootstrap`.
+    /// `walsh-averages`, `block-bootstrap` or `randomization`.
     pub fn as_str(self) -> &'static str {
         match self {
             DistributionKind::WalshAverages => "walsh-averages",
             DistributionKind::BlockBootstrap => "block-bootstrap",
+            DistributionKind::Randomization => "randomization",
         }
     }
 }
@@ -47,8 +52,10 @@ pub struct IntervalDistribution {
     /// The quantile levels (linear interpolation, as [`IntervalDistribution::quantile`])
     /// at which the interval's ends lie: `alpha / 2` and `1 - alpha / 2` for the percentile
     /// bootstrap, the adjusted levels for BCa, `(k - 1) / (M - 1)` and `(M - k) / (M - 1)`
-    /// for the signed-rank interval `[W_(k), W_(M+1-k)]` of `M` Walsh averages. `None` when
-    /// the ends are not quantiles of the values (the studentized bootstrap).
+    /// for the signed-rank interval `[W_(k), W_(M+1-k)]` of `M` Walsh averages, the positions
+    /// of the ends among the randomization values (an end held at no change sits where the
+    /// values reach 1). `None` when the ends are not quantiles of the values (the
+    /// studentized bootstrap, a randomization interval whose end lies beyond its values).
     pub levels: Option<[f64; 2]>,
 }
 

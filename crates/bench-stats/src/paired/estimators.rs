@@ -14,7 +14,7 @@ use crate::descriptive::summary::{mean, median, variance_parts};
 use crate::model::distribution::{DistributionKind, IntervalDistribution};
 use crate::model::report::PairedReport;
 use crate::paired::robust::{BlockSummary, pooled_median_ratio};
-use crate::paired::shape::{SHAPE_QUANTILES, ShapeAnalysis, ShapeConfig, shape_analysis};
+use crate::paired::shape::{SHAPE_QUANTILES, ShapeAnalysis, ShapeConfig, shape_analysis_keeping};
 use crate::rank::wilcoxon::paired_hodges_lehmann_walsh;
 use crate::resample::bootstrap::{
     self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic,
@@ -644,8 +644,9 @@ pub struct RunsEstimate {
     /// For the typical run: the comparison at every checked quantile.
     pub shape: Option<ShapeAnalysis>,
     /// The distribution `interval` was read from: the Walsh averages of the summarized
-    /// block log-ratios, or the pooled-median ratio's bootstrap replicates. `None` for the
-    /// typical run (a randomization test's inversion) and large-sample intervals.
+    /// block log-ratios, the pooled-median ratio's bootstrap replicates, or the typical
+    /// run's inverted randomization test ([`crate::model::DistributionKind::Randomization`]).
+    /// `None` for large-sample intervals.
     pub distribution: Option<IntervalDistribution>,
 }
 
@@ -859,6 +860,7 @@ fn typical_run_estimate(
         permutations: config.bootstrap.resamples as usize,
         seed: config.bootstrap.seed,
         alpha: config.alpha,
+        confidence: config.bootstrap.confidence,
         margin: config.margin,
         higher_is_better: config.higher_is_better,
     };
@@ -872,7 +874,20 @@ fn typical_run_estimate(
         .zip(c.values())
         .map(|(&b, &c)| [b, c])
         .collect();
-    let shape = shape_analysis(baseline, candidate, &shape_config)?;
+    let (shape, distribution) = shape_analysis_keeping(baseline, candidate, &shape_config)?;
+    // Ratios beyond f64 (runs of 1e-300 against 1e300): no ratio to report, as for values
+    // that are not positive.
+    if shape
+        .quantiles
+        .iter()
+        .any(|q| !(q.ratio.is_finite() && q.ratio > 0.0))
+    {
+        let medians = PairedConfig {
+            estimator: PairedEstimator::HodgesLehmannMedianLogRatio,
+            ..*config
+        };
+        return runs_estimate(baseline, candidate, &medians);
+    }
     let typical = shape.typical();
     let interval = match typical.interval {
         Some([low, high]) => Ok(BootstrapInterval {
@@ -891,18 +906,21 @@ fn typical_run_estimate(
         }),
         None => Err(StatsError::TooFewSamples {
             what: "blocks for the typical run's interval at its simultaneous level",
-            needed: crate::paired::shape::min_shape_blocks(config.alpha, SHAPE_QUANTILES.len()),
+            needed: crate::paired::shape::min_shape_blocks(
+                1.0 - config.bootstrap.confidence,
+                SHAPE_QUANTILES.len(),
+            ),
             got: shape.blocks,
         }),
     };
+    let distribution = distribution.filter(|_| interval.is_ok());
     Ok(RunsEstimate {
         ratio: Some(typical.ratio),
         interval,
         p_value: Some(shape.p_value),
         block_values,
         shape: Some(shape),
-        // The randomization test's reference distribution stays inside the shape check.
-        distribution: None,
+        distribution,
     })
 }
 

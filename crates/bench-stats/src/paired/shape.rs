@@ -27,7 +27,8 @@
 //!    `p >= 2 / (K + 1)` for `K` arrangements).
 //! 4. **Multiplicity.** The decision over the checked quantiles is controlled family-wise
 //!    by Bonferroni: each quantile is tested at `alpha / k` and its interval is at
-//!    `1 - alpha / k` (simultaneous). Equivalence is an intersection-union test: every
+//!    `1 - (1 - c) / k` for the family level `c` (`--confidence`, default `1 - alpha`, so
+//!    `1 - alpha / k`: simultaneous). Equivalence is an intersection-union test: every
 //!    quantile's `1 - 2 alpha` interval inside the margin, which needs no correction
 //!    (Berger 1982).
 //!
@@ -38,6 +39,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::StatsError;
+use crate::model::distribution::{DistributionKind, IntervalDistribution, MAX_DISTRIBUTION_VALUES};
 use crate::special::regularized_beta;
 
 /// The quantiles every paired comparison checks: fast runs, the typical run, slow runs.
@@ -53,6 +55,11 @@ pub struct ShapeConfig {
     pub seed: u64,
     /// Family-wise error rate of the whole decision over the quantiles. Default 0.05.
     pub alpha: f64,
+    /// Family-wise level of the quantiles' intervals (`--confidence`): each is at
+    /// `1 - (1 - confidence) / k`, simultaneous over the `k` checked quantiles. At
+    /// `1 - alpha` (the default 0.95 with the default alpha) an interval excludes no change
+    /// exactly when its part is significant.
+    pub confidence: f64,
     /// The practical margin on the ratio scale (0.01 = ±1%). Default 0.01.
     pub margin: f64,
     /// `true` when larger values are better: a ratio above 1 is then faster.
@@ -65,6 +72,7 @@ impl Default for ShapeConfig {
             permutations: 2000,
             seed: 1,
             alpha: 0.05,
+            confidence: 0.95,
             margin: 0.01,
             higher_is_better: false,
         }
@@ -140,7 +148,8 @@ pub struct QuantileShift {
 pub struct ShapeAnalysis {
     /// One entry per checked quantile, ascending.
     pub quantiles: Vec<QuantileShift>,
-    /// Level of every `interval`: `1 - alpha / k`.
+    /// Level of every `interval`: `1 - (1 - c) / k` for the family level `c`
+    /// ([`ShapeConfig::confidence`]; `1 - alpha / k` at the default `c = 1 - alpha`).
     pub confidence: f64,
     /// Level of every `equivalence_interval`: `1 - 2 alpha`.
     pub equivalence_confidence: f64,
@@ -592,6 +601,40 @@ impl Inversion {
     }
 }
 
+impl Inversion {
+    /// The values `exp(t - r)` of every finite ratio `r`, ascending: the distribution the
+    /// interval is read from (its `(up_room + 1)`-th smallest and `(down_room + 1)`-th
+    /// largest values are the interval's ends, see [`Inversion::interval`]). `reported` is
+    /// the interval as the comparison reports it; the levels are where its ends sit among
+    /// the values (an order statistic's `j / (m - 1)`, or for an end held at no change,
+    /// the interpolated level at which the values reach 1). `None` levels when an end lies
+    /// outside the values.
+    fn distribution(&self, t: f64, reported: Option<[f64; 2]>) -> Option<IntervalDistribution> {
+        let values: Vec<f64> = self.ratios.iter().rev().map(|r| (t - r).exp()).collect();
+        let levels =
+            reported.and_then(|[lo, hi]| Some([level_of(&values, lo)?, level_of(&values, hi)?]));
+        // A thinned distribution no longer holds the ends as order statistics.
+        let levels = levels.filter(|_| values.len() <= MAX_DISTRIBUTION_VALUES);
+        IntervalDistribution::new(DistributionKind::Randomization, values, levels)
+    }
+}
+
+/// The level at which the linear-interpolation quantile of `sorted` is `x`: `j / (m - 1)`
+/// for an order statistic `x = sorted[j]`. `None` outside the values or with fewer than 2.
+fn level_of(sorted: &[f64], x: f64) -> Option<f64> {
+    let m = sorted.len();
+    if m < 2 || !(x >= sorted[0] && x <= sorted[m - 1]) {
+        return None;
+    }
+    let last = (m - 1) as f64;
+    let j = sorted.partition_point(|&v| v < x);
+    if sorted[j] == x {
+        return Some(j as f64 / last);
+    }
+    let (a, b) = (sorted[j - 1], sorted[j]);
+    Some(((j - 1) as f64 + (x - a) / (b - a)) / last)
+}
+
 /// The randomization test's two-sided p of `t` against the statistics of every arrangement
 /// of the data as observed: `2 min(#{T_m >= t}, #{T_m <= t}) / K`, counting the observed
 /// arrangement once more (`extra`) when the arrangements are random.
@@ -632,6 +675,21 @@ pub fn shape_analysis(
     candidate: &[Vec<f64>],
     config: &ShapeConfig,
 ) -> Result<ShapeAnalysis, StatsError> {
+    shape_analysis_keeping(baseline, candidate, config).map(|(s, _)| s)
+}
+
+/// [`shape_analysis`], and the randomization distribution the typical run's interval was
+/// read from ([`DistributionKind::Randomization`]): for each arrangement of the data
+/// aligned at the estimate, the ratio at which that arrangement's statistic ties the
+/// observed one (`exp(T - T'_m / (1 - c_m))`, see [`Inversion`]). The interval's ends are
+/// two of its order statistics (an end held at no change because the exact test did not
+/// reject sits where the values reach 1), at the levels it carries. `None` when no
+/// arrangement gives a finite value.
+pub(crate) fn shape_analysis_keeping(
+    baseline: &[Vec<f64>],
+    candidate: &[Vec<f64>],
+    config: &ShapeConfig,
+) -> Result<(ShapeAnalysis, Option<IntervalDistribution>), StatsError> {
     check_shape_config(config)?;
     let logs = LogBlocks::new(baseline, candidate)?;
     let n = logs.a.len();
@@ -663,32 +721,57 @@ pub fn shape_analysis(
         arrangements,
         checked: k,
         a_test: config.alpha / k as f64,
+        a_interval: (1.0 - config.confidence) / k as f64,
         a_equiv: 2.0 * config.alpha,
         config,
     };
-    let quantiles: Vec<QuantileShift> = checked.iter().map(|&q| check.shift(q)).collect();
+    // The typical run's distribution is kept: its interval is the comparison's.
+    let typical_q = checked
+        .iter()
+        .copied()
+        .min_by(|a, b| (a - 0.5).abs().total_cmp(&(b - 0.5).abs()))
+        .unwrap_or(0.5);
+    let mut typical_distribution = None;
+    let quantiles: Vec<QuantileShift> = checked
+        .iter()
+        .map(|&q| {
+            let (shift, distribution) = check.shift(q, q == typical_q);
+            if distribution.is_some() {
+                typical_distribution = distribution;
+            }
+            shift
+        })
+        .collect();
     let p_value = quantiles
         .iter()
         .map(|q| q.p_value_adjusted)
         .fold(1.0, f64::min);
-    Ok(ShapeAnalysis {
+    let shape = ShapeAnalysis {
         quantiles,
-        confidence: 1.0 - check.a_test,
+        confidence: 1.0 - check.a_interval,
         equivalence_confidence: 1.0 - check.a_equiv,
         permutations: arrangements.count(),
         exact: matches!(arrangements, Arrangements::Exact(_)),
         p_value,
         blocks: n,
-    })
+    };
+    Ok((shape, typical_distribution))
 }
 
-/// [`StatsError::InvalidParameter`] for an alpha or a margin out of range.
+/// [`StatsError::InvalidParameter`] for an alpha, a confidence or a margin out of range.
 fn check_shape_config(config: &ShapeConfig) -> Result<(), StatsError> {
     if !(config.alpha > 0.0 && config.alpha < 0.5) {
         return Err(StatsError::InvalidParameter {
             name: "alpha",
             value: config.alpha,
             reason: "must be strictly between 0 and 0.5",
+        });
+    }
+    if !(config.confidence > 0.0 && config.confidence < 1.0) {
+        return Err(StatsError::InvalidParameter {
+            name: "confidence",
+            value: config.confidence,
+            reason: "must be strictly between 0 and 1",
         });
     }
     if !(config.margin >= 0.0 && config.margin < 1.0) {
@@ -714,16 +797,19 @@ struct QuantileCheck<'a> {
     arrangements: Arrangements,
     /// Quantiles checked: the Bonferroni share.
     checked: usize,
-    /// The test's level per quantile, and the equivalence intervals'.
+    /// The test's level per quantile, its interval's (`1 - a_interval`, from
+    /// `--confidence`) and the equivalence interval's.
     a_test: f64,
+    a_interval: f64,
     a_equiv: f64,
     config: &'a ShapeConfig,
 }
 
 impl QuantileCheck<'_> {
     /// Quantile `q`'s shift: its estimate, the exact randomization test's p, the intervals
-    /// from the inversion around the estimate, and how the part moved.
-    fn shift(&self, q: f64) -> QuantileShift {
+    /// from the inversion around the estimate, and how the part moved; with `keep`, the
+    /// distribution its interval is read from ([`Inversion::distribution`]).
+    fn shift(&self, q: f64, keep: bool) -> (QuantileShift, Option<IntervalDistribution>) {
         let (config, arrangements) = (self.config, self.arrangements);
         let (na, nb) = self.totals;
         let (wa, wb) = (harrell_davis_weights(na, q), harrell_davis_weights(nb, q));
@@ -748,7 +834,7 @@ impl QuantileCheck<'_> {
             i.map(|[lo, hi]| [lo.exp(), hi.exp()])
                 .filter(|b| b.iter().all(|x| x.is_finite() && *x > 0.0))
         };
-        let interval = exp(inversion.interval(t, self.a_test));
+        let interval = exp(inversion.interval(t, self.a_interval));
         let equivalence_interval = exp(inversion.interval(t, self.a_equiv));
         let ratio = t.exp();
         let significant = p <= self.a_test;
@@ -764,7 +850,8 @@ impl QuantileCheck<'_> {
                 }
             })
         };
-        let interval = hold_one(interval, significant);
+        let interval = hold_one(interval, p <= self.a_interval);
+        let distribution = keep.then(|| inversion.distribution(t, interval)).flatten();
         let equivalence_interval = hold_one(equivalence_interval, p <= self.a_equiv);
         let inside = equivalence_interval.is_some_and(|[lo, hi]| {
             lo >= 1.0 - config.margin - 1e-12 && hi <= 1.0 + config.margin + 1e-12
@@ -777,7 +864,7 @@ impl QuantileCheck<'_> {
             (false, true) => PartMove::Equivalent,
             (false, false) => PartMove::Unclear,
         };
-        QuantileShift {
+        let shift = QuantileShift {
             quantile: q,
             baseline: harrell_davis(&self.raw.0, q).unwrap_or(f64::NAN),
             candidate: harrell_davis(&self.raw.1, q).unwrap_or(f64::NAN),
@@ -787,7 +874,8 @@ impl QuantileCheck<'_> {
             p_value: p,
             p_value_adjusted: (p * self.checked as f64).min(1.0),
             part,
-        }
+        };
+        (shift, distribution)
     }
 }
 
@@ -875,5 +963,75 @@ mod tests {
             assert!((lo - 1.0005).abs() < 1e-12 && (hi - 1.0005).abs() < 1e-12);
             assert_eq!(q.part, PartMove::Slower);
         }
+    }
+}
+
+#[cfg(test)]
+mod distribution_tests {
+    use super::*;
+
+    /// 14 blocks of 2 + 2 runs, the candidate 5-40% slower by block.
+    fn skewed() -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+        let slow = [
+            1.05, 1.06, 1.4, 1.07, 1.05, 1.3, 1.08, 1.06, 1.25, 1.05, 1.09, 1.35, 1.07, 1.06,
+        ];
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for (k, &r) in slow.iter().enumerate() {
+            let level = 100.0 * (1.0 + 0.03 * ((k * 7 % 5) as f64));
+            let bump = if k % 3 == 0 { 1.3 } else { 1.0 };
+            a.push(vec![level, level * 1.01 * bump]);
+            b.push(vec![level * r, level * r * 0.99]);
+        }
+        (a, b)
+    }
+
+    /// 12 blocks of 3 + 3 runs, the candidate 8% slower with noise.
+    fn shifted() -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for k in 0..12 {
+            let level = 100.0 * (1.0 + 0.02 * f64::from(k % 5));
+            let run = |i: i32| 1.0 + 0.01 * f64::from((k * 3 + i) % 7);
+            a.push((0..3).map(|i| level * run(i)).collect());
+            b.push((0..3).map(|i| level * 1.08 * run(i + 2)).collect());
+        }
+        (a, b)
+    }
+
+    #[test]
+    fn the_typical_runs_interval_is_read_from_its_distribution() {
+        let mut matched = 0;
+        for (data, confidence) in [
+            (shifted(), 0.95),
+            (shifted(), 0.8),
+            (skewed(), 0.95),
+            (skewed(), 0.9),
+        ] {
+            let config = ShapeConfig {
+                confidence,
+                ..ShapeConfig::default()
+            };
+            let (s, d) = shape_analysis_keeping(&data.0, &data.1, &config).unwrap();
+            let d = d.expect("a distribution");
+            assert_eq!(d.kind, DistributionKind::Randomization);
+            assert!(d.values.len() <= s.permutations);
+            assert!((s.confidence - (1.0 - (1.0 - confidence) / 3.0)).abs() < 1e-12);
+            let typical = s.typical();
+            let ci = typical.interval.expect("an interval");
+            match d.interval() {
+                Some([lo, hi]) => {
+                    assert!((lo / ci[0] - 1.0).abs() < 1e-12, "{lo} vs {ci:?}");
+                    assert!((hi / ci[1] - 1.0).abs() < 1e-12, "{hi} vs {ci:?}");
+                    matched += 1;
+                }
+                // An end held at no change beyond every value: the exact test did not
+                // reject at the interval's level though the inversion would have.
+                None => {
+                    assert!(ci[0] == 1.0 || ci[1] == 1.0, "{ci:?}");
+                    assert!(typical.p_value > 1.0 - s.confidence);
+                    assert!(1.0 < d.values[0] || 1.0 > d.values[d.values.len() - 1]);
+                }
+            }
+        }
+        assert!(matched >= 2, "{matched}");
     }
 }

@@ -57,6 +57,7 @@ pub fn dataset_shape(
     let table = block_table(&members)?;
     let config = ShapeConfig {
         alpha: rule.alpha,
+        confidence: 1.0 - rule.alpha,
         margin: rule.margin,
         higher_is_better: data.higher_is_better,
         ..ShapeConfig::default()
