@@ -3,8 +3,8 @@
 //! - `reproduce-appendix`: Appendix F's experiments re-run on this machine beside the
 //!   appendix's own figures ([`appendix`]); `--check` recomputes the published figures
 //!   from the fixtures (also run by `cargo test`).
-//! - `chain-sweep`: chains 1..8 in randomized blocks, Friedman + Holm-corrected Wilcoxon,
-//!   and an independent confirmation of the sweep's standout step ([`sweep`]).
+//! - `chain-sweep`: chains 1..8 in randomized blocks, analysed and confirmed through the
+//!   library calls of `abba compare -P ... --confirm` ([`sweep`]).
 //! - `scipy-timing`: bench-stats' rank tests timed against SciPy's.
 //! - `browser-check`: the demo's HTML report in headless Chromium, and the size and
 //!   render time of a 10,000-run report ([`browser`]).
@@ -66,9 +66,10 @@ enum Task {
     /// as child processes in randomized blocks, and writes `target/appendix/REPORT.md`
     /// plus the raw JSONL of every experiment under `target/appendix/`.
     ReproduceAppendix(AppendixArgs),
-    /// Sweep chains 1..8 in randomized blocks; Friedman omnibus, Holm-corrected Wilcoxon
-    /// of each chain count against its neighbour, then an independent confirmation of the
-    /// sweep's largest neighbour step before calling it a finding.
+    /// Sweep chains 1..8 in randomized blocks and analyse it as `abba compare -P ...
+    /// --confirm` does (Friedman omnibus, Page's trend, Holm-adjusted post-hoc tests
+    /// against chains=1), then rerun the standout against chains=1 (`--confirm`'s
+    /// rerun) before calling it a finding.
     ChainSweep(sweep::SweepArgs),
     /// Time bench-stats' Mann-Whitney U and Kruskal-Wallis against SciPy on 10^6 values
     /// (skipped when python3 cannot import SciPy).

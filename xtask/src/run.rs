@@ -15,8 +15,8 @@ use std::process::Command;
 use anyhow::{Context, Result, ensure};
 use bench_kernel::Op;
 use bench_sched::{
-    CommandSpec, Design, ExperimentConfig, Layout, Loaded, Metric, Observer, RawWriter, RealRunner,
-    ScanParameter, Shell, Variant, run_experiment,
+    CommandSpec, Design, Experiment, ExperimentConfig, Layout, Loaded, Metric, Observer, RawWriter,
+    RealRunner, ScanParameter, Shell, Variant, run_experiment,
 };
 
 /// Operations per second in one "M ops/s".
@@ -154,9 +154,11 @@ pub struct BlockTable {
 }
 
 /// Prints one line per finished block to stderr.
-struct Progress<'a> {
-    label: &'a str,
-    blocks: u32,
+pub struct Progress<'a> {
+    /// What the progress lines call the experiment.
+    pub label: &'a str,
+    /// Blocks it runs.
+    pub blocks: u32,
 }
 
 impl Observer for Progress<'_> {
@@ -173,36 +175,45 @@ impl Observer for Progress<'_> {
     }
 }
 
-/// Runs `plan` with `abba` as child processes (one untimed warm-up run per variant, then
-/// the schedule) and returns the per-block values in M ops/s.
+impl Plan {
+    /// The experiment this plan runs with `abba` as child processes: one untimed warm-up
+    /// run per variant, then the schedule, the layout randomized, `ops_per_sec` measured.
+    ///
+    /// # Errors
+    /// When the binary's path is not UTF-8.
+    pub fn experiment_config(&self, abba: &Path) -> Result<ExperimentConfig> {
+        let variants = self
+            .variants
+            .iter()
+            .map(|(name, kernel)| {
+                Ok(Variant {
+                    name: name.clone(),
+                    command: kernel.command(abba)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ExperimentConfig {
+            variants,
+            design: self.design,
+            blocks: self.blocks,
+            seed: self.seed,
+            warmup: 1,
+            layout: Layout::Random,
+            metric: Metric::Json("ops_per_sec".into()),
+            unit: Some("ops/s".into()),
+            higher_is_better: Some(true),
+            parameter: self.parameter.clone(),
+            ..ExperimentConfig::default()
+        })
+    }
+}
+
+/// Runs `config` (the plan's [`Plan::experiment_config`]) and returns the experiment,
+/// its raw runs written to the plan's raw file.
 ///
 /// # Errors
-/// Scheduler errors (a failed run stops the experiment), an unwritable raw file, or a run
-/// without its `ops_per_sec` value.
-pub fn run_plan(abba: &Path, plan: &Plan) -> Result<BlockTable> {
-    let variants = plan
-        .variants
-        .iter()
-        .map(|(name, kernel)| {
-            Ok(Variant {
-                name: name.clone(),
-                command: kernel.command(abba)?,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let config = ExperimentConfig {
-        variants,
-        design: plan.design,
-        blocks: plan.blocks,
-        seed: plan.seed,
-        warmup: 1,
-        layout: Layout::Random,
-        metric: Metric::Json("ops_per_sec".into()),
-        unit: Some("ops/s".into()),
-        higher_is_better: Some(true),
-        parameter: plan.parameter.clone(),
-        ..ExperimentConfig::default()
-    };
+/// Scheduler errors (a failed run stops the experiment) or an unwritable raw file.
+pub fn run_config(config: &ExperimentConfig, plan: &Plan) -> Result<Experiment> {
     if let Some(dir) = plan.raw.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
@@ -211,16 +222,34 @@ pub fn run_plan(abba: &Path, plan: &Plan) -> Result<BlockTable> {
         label: &plan.label,
         blocks: plan.blocks,
     };
-    let outcome = run_experiment(
-        &config,
+    run_experiment(
+        config,
         &bench_sched::InterruptFlag::new(),
         &mut RealRunner::new(),
         &mut out,
         &mut progress,
     )
-    .with_context(|| format!("{} (raw data: {})", plan.label, plan.raw.display()))?;
+    .with_context(|| format!("{} (raw data: {})", plan.label, plan.raw.display()))
+}
+
+/// Runs `plan` with `abba` as child processes (one untimed warm-up run per variant, then
+/// the schedule) and returns the per-block values in M ops/s.
+///
+/// # Errors
+/// Scheduler errors (a failed run stops the experiment), an unwritable raw file, or a run
+/// without its `ops_per_sec` value.
+pub fn run_plan(abba: &Path, plan: &Plan) -> Result<BlockTable> {
+    let outcome = run_config(&plan.experiment_config(abba)?, plan)?;
+    block_table(plan, &outcome.to_dataset())
+}
+
+/// The plan's values as `values[variant][block]` in M ops/s (see [`block_values`]).
+///
+/// # Errors
+/// A block of a variant without a value.
+pub fn block_table(plan: &Plan, loaded: &Loaded) -> Result<BlockTable> {
     let names: Vec<String> = plan.variants.iter().map(|(n, _)| n.clone()).collect();
-    let values = block_values(&names, plan.blocks, &outcome.to_dataset())?;
+    let values = block_values(&names, plan.blocks, loaded)?;
     Ok(BlockTable { names, values })
 }
 

@@ -175,13 +175,14 @@ pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
 /// deaf to SIGINT/SIGTERM/SIGHUP, that reads 4-byte messages from a pipe (a positive
 /// process group id: record it; its negation: forget it) and, when the pipe's write end
 /// closes (abba exited or was killed, even by SIGKILL), kills every group still recorded
-/// and exits. Returns the write end (close-on-exec, so no command inherits it).
+/// and exits. Returns the write end (close-on-exec, so no command inherits it) and the
+/// guardian's pid.
 ///
 /// No exec: the child runs only async-signal-safe calls (`setpgid`, `sigaction`, `chdir`,
 /// `dup2`, `close`, `read`, `kill`, `_exit`) on memory on its own stack, so forking a
 /// threaded abba is sound. Up to 64 groups are recorded at once (abba runs one command at a
 /// time; a message beyond that is dropped).
-pub(crate) fn spawn_guardian() -> io::Result<File> {
+pub(crate) fn spawn_guardian() -> io::Result<(File, u32)> {
     let (reader, writer) = pipe()?;
     let read_fd = reader.as_raw_fd();
     // SAFETY: see above: between fork and _exit the child calls only async-signal-safe
@@ -196,7 +197,7 @@ pub(crate) fn spawn_guardian() -> io::Result<File> {
         unsafe { guardian_child(read_fd) }
     }
     drop(reader);
-    Ok(File::from(writer))
+    Ok((File::from(writer), pid as u32))
 }
 
 /// The guardian's life (in the forked child).
@@ -254,6 +255,78 @@ unsafe fn guardian_child(read_fd: RawFd) -> ! {
             }
         }
         libc::_exit(0)
+    }
+}
+
+/// Makes abba a child subreaper (Linux `PR_SET_CHILD_SUBREAPER`): a process a command
+/// started that loses its parent (`setsid sleep 100 &` after `sh` exits) is adopted by
+/// abba instead of init, so [`Adopted`] can find and end it. `false` when the kernel
+/// refuses (not Linux, or before 3.4).
+pub(crate) fn become_subreaper() -> bool {
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes an integer flag and touches no memory.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) == 0 }
+}
+
+/// The children the kernel gives abba's main thread, read from
+/// `/proc/self/task/PID/children` (kept open: one `pread` a look). Orphans adopted by a
+/// subreaper go to its first live thread, the main one.
+#[derive(Debug)]
+pub(crate) struct Adopted {
+    children: File,
+    buf: Vec<u8>,
+}
+
+impl Adopted {
+    /// Opens the list (`None` without `CONFIG_PROC_CHILDREN`).
+    pub(crate) fn open() -> Option<Adopted> {
+        let pid = std::process::id();
+        let children = File::open(format!("/proc/self/task/{pid}/children")).ok()?;
+        Some(Adopted {
+            children,
+            buf: vec![0u8; 4096],
+        })
+    }
+
+    /// The pids in the list now. Time: one `pread`.
+    pub(crate) fn pids(&mut self) -> Vec<u32> {
+        use std::os::unix::fs::FileExt;
+        let n = self.children.read_at(&mut self.buf, 0).unwrap_or(0);
+        std::str::from_utf8(&self.buf[..n])
+            .unwrap_or("")
+            .split_ascii_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect()
+    }
+}
+
+/// Whether the live process `pid` was started with `key=` in its environment (read from
+/// `/proc/PID/environ`; `false` for a zombie or a process abba may not read).
+pub(crate) fn started_with_env(pid: u32, key: &str) -> bool {
+    let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+        return false;
+    };
+    env.split(|&b| b == 0)
+        .any(|kv| kv.starts_with(key.as_bytes()) && kv.get(key.len()) == Some(&b'='))
+}
+
+/// Kills the adopted child `pid` and its process group (unless that is abba's own), then
+/// reaps it.
+pub(crate) fn kill_and_reap(pid: u32) {
+    let Ok(p) = libc::pid_t::try_from(pid) else {
+        return;
+    };
+    // SAFETY: getpgid, getpgrp, kill and waitpid have no memory-safety preconditions
+    // beyond a valid status pointer.
+    unsafe {
+        let group = libc::getpgid(p);
+        if group > 0 && group != libc::getpgrp() {
+            libc::kill(-group, libc::SIGKILL);
+        }
+        libc::kill(p, libc::SIGKILL);
+        let mut status = 0;
+        while libc::waitpid(p, &mut status, 0) < 0
+            && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+        {}
     }
 }
 

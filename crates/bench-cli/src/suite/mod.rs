@@ -107,11 +107,9 @@ impl Gates {
 }
 
 fn shell_of(text: Option<&str>, flag: &str) -> anyhow::Result<Shell> {
-    match text.unwrap_or("none") {
-        "none" => Ok(Shell::None),
-        "sh" => Ok(Shell::Sh),
-        other => Err(usage(format!("{flag} {other:?}: expected none or sh"))),
-    }
+    let text = text.unwrap_or("none");
+    text.parse::<Shell>()
+        .map_err(|_| usage(format!("{flag} {text:?}: expected none or sh")))
 }
 
 fn hooks_of(entry: &BenchmarkEntry, shell: Shell) -> anyhow::Result<Hooks> {

@@ -752,6 +752,37 @@ fn m9_background_processes_of_a_run_end_with_the_run() {
 }
 
 #[test]
+fn m9_a_process_that_leaves_the_group_with_setsid_ends_with_its_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    std::fs::create_dir(&pids).unwrap();
+    // The sleeper leaves the run's process group and session (`setsid`), writes its pid,
+    // and only then does the command exit: the group kill cannot reach it; abba, as the
+    // subreaper that adopted it, must.
+    let cmd = format!(
+        "f={}/$$; setsid sh -c \"echo \\$\\$ > $f.tmp && mv $f.tmp $f; exec sleep 102\" & while [ ! -s $f ]; do :; done; exit 0",
+        pids.display()
+    );
+    abba()
+        .args([
+            "compare", "--blocks", "1", "--warmup", "0", "-q", "--shell", "sh", "-o",
+        ])
+        .arg(dir.path().join("setsid.jsonl"))
+        .args([&cmd, "true"])
+        .assert()
+        .success();
+    let started: Vec<u32> = std::fs::read_dir(&pids)
+        .unwrap()
+        .flat_map(|e| pids_in(&e.unwrap().path()))
+        .collect();
+    assert_eq!(started.len(), 2, "one ABBA block: two runs of the command");
+    assert!(
+        all_end(&started),
+        "a setsid sleeper outlived abba: {started:?}"
+    );
+}
+
+#[test]
 fn orphans_a_sigkilled_abba_takes_its_command_and_the_command_children_with_it() {
     let dir = tempfile::tempdir().unwrap();
     let pids = dir.path().join("pids");

@@ -6,6 +6,7 @@
 mod browser;
 mod cli;
 mod counting;
+mod doc_figures;
 mod faults;
 mod faults_attack;
 mod first_contact;

@@ -37,7 +37,9 @@ const STOP_CHECK: Duration = Duration::from_millis(250);
 /// ends, so background processes it started (`sleep 100 &`) do not outlive the run. The
 /// group is recorded with the orphan guardian (a process forked once, see
 /// [`crate::sys`]) that kills it if abba dies, even by SIGKILL; when the guardian cannot
-/// start, the direct child gets `PR_SET_PDEATHSIG` instead. Stderr (when not shown) and
+/// start, the direct child gets `PR_SET_PDEATHSIG` instead. abba is also a child
+/// subreaper (Linux), so a process that left the group (`setsid`) and lost its parent is
+/// adopted by abba and ended, with its group, as the run ends (see `end_adopted`). Stderr (when not shown) and
 /// stdout (when a `json:` metric reads it) come through pipes read while the child runs:
 /// only the last [`STDERR_TAIL_BYTES`] of stderr and the last JSON object line of stdout
 /// are kept, so memory and disk stay bounded however much the command prints. One `poll`
@@ -77,17 +79,55 @@ impl RealRunner {
 }
 
 /// The guardian's pipe, started on the first run (`None`: it could not start).
-static GUARDIAN: OnceLock<Option<Mutex<File>>> = OnceLock::new();
+static GUARDIAN: OnceLock<Option<(Mutex<File>, u32)>> = OnceLock::new();
 
-fn guardian() -> Option<&'static Mutex<File>> {
+/// The list of abba's children, when abba became a subreaper: where a command's process
+/// that left its group (`setsid`) and lost its parent turns up.
+static ADOPTED: OnceLock<Option<Mutex<sys::Adopted>>> = OnceLock::new();
+
+fn guardian() -> Option<&'static (Mutex<File>, u32)> {
     GUARDIAN
         .get_or_init(|| {
             // Once, before the first child: children abba cannot reap would lose every
             // run's status (a failure to check is left to show at the first run's wait4).
             let _ = sys::make_children_waitable();
-            sys::spawn_guardian().ok().map(Mutex::new)
+            let guardian = sys::spawn_guardian()
+                .ok()
+                .map(|(pipe, pid)| (Mutex::new(pipe), pid));
+            // After the guardian's fork (it is abba's child, never adopted).
+            ADOPTED.get_or_init(|| {
+                sys::become_subreaper()
+                    .then(sys::Adopted::open)
+                    .flatten()
+                    .map(Mutex::new)
+            });
+            guardian
         })
         .as_ref()
+}
+
+/// Ends every process a run left behind outside its group: live children abba adopted
+/// (as a subreaper) whose environment carries [`LAYOUT_ENV_VAR`], which every run's
+/// command and its descendants inherit, are killed with their process groups and reaped;
+/// their own children, adopted in turn, are looked for again (a few rounds). Time: one
+/// `pread` when nothing was adopted.
+fn end_adopted(guardian_pid: Option<u32>) {
+    let Some(Ok(mut adopted)) = ADOPTED.get().and_then(Option::as_ref).map(Mutex::lock) else {
+        return;
+    };
+    for _ in 0..8 {
+        let left: Vec<u32> = adopted
+            .pids()
+            .into_iter()
+            .filter(|&p| Some(p) != guardian_pid && sys::started_with_env(p, LAYOUT_ENV_VAR))
+            .collect();
+        if left.is_empty() {
+            return;
+        }
+        for pid in left {
+            sys::kill_and_reap(pid);
+        }
+    }
 }
 
 /// Tells the guardian to record (`group > 0`) or forget (`group < 0`) a process group.
@@ -443,7 +483,7 @@ impl Runner for RealRunner {
         let pid = child.id();
         let group = i32::try_from(pid).unwrap_or(0);
         req.stop.set_child(pid);
-        if let Some(g) = guardian {
+        if let Some((g, _)) = guardian {
             tell_guardian(g, group);
         }
         let mut watch = Watch {
@@ -460,7 +500,7 @@ impl Runner for RealRunner {
         // The run is over: what it left running in its group goes with it. The child is
         // exited but not reaped, so its pid (the group id) cannot have been reused.
         sys::kill_group(group);
-        if let Some(g) = guardian {
+        if let Some((g, _)) = guardian {
             tell_guardian(g, -group);
         }
         // What the pipes still hold (a process that escaped the group, `setsid`, may write
@@ -469,6 +509,9 @@ impl Runner for RealRunner {
         waited.map_err(spawn_err)?;
         let reaped = sys::reap(pid).map_err(spawn_err)?;
         drop(child);
+        // What left the group (`setsid`) and lost its parent was adopted by abba: it ends
+        // with the run too.
+        end_adopted(guardian.map(|(_, p)| *p));
 
         let termination = if req.stop.stop_requested().is_some() {
             Termination::Interrupted

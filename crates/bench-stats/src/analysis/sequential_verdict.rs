@@ -52,9 +52,10 @@ pub(crate) fn sequential_verdict(
     } else {
         Verdict::NotSignificant
     };
-    let report = report(&r, run);
+    let stop = Stop::of(&r, run);
+    let report = report(&r, run, stop);
     let ratio = median_ratio(logs);
-    let summary = sentence(names, outcome, ratio, &report);
+    let summary = sentence(names, outcome, ratio, &report, stop);
     let decision = DecisionReport {
         test: format!("confidence-sequence:{}", run.rule.method.as_str()),
         scale: "block-log-ratios".into(),
@@ -77,15 +78,40 @@ pub(crate) fn sequential_verdict(
     })
 }
 
-fn report(r: &Replay, run: &SequentialRun) -> SequentialReport {
+/// Why the sequence's last look is the last: the report's `stop`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// The rule decided.
+    Decided,
+    /// Undecided at the limit of blocks.
+    MaxBlocks,
+    /// Stopped early without a decision (interrupted, or still running).
+    NotFinished,
+}
+
+impl Stop {
+    fn of(r: &Replay, run: &SequentialRun) -> Stop {
+        match r.last() {
+            Some(l) if l.decision.decided() => Stop::Decided,
+            _ if r.looks.len() as u32 >= run.rule.max_blocks => Stop::MaxBlocks,
+            _ => Stop::NotFinished,
+        }
+    }
+
+    /// As the JSON's `sequential.stop` says it.
+    fn as_str(self) -> &'static str {
+        match self {
+            Stop::Decided => "decided",
+            Stop::MaxBlocks => "max-blocks",
+            Stop::NotFinished => "not-finished",
+        }
+    }
+}
+
+fn report(r: &Replay, run: &SequentialRun, stop: Stop) -> SequentialReport {
     let looks = r.looks.len() as u32;
     let decided_at = r.first_decision.map(|i| r.looks[i].blocks);
     let last = r.last();
-    let stop = match last {
-        Some(l) if l.decision.decided() => "decided",
-        _ if looks >= run.rule.max_blocks => "max-blocks",
-        _ => "not-finished",
-    };
     SequentialReport {
         method: run.rule.method.as_str().to_owned(),
         alpha: run.rule.alpha,
@@ -94,7 +120,7 @@ fn report(r: &Replay, run: &SequentialRun) -> SequentialReport {
         max_blocks: run.rule.max_blocks,
         looks,
         decided_at,
-        stop: stop.to_owned(),
+        stop: stop.as_str().to_owned(),
         ratio_ci: last
             .map(|l| l.ratio_interval)
             .filter(|i| i.iter().all(|x| x.is_finite() && *x > 0.0)),
@@ -134,6 +160,7 @@ fn sentence(
     outcome: Outcome,
     ratio: Option<f64>,
     r: &SequentialReport,
+    stop: Stop,
 ) -> String {
     let ci = interval_text(r.ratio_ci);
     let point = ratio.map_or_else(
@@ -167,7 +194,7 @@ fn sentence(
         Outcome::Equivalent => format!(
             "{cand} and {base} are equivalent within ±{m:.1}%: {point}, {ci} lies inside the margin, decided after {decided}."
         ),
-        Outcome::Inconclusive | Outcome::Mixed if r.stop == "max-blocks" => format!(
+        Outcome::Inconclusive | Outcome::Mixed if stop == Stop::MaxBlocks => format!(
             "No decision between {cand} and {base} at the limit of {} blocks: {point}, {ci} still holds both no change and a change beyond ±{m:.1}%.",
             r.max_blocks
         ),
