@@ -671,13 +671,7 @@ pub(crate) fn shape_parts(s: &ShapeAnalysis, higher_is_better: bool) -> String {
     let parts: Vec<String> = s
         .quantiles
         .iter()
-        .map(|q| {
-            format!(
-                "{} {}",
-                q.part_name(higher_is_better),
-                part_ratio(q)
-            )
-        })
+        .map(|q| format!("{} {}", q.part_name(higher_is_better), part_ratio(q)))
         .collect();
     format!(
         "{} (simultaneous {:.1}%)",

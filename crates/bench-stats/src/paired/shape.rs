@@ -990,7 +990,10 @@ mod tests {
                     q.p_value
                 );
                 assert_eq!(
-                    matches!(q.part, PartMove::Slower | PartMove::Faster | PartMove::Negligible),
+                    matches!(
+                        q.part,
+                        PartMove::Slower | PartMove::Faster | PartMove::Negligible
+                    ),
                     excludes,
                     "case {case} q {}",
                     q.quantile

@@ -95,7 +95,11 @@ fn the_exact_p_is_the_enumeration() {
                 qs.p_value_exact
             );
             // The reported p also holds the interval's own test: never below the exact.
-            assert!(qs.p_value >= qs.p_value_exact, "seed {seed} q {}", qs.quantile);
+            assert!(
+                qs.p_value >= qs.p_value_exact,
+                "seed {seed} q {}",
+                qs.quantile
+            );
         }
     }
 }
