@@ -2,14 +2,16 @@
 //! format-neutral pieces: per comparison, the pooled verdict, the per-host table and the
 //! variance per level.
 
-use bench_stats::model::{LevelVariance, LevelledComparison, LevelsReport, UnitEffect};
+use bench_stats::model::{
+    LevelVariance, LevelledComparison, LevelsReport, PooledMethod, UnitEffect,
+};
 
 use crate::view::{Cell, Grid, Tone};
 
 /// The whole section.
 #[derive(Debug, Clone)]
 pub(crate) struct LevelsView {
-    /// `Many hosts: 5 hosts, 10 sessions (hierarchical bootstrap, 2000 resamples)`.
+    /// `Many hosts: 5 host(s), 10 session(s)`.
     pub(crate) title: String,
     pub(crate) sections: Vec<LevelsSection>,
 }
@@ -36,11 +38,10 @@ pub(crate) fn build(report: &LevelsReport) -> Option<LevelsView> {
         return None;
     }
     let title = format!(
-        "Many {}s: {} host(s), {} session(s); pooled by a hierarchical bootstrap ({} resamples)",
+        "Many {}s: {} host(s), {} session(s)",
         report.top_level,
         report.hosts.len(),
         report.sessions,
-        report.resamples
     );
     let sections = report
         .comparisons
@@ -52,6 +53,7 @@ pub(crate) fn build(report: &LevelsReport) -> Option<LevelsView> {
 
 fn section(c: &LevelledComparison, noun: &str, permutations: u32) -> LevelsSection {
     let mut lines = vec![
+        method_line(c, noun),
         c.pooled.note.clone(),
         format!(
             "the paired verdict above pools every block as one sample: it speaks for these {noun}s; this one counts the spread between {noun}s"
@@ -87,6 +89,41 @@ fn section(c: &LevelledComparison, noun: &str, permutations: u32) -> LevelsSecti
         lines,
         units: units_grid(&c.per_unit, noun),
         variance: variance_grid(&c.variance),
+    }
+}
+
+/// How the pooled interval was built, and the bootstrap's cross-check beside it.
+fn method_line(c: &LevelledComparison, noun: &str) -> String {
+    let p = &c.pooled;
+    let how = match (p.method, p.tau_squared, p.hksj_factor) {
+        (PooledMethod::RandomEffectsHksj, Some(tau2), Some(q)) => format!(
+            "random effects over the {} {noun} means (DerSimonian-Laird τ² = {tau2:.2e}, Hartung-Knapp-Sidik-Jonkman q = {q:.2}, used as max(1, q)), t on {} df",
+            p.units, p.df
+        ),
+        _ => {
+            let first = c.per_unit.first().map(|u| (u.sessions, u.blocks));
+            let balanced = c
+                .per_unit
+                .iter()
+                .all(|u| Some((u.sessions, u.blocks)) == first);
+            let why = if balanced {
+                "balanced: the same sessions and blocks each"
+            } else {
+                "a unit without spread cannot be weighed"
+            };
+            format!(
+                "Student's t on the {} {noun} means, {} df ({why})",
+                p.units, p.df
+            )
+        }
+    };
+    match &p.bootstrap {
+        Some(b) => format!(
+            "interval: {how}; cross-check: hierarchical bootstrap {} ({} resamples; conservative, it counts the within-{noun} noise twice)",
+            interval(b.ci),
+            b.resamples
+        ),
+        None => format!("interval: {how}"),
     }
 }
 

@@ -20,7 +20,7 @@
 //! | [`paired`] | the block bootstrap and paired estimators, variance components, ratio of ratios |
 //! | [`parametric`] | Welch's t-test, the reference of sequential tools (never an abba verdict) |
 //! | [`diagnostics`] | drift and autocorrelation of a run stream, ABBA carryover |
-//! | [`hierarchy`] | many hosts: hierarchical bootstrap, variance per level, heterogeneity |
+//! | [`hierarchy`] | many hosts: pooled interval (t on host means, random effects + HKSJ), variance per level, heterogeneity |
 //! | [`plan`] | `abba plan`: blocks for a power, minimum detectable effect, blocks to a sequential decision, runs per block |
 //! | [`sequential`] | anytime-valid confidence sequences and the `--until decided` stop rule |
 //! | [`history`] | a benchmark's history by commit: e-divisive change points in the levels, the chain of paired steps |

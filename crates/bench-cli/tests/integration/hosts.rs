@@ -117,3 +117,163 @@ fn different_experiments_are_refused_unless_forced_unpaired() {
             .any(|w| w["code"] == "unpaired-sessions")
     );
 }
+
+/// One raw file per host for host `h`'s block log-ratios `blocks`: every ABBA block holds
+/// two runs of `old` at 1000 s and two of `new` at `exp(d)` times that, so each block's
+/// log-ratio is `d` to about 1e-12.
+fn raw_host(dir: &Path, h: usize, blocks: &[f64]) -> PathBuf {
+    let header = serde_json::json!({
+        "schema": "abba.raw/1", "abba_version": "0.1.0", "design": "abba", "seed": h + 1,
+        "blocks": blocks.len(),
+        "variants": [{"name": "old", "command": "./old"}, {"name": "new", "command": "./new"}],
+        "reference": null, "metric": "wall", "unit": "ns", "higher_is_better": false,
+        "layout": "random", "pin": null, "warmup": 0, "settle_ns": 0,
+        "host": {"cpu_model": null, "cores": 2, "kernel": null, "governor": null,
+                 "turbo": null, "aslr": 2, "load_start": null, "load_end": null,
+                 "env_bytes": 10, "argv_bytes": 5, "start_time": "2026-12-01T00:00:00Z",
+                 "hostname": format!("host-{h}")},
+        "experiment": "meta-fleet",
+    });
+    let mut lines = vec![header.to_string()];
+    let mut run = 0;
+    for (b, d) in blocks.iter().enumerate() {
+        let base = 1e12_f64;
+        for (p, v) in ["old", "new", "new", "old"].iter().enumerate() {
+            let wall = if *v == "new" {
+                (base * d.exp()).round()
+            } else {
+                base
+            } as i64;
+            lines.push(
+                serde_json::json!({
+                    "run": run, "block": b, "position": p, "variant": v, "wall_ns": wall,
+                    "user_ns": wall, "sys_ns": 0, "max_rss_kib": 1000, "exit_code": 0,
+                    "timed_out": false, "env_pad": p, "metric": null, "session": 0,
+                })
+                .to_string(),
+            );
+            run += 1;
+        }
+    }
+    let path = dir.join(format!("host-{h}.jsonl"));
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+/// The case `name` of `fixtures/scipy/meta.json` and one raw file per host of it in `dir`.
+fn meta_case(dir: &Path, name: &str) -> (Value, Vec<PathBuf>) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/scipy/meta.json"
+    );
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let case = r["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .expect("the case is in meta.json")
+        .clone();
+    let files = case["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(h, sessions)| {
+            let blocks: Vec<f64> = sessions[0]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            raw_host(dir, h, &blocks)
+        })
+        .collect();
+    (case, files)
+}
+
+/// Unbalanced hosts through the binary: `abba analyze` of one raw file per host reports
+/// the random-effects (DerSimonian-Laird + modified HKSJ) interval of
+/// `fixtures/scipy/meta.json` (written by `fixtures/scipy/generate_meta.py`), at 95% and
+/// at `--confidence 0.9`, with the bootstrap cross-check beside it.
+#[test]
+fn unbalanced_hosts_get_the_random_effects_interval_of_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let (case, files) = meta_case(dir.path(), "unbalanced 5 hosts tau 0.005");
+    assert_eq!(case["method"], "random-effects-hksj");
+    let close = |got: f64, want: f64, what: &str| {
+        assert!(
+            (got - want).abs() <= 1e-9 * want.abs().max(1e-3),
+            "{what}: {got} vs {want}"
+        );
+    };
+    let want = &case["re"];
+    for (flags, key) in [
+        (&[][..], "ci_0.95"),
+        (&["--confidence", "0.9"][..], "ci_0.9"),
+    ] {
+        let out = abba()
+            .arg("analyze")
+            .args(&files)
+            .args(flags)
+            .arg("--json")
+            .assert()
+            .success();
+        let doc: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        let c = &doc["levels"]["comparisons"][0];
+        let p = &c["pooled"];
+        assert_eq!(p["method"], "random-effects-hksj");
+        assert_eq!(p["df"], 4);
+        close(
+            p["ratio"].as_f64().unwrap().ln(),
+            want["estimate"].as_f64().unwrap(),
+            "estimate",
+        );
+        for i in 0..2 {
+            close(
+                p["ci"][i].as_f64().unwrap().ln(),
+                want[key][i].as_f64().unwrap(),
+                &format!("{key}[{i}]"),
+            );
+        }
+        close(
+            p["tau_squared"].as_f64().unwrap(),
+            want["tau_squared"].as_f64().unwrap(),
+            "tau^2",
+        );
+        close(
+            p["hksj_factor"].as_f64().unwrap(),
+            want["hksj_factor"].as_f64().unwrap(),
+            "q",
+        );
+        let boot = &p["bootstrap"];
+        assert_eq!(boot["resamples"], doc["levels"]["resamples"]);
+        assert!(boot["ci"][0].as_f64().unwrap() < boot["ci"][1].as_f64().unwrap());
+        let summary = c["summary"].as_str().unwrap();
+        if flags.is_empty() {
+            assert_eq!(p["level"], 0.95);
+            assert!(summary.contains("at 95%:"), "{summary}");
+        } else {
+            assert_eq!(p["level"], 0.9);
+            assert!(
+                summary.contains("at 90%, not the verdict's 95%"),
+                "{summary}"
+            );
+        }
+    }
+    let text = abba()
+        .env("COLUMNS", "400")
+        .arg("analyze")
+        .args(&files)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&text.get_output().stdout).into_owned();
+    assert!(
+        text.contains("random effects over the 5 host means"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cross-check: hierarchical bootstrap"),
+        "{text}"
+    );
+}

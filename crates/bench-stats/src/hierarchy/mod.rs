@@ -5,10 +5,12 @@
 //! sessions or hosts (`abba analyze` of several raw files of one experiment). The
 //! analysis then adds [`Analysis::levels`](crate::Analysis::levels): for every candidate,
 //!
-//! - the **pooled effect**: the mean over hosts of each host's mean block log-ratio, its
-//!   standard error from the [`hierarchical_bootstrap`] (hosts, then sessions, then
-//!   blocks) and a Student t interval with `hosts - 1` degrees of freedom
-//!   ([`pooled_interval`]);
+//! - the **pooled effect** over hosts of each host's mean block log-ratio ([`pool_units`]):
+//!   a Student t interval on the hosts' means when the hosts are balanced (the same
+//!   sessions and blocks), else a random-effects meta-analysis of them (DerSimonian-Laird
+//!   `τ²`, the Hartung-Knapp-Sidik-Jonkman variance with its `max(1, q)` modification),
+//!   `hosts - 1` degrees of freedom either way; the [`hierarchical_bootstrap`] (hosts, then
+//!   sessions, then blocks) beside it as a conservative cross-check ([`pooled_interval`]);
 //! - **each host's own effect** with its t interval over its blocks;
 //! - the **variance of the log values per level** (host, session, block, run) by the
 //!   nested ANOVA method of moments ([`nested_variance_components`]);
@@ -48,6 +50,7 @@ mod bootstrap;
 mod components;
 mod heterogeneity;
 mod levels;
+mod meta;
 mod nest;
 mod report;
 
@@ -55,4 +58,5 @@ pub use bootstrap::{HierarchicalBootstrap, hierarchical_bootstrap, pooled_mean};
 pub use components::{NestedComponents, nested_variance_components};
 pub use heterogeneity::{Heterogeneity, heterogeneity};
 pub use levels::{Levels, UnknownLevel};
+pub use meta::{PooledMeans, UnitMean, pool_units, random_effects_hksj, t_on_means, unit_means};
 pub use report::{FEW_HOSTS, PERMUTATIONS, levels_report, pooled_interval};

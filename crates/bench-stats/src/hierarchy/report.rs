@@ -2,15 +2,17 @@
 //! pooled effect, each host's own effect, the variance per level, and the heterogeneity
 //! check, with the warnings they call for.
 
-use super::bootstrap::hierarchical_bootstrap;
+use super::bootstrap::{hierarchical_bootstrap, pooled_mean};
 use super::components::nested_variance_components;
 use super::heterogeneity::heterogeneity;
 use super::levels::Levels;
+use super::meta::pool_units;
 use super::nest::{Nested, Unit, nest};
 use crate::analysis::AnalysisConfig;
 use crate::model::dataset::{Dataset, Series};
 use crate::model::levels::{
-    HeterogeneityReport, LevelVariance, LevelledComparison, LevelsReport, PooledEffect, UnitEffect,
+    HeterogeneityReport, LevelVariance, LevelledComparison, LevelsReport, PooledBootstrap,
+    PooledEffect, PooledMethod, UnitEffect,
 };
 use crate::model::report::{Analysis, Outcome, Warning, WarningCode};
 use crate::special::student_t_ppf;
@@ -91,30 +93,42 @@ fn compare(
     let nested = nest(base, cand, levels, summary)?;
     let (by_host, units) = nested.units();
     let tree: Vec<Vec<Vec<f64>>> = units.iter().map(|(_, u)| u.clone()).collect();
-    let level = 1.0 - config.alpha;
-    let boot = hierarchical_bootstrap(&tree, config.resamples, config.seed)?;
     let k = tree.len();
-    let ci = pooled_interval(boot.estimate, boot.standard_error, k, level);
-    // Equivalence is two one-sided tests at alpha: the 1 - 2 alpha interval.
-    let tost = pooled_interval(
-        boot.estimate,
-        boot.standard_error,
-        k,
-        1.0 - 2.0 * config.alpha,
-    );
-    let outcome = pooled_outcome(ci, tost, higher_is_better, config.equivalence_margin);
+    let level = config.confidence;
+    let meta = pool_units(&tree);
+    let at = |l: f64| meta.as_ref().and_then(|m| m.interval(l));
+    // The verdict is a test at alpha: the 1 - alpha interval, whatever level is printed;
+    // equivalence is two one-sided tests at alpha: the 1 - 2 alpha interval.
+    let decide = at(1.0 - config.alpha);
+    let tost = at(1.0 - 2.0 * config.alpha);
+    let outcome = pooled_outcome(decide, tost, higher_is_better, config.equivalence_margin);
     let blocks: usize = tree.iter().flatten().map(Vec::len).sum();
     let noun = if by_host { "host" } else { "session" };
+    let bootstrap =
+        hierarchical_bootstrap(&tree, config.resamples, config.seed).map(|b| PooledBootstrap {
+            ratio: b.estimate.exp(),
+            ci: pooled_interval(b.estimate, b.standard_error, k, level)
+                .map(|[lo, hi]| [lo.exp(), hi.exp()]),
+            standard_error: b.standard_error,
+            resamples: b.resamples,
+        });
     let pooled = PooledEffect {
-        ratio: boot.estimate.exp(),
-        ci: ci.map(|[lo, hi]| [lo.exp(), hi.exp()]),
+        ratio: meta
+            .as_ref()
+            .map_or_else(|| pooled_mean(&tree), |m| m.estimate)
+            .exp(),
+        ci: at(level).map(|[lo, hi]| [lo.exp(), hi.exp()]),
         level,
-        df: k - 1,
-        standard_error: Some(boot.standard_error),
+        df: k.saturating_sub(1),
+        standard_error: meta.as_ref().map(|m| m.standard_error),
         outcome,
         units: k,
         blocks,
         note: claim(k, by_host),
+        method: meta.as_ref().map_or(PooledMethod::TOnMeans, |m| m.method),
+        tau_squared: meta.as_ref().and_then(|m| m.tau_squared),
+        hksj_factor: meta.as_ref().and_then(|m| m.hksj_factor),
+        bootstrap,
     };
     let per_unit = unit_effects(&units, &nested, levels, by_host, level);
     let flat: Vec<Vec<f64>> = tree.iter().map(|u| u.concat()).collect();
@@ -127,7 +141,7 @@ fn compare(
             tau_squared: h.tau_squared,
             p_value: h.p_value,
         });
-    let mut summary = sentence(&pooled, noun, higher_is_better);
+    let mut summary = sentence(&pooled, noun, higher_is_better, config.alpha);
     if let (Outcome::Equivalent, Some([lo, hi])) = (pooled.outcome, tost) {
         summary.push_str(&format!(
             " (its {:.0}% interval [{:.3}, {:.3}] lies inside ±{:.1}%: two one-sided tests at alpha {})",
@@ -150,6 +164,7 @@ fn compare(
     })
 }
 
+/// The hierarchical bootstrap's cross-check interval:
 /// `estimate ± t(1 - (1 - level)/2, k - 1) · se · sqrt(k / (k - 1))` on the log scale;
 /// `None` for fewer than 2 units. The factor undoes the `(k - 1) / k` shrinkage of a
 /// with-replacement resample of `k` unit means.
@@ -208,10 +223,16 @@ fn claim(k: usize, by_host: bool) -> String {
 }
 
 /// The pooled sentence: `pooled over 5 hosts (10 sessions, 200 blocks): ratio 0.952
-/// [0.931, 0.974] at 95%: faster`.
-fn sentence(p: &PooledEffect, noun: &str, higher_is_better: bool) -> String {
+/// [0.931, 0.974] at 95%: faster`; an interval at another level than the verdict's
+/// `1 - alpha` (`--confidence`) says so.
+fn sentence(p: &PooledEffect, noun: &str, higher_is_better: bool, alpha: f64) -> String {
     let interval = match p.ci {
-        Some([lo, hi]) => format!(" [{lo:.3}, {hi:.3}] at {:.0}%", p.level * 100.0),
+        Some([lo, hi]) if (1.0 - p.level - alpha).abs() > 1e-9 => format!(
+            " [{lo:.3}, {hi:.3}] at {}, not the verdict's {}",
+            percent(p.level),
+            percent(1.0 - alpha)
+        ),
+        Some([lo, hi]) => format!(" [{lo:.3}, {hi:.3}] at {}", percent(p.level)),
         None => String::new(),
     };
     let word = match p.outcome {
@@ -226,6 +247,16 @@ fn sentence(p: &PooledEffect, noun: &str, higher_is_better: bool) -> String {
         "pooled over {} {noun}s ({} blocks): ratio {:.3}{interval}: {word}",
         p.units, p.blocks, p.ratio
     )
+}
+
+/// "95%", "99.9%": a level as a percentage, one decimal only when needed.
+fn percent(level: f64) -> String {
+    let pct = level * 100.0;
+    if (pct - pct.round()).abs() < 1e-9 {
+        format!("{pct:.0}%")
+    } else {
+        format!("{pct:.1}%")
+    }
 }
 
 /// Each unit's own mean block log-ratio with its Student t interval.

@@ -12,7 +12,8 @@ pub use dataset::{
 };
 pub use distribution::{DistributionKind, IntervalDistribution};
 pub use levels::{
-    HeterogeneityReport, LevelVariance, LevelledComparison, LevelsReport, PooledEffect, UnitEffect,
+    HeterogeneityReport, LevelVariance, LevelledComparison, LevelsReport, PooledBootstrap,
+    PooledEffect, PooledMethod, UnitEffect,
 };
 pub use metrics::{LayoutSpread, MetricComparison, MetricEffect, MetricsReport};
 pub use report::*;

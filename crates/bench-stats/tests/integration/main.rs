@@ -24,6 +24,7 @@ mod hierarchy_reference;
 mod hierarchy_sim;
 mod history;
 mod median_interval_reference;
+mod meta_reference;
 mod plan;
 mod properties_paired;
 mod properties_rank;
