@@ -356,7 +356,7 @@ fn html_holds_the_report_and_every_chart_and_nothing_external() {
 }
 
 /// 10,000 runs (2,500 ABBA blocks): the page stays under 2 MB, the trace says it was
-/// downsampled.
+/// downsampled; its size is the figure of `docs/pictures.md`.
 #[test]
 fn ten_thousand_runs_stay_under_two_megabytes() {
     use bench_stats::{AnalysisConfig, Dataset, Design, Observation, Series, analyze};
@@ -378,7 +378,16 @@ fn ten_thousand_runs_stay_under_two_megabytes() {
     assert!(html.len() < 2_000_000, "{} bytes", html.len());
     assert!(html.contains("Downsampled: one analysed run in 4 is drawn (2500 of 10000)"));
     assert!(html.contains("chains=2 / chains=1: one block in 2 drawn"));
-    eprintln!("10,000-run report: {} bytes", html.len());
+    // The size quoted in docs/pictures.md, in kB (10^3 bytes): a figure of the docs.
+    let mut fig = bench_docs::Figure::new(
+        "docs/pictures.md",
+        "cargo test -p bench-report --features html --test integration pictures::ten_thousand_runs -- --nocapture",
+    );
+    fig.line(format!(
+        "HTML report of 10,000 runs (2,500 ABBA blocks): {:.0} kB",
+        html.len() as f64 / 1000.0
+    ));
+    fig.check();
 }
 
 /// The drawing elements (`path`, `line`, `rect`) of an SVG, each as its tag's text.
