@@ -880,6 +880,7 @@ fn deciding_tail(a: &Analysis, c: &Comparison) -> Option<(String, String)> {
     let faster = match c.outcome {
         Outcome::Faster => true,
         Outcome::Slower => false,
+        Outcome::Equivalent | Outcome::Inconclusive | Outcome::Mixed => return None,
         _ => return None,
     };
     if c.sequential.is_some() || a.paired_estimator != Some(PairedEstimator::TypicalRun) {
