@@ -963,7 +963,7 @@ mod tests {
             let shift = [1.0, 0.99, 1.02, 0.97][case % 4];
             let mut a = vec![Vec::new(); blocks];
             let mut b = vec![Vec::new(); blocks];
-            let mut run = |rng: &mut Xoshiro256PlusPlus| {
+            let run = |rng: &mut Xoshiro256PlusPlus| {
                 let slow = if rng.random::<f64>() < 0.33 {
                     1.0 + 2.0 * rng.random::<f64>()
                 } else {
