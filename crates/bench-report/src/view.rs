@@ -855,13 +855,58 @@ fn headline(a: &Analysis, g: &GroupAnalysis, c: &Comparison, word: &str, sym: &S
         (Some(_), _) => format!("{} ", ratio_with_ci(c.ratio, c.ratio_ci, sym.none)),
         (None, _) => String::new(),
     };
+    let test = deciding_test(c, sym);
+    if let Some((part, typical)) = deciding_tail(a, c) {
+        // A tail decided, not the typical run: the headline leads with the part the
+        // verdict rests on, and gives the typical run beside it.
+        return format!(
+            "{} vs {}: {part} {word} (typical run {typical}; {test})",
+            c.candidate, g.baseline,
+        );
+    }
     format!(
-        "{} vs {}: {ratio}{word} ({}, {})",
+        "{} vs {}: {ratio}{word} ({}, {test})",
         c.candidate,
         g.baseline,
         deciding_estimator(a, c),
-        deciding_test(c, sym)
     )
+}
+
+/// A typical-run verdict decided by a tail while the typical run did not move that way:
+/// the deciding part ("slow runs (p90) 0.769x [0.589, 0.950]") and the typical run's ratio
+/// with its interval, so the headline never prints the typical run's ratio beside a word
+/// the typical run does not support.
+fn deciding_tail(a: &Analysis, c: &Comparison) -> Option<(String, String)> {
+    let faster = match c.outcome {
+        Outcome::Faster => true,
+        Outcome::Slower => false,
+        Outcome::Equivalent | Outcome::Inconclusive | Outcome::Mixed => return None,
+        _ => return None,
+    };
+    if c.sequential.is_some() || a.paired_estimator != Some(PairedEstimator::TypicalRun) {
+        return None;
+    }
+    let shape = c.distribution.as_ref()?;
+    let part = shape.deciding_part(faster)?;
+    if (part.quantile - 0.5).abs() < 1e-9 {
+        return None;
+    }
+    let three = |r: f64, i: Option<[f64; 2]>| match i {
+        Some([lo, hi]) => {
+            let n = |x: f64| crate::units::ratio_number(x, 3);
+            format!("{}x [{}, {}]", n(r), n(lo), n(hi))
+        }
+        None => format!("{}x", crate::units::ratio_number(r, 3)),
+    };
+    let typical = shape.typical();
+    Some((
+        format!(
+            "{} {}",
+            part.part_name(a.higher_is_better),
+            three(part.ratio, part.interval)
+        ),
+        three(typical.ratio, typical.interval),
+    ))
 }
 
 fn verdict_line(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) -> VerdictLine {

@@ -380,3 +380,25 @@ fn the_shift_interval_never_contradicts_the_test() {
     assert!(c["hodges_lehmann"]["ci_high"].is_null());
     assert_eq!(c["verdict"], "not_significant");
 }
+
+/// A quarter of B's runs 30% slower, its typical run within the margin
+/// (`slow_tail_only.csv`, 24 blocks of 8 runs per variant, written by a seeded script):
+/// the verdict rests on the slow runs, and the headline leads with them, the typical
+/// run's ratio beside it, never the typical run's ratio alone beside "slower".
+#[test]
+fn a_verdict_decided_by_a_tail_leads_with_that_tail() {
+    let c = comparison("slow_tail_only", &[]);
+    assert_eq!(c["outcome"], "slower", "{c}");
+    let typical = &c["distribution"]["quantiles"][1];
+    assert_eq!(typical["quantile"], 0.5);
+    assert_ne!(typical["part"], "slower", "{c}");
+    let out = report("slow_tail_only", &[]);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("SLOWER"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        line.contains("B vs A: slow runs (p90) 1.2") && line.contains("(typical run 1.00"),
+        "{line}"
+    );
+}

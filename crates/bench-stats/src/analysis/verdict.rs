@@ -407,19 +407,6 @@ fn more_data_hint(f: &Facts<'_>) -> String {
     )
 }
 
-/// "fast runs (p10)", "typical run (p50)", "slow runs (p90)".
-fn part_name(q: f64, higher_is_better: bool) -> String {
-    let pct = (q * 100.0).round();
-    let word = if (q - 0.5).abs() < 1e-9 {
-        "typical run"
-    } else if (q < 0.5) != higher_is_better {
-        "fast runs"
-    } else {
-        "slow runs"
-    };
-    format!("{word} (p{pct:.0})")
-}
-
 fn part_ratio(q: &QuantileShift) -> String {
     ratio_text(q.ratio, q.interval)
 }
@@ -490,7 +477,7 @@ impl ShapeWords<'_> {
     }
 
     fn name(&self, q: &QuantileShift) -> String {
-        part_name(q.quantile, self.f.higher_is_better)
+        q.part_name(self.f.higher_is_better)
     }
 
     /// "slow runs (p90) 1.05x [1.02, 1.08] (5.0% slower)".
@@ -684,13 +671,7 @@ pub(crate) fn shape_parts(s: &ShapeAnalysis, higher_is_better: bool) -> String {
     let parts: Vec<String> = s
         .quantiles
         .iter()
-        .map(|q| {
-            format!(
-                "{} {}",
-                part_name(q.quantile, higher_is_better),
-                part_ratio(q)
-            )
-        })
+        .map(|q| format!("{} {}", q.part_name(higher_is_better), part_ratio(q)))
         .collect();
     format!(
         "{} (simultaneous {:.1}%)",
