@@ -439,4 +439,16 @@ fn three_variants_not_significant_after_holm_name_no_direction() {
         assert!(line.starts_with("INCONCLUSIVE"), "{line}");
     }
     assert!(!text.contains("SLOWER") && !text.contains("FASTER"), "{text}");
+    // `compare` warns of this before the runs, and the report now keeps its word.
+    abba()
+        .args(["compare", "--blocks", "7", "--runs-per-block", "5"])
+        .args(["--dry-run", "true", "true", "true"])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "7 blocks are too few for a verdict: the paired test needs at least 8 blocks",
+        ))
+        .stderr(predicates::str::contains(
+            "the report will say no comparison significant, whatever the data",
+        ));
 }
