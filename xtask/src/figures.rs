@@ -84,10 +84,14 @@ fn run_command(root: &Path, command: &str) -> Result<String> {
 }
 
 /// `cargo test --nocapture` output without the harness's own words: a test's first printed
-/// line follows `test NAME ... ` on the same line, and `ok` ends it.
+/// line follows `test NAME ... ` on the same line, `ok` ends it, and a slow test's
+/// `test NAME has been running for over 60 seconds` can fall between any two lines.
 fn strip_harness(stdout: &str) -> String {
     stdout
         .lines()
+        .filter(|l| {
+            !(l.starts_with("test ") && l.ends_with(" has been running for over 60 seconds"))
+        })
         .map(|l| match l.strip_prefix("test ") {
             Some(rest) => rest.split_once(" ... ").map_or(l, |(_, printed)| printed),
             None => l,
@@ -200,7 +204,7 @@ mod tests {
 
     #[test]
     fn the_harness_prefix_is_removed() {
-        let out = "running 1 test\ntest a_b ... first line\nsecond\nok\n\ntest result: ok.";
+        let out = "running 1 test\ntest a_b ... first line\ntest a_b has been running for over 60 seconds\nsecond\nok\n\ntest result: ok.";
         assert_eq!(
             strip_harness(out),
             "running 1 test\nfirst line\nsecond\n\ntest result: ok."

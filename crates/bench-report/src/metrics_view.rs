@@ -25,7 +25,7 @@ fn effect(m: &MetricEffect) -> String {
     };
     let note = if m.the_programs {
         ""
-    } else if m.metric == "max-rss" {
+    } else if m.is_memory() {
         " (under valgrind, not the program's memory)"
     } else {
         " (under valgrind, not the program's time)"

@@ -308,6 +308,19 @@ fn csv_matches(path: &Path, table: &PairedTable) -> CheckItem {
     holds(&name, same, "same values in the same blocks".into())
 }
 
+/// One check as `--check` prints it: `ok  ` or `FAIL`, its name and detail.
+fn item_line(item: &CheckItem) -> String {
+    let mark = if item.passed { "ok  " } else { "FAIL" };
+    format!("{mark} {}: {}", item.name, item.detail)
+}
+
+/// The last line `--check` prints when every check passed.
+fn passed_line(checks: usize, seed: u64) -> String {
+    format!(
+        "appendix check: all {checks} checks passed (bootstrap seed {seed}, {RESAMPLES} resamples)"
+    )
+}
+
 /// `cargo xtask reproduce-appendix --check`: prints every check and fails listing the
 /// mismatches.
 ///
@@ -317,15 +330,11 @@ pub fn run_check(root: &Path, seed: u64) -> Result<()> {
     let fixture = Fixture::load(root)?;
     let items = check(root, &fixture, seed)?;
     for item in &items {
-        let mark = if item.passed { "ok  " } else { "FAIL" };
-        println!("{mark} {}: {}", item.name, item.detail);
+        println!("{}", item_line(item));
     }
     let failed: Vec<&CheckItem> = items.iter().filter(|i| !i.passed).collect();
     if failed.is_empty() {
-        println!(
-            "appendix check: all {} checks passed (bootstrap seed {seed}, {RESAMPLES} resamples)",
-            items.len()
-        );
+        println!("{}", passed_line(items.len(), seed));
         Ok(())
     } else {
         let list: Vec<String> = failed
@@ -360,6 +369,20 @@ mod tests {
             assert!(items.len() > 30);
         }
         run_check(&root, 1).unwrap();
+        // The figure of docs/appendix.md: the intervals' checks to the end of what
+        // `--check` prints (seed 1, its default).
+        let items = check(&root, &fixture, 1).unwrap();
+        let first = items
+            .iter()
+            .position(|i| i.name == "real difference CI excludes 0")
+            .unwrap();
+        let mut fig =
+            bench_docs::Figure::new("docs/appendix.md", "cargo xtask reproduce-appendix --check");
+        for item in &items[first..] {
+            fig.record(item_line(item));
+        }
+        fig.record(passed_line(items.len(), 1));
+        fig.check();
     }
 
     #[test]

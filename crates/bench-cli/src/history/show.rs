@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use bench_report::format_value;
+use bench_stats::Outcome;
 
 use super::series::{Detect, Filter, Point, Series};
 use super::stats::ChangePointConfig;
@@ -441,22 +442,30 @@ fn check_change_points(
         said = true;
         let p = &s.points[c.index];
         let worse = is_worse(c.ratio, b.higher_is_better);
-        let confirmed = confirmation(s, c.index);
+        // The paired comparison across the change, if one was recorded: its outcome read
+        // back through the enum (an unknown name, from a newer abba, confirms nothing).
+        let confirmed = confirmation(s, c.index).map(|st| Outcome::from_name(&st.outcome));
         let state = match (worse, confirmed) {
             (false, _) => "faster: not a failure",
-            (true, Some(st)) if st.outcome == "slower" => {
-                "SLOWER, confirmed by the paired comparison"
-            }
-            (true, Some(st)) if st.outcome == "faster" => {
+            (true, Some(Some(Outcome::Slower))) => "SLOWER, confirmed by the paired comparison",
+            (true, Some(Some(Outcome::Faster))) => {
                 "not confirmed: the paired comparison finds it faster"
             }
-            (true, Some(st)) if st.outcome == "inconclusive" => {
+            (true, Some(Some(Outcome::Inconclusive))) => {
                 "not confirmed: the paired comparison across it is inconclusive (rerun it with more blocks)"
             }
-            (true, Some(_)) => "refuted: the paired comparison finds it equivalent",
+            (true, Some(Some(Outcome::Mixed))) => {
+                "not confirmed: the paired comparison finds parts of the distribution moved in opposite directions"
+            }
+            (true, Some(Some(Outcome::Equivalent))) => {
+                "refuted: the paired comparison finds it equivalent"
+            }
+            (true, Some(_)) => {
+                "not confirmed: the paired comparison's outcome is unknown to this abba"
+            }
             (true, None) => "SLOWER, to confirm",
         };
-        let fails = worse && confirmed.is_none_or(|st| st.outcome == "slower");
+        let fails = worse && confirmed.is_none_or(|o| o == Some(Outcome::Slower));
         if fails {
             failures += 1;
         }

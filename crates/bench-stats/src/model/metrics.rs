@@ -63,6 +63,13 @@ pub struct MetricEffect {
     pub the_programs: bool,
 }
 
+impl MetricEffect {
+    /// Whether the metric is a memory size (`max-rss`) rather than a time or a count.
+    pub fn is_memory(&self) -> bool {
+        self.metric == "max-rss"
+    }
+}
+
 /// How far layout moves one variant's count: the medians of its runs at each environment
 /// size, their range.
 ///

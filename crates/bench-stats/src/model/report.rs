@@ -406,6 +406,26 @@ impl Outcome {
         }
     }
 
+    /// The outcome named by [`Outcome::as_str`]'s text, `None` for any other text (a
+    /// record written by a newer abba).
+    ///
+    /// ```
+    /// use bench_stats::Outcome;
+    /// assert_eq!(Outcome::from_name("slower"), Some(Outcome::Slower));
+    /// assert_eq!(Outcome::from_name("SLOWER"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Outcome> {
+        [
+            Outcome::Faster,
+            Outcome::Slower,
+            Outcome::Equivalent,
+            Outcome::Inconclusive,
+            Outcome::Mixed,
+        ]
+        .into_iter()
+        .find(|o| o.as_str() == name)
+    }
+
     /// Whether the outcome is a significant change (faster, slower or mixed).
     pub fn is_change(self) -> bool {
         match self {
