@@ -398,7 +398,11 @@ fn a_monotone_scan_has_no_standout_but_a_departing_value_does() {
     let blocks = ["--blocks", "8"];
     // 100, 200, 300 (+ wobble < 19): every block ranks them 1, 2, 3.
     let (json, _dir) = scan_json(
-        &[&blocks[..], &["-L", "base", "100,200,300", "-n", "base={base}"]].concat(),
+        &[
+            &blocks[..],
+            &["-L", "base", "100,200,300", "-n", "base={base}"],
+        ]
+        .concat(),
         "sh COUNTER DIR v{base} {base}",
     );
     let group = &json["groups"][0];
@@ -415,7 +419,11 @@ fn a_monotone_scan_has_no_standout_but_a_departing_value_does() {
 
     // 100, 200, 100 (+ the same wobble for equal values): k=2 departs from the rest.
     let (json, _dir) = scan_json(
-        &[&blocks[..], &["--shell", "sh", "-L", "k", "1,2,3", "-n", "k={k}"]].concat(),
+        &[
+            &blocks[..],
+            &["--shell", "sh", "-L", "k", "1,2,3", "-n", "k={k}"],
+        ]
+        .concat(),
         "sh COUNTER DIR v{k} $((100 + 100 * ({k} == 2)))",
     );
     let found = standouts(&json);
@@ -424,7 +432,11 @@ fn a_monotone_scan_has_no_standout_but_a_departing_value_does() {
 
     // 100, 100, 200: monotone, but the last value alone departs from the rest.
     let (json, _dir) = scan_json(
-        &[&blocks[..], &["--shell", "sh", "-L", "k", "1,2,3", "-n", "k={k}"]].concat(),
+        &[
+            &blocks[..],
+            &["--shell", "sh", "-L", "k", "1,2,3", "-n", "k={k}"],
+        ]
+        .concat(),
         "sh COUNTER DIR v{k} $((100 + 100 * ({k} == 3)))",
     );
     assert_eq!(json["groups"][0]["trend"]["monotone"], true);

@@ -427,7 +427,10 @@ fn three_variants_not_significant_after_holm_name_no_direction() {
         assert!(c["distribution"]["p_value"].as_f64().unwrap() < 0.05, "{c}");
         assert_eq!(c["outcome"], "inconclusive", "{c}");
         let summary = c["summary"].as_str().unwrap();
-        assert!(summary.contains("Holm's correction over the 2 comparisons"), "{summary}");
+        assert!(
+            summary.contains("Holm's correction over the 2 comparisons"),
+            "{summary}"
+        );
         assert!(summary.contains("the data do not show"), "{summary}");
     }
     let text = report("three_seven_blocks", &[]);
@@ -438,7 +441,10 @@ fn three_variants_not_significant_after_holm_name_no_direction() {
             .unwrap_or_else(|| panic!("{text}"));
         assert!(line.starts_with("INCONCLUSIVE"), "{line}");
     }
-    assert!(!text.contains("SLOWER") && !text.contains("FASTER"), "{text}");
+    assert!(
+        !text.contains("SLOWER") && !text.contains("FASTER"),
+        "{text}"
+    );
     // `compare` warns of this before the runs, and the report now keeps its word.
     abba()
         .args(["compare", "--blocks", "7", "--runs-per-block", "5"])

@@ -169,7 +169,11 @@ impl GroupAnalysis {
             .iter()
             .filter(|o| o.verdict == Verdict::Significant && o.candidate != c.candidate)
             .count();
-        others > 0 && self.trend.as_ref().is_some_and(|t| t.ends_with(&c.candidate))
+        others > 0
+            && self
+                .trend
+                .as_ref()
+                .is_some_and(|t| t.ends_with(&c.candidate))
     }
 
     /// The descriptive row of comparison `k`'s candidate: `benchmarks[k + 1]` (the
