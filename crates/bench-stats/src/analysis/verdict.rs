@@ -637,9 +637,7 @@ impl ShapeWords<'_> {
                 "Holm's correction over the {holm} comparisons with the baseline puts its p at {}, not below alpha {alpha}",
                 p_text(adj)
             ),
-            _ if holm > 1 => format!(
-                "the omnibus test across the variants is not significant, so no comparison with the baseline is"
-            ),
+            _ if holm > 1 => "the omnibus test across the variants is not significant, so no comparison with the baseline is".to_owned(),
             _ => format!("the comparison's p is not below alpha {alpha}"),
         })
     }
