@@ -88,7 +88,7 @@ impl TestFloor {
                 "the signed-rank test cannot reach {level} with fewer than {n} blocks (its smallest p with n blocks that differ is 2/2^n)"
             ),
             FloorTest::Quantiles(k) => format!(
-                "the typical run's test cannot reach {level} with fewer than {n} blocks (its smallest p with n blocks is 2/(2^n+1), per quantile at a {k}th of that)"
+                "the typical run's test cannot reach {level} with fewer than {n} blocks (its smallest p with n blocks is 2/(2^n+1) at each of its {k} quantiles, and each is tested at {level} divided by {k})"
             ),
             FloorTest::MannWhitney => format!(
                 "the Mann-Whitney test cannot reach {level} with fewer than {n} runs per variant (its smallest p with n of each is 2/C(2n,n))"
