@@ -144,12 +144,18 @@ fn scan_json(extra: &[&str], template: &str) -> (Value, tempfile::TempDir) {
     let command = template
         .replace("COUNTER", &counter().display().to_string())
         .replace("DIR", &dir.path().display().to_string());
+    // Six blocks unless `extra` asks for another count.
+    let blocks: &[&str] = if extra.contains(&"--blocks") {
+        &[]
+    } else {
+        &["--blocks", "6"]
+    };
     let out = abba()
         .args([
-            "compare", "--metric", "json:v", "--seed", "1", "--blocks", "6", "--quiet", "--json",
-            "--output",
+            "compare", "--metric", "json:v", "--seed", "1", "--quiet", "--json", "--output",
         ])
         .arg(&raw)
+        .args(blocks)
         .args(extra)
         .arg(command)
         .output()
@@ -371,4 +377,70 @@ fn a_resumed_scan_keeps_its_parameter_and_refuses_new_scan_flags() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("-L/--parameter-list with --resume"));
+}
+
+/// The `standout` warnings of `json` (each names its candidate).
+fn standouts(json: &Value) -> Vec<String> {
+    json["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["code"] == "standout")
+        .map(|w| w["message"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Issue 25: a scan whose values rise step by step has no standout (its last value is the
+/// end of the trend); one value departing from the rest, in the middle or at the end of
+/// the scan, still stands out.
+#[test]
+fn a_monotone_scan_has_no_standout_but_a_departing_value_does() {
+    let blocks = ["--blocks", "8"];
+    // 100, 200, 300 (+ wobble < 19): every block ranks them 1, 2, 3.
+    let (json, _dir) = scan_json(
+        &[
+            &blocks[..],
+            &["-L", "base", "100,200,300", "-n", "base={base}"],
+        ]
+        .concat(),
+        "sh COUNTER DIR v{base} {base}",
+    );
+    let group = &json["groups"][0];
+    for c in group["comparisons"].as_array().unwrap() {
+        assert_eq!(c["verdict"], "significant", "{c}");
+    }
+    let trend = &group["trend"];
+    assert_eq!(trend["monotone"], true, "{trend}");
+    assert_eq!(
+        trend["benchmarks"],
+        serde_json::json!(["base=100", "base=200", "base=300"])
+    );
+    assert_eq!(standouts(&json), Vec::<String>::new());
+
+    // 100, 200, 100 (+ the same wobble for equal values): k=2 departs from the rest.
+    let (json, _dir) = scan_json(
+        &[
+            &blocks[..],
+            &["--shell", "sh", "-L", "k", "1,2,3", "-n", "k={k}"],
+        ]
+        .concat(),
+        "sh COUNTER DIR v{k} $((100 + 100 * ({k} == 2)))",
+    );
+    let found = standouts(&json);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("k=2 stands out"), "{found:?}");
+
+    // 100, 100, 200: monotone, but the last value alone departs from the rest.
+    let (json, _dir) = scan_json(
+        &[
+            &blocks[..],
+            &["--shell", "sh", "-L", "k", "1,2,3", "-n", "k={k}"],
+        ]
+        .concat(),
+        "sh COUNTER DIR v{k} $((100 + 100 * ({k} == 3)))",
+    );
+    assert_eq!(json["groups"][0]["trend"]["monotone"], true);
+    let found = standouts(&json);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("k=3 stands out"), "{found:?}");
 }

@@ -402,3 +402,59 @@ fn a_verdict_decided_by_a_tail_leads_with_that_tail() {
         "{line}"
     );
 }
+
+/// `three_seven_blocks.csv`: 7 blocks of 5 runs of a, b and c (seeded Python, b 5% slower
+/// and c 5% faster in every block). Each shape check alone reaches its smallest p,
+/// 3 x 2/129 = 0.047, but Holm over the two candidates doubles it to 0.094: neither is
+/// significant, so neither reads slower or faster, in the JSON or on the console, and the
+/// sentence says what held it back.
+#[test]
+fn three_variants_not_significant_after_holm_name_no_direction() {
+    let out = abba()
+        .args(["analyze", "--json", "--seed", "1"])
+        .arg(data("three_seven_blocks"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let comparisons = v["groups"][0]["comparisons"].as_array().unwrap();
+    assert_eq!(comparisons.len(), 2);
+    for c in comparisons {
+        assert_eq!(c["verdict"], "not_significant", "{c}");
+        let adjusted = c["p_value_adjusted"].as_f64().unwrap();
+        assert!(adjusted >= 0.05, "{adjusted}");
+        // The shape check's own parts did move beyond the margin.
+        assert!(c["distribution"]["p_value"].as_f64().unwrap() < 0.05, "{c}");
+        assert_eq!(c["outcome"], "inconclusive", "{c}");
+        let summary = c["summary"].as_str().unwrap();
+        assert!(
+            summary.contains("Holm's correction over the 2 comparisons"),
+            "{summary}"
+        );
+        assert!(summary.contains("the data do not show"), "{summary}");
+    }
+    let text = report("three_seven_blocks", &[]);
+    for cand in ["b", "c"] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!("{cand} vs a:")))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(line.starts_with("INCONCLUSIVE"), "{line}");
+    }
+    assert!(
+        !text.contains("SLOWER") && !text.contains("FASTER"),
+        "{text}"
+    );
+    // `compare` warns of this before the runs, and the report now keeps its word.
+    abba()
+        .args(["compare", "--blocks", "7", "--runs-per-block", "5"])
+        .args(["--dry-run", "true", "true", "true"])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "7 blocks are too few for a verdict: the paired test needs at least 8 blocks",
+        ))
+        .stderr(predicates::str::contains(
+            "the report will say no comparison significant, whatever the data",
+        ));
+}

@@ -176,15 +176,7 @@ fn row(
             r#"stroke-width="2" class="estimate""#,
         );
     }
-    let one = ys.px(1.0);
-    svg.line(
-        area.left,
-        one,
-        area.right,
-        one,
-        INK,
-        r#"stroke-dasharray="5 3" class="no-change""#,
-    );
+    frame::no_change_line(svg, area, &ys);
     let mut d = String::new();
     for (i, r) in ratios.iter().enumerate().step_by(stride) {
         style::marker_path(

@@ -195,6 +195,20 @@ pub fn x_label(svg: &mut Svg, area: Area, label: &str) {
     );
 }
 
+/// The dashed horizontal line at a ratio of 1 (no change) across `area`, on the ratio
+/// scale `ys`.
+pub fn no_change_line(svg: &mut Svg, area: Area, ys: &Scale) {
+    let one = ys.px(1.0);
+    svg.line(
+        area.left,
+        one,
+        area.right,
+        one,
+        INK,
+        r#"stroke-dasharray="5 3" class="no-change""#,
+    );
+}
+
 /// The box around the plot area.
 pub fn border(svg: &mut Svg, area: Area) {
     svg.rect(

@@ -91,15 +91,7 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
             );
         }
     }
-    let one = ys.px(1.0);
-    svg.line(
-        area.left,
-        one,
-        area.right,
-        one,
-        INK,
-        r#"stroke-dasharray="5 3" class="no-change""#,
-    );
+    frame::no_change_line(&mut svg, area, &ys);
     frame::border(&mut svg, area);
     let description = "Ratio estimate after each block with its anytime-valid interval";
     Some(Chart {

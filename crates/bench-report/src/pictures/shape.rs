@@ -265,15 +265,7 @@ fn reference_lines(svg: &mut Svg, area: Area, ys: &Scale, margin: f64) {
             r#"class="margin-edge""#,
         );
     }
-    let one = ys.px(1.0);
-    svg.line(
-        area.left,
-        one,
-        area.right,
-        one,
-        INK,
-        r#"stroke-dasharray="5 3" class="no-change""#,
-    );
+    frame::no_change_line(svg, area, ys);
 }
 
 /// The band joining the intervals of consecutive parts (a box around a lone one), and a

@@ -177,8 +177,12 @@ fn decide<'a>(
         (None, Some(pa)) => paired_equivalence(pa.decision_blocks(), config),
         (None, None) => unpaired_equivalence(base, cand, config),
     };
+    // The shape check's parts (their intervals and p corrected over the quantiles only,
+    // not Holm-corrected over the candidates nor gated by the omnibus or the practical
+    // rule) name the direction only of a comparison that is significant; any other is
+    // equivalent when the equivalence test shows it, else inconclusive.
     let outcome = match shape {
-        Some(s) if verdict != Verdict::NotTested => {
+        Some(s) if verdict == Verdict::Significant => {
             decision::shape_outcome(s, config.equivalence_margin, input.data.higher_is_better)
         }
         _ => decision::outcome(

@@ -50,6 +50,13 @@ pub(crate) fn trend(
         .map(|row| order.iter().map(|&i| row[i]).collect())
         .collect();
     let t = page_trend(&rows).ok()?;
+    let direction = if t.z > 0.0 {
+        TrendDirection::Increasing
+    } else if t.z < 0.0 {
+        TrendDirection::Decreasing
+    } else {
+        TrendDirection::None
+    };
     Some(TrendReport {
         test: TrendTest::PageL,
         parameter: name.clone(),
@@ -59,13 +66,32 @@ pub(crate) fn trend(
         p_value: t.p_value,
         method: t.method.as_str().to_owned(),
         blocks: t.blocks,
-        direction: if t.z > 0.0 {
-            TrendDirection::Increasing
-        } else if t.z < 0.0 {
-            TrendDirection::Decreasing
-        } else {
-            TrendDirection::None
-        },
+        direction,
         significant: t.p_value < alpha,
+        benchmarks: order.iter().map(|&i| members[i].name.clone()).collect(),
+        monotone: monotone(&rows, direction),
+    })
+}
+
+/// Whether the median over blocks of each column of `rows` (benchmarks in parameter
+/// order) never steps against `direction`, ties allowed. Time: O(k b log b).
+fn monotone(rows: &[Vec<f64>], direction: TrendDirection) -> bool {
+    let k = rows.first().map_or(0, Vec::len);
+    let medians: Vec<f64> = (0..k)
+        .map(|j| {
+            let mut col: Vec<f64> = rows.iter().map(|r| r[j]).collect();
+            col.sort_by(f64::total_cmp);
+            let n = col.len();
+            if n % 2 == 1 {
+                col[n / 2]
+            } else {
+                (col[n / 2 - 1] + col[n / 2]) / 2.0
+            }
+        })
+        .collect();
+    medians.windows(2).all(|w| match direction {
+        TrendDirection::Increasing => w[1] >= w[0],
+        TrendDirection::Decreasing => w[1] <= w[0],
+        TrendDirection::None => false,
     })
 }

@@ -617,6 +617,31 @@ impl ShapeWords<'_> {
         )
     }
 
+    /// Why a shape check whose own p is below alpha did not decide: the practical rule
+    /// downgraded it, or Holm's correction over the candidates (or the omnibus test) held
+    /// it back; `None` when the shape check's own p is not below alpha.
+    fn held_back(&self) -> Option<String> {
+        let f = self.f;
+        let alpha = f.config.alpha;
+        if f.verdict == Verdict::Significant || self.s.p_value >= alpha {
+            return None;
+        }
+        if let Some((what, value)) = f.downgraded {
+            return Some(format!(
+                "{what} = {value:.2} is below the practical threshold"
+            ));
+        }
+        let holm = f.floor.map_or(1, |fl| fl.holm);
+        Some(match f.decision.p_value_adjusted {
+            Some(adj) if holm > 1 => format!(
+                "Holm's correction over the {holm} comparisons with the baseline puts its p at {}, not below alpha {alpha}",
+                p_text(adj)
+            ),
+            _ if holm > 1 => "the omnibus test across the variants is not significant, so no comparison with the baseline is".to_owned(),
+            _ => format!("the comparison's p is not below alpha {alpha}"),
+        })
+    }
+
     /// Not resolved: the p, what moved if anything did, and how much more data would help.
     fn inconclusive_sentence(&self) -> String {
         let (f, s, m) = (self.f, self.s, self.margin());
@@ -643,6 +668,21 @@ impl ShapeWords<'_> {
             .iter()
             .filter(|q| matches!(q.part, PartMove::Slower | PartMove::Faster))
             .collect();
+        if let (Some(_), Some(why)) = (tail.first(), self.held_back()) {
+            let (word, against) = match (
+                tail.iter().any(|q| q.part == PartMove::Slower),
+                tail.iter().any(|q| q.part == PartMove::Faster),
+            ) {
+                (true, true) => ("moved", "apart from"),
+                (true, false) => ("slower", "than"),
+                _ => ("faster", "than"),
+            };
+            return format!(
+                "The shape check alone finds {cand} {word} {against} {base} in {}{}, but {why}: the data do not show {cand} {word}; {p}, {scope}. {hint}",
+                self.list(&tail),
+                self.rest(&tail)
+            );
+        }
         match tail.first() {
             Some(first) => {
                 let word = if first.part == PartMove::Faster {

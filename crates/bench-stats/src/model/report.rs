@@ -142,7 +142,11 @@ pub struct GroupAnalysis {
 impl GroupAnalysis {
     /// The candidate that stands out among two or more: the significant comparison with
     /// the largest change (|log ratio|), if any. With several comparisons the largest is
-    /// partly chance, so it is a hypothesis to confirm with an independent run.
+    /// partly chance, so it is a hypothesis to confirm with an independent run. In a
+    /// parameter scan whose values move one way along the parameter (a significant
+    /// [`TrendReport`] with monotone medians) the largest change is the end of the trend,
+    /// not a departure from the rest, so no candidate stands out when another comparison
+    /// along it is significant too ([`TrendReport::ends_with`]).
     pub fn standout(&self) -> Option<&Comparison> {
         if self.comparisons.len() < 2 {
             return None;
@@ -153,6 +157,23 @@ impl GroupAnalysis {
             .filter_map(|c| c.ratio.filter(|r| *r > 0.0).map(|r| (c, r.ln().abs())))
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(c, _)| c)
+            .filter(|c| !self.ends_a_trend(c))
+    }
+
+    /// `c` is the end of a significant, monotone trend ([`TrendReport::ends_with`]) along
+    /// which some other comparison is significant too: the scan moved step by step, and
+    /// `c` did not depart alone from the rest.
+    fn ends_a_trend(&self, c: &Comparison) -> bool {
+        let others = self
+            .comparisons
+            .iter()
+            .filter(|o| o.verdict == Verdict::Significant && o.candidate != c.candidate)
+            .count();
+        others > 0
+            && self
+                .trend
+                .as_ref()
+                .is_some_and(|t| t.ends_with(&c.candidate))
     }
 
     /// The descriptive row of comparison `k`'s candidate: `benchmarks[k + 1]` (the
@@ -303,6 +324,26 @@ pub struct TrendReport {
     pub direction: TrendDirection,
     /// `p_value < alpha`.
     pub significant: bool,
+    /// The benchmarks' names in the order of `values` (one each).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub benchmarks: Vec<String>,
+    /// The median over blocks of each benchmark's block value, taken in the order of
+    /// `values`, never steps against `direction` (ties allowed): the values move one way
+    /// along the whole scan, not only on average.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub monotone: bool,
+}
+
+impl TrendReport {
+    /// A significant trend whose medians move one way along the whole scan, with
+    /// `candidate` at one end of it: the end of a trend, not a value that departs from
+    /// the rest.
+    pub fn ends_with(&self, candidate: &str) -> bool {
+        self.significant
+            && self.monotone
+            && (self.benchmarks.first().map(String::as_str) == Some(candidate)
+                || self.benchmarks.last().map(String::as_str) == Some(candidate))
+    }
 }
 
 /// The omnibus result across all benchmarks of a group.

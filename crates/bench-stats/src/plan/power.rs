@@ -143,16 +143,7 @@ pub fn blocks_for_power(
     if !reaches(max) {
         return None;
     }
-    let (mut lo, mut hi) = (min, max);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if reaches(mid) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    Some(lo)
+    Some(first_reaching(min, max, reaches))
 }
 
 /// [`blocks_for_power`] searched from a guess `start` (`(min, start, max)`: the point plan, for a resampled
@@ -171,7 +162,7 @@ pub(crate) fn blocks_for_power_from(
 ) -> Option<usize> {
     let reaches = |n: usize| power(noise, n, ratio, alpha, reps, seed) >= target;
     let start = start.clamp(min, max);
-    let (mut lo, mut hi) = if reaches(start) {
+    let (lo, hi) = if reaches(start) {
         (min, start)
     } else {
         let mut lo = start + 1;
@@ -188,15 +179,7 @@ pub(crate) fn blocks_for_power_from(
         }
         (lo, hi)
     };
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if reaches(mid) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    Some(lo)
+    Some(first_reaching(lo, hi, reaches))
 }
 
 /// The minimum detectable effect with `n` blocks: the smallest relative change `x` (ratio
@@ -224,6 +207,21 @@ pub fn minimum_detectable_effect(
         }
     }
     Some(hi)
+}
+
+/// The smallest `n` in `lo..=hi` for which `reaches(n)` holds, by bisection, given that it
+/// holds at `hi` and, once it holds, for every larger `n`.
+/// Time: O(log(hi - lo)) calls of `reaches`.
+fn first_reaching(mut lo: usize, mut hi: usize, reaches: impl Fn(usize) -> bool) -> usize {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if reaches(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
 }
 
 #[cfg(test)]

@@ -491,3 +491,75 @@ fn few_informative_blocks_are_not_tested() {
         c6.summary
     );
 }
+
+/// Three variants over `blocks` blocks of `per` runs each, under the default typical-run
+/// estimator: the baseline's block level drifts with `drift`, each candidate moves by its
+/// factor in `effects`, and every run has its own noise from `noise` (cycled).
+fn three_blocked(
+    blocks: usize,
+    per: usize,
+    drift: &[f64],
+    effects: [f64; 2],
+    noise: &[f64],
+) -> bench_stats::Dataset {
+    use bench_stats::{Dataset, Design, Observation, Series};
+    let mut k = 0usize;
+    let mut series = |name: &str, factor: f64| {
+        let mut obs = Vec::new();
+        for b in 0..blocks {
+            for _ in 0..per {
+                let e = noise[k % noise.len()];
+                k += 1;
+                obs.push(Observation::in_block(
+                    100.0 * (1.0 + drift[b % drift.len()]) * factor * (1.0 + e),
+                    b as u32,
+                ));
+            }
+        }
+        Series::new(name, obs)
+    };
+    let a = series("a", 1.0);
+    let b = series("b", effects[0]);
+    let c = series("c", effects[1]);
+    Dataset::new("ns", vec![a, b, c]).with_design(Design::Abba)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// With 3+ variants the shape check's parts are not Holm-corrected over the
+    /// candidates: a comparison that is not significant after Holm's correction and the
+    /// omnibus gate never reads faster, slower or mixed, and its sentence never says it is.
+    #[test]
+    fn three_variants_name_a_direction_only_when_significant(
+        blocks in 7usize..11,
+        per in 1usize..5,
+        drift in prop::collection::vec(-0.05..0.05_f64, 1..11),
+        effects in (prop_oneof![Just(1.0), 0.9..1.1_f64], prop_oneof![Just(1.0), 0.9..1.1_f64]),
+        noise in prop::collection::vec(-0.02..0.02_f64, 1..60),
+    ) {
+        use bench_stats::{AnalysisConfig, Outcome, Verdict, analyze};
+        let config = AnalysisConfig {
+            resamples: 100,
+            ..AnalysisConfig::default()
+        };
+        let data = three_blocked(blocks, per, &drift, [effects.0, effects.1], &noise);
+        let analysis = analyze(&data, &config).unwrap();
+        for c in &analysis.groups[0].comparisons {
+            let directed = matches!(c.outcome, Outcome::Faster | Outcome::Slower | Outcome::Mixed);
+            prop_assert!(
+                c.verdict == Verdict::Significant || !directed,
+                "{}: {:?} but {:?} (adjusted p {:?}): {}",
+                c.candidate, c.verdict, c.outcome, c.p_value_adjusted, &c.summary
+            );
+            if c.verdict != Verdict::Significant {
+                for word in ["is slower than", "is faster than", "moved apart from"] {
+                    prop_assert!(
+                        !c.summary.contains(word) || c.summary.contains("do not show"),
+                        "{:?}: {}", c.verdict, &c.summary
+                    );
+                }
+            }
+        }
+    }
+}
