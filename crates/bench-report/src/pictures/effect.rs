@@ -148,14 +148,7 @@ fn row(
     let ys = Scale::log(lo.max(1e-12) / pad, hi * pad, area.bottom, area.top);
     let xs = Scale::counts(max_blocks, area.left, area.right);
     frame::y_axis(svg, area, &ys, "", 4);
-    let (m_lo, m_hi) = (ys.px_clamped(1.0 - margin), ys.px_clamped(1.0 + margin));
-    svg.rect(
-        area.left,
-        m_hi,
-        area.right - area.left,
-        m_lo - m_hi,
-        &format!(r#"fill="{MARGIN_FILL}" class="margin-band""#),
-    );
+    frame::margin_band(svg, area, &ys, margin);
     let col = style::color(color);
     if let Some((e, ci)) = band {
         let (b_lo, b_hi) = (ys.px_clamped(ci[0]), ys.px_clamped(ci[1]));

@@ -1,7 +1,7 @@
 //! The frame every chart shares: title, legend, plot area, axes with ticks and labels.
 
 use super::scale::{Scale, tick_label};
-use super::style::{self, GRID, INK, Shape};
+use super::style::{self, GRID, INK, MARGIN_FILL, Shape};
 use super::svg::{Anchor, Svg};
 
 /// Width of every chart, px.
@@ -193,6 +193,20 @@ pub fn x_label(svg: &mut Svg, area: Area, label: &str) {
         label,
         r#"class="axis-label""#,
     );
+}
+
+/// The shaded equivalence band (ratios within `1 ± margin`) across `area`, on the ratio
+/// scale `ys`; returns its lower and upper edges in pixels.
+pub fn margin_band(svg: &mut Svg, area: Area, ys: &Scale, margin: f64) -> (f64, f64) {
+    let (m_lo, m_hi) = (ys.px_clamped(1.0 - margin), ys.px_clamped(1.0 + margin));
+    svg.rect(
+        area.left,
+        m_hi,
+        area.right - area.left,
+        m_lo - m_hi,
+        &format!(r#"fill="{MARGIN_FILL}" class="margin-band""#),
+    );
+    (m_lo, m_hi)
 }
 
 /// The dashed horizontal line at a ratio of 1 (no change) across `area`, on the ratio

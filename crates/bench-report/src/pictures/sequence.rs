@@ -59,14 +59,7 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
         5,
     );
     frame::x_axis_counts(&mut svg, area, &xs, "blocks seen", 10);
-    let (m_lo, m_hi) = (ys.px_clamped(1.0 - margin), ys.px_clamped(1.0 + margin));
-    svg.rect(
-        area.left,
-        m_hi,
-        area.right - area.left,
-        m_lo - m_hi,
-        &format!(r#"fill="{MARGIN_FILL}" class="margin-band""#),
-    );
+    frame::margin_band(&mut svg, area, &ys, margin);
     for s in &seqs {
         let i = p.variant_index(&s.candidate);
         draw_sequence(&mut svg, area, (&xs, &ys), s, i);

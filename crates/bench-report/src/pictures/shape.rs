@@ -247,14 +247,7 @@ fn y_scale(parts: &[&QuantileShift], margin: f64, area: Area) -> Scale {
 
 /// The margin band with its edges, and the line of no change.
 fn reference_lines(svg: &mut Svg, area: Area, ys: &Scale, margin: f64) {
-    let (m_lo, m_hi) = (ys.px_clamped(1.0 - margin), ys.px_clamped(1.0 + margin));
-    svg.rect(
-        area.left,
-        m_hi,
-        area.right - area.left,
-        m_lo - m_hi,
-        &format!(r#"fill="{MARGIN_FILL}" class="margin-band""#),
-    );
+    let (m_lo, m_hi) = frame::margin_band(svg, area, ys, margin);
     for edge in [m_lo, m_hi] {
         svg.line(
             area.left,
