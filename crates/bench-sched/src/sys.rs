@@ -287,10 +287,18 @@ impl Adopted {
         })
     }
 
-    /// The pids in the list now. Time: one `pread`.
+    /// The pids in the list now, however long it is. Time: one `pread` (more only for a
+    /// list over 4 KiB).
     pub(crate) fn pids(&mut self) -> Vec<u32> {
         use std::os::unix::fs::FileExt;
-        let n = self.children.read_at(&mut self.buf, 0).unwrap_or(0);
+        let n = loop {
+            let n = self.children.read_at(&mut self.buf, 0).unwrap_or(0);
+            if n < self.buf.len() {
+                break n;
+            }
+            let longer = self.buf.len() * 2;
+            self.buf.resize(longer, 0);
+        };
         std::str::from_utf8(&self.buf[..n])
             .unwrap_or("")
             .split_ascii_whitespace()
@@ -299,8 +307,22 @@ impl Adopted {
     }
 }
 
+/// The state letter and start time (clock ticks since boot) of `pid`, from
+/// `/proc/PID/stat` (fields 3 and 22; the name in field 2 may hold spaces and parentheses).
+/// `None` once it is gone.
+pub(crate) fn state_and_start(pid: u32) -> Option<(char, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut fields = stat.get(stat.rfind(')')? + 1..)?.split_ascii_whitespace();
+    let state = fields.next()?.chars().next()?;
+    // Fields 4 to 21 lie between the state and the start time.
+    let start = fields.nth(18)?.parse().ok()?;
+    Some((state, start))
+}
+
 /// Whether the live process `pid` was started with `key=` in its environment (read from
-/// `/proc/PID/environ`; `false` for a zombie or a process abba may not read).
+/// `/proc/PID/environ`). `false` for a zombie, a process abba may not read, and, for a
+/// moment, one in the middle of `execve` or of dying: the check is exact only for a
+/// process at rest.
 pub(crate) fn started_with_env(pid: u32, key: &str) -> bool {
     let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
         return false;
@@ -327,6 +349,18 @@ pub(crate) fn kill_and_reap(pid: u32) {
         while libc::waitpid(p, &mut status, 0) < 0
             && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
         {}
+    }
+}
+
+/// Reaps the exited child `pid` (a zombie) without waiting.
+pub(crate) fn reap_exited(pid: u32) {
+    let Ok(p) = libc::pid_t::try_from(pid) else {
+        return;
+    };
+    let mut status = 0;
+    // SAFETY: waitpid has no memory-safety preconditions beyond a valid status pointer.
+    unsafe {
+        libc::waitpid(p, &mut status, libc::WNOHANG);
     }
 }
 

@@ -783,6 +783,33 @@ fn m9_a_process_that_leaves_the_group_with_setsid_ends_with_its_run() {
 }
 
 #[test]
+fn m9_escapees_that_exit_are_reaped_and_do_not_pile_up_as_zombies() {
+    let dir = tempfile::tempdir().unwrap();
+    let counts = dir.path().join("children");
+    // Each run counts abba's children (the guardian, itself, and any zombie left by
+    // earlier runs), then leaves a process that exits soon after the run: abba adopts it
+    // and must reap it, or 24 runs leave 23 zombies behind.
+    let cmd = format!(
+        "wc -w < /proc/$PPID/task/$PPID/children >> {}; setsid sh -c 'sleep 0.01' & exit 0",
+        counts.display()
+    );
+    abba()
+        .args([
+            "compare", "--blocks", "12", "--warmup", "0", "-q", "--shell", "sh", "-o",
+        ])
+        .arg(dir.path().join("zombies.jsonl"))
+        .args([&cmd, "sleep 0.02"])
+        .assert()
+        .success();
+    let seen = pids_in(&counts);
+    assert_eq!(seen.len(), 24, "12 ABBA blocks: 24 runs of the command");
+    assert!(
+        seen.iter().all(|&n| n <= 3),
+        "abba's children grew run after run: {seen:?}"
+    );
+}
+
+#[test]
 fn orphans_a_sigkilled_abba_takes_its_command_and_the_command_children_with_it() {
     let dir = tempfile::tempdir().unwrap();
     let pids = dir.path().join("pids");

@@ -106,26 +106,43 @@ fn guardian() -> Option<&'static (Mutex<File>, u32)> {
         .as_ref()
 }
 
-/// Ends every process a run left behind outside its group: live children abba adopted
-/// (as a subreaper) whose environment carries [`LAYOUT_ENV_VAR`], which every run's
-/// command and its descendants inherit, are killed with their process groups and reaped;
-/// their own children, adopted in turn, are looked for again (a few rounds). Time: one
-/// `pread` when nothing was adopted.
-fn end_adopted(guardian_pid: Option<u32>) {
+/// Ends every process a run left behind outside its group. abba, a subreaper, adopts
+/// what a run started that left the group (`setsid`) and lost its parent. Such a child is
+/// the run's when it started no earlier than the run's command (`run_start`, clock ticks
+/// since boot, read from `/proc`), or when its environment carries [`LAYOUT_ENV_VAR`],
+/// which every run's command and its descendants inherit (a process that outlived an
+/// earlier run's end). A live one is killed with its process group and reaped; an exited
+/// one (a zombie) is reaped, else they would pile up, one per run, until abba could start
+/// no more processes. Their own children, adopted in turn, are looked for again (a few
+/// rounds). The start time decides, not only the environment: a process in the middle of
+/// `execve` or of dying shows none for a moment. Time: one `pread` when nothing was
+/// adopted.
+fn end_adopted(guardian_pid: Option<u32>, run_start: Option<u64>) {
     let Some(Ok(mut adopted)) = ADOPTED.get().and_then(Option::as_ref).map(Mutex::lock) else {
         return;
     };
+    let since_run = |start: u64| run_start.is_some_and(|r| start >= r);
     for _ in 0..8 {
-        let left: Vec<u32> = adopted
-            .pids()
-            .into_iter()
-            .filter(|&p| Some(p) != guardian_pid && sys::started_with_env(p, LAYOUT_ENV_VAR))
-            .collect();
-        if left.is_empty() {
-            return;
+        let mut ended = false;
+        for pid in adopted.pids() {
+            if Some(pid) == guardian_pid {
+                continue;
+            }
+            match sys::state_and_start(pid) {
+                Some(('Z' | 'X', start)) if since_run(start) => sys::reap_exited(pid),
+                Some((state, start))
+                    if state != 'Z'
+                        && state != 'X'
+                        && (since_run(start) || sys::started_with_env(pid, LAYOUT_ENV_VAR)) =>
+                {
+                    sys::kill_and_reap(pid);
+                }
+                Some(_) | None => continue,
+            }
+            ended = true;
         }
-        for pid in left {
-            sys::kill_and_reap(pid);
+        if !ended {
+            return;
         }
     }
 }
@@ -507,11 +524,13 @@ impl Runner for RealRunner {
         // on: bounded).
         pipes.drain(0b110, 64);
         waited.map_err(spawn_err)?;
+        // Read while the child is a zombie (its /proc entry stays until it is reaped).
+        let run_start = sys::state_and_start(pid).map(|(_, start)| start);
         let reaped = sys::reap(pid).map_err(spawn_err)?;
         drop(child);
         // What left the group (`setsid`) and lost its parent was adopted by abba: it ends
         // with the run too.
-        end_adopted(guardian.map(|(_, p)| *p));
+        end_adopted(guardian.map(|(_, p)| *p), run_start);
 
         let termination = if req.stop.stop_requested().is_some() {
             Termination::Interrupted
