@@ -24,6 +24,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, Result, ensure};
+use bench_stats::Outcome;
 use serde_json::Value;
 
 use crate::calibrate::Neighbour;
@@ -93,9 +94,9 @@ fn kernel_binary(abba: &Path, dir: &Path) -> PathBuf {
 }
 
 /// What one `abba compare --json` concluded.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct Verdict {
-    outcome: String,
+    outcome: Outcome,
     ratio: Option<f64>,
     ci: Option<[f64; 2]>,
     /// Blocks the sequential rule took (`decided_at`), else the blocks analysed.
@@ -110,10 +111,9 @@ fn interval(v: &Value) -> Option<[f64; 2]> {
 
 fn verdict_of(json: &Value) -> Result<Verdict> {
     let c = &json["groups"][0]["comparisons"][0];
-    let outcome = c["outcome"]
-        .as_str()
-        .context("no outcome in abba's JSON")?
-        .to_owned();
+    let name = c["outcome"].as_str().context("no outcome in abba's JSON")?;
+    let outcome = Outcome::from_name(name)
+        .with_context(|| format!("unknown outcome {name:?} in abba's JSON"))?;
     let blocks = c["sequential"]["decided_at"]
         .as_u64()
         .or_else(|| c["paired"]["blocks"].as_u64());
@@ -182,8 +182,8 @@ struct Row {
     native: Verdict,
 }
 
-fn decided(outcome: &str) -> bool {
-    matches!(outcome, "slower" | "faster")
+fn decided(outcome: Outcome) -> bool {
+    matches!(outcome, Outcome::Slower | Outcome::Faster)
 }
 
 /// `KERNEL compute --chains CHAINS --steps STEPS`.
@@ -295,9 +295,9 @@ fn run_experiments(
             }
             eprintln!(
                 "{kind} #{rep}: instructions {} in {:?} blocks; wall {} ({:.0} s so far)",
-                counted.outcome,
+                counted.outcome.as_str(),
                 counted.blocks,
-                native.outcome,
+                native.outcome.as_str(),
                 started.elapsed().as_secs_f64()
             );
             rows.push(Row {
@@ -389,9 +389,9 @@ pub fn run(root: &Path, args: &CountersArgs) -> Result<()> {
         "chains=1 (--steps {}) vs chains=2 (--steps {}), equal work: instructions {} {}; native wall time (10x the steps) {} {}.",
         2 * args.steps,
         args.steps,
-        chains_counted.outcome,
+        chains_counted.outcome.as_str(),
         ratio_text(&chains_counted),
-        chains_wall.outcome,
+        chains_wall.outcome.as_str(),
         ratio_text(&chains_wall)
     );
     let _ = writeln!(
@@ -430,10 +430,10 @@ fn write_rows(out: &mut String, args: &CountersArgs, rows: &[Row]) {
             "| {} | {} | {} | {} | {} | {vw} | {} | {} |",
             r.kind,
             r.seed,
-            r.counted.outcome,
+            r.counted.outcome.as_str(),
             r.counted.blocks.map_or("-".to_owned(), |b| b.to_string()),
             ratio_text(&r.counted),
-            r.native.outcome,
+            r.native.outcome.as_str(),
             ratio_text(&r.native)
         );
     }
@@ -450,19 +450,19 @@ fn write_counts(out: &mut String, args: &CountersArgs, rows: &[Row]) {
         out,
         "\nA/B +{}% instructions: instructions SLOWER in {}/{reps} (within {} blocks: {}/{reps}); native wall time SLOWER in {}/{reps}.",
         args.effect_pct,
-        count(ab, &|r| r.counted.outcome == "slower"),
+        count(ab, &|r| r.counted.outcome == Outcome::Slower),
         args.blocks,
-        count(ab, &|r| r.counted.outcome == "slower"
+        count(ab, &|r| r.counted.outcome == Outcome::Slower
             && r.counted
                 .blocks
                 .is_some_and(|b| b <= u64::from(args.blocks))),
-        count(ab, &|r| r.native.outcome == "slower"),
+        count(ab, &|r| r.native.outcome == Outcome::Slower),
     );
     let _ = writeln!(
         out,
         "A/A: instructions FASTER or SLOWER in {}/{reps} (EQUIVALENT {}/{reps}); native wall time FASTER or SLOWER in {}/{reps}.",
-        count("A/A", &|r| decided(&r.counted.outcome)),
-        count("A/A", &|r| r.counted.outcome == "equivalent"),
-        count("A/A", &|r| decided(&r.native.outcome)),
+        count("A/A", &|r| decided(r.counted.outcome)),
+        count("A/A", &|r| r.counted.outcome == Outcome::Equivalent),
+        count("A/A", &|r| decided(r.native.outcome)),
     );
 }

@@ -42,13 +42,16 @@ mod examples_check;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::cli::{Cli, Command};
 use crate::exit::Exit;
 
 fn main() -> ExitCode {
-    let cli = Cli::try_parse().unwrap_or_else(|error| without_dash_dash_tip(error).exit());
+    let cli = command()
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+        .unwrap_or_else(|error| without_dash_dash_tip(error).exit());
     let result = match cli.command {
         None => demo::run_demo(&cli.demo),
         Some(Command::Compute(args)) => compute::run(&args)
@@ -75,6 +78,18 @@ fn main() -> ExitCode {
             ExitCode::from(u8::try_from(code).unwrap_or(2))
         }
     }
+}
+
+/// The command line's grammar: [`Cli`], where a negative number after a flag is that
+/// flag's value, in every subcommand, so `--blocks -1` is refused by `--blocks`'s own
+/// parser naming the flag (not "unexpected argument '-1'", issue 26, K4). No flag of
+/// abba's is a digit, so nothing else is read differently.
+fn command() -> clap::Command {
+    fn negative_numbers(cmd: clap::Command) -> clap::Command {
+        cmd.allow_negative_numbers(true)
+            .mut_subcommands(negative_numbers)
+    }
+    negative_numbers(Cli::command())
 }
 
 /// clap's tip for an unknown flag, "to pass '-x' as a value, use '-- -x'", is wrong for

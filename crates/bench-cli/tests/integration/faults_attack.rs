@@ -1521,3 +1521,92 @@ fn k5_a_block_id_too_large_is_called_too_large() {
         );
     }
 }
+
+#[test]
+fn k3_a_changed_reference_on_resume_is_worded_without_rust_debug_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("ref.jsonl");
+    abba()
+        .args([
+            "compare",
+            "--blocks",
+            "2",
+            "--warmup",
+            "0",
+            "-q",
+            "--seed",
+            "1",
+            "--reference",
+            "true",
+            "-o",
+        ])
+        .arg(&raw)
+        .args(["true", "true"])
+        .assert()
+        .success();
+    let plain = finished(dir.path(), "plain.jsonl");
+    let before = (std::fs::read(&raw).unwrap(), std::fs::read(&plain).unwrap());
+    for (file_path, reference, file, now) in [
+        (&raw, "echo", "\"true\"", "\"echo\""),
+        (&plain, "true", "no reference", "\"true\""),
+    ] {
+        let out = abba()
+            .args(["compare", "-q", "--blocks", "3", "--resume"])
+            .arg(file_path)
+            .args(["--reference", reference, "true", "true"])
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8(out).unwrap();
+        assert!(
+            err.contains(&format!(
+                "reference differs: the file has {file}, this run has {now}"
+            )),
+            "{err}"
+        );
+        assert!(!err.contains("Some(") && !err.contains("None"), "{err}");
+    }
+    let after = (std::fs::read(&raw).unwrap(), std::fs::read(&plain).unwrap());
+    assert!(after == before, "a refused resume leaves both files as they were");
+}
+
+#[test]
+fn k4_a_negative_number_is_the_flags_value_and_refused_by_its_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, flag) in [
+        (
+            &["compare", "--blocks", "-1", "true", "true"][..],
+            "--blocks",
+        ),
+        (&["compare", "--alpha", "-0.1", "true", "true"], "--alpha"),
+        (&["compare", "--warmup", "-3", "true", "true"], "--warmup"),
+        (&["compare", "-r", "-10", "true", "true"], "--runs"),
+        (
+            &["analyze", "--equivalence-margin", "-1", "x.jsonl"],
+            "--equivalence-margin",
+        ),
+        (&["plan", "--blocks", "-5", "x.jsonl"], "--blocks"),
+    ] {
+        let out = abba()
+            .current_dir(dir.path())
+            .args(args)
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8(out).unwrap();
+        assert!(err.contains(flag), "{args:?}: {err}");
+        assert!(
+            !err.contains("unexpected argument") && !err.contains("'-- -"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing created"
+    );
+}

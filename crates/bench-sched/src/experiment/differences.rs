@@ -220,7 +220,13 @@ impl Mismatch {
             Mismatch::Blocks { file, now } => ("block count", file.to_string(), now.to_string()),
             Mismatch::Variants { file, now } => ("variants", variants(file), variants(now)),
             Mismatch::Reference { file, now } => {
-                ("reference", format!("{file:?}"), format!("{now:?}"))
+                // The command as written (quoted, as the variants are), never Rust's
+                // `Some(..)` (issue 26, K3).
+                let show = |c: &Option<String>| {
+                    c.as_ref()
+                        .map_or_else(|| "no reference".to_owned(), |c| format!("{c:?}"))
+                };
+                ("reference", show(file), show(now))
             }
             Mismatch::ReferencePlacement { file, now } => (
                 "reference placement",

@@ -297,6 +297,7 @@ pub fn metrics_report(
                     .map(|(m, ratio, ci)| MetricEffect {
                         the_programs: the_programs(&m),
                         direction: direction(ci).to_owned(),
+                        quantity: e.quantity(&m),
                         metric: m.to_string(),
                         ratio,
                         ratio_ci: ci,

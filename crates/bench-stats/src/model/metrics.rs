@@ -6,6 +6,8 @@
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
+use super::Quantity;
+
 /// The other recorded metrics of a counted experiment.
 ///
 /// Exhaustive on purpose: part of the serialized document.
@@ -51,6 +53,8 @@ pub struct MetricComparison {
 pub struct MetricEffect {
     /// `wall`, `user`, `sys`, `max-rss`, `instructions`, `cycles`, ...
     pub metric: String,
+    /// What the metric measures (`time`, `memory`, or a count's name), for the words.
+    pub quantity: Quantity,
     /// Ratio candidate / baseline; `None` when it cannot be computed.
     pub ratio: Option<f64>,
     /// Its interval at the analysis confidence.
@@ -66,7 +70,7 @@ pub struct MetricEffect {
 impl MetricEffect {
     /// Whether the metric is a memory size (`max-rss`) rather than a time or a count.
     pub fn is_memory(&self) -> bool {
-        self.metric == "max-rss"
+        self.quantity == Quantity::Memory
     }
 }
 
