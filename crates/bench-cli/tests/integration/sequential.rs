@@ -360,3 +360,49 @@ fn plan_of_the_committed_pilots_is_what_the_docs_show() {
         fig.check();
     }
 }
+
+#[test]
+fn the_gate_of_a_sequential_experiment_reads_what_decided_it() {
+    // The verdict of `--until decided` is the confidence sequence's; the gate must read
+    // the same verdict and anytime-valid interval, not the shape check's fixed-sample
+    // one taken at a stop the data chose (a QA finding: the gate said "significantly
+    // worse ... in its typical run (p50)" beside an INCONCLUSIVE verdict). Each run's
+    // value is its environment padding's length plus a constant: seeded, so fixed, and
+    // spread enough that the sequence and the shape check disagree.
+    let value = |base: u32| format!("echo \"{{\\\"v\\\": $(({base} + ${{#ABBA_LAYOUT_PAD}}))}}\"");
+    for (b, max_blocks) in [(1300, "50"), (4000, "50")] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = abba()
+            .args([
+                "compare", "--json", "--seed", "3", "--warmup", "0", "--shell", "sh",
+            ])
+            .args(["--metric", "json:v", "--output"])
+            .arg(dir.path().join("runs.jsonl"))
+            .args(["--until", "decided", "--max-blocks", max_blocks])
+            .args(["--fail-if-slower", "5%"])
+            .arg(value(1000))
+            .arg(value(b))
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let c = &v["groups"][0]["comparisons"][0];
+        assert_eq!(c["decision"]["test"], "confidence-sequence:sign-median");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !err.contains("(p50)"),
+            "no shape part names the gate:\n{err}"
+        );
+        if c["outcome"] == "slower" {
+            assert_eq!(out.status.code(), Some(1), "{err}");
+            let ci = c["ratio_ci"].as_array().unwrap();
+            let quoted = format!(
+                "interval [{:.4}, {:.4}]",
+                ci[0].as_f64().unwrap(),
+                ci[1].as_f64().unwrap()
+            );
+            assert!(err.contains(&quoted), "{quoted} in:\n{err}");
+        } else {
+            assert_eq!(out.status.code(), Some(0), "{}: {err}", c["outcome"]);
+        }
+    }
+}

@@ -36,11 +36,17 @@ pub struct Regression {
 /// simultaneous interval excludes no change, family-wise at alpha) and whose interval
 /// reaches `pct` trips it, so a regression of the slow runs alone is caught; the worst such
 /// part is reported.
+///
+/// A comparison decided by a confidence sequence (`--until decided`,
+/// [`crate::Comparison::sequential`]) is gated on what decided it: its verdict and its
+/// anytime-valid interval. The shape check's fixed-sample intervals, read at a stop the
+/// data chose, would claim more than the sequence supports.
 pub fn regressions(analysis: &Analysis, pct: f64) -> Vec<Regression> {
     let mut out = Vec::new();
     for group in &analysis.groups {
         for c in &group.comparisons {
-            if let Some(shape) = &c.distribution {
+            let fixed_sample_shape = c.distribution.as_ref().filter(|_| c.sequential.is_none());
+            if let Some(shape) = fixed_sample_shape {
                 let reaching = shape.quantiles.iter().filter(|q| {
                     q.part == crate::paired::shape::PartMove::Slower
                         && q.interval.is_some_and(|[lo, hi]| {
