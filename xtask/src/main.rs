@@ -14,6 +14,12 @@
 //! - `plan-check`: `abba plan` from 30-block pilots of the real recordings against the
 //!   power and blocks needed the rest of each recording shows ([`plan_check`]).
 //! - `sequential`: the calibration grid of `--until decided` on simulated noise profiles.
+//! - `decision-grid`, `until-decided-grid`: the whole decision through `analyze()` on the
+//!   simulated noise profiles, per estimator, for shifts and changes that are not shifts,
+//!   and the same under `--until decided` ([`decision_grid`]).
+//! - `estimator-grid`: every paired estimator on the simulated noise profiles by false
+//!   positives, coverage and power; `--runs-per-block` the runs-per-block table
+//!   ([`estimator_grid`]).
 //! - `counters`: instruction counts (valgrind) against wall time under the noisy
 //!   neighbour: a +0.5% fixed-work change and A/A pairs ([`counters`]).
 //! - `history-calibrate`: false change points, detection and delay of `abba history` on
@@ -34,6 +40,8 @@ mod appendix;
 mod browser;
 mod calibrate;
 mod counters;
+mod decision_grid;
+mod estimator_grid;
 mod figures;
 mod history;
 mod history_calibrate;
@@ -100,6 +108,19 @@ enum Task {
     /// positives under continuous monitoring up to 500 blocks and blocks to a decision, for
     /// the sign sequence and the asymptotic mean sequence (Markdown tables).
     Sequential(sequential::SequentialArgs),
+    /// The whole decision through `analyze()` on every simulated noise profile, for the
+    /// default (`typical-run`), the fastest run, block means and an oracle: A/A claims,
+    /// coverage and a 2% shift, then changes that are not shifts (Markdown tables of
+    /// docs/estimator-grid.md; seeded).
+    DecisionGrid(decision_grid::DecisionGridArgs),
+    /// The default under `--until decided` (at most 60 blocks) on every simulated noise
+    /// profile, for no change, 2% and 10% shifts and changes that are not shifts: outcomes
+    /// and median blocks to the stop (a Markdown table; seeded).
+    UntilDecidedGrid(decision_grid::UntilDecidedArgs),
+    /// Every paired estimator on the same simulated sessions of every noise profile: A/A
+    /// false positives, coverage of the true ratio and power at 8 to 60 blocks for a 2% and
+    /// a 1% effect (Markdown tables of docs/estimator-grid.md; seeded).
+    EstimatorGrid(estimator_grid::EstimatorGridArgs),
     /// Instruction counts against wall time under the noisy neighbour: `--reps` A/B
     /// experiments of a fixed-work +0.5% instructions change and `--reps` A/A pairs, each
     /// counted with valgrind (`--until decided --max-blocks 8`) and timed natively over as
@@ -170,6 +191,9 @@ fn main() -> Result<()> {
         Task::Neighbour(a) => neighbour::run(&a),
         Task::PlanCheck(a) => plan_check::run(&root, &a),
         Task::Sequential(a) => sequential::run(&a),
+        Task::DecisionGrid(a) => decision_grid::run(&a),
+        Task::UntilDecidedGrid(a) => decision_grid::run_until_decided(&a),
+        Task::EstimatorGrid(a) => estimator_grid::run(&a),
         Task::Counters(a) => counters::run(&root, &a),
         Task::HistoryCalibrate(a) => history_calibrate::run(&a),
         Task::HistoryDemo(a) => history::demo(&root, &a),
@@ -192,5 +216,31 @@ mod tests {
     fn check_and_json_conflict() {
         assert!(Cli::try_parse_from(["xtask", "reproduce-appendix", "--check", "--json"]).is_err());
         assert!(Cli::try_parse_from(["xtask", "reproduce-appendix", "--blocks", "1"]).is_err());
+    }
+
+    #[test]
+    fn grid_flags_are_checked() {
+        let ok = [
+            "xtask",
+            "decision-grid",
+            "--reps",
+            "20",
+            "--profile",
+            "shared-vm",
+        ];
+        assert!(Cli::try_parse_from(ok).is_ok());
+        let only = ["xtask", "decision-grid", "--only", "oracle,default"];
+        assert!(Cli::try_parse_from(only).is_ok());
+        assert!(Cli::try_parse_from(["xtask", "decision-grid", "--only", "median"]).is_err());
+        assert!(Cli::try_parse_from(["xtask", "decision-grid", "--profile", "vm"]).is_err());
+        assert!(Cli::try_parse_from(["xtask", "until-decided-grid", "--reps", "0"]).is_err());
+        let rpb = [
+            "xtask",
+            "estimator-grid",
+            "--runs-per-block",
+            "--reps",
+            "10",
+        ];
+        assert!(Cli::try_parse_from(rpb).is_ok());
     }
 }

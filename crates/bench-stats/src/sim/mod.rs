@@ -130,7 +130,7 @@ pub enum SimDesign {
     /// ABBA and BAAB alternating cycle by cycle through the whole experiment, several
     /// cycles making one block (`A B B A B A A B` in every block of two cycles): the
     /// design `--runs-per-block` does not use, because with an even cycle count `A` opens
-    /// every block. Kept to show why (`tests/estimator_grid.rs`, runs per block).
+    /// every block. Kept to show why (`cargo xtask estimator-grid --runs-per-block`).
     AbbaRunOn,
     /// AB in every block.
     Alternating,

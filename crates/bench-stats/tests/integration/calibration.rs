@@ -13,7 +13,7 @@
 //! liberal; the paired Hodges-Lehmann log-ratio with its exact signed-rank interval is
 //! calibrated at every size with the same power on block means. The default is now its
 //! variant on the block minima (`hl-min-log-ratio`), chosen by the profile-wide grid of
-//! `tests/estimator_grid.rs`; `default_verdict_through_analyze_with_the_practical_gate`
+//! `cargo xtask estimator-grid`; `default_verdict_through_analyze_with_the_practical_gate`
 //! checks it through `analyze()`.
 //!
 //! Cost control (debug builds): intervals are computed with the crate's `block_bootstrap`
@@ -47,10 +47,10 @@ const METHODS: [IntervalMethod; 3] = [
     IntervalMethod::Studentized,
 ];
 /// The fastest-run estimator (`--estimator hl-min-log-ratio`, abba's default until the
-/// typical run replaced it; `tests/decision_grid.rs` calibrates that), checked in
+/// typical run replaced it; `cargo xtask decision-grid` calibrates that), checked in
 /// `default_verdict_through_analyze_with_the_practical_gate`: Hodges-Lehmann on the
 /// log-ratios of the block minima with its signed-rank interval, chosen among the
-/// block-value estimators by the estimator grid of `tests/estimator_grid.rs` (the
+/// block-value estimators by the estimator grid of `cargo xtask estimator-grid` (the
 /// `interval` setting, percentile, only applies to the bootstrap estimators reported
 /// beside it).
 const DEFAULT: (PairedEstimator, IntervalMethod) = (

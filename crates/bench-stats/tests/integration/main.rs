@@ -1,8 +1,9 @@
 //! bench-stats' integration tests, one binary (one link instead of one per file; the
 //! ripgrep layout: `autotests = false` and `[[test]] integration` in Cargo.toml). Each
 //! module is one former test file; `support` (tolerances) and `sim` (the simulator's
-//! names) are shared. The two `#[ignore]` table generators (`decision_grid`,
-//! `estimator_grid`) stay binaries of their own beside this one.
+//! names) are shared. The tables of `docs/estimator-grid.md` are printed by `cargo xtask
+//! decision-grid`, `until-decided-grid` and `estimator-grid`; `decision_grid` and
+//! `estimator_grid` here are their CI checks.
 
 // The 100-line limit (clippy.toml) is for the crates' code; a table-driven test or a
 // fixture that spells out one whole analysis reads best in one piece.
@@ -19,7 +20,9 @@ mod bootstrap_reference;
 mod calibration;
 mod carryover_sim;
 mod decision_calibration;
+mod decision_grid;
 mod determinism;
+mod estimator_grid;
 mod hierarchy_reference;
 mod hierarchy_sim;
 mod history;

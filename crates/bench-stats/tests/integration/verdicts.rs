@@ -220,8 +220,8 @@ fn alpha_changes_verdicts_exactly_where_the_deciding_p_lies_between() {
 }
 
 /// These verdicts are the signed-rank semantics of the fastest-run estimator
-/// (`hl-min-log-ratio`); the default typical run's are in `decision_grid.rs`,
-/// `shape_reference.rs` and the shape module's tests.
+/// (`hl-min-log-ratio`); the default typical run's are in `decision_grid.rs` (and
+/// `cargo xtask decision-grid`), `shape_reference.rs` and the shape module's tests.
 fn fastest() -> AnalysisConfig {
     AnalysisConfig {
         paired_estimator: bench_stats::PairedEstimator::HodgesLehmannMinLogRatio,

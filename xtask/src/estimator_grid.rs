@@ -1,27 +1,37 @@
-//! The estimator grid of the power issue: every paired estimator on the same simulated
-//! sessions of every noise profile, scored by A/A false positives, coverage of the true
-//! ratio and power, at 8, 12, 20, 30 and 60 ABBA blocks.
-//!
-//! - `grid_table` (ignored; run in release, a few minutes on 2 cores) prints the whole
-//!   table `docs/calibration.md` quotes:
-//!   `cargo test --release -p bench-stats --test estimator_grid -- --ignored --nocapture --test-threads 1`
-//!   (`docs/estimator-grid.md` holds its output; `GRID_REPS` sets the sessions per cell)
-//! - `default_holds_its_error_rates_on_every_profile` (CI) checks the shipped default with
-//!   fewer repetitions: false positives within alpha plus Monte Carlo error and coverage
-//!   within 2 points of nominal, on every profile at 8 and 30 blocks.
+//! `cargo xtask estimator-grid`: the estimator grid of the power issue: every paired
+//! estimator on the same simulated sessions of every noise profile of `bench_stats::sim`,
+//! scored by A/A false positives, coverage of the true ratio and power, at 8, 12, 20, 30
+//! and 60 ABBA blocks; `--runs-per-block` prints instead the same 120 runs as 30 blocks of
+//! 2+2 or 15 blocks of 4+4. Prints the Markdown tables `docs/estimator-grid.md` holds
+//! (seeded: the same flags print the same bytes).
 //!
 //! Every estimator decides exactly as the engine does: the Hodges-Lehmann family by the
 //! signed-rank p of its block log-ratios, the pooled-median ratio by its bootstrap p, the
 //! bootstrap estimators by their percentile interval at 95 %. Effects multiply every run
-//! of `B`, so the true ratio is the effect for every ratio estimator.
+//! of `B`, so the true ratio is the effect for every ratio estimator. The CI check of the
+//! fastest-run estimator through `analyze()` is
+//! `estimator_grid::the_fastest_run_holds_its_error_rates_on_every_profile` in bench-stats'
+//! integration tests.
 
+use anyhow::Result;
 use bench_stats::paired::{BlockSummary, block_bootstrap, pooled_median_ratio};
 use bench_stats::rank::{mann_whitney_u, paired_hodges_lehmann, wilcoxon_signed_rank};
 use bench_stats::resample::BootstrapConfig;
-use bench_stats::sim::{Experiment, NoiseProfile, SimDesign, simulate, simulate_cycles};
+use bench_stats::sim::{Experiment, NoiseProfile, SimDesign, simulate_cycles};
 use bench_stats::{PairedEstimator, Sample};
 
 const ALPHA: f64 = 0.05;
+
+/// Flags of `estimator-grid`.
+#[derive(clap::Args, Debug)]
+pub struct EstimatorGridArgs {
+    /// Simulated sessions per cell.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    reps: u32,
+    /// Print only the runs-per-block table (30 blocks of 2+2 runs against 15 of 4+4).
+    #[arg(long)]
+    runs_per_block: bool,
+}
 
 /// What one estimator says about one experiment: significant at alpha, and whether its
 /// 95 % interval holds `truth`.
@@ -156,7 +166,7 @@ struct Rates {
 
 /// Scores every estimator of `ests` on `reps` A/A and `reps` effect sessions of `profile`
 /// at `blocks` blocks (`cycles` ABBA cycles per block, ordered by `design`).
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // the grid's axes
 fn score(
     profile: NoiseProfile,
     design: SimDesign,
@@ -221,19 +231,23 @@ fn pct(k: u32, n: u32) -> f64 {
     100.0 * f64::from(k) / f64::from(n)
 }
 
-/// `alpha + 3 sqrt(alpha (1 - alpha) / reps)`, as a percentage.
-fn fp_bound(reps: u32) -> f64 {
-    100.0 * (ALPHA + 3.0 * (ALPHA * (1.0 - ALPHA) / f64::from(reps)).sqrt())
+/// `cargo xtask estimator-grid`.
+///
+/// # Errors
+/// Never; the signature matches the other tasks.
+pub fn run(args: &EstimatorGridArgs) -> Result<()> {
+    if args.runs_per_block {
+        runs_per_block(args.reps);
+    } else {
+        grid_table(args.reps);
+    }
+    Ok(())
 }
 
-#[test]
-#[ignore = "the full grid: run in release with --ignored --nocapture"]
-fn grid_table() {
+/// Every estimator on every profile at 8, 12, 20, 30 and 60 blocks, for a 2 % and a 1 %
+/// effect.
+fn grid_table(reps: u32) {
     const BLOCKS: [u32; 5] = [8, 12, 20, 30, 60];
-    let reps = std::env::var("GRID_REPS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1000);
     for effect in [1.02, 1.01] {
         println!(
             "\n## {:.0}% effect: A/A false positives % | coverage of the true ratio % | power % ({reps} sessions per cell, 2+2 runs per ABBA block; MC error at 5%: ±{:.1} points)",
@@ -284,13 +298,9 @@ fn grid_table() {
     }
 }
 
-#[test]
-#[ignore = "runs per block: run in release with --ignored --nocapture"]
-fn grid_runs_per_block() {
-    let reps = std::env::var("GRID_REPS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1000);
+/// The same 120 runs as 30 blocks of 2+2, 15 blocks of 4+4, and 15 blocks of 4+4 with `A`
+/// opening every block.
+fn runs_per_block(reps: u32) {
     let ests = [Est::HlMean, Est::HlMin, Est::HlMedian, Est::PooledMedian];
     println!(
         "\n## The same 120 runs as 30 blocks of 2+2 or 15 blocks of 4+4 (two ABBA cycles): false positives % | coverage % | power % at a 2% effect ({reps} sessions)\n"
@@ -330,69 +340,4 @@ fn grid_runs_per_block() {
             );
         }
     }
-}
-
-/// The fastest-run estimator through the whole `analyze()`, as users get it: on every profile at
-/// 8 and 30 blocks, A/A false positives within alpha plus three Monte Carlo SDs and
-/// coverage of a 2 % effect within 2 points of nominal (minus the same Monte Carlo
-/// allowance); and on the shared VM it has the power the grid promised over the block
-/// means (same sessions).
-#[test]
-fn the_fastest_run_holds_its_error_rates_on_every_profile() {
-    use bench_stats::{AnalysisConfig, Verdict, analyze};
-    // The fastest-run estimator (`--estimator hl-min-log-ratio`); the default, the typical
-    // run, is calibrated in tests/decision_grid.rs.
-    let config = AnalysisConfig {
-        resamples: 200,
-        paired_estimator: PairedEstimator::HodgesLehmannMinLogRatio,
-        ..AnalysisConfig::default()
-    };
-    let mut fig = bench_docs::Figure::new(
-        "docs/calibration.md",
-        "cargo test -p bench-stats --test estimator_grid fastest_run_holds -- --nocapture",
-    );
-    let reps = 150u32;
-    let cov_floor = 93.0 - 300.0 * (0.05 * 0.95 / f64::from(reps)).sqrt();
-    for profile in NoiseProfile::ALL {
-        let cfg = profile.config();
-        for blocks in [8u32, 30] {
-            let (mut fp, mut covered) = (0u32, 0u32);
-            for r in 0..u64::from(reps) {
-                let null = simulate(&cfg, SimDesign::Abba, blocks, 40_000 + r);
-                let a = analyze(&null.dataset, &config).expect("analysis");
-                fp += u32::from(a.groups[0].comparisons[0].verdict == Verdict::Significant);
-                let eff = simulate(&cfg.with_effect(1.02), SimDesign::Abba, blocks, 60_000 + r);
-                let a = analyze(&eff.dataset, &config).expect("analysis");
-                let ci = a.groups[0].comparisons[0].ratio_ci.expect("interval");
-                covered += u32::from(ci[0] <= 1.02 && 1.02 <= ci[1]);
-            }
-            let (fp, cov) = (pct(fp, reps), pct(covered, reps));
-            fig.line(format!(
-                "{:<10} {blocks:>2} blocks: A/A false positives {fp:.1}%, coverage {cov:.1}%",
-                profile.as_str()
-            ));
-            assert!(
-                fp <= fp_bound(reps),
-                "{profile} {blocks}: false positives {fp}%"
-            );
-            assert!(cov >= cov_floor, "{profile} {blocks}: coverage {cov}%");
-        }
-    }
-    // Power on the shared VM, 30 blocks, 2 %: the default against the block means.
-    let rates = score(
-        NoiseProfile::SharedVm,
-        SimDesign::Abba,
-        30,
-        1,
-        1.02,
-        200,
-        &[Est::HlMin, Est::HlMean],
-        200,
-    );
-    let (min, mean) = (pct(rates[0].power, 200), pct(rates[1].power, 200));
-    fig.line(format!(
-        "shared-vm 30 blocks, 2%: power {min:.1}% (block minima) vs {mean:.1}% (block means)"
-    ));
-    assert!(min > mean + 20.0, "{min} vs {mean}");
-    fig.check();
 }
