@@ -22,6 +22,8 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         })
         .transpose()?;
     crate::history::check_record_inputs(&args.record, &args.files)?;
+    // --record's commit and history are settled before any report or export.
+    let recording = crate::history::prepare(&args.record, "analyze")?;
     let paths: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
     for (i, a) in paths.iter().enumerate() {
         let same = |b: &&Path| match (a.canonicalize(), b.canonicalize()) {
@@ -47,6 +49,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
             role: "the input",
             path,
         })
+        .chain(recording.as_ref().map(crate::history::Recording::kept))
         .collect();
     crate::paths::check_export_targets(&args.analysis, &kept)?;
     crate::checks::warn_rate_unit(Some(&args.unit), args.higher_is_better);
@@ -94,15 +97,12 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     let analysis = analyze_input(&input, &config).map_err(|e| usage(e.to_string()))?;
     let csv = crate::hooks::csv_exports(&args.analysis.csv, &input, &analysis);
     let code = emit(analysis, &args.analysis, csv, &input)?;
-    if args.record.record {
-        crate::history::record_after(
-            &args.record,
-            "analyze",
-            paths[0],
-            &config,
-            Default::default(),
-            args.analysis.quiet,
-        )?;
-    }
+    crate::history::record_after(
+        recording.as_ref(),
+        paths[0],
+        &config,
+        Default::default(),
+        args.analysis.quiet,
+    )?;
     Ok(code)
 }

@@ -97,7 +97,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     if let Some(point) = &resume {
         crate::experiment_args::check_resumed(&args, point)?;
     }
-    check_kept_files(&args, resume.as_ref())?;
+    // --record's commit and history are settled now, not after the experiment.
+    let recording = crate::history::prepare(&args.record, "compare")?;
+    check_kept_files(&args, resume.as_ref(), recording.as_ref())?;
     let Plan {
         mut config,
         names,
@@ -151,8 +153,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let code = report(&args, &config, outcome, &analysis, &raw_path)
         .map_err(|e| naming_raw_file(e, &raw_path))?;
     crate::history::record_after(
-        &args.record,
-        "compare",
+        recording.as_ref(),
         &raw_path,
         &analysis,
         Default::default(),
@@ -203,12 +204,30 @@ fn confirm_path(args: &CompareArgs, resume: Option<&ResumePoint>) -> Option<Path
     Some(raw.with_extension("confirm.jsonl"))
 }
 
-/// Before anything runs: no export may replace the raw file, the resumed file or the
-/// `--confirm` file, nor another export; an existing `--confirm` file is refused now,
-/// not after the experiment.
-fn check_kept_files(args: &CompareArgs, resume: Option<&ResumePoint>) -> anyhow::Result<()> {
+/// Before anything runs: no export may replace the raw file, the resumed file, the
+/// `--confirm` file or the history `--record` writes, nor another export, and the raw
+/// file may not replace the history; an existing `--confirm` file is refused now, not
+/// after the experiment.
+fn check_kept_files(
+    args: &CompareArgs,
+    resume: Option<&ResumePoint>,
+    recording: Option<&crate::history::Recording>,
+) -> anyhow::Result<()> {
     let confirm = args.confirm.then(|| confirm_path(args, resume)).flatten();
     let mut kept = Vec::new();
+    if let Some(history) = recording.map(crate::history::Recording::kept) {
+        let raw = [
+            ("--output", args.output.as_deref()),
+            ("--resume", resume.map(ResumePoint::path)),
+        ];
+        for (flag, path) in raw {
+            if let Some(path) = path {
+                let kept = std::slice::from_ref(&history);
+                crate::paths::check_not_kept(flag, path, "the raw runs", kept)?;
+            }
+        }
+        kept.push(history);
+    }
     if let Some(path) = &args.output {
         kept.push(crate::paths::Kept {
             role: "--output",

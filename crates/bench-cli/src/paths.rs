@@ -151,10 +151,34 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// A file the command reads or records (the raw runs, an input) that no export may
 /// replace: the flag that names it and its path.
 pub struct Kept<'a> {
-    /// How the user named it (`--output`, `--resume`, `input`, `--confirm's raw file`).
+    /// How the user named it (`--output`, `--resume`, `input`, `--confirm's raw file`,
+    /// `--history`).
     pub role: &'a str,
     /// Its path.
     pub path: &'a Path,
+}
+
+/// Refuses `flag path` (an export, or the raw runs' file) when it names one of the `kept`
+/// files (the raw runs, an input, the history database) under any spelling: device and
+/// inode, or the place it will have. `what` is what would be written there.
+///
+/// # Errors
+/// A usage error (exit 2) naming both flags and the paths.
+pub fn check_not_kept(
+    flag: &str,
+    path: &Path,
+    what: &str,
+    kept: &[Kept<'_>],
+) -> anyhow::Result<()> {
+    if let Some(k) = kept.iter().find(|k| same_file(path, k.path)) {
+        return Err(usage(format!(
+            "{flag} {} is the same file as {} {}: {what} would replace it; choose another file",
+            path.display(),
+            k.role,
+            k.path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Every export of `args` with its flag (the SVG directory included).
@@ -194,13 +218,7 @@ pub fn check_export_targets(args: &AnalysisArgs, kept: &[Kept<'_>]) -> anyhow::R
                 "--export-svg {shown}: the charts are several files and need a directory, not standard output"
             )));
         }
-        if let Some(k) = kept.iter().find(|k| same_file(path, k.path)) {
-            return Err(usage(format!(
-                "{flag} {shown} is the same file as {} {}: the export would replace it; choose another file",
-                k.role,
-                k.path.display()
-            )));
-        }
+        check_not_kept(flag, path, "the export", kept)?;
         if let Some((other, _)) = exports[..i].iter().find(|(_, p)| same_file(path, p)) {
             let what = if target(path) == Target::Stdout {
                 "both would go to standard output".to_owned()

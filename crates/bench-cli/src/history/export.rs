@@ -228,6 +228,7 @@ fn axis_unit(unit: &str, s: &Series) -> (f64, String) {
 
 /// `abba history export`.
 pub(super) fn export(args: &ExportArgs) -> anyhow::Result<u8> {
+    super::check_output_not_history("--output", args.output.as_deref(), &args.read)?;
     let store = args.read.open()?;
     let series = all_series(&store, args.bench.as_deref(), &args.read)?;
     let text = match args.format.as_str() {

@@ -94,7 +94,8 @@ pub fn pull_request_base() -> Option<String> {
 /// the merge base of a pull request (`$GITHUB_BASE_REF`), else none.
 ///
 /// # Errors
-/// Outside git without `--commit`: a message asking for it.
+/// Outside git without `--commit`: a message asking for it (the caller names its command
+/// or flag before it).
 pub fn resolve(
     commit: Option<&str>,
     base: Option<&str>,
@@ -107,7 +108,8 @@ pub fn resolve(
             ..CommitInfo::default()
         }),
         None => describe("HEAD").ok_or_else(|| {
-            "--record: no git commit here (not in a git repository, or no commit yet): give --commit".to_owned()
+            "no git commit here (not in a git repository, or no commit yet): give --commit"
+                .to_owned()
         })?,
     };
     let head = CommitInfo { branch, ..head };

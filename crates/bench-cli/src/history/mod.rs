@@ -334,14 +334,17 @@ fn record_file(
     Ok(store.insert(&rec)?.is_some())
 }
 
+/// The record's commits and names. `who` starts an error (`--record`, `history import`).
 fn context(
+    who: &str,
     source: &str,
     commit: Option<&str>,
     base: Option<&str>,
     branch: Option<&str>,
     bench: Option<&str>,
 ) -> anyhow::Result<record::Context> {
-    let (commit, base_commit) = git::resolve(commit, base, branch).map_err(usage)?;
+    let (commit, base_commit) =
+        git::resolve(commit, base, branch).map_err(|e| usage(format!("{who}: {e}")))?;
     Ok(record::Context {
         source: source.to_owned(),
         bench: bench.map(str::to_owned),
@@ -374,23 +377,42 @@ fn say_recorded(path: &Path, file: &str, new: bool, ctx: &record::Context, quiet
     }
 }
 
-/// `--record` after `compare`, `suite` or `analyze`: the raw file as written, analysed
-/// with the command's own settings, recorded with its commits.
+/// How the user named a history: `--history` when given, else the default store.
+fn history_role(given: bool, default: &'static str) -> &'static str {
+    if given { "--history" } else { default }
+}
+
+/// `--record`'s settings, settled before anything runs: the commits (resolved now) and the
+/// history file (checked read-only now, written only after the experiment).
+#[derive(Debug, Clone)]
+pub struct Recording {
+    ctx: record::Context,
+    path: PathBuf,
+    role: &'static str,
+}
+
+impl Recording {
+    /// The history file as a file no export and no raw file may replace.
+    pub fn kept(&self) -> crate::paths::Kept<'_> {
+        crate::paths::Kept {
+            role: self.role,
+            path: &self.path,
+        }
+    }
+}
+
+/// Checks `--record` of `compare`, `suite` or `analyze` (`source`) before anything runs:
+/// the commit is resolved (outside git it needs `--commit`), and the history file must be
+/// an abba history, an empty file or a new path. `None` without `--record`.
 ///
 /// # Errors
-/// Exit 2 naming the store or the file.
-pub fn record_after(
-    args: &RecordArgs,
-    source: &str,
-    raw_path: &Path,
-    config: &AnalysisConfig,
-    correction: Correction,
-    quiet: bool,
-) -> anyhow::Result<()> {
+/// Exit 2 naming `--record` or `--history`; nothing is written.
+pub fn prepare(args: &RecordArgs, source: &str) -> anyhow::Result<Option<Recording>> {
     if !args.record {
-        return Ok(());
+        return Ok(None);
     }
     let ctx = context(
+        "--record",
         source,
         args.commit.as_deref(),
         args.base_commit.as_deref(),
@@ -398,11 +420,55 @@ pub fn record_after(
         args.bench.as_deref(),
     )?;
     let path = store::resolve_path(args.history.as_deref());
-    let mut store = Store::open(&path)?;
+    let role = history_role(args.history.is_some(), "the history of --record");
+    store::check_recordable(&path).map_err(|e| match args.history {
+        Some(_) => usage(format!("--history {e:#}")),
+        None => usage(format!("--record: the history {e:#}")),
+    })?;
+    Ok(Some(Recording { ctx, path, role }))
+}
+
+/// `--record` after `compare`, `suite` or `analyze`: the raw file as written, analysed
+/// with the command's own settings, recorded with the commits [`prepare`] resolved.
+///
+/// # Errors
+/// Exit 2 naming the store or the file.
+pub fn record_after(
+    recording: Option<&Recording>,
+    raw_path: &Path,
+    config: &AnalysisConfig,
+    correction: Correction,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let Some(Recording { ctx, path, .. }) = recording else {
+        return Ok(());
+    };
+    let mut store = Store::open(path)?;
     let raw = read_raw(raw_path).map_err(|e| usage(e.to_string()))?;
-    let new = record_file(&mut store, &raw, config, correction, &ctx)?;
-    say_recorded(&path, &raw_path.display().to_string(), new, &ctx, quiet);
+    let new = record_file(&mut store, &raw, config, correction, ctx)?;
+    say_recorded(path, &raw_path.display().to_string(), new, ctx, quiet);
     Ok(())
+}
+
+/// Refuses, before the store is read, an output of a history subcommand (`flag path`)
+/// that is the history file itself under any spelling.
+///
+/// # Errors
+/// Exit 2 naming both.
+fn check_output_not_history(
+    flag: &str,
+    output: Option<&Path>,
+    read: &ReadArgs,
+) -> anyhow::Result<()> {
+    let Some(output) = output else {
+        return Ok(());
+    };
+    let history = store::resolve_path(read.history.as_deref());
+    let kept = crate::paths::Kept {
+        role: history_role(read.history.is_some(), "the history"),
+        path: &history,
+    };
+    crate::paths::check_not_kept(flag, output, "the export", &[kept])
 }
 
 /// Checks `--record` on `analyze` before anything runs: one raw file.
@@ -445,6 +511,7 @@ fn read_head(path: &Path) -> Vec<u8> {
 
 fn import(args: &ImportArgs) -> anyhow::Result<u8> {
     let ctx = context(
+        "history import",
         "import",
         args.commit.as_deref(),
         args.base_commit.as_deref(),

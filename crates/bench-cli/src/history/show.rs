@@ -380,6 +380,7 @@ fn confirmation_note(s: &Series, index: usize) -> String {
 
 /// `abba history show BENCH`.
 pub(super) fn show(args: &ShowArgs) -> anyhow::Result<u8> {
+    super::check_output_not_history("--export-html", args.export_html.as_deref(), &args.read)?;
     let store = args.read.open()?;
     let series = all_series(&store, Some(&args.bench), &args.read)?;
     if let Some(path) = &args.export_html {

@@ -208,6 +208,40 @@ fn check_ours(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Checks, before anything runs and without writing anything, that `path` can be recorded
+/// into: an abba history (or an empty file), or a new file whose nearest existing
+/// directory is one.
+///
+/// # Errors
+/// Exit 2 naming the file: a directory, a foreign, damaged or newer file, or a path under
+/// something that is not a directory.
+pub fn check_recordable(path: &Path) -> anyhow::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(usage(format!(
+            "{}: is a directory, not a history file",
+            path.display()
+        ))),
+        Ok(_) => check_ours(path),
+        Err(_) => {
+            let mut dir = path.parent();
+            while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+                match std::fs::metadata(d) {
+                    Ok(m) if m.is_dir() => return Ok(()),
+                    Ok(_) => {
+                        return Err(usage(format!(
+                            "{}: {} is not a directory, so the history cannot be created there",
+                            path.display(),
+                            d.display()
+                        )));
+                    }
+                    Err(_) => dir = d.parent(),
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
 impl Store {
     /// Opens an existing history to read it. A missing file is an error naming it.
     ///

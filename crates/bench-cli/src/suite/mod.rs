@@ -431,7 +431,9 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         correction,
         gates,
     } = plan(&args, &file, &text, &picked, resume, seed)?;
-    check_exports(&args)?;
+    // --record's commit and history are settled now, not after the experiment.
+    let recording = crate::history::prepare(&args.record, "suite")?;
+    check_exports(&args, recording.as_ref())?;
     if args.dry_run {
         return dry_run(&config);
     }
@@ -464,8 +466,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     let code = report(&args, &analysis, correction, &gates, &raw_path)
         .map_err(|e| naming_raw_file(e, &raw_path))?;
     crate::history::record_after(
-        &args.record,
-        "suite",
+        recording.as_ref(),
         &raw_path,
         &analysis,
         correction,
@@ -496,8 +497,22 @@ fn suite_hint(error: anyhow::Error, file: &Path, raw: &Path) -> anyhow::Error {
     }
 }
 
-/// The export paths, checked before any run: their directories must exist.
-fn check_exports(args: &SuiteArgs) -> anyhow::Result<()> {
+/// The export paths, checked before any run: their directories must exist, and none may
+/// replace the raw runs, another export or the history `--record` writes (nor may the raw
+/// runs replace the history).
+fn check_exports(
+    args: &SuiteArgs,
+    recording: Option<&crate::history::Recording>,
+) -> anyhow::Result<()> {
+    let history: Vec<crate::paths::Kept<'_>> = recording
+        .map(crate::history::Recording::kept)
+        .into_iter()
+        .collect();
+    for (flag, raw) in [("--output", &args.output), ("--resume", &args.resume)] {
+        if let Some(raw) = raw {
+            crate::paths::check_not_kept(flag, raw, "the raw runs", &history)?;
+        }
+    }
     let exports = [
         ("--export-json", &args.export_json),
         ("--export-markdown", &args.export_markdown),
@@ -526,6 +541,7 @@ fn check_exports(args: &SuiteArgs) -> anyhow::Result<()> {
                 )));
             }
         }
+        crate::paths::check_not_kept(flag, path, "the export", &history)?;
         let same = crate::paths::same_file;
         for (other, p) in &seen {
             if same(p, path) {
