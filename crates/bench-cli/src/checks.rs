@@ -33,6 +33,20 @@ pub(crate) fn is_rate_unit(unit: &str) -> bool {
 /// values are then read as lower is better, which a throughput rarely is. Shown under
 /// `-q` too: it is about the verdict's direction.
 pub(crate) fn warn_rate_unit(unit: Option<&str>, higher_is_better: bool) {
+    warn_rate_unit_of(unit, higher_is_better, "--unit", "--higher-is-better", "");
+}
+
+/// [`warn_rate_unit`] worded for where the unit was given: `given` names it (`--unit`,
+/// `benchmark "a": unit`), `direction` the setting that turns the direction
+/// (`--higher-is-better`, `higher-is-better = true`), and `place` where to add it (empty, or
+/// ` to the benchmark in the suite file`).
+pub(crate) fn warn_rate_unit_of(
+    unit: Option<&str>,
+    higher_is_better: bool,
+    given: &str,
+    direction: &str,
+    place: &str,
+) {
     let Some(unit) = unit.filter(|u| is_rate_unit(u)) else {
         return;
     };
@@ -40,7 +54,7 @@ pub(crate) fn warn_rate_unit(unit: Option<&str>, higher_is_better: bool) {
         return;
     }
     stderr_line(format_args!(
-        "abba: warning: --unit {unit} looks like a rate, but without --higher-is-better lower values count as better; add --higher-is-better if more {unit} is better"
+        "abba: warning: {given} {unit} looks like a rate, but without {direction} lower values count as better; add {direction}{place} if more {unit} is better"
     ));
 }
 

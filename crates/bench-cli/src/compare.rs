@@ -85,6 +85,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         .map(ResumePoint::load)
         .transpose()
         .map_err(|e| usage(e.to_string()))?;
+    if let Some(point) = &resume {
+        refuse_suite_file(point)?;
+    }
     if let (Some(point), Some(output)) = (&resume, &args.output) {
         if !same_file(point.path(), output) {
             return Err(usage(format!(
@@ -109,7 +112,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     crate::checks::warn_rate_unit(args.unit.as_deref(), args.higher_is_better);
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     crate::hooks::size(&args, &mut config, &stop)?;
-    check_run_count(&config)?;
+    check_run_count(&config, "--blocks (or --runs)")?;
     config
         .preflight(&mut RealRunner::new())
         .map_err(|e| usage(e.to_string()))?;
@@ -173,9 +176,26 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     Ok(code)
 }
 
+/// `--resume` of a suite's raw file: `abba suite` continues it, with its suite file (the raw
+/// file does not record that file's name).
+fn refuse_suite_file(point: &ResumePoint) -> anyhow::Result<()> {
+    let suite = &point.header().suite;
+    if suite.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<&str> = suite.iter().map(|b| b.name.as_str()).collect();
+    let file = shell_words::quote(&point.path().display().to_string()).into_owned();
+    Err(usage(format!(
+        "--resume {}: the file is a suite's raw file (benchmarks {}), which abba compare does not continue; continue it with `abba suite <its suite file> --resume {file}`",
+        point.path().display(),
+        names.join(", ")
+    )))
+}
+
 /// Refuses an experiment whose schedule would exceed [`crate::cli::MAX_SCHEDULED_RUNS`]
-/// (each count flag is bounded, their product too), before the schedule is built.
-fn check_run_count(config: &ExperimentConfig) -> anyhow::Result<()> {
+/// (each count flag is bounded, their product too), before the schedule is built; `fewer`
+/// names what to lower (`--blocks (or --runs)`).
+pub(crate) fn check_run_count(config: &ExperimentConfig, fewer: &str) -> anyhow::Result<()> {
     let one = ExperimentConfig {
         blocks: 1,
         resume: None,
@@ -185,7 +205,7 @@ fn check_run_count(config: &ExperimentConfig) -> anyhow::Result<()> {
     let total = per_block.saturating_mul(u64::from(config.blocks));
     if total > crate::cli::MAX_SCHEDULED_RUNS {
         return Err(usage(format!(
-            "{} blocks of {per_block} runs are {total} runs, more than the {} one experiment may schedule; give fewer --blocks (or --runs), or split the experiment and merge the files with abba analyze",
+            "{} blocks of {per_block} runs are {total} runs, more than the {} one experiment may schedule; give fewer {fewer}, or split the experiment and merge the files with abba analyze",
             config.blocks,
             crate::cli::MAX_SCHEDULED_RUNS
         )));

@@ -210,7 +210,19 @@ pub fn exports_to_stdout(args: &AnalysisArgs) -> bool {
 /// # Errors
 /// A usage error (exit 2) naming both flags and the path.
 pub fn check_export_targets(args: &AnalysisArgs, kept: &[Kept<'_>]) -> anyhow::Result<()> {
-    let exports = exports(args);
+    check_targets(&exports(args), args.json, kept)
+}
+
+/// [`check_export_targets`] of any command's `exports` (each with its flag): none may
+/// replace a `kept` file or another export, nor go to standard output beside `json`.
+///
+/// # Errors
+/// A usage error (exit 2) naming both flags and the path.
+pub fn check_targets(
+    exports: &[(&str, &Path)],
+    json: bool,
+    kept: &[Kept<'_>],
+) -> anyhow::Result<()> {
     for (i, (flag, path)) in exports.iter().enumerate() {
         let shown = path.display();
         if *flag == "--export-svg" && target(path) == Target::Stdout {
@@ -229,7 +241,7 @@ pub fn check_export_targets(args: &AnalysisArgs, kept: &[Kept<'_>]) -> anyhow::R
                 "{other} and {flag} name the same file ({shown}): {what}; give each its own file"
             )));
         }
-        if args.json && target(path) == Target::Stdout {
+        if json && target(path) == Target::Stdout {
             return Err(usage(format!(
                 "{flag} {shown} writes to standard output, where --json prints the analysis; give the export a file, or leave out --json"
             )));

@@ -5,6 +5,7 @@
 //! correction sets it: `level` below alpha), so a reader never takes a 99.75% interval for
 //! a 95% one.
 
+use crate::wrap::wrap;
 use bench_stats::Outcome;
 use bench_stats::suite::{SuiteBenchmarkReport, SuiteReport};
 
@@ -107,8 +108,8 @@ fn variants(report: &SuiteReport) -> (String, Vec<String>) {
 fn summary_lines(report: &SuiteReport) -> Vec<String> {
     let (baseline, candidates) = variants(report);
     let mut out = vec![format!(
-        "{} benchmarks, {} against {baseline}; significance across the suite: {} at alpha {}.",
-        report.benchmarks.len(),
+        "{}, {} against {baseline}; significance across the suite: {} at alpha {}.",
+        counted(report.benchmarks.len(), "benchmark"),
         candidates.join(", "),
         report.correction.describe(),
         report.alpha
@@ -120,13 +121,13 @@ fn summary_lines(report: &SuiteReport) -> Vec<String> {
             "geometric mean of the ratios"
         };
         out.push(format!(
-            "Suite: {what} {} [{}, {}] ({}% block bootstrap, {} resamples, {} benchmarks).",
+            "Suite: {what} {} [{}, {}] ({}% block bootstrap, {} resamples, {}).",
             fixed(g.ratio),
             fixed(g.ci[0]),
             fixed(g.ci[1]),
             g.confidence * 100.0,
             g.resamples,
-            g.benchmarks
+            counted(g.benchmarks, "benchmark")
         ));
     }
     let c = report.counts;
@@ -147,16 +148,41 @@ fn summary_lines(report: &SuiteReport) -> Vec<String> {
     out
 }
 
-/// The suite report as terminal text: the table (narrow enough for 80 columns with names
-/// up to 24 characters), then the summary.
-pub fn render_suite_console(report: &SuiteReport) -> String {
+/// `n noun`, the noun plural unless `n` is 1 (`1 benchmark`, `3 benchmarks`).
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// The suite report as terminal text: the table, then the summary, every line within
+/// `width` characters (`None`: no limit). Names are shortened (to no fewer than 9
+/// characters, marked `~`) to fit the table; prose is wrapped at spaces
+/// ([`crate::wrap`]); a table row that still does not fit (a width below about 62) is
+/// wrapped too, its continuation indented.
+pub fn render_suite_console(report: &SuiteReport, width: Option<usize>) -> String {
     let rows: Vec<Row> = report.benchmarks.iter().flat_map(rows_of).collect();
-    let name_w = rows
+    let widest = |header: &str, cell: fn(&Row) -> &str| {
+        rows.iter()
+            .map(|r| cell(r).chars().count())
+            .chain([header.chars().count()])
+            .max()
+            .unwrap_or(0)
+    };
+    let ratio_w = widest("ratio", |r| &r.ratio).max(7);
+    let interval_w = widest("interval", |r| &r.interval).max(19);
+    let verdict_w = widest("verdict", |r| &r.verdict).max(12);
+    let p_w = widest("p adj", |r| &r.p_adjusted).max(7);
+    let rest = 2 + ratio_w + 2 + interval_w + 2 + verdict_w + 2 + p_w;
+    let natural = rows
         .iter()
         .map(|r| r.benchmark.chars().count())
         .max()
         .unwrap_or(9)
         .clamp(9, 28);
+    let name_w = width.map_or(natural, |w| natural.min(w.saturating_sub(rest)).max(9));
     let cut = |s: &str| -> String {
         if s.chars().count() <= name_w {
             s.to_owned()
@@ -165,20 +191,22 @@ pub fn render_suite_console(report: &SuiteReport) -> String {
             format!("{keep}~")
         }
     };
-    let mut out = String::new();
-    out.push_str(&format!(
-        "{:<name_w$}  {:>7}  {:<19}  {:<12}  {:>7}\n",
-        "benchmark", "ratio", "interval", "verdict", "p adj"
-    ));
+    let mut lines = Vec::new();
+    let mut row = |name: &str, ratio: &str, interval: &str, verdict: &str, p: &str| {
+        let line = format!(
+            "{name:<name_w$}  {ratio:>ratio_w$}  {interval:<interval_w$}  {verdict:<verdict_w$}  {p:>p_w$}"
+        );
+        lines.push(wrap(line.trim_end(), width, "", "  "));
+    };
+    row("benchmark", "ratio", "interval", "verdict", "p adj");
     for r in &rows {
-        out.push_str(&format!(
-            "{:<name_w$}  {:>7}  {:<19}  {:<12}  {:>7}\n",
-            cut(&r.benchmark),
-            r.ratio,
-            r.interval,
-            r.verdict,
-            r.p_adjusted
-        ));
+        row(
+            &cut(&r.benchmark),
+            &r.ratio,
+            &r.interval,
+            &r.verdict,
+            &r.p_adjusted,
+        );
     }
     let levels: Vec<&str> = {
         let mut l: Vec<&str> = rows.iter().map(|r| r.level.as_str()).collect();
@@ -186,14 +214,21 @@ pub fn render_suite_console(report: &SuiteReport) -> String {
         l.dedup();
         l
     };
-    out.push_str(&format!(
-        "(intervals at the level each benchmark was decided at: {}; p adj is the p after the suite's correction)\n\n",
-        levels.join(", ")
+    lines.push(wrap(
+        &format!(
+            "(intervals at the level each benchmark was decided at: {}; p adj is the p after the suite's correction)",
+            levels.join(", ")
+        ),
+        width,
+        "",
+        " ",
     ));
+    lines.push(String::new());
     for line in summary_lines(report) {
-        out.push_str(&line);
-        out.push('\n');
+        lines.push(wrap(&line, width, "", "  "));
     }
+    let mut out = lines.join("\n");
+    out.push('\n');
     out
 }
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueHint};
 
-use crate::cli::StyleArg;
+use crate::cli::{MAX_BLOCKS, MAX_RESAMPLES, MAX_WARMUP, StyleArg};
 use crate::parse::{parse_duration_with_unit, parse_estimator, parse_fraction, parse_margin};
 use bench_stats::PairedEstimator;
 
@@ -63,10 +63,10 @@ pub struct SuiteArgs {
     #[arg(long, value_name = "GLOB", num_args = 1.., help_heading = "Running")]
     pub only: Vec<String>,
     /// Number of blocks [default: the file's `blocks`, else 20].
-    #[arg(long, short = 'b', value_name = "N", help_heading = "Running")]
+    #[arg(long, short = 'b', value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS), value_name = "N", help_heading = "Running")]
     pub blocks: Option<u32>,
     /// Untimed runs of every variant before the first block [default: the file's, else 1].
-    #[arg(long, short = 'w', value_name = "N", help_heading = "Running")]
+    #[arg(long, short = 'w', value_parser = clap::value_parser!(u32).range(0..=MAX_WARMUP), value_name = "N", help_heading = "Running")]
     pub warmup: Option<u32>,
     /// Per-run timeout (`30s`) [default: the file's, else none].
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_with_unit, help_heading = "Running")]
@@ -139,6 +139,7 @@ pub struct SuiteArgs {
     /// Bootstrap resamples.
     #[arg(
         long,
+        value_parser = clap::value_parser!(u32).range(1..=MAX_RESAMPLES),
         default_value_t = 2000,
         value_name = "N",
         help_heading = "Analysis"

@@ -21,6 +21,7 @@ use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use toml::Spanned;
 
+use crate::cli::{MAX_BLOCKS, MAX_RUNS_PER_BLOCK, MAX_WARMUP};
 use crate::exit::usage;
 
 /// The whole file.
@@ -99,14 +100,14 @@ impl<'de> Deserialize<'de> for Variants {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Settings {
-    pub blocks: Option<u32>,
-    pub warmup: Option<u32>,
+    pub blocks: Option<Spanned<u32>>,
+    pub warmup: Option<Spanned<u32>>,
     pub timeout: Option<Spanned<String>>,
     pub metric: Option<String>,
     pub unit: Option<String>,
     pub higher_is_better: Option<bool>,
     #[serde(alias = "runs_per_block")]
-    pub runs_per_block: Option<u32>,
+    pub runs_per_block: Option<Spanned<u32>>,
     pub shell: Option<Spanned<String>>,
     pub design: Option<Spanned<String>>,
     pub settle: Option<Spanned<String>>,
@@ -233,17 +234,79 @@ fn check(path: &Path, text: &str, file: &SuiteFile) -> anyhow::Result<()> {
             return Err(at(path, text, b.command.span(), "command is empty"));
         }
         if let Some(n) = &b.runs_per_block {
-            if *n.get_ref() == 0 {
-                return Err(at(
-                    path,
-                    text,
-                    n.span(),
-                    "runs-per-block must be at least 1",
-                ));
-            }
+            bounded(path, text, n, "runs-per-block", 1, MAX_RUNS_PER_BLOCK)?;
+        }
+        if let Some(t) = &b.timeout {
+            timeout(path, text, t, "timeout")?;
         }
     }
+    check_settings(path, text, &file.settings)
+}
+
+/// `[settings]`'s counts within the bounds of the flags of the same names (checked before
+/// anything is planned, so no count can ask for more than the machine holds), and its
+/// timeout longer than 0.
+fn check_settings(path: &Path, text: &str, settings: &Settings) -> anyhow::Result<()> {
+    if let Some(n) = &settings.blocks {
+        bounded(path, text, n, "settings.blocks", 1, MAX_BLOCKS)?;
+    }
+    if let Some(n) = &settings.warmup {
+        bounded(path, text, n, "settings.warmup", 0, MAX_WARMUP)?;
+    }
+    if let Some(n) = &settings.runs_per_block {
+        bounded(
+            path,
+            text,
+            n,
+            "settings.runs-per-block",
+            1,
+            MAX_RUNS_PER_BLOCK,
+        )?;
+    }
+    if let Some(t) = &settings.timeout {
+        timeout(path, text, t, "settings.timeout")?;
+    }
     Ok(())
+}
+
+/// A count of the file from `min` to `max` (the bound of the flag of the same name).
+fn bounded(
+    path: &Path,
+    text: &str,
+    value: &Spanned<u32>,
+    key: &str,
+    min: u32,
+    max: i64,
+) -> anyhow::Result<()> {
+    let n = *value.get_ref();
+    if n < min || i64::from(n) > max {
+        return Err(at(
+            path,
+            text,
+            value.span(),
+            &format!("{key} = {n}: must be from {min} to {max}"),
+        ));
+    }
+    Ok(())
+}
+
+/// A timeout of the file (`"30s"`): a duration longer than 0.
+pub fn timeout(
+    path: &Path,
+    text: &str,
+    value: &Spanned<String>,
+    key: &str,
+) -> anyhow::Result<Duration> {
+    let d = duration(path, text, value, key)?;
+    if d.is_zero() {
+        return Err(at(
+            path,
+            text,
+            value.span(),
+            &format!("{key} = {:?}: must be longer than 0", value.get_ref()),
+        ));
+    }
+    Ok(d)
 }
 
 /// A duration value of the file (`"30s"`), read as the command line reads it.

@@ -214,7 +214,7 @@ fn expand(
         bench.unit.clone_from(&entry.unit);
         bench.higher_is_better = entry.higher_is_better;
         if let Some(t) = &entry.timeout {
-            bench.timeout = Some(file::duration(path, text, t, "timeout")?);
+            bench.timeout = Some(file::timeout(path, text, t, "timeout")?);
         }
         out.benchmarks.push(bench);
     }
@@ -283,15 +283,21 @@ fn suite_design(file: &SuiteFile, text: &str, path: &Path) -> anyhow::Result<Des
 
 /// The cycles of every benchmark's order per block (`settings.runs-per-block`, 2 runs of
 /// each variant per ABBA cycle).
-fn suite_cycles(file: &SuiteFile, path: &Path) -> anyhow::Result<u32> {
-    let cycles = match file.settings.runs_per_block {
-        None => 1,
-        Some(n) if n >= 2 && n % 2 == 0 => n / 2,
-        Some(n) => {
-            return Err(usage(format!(
-                "{}: settings.runs-per-block {n}: must be a positive multiple of 2 (each ABBA cycle runs each variant twice); set it per benchmark for other counts",
-                path.display()
-            )));
+fn suite_cycles(file: &SuiteFile, text: &str, path: &Path) -> anyhow::Result<u32> {
+    let Some(value) = &file.settings.runs_per_block else {
+        return Ok(1);
+    };
+    let cycles = match *value.get_ref() {
+        n if n >= 2 && n % 2 == 0 => n / 2,
+        n => {
+            return Err(file::at(
+                path,
+                text,
+                value.span(),
+                &format!(
+                    "settings.runs-per-block = {n}: must be a positive multiple of 2 (each ABBA cycle runs each variant twice); set it per benchmark for other counts"
+                ),
+            ));
         }
     };
     Ok(cycles)
@@ -322,9 +328,12 @@ fn plan(
         .unwrap_or("wall")
         .parse()
         .map_err(|e| usage(format!("{}: settings.metric: {e}", path.display())))?;
+    if args.timeout.is_some_and(|t| t.is_zero()) {
+        return Err(usage("--timeout must be longer than 0"));
+    }
     let timeout = match (&args.timeout, &settings.timeout) {
         (Some(t), _) => Some(*t),
-        (None, Some(t)) => Some(file::duration(path, text, t, "settings.timeout")?),
+        (None, Some(t)) => Some(file::timeout(path, text, t, "settings.timeout")?),
         (None, None) => None,
     };
     let settle = match &settings.settle {
@@ -342,18 +351,22 @@ fn plan(
         .map(|e| e.name.get_ref().as_str())
         .collect();
     let gates = Gates::parse(&args.fail_if_slower, &names)?;
-    let blocks = args.blocks.or(settings.blocks).unwrap_or(20);
-    if blocks == 0 {
-        return Err(usage("--blocks must be at least 1"));
-    }
-    let cycles = suite_cycles(file, path)?;
+    // The flags are bounded by clap, the file's values by `file::read`.
+    let blocks = args
+        .blocks
+        .or(settings.blocks.as_ref().map(|n| *n.get_ref()))
+        .unwrap_or(20);
+    let cycles = suite_cycles(file, text, path)?;
     let (analysis, correction) = suite_analysis(args, file, seed)?;
     let config = ExperimentConfig {
         variants,
         design,
         blocks,
         seed,
-        warmup: args.warmup.or(settings.warmup).unwrap_or(1),
+        warmup: args
+            .warmup
+            .or(settings.warmup.as_ref().map(|n| *n.get_ref()))
+            .unwrap_or(1),
         settle,
         layout: Layout::Random,
         timeout,
@@ -385,12 +398,25 @@ fn plan(
         suite: Some(Suite { benchmarks }),
         ..ExperimentConfig::default()
     };
+    config
+        .validate()
+        .map_err(|e| usage(bench_sched::SchedError::Config(e).to_string()))?;
+    crate::compare::check_run_count(&config, "--blocks (or runs-per-block in the suite file)")?;
     Ok(Plan {
         config,
         analysis,
         correction,
         gates,
     })
+}
+
+/// `n noun`, the noun plural unless `n` is 1 (`1 block`, `3 blocks`).
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// `abba suite`.
@@ -434,6 +460,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     // --record's commit and history are settled now, not after the experiment.
     let recording = crate::history::prepare(&args.record, "suite")?;
     check_exports(&args, recording.as_ref())?;
+    warn_rate_units(&config);
     if args.dry_run {
         return dry_run(&config);
     }
@@ -453,10 +480,10 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     let (writer, raw_path, temporary) = open_raw(&out, &config)?;
     if !args.quiet && !args.json {
         stderr_line(format_args!(
-            "abba suite: {} benchmarks x {} variants, {} blocks, seed {}; raw runs in {}",
-            picked.entries.len(),
+            "abba suite: {} x {} variants, {}, seed {}; raw runs in {}",
+            counted(picked.entries.len(), "benchmark"),
             file.variants.get_ref().len(),
-            config.blocks,
+            counted(config.blocks as usize, "block"),
             config.seed,
             raw_path.display()
         ));
@@ -481,6 +508,30 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     Ok(code)
 }
 
+/// Warns, as compare does for `--unit` (M11 of issue 26), of every benchmark whose unit
+/// looks like a rate while lower values count as better, naming the benchmark.
+fn warn_rate_units(config: &ExperimentConfig) {
+    let Some(suite) = &config.suite else { return };
+    for b in &suite.benchmarks {
+        // What the benchmark's dataset will have (`bench_sched::Experiment::suite_datasets`).
+        let unit = b
+            .unit
+            .as_deref()
+            .or(config.unit.as_deref().filter(|_| b.metric.is_none()));
+        let higher = b.higher_is_better.unwrap_or(match &b.metric {
+            Some(m) => m.higher_is_better(),
+            None => config.higher_is_better.unwrap_or(false),
+        });
+        crate::checks::warn_rate_unit_of(
+            unit,
+            higher,
+            &format!("benchmark {:?}: unit", b.name),
+            "higher-is-better = true",
+            " to its [[benchmark]] (or [settings]) in the suite file",
+        );
+    }
+}
+
 /// The resume hint of an interrupted suite names `abba suite`, not `abba compare`.
 fn suite_hint(error: anyhow::Error, file: &Path, raw: &Path) -> anyhow::Error {
     match error.downcast_ref::<Exit>() {
@@ -498,8 +549,9 @@ fn suite_hint(error: anyhow::Error, file: &Path, raw: &Path) -> anyhow::Error {
 }
 
 /// The export paths, checked before any run: their directories must exist, and none may
-/// replace the raw runs, another export or the history `--record` writes (nor may the raw
-/// runs replace the history).
+/// replace the suite file, the raw runs, another export or the history `--record` writes
+/// (by device and inode, as compare checks its own: [`crate::paths::check_targets`]); nor
+/// may the raw runs replace the history.
 fn check_exports(
     args: &SuiteArgs,
     recording: Option<&crate::history::Recording>,
@@ -513,19 +565,19 @@ fn check_exports(
             crate::paths::check_not_kept(flag, raw, "the raw runs", &history)?;
         }
     }
-    let exports = [
+    let exports: Vec<(&str, &Path)> = [
         ("--export-json", &args.export_json),
         ("--export-markdown", &args.export_markdown),
         ("--export-pr-comment", &args.export_pr_comment),
         ("--export-bmf", &args.export_bmf),
         ("--export-github-benchmark", &args.export_github_benchmark),
-    ];
-    let mut seen: Vec<(&str, &PathBuf)> = Vec::new();
-    for (flag, path) in exports {
-        let Some(path) = path else { continue };
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
+    .collect();
+    for (flag, path) in &exports {
         if !matches!(crate::paths::target(path), crate::paths::Target::File(_)) {
             // Standard output, a descriptor, a device or a pipe: written in place.
-            seen.push((flag, path));
             continue;
         }
         if path.is_dir() {
@@ -541,35 +593,29 @@ fn check_exports(
                 )));
             }
         }
-        crate::paths::check_not_kept(flag, path, "the export", &history)?;
-        let same = crate::paths::same_file;
-        for (other, p) in &seen {
-            if same(p, path) {
-                return Err(usage(format!(
-                    "{flag} and {other} name the same file {}: give each export its own file",
-                    path.display()
-                )));
-            }
-        }
-        for raw in [&args.output, &args.resume].into_iter().flatten() {
-            if same(raw, path) {
-                return Err(usage(format!(
-                    "{flag} {}: that is the raw runs' file; give the export another file",
-                    path.display()
-                )));
-            }
-        }
-        seen.push((flag, path));
     }
-    Ok(())
+    let mut kept = vec![crate::paths::Kept {
+        role: "the suite file",
+        path: &args.file,
+    }];
+    for (role, path) in [
+        ("the raw runs' file --output", &args.output),
+        ("the raw runs' file --resume", &args.resume),
+    ] {
+        if let Some(path) = path {
+            kept.push(crate::paths::Kept { role, path });
+        }
+    }
+    kept.extend(history);
+    crate::paths::check_targets(&exports, args.json, &kept)
 }
 
 fn list(file: &SuiteFile, picked: &Picked<'_>) -> anyhow::Result<u8> {
     let mut out = String::new();
     let names: Vec<&String> = file.variants.get_ref().keys().collect();
     out.push_str(&format!(
-        "{} benchmarks, variants {} (baseline {})\n",
-        picked.entries.len(),
+        "{}, variants {} (baseline {})\n",
+        counted(picked.entries.len(), "benchmark"),
         names
             .iter()
             .map(|s| s.as_str())
@@ -609,14 +655,14 @@ fn dry_run(config: &ExperimentConfig) -> anyhow::Result<u8> {
     }
     if config.blocks > shown {
         out.push_str(&format!(
-            "... {} more blocks, each in a fresh benchmark order\n",
-            config.blocks - shown
+            "... {} more, each in a fresh benchmark order\n",
+            counted((config.blocks - shown) as usize, "block")
         ));
     }
     out.push_str(&format!(
-        "seed {}; {} measured runs\n",
+        "seed {}; {}\n",
         config.seed,
-        schedule.runs.len()
+        counted(schedule.runs.len(), "measured run")
     ));
     write_stdout(&out)?;
     Ok(0)
@@ -681,10 +727,9 @@ fn cross_class(
     if args.json {
         write_stdout(&bench_report::render_json(&result)?)?;
     } else {
-        write_stdout(&bench_report::render_console(
-            &result,
-            &bench_report::RenderOptions::default(),
-        ))?;
+        let mut options = bench_report::RenderOptions::default();
+        options.width = crate::output::terminal_width();
+        write_stdout(&bench_report::render_console(&result, &options))?;
     }
     Ok(0)
 }
@@ -735,7 +780,10 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
     if args.json {
         write_stdout(&json)?;
     } else {
-        write_stdout(&render_suite_console(report))?;
+        write_stdout(&render_suite_console(
+            report,
+            crate::output::terminal_width(),
+        ))?;
     }
     let tripped = gate(report, gates);
     for message in &tripped {

@@ -10,6 +10,7 @@ mod doc_figures;
 mod faults;
 mod faults_attack;
 mod faults_history;
+mod faults_suite;
 mod first_contact;
 mod history;
 mod hosts;

@@ -313,11 +313,26 @@ fn variants(v: &[RawVariant]) -> String {
         .join(", ")
 }
 
+/// A suite in words: its benchmarks' names (`no suite` for none), never the raw JSON.
 fn suite(s: &[RawSuiteBenchmark]) -> String {
     if s.is_empty() {
         return "no suite".to_owned();
     }
-    serde_json::to_string(s).unwrap_or_default()
+    let names: Vec<String> = s
+        .iter()
+        .map(|b| {
+            let mut text = format!("{} ({}", b.name, b.variants.join(" "));
+            if b.cycles != 1 {
+                text.push_str(&format!(", {} cycles", b.cycles));
+            }
+            if let Some(m) = &b.metric {
+                text.push_str(&format!(", metric {m}"));
+            }
+            text.push(')');
+            text
+        })
+        .collect();
+    format!("the suite {}", names.join(", "))
 }
 
 fn hooks(names: &[String], hooks: &[RawHooks]) -> String {
