@@ -1569,7 +1569,10 @@ fn k3_a_changed_reference_on_resume_is_worded_without_rust_debug_output() {
         assert!(!err.contains("Some(") && !err.contains("None"), "{err}");
     }
     let after = (std::fs::read(&raw).unwrap(), std::fs::read(&plain).unwrap());
-    assert!(after == before, "a refused resume leaves both files as they were");
+    assert!(
+        after == before,
+        "a refused resume leaves both files as they were"
+    );
 }
 
 #[test]
