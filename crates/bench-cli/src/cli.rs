@@ -207,14 +207,14 @@ pub struct AnalysisArgs {
     #[arg(long, value_name = "NAME", help_heading = ANALYSIS)]
     pub baseline: Option<String>,
     /// Significance level.
-    #[arg(long, default_value = "0.05", value_parser = parse_fraction, value_name = "A", help_heading = ANALYSIS, hide_short_help = true)]
+    #[arg(long, allow_hyphen_values = true, default_value = "0.05", value_parser = parse_fraction, value_name = "A", help_heading = ANALYSIS, hide_short_help = true)]
     pub alpha: f64,
     /// Confidence level of every interval [default: 1 - alpha, so that the interval
     /// beside a verdict excludes no change exactly when the verdict is significant].
     ///
     /// Another level is printed with its level named beside the verdict. Equivalence is
     /// always the 1 - 2*alpha interval (two one-sided tests at alpha), whatever this says.
-    #[arg(long, value_parser = parse_fraction, value_name = "C", help_heading = ANALYSIS, hide_short_help = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_fraction, value_name = "C", help_heading = ANALYSIS, hide_short_help = true)]
     pub confidence: Option<f64>,
     /// Bootstrap resamples per interval.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RESAMPLES), default_value_t = 2000, value_name = "N", help_heading = ANALYSIS, hide_short_help = true)]
@@ -230,7 +230,7 @@ pub struct AnalysisArgs {
     /// tests); under the ratio rule also the size a significant change must exceed to count
     /// as faster or slower [default: 1%; 0.1% when the metric is a count such as
     /// instructions, which resolve a hundredth of a percent].
-    #[arg(long, value_name = "PCT", value_parser = parse_margin, help_heading = ANALYSIS)]
+    #[arg(long, allow_hyphen_values = true, value_name = "PCT", value_parser = parse_margin, help_heading = ANALYSIS)]
     pub equivalence_margin: Option<f64>,
     /// Which practical-size rule applies: `ratio` (a significant change inside the
     /// equivalence margin is EQUIVALENT, not FASTER/SLOWER), `cliff:X` (a significant change
@@ -284,7 +284,7 @@ pub struct AnalysisArgs {
     /// Exit 1 when a candidate is significantly slower and its slowdown may reach PCT (e.g.
     /// `2%` or `0.02`): see the README's gate rule for its exact definition and
     /// `docs/calibration.md` for its measured operating characteristic.
-    #[arg(long, value_name = "PCT", value_parser = parse_percent, help_heading = GATE)]
+    #[arg(long, allow_hyphen_values = true, value_name = "PCT", value_parser = parse_percent, help_heading = GATE)]
     pub fail_if_slower: Option<f64>,
     /// Do not append the Markdown report to `$GITHUB_STEP_SUMMARY` (GitHub Actions sets it
     /// for every step; abba appends to it when it is set).
@@ -386,7 +386,7 @@ pub struct CompareArgs {
     pub warmup: Option<u32>,
     /// Pause between runs, with its unit: `200ms`, `1s`, `2min` (a bare number is refused,
     /// `0` aside) [default: 0s].
-    #[arg(long, value_parser = parse_duration_with_unit, value_name = "DURATION", help_heading = RUNNING, hide_short_help = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_duration_with_unit, value_name = "DURATION", help_heading = RUNNING, hide_short_help = true)]
     pub settle: Option<Duration>,
     /// Memory layout: `random` gives each run a random environment size (moves the stack),
     /// `fixed` holds it at one size [default: random].
@@ -432,7 +432,7 @@ pub struct CompareArgs {
     ///
     /// Kill a run (and its process group) after DURATION and count it as a failure, with
     /// its unit: `500ms`, `30s`, `10min`, `1h`.
-    #[arg(long, value_parser = parse_duration_with_unit, value_name = "DURATION", help_heading = RUNNING)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_duration_with_unit, value_name = "DURATION", help_heading = RUNNING)]
     pub timeout: Option<Duration>,
     /// `sh` (run `sh -c CMD`) or `none` (run directly, the default).
     ///
@@ -630,22 +630,22 @@ pub struct PlanArgs {
     #[arg(long, value_name = "NAME", value_parser = ["quiet", "shared-vm", "bursty", "drift"])]
     pub profile: Option<String>,
     /// The change to detect, e.g. `5%` or `0.05`.
-    #[arg(long, default_value = "5%", value_name = "PCT", value_parser = parse_margin)]
+    #[arg(long, allow_hyphen_values = true, default_value = "5%", value_name = "PCT", value_parser = parse_margin)]
     pub effect: f64,
     /// The power wanted, e.g. `80%` or `0.9`.
-    #[arg(long, default_value = "80%", value_name = "P", value_parser = parse_fraction)]
+    #[arg(long, allow_hyphen_values = true, default_value = "80%", value_name = "P", value_parser = parse_fraction)]
     pub power: f64,
     /// A budget in blocks: report the smallest change it detects with --power.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS), value_name = "N", conflicts_with = "time")]
     pub blocks: Option<u32>,
     /// A budget in time (`10m`, `90s`): blocks that fit, from the pilot's run times.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_with_unit)]
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = parse_duration_with_unit)]
     pub time: Option<Duration>,
     /// Significance level.
     #[arg(long, default_value_t = 0.05, value_name = "A")]
     pub alpha: f64,
     /// Equivalence margin of --until decided.
-    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_margin)]
+    #[arg(long, allow_hyphen_values = true, default_value = "1%", value_name = "PCT", value_parser = parse_margin)]
     pub equivalence_margin: f64,
     /// The most blocks considered (the --max-blocks of --until decided).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS), default_value_t = 200, value_name = "N")]
@@ -773,6 +773,7 @@ pub struct HookArgs {
         long,
         value_name = "DURATION",
         value_parser = parse_duration_with_unit,
+        allow_hyphen_values = true,
         conflicts_with_all = ["blocks", "resume", "dry_run"],
         help_heading = RUNNING
     )]

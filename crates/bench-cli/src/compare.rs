@@ -39,11 +39,22 @@ pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<Analysi
 }
 
 /// [`analysis_config`] for data of `metric`, whose default margin depends on it.
+/// The smallest `--alpha` accepted.
+pub const MIN_ALPHA: f64 = 1e-6;
+
 pub fn analysis_config_for(
     args: &AnalysisArgs,
     seed: u64,
     metric: Option<&Metric>,
 ) -> anyhow::Result<AnalysisConfig> {
+    // 1 - alpha is the default confidence: below about 1e-15 it rounds to 1 in floating
+    // point, and far before that no resampling or exact test resolves the level.
+    if args.alpha > 0.0 && args.alpha < MIN_ALPHA {
+        return Err(usage(format!(
+            "--alpha {:e}: must be at least 1e-6 (one in a million); a smaller level cannot be resolved by the tests or their resamples",
+            args.alpha
+        )));
+    }
     let config = AnalysisConfig {
         alpha: args.alpha,
         // The interval beside the verdict is at the verdict's level unless asked otherwise.
@@ -376,13 +387,57 @@ fn debug_build_warning() -> Warning {
 fn dry_run(config: &ExperimentConfig, names: &[String]) -> anyhow::Result<u8> {
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let schedule = config.schedule();
+    let width = crate::output::terminal_width();
+    let lines: String = schedule
+        .render(&refs)
+        .lines()
+        .map(|line| wrap_schedule_line(line, width) + "\n")
+        .collect();
     write_stdout(&format!(
-        "{}seed {}; {} measured runs\n",
-        schedule.render(&refs),
+        "{lines}seed {}; {} measured runs\n",
         config.seed,
         schedule.runs.len()
     ))?;
     Ok(0)
+}
+
+/// A schedule line (`block 3: a | b | b | a`) wrapped to `width` at run boundaries:
+/// continuation lines are indented under the first run, and a line continued after a
+/// ` | ` separator ends with `|`. A single run wider than the line is left whole.
+fn wrap_schedule_line(line: &str, width: Option<usize>) -> String {
+    let Some(width) = width.filter(|&w| line.chars().count() > w) else {
+        return line.to_owned();
+    };
+    let Some(colon) = line.find(": ") else {
+        return bench_report::wrap(line, Some(width), "", "    ");
+    };
+    let (head, rest) = line.split_at(colon + 2);
+    let (cells, sep, tail): (Vec<&str>, &str, &str) = if rest.contains(" | ") {
+        (rest.split(" | ").collect(), " | ", " |")
+    } else {
+        (rest.split(' ').collect(), " ", "")
+    };
+    let indent = " ".repeat(head.chars().count().min(width / 2));
+    let mut out = String::new();
+    let mut current = head.to_owned();
+    let mut empty = true;
+    for cell in cells {
+        let len = |s: &str| s.chars().count();
+        if !empty && len(&current) + len(sep) + len(cell) + len(tail) > width {
+            out.push_str(current.trim_end());
+            out.push_str(tail);
+            out.push('\n');
+            current = indent.clone();
+            empty = true;
+        }
+        if !empty {
+            current.push_str(sep);
+        }
+        current.push_str(cell);
+        empty = false;
+    }
+    out.push_str(&current);
+    out
 }
 
 /// The real runner (counting when the experiment counts) and the progress display of

@@ -6,8 +6,8 @@
 use anyhow::Context;
 use bench_sched::{
     CommandSpec, ConfigError, CpuSet, Design, ExperimentConfig, FailurePolicy, Identity, Layout,
-    Metric, Mismatch, OutputMode, RealRunner, ResumePoint, Runner, SchedError, Shell, Until,
-    Variant,
+    Metric, Mismatch, OutputMode, REFERENCE_NAME, RealRunner, ResumePoint, Runner, SchedError,
+    Shell, Until, Variant,
 };
 use bench_stats::AnalysisConfig;
 use bench_stats::sequential::SequentialRule;
@@ -298,7 +298,28 @@ fn note_short_sequence(args: &CompareArgs, until: &Until) {
 fn config_error(e: ConfigError, args: &CompareArgs, until: bool) -> anyhow::Error {
     let runs_per_block = args.hooks.runs_per_block.is_some();
     let text = if let ConfigError::UntilMinAboveMax { min, max } = &e {
-        format!("--min-blocks {min} is above --max-blocks {max}")
+        if args.min_blocks.is_some() {
+            format!("--min-blocks {min} is above --max-blocks {max}")
+        } else {
+            format!(
+                "--max-blocks {max} is below the {min} blocks --until decided needs at least (the default --min-blocks at alpha {}): give --max-blocks {min} or more",
+                args.analysis.alpha
+            )
+        }
+    } else if let ConfigError::UntilVariants { variants } = &e {
+        format!(
+            "--until decided compares two variants; {variants} were given (compare them two at a time, or leave out --until)"
+        )
+    } else if matches!(e, ConfigError::UntilUnblocked) {
+        "--until decided needs a blocked design: --design sequential runs each variant in one session (use --design abba or random)".to_owned()
+    } else if matches!(e, ConfigError::ReservedName) {
+        format!(
+            "-n/--name {REFERENCE_NAME}: with --reference, the name '{REFERENCE_NAME}' is kept for the reference workload; choose another name"
+        )
+    } else if let ConfigError::DuplicateName { name } = &e {
+        format!(
+            "two variants are named '{name}': give each a different -n/--name (or different commands)"
+        )
     } else if let ConfigError::RunsPerBlock {
         runs,
         per_cycle,

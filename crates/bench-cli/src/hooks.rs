@@ -112,8 +112,8 @@ pub fn size(
         config.blocks = config.blocks_for_runs(runs);
         if !quiet {
             stderr_line(format_args!(
-                "abba: --runs {runs}: {} blocks of {per} runs per variant = {} runs per variant",
-                config.blocks,
+                "abba: --runs {runs}: {} of {per} runs per variant = {} runs per variant",
+                blocks_text(config.blocks),
                 config.blocks * per
             ));
         }
@@ -142,16 +142,16 @@ pub fn size(
             ));
         } else if !quiet {
             stderr_line(format_args!(
-                "abba: --time-budget {}: the pilot block took {}; {} blocks fit in the remaining {} ({} runs per variant)",
+                "abba: --time-budget {}: the pilot block took {}; {} fit in the remaining {} ({} runs per variant)",
                 seconds(budget),
                 seconds(took),
-                config.blocks,
+                blocks_text(config.blocks),
                 seconds(remaining),
                 config.blocks * per
             ));
         }
     }
-    bound_runs(args, config, per);
+    bound_runs(args, config, per)?;
     warn_too_few_blocks(args, config, per);
     Ok(())
 }
@@ -159,10 +159,17 @@ pub fn size(
 /// `-m/--min-runs` and `-M/--max-runs`, hyperfine's bounds on the run count, as bounds on
 /// the blocks: on the block count (the default's or the `--time-budget`'s), or with
 /// `--until decided` on its min and max blocks. What was chosen is stated on stderr.
-fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) {
+fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) -> anyhow::Result<()> {
     let (min, max) = (args.hooks.min_runs, args.hooks.max_runs);
+    if let (Some(lo), Some(hi)) = (min, max) {
+        if lo > hi {
+            return Err(crate::exit::usage(format!(
+                "--min-runs {lo} is above --max-runs {hi}: give a minimum at most the maximum"
+            )));
+        }
+    }
     if min.is_none() && max.is_none() {
-        return;
+        return Ok(());
     }
     let lo = min.map(|n| config.blocks_for_runs(n));
     let hi = max.map(|n| (n / per).max(1));
@@ -188,7 +195,7 @@ fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) {
                 "--until decided between {} and {blocks} blocks",
                 u.rule.min_blocks
             ),
-            None => format!("{blocks} blocks"),
+            None => blocks_text(blocks),
         };
         stderr_line(format_args!(
             "abba: {}: {what} of {per} runs per variant ({} to {} runs per variant)",
@@ -197,6 +204,7 @@ fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) {
             blocks * per
         ));
     }
+    Ok(())
 }
 
 /// A fixed block count below the fewest a paired comparison can be tested with is run
@@ -229,9 +237,23 @@ fn warn_too_few_blocks(args: &CompareArgs, config: &ExperimentConfig, per: u32) 
         "no comparison significant, whatever the data"
     };
     stderr_line(format_args!(
-        "abba: warning: {blocks} blocks are too few for a verdict: the paired test needs at least {needed} blocks at alpha {}{holm} (--blocks {needed}, or --runs {runs}); the report will say {says}",
+        "abba: warning: {} too few for a verdict: the paired test needs at least {needed} blocks at alpha {}{holm} (--blocks {needed}, or --runs {runs}); the report will say {says}",
+        if blocks == 1 {
+            "1 block is".to_owned()
+        } else {
+            format!("{blocks} blocks are")
+        },
         args.analysis.alpha
     ));
+}
+
+/// "1 block", "12 blocks".
+fn blocks_text(n: u32) -> String {
+    if n == 1 {
+        "1 block".to_owned()
+    } else {
+        format!("{n} blocks")
+    }
 }
 
 fn seconds(d: Duration) -> String {

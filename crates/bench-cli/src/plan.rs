@@ -30,10 +30,14 @@ struct Pilot {
 
 /// `abba plan`.
 pub fn run(args: &PlanArgs) -> anyhow::Result<u8> {
-    if !(args.alpha > 0.0 && args.alpha < 0.5) {
+    if !(args.alpha >= crate::compare::MIN_ALPHA && args.alpha < 0.5) {
         return Err(usage(format!(
-            "--alpha {}: must lie strictly between 0 and 0.5",
-            args.alpha
+            "--alpha {}: must lie between 1e-6 and 0.5 (0.5 excluded)",
+            if args.alpha.abs() < 1e-4 && args.alpha != 0.0 {
+                format!("{:e}", args.alpha)
+            } else {
+                args.alpha.to_string()
+            }
         )));
     }
     if args.max_blocks < 2 {
@@ -50,7 +54,9 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<u8> {
             let per = pilot.block_s.ok_or_else(|| {
                 usage("--time needs run times: give a raw file of abba compare, or --blocks")
             })?;
-            Some(((t.as_secs_f64() / per).floor() as usize).max(2))
+            // A budget beyond the limit is planned at the limit, and said so.
+            let fit = (t.as_secs_f64() / per).floor();
+            Some((fit.min(crate::cli::MAX_BLOCKS as f64) as usize).max(2))
         }
         (None, None) => None,
     };
@@ -77,7 +83,18 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<u8> {
         });
         write_stdout(&format!("{}\n", serde_json::to_string_pretty(&doc)?))?;
     } else {
-        write_stdout(&words(&pilot, &report, args))?;
+        let width = crate::output::terminal_width();
+        let text: Vec<String> = words(&pilot, &report, args)
+            .split('\n')
+            .map(|line| {
+                // Table rows (indented) keep their hanging indent under themselves.
+                let lead = line.len() - line.trim_start().len();
+                let indent = &line[..lead];
+                let hang = format!("{indent}  ");
+                bench_report::wrap(line.trim_start(), width, indent, &hang)
+            })
+            .collect();
+        write_stdout(&text.join("\n"))?;
     }
     Ok(0)
 }
@@ -181,6 +198,21 @@ fn from_profile(name: &str, seed: u64) -> anyhow::Result<Pilot> {
     })
 }
 
+/// `90s`, `10m`, `2.5h`: a duration in the largest unit that keeps it readable.
+fn seconds_text(secs: f64) -> String {
+    let trim = |x: f64| {
+        let t = format!("{x:.1}");
+        t.strip_suffix(".0").map_or(t.clone(), str::to_owned)
+    };
+    if secs >= 3600.0 {
+        format!("{}h", trim(secs / 3600.0))
+    } else if secs >= 60.0 {
+        format!("{}m", trim(secs / 60.0))
+    } else {
+        format!("{}s", trim(secs))
+    }
+}
+
 fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
@@ -210,6 +242,11 @@ fn words(pilot: &Pilot, r: &PlanReport, args: &PlanArgs) -> String {
     out += &range_words(r);
     if let Some(n) = r.budget_blocks {
         let budget = match (args.time, pilot.block_s) {
+            (Some(t), Some(b)) if t.as_secs_f64() / b > crate::cli::MAX_BLOCKS as f64 => format!(
+                "{n} blocks (the limit: {} at {b:.3}s per block would fit about {:.0} blocks)",
+                seconds_text(t.as_secs_f64()),
+                (t.as_secs_f64() / b).floor()
+            ),
             (Some(t), Some(b)) => format!("{n} blocks ({}s at {b:.2}s per block)", t.as_secs()),
             _ => format!("{n} blocks"),
         };
@@ -257,8 +294,33 @@ fn words(pilot: &Pilot, r: &PlanReport, args: &PlanArgs) -> String {
         }
     }
     out += &runs_words(r.runs_per_block.as_ref());
+    out += &approximation_words(r);
     out
 }
+
+/// Where the plan is approximate because the counts are large.
+fn approximation_words(r: &PlanReport) -> String {
+    let limit = bench_stats::plan::SIMULATED_MAX_BLOCKS;
+    let mut out = String::new();
+    let largest = r.max_blocks as usize;
+    if largest > limit || r.budget_blocks.is_some_and(|n| n > limit) {
+        out += &format!(
+            "\nNote: powers beyond {limit} blocks use the normal approximation of the signed-rank test rather than resampled experiments.\n"
+        );
+    }
+    let reps = bench_stats::plan::stop_reps(PLAN_STOP_REPS, r.max_blocks);
+    if reps < PLAN_STOP_REPS {
+        out += &format!(
+            "Note: the --until decided figures come from {reps} resampled experiments each (fewer at --max-blocks {}, to bound the work).\n",
+            r.max_blocks
+        );
+    }
+    out
+}
+
+/// The experiments per ratio `bench_stats::plan::plan` asks [`bench_stats::plan::expected_stop`]
+/// for at the default resamples (a quarter of 2000).
+const PLAN_STOP_REPS: u32 = 500;
 
 /// The range of the blocks needed and the short-pilot warning.
 fn range_words(r: &PlanReport) -> String {

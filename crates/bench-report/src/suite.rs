@@ -79,7 +79,7 @@ fn rows_of(b: &SuiteBenchmarkReport) -> Vec<Row> {
                     || "-".to_owned(),
                     |[lo, hi]| format!("[{}, {}]", fixed(lo), fixed(hi)),
                 ),
-                level: format!("{:.3}%", (1.0 - level) * 100.0),
+                level: level_text(1.0 - level),
                 verdict: verdict_word(c.outcome),
                 p: p_text(b.p_values.get(k).copied().flatten()),
                 p_adjusted: p_text(b.p_values_adjusted.get(k).copied().flatten()),
@@ -344,4 +344,17 @@ pub fn render_suite_markdown(report: &SuiteReport, options: &SuiteMarkdown) -> S
     }
     cut.push_str(tail);
     cut
+}
+
+/// "95%", "97.5%", "99.75%", "98.3%": a confidence level with as few decimals as it needs
+/// (at most two; a level like 1 - 0.05/3 shows one).
+fn level_text(level: f64) -> String {
+    let pct = level * 100.0;
+    for decimals in 0..=2 {
+        let scale = 10f64.powi(decimals);
+        if ((pct * scale).round() - pct * scale).abs() < 1e-6 {
+            return format!("{pct:.*}%", decimals as usize);
+        }
+    }
+    format!("{pct:.1}%")
 }

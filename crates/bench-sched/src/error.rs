@@ -2,6 +2,18 @@
 
 use std::path::PathBuf;
 
+/// `text` quoted for a message as a shell user would write it: in single quotes, or in
+/// double quotes when it holds a single quote (never with Rust's `\"` escapes).
+pub(crate) fn quote_for_humans(text: &str) -> String {
+    if !text.contains('\'') {
+        format!("'{text}'")
+    } else if !text.contains('"') {
+        format!("\"{text}\"")
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
 /// Why an experiment could not be planned, run or recorded.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -10,7 +22,7 @@ pub enum SchedError {
     #[error("invalid experiment configuration: {0}")]
     Config(#[from] crate::experiment::ConfigError),
     /// A command string could not be split into words.
-    #[error("cannot parse command {command:?}: {message}")]
+    #[error("cannot parse command {}: {message}", quote_for_humans(command))]
     CommandSyntax {
         /// The command as given.
         command: String,
@@ -19,7 +31,8 @@ pub enum SchedError {
     },
     /// A command uses shell syntax but runs without a shell.
     #[error(
-        "command {command:?} contains shell syntax ({token}) but no shell is used; it must run through a shell (`sh -c`)"
+        "command {} contains shell syntax ({token}) but no shell is used; it must run through a shell (`sh -c`)",
+        quote_for_humans(command)
     )]
     ShellSyntaxWithoutShell {
         /// The command as given.

@@ -69,7 +69,7 @@ pub struct SuiteArgs {
     #[arg(long, short = 'w', value_parser = clap::value_parser!(u32).range(0..=MAX_WARMUP), value_name = "N", help_heading = "Running")]
     pub warmup: Option<u32>,
     /// Per-run timeout (`30s`) [default: the file's, else none].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_with_unit, help_heading = "Running")]
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = parse_duration_with_unit, help_heading = "Running")]
     pub timeout: Option<Duration>,
     /// Seed of the run order and layouts [default: fresh, printed].
     #[arg(long, value_name = "N", help_heading = "Running")]
@@ -134,7 +134,7 @@ pub struct SuiteArgs {
     )]
     pub suite_correction: String,
     /// Error rate of the suite's decisions.
-    #[arg(long, default_value = "0.05", value_parser = parse_fraction, value_name = "A", help_heading = "Analysis")]
+    #[arg(long, allow_hyphen_values = true, default_value = "0.05", value_parser = parse_fraction, value_name = "A", help_heading = "Analysis")]
     pub alpha: f64,
     /// Bootstrap resamples.
     #[arg(
@@ -146,7 +146,7 @@ pub struct SuiteArgs {
     )]
     pub resamples: u32,
     /// Equivalence margin.
-    #[arg(long, default_value = "1%", value_name = "PCT", value_parser = parse_margin, help_heading = "Analysis")]
+    #[arg(long, allow_hyphen_values = true, default_value = "1%", value_name = "PCT", value_parser = parse_margin, help_heading = "Analysis")]
     pub equivalence_margin: f64,
     /// The paired estimator that decides.
     #[arg(long, value_name = "NAME", value_parser = parse_estimator, help_heading = "Analysis")]

@@ -9,6 +9,7 @@ mod counting;
 mod doc_figures;
 mod faults;
 mod faults_attack;
+mod faults_flags;
 mod faults_history;
 mod faults_suite;
 mod first_contact;

@@ -85,7 +85,14 @@ impl CommandSpec {
                 vec!["sh".to_owned(), "-c".to_owned(), text.to_owned()]
             }
             Shell::None => {
-                let words = shell_words::split(text).map_err(|e| syntax(&e.to_string()))?;
+                let words = shell_words::split(text).map_err(|e| {
+                    let e = e.to_string();
+                    if e.contains("missing closing quote") {
+                        syntax("a quote is opened but never closed")
+                    } else {
+                        syntax(&e)
+                    }
+                })?;
                 if words.is_empty() {
                     return Err(syntax("the command is empty"));
                 }

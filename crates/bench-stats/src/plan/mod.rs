@@ -29,8 +29,10 @@ mod power;
 mod sequential;
 
 pub use cost::{RunsAdvice, runs_per_block};
-pub use power::{blocks_for_power, minimum_detectable_effect, power};
-pub use sequential::{ExpectedStop, expected_stop};
+pub use power::{
+    SIMULATED_MAX_BLOCKS, blocks_for_power, minimum_detectable_effect, normal_power, power,
+};
+pub use sequential::{ExpectedStop, MIN_STOP_REPS, STOP_DRAW_BUDGET, expected_stop, stop_reps};
 
 use rand::Rng;
 
