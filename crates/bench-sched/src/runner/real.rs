@@ -55,6 +55,11 @@ const STOP_CHECK: Duration = Duration::from_millis(250);
 #[derive(Debug, Default)]
 pub struct RealRunner {
     counter: Option<Box<dyn Counting>>,
+    /// Each program as `PATH` resolved it the first time ([`resolve_program`]): a run is
+    /// spawned from that path, so it does not search `PATH` again (a failed `execve` per
+    /// directory before the program's own, each copying the padded environment, inside
+    /// the timed window). `None`: not found, spawned by name so the error is the system's.
+    resolved: std::collections::HashMap<String, Option<PathBuf>>,
 }
 
 impl std::fmt::Debug for dyn Counting {
@@ -69,6 +74,14 @@ impl RealRunner {
         RealRunner::default()
     }
 
+    /// Where `program` is, resolved once per runner.
+    fn program_path(&mut self, program: &str) -> Option<PathBuf> {
+        self.resolved
+            .entry(program.to_owned())
+            .or_insert_with(|| resolve_program(program))
+            .clone()
+    }
+
     /// Counts every run whose request asks for it ([`RunRequest::count`]) with `counter`:
     /// the command is spawned as the counter says (under valgrind, or as it is with the
     /// PMU's counters armed) and [`RunMeasurement::counts`] holds what it counted.
@@ -78,22 +91,21 @@ impl RealRunner {
     }
 }
 
-/// The guardian's pipe, started on the first run (`None`: it could not start).
-static GUARDIAN: OnceLock<Option<(Mutex<File>, u32)>> = OnceLock::new();
+/// The orphan guardian, started on the first run (`None`: it could not start): the write
+/// end of its pipe (held open while abba lives), the groups it guards, its pid.
+static GUARDIAN: OnceLock<Option<(File, sys::GuardedGroups, u32)>> = OnceLock::new();
 
 /// The list of abba's children, when abba became a subreaper: where a command's process
 /// that left its group (`setsid`) and lost its parent turns up.
 static ADOPTED: OnceLock<Option<Mutex<sys::Adopted>>> = OnceLock::new();
 
-fn guardian() -> Option<&'static (Mutex<File>, u32)> {
+fn guardian() -> Option<&'static (File, sys::GuardedGroups, u32)> {
     GUARDIAN
         .get_or_init(|| {
             // Once, before the first child: children abba cannot reap would lose every
             // run's status (a failure to check is left to show at the first run's wait4).
             let _ = sys::make_children_waitable();
-            let guardian = sys::spawn_guardian()
-                .ok()
-                .map(|(pipe, pid)| (Mutex::new(pipe), pid));
+            let guardian = sys::spawn_guardian().ok();
             // After the guardian's fork (it is abba's child, never adopted).
             ADOPTED.get_or_init(|| {
                 sys::become_subreaper()
@@ -144,14 +156,6 @@ fn end_adopted(guardian_pid: Option<u32>, run_start: Option<u64>) {
         if !ended {
             return;
         }
-    }
-}
-
-/// Tells the guardian to record (`group > 0`) or forget (`group < 0`) a process group.
-/// A guardian that died is ignored (the write fails with EPIPE; Rust ignores SIGPIPE).
-fn tell_guardian(g: &Mutex<File>, group: i32) {
-    if let Ok(mut f) = g.lock() {
-        let _ = f.write_all(&group.to_le_bytes());
     }
 }
 
@@ -342,10 +346,19 @@ impl Pipes {
 /// its stdout and stderr shown, captured or discarded as `req` asks.
 fn command(
     argv: &[String],
+    program: Option<&Path>,
     req: &RunRequest<'_>,
     die_with_parent: bool,
 ) -> io::Result<(Command, Pipes)> {
-    let mut cmd = Command::new(&argv[0]);
+    // From the resolved path, with the name as given as its argv[0] (what execvp passes).
+    let mut cmd = match program {
+        Some(path) => {
+            let mut cmd = Command::new(path);
+            cmd.arg0(&argv[0]);
+            cmd
+        }
+        None => Command::new(&argv[0]),
+    };
     cmd.args(&argv[1..])
         .env(LAYOUT_ENV_VAR, "x".repeat(req.env_pad))
         .stdin(Stdio::null())
@@ -489,7 +502,9 @@ impl Runner for RealRunner {
         };
         let argv = counted.as_ref().map_or(req.command.argv(), |c| c.argv());
         let guardian = guardian();
-        let (mut cmd, mut pipes) = command(argv, req, guardian.is_none()).map_err(spawn_err)?;
+        let program = self.program_path(&argv[0]);
+        let (mut cmd, mut pipes) =
+            command(argv, program.as_deref(), req, guardian.is_none()).map_err(spawn_err)?;
 
         let start = Instant::now();
         let child = cmd.spawn();
@@ -500,8 +515,8 @@ impl Runner for RealRunner {
         let pid = child.id();
         let group = i32::try_from(pid).unwrap_or(0);
         req.stop.set_child(pid);
-        if let Some((g, _)) = guardian {
-            tell_guardian(g, group);
+        if let Some((_, g, _)) = guardian {
+            g.record(group);
         }
         let mut watch = Watch {
             pid,
@@ -517,8 +532,8 @@ impl Runner for RealRunner {
         // The run is over: what it left running in its group goes with it. The child is
         // exited but not reaped, so its pid (the group id) cannot have been reused.
         sys::kill_group(group);
-        if let Some((g, _)) = guardian {
-            tell_guardian(g, -group);
+        if let Some((_, g, _)) = guardian {
+            g.forget(group);
         }
         // What the pipes still hold (a process that escaped the group, `setsid`, may write
         // on: bounded).
@@ -530,7 +545,7 @@ impl Runner for RealRunner {
         drop(child);
         // What left the group (`setsid`) and lost its parent was adopted by abba: it ends
         // with the run too.
-        end_adopted(guardian.map(|(_, p)| *p), run_start);
+        end_adopted(guardian.map(|(_, _, p)| *p), run_start);
 
         let termination = if req.stop.stop_requested().is_some() {
             Termination::Interrupted

@@ -449,3 +449,28 @@ fn stop_mid_experiment_keeps_complete_blocks_and_resume_finishes() {
     assert!(matches!(err, SchedError::ResumeMismatch { .. }), "{err}");
     assert_eq!(std::fs::read(&out).unwrap(), before);
 }
+
+#[test]
+fn a_command_found_on_path_keeps_its_name_as_argv0() {
+    // The runner resolves a program through PATH once and spawns it from that path (no
+    // search of PATH at every run inside the timed window), with the name as given as its
+    // argv[0], as execvp passes it: `sh` reads its own command line and logs argv[0].
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("argv0");
+    let out = dir.path().join("raw.jsonl");
+    let script = format!(
+        "tr '\\0' '\\n' < /proc/$$/cmdline | head -n 1 >> {}",
+        log.display()
+    );
+    let config = base(vec![sh_variant("A", &script), sh_variant("B", &script)], 1);
+    let mut writer = RawWriter::create(&out).unwrap();
+    run_experiment(
+        &config,
+        &InterruptFlag::new(),
+        &mut RealRunner::new(),
+        &mut writer,
+        &mut NoopObserver,
+    )
+    .unwrap();
+    assert_eq!(log_lines(&log), ["sh", "sh", "sh", "sh"]);
+}
