@@ -1613,3 +1613,38 @@ fn k4_a_negative_number_is_the_flags_value_and_refused_by_its_flag() {
         "nothing created"
     );
 }
+
+#[test]
+fn a_json_metric_line_that_does_not_parse_is_named_with_its_error() {
+    // `{"x": 1e999}` looks like an object but is not valid JSON for a finite reader: the
+    // failure names the parse error, not "the command printed no JSON object".
+    let dir = tempfile::tempdir().unwrap();
+    let out = abba()
+        .args([
+            "compare", "-q", "--blocks", "2", "--warmup", "0", "--shell", "sh", "--metric",
+            "json:x", "-o",
+        ])
+        .arg(dir.path().join("j.jsonl"))
+        .args(["echo '{\"x\": 1e999}'", "echo '{\"x\": 1}'"])
+        .assert()
+        .code(3)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(out).unwrap();
+    assert!(err.contains("number out of range"), "{err}");
+    assert!(!err.contains("no JSON object"), "{err}");
+    // A valid object line wins over a malformed one, before or after it.
+    abba()
+        .args([
+            "compare", "-q", "--blocks", "2", "--warmup", "0", "--shell", "sh", "--metric",
+            "json:x", "-o",
+        ])
+        .arg(dir.path().join("k.jsonl"))
+        .args([
+            "echo '{\"x\": 1e999}'; echo '{\"x\": 2}'",
+            "echo '{\"x\": 1}'; echo '{not json'",
+        ])
+        .assert()
+        .success();
+}

@@ -207,6 +207,10 @@ struct JsonLines {
     pending: Vec<u8>,
     too_long: bool,
     last: Option<String>,
+    /// The first line that looked like an object (`{`) but did not parse, kept only
+    /// while no object parsed: reading it again names what is wrong with it (a number out
+    /// of range, a missing quote) instead of "no JSON object".
+    malformed: Option<String>,
     echo: Option<OutputMode>,
 }
 
@@ -216,6 +220,7 @@ impl JsonLines {
             pending: Vec::new(),
             too_long: false,
             last: None,
+            malformed: None,
             echo: output.shows().then_some(output),
         }
     }
@@ -262,6 +267,8 @@ impl JsonLines {
                 )
             {
                 self.last = Some(t.to_owned());
+            } else if self.last.is_none() && self.malformed.is_none() {
+                self.malformed = Some(t.to_owned());
             }
         }
         self.too_long = false;
@@ -275,7 +282,7 @@ impl JsonLines {
         if self.echo.is_some() {
             let _ = io::stdout().lock().flush();
         }
-        self.last
+        self.last.or(self.malformed)
     }
 }
 
