@@ -71,6 +71,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         }
         _ => usage(e.to_string()),
     })?;
+    ignored_csv_options(&args, &input.loaded.dataset);
     if args.analysis.csv.export_csv.is_some() && input.experiment.is_none() {
         return Err(usage(
             "--export-csv needs runs: it is available for one raw file (abba compare --output), not for CSV or hyperfine input",
@@ -105,4 +106,30 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         args.analysis.quiet,
     )?;
     Ok(code)
+}
+
+/// `--unit` and `--higher-is-better` describe CSV values; a raw or hyperfine file records
+/// its own. When the data read do not carry what was given, the flag had no effect: say so
+/// (it was silent).
+fn ignored_csv_options(args: &AnalyzeArgs, data: &bench_stats::Dataset) {
+    let unit_ignored = args.unit != "ns" && data.unit != args.unit;
+    let direction_ignored = args.higher_is_better && !data.higher_is_better;
+    for (ignored, flag, records) in [
+        (
+            unit_ignored,
+            format!("--unit {}", args.unit),
+            format!("its unit ({})", data.unit),
+        ),
+        (
+            direction_ignored,
+            "--higher-is-better".to_owned(),
+            "which way is better".to_owned(),
+        ),
+    ] {
+        if ignored {
+            crate::output::stderr_line(format_args!(
+                "abba: warning: {flag} applies to CSV values only and was ignored: the raw or hyperfine data record {records}"
+            ));
+        }
+    }
 }

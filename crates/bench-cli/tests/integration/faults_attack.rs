@@ -1648,3 +1648,38 @@ fn a_json_metric_line_that_does_not_parse_is_named_with_its_error() {
         .assert()
         .success();
 }
+
+#[test]
+fn analyze_says_when_unit_or_direction_flags_do_not_apply_to_its_input() {
+    // --unit and --higher-is-better describe CSV values; a raw or hyperfine file records
+    // its own, and the flags were silently ignored (a QA finding).
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    for (file, flags, said) in [
+        (
+            "raw_two.jsonl",
+            &["--unit", "ms"][..],
+            "--unit ms applies to CSV values only",
+        ),
+        (
+            "hyperfine.json",
+            &["--higher-is-better"][..],
+            "--higher-is-better applies to CSV values only",
+        ),
+    ] {
+        abba()
+            .arg("analyze")
+            .arg(data.join(file))
+            .args(flags)
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(said));
+    }
+    // On CSV they apply: no such warning.
+    abba()
+        .arg("analyze")
+        .arg(data.join("paired_two.csv"))
+        .args(["--unit", "ms", "--higher-is-better"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("CSV values only").not());
+}
