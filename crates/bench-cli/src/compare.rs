@@ -38,10 +38,10 @@ pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<Analysi
     analysis_config_for(args, seed, None)
 }
 
-/// [`analysis_config`] for data of `metric`, whose default margin depends on it.
 /// The smallest `--alpha` accepted.
 pub const MIN_ALPHA: f64 = 1e-6;
 
+/// [`analysis_config`] for data of `metric`, whose default margin depends on it.
 pub fn analysis_config_for(
     args: &AnalysisArgs,
     seed: u64,
@@ -246,18 +246,12 @@ fn check_kept_files(
 ) -> anyhow::Result<()> {
     let confirm = args.confirm.then(|| confirm_path(args, resume)).flatten();
     let mut kept = Vec::new();
-    if let Some(history) = recording.map(crate::history::Recording::kept) {
-        let raw = [
+    if let Some(recording) = recording {
+        recording.refuse_as_raw(&[
             ("--output", args.output.as_deref()),
             ("--resume", resume.map(ResumePoint::path)),
-        ];
-        for (flag, path) in raw {
-            if let Some(path) = path {
-                let kept = std::slice::from_ref(&history);
-                crate::paths::check_not_kept(flag, path, "the raw runs", kept)?;
-            }
-        }
-        kept.push(history);
+        ])?;
+        kept.push(recording.kept());
     }
     if let Some(path) = &args.output {
         kept.push(crate::paths::Kept {

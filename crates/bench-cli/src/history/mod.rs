@@ -399,6 +399,19 @@ impl Recording {
             path: &self.path,
         }
     }
+
+    /// Refuses a raw runs' file (`flag`, path when given) that is the history file.
+    ///
+    /// # Errors
+    /// Exit 2 naming both.
+    pub fn refuse_as_raw(&self, raw: &[(&str, Option<&Path>)]) -> anyhow::Result<()> {
+        for (flag, path) in raw {
+            if let Some(path) = path {
+                crate::paths::check_not_kept(flag, path, "the raw runs", &[self.kept()])?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Checks `--record` of `compare`, `suite` or `analyze` (`source`) before anything runs:

@@ -556,14 +556,11 @@ fn check_exports(
     args: &SuiteArgs,
     recording: Option<&crate::history::Recording>,
 ) -> anyhow::Result<()> {
-    let history: Vec<crate::paths::Kept<'_>> = recording
-        .map(crate::history::Recording::kept)
-        .into_iter()
-        .collect();
-    for (flag, raw) in [("--output", &args.output), ("--resume", &args.resume)] {
-        if let Some(raw) = raw {
-            crate::paths::check_not_kept(flag, raw, "the raw runs", &history)?;
-        }
+    if let Some(recording) = recording {
+        recording.refuse_as_raw(&[
+            ("--output", args.output.as_deref()),
+            ("--resume", args.resume.as_deref()),
+        ])?;
     }
     let exports: Vec<(&str, &Path)> = [
         ("--export-json", &args.export_json),
@@ -606,7 +603,7 @@ fn check_exports(
             kept.push(crate::paths::Kept { role, path });
         }
     }
-    kept.extend(history);
+    kept.extend(recording.map(crate::history::Recording::kept));
     crate::paths::check_targets(&exports, args.json, &kept)
 }
 
