@@ -5,7 +5,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::sequential::{
-    ConfidenceSequence, LookDecision, SequenceMethod, SequentialRule, SignBoundary, ln_mixture,
+    ConfidenceSequence, LookDecision, SequenceMethod, SequentialRule, SignBoundary,
 };
 
 use super::power::draw;
@@ -141,24 +141,12 @@ impl<'a> SignReplay<'a> {
         }
     }
 
-    /// `k(t)` of the boundary, extended incrementally (it never falls as `t` grows: a
-    /// count that rejects after `t` blocks rejects after `t + 1`).
+    /// `k(t)` of the boundary ([`SignBoundary::k`]), computed once per `t` for all
+    /// experiments.
     fn k(&mut self, t: usize) -> Option<u64> {
-        let threshold = -self.boundary.alpha.ln();
-        let prior = self.boundary.prior;
         while self.ks.len() <= t {
-            let t = self.ks.len() as u64;
-            let mut k = self.ks.last().copied().flatten();
-            if k.is_none() && ln_mixture(prior, 0, t) >= threshold {
-                k = Some(0);
-            }
-            if let Some(mut s) = k {
-                while s < (t - 1) / 2 && ln_mixture(prior, s + 1, t) >= threshold {
-                    s += 1;
-                }
-                k = Some(s);
-            }
-            self.ks.push(k);
+            let next = self.boundary.k(self.ks.len() as u64);
+            self.ks.push(next);
         }
         self.ks[t]
     }
