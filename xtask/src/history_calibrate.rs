@@ -297,7 +297,7 @@ impl StepTest {
     fn name(self) -> String {
         match self {
             StepTest::Interval95 => {
-                "the recorded interval excludes 1 (the typical run's, simultaneous at 98.3%)".into()
+                "the recorded interval excludes 1 (the typical run's, at its share of the 95% family level)".into()
             }
             StepTest::P(a) => format!("p <= {a}"),
         }

@@ -400,18 +400,10 @@ pub fn gate_failures(analysis: &Analysis, pct: f64) -> Vec<String> {
         .into_iter()
         .map(|r| {
             // The typical run's gate names the part of the distribution that tripped it.
-            // A low quantile of a throughput is its slow runs.
-            let (low, high) = if analysis.higher_is_better {
-                ("slow", "fast")
-            } else {
-                ("fast", "slow")
-            };
-            let part = match r.quantile {
-                Some(q) if q < 0.5 => format!(" in its {low} runs (p{:.0})", q * 100.0),
-                Some(q) if q > 0.5 => format!(" in its {high} runs (p{:.0})", q * 100.0),
-                Some(_) => " in its typical run (p50)".to_owned(),
-                None => String::new(),
-            };
+            let part = r
+                .part
+                .as_ref()
+                .map_or_else(String::new, |p| format!(" in its {p}"));
             format!(
                 "{} is significantly {worse} than {}{part} and may be {:.2}% {worse} or more (ratio {:.4}, interval [{:.4}, {:.4}])",
                 r.candidate,

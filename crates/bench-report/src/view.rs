@@ -828,13 +828,13 @@ fn deciding_test(c: &Comparison, sym: &Symbols) -> String {
         {
             "randomization test of the median run"
         }
-        "randomization-quantiles" => "randomization test over p10/p50/p90, adjusted",
+        "randomization-quantiles" => "randomization test over p10/p50/p90 and the mean run, min-p adjusted",
         other => other,
     };
     match (adjusted, p) {
         (Some(adj), _) if test == "randomization-quantiles" && name.ends_with("adjusted") => {
             format!(
-                "randomization test over p10/p50/p90, Bonferroni- then Holm-adjusted p {}",
+                "randomization test over p10/p50/p90 and the mean run, min-p- then Holm-adjusted p {}",
                 p_clause(Some(adj), sym.none)
             )
         }
@@ -1131,7 +1131,7 @@ fn paired_detail(
 fn estimator_method(estimator: PairedEstimator) -> &'static str {
     match estimator {
         PairedEstimator::TypicalRun => {
-            "each variant's median run over all its runs, each run divided by its block's geometric mean, simultaneous randomization-test interval; p10 and p90 checked beside it"
+            "each variant's median run over all its runs, each run divided by its block's center (the mean of its fastest log-runs), randomization-test interval; p10, p90 and the mean run checked beside it"
         }
         PairedEstimator::HodgesLehmannLogRatio => {
             "median of the pairwise averages of the per-block log-ratios, signed-rank interval: one bursty block cannot move it"

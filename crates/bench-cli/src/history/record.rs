@@ -297,7 +297,7 @@ fn unit_rows(
             interval: c
                 .ratio_ci
                 .filter(|i| i[0].is_finite() && i[1].is_finite() && i[0] > 0.0),
-            // The typical run's interval is simultaneous over its quantiles.
+            // The typical run's interval is at its share of the family level.
             confidence: c
                 .distribution
                 .as_ref()

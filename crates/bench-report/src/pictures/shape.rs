@@ -1,15 +1,16 @@
 //! Chart 5: the shape of the change. For each comparison with a shape check
 //! ([`bench_stats::Comparison::distribution`], the typical-run estimator) the paired ratio
 //! candidate / baseline at every checked quantile (p10, p50, p90; p50 alone when every
-//! block holds one run of each variant), each with its simultaneous interval as a whisker
-//! and a band joining them, the line of no change and the equivalence margin. A part that
+//! block holds one run of each variant) and at the mean run, each with its interval (at
+//! its share of the family's level) as a whisker, a band joining the quantiles', the line
+//! of no change and the equivalence margin. A part that
 //! moved beyond the margin (significantly slower or faster: the parts the verdict names)
 //! is a filled marker, the others hollow. Nothing here computes a statistic: the ratios,
 //! intervals and parts are the analysis's.
 
 use std::fmt::Write as _;
 
-use bench_stats::paired::shape::{PartMove, QuantileShift, ShapeAnalysis};
+use bench_stats::paired::shape::{PartMove, PartStatistic, QuantileShift, ShapeAnalysis};
 
 use super::frame::{self, Area, LegendItem, Swatch, WIDTH};
 use super::scale::Scale;
@@ -66,18 +67,17 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
         let missing = row(&mut svg, area, r, margin, hib);
         if missing > 0 {
             notes.push(format!(
-                "{}: {missing} part(s) without an interval at {}% (too few blocks)",
-                r.label,
-                num(r.shape.confidence * 100.0)
+                "{}: {missing} part(s) without an interval at their level (too few blocks)",
+                r.label
             ));
         }
-        let scope = if r.shape.quantiles.len() == 1 {
+        let count = r.shape.parts().count();
+        let scope = if count == 1 {
             "one run of each variant per block: the typical run alone".to_owned()
         } else {
             format!(
-                "intervals simultaneous at {}% over {} quantiles",
-                num(r.shape.confidence * 100.0),
-                r.shape.quantiles.len()
+                "{count} parts, each interval at its share of the family level (typical run {}%)",
+                num(r.shape.confidence * 100.0)
             )
         };
         svg.text(
@@ -95,7 +95,7 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
         frame::note(&mut svg, height, &notes.join("; "));
     }
     let description = format!(
-        "Ratio of candidate to baseline at each checked quantile of the run distributions for {} comparison(s), with simultaneous intervals, no change at 1 and the equivalence margin 1 ± {margin}",
+        "Ratio of candidate to baseline at each checked quantile of the run distributions and at the mean run for {} comparison(s), with intervals, no change at 1 and the equivalence margin 1 ± {margin}",
         rows.len()
     );
     Some(Chart {
@@ -131,11 +131,14 @@ fn rows<'a>(p: &Pictures<'a>) -> Vec<Row<'a>> {
     out
 }
 
-/// The quantiles whose ratio can be placed on a log scale (finite, positive).
+/// The parts whose ratio can be placed on a log scale (finite, positive): the quantiles,
+/// then the mean run.
 fn drawable(s: &ShapeAnalysis) -> impl Iterator<Item = &QuantileShift> {
-    s.quantiles
-        .iter()
-        .filter(|q| q.ratio.is_finite() && q.ratio > 0.0 && q.quantile.is_finite())
+    s.parts().filter(|q| {
+        q.ratio.is_finite()
+            && q.ratio > 0.0
+            && (q.quantile.is_finite() || q.statistic == PartStatistic::Mean)
+    })
 }
 
 /// An interval usable on a log scale.
@@ -149,8 +152,19 @@ fn moved(q: &QuantileShift) -> bool {
     matches!(q.part, PartMove::Slower | PartMove::Faster)
 }
 
-/// "fast runs", "typical run" or "slow runs" (for throughputs the low quantiles are the
-/// slow runs), as the verdict's sentence names them.
+/// "p10 fast runs", "p50 typical run", "p90 slow runs" (for throughputs the low quantiles
+/// are the slow runs) or "mean run", as the verdict's sentence names them.
+fn part_label(q: &QuantileShift, higher_is_better: bool) -> String {
+    if q.statistic == PartStatistic::Mean {
+        return "mean run".to_owned();
+    }
+    format!(
+        "p{} {}",
+        num(q.quantile * 100.0),
+        part_name(q.quantile, higher_is_better)
+    )
+}
+
 fn part_name(q: f64, higher_is_better: bool) -> &'static str {
     if (q - 0.5).abs() < 1e-9 {
         "typical run"
@@ -215,10 +229,10 @@ fn row(svg: &mut Svg, area: Area, r: &Row<'_>, margin: f64, higher_is_better: bo
     frame::y_axis(svg, area, &ys, "", 4);
     reference_lines(svg, area, &ys, margin);
     let col = style::color(r.color);
-    let with: Vec<(f64, [f64; 2])> = parts
+    let with: Vec<(f64, [f64; 2], bool)> = parts
         .iter()
         .zip(&xs)
-        .filter_map(|(q, &x)| bounds(q).map(|b| (x, b)))
+        .filter_map(|(q, &x)| bounds(q).map(|b| (x, b, q.statistic == PartStatistic::Mean)))
         .collect();
     intervals(svg, &ys, &with, col);
     points(svg, &ys, &parts, &xs, r.color);
@@ -261,13 +275,19 @@ fn reference_lines(svg: &mut Svg, area: Area, ys: &Scale, margin: f64) {
     frame::no_change_line(svg, area, ys);
 }
 
-/// The band joining the intervals of consecutive parts (a box around a lone one), and a
-/// whisker with caps per interval.
-fn intervals(svg: &mut Svg, ys: &Scale, with: &[(f64, [f64; 2])], col: &str) {
+/// The band joining the intervals of consecutive quantiles (a box around a lone one; the
+/// mean run, not a quantile, is not joined), and a whisker with caps per interval.
+fn intervals(svg: &mut Svg, ys: &Scale, with: &[(f64, [f64; 2], bool)], col: &str) {
     if with.is_empty() {
         return;
     }
-    let d = match with {
+    let band: Vec<(f64, [f64; 2])> = with
+        .iter()
+        .filter(|w| !w.2)
+        .map(|&(x, b, _)| (x, b))
+        .collect();
+    let d = match band.as_slice() {
+        [] => String::new(),
         [(x, [l, h])] => format!(
             "M{a} {t}L{b} {t}L{b} {u}L{a} {u}",
             a = num(x - 14.0),
@@ -277,7 +297,7 @@ fn intervals(svg: &mut Svg, ys: &Scale, with: &[(f64, [f64; 2])], col: &str) {
         ),
         _ => {
             let (mut top, mut back) = (String::new(), String::new());
-            for (n, (x, [l, h])) in with.iter().enumerate() {
+            for (n, (x, [l, h])) in band.iter().enumerate() {
                 let cmd = if n == 0 { "M" } else { "L" };
                 let _ = write!(top, "{cmd}{} {}", num(*x), num(ys.px(*h)));
                 back.insert_str(0, &format!("L{} {}", num(*x), num(ys.px(*l))));
@@ -285,12 +305,14 @@ fn intervals(svg: &mut Svg, ys: &Scale, with: &[(f64, [f64; 2])], col: &str) {
             top + &back
         }
     };
-    svg.path(
-        &format!("{d}Z"),
-        &format!(r#"fill="{col}" fill-opacity="0.18" class="interval-band""#),
-    );
+    if !d.is_empty() {
+        svg.path(
+            &format!("{d}Z"),
+            &format!(r#"fill="{col}" fill-opacity="0.18" class="interval-band""#),
+        );
+    }
     let mut bars = String::new();
-    for (x, [l, h]) in with {
+    for (x, [l, h], _) in with {
         let (yl, yh) = (ys.px(*l), ys.px(*h));
         let _ = write!(
             bars,
@@ -320,7 +342,12 @@ fn points(svg: &mut Svg, ys: &Scale, parts: &[&QuantileShift], xs: &[f64], color
         let mut data = Vec::new();
         for (q, &x) in parts.iter().zip(xs).filter(|(q, _)| moved(q) == pick) {
             style::marker_path(&mut d, shape, x, ys.px(q.ratio), 5.0);
-            data.push(format!("{}:{}", q.quantile, q.ratio));
+            let at = if q.statistic == PartStatistic::Mean {
+                "mean".to_owned()
+            } else {
+                q.quantile.to_string()
+            };
+            data.push(format!("{at}:{}", q.ratio));
         }
         if d.is_empty() {
             continue;
@@ -343,11 +370,7 @@ fn labels(svg: &mut Svg, area: Area, parts: &[&QuantileShift], xs: &[f64], highe
             x,
             area.bottom + 18.0,
             Anchor::Middle,
-            &format!(
-                "p{} {}",
-                num(q.quantile * 100.0),
-                part_name(q.quantile, higher_is_better)
-            ),
+            &part_label(q, higher_is_better),
             r#"class="quantile""#,
         );
         svg.text(

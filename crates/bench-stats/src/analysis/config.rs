@@ -184,12 +184,12 @@ impl AnalysisConfig {
     pub fn min_paired_blocks_for(&self, variants: usize, runs_per_block: usize) -> usize {
         use crate::analysis::reach::{FloorTest, TestFloor};
         let test = if self.paired_estimator == crate::PairedEstimator::TypicalRun {
-            let quantiles = if runs_per_block >= 2 {
-                crate::paired::shape::SHAPE_QUANTILES.len()
+            let parts = if runs_per_block >= 2 {
+                crate::paired::shape::SHAPE_PARTS
             } else {
                 1
             };
-            FloorTest::Quantiles(quantiles)
+            FloorTest::Quantiles(parts)
         } else {
             FloorTest::SignedRank
         };

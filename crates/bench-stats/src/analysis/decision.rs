@@ -20,7 +20,7 @@ use crate::analysis::config::{AnalysisConfig, PracticalRule};
 use crate::analysis::paired_verdict::min_paired_blocks;
 use crate::descriptive::Sample;
 use crate::model::report::{DecisionReport, Outcome, Verdict};
-use crate::paired::shape::{PartMove, ShapeAnalysis};
+use crate::paired::shape::{PartMove, PartStatistic, ShapeAnalysis};
 use crate::rank::wilcoxon::paired_hodges_lehmann;
 use crate::resample::bootstrap::{BootstrapConfig, IntervalMethod};
 use crate::resample::median_ratio::median_ratio;
@@ -135,7 +135,13 @@ pub(crate) fn shape_outcome(s: &ShapeAnalysis, margin: f64, higher_is_better: bo
     let decisive = |how: PartMove| {
         s.quantiles
             .iter()
-            .any(|q| q.part == how && (q.quantile == 0.5 || Some(q.quantile) == slow_end))
+            .chain(s.mean.as_ref())
+            .any(|q| {
+                q.part == how
+                    && (q.statistic == PartStatistic::Mean
+                        || q.quantile == 0.5
+                        || Some(q.quantile) == slow_end)
+            })
     };
     let claim = |how: PartMove, outcome: Outcome| {
         if decisive(how) || s.none_opposed(how == PartMove::Faster, margin, higher_is_better) {

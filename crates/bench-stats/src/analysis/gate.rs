@@ -16,8 +16,12 @@ pub struct Regression {
     /// The ratio's interval.
     pub ratio_ci: [f64; 2],
     /// The quantile of the run distribution that tripped the gate, for the typical-run
-    /// estimator (0.5 the typical run, 0.9 the slow runs of times); `None` for the others.
+    /// estimator (0.5 the typical run, 0.9 the slow runs of times); `None` for the others
+    /// and for the mean run.
     pub quantile: Option<f64>,
+    /// The part that tripped it in words ("slow runs (p90)", "mean run"), for the
+    /// typical-run estimator; `None` for the others.
+    pub part: Option<String>,
 }
 
 /// The candidates that are significantly worse than their baseline (the verdict, at the
@@ -47,7 +51,7 @@ pub fn regressions(analysis: &Analysis, pct: f64) -> Vec<Regression> {
         for c in &group.comparisons {
             let fixed_sample_shape = c.distribution.as_ref().filter(|_| c.sequential.is_none());
             if let Some(shape) = fixed_sample_shape {
-                let reaching = shape.quantiles.iter().filter(|q| {
+                let reaching = shape.parts().filter(|q| {
                     q.part == crate::paired::shape::PartMove::Slower
                         && q.interval.is_some_and(|[lo, hi]| {
                             if analysis.higher_is_better {
@@ -73,7 +77,8 @@ pub fn regressions(analysis: &Analysis, pct: f64) -> Vec<Regression> {
                         candidate: c.candidate.clone(),
                         ratio: q.ratio,
                         ratio_ci: ci,
-                        quantile: Some(q.quantile),
+                        quantile: Some(q.quantile).filter(|q| q.is_finite()),
+                        part: Some(q.part_name(analysis.higher_is_better)),
                     });
                 }
                 continue;
@@ -93,6 +98,7 @@ pub fn regressions(analysis: &Analysis, pct: f64) -> Vec<Regression> {
                     ratio,
                     ratio_ci: [lo, hi],
                     quantile: None,
+                    part: None,
                 });
             }
         }

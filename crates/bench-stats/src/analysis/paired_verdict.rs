@@ -24,10 +24,7 @@ pub(crate) fn min_paired_blocks(alpha: f64) -> usize {
 /// 0.05), the others one test at `alpha` ([`min_paired_blocks`], 6 at 0.05).
 pub(crate) fn min_blocks(config: &AnalysisConfig) -> usize {
     if config.paired_estimator == crate::PairedEstimator::TypicalRun {
-        crate::paired::shape::min_shape_blocks(
-            config.alpha,
-            crate::paired::shape::SHAPE_QUANTILES.len(),
-        )
+        crate::paired::shape::min_shape_blocks(config.alpha, crate::paired::shape::SHAPE_PARTS)
     } else {
         min_paired_blocks(config.alpha)
     }

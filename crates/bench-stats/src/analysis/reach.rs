@@ -15,8 +15,8 @@
 pub(crate) enum FloorTest {
     /// The Wilcoxon signed-rank test of the block values: smallest p `2 / 2^n`.
     SignedRank,
-    /// The typical run's randomization test of this many quantiles, each at `alpha / k`:
-    /// smallest p `2 / (2^n + 1)`.
+    /// The typical run's randomization test of this many parts, each at its share of
+    /// alpha at least ([`crate::paired::shape::part_shares`]): smallest p `2 / (2^n + 1)`.
     Quantiles(usize),
     /// The Mann-Whitney U test of the runs: smallest p `2 / C(2n, n)` with `n` of each.
     MannWhitney,
@@ -54,10 +54,7 @@ impl TestFloor {
             FloorTest::SignedRank | FloorTest::Bootstrap => {
                 fewest(|n| 2.0 / 2f64.powi(n as i32) < level)
             }
-            FloorTest::Quantiles(k) => {
-                let per = level / k.max(1) as f64;
-                fewest(|n| 2.0 / (2f64.powi(n as i32) + 1.0) <= per)
-            }
+            FloorTest::Quantiles(k) => crate::paired::shape::min_shape_blocks(level, k),
             FloorTest::MannWhitney => fewest(|n| 2.0 / central_binomial(n) < level),
         };
         TestFloor {
@@ -87,9 +84,19 @@ impl TestFloor {
             FloorTest::SignedRank => format!(
                 "the signed-rank test cannot reach {level} with fewer than {n} blocks (its smallest p with n blocks that differ is 2/2^n)"
             ),
-            FloorTest::Quantiles(k) => format!(
-                "the typical run's test cannot reach {level} with fewer than {n} blocks (its smallest p with n blocks is 2/(2^n+1) at each of its {k} quantiles, and each is tested at {level} divided by {k})"
-            ),
+            FloorTest::Quantiles(k) => {
+                let share = crate::paired::shape::part_shares(k)
+                    .into_iter()
+                    .fold(0.0, f64::max);
+                let largest = if k == 1 {
+                    format!("its one part is tested at {level}")
+                } else {
+                    format!("the largest share of {level} any of its {k} parts gets is {share}")
+                };
+                format!(
+                    "the typical run's test cannot reach {level} with fewer than {n} blocks (its smallest p with n blocks is 2/(2^n+1), and {largest})"
+                )
+            }
             FloorTest::MannWhitney => format!(
                 "the Mann-Whitney test cannot reach {level} with fewer than {n} runs per variant (its smallest p with n of each is 2/C(2n,n))"
             ),
@@ -145,8 +152,8 @@ mod tests {
     fn quantile_floor_matches_the_shape_checks_own() {
         for alpha in [0.05, 0.01, 0.1] {
             assert_eq!(
-                TestFloor::new(FloorTest::Quantiles(3), alpha, 1).count,
-                crate::paired::shape::min_shape_blocks(alpha, 3)
+                TestFloor::new(FloorTest::Quantiles(4), alpha, 1).count,
+                crate::paired::shape::min_shape_blocks(alpha, 4)
             );
         }
     }

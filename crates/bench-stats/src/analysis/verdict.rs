@@ -446,22 +446,23 @@ impl ShapeWords<'_> {
         self.f.config.equivalence_margin * 100.0
     }
 
-    /// What the intervals rest on: the blocks, and the quantiles checked at once; their
-    /// level when `--confidence` put it elsewhere than the deciding tests'.
+    /// What the intervals rest on: the blocks, and the parts checked at once; a note when
+    /// `--confidence` put their level elsewhere than the deciding tests'.
     fn scope(&self) -> String {
         let s = self.s;
-        let level = s.confidence * 100.0;
-        let decision_level = 100.0 * (1.0 - self.f.config.alpha / s.quantiles.len().max(1) as f64);
-        let other = if (level - decision_level).abs() > 1e-9 {
-            format!(", not the decision's {decision_level:.1}%")
+        let family = self.f.config.confidence * 100.0;
+        let decision = 100.0 * (1.0 - self.f.config.alpha);
+        let other = if (family - decision).abs() > 1e-9 {
+            format!(", not the decision's {decision:.1}%")
         } else {
             String::new()
         };
-        if s.quantiles.len() == 1 {
+        let parts = s.parts().count();
+        if parts == 1 {
             let at = if other.is_empty() {
                 String::new()
             } else {
-                format!("; interval at {level:.1}%{other}")
+                format!("; interval at {:.1}%{other}", s.confidence * 100.0)
             };
             format!(
                 "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked{at}",
@@ -469,9 +470,9 @@ impl ShapeWords<'_> {
             )
         } else {
             format!(
-                "paired over {} blocks; intervals simultaneous at {level:.1}% over {} quantiles{other}",
+                "paired over {} blocks; the {parts} parts' intervals together at {family:.1}%{other} (each at its share: typical run {:.1}%)",
                 s.blocks,
-                s.quantiles.len()
+                s.confidence * 100.0
             )
         }
     }
@@ -492,11 +493,7 @@ impl ShapeWords<'_> {
 
     /// The parts that moved the way `which` says.
     fn moved(&self, which: PartMove) -> Vec<&QuantileShift> {
-        self.s
-            .quantiles
-            .iter()
-            .filter(|q| q.part == which)
-            .collect()
+        self.s.parts().filter(|q| q.part == which).collect()
     }
 
     /// "; typical run (p50) within ±1.0% (...)": the parts not in `skip`, each with how it
@@ -505,8 +502,7 @@ impl ShapeWords<'_> {
         let m = self.margin();
         let others: Vec<String> = self
             .s
-            .quantiles
-            .iter()
+            .parts()
             .filter(|q| !skip.iter().any(|k| std::ptr::eq(*k, *q)))
             .map(|q| {
                 let how = match q.part {
@@ -552,9 +548,9 @@ impl ShapeWords<'_> {
         } else {
             "slower"
         };
-        let where_ = if s.quantiles.len() == 1 {
+        let where_ = if s.parts().count() == 1 {
             "in its typical run".to_owned()
-        } else if parts.len() == s.quantiles.len() {
+        } else if parts.len() == s.parts().count() {
             "across its distribution".to_owned()
         } else {
             let names: Vec<String> = parts
@@ -597,8 +593,7 @@ impl ShapeWords<'_> {
     fn equivalent_sentence(&self) -> String {
         let (cand, base, s, m) = (self.f.candidate, self.f.baseline, self.s, self.margin());
         let all: Vec<String> = s
-            .quantiles
-            .iter()
+            .parts()
             .map(|q| {
                 let ci = q.equivalence_interval.unwrap_or([q.ratio, q.ratio]);
                 format!("{} {}", self.name(q), ratio_text(q.ratio, Some(ci)))
@@ -647,13 +642,13 @@ impl ShapeWords<'_> {
         let (f, s, m) = (self.f, self.s, self.margin());
         let (cand, base, scope) = (f.candidate, f.baseline, self.scope());
         let typical = s.typical();
-        let p = if s.quantiles.len() == 1 {
+        let parts = s.parts().count();
+        let p = if parts == 1 {
             format!("randomization p = {}", p_text(s.p_value))
         } else {
             format!(
-                "randomization p = {} (smallest Bonferroni-adjusted over {} quantiles)",
-                p_text(s.p_value),
-                s.quantiles.len()
+                "randomization p = {} (smallest adjusted over {parts} parts)",
+                p_text(s.p_value)
             )
         };
         let mut hint_config = f.config.clone();
@@ -664,8 +659,7 @@ impl ShapeWords<'_> {
             ..*f
         });
         let tail: Vec<&QuantileShift> = s
-            .quantiles
-            .iter()
+            .parts()
             .filter(|q| matches!(q.part, PartMove::Slower | PartMove::Faster))
             .collect();
         if let (Some(_), Some(why)) = (tail.first(), self.held_back()) {
@@ -705,17 +699,19 @@ impl ShapeWords<'_> {
     }
 }
 
-/// "fast runs (p10) 1.02x [0.99, 1.05], typical run (p50) ..., slow runs (p90) ..." at the
-/// shape check's simultaneous level.
+/// "fast runs (p10) 1.02x [0.99, 1.05] at 99.1%, typical run (p50) ..., mean run ...":
+/// every part with its interval's level.
 pub(crate) fn shape_parts(s: &ShapeAnalysis, higher_is_better: bool) -> String {
     let parts: Vec<String> = s
-        .quantiles
-        .iter()
-        .map(|q| format!("{} {}", q.part_name(higher_is_better), part_ratio(q)))
+        .parts()
+        .map(|q| {
+            format!(
+                "{} {} at {:.1}%",
+                q.part_name(higher_is_better),
+                part_ratio(q),
+                q.confidence * 100.0
+            )
+        })
         .collect();
-    format!(
-        "{} (simultaneous {:.1}%)",
-        parts.join(", "),
-        s.confidence * 100.0
-    )
+    parts.join(", ")
 }

@@ -14,7 +14,7 @@ use crate::descriptive::summary::{mean, median, variance_parts};
 use crate::model::distribution::{DistributionKind, IntervalDistribution};
 use crate::model::report::PairedReport;
 use crate::paired::robust::{BlockSummary, pooled_median_ratio};
-use crate::paired::shape::{SHAPE_QUANTILES, ShapeAnalysis, ShapeConfig, shape_analysis_keeping};
+use crate::paired::shape::{ShapeAnalysis, ShapeConfig, shape_analysis_keeping};
 use crate::rank::wilcoxon::paired_hodges_lehmann_walsh;
 use crate::resample::bootstrap::{
     self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic,
@@ -72,8 +72,9 @@ pub enum PairedEstimator {
     /// geometric mean of the variants' fastest runs in the block) so that session noise
     /// cancels, with the fast (p10) and slow (p90) runs checked beside it
     /// ([`crate::paired::shape`]): a randomization test that swaps the variants' runs
-    /// inside blocks, Bonferroni over the three quantiles, intervals from the same
-    /// reference distribution. Its expectation does not depend on how many runs a block
+    /// inside blocks, with the mean run (the blocks' ratios of means, signed-rank) as a
+    /// fourth part, a weighted min-p adjustment over the four, intervals from the same
+    /// reference distributions. Its expectation does not depend on how many runs a block
     /// holds. Needs positive values. Chosen by the whole-decision grid
     /// (`docs/estimator-grid.md`): A/A claims at alpha, no EQUIVALENT and at most 2% wrong
     /// directions on changes that are not shifts, where the fastest run said EQUIVALENT
@@ -905,10 +906,10 @@ fn typical_run_estimate(
             seed: config.bootstrap.seed,
         }),
         None => Err(StatsError::TooFewSamples {
-            what: "blocks for the typical run's interval at its simultaneous level",
-            needed: crate::paired::shape::min_shape_blocks(
+            what: "blocks for the typical run's interval at its share of the family level",
+            needed: crate::paired::shape::min_typical_blocks(
                 1.0 - config.bootstrap.confidence,
-                SHAPE_QUANTILES.len(),
+                shape.parts().count(),
             ),
             got: shape.blocks,
         }),

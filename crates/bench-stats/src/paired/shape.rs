@@ -1,10 +1,11 @@
 //! The shape of a paired change: the two run distributions compared at several quantiles,
 //! through the blocks.
 //!
-//! The **typical run** estimator (`--estimator typical-run`) decides on the median of each variant's run
-//! distribution) and checks the fast and the slow runs beside it
-//! (p10 and p90), because the changes users make are not all shifts: a GC pause, a lock or
-//! a cache that sometimes misses moves the slow runs and leaves the fastest ones alone.
+//! The **typical run** estimator (`--estimator typical-run`) leads with the median of each
+//! variant's run distribution and checks the fast and the slow runs (p10 and p90) and the
+//! mean run beside it, because the changes users make are not all shifts: a GC pause, a
+//! lock or a cache that sometimes misses moves the slow runs and the mean, and leaves the
+//! fastest runs alone.
 //!
 //! # Construction
 //! 1. **Session noise out.** Every run is divided by its block's center: the geometric mean
@@ -26,15 +27,26 @@
 //!    the exact test's on the data as observed, so the interval at level `1 - a` excludes
 //!    no change exactly when `p <= a` (counts include the observed arrangement, so
 //!    `p >= 2 / (K + 1)` for `K` arrangements).
-//! 4. **Multiplicity.** The decision over the checked quantiles is controlled family-wise
-//!    by Bonferroni: each quantile is tested at `alpha / k` and its interval is at
-//!    `1 - (1 - c) / k` for the family level `c` (`--confidence`, default `1 - alpha`, so
-//!    `1 - alpha / k`: simultaneous). Equivalence is an intersection-union test: every
-//!    quantile's `1 - 2 alpha` interval inside the margin, which needs no correction
+//! 4. **The mean run.** Each block's log-ratio of the variants' mean runs; the
+//!    Hodges-Lehmann estimate over the blocks with its signed-rank interval, tested by the
+//!    larger of the signed-rank test's p and the randomization p of the signed-rank
+//!    statistic over the same arrangements. A disturbed run moves its block's ratio, but
+//!    the rank across blocks bounds how far.
+//! 5. **Multiplicity.** The decision over the checked parts is controlled family-wise by a
+//!    weighted single-step min-p adjustment (Westfall & Young 1993): every arrangement
+//!    gives each part's two-sided p within its own reference, and the smallest weighted p
+//!    `min_j p_j / w_j` over the parts is that arrangement's. The per-unit level `c` is the
+//!    largest at which the share of arrangements with a smaller weighted p is at most
+//!    alpha (and at least Bonferroni's `alpha / k`); part `j` is tested at `w_j c` and its
+//!    interval is at `1 - w_j c'`, with `c'` the same at `1 - confidence`. The weights
+//!    ([`part_shares`]) give the mean run half of alpha, the typical run a quarter and each
+//!    tail an eighth; when the parts move together (a shift), the min-p level gives each
+//!    more than its Bonferroni share. Equivalence is an intersection-union test: every
+//!    part's `1 - 2 alpha` interval inside the margin, which needs no correction
 //!    (Berger 1982).
 //!
-//! With the default 3 quantiles at alpha 0.05, the fewest blocks that can reach a decision
-//! is 7 ([`min_shape_blocks`]).
+//! With the default 4 parts at alpha 0.05, the fewest blocks that can reach a decision is
+//! 7 ([`min_shape_blocks`]).
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -46,6 +58,40 @@ use crate::special::regularized_beta;
 /// The quantiles every paired comparison checks: fast runs, the typical run, slow runs.
 pub const SHAPE_QUANTILES: [f64; 3] = [0.1, 0.5, 0.9];
 
+/// The parts a paired comparison with two or more runs per block checks: the
+/// [`SHAPE_QUANTILES`] and the mean run.
+pub const SHAPE_PARTS: usize = 4;
+
+/// What a part of the shape check measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum PartStatistic {
+    /// A quantile of each variant's runs (Harrell-Davis), [`QuantileShift::quantile`].
+    #[default]
+    Quantile,
+    /// The mean run: each block's ratio of the variants' mean runs, its Hodges-Lehmann
+    /// estimate over the blocks and signed-rank interval.
+    Mean,
+}
+
+impl PartStatistic {
+    fn is_quantile(&self) -> bool {
+        *self == PartStatistic::Quantile
+    }
+}
+
+#[cfg(feature = "serde")]
+fn nan() -> f64 {
+    f64::NAN
+}
+
+#[cfg(feature = "serde")]
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes a reference
+fn is_nan(x: &f64) -> bool {
+    x.is_nan()
+}
+
 /// Settings of [`shape_analysis`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ShapeConfig {
@@ -54,12 +100,12 @@ pub struct ShapeConfig {
     pub permutations: usize,
     /// Seed of the random arrangements. Default 1.
     pub seed: u64,
-    /// Family-wise error rate of the whole decision over the quantiles. Default 0.05.
+    /// Family-wise error rate of the whole decision over the parts. Default 0.05.
     pub alpha: f64,
-    /// Family-wise level of the quantiles' intervals (`--confidence`): each is at
-    /// `1 - (1 - confidence) / k`, simultaneous over the `k` checked quantiles. At
-    /// `1 - alpha` (the default 0.95 with the default alpha) an interval excludes no change
-    /// exactly when its part is significant.
+    /// Family-wise level of the parts' intervals (`--confidence`): part `j`'s is at
+    /// `1 - w_j c` with `c` the family's per-unit level at `1 - confidence` (see the
+    /// module docs). At `1 - alpha` (the default 0.95 with the default alpha) an interval
+    /// excludes no change exactly when its part is significant.
     pub confidence: f64,
     /// The practical margin on the ratio scale (0.01 = ±1%). Default 0.01.
     pub margin: f64,
@@ -115,22 +161,39 @@ impl PartMove {
     }
 }
 
-/// One quantile of the two run distributions, compared through the blocks.
+/// One part of the two run distributions (a quantile, or the mean run), compared through
+/// the blocks.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct QuantileShift {
-    /// The quantile, in (0, 1).
+    /// The quantile, in (0, 1); NaN for the mean run (not serialized then).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default = "nan", skip_serializing_if = "is_nan")
+    )]
     pub quantile: f64,
-    /// The baseline's Harrell-Davis quantile of all its runs, in the data's unit.
+    /// What the part measures: a quantile (not serialized) or `mean`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "PartStatistic::is_quantile")
+    )]
+    pub statistic: PartStatistic,
+    /// The baseline's Harrell-Davis quantile of all its runs (its mean run for the mean),
+    /// in the data's unit.
     pub baseline: f64,
     /// The candidate's.
     pub candidate: f64,
     /// The paired ratio at this quantile, candidate over baseline (session noise out).
     pub ratio: f64,
-    /// Its simultaneous interval at [`ShapeAnalysis::confidence`], `None` with too few
-    /// blocks for that level.
+    /// Its interval at [`QuantileShift::confidence`], `None` with too few blocks for that
+    /// level.
     pub interval: Option<[f64; 2]>,
+    /// The interval's level: `1 - w c` for the part's weight `w` and the family's
+    /// per-unit level `c` at `1 - confidence` (see the [module docs](self)); the
+    /// intervals of all parts together cover at the family level.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub confidence: f64,
     /// Its `1 - 2 alpha` interval, read by the equivalence test.
     pub equivalence_interval: Option<[f64; 2]>,
     /// The two-sided p of no change at this quantile: the larger of
@@ -140,7 +203,8 @@ pub struct QuantileShift {
     /// The exact randomization test's p on the data as observed (every arrangement, or
     /// the random ones).
     pub p_value_exact: f64,
-    /// Bonferroni-adjusted over the checked quantiles.
+    /// Adjusted over the checked parts (weighted min-p): at most alpha exactly when the
+    /// part is significant.
     pub p_value_adjusted: f64,
     /// How this part moved.
     pub part: PartMove,
@@ -150,6 +214,9 @@ impl QuantileShift {
     /// "fast runs (p10)", "typical run (p50)", "slow runs (p90)": the part in words (the
     /// fast runs are the high quantiles when larger values are better).
     pub fn part_name(&self, higher_is_better: bool) -> String {
+        if self.statistic == PartStatistic::Mean {
+            return "mean run".to_owned();
+        }
         let q = self.quantile;
         let pct = (q * 100.0).round();
         let word = if (q - 0.5).abs() < 1e-9 {
@@ -171,8 +238,14 @@ impl QuantileShift {
 pub struct ShapeAnalysis {
     /// One entry per checked quantile, ascending.
     pub quantiles: Vec<QuantileShift>,
-    /// Level of every `interval`: `1 - (1 - c) / k` for the family level `c`
-    /// ([`ShapeConfig::confidence`]; `1 - alpha / k` at the default `c = 1 - alpha`).
+    /// The mean run (with two or more runs of each variant in a block).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub mean: Option<QuantileShift>,
+    /// Level of the typical run's `interval` (each part has its own,
+    /// [`QuantileShift::confidence`]).
     pub confidence: f64,
     /// Level of every `equivalence_interval`: `1 - 2 alpha`.
     pub equivalence_confidence: f64,
@@ -180,13 +253,18 @@ pub struct ShapeAnalysis {
     pub permutations: usize,
     /// `true` when every arrangement was enumerated (exact), `false` for random ones.
     pub exact: bool,
-    /// The whole decision's p: the smallest adjusted p.
+    /// The whole decision's p: the smallest adjusted p of the parts.
     pub p_value: f64,
     /// Blocks.
     pub blocks: usize,
 }
 
 impl ShapeAnalysis {
+    /// Every checked part: the quantiles, ascending, then the mean run.
+    pub fn parts(&self) -> impl Iterator<Item = &QuantileShift> {
+        self.quantiles.iter().chain(self.mean.as_ref())
+    }
+
     /// The typical run (the median, q = 0.5).
     pub fn typical(&self) -> &QuantileShift {
         self.quantiles
@@ -208,7 +286,7 @@ impl ShapeAnalysis {
         } else {
             PartMove::Slower
         };
-        let moving = self.quantiles.iter().filter(|q| q.part == want);
+        let moving = self.parts().filter(|q| q.part == want);
         let typical = self.typical();
         if typical.part == want {
             return Some(typical);
@@ -218,12 +296,12 @@ impl ShapeAnalysis {
 
     /// Any part significantly slower beyond the margin.
     pub fn any_slower(&self) -> bool {
-        self.quantiles.iter().any(|q| q.part == PartMove::Slower)
+        self.parts().any(|q| q.part == PartMove::Slower)
     }
 
     /// Any part significantly faster beyond the margin.
     pub fn any_faster(&self) -> bool {
-        self.quantiles.iter().any(|q| q.part == PartMove::Faster)
+        self.parts().any(|q| q.part == PartMove::Faster)
     }
 
     /// Every part other than those moved `better` (resp. worse when `better` is false) has
@@ -235,8 +313,7 @@ impl ShapeAnalysis {
         } else {
             PartMove::Slower
         };
-        self.quantiles
-            .iter()
+        self.parts()
             .filter(|q| q.part != claimed)
             .all(|q| {
                 q.equivalence_interval.is_some_and(|[lo, hi]| {
@@ -254,14 +331,25 @@ impl ShapeAnalysis {
 
     /// Every part inside the margin.
     pub fn all_within_margin(&self) -> bool {
-        self.quantiles.iter().all(|q| q.part.within_margin())
+        self.parts().all(|q| q.part.within_margin())
     }
 }
 
-/// The fewest blocks with which the shape decision can reach `alpha` over `k` quantiles:
-/// the smallest p of an exact swap test is `2 / (2^n + 1)`, tested at `alpha / k`.
+/// The fewest blocks with which the shape decision over `k` parts can reach `alpha`: the
+/// smallest p of an exact swap test is `2 / (2^n + 1)`, and the part with the largest
+/// share ([`part_shares`]) is tested at no less than that share of `alpha`.
 pub fn min_shape_blocks(alpha: f64, k: usize) -> usize {
-    let a = alpha / k.max(1) as f64;
+    min_blocks_at(alpha * part_shares(k).into_iter().fold(0.0, f64::max))
+}
+
+/// The fewest blocks with which the typical run's interval can reach `1 - level` (at
+/// least its share of `1 - level`) among `k` parts.
+pub fn min_typical_blocks(level: f64, k: usize) -> usize {
+    let typical = if k == SHAPE_PARTS { 1 } else { 0 };
+    min_blocks_at(level * part_shares(k)[typical])
+}
+
+fn min_blocks_at(a: f64) -> usize {
     let mut n = 1usize;
     while n < 64 && 2.0 / ((2f64).powi(n as i32) + 1.0) > a {
         n += 1;
@@ -741,26 +829,48 @@ pub(crate) fn shape_analysis_keeping(
     // With one run of each variant in every block, a run's place in its variant's
     // distribution cannot be told from the block's: the p10 and p90 statistics are then the
     // same (the mean of the block differences' 10th and 90th percentiles), a location and
-    // not the tails. Only the typical run is checked, without a Bonferroni share.
+    // not the tails, and a block's mean is its one run. Only the typical run is checked,
+    // at the whole alpha.
     let single = logs
         .a
         .iter()
         .zip(&logs.b)
         .all(|(a, b)| a.len() == 1 && b.len() == 1);
     let checked: &[f64] = if single { &[0.5] } else { &SHAPE_QUANTILES };
-    let k = checked.len();
+    let shares = part_shares(if single { 1 } else { SHAPE_PARTS });
+    let observed = logs.normalized(0.0);
+    let totals = logs.totals();
+    // Every part's statistic under the same arrangements: the joint reference of the
+    // min-p adjustment.
+    let unaligned: Vec<Vec<(f64, f64)>> = checked
+        .iter()
+        .map(|&q| {
+            let wa = harrell_davis_weights(totals.0, q);
+            let wb = harrell_davis_weights(totals.1, q);
+            reference(&observed, &wa, &wb, arrangements, config.seed)
+        })
+        .collect();
+    let mean = (!single).then(|| MeanRuns::new(&logs, arrangements, config.seed));
+    let mut joint: Vec<Vec<f64>> = unaligned
+        .iter()
+        .map(|r| r.iter().map(|x| x.0).collect())
+        .collect();
+    if let Some(m) = &mean {
+        joint.push(m.reference.clone());
+    }
+    let family = Family::new(&joint, &shares, arrangements);
     let check = QuantileCheck {
-        totals: logs.totals(),
-        observed: logs.normalized(0.0),
+        c_test: family.level(config.alpha),
+        c_interval: family.level(1.0 - config.confidence),
+        totals,
+        observed,
         logs: &logs,
         raw: (
             baseline.iter().flatten().copied().collect(),
             candidate.iter().flatten().copied().collect(),
         ),
         arrangements,
-        checked: k,
-        a_test: config.alpha / k as f64,
-        a_interval: (1.0 - config.confidence) / k as f64,
+        family,
         a_equiv: 2.0 * config.alpha,
         config,
     };
@@ -773,21 +883,30 @@ pub(crate) fn shape_analysis_keeping(
     let mut typical_distribution = None;
     let quantiles: Vec<QuantileShift> = checked
         .iter()
-        .map(|&q| {
-            let (shift, distribution) = check.shift(q, q == typical_q);
+        .zip(&unaligned)
+        .enumerate()
+        .map(|(j, (&q, unaligned))| {
+            let (shift, distribution) = check.shift(q, j, q == typical_q, unaligned);
             if distribution.is_some() {
                 typical_distribution = distribution;
             }
             shift
         })
         .collect();
+    let mean = mean.map(|m| check.mean_shift(&m, checked.len()));
     let p_value = quantiles
         .iter()
+        .chain(mean.as_ref())
         .map(|q| q.p_value_adjusted)
         .fold(1.0, f64::min);
+    let confidence = quantiles
+        .iter()
+        .find(|q| q.quantile == typical_q)
+        .map_or(config.confidence, |q| q.confidence);
     let shape = ShapeAnalysis {
         quantiles,
-        confidence: 1.0 - check.a_interval,
+        mean,
+        confidence,
         equivalence_confidence: 1.0 - check.a_equiv,
         permutations: arrangements.count(),
         exact: matches!(arrangements, Arrangements::Exact(_)),
@@ -823,8 +942,196 @@ fn check_shape_config(config: &ShapeConfig) -> Result<(), StatsError> {
     Ok(())
 }
 
-/// What [`shape_analysis`] checks each quantile against: the blocks' log runs, the
-/// arrangements of the randomization test and the levels of its two intervals.
+/// The min-p adjustment over the checked parts (Westfall & Young's single-step min-p,
+/// weighted by the parts' shares): every arrangement's smallest weighted p `p_j / w_j`
+/// (`w_j` the part's share times the number of parts), sorted; the family's level is read
+/// from them.
+struct Family {
+    /// Each part's weight `w_j` (its share times the number of parts; mean 1).
+    weights: Vec<f64>,
+    /// Every arrangement's `min_j p_j / w_j`, ascending.
+    min_q: Vec<f64>,
+    /// 1 for random arrangements (the observed one counted once more), 0 for all of them.
+    extra: usize,
+}
+
+impl Family {
+    fn new(parts: &[Vec<f64>], shares: &[f64], arrangements: Arrangements) -> Family {
+        let k = parts.len() as f64;
+        let weights: Vec<f64> = shares.iter().map(|s| s * k).collect();
+        let count = parts.first().map_or(0, Vec::len);
+        let mut min_q = vec![f64::INFINITY; count];
+        for (part, w) in parts.iter().zip(&weights) {
+            let mut sorted = part.clone();
+            sorted.sort_by(f64::total_cmp);
+            for (m, &v) in part.iter().enumerate() {
+                let tol = 1e-12 * v.abs().max(1e-300);
+                let ge = count - sorted.partition_point(|&x| x < v - tol);
+                let le = sorted.partition_point(|&x| x <= v + tol);
+                let p = (2.0 * ge.min(le) as f64 / count as f64).min(1.0);
+                min_q[m] = min_q[m].min(p / w);
+            }
+        }
+        min_q.sort_by(f64::total_cmp);
+        Family {
+            weights,
+            min_q,
+            extra: usize::from(matches!(arrangements, Arrangements::Random(_))),
+        }
+    }
+
+    /// The family's error rate at which a weighted p of `q` is rejected: the share of
+    /// arrangements (the observed one counted once more when they are random) whose
+    /// smallest weighted p is at most the first of them at or above `q`; 1 when none is.
+    fn rate(&self, q: f64) -> f64 {
+        let i = self.min_q.partition_point(|&v| v < q * (1.0 - 1e-12));
+        match self.min_q.get(i) {
+            Some(&v) => {
+                let at = self.min_q.partition_point(|&x| x <= v);
+                (at + self.extra) as f64 / (self.min_q.len() + self.extra) as f64
+            }
+            None => 1.0,
+        }
+    }
+
+    /// The per-unit level `c` at family rate `a` (part `j` is tested at `w_j c`): the
+    /// largest weighted p of the reference whose [`Family::rate`] is at most `a`, and at
+    /// least Bonferroni's `a / k` (each part at its share of `a`), valid on its own.
+    fn level(&self, a: f64) -> f64 {
+        let k = self.weights.len() as f64;
+        let i = self.min_q.partition_point(|&v| self.rate(v) <= a);
+        let c = if i == 0 { 0.0 } else { self.min_q[i - 1] };
+        c.max(a / k)
+    }
+
+    /// Part `j`'s p adjusted over the family: the smallest family rate at which it is
+    /// rejected (the min-p rate, or Bonferroni's `k p / w_j` when that is smaller), so
+    /// that it is at most `a` exactly when `p <= w_j level(a)`.
+    fn adjusted(&self, p: f64, j: usize) -> f64 {
+        let q = p / self.weights[j];
+        let k = self.weights.len() as f64;
+        self.rate(q).min(k * q).min(1.0)
+    }
+}
+
+/// The shares of alpha of `parts` checked parts: with the tails and the mean run
+/// ([`SHAPE_PARTS`]), fast runs (p10) 1/8, typical run (p50) 1/4, slow runs (p90) 1/8 and
+/// the mean run 1/2; otherwise equal shares (the typical run alone gets all of it).
+///
+/// A claim rests on the typical run, the slow runs or the mean run. The mean run, the
+/// time a user pays over every run, gets the largest share: the changes that move a share
+/// of the runs (a pause, a lock, a cache that sometimes misses) move it most, and its
+/// block-level rank test is the one a disturbed run cannot pull far. The tails get the
+/// least: they are the noisiest parts on a busy machine.
+pub fn part_shares(parts: usize) -> Vec<f64> {
+    if parts == SHAPE_PARTS {
+        vec![0.125, 0.25, 0.125, 0.5]
+    } else {
+        vec![1.0 / parts.max(1) as f64; parts.max(1)]
+    }
+}
+
+/// The mean run's part: each block's log-ratio of means, and their Wilcoxon signed-rank
+/// statistic under every arrangement of [`reference`] (the same swaps, the same random
+/// reassignments of blocks with unequal counts).
+struct MeanRuns {
+    /// `ln(mean candidate run) - ln(mean baseline run)` per block.
+    observed: Vec<f64>,
+    /// The signed-rank statistic of every arrangement.
+    reference: Vec<f64>,
+    /// Of the observed arrangement.
+    statistic: f64,
+    /// The mean run of each variant over every run, in the data's unit.
+    means: (f64, f64),
+}
+
+impl MeanRuns {
+    fn new(logs: &LogBlocks, arrangements: Arrangements, seed: u64) -> MeanRuns {
+        let lmean = |v: &[f64]| (v.iter().map(|x| x.exp()).sum::<f64>() / v.len() as f64).ln();
+        let observed: Vec<f64> = logs
+            .a
+            .iter()
+            .zip(&logs.b)
+            .map(|(a, b)| lmean(b) - lmean(a))
+            .collect();
+        let n = observed.len();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut d = vec![0.0; n];
+        let mut pool = Vec::new();
+        // Mirrors `arranged_stat`: a swap negates an equal-count block's log-ratio; an
+        // unequal-count block's runs are reassigned with the same draws.
+        let mut arranged = |swap: &dyn Fn(usize) -> bool, sub: &mut Xoshiro256PlusPlus| {
+            for (i, (a, b)) in logs.a.iter().zip(&logs.b).enumerate() {
+                if a.len() == b.len() {
+                    d[i] = if swap(i) { -observed[i] } else { observed[i] };
+                } else {
+                    pool.clear();
+                    pool.extend_from_slice(a);
+                    pool.extend_from_slice(b);
+                    let m = pool.len();
+                    for k in 0..a.len() {
+                        let j = sub.random_range(k..m);
+                        pool.swap(k, j);
+                    }
+                    d[i] = lmean(&pool[a.len()..]) - lmean(&pool[..a.len()]);
+                }
+            }
+            signed_rank_statistic(&d)
+        };
+        let mut reference = Vec::with_capacity(arrangements.count());
+        match arrangements {
+            Arrangements::Exact(k) => {
+                for mask in 0..k {
+                    reference.push(arranged(&|i| mask >> i & 1 == 1, &mut rng));
+                }
+            }
+            Arrangements::Random(k) => {
+                let mut flips = vec![false; n];
+                for _ in 0..k {
+                    for f in &mut flips {
+                        *f = rng.random::<bool>();
+                    }
+                    let mut sub = Xoshiro256PlusPlus::seed_from_u64(rng.random());
+                    let swaps = flips.clone();
+                    reference.push(arranged(&move |i| swaps[i], &mut sub));
+                }
+            }
+        }
+        let mean = |v: &[Vec<f64>]| {
+            v.iter().flatten().map(|x| x.exp()).sum::<f64>()
+                / v.iter().map(Vec::len).sum::<usize>() as f64
+        };
+        MeanRuns {
+            statistic: signed_rank_statistic(&observed),
+            observed,
+            reference,
+            means: (mean(&logs.a), mean(&logs.b)),
+        }
+    }
+}
+
+/// The Wilcoxon signed-rank statistic `sum sign(d_i) rank(|d_i|)` (midranks; zeros count
+/// nothing).
+fn signed_rank_statistic(d: &[f64]) -> f64 {
+    let mut idx: Vec<usize> = (0..d.len()).filter(|&i| d[i] != 0.0).collect();
+    idx.sort_by(|&i, &j| d[i].abs().total_cmp(&d[j].abs()));
+    let mut w = 0.0;
+    let mut i = 0;
+    while i < idx.len() {
+        let mut j = i;
+        while j + 1 < idx.len() && d[idx[j + 1]].abs() == d[idx[i]].abs() {
+            j += 1;
+        }
+        let rank = (i + j) as f64 / 2.0 + 1.0;
+        w += idx[i..=j].iter().map(|&k| rank * d[k].signum()).sum::<f64>();
+        i = j + 1;
+    }
+    w
+}
+
+/// What [`shape_analysis`] checks each part against: the blocks' log runs, the
+/// arrangements of the randomization test, the family's min-p adjustment and the levels
+/// of the intervals.
 struct QuantileCheck<'a> {
     logs: &'a LogBlocks,
     /// Runs of (baseline, candidate) in all.
@@ -834,22 +1141,110 @@ struct QuantileCheck<'a> {
     /// Every run of (baseline, candidate), unlogged: the quantiles reported.
     raw: (Vec<f64>, Vec<f64>),
     arrangements: Arrangements,
-    /// Quantiles checked: the Bonferroni share.
-    checked: usize,
-    /// The test's level per quantile, its interval's (`1 - a_interval`, from
-    /// `--confidence`) and the equivalence interval's.
-    a_test: f64,
-    a_interval: f64,
+    family: Family,
+    /// The family's per-unit levels of the test (at alpha) and of the intervals (at
+    /// `1 - confidence`): part `j` is at `w_j c`.
+    c_test: f64,
+    c_interval: f64,
+    /// The equivalence intervals' `1 - level`: `2 alpha` (an intersection-union test).
     a_equiv: f64,
     config: &'a ShapeConfig,
 }
 
 impl QuantileCheck<'_> {
-    /// Quantile `q`'s shift: its estimate, the exact randomization test's p, the intervals
+    /// Part `j`'s test and interval levels (each a `1 - level`).
+    fn levels(&self, j: usize) -> (f64, f64) {
+        let w = self.family.weights[j];
+        (w * self.c_test, w * self.c_interval)
+    }
+
+    /// How a part moved, from its significance and whether its equivalence interval lies
+    /// inside the margin.
+    fn part_move(&self, significant: bool, inside: bool, ratio: f64) -> PartMove {
+        let worse = (ratio > 1.0) != self.config.higher_is_better;
+        match (significant, inside) {
+            (true, true) => PartMove::Negligible,
+            (true, false) if worse => PartMove::Slower,
+            (true, false) => PartMove::Faster,
+            (false, true) => PartMove::Equivalent,
+            (false, false) => PartMove::Unclear,
+        }
+    }
+
+    fn inside(&self, interval: Option<[f64; 2]>) -> bool {
+        let m = self.config.margin;
+        interval.is_some_and(|[lo, hi]| lo >= 1.0 - m - 1e-12 && hi <= 1.0 + m + 1e-12)
+    }
+
+    /// The mean run's part (part `j`): the Hodges-Lehmann estimate of the blocks'
+    /// log-ratios of means with its signed-rank interval, tested by the larger of the
+    /// signed-rank test's p and the randomization p of its statistic over the family's
+    /// arrangements.
+    fn mean_shift(&self, m: &MeanRuns, j: usize) -> QuantileShift {
+        use crate::rank::wilcoxon::{PairedShift, paired_hl_estimate, paired_hodges_lehmann_walsh};
+        let (a_test, a_interval) = self.levels(j);
+        let extra = usize::from(matches!(self.arrangements, Arrangements::Random(_)));
+        let reference: Vec<(f64, f64)> = m.reference.iter().map(|&w| (w, 0.0)).collect();
+        let p_exact = exact_p(&reference, m.statistic, extra);
+        let hl = |a: f64| {
+            paired_hodges_lehmann_walsh(&m.observed, 1.0 - a, a)
+                .ok()
+                .map(|(shift, _, _)| shift)
+        };
+        let at_interval = hl(a_interval);
+        let p_rank = at_interval
+            .as_ref()
+            .and_then(|h| h.no_change.map(|t| t.p_value))
+            .unwrap_or(1.0);
+        let p = p_exact.max(p_rank);
+        let ratio = paired_hl_estimate(&m.observed).map_or(1.0, f64::exp);
+        let exp = |h: Option<PairedShift>, reject: bool| {
+            h.map(|h| [h.ci_low.exp(), h.ci_high.exp()])
+                .filter(|b| b.iter().all(|x| x.is_finite() && *x > 0.0))
+                .map(|[lo, hi]| {
+                    if reject {
+                        [lo, hi]
+                    } else {
+                        [lo.min(1.0), hi.max(1.0)]
+                    }
+                })
+        };
+        let interval = exp(at_interval, p <= a_interval);
+        let excludes = interval.is_some_and(|[lo, hi]| lo > 1.0 || hi < 1.0);
+        let equivalence = hl(self.a_equiv).filter(|h| h.achieved_confidence + 1e-9 >= 1.0 - self.a_equiv);
+        let equivalence_interval = exp(equivalence, p <= self.a_equiv);
+        // Significant only when its interval at the same level agrees (the signed-rank
+        // interval's own count can fall short of its test at a tie).
+        let significant = p <= a_test && (a_test != a_interval || excludes);
+        QuantileShift {
+            quantile: f64::NAN,
+            statistic: PartStatistic::Mean,
+            baseline: m.means.0,
+            candidate: m.means.1,
+            ratio,
+            interval,
+            confidence: 1.0 - a_interval,
+            equivalence_interval,
+            p_value: p,
+            p_value_exact: p_exact,
+            p_value_adjusted: self.family.adjusted(p, j),
+            part: self.part_move(significant, self.inside(equivalence_interval), ratio),
+        }
+    }
+
+    /// Quantile `q`'s shift (part `j`): its estimate, the exact randomization test's p
+    /// (against `unaligned`, every arrangement of the data as observed), the intervals
     /// from the inversion around the estimate, and how the part moved; with `keep`, the
     /// distribution its interval is read from ([`Inversion::distribution`]).
-    fn shift(&self, q: f64, keep: bool) -> (QuantileShift, Option<IntervalDistribution>) {
+    fn shift(
+        &self,
+        q: f64,
+        j: usize,
+        keep: bool,
+        unaligned: &[(f64, f64)],
+    ) -> (QuantileShift, Option<IntervalDistribution>) {
         let (config, arrangements) = (self.config, self.arrangements);
+        let (a_test, a_interval) = self.levels(j);
         let (na, nb) = self.totals;
         let (wa, wb) = (harrell_davis_weights(na, q), harrell_davis_weights(nb, q));
         let mut none = Xoshiro256PlusPlus::seed_from_u64(0);
@@ -871,17 +1266,15 @@ impl QuantileCheck<'_> {
         // interval at `1 - a` excludes no change" then always agree (with fewer blocks
         // or a skewed tail the two can differ, and either alone would claim more than
         // the other allows).
-        let unaligned = reference(&self.observed, &wa, &wb, arrangements, config.seed);
-        let p_exact = exact_p(&unaligned, t, extra);
+        let p_exact = exact_p(unaligned, t, extra);
         let p = p_exact.max(inversion.p_value(t));
         let exp = |i: Option<[f64; 2]>| {
             i.map(|[lo, hi]| [lo.exp(), hi.exp()])
                 .filter(|b| b.iter().all(|x| x.is_finite() && *x > 0.0))
         };
-        let interval = exp(inversion.interval(t, self.a_interval));
+        let interval = exp(inversion.interval(t, a_interval));
         let equivalence_interval = exp(inversion.interval(t, self.a_equiv));
         let ratio = t.exp();
-        let significant = p <= self.a_test;
         // The decision is the exact test's; an inverted interval that excludes no change
         // while the exact test does not reject is widened to hold it, so the interval
         // never claims more than the test.
@@ -894,31 +1287,22 @@ impl QuantileCheck<'_> {
                 }
             })
         };
-        let interval = hold_one(interval, p <= self.a_interval);
+        let interval = hold_one(interval, p <= a_interval);
         let distribution = keep.then(|| inversion.distribution(t, interval)).flatten();
         let equivalence_interval = hold_one(equivalence_interval, p <= self.a_equiv);
-        let inside = equivalence_interval.is_some_and(|[lo, hi]| {
-            lo >= 1.0 - config.margin - 1e-12 && hi <= 1.0 + config.margin + 1e-12
-        });
-        let worse = (ratio > 1.0) != config.higher_is_better;
-        let part = match (significant, inside) {
-            (true, true) => PartMove::Negligible,
-            (true, false) if worse => PartMove::Slower,
-            (true, false) => PartMove::Faster,
-            (false, true) => PartMove::Equivalent,
-            (false, false) => PartMove::Unclear,
-        };
         let shift = QuantileShift {
             quantile: q,
+            statistic: PartStatistic::Quantile,
             baseline: harrell_davis(&self.raw.0, q).unwrap_or(f64::NAN),
             candidate: harrell_davis(&self.raw.1, q).unwrap_or(f64::NAN),
             ratio,
             interval,
+            confidence: 1.0 - a_interval,
             equivalence_interval,
             p_value: p,
             p_value_exact: p_exact,
-            p_value_adjusted: (p * self.checked as f64).min(1.0),
-            part,
+            p_value_adjusted: self.family.adjusted(p, j),
+            part: self.part_move(p <= a_test, self.inside(equivalence_interval), ratio),
         };
         (shift, distribution)
     }
