@@ -828,13 +828,13 @@ fn deciding_test(c: &Comparison, sym: &Symbols) -> String {
         {
             "randomization test of the median run"
         }
-        "randomization-quantiles" => "randomization test over p10/p50/p90 and the mean run, min-p adjusted",
+        "randomization-quantiles" => "randomization test over p10/p50/p90/mean, adjusted",
         other => other,
     };
     match (adjusted, p) {
         (Some(adj), _) if test == "randomization-quantiles" && name.ends_with("adjusted") => {
             format!(
-                "randomization test over p10/p50/p90 and the mean run, min-p- then Holm-adjusted p {}",
+                "randomization test over p10/p50/p90/mean, min-p- then Holm-adjusted p {}",
                 p_clause(Some(adj), sym.none)
             )
         }

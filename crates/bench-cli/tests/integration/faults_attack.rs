@@ -1214,10 +1214,10 @@ fn m5_more_blocks_advice_counts_the_smallest_p_and_holm() {
         ),
         "{text}"
     );
-    // Before any run: 7 blocks of three variants, two runs of each per block, under the
-    // typical run (three quantiles at alpha/3 each, then Holm over 2) cannot decide; 8
-    // can (2/(2^8+1) < 0.05/6). With one run per block only the typical run is checked,
-    // and 6 blocks fall short of Holm's 7 (2/(2^7+1) < 0.025).
+    // Before any run: 6 blocks of three variants, two runs of each per block, under the
+    // typical run cannot decide (its smallest adjusted p, the mean run's at its extreme,
+    // is 2/2^6, above Holm's 0.025); 7 can (2/2^7). With one run per block only the
+    // typical run is checked, and 6 blocks fall short the same way.
     let dry = |blocks: &str, per: &str| {
         abba()
             .args(["compare", "--blocks", blocks, "--runs-per-block", per])
@@ -1225,10 +1225,10 @@ fn m5_more_blocks_advice_counts_the_smallest_p_and_holm() {
             .assert()
             .success()
     };
-    dry("7", "2").stderr(predicate::str::contains(
-        "7 blocks are too few for a verdict: the paired test needs at least 8 blocks at alpha 0.05, its smallest p below alpha/2 for each of the 2 Holm-corrected comparisons with the baseline (--blocks 8, or --runs 16); the report will say no comparison significant, whatever the data",
+    dry("6", "2").stderr(predicate::str::contains(
+        "6 blocks are too few for a verdict: the paired test needs at least 7 blocks at alpha 0.05, its smallest p below alpha/2 for each of the 2 Holm-corrected comparisons with the baseline (--blocks 7, or --runs 14); the report will say no comparison significant, whatever the data",
     ));
-    dry("8", "2").stderr(predicate::str::contains("too few for a verdict").not());
+    dry("7", "2").stderr(predicate::str::contains("too few for a verdict").not());
     dry("6", "1").stderr(predicate::str::contains(
         "6 blocks are too few for a verdict: the paired test needs at least 7 blocks",
     ));

@@ -209,16 +209,16 @@ fn a_run_count_too_small_for_a_verdict_is_named_before_anything_runs() {
     assert_eq!(runs, 20);
     assert!(
         stderr.contains("5 blocks are too few")
-            && stderr.contains("at least 7 blocks")
-            && stderr.contains("--runs 14"),
+            && stderr.contains("at least 6 blocks")
+            && stderr.contains("--runs 12"),
         "{stderr}"
     );
-    let (_, stderr) = measured_runs(&["--blocks", "7"]);
+    let (_, stderr) = measured_runs(&["--blocks", "6"]);
     assert!(!stderr.contains("too few"), "{stderr}");
-    // At a stricter alpha more blocks are needed: the default tests three quantiles at
-    // alpha / 3 by an exact swap test, 2 / (2^n + 1) <= 0.01 / 3 from n = 10.
-    let (_, stderr) = measured_runs(&["--blocks", "9", "--alpha", "0.01"]);
-    assert!(stderr.contains("at least 10 blocks"), "{stderr}");
+    // At a stricter alpha more blocks are needed: the default's smallest adjusted p is
+    // the mean run's at its extreme, 2 / 2^n <= 0.01 from n = 8.
+    let (_, stderr) = measured_runs(&["--blocks", "7", "--alpha", "0.01"]);
+    assert!(stderr.contains("at least 8 blocks"), "{stderr}");
     // The signed-rank estimators need 2 / 2^n <= 0.01: from n = 8.
     let (_, stderr) = measured_runs(&[
         "--blocks",

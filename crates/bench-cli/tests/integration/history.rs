@@ -708,7 +708,7 @@ fn suite_record_keeps_each_benchmark_as_a_step() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&sh, std::fs::Permissions::from_mode(0o755)).unwrap();
     let suite = format!(
-        "[variants]\nbase = \"100\"\nhead = \"110\"\n\n[settings]\nmetric = \"json:v\"\nblocks = 8\nwarmup = 0\n\n[[benchmark]]\nname = \"up\"\ncommand = \"{0} {{variant}}\"\n\n[[benchmark]]\nname = \"flat\"\ncommand = \"{0} 100 {{name}}\"\n",
+        "[variants]\nbase = \"100\"\nhead = \"110\"\n\n[settings]\nmetric = \"json:v\"\nblocks = 10\nwarmup = 0\n\n[[benchmark]]\nname = \"up\"\ncommand = \"{0} {{variant}}\"\n\n[[benchmark]]\nname = \"flat\"\ncommand = \"{0} 100 {{name}}\"\n",
         sh.display()
     );
     std::fs::write(dir.path().join("abba.toml"), suite).unwrap();

@@ -178,9 +178,9 @@ impl AnalysisConfig {
     /// `runs_per_block` times in every block, can be significant at all:
     /// [`AnalysisConfig::min_paired_blocks`] for two; for three or more each candidate's
     /// post-hoc test is Holm-corrected over the `variants - 1` candidates, so its smallest
-    /// p must be below `alpha / (variants - 1)` (7 blocks at 0.05 for three variants under
-    /// the signed-rank test, 8 under the typical run's test of three quantiles, which it
-    /// checks from two runs per block on). Time: O(count).
+    /// p must be below `alpha / (variants - 1)` (7 blocks at 0.05 for three variants, under
+    /// the signed-rank test and the typical run's min-p adjusted parts alike). Time:
+    /// O(count).
     pub fn min_paired_blocks_for(&self, variants: usize, runs_per_block: usize) -> usize {
         use crate::analysis::reach::{FloorTest, TestFloor};
         let test = if self.paired_estimator == crate::PairedEstimator::TypicalRun {

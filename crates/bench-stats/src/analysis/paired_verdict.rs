@@ -20,7 +20,7 @@ pub(crate) fn min_paired_blocks(alpha: f64) -> usize {
 }
 
 /// The fewest blocks the configured paired estimator can decide with: the typical run
-/// tests three quantiles at `alpha / 3` ([`crate::paired::shape::min_shape_blocks`], 7 at
+/// tests its parts min-p adjusted ([`crate::paired::shape::min_shape_blocks`], 6 at
 /// 0.05), the others one test at `alpha` ([`min_paired_blocks`], 6 at 0.05).
 pub(crate) fn min_blocks(config: &AnalysisConfig) -> usize {
     if config.paired_estimator == crate::PairedEstimator::TypicalRun {

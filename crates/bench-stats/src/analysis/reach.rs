@@ -15,8 +15,8 @@
 pub(crate) enum FloorTest {
     /// The Wilcoxon signed-rank test of the block values: smallest p `2 / 2^n`.
     SignedRank,
-    /// The typical run's randomization test of this many parts, each at its share of
-    /// alpha at least ([`crate::paired::shape::part_shares`]): smallest p `2 / (2^n + 1)`.
+    /// The typical run's randomization test of this many parts, min-p adjusted
+    /// ([`crate::paired::shape::min_shape_blocks`]): smallest adjusted p `2 / 2^n`.
     Quantiles(usize),
     /// The Mann-Whitney U test of the runs: smallest p `2 / C(2n, n)` with `n` of each.
     MannWhitney,
@@ -85,16 +85,13 @@ impl TestFloor {
                 "the signed-rank test cannot reach {level} with fewer than {n} blocks (its smallest p with n blocks that differ is 2/2^n)"
             ),
             FloorTest::Quantiles(k) => {
-                let share = crate::paired::shape::part_shares(k)
-                    .into_iter()
-                    .fold(0.0, f64::max);
-                let largest = if k == 1 {
-                    format!("its one part is tested at {level}")
+                let smallest = if k == 1 {
+                    "its one part's smallest p with n blocks is 2/2^n"
                 } else {
-                    format!("the largest share of {level} any of its {k} parts gets is {share}")
+                    "its smallest adjusted p with n blocks is 2/2^n, the mean run's at its extreme"
                 };
                 format!(
-                    "the typical run's test cannot reach {level} with fewer than {n} blocks (its smallest p with n blocks is 2/(2^n+1), and {largest})"
+                    "the typical run's test cannot reach {level} with fewer than {n} blocks ({smallest})"
                 )
             }
             FloorTest::MannWhitney => format!(

@@ -481,6 +481,29 @@ impl ShapeWords<'_> {
         q.part_name(self.f.higher_is_better)
     }
 
+    /// A part's move in the quantity's words: slower or faster for times and throughputs,
+    /// larger or smaller for memory, worse or better for anything else.
+    fn word(&self, which: PartMove) -> &'static str {
+        let better = which == PartMove::Faster;
+        match self.f.quantity {
+            Quantity::Time | Quantity::Throughput if better => "faster",
+            Quantity::Time | Quantity::Throughput => "slower",
+            Quantity::Memory if better => "smaller",
+            Quantity::Memory => "larger",
+            Quantity::Named(_) if better => "better",
+            Quantity::Named(_) => "worse",
+        }
+    }
+
+    /// The lead of a directional sentence: "is slower than", "uses more memory than".
+    fn verb(&self, which: PartMove) -> String {
+        match self.f.quantity {
+            Quantity::Memory if which == PartMove::Faster => "uses less memory than".to_owned(),
+            Quantity::Memory => "uses more memory than".to_owned(),
+            _ => format!("is {} than", self.word(which)),
+        }
+    }
+
     /// "slow runs (p90) 1.05x [1.02, 1.08] (5.0% slower)".
     fn detail(&self, q: &QuantileShift) -> String {
         format!(
@@ -507,8 +530,7 @@ impl ShapeWords<'_> {
             .map(|q| {
                 let how = match q.part {
                     PartMove::Negligible | PartMove::Equivalent => format!("within ±{m:.1}%"),
-                    PartMove::Slower => "slower".to_owned(),
-                    PartMove::Faster => "faster".to_owned(),
+                    PartMove::Slower | PartMove::Faster => self.word(q.part).to_owned(),
                     PartMove::Unclear => "not distinguishable".to_owned(),
                 };
                 format!("{} {how} ({})", self.name(q), part_ratio(q))
@@ -543,11 +565,7 @@ impl ShapeWords<'_> {
     fn moved_sentence(&self, which: PartMove) -> String {
         let (cand, base, s) = (self.f.candidate, self.f.baseline, self.s);
         let parts = self.moved(which);
-        let word = if which == PartMove::Faster {
-            "faster"
-        } else {
-            "slower"
-        };
+        let verb = self.verb(which);
         let where_ = if s.parts().count() == 1 {
             "in its typical run".to_owned()
         } else if parts.len() == s.parts().count() {
@@ -566,7 +584,7 @@ impl ShapeWords<'_> {
             format!("in its {}", joined(&names))
         };
         format!(
-            "{cand} is {word} than {base} {where_}: {}{}; {}.",
+            "{cand} {verb} {base} {where_}: {}{}; {}.",
             self.list(&parts),
             self.rest(&parts),
             self.scope()
@@ -581,11 +599,13 @@ impl ShapeWords<'_> {
         let mut both = slower.clone();
         both.extend(faster.iter().copied());
         format!(
-            "{cand}'s runs moved apart from {base}'s, so neither faster nor slower describes it: slower in {}, faster in {}{}; {}.",
+            "{cand}'s runs moved apart from {base}'s, so neither {better} nor {worse} describes it: {worse} in {}, {better} in {}{}; {}.",
             self.list(&slower),
             self.list(&faster),
             self.rest(&both),
-            self.scope()
+            self.scope(),
+            better = self.word(PartMove::Faster),
+            worse = self.word(PartMove::Slower),
         )
     }
 
@@ -668,8 +688,8 @@ impl ShapeWords<'_> {
                 tail.iter().any(|q| q.part == PartMove::Faster),
             ) {
                 (true, true) => ("moved", "apart from"),
-                (true, false) => ("slower", "than"),
-                _ => ("faster", "than"),
+                (true, false) => (self.word(PartMove::Slower), "than"),
+                _ => (self.word(PartMove::Faster), "than"),
             };
             return format!(
                 "The shape check alone finds {cand} {word} {against} {base} in {}{}, but {why}: the data do not show {cand} {word}; {p}, {scope}. {hint}",
@@ -679,13 +699,10 @@ impl ShapeWords<'_> {
         }
         match tail.first() {
             Some(first) => {
-                let word = if first.part == PartMove::Faster {
-                    "faster"
-                } else {
-                    "slower"
-                };
+                let word = self.word(first.part);
+                let verb = self.verb(first.part);
                 format!(
-                    "{cand} is {word} than {base} only in {}, and the other parts are not resolved ({}), so they could have moved the other way beyond ±{m:.1}%: the data do not show {cand} {word} overall; {p}, {scope}. {hint}",
+                    "{cand} {verb} {base} only in {}, and the other parts are not resolved ({}), so they could have moved the other way beyond ±{m:.1}%: the data do not show {cand} {word} overall; {p}, {scope}. {hint}",
                     self.list(&tail),
                     self.rest(&tail).trim_start_matches("; ")
                 )

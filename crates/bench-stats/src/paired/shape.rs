@@ -335,26 +335,35 @@ impl ShapeAnalysis {
     }
 }
 
-/// The fewest blocks with which the shape decision over `k` parts can reach `alpha`: the
-/// smallest p of an exact swap test is `2 / (2^n + 1)`, and the part with the largest
-/// share ([`part_shares`]) is tested at no less than that share of `alpha`.
+/// The fewest blocks with which the shape decision over `k` parts can reach `alpha`. With
+/// every swap enumerated a part's smallest p is `2 / 2^n` (the observed arrangement and
+/// its mirror). When one part has the largest weight ([`part_shares`]: the mean run among
+/// [`SHAPE_PARTS`], or the typical run alone), its adjusted p at that extreme is `2 / 2^n`
+/// as well, for no other part's weighted p can be as small: 6 blocks at 0.05, as the
+/// signed-rank test. Otherwise the weighted Bonferroni bound `2 k / 2^n` is what is sure.
 pub fn min_shape_blocks(alpha: f64, k: usize) -> usize {
-    min_blocks_at(alpha * part_shares(k).into_iter().fold(0.0, f64::max))
+    let shares = part_shares(k);
+    let largest = shares.iter().copied().fold(0.0, f64::max);
+    let unique = shares.iter().filter(|&&s| s == largest).count() == 1;
+    let count = if unique { 1.0 } else { shares.len() as f64 };
+    min_blocks_at(alpha / count)
 }
 
-/// The fewest blocks with which the typical run's interval can reach `1 - level` (at
-/// least its share of `1 - level`) among `k` parts.
+/// The fewest blocks with which the typical run's interval can reach `1 - level` among
+/// `k` parts: it is at least at its share of `level` ([`part_shares`]), and an interval at
+/// `1 - a` needs `2 / 2^n <= a`.
 pub fn min_typical_blocks(level: f64, k: usize) -> usize {
     let typical = if k == SHAPE_PARTS { 1 } else { 0 };
     min_blocks_at(level * part_shares(k)[typical])
 }
 
+/// The fewest blocks `n` (at least 2) with `2 / 2^n <= a`.
 fn min_blocks_at(a: f64) -> usize {
-    let mut n = 1usize;
-    while n < 64 && 2.0 / ((2f64).powi(n as i32) + 1.0) > a {
+    let mut n = 2usize;
+    while n < 64 && 2.0 / 2f64.powi(n as i32) > a * (1.0 + 1e-12) {
         n += 1;
     }
-    n.max(2)
+    n
 }
 
 /// The Harrell-Davis weights of the order statistics of a sample of `n` at quantile `q`.
@@ -1186,8 +1195,10 @@ impl QuantileCheck<'_> {
         let extra = usize::from(matches!(self.arrangements, Arrangements::Random(_)));
         let reference: Vec<(f64, f64)> = m.reference.iter().map(|&w| (w, 0.0)).collect();
         let p_exact = exact_p(&reference, m.statistic, extra);
+        // The signed-rank interval rejects at `p < a`, the parts at `p <= a`: asked at a
+        // hair above `a`, it rejects exactly when the part's test does at `a`.
         let hl = |a: f64| {
-            paired_hodges_lehmann_walsh(&m.observed, 1.0 - a, a)
+            paired_hodges_lehmann_walsh(&m.observed, 1.0 - a, a * (1.0 + 1e-9))
                 .ok()
                 .map(|(shift, _, _)| shift)
         };
@@ -1211,11 +1222,17 @@ impl QuantileCheck<'_> {
         };
         let interval = exp(at_interval, p <= a_interval);
         let excludes = interval.is_some_and(|[lo, hi]| lo > 1.0 || hi < 1.0);
+        // The signed-rank interval's own count can fall short of its test at a tie: the
+        // part is then not significant at its level, and its p (above the level by more
+        // than the adjustment's tolerance) says so.
+        let p = if p <= a_interval && !excludes {
+            a_interval * (1.0 + 1e-6)
+        } else {
+            p
+        };
         let equivalence = hl(self.a_equiv).filter(|h| h.achieved_confidence + 1e-9 >= 1.0 - self.a_equiv);
         let equivalence_interval = exp(equivalence, p <= self.a_equiv);
-        // Significant only when its interval at the same level agrees (the signed-rank
-        // interval's own count can fall short of its test at a tie).
-        let significant = p <= a_test && (a_test != a_interval || excludes);
+        let significant = p <= a_test;
         QuantileShift {
             quantile: f64::NAN,
             statistic: PartStatistic::Mean,
@@ -1340,7 +1357,6 @@ mod tests {
         // not (a part called faster beside an interval holding 1 was seen in a real run).
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(29);
         let config = ShapeConfig::default();
-        let a_test = config.alpha / SHAPE_QUANTILES.len() as f64;
         let mut checked = 0;
         for case in 0..120 {
             let blocks = 8 + case % 25;
@@ -1363,11 +1379,20 @@ mod tests {
                 }
             }
             let s = shape_analysis(&a, &b, &config).unwrap();
-            for q in &s.quantiles {
+            assert!(s.mean.is_some());
+            for q in s.parts() {
                 let Some([lo, hi]) = q.interval else { continue };
                 let excludes = lo > 1.0 || hi < 1.0;
+                // Each part at its own level; the adjusted p is at most alpha exactly then.
                 assert_eq!(
-                    q.p_value <= a_test,
+                    q.p_value <= 1.0 - q.confidence + 1e-15,
+                    excludes,
+                    "case {case} q {} p {} interval [{lo}, {hi}]",
+                    q.quantile,
+                    q.p_value
+                );
+                assert_eq!(
+                    q.p_value_adjusted <= config.alpha,
                     excludes,
                     "case {case} q {} p {} interval [{lo}, {hi}]",
                     q.quantile,
@@ -1413,15 +1438,41 @@ mod tests {
 
     #[test]
     fn min_blocks() {
-        assert_eq!(min_shape_blocks(0.05, 3), 7);
+        // The mean run at its extreme: adjusted p 2 / 2^6 = 0.031 <= 0.05.
+        assert_eq!(min_shape_blocks(0.05, SHAPE_PARTS), 6);
         assert_eq!(min_shape_blocks(0.05, 1), 6);
+        assert_eq!(min_shape_blocks(0.025, SHAPE_PARTS), 7);
+        // The typical run's interval, a quarter: 2 / 256 <= 0.0125 at 8.
+        assert_eq!(min_typical_blocks(0.05, SHAPE_PARTS), 8);
+        // Equal shares: the Bonferroni bound, 2 * 3 / 2^7 <= 0.05.
+        assert_eq!(min_shape_blocks(0.05, 3), 7);
+    }
+
+    #[test]
+    fn the_floor_is_reached_when_the_mean_run_is_at_its_extreme() {
+        // Six blocks, the candidate slower in every one by a different amount: the mean
+        // run's signed-rank p is its smallest, 2/64, and so is its adjusted p.
+        let base: Vec<Vec<f64>> = (0..6).map(|i| vec![100.0 + f64::from(i), 101.0]).collect();
+        let cand: Vec<Vec<f64>> = base
+            .iter()
+            .enumerate()
+            .map(|(i, r)| r.iter().map(|x| x * (1.05 + 0.01 * i as f64)).collect())
+            .collect();
+        let s = shape_analysis(&base, &cand, &ShapeConfig::default()).unwrap();
+        let mean = s.mean.as_ref().unwrap();
+        assert!((mean.p_value - 2.0 / 64.0).abs() < 1e-12, "{}", mean.p_value);
+        assert!((mean.p_value_adjusted - 2.0 / 64.0).abs() < 1e-12);
+        assert_eq!(mean.part, PartMove::Slower);
+        assert!((s.p_value - 2.0 / 64.0).abs() < 1e-12);
     }
 
     #[test]
     fn identical_data_is_equivalent_with_zero_width() {
-        let runs: Vec<Vec<f64>> = (0..8).map(|_| vec![1000.0, 1000.0]).collect();
+        // 10 blocks: the tails' eighth of alpha needs 9 for an interval.
+        let runs: Vec<Vec<f64>> = (0..10).map(|_| vec![1000.0, 1000.0]).collect();
         let s = shape_analysis(&runs, &runs, &ShapeConfig::default()).unwrap();
-        for q in &s.quantiles {
+        assert_eq!(s.parts().count(), 4);
+        for q in s.parts() {
             assert_eq!(q.ratio, 1.0);
             assert_eq!(q.interval, Some([1.0, 1.0]));
             assert_eq!(q.part, PartMove::Equivalent);
@@ -1430,22 +1481,30 @@ mod tests {
 
     #[test]
     fn constant_small_difference_is_significant_at_seven_blocks() {
-        let base: Vec<Vec<f64>> = (0..7).map(|_| vec![1e6, 1e6]).collect();
-        let cand: Vec<Vec<f64>> = (0..7).map(|_| vec![1.0005e6, 1.0005e6]).collect();
-        let s = shape_analysis(
-            &base,
-            &cand,
-            &ShapeConfig {
+        let shape = |n: usize| {
+            let base: Vec<Vec<f64>> = (0..n).map(|_| vec![1e6, 1e6]).collect();
+            let cand: Vec<Vec<f64>> = (0..n).map(|_| vec![1.0005e6, 1.0005e6]).collect();
+            let config = ShapeConfig {
                 margin: 0.0,
                 ..ShapeConfig::default()
-            },
-        )
-        .unwrap();
+            };
+            shape_analysis(&base, &cand, &config).unwrap()
+        };
+        // 7 blocks: the smallest p is 2/128, inside the mean run's half of alpha but not
+        // the typical run's quarter (with every part moving alike, the min-p level is no
+        // larger than Bonferroni's here).
+        let s = shape(7);
         assert!(s.exact);
-        for q in &s.quantiles {
+        let mean = s.mean.as_ref().unwrap();
+        assert!((mean.ratio - 1.0005).abs() < 1e-12);
+        assert_eq!(mean.part, PartMove::Slower);
+        assert_eq!(s.typical().part, PartMove::Unclear);
+        // 9 blocks: every part.
+        let s = shape(9);
+        for q in s.parts() {
             assert!((q.ratio - 1.0005).abs() < 1e-12);
             let [lo, hi] = q.interval.unwrap();
-            assert!((lo - 1.0005).abs() < 1e-12 && (hi - 1.0005).abs() < 1e-12);
+            assert!((lo - 1.0005).abs() < 1e-9 && (hi - 1.0005).abs() < 1e-9, "{lo} {hi}");
             assert_eq!(q.part, PartMove::Slower);
         }
     }
@@ -1499,7 +1558,11 @@ mod distribution_tests {
             let d = d.expect("a distribution");
             assert_eq!(d.kind, DistributionKind::Randomization);
             assert!(d.values.len() <= s.permutations);
-            assert!((s.confidence - (1.0 - (1.0 - confidence) / 3.0)).abs() < 1e-12);
+            // The typical run's level: its share of the family's, at least Bonferroni's.
+            let share = part_shares(SHAPE_PARTS)[1];
+            assert!(s.confidence <= 1.0 - share * (1.0 - confidence) + 1e-12);
+            assert!(s.confidence > confidence);
+            assert_eq!(s.confidence, s.typical().confidence);
             let typical = s.typical();
             let ci = typical.interval.expect("an interval");
             match d.interval() {
