@@ -130,7 +130,10 @@ fn deterministic_values_are_decided_exactly_by_every_estimator() {
     assert_eq!(c["outcome"], "slower", "{c}");
     let mean = &c["distribution"]["mean"];
     assert_eq!(mean["part"], "slower", "{c}");
-    assert!((mean["ratio"].as_f64().unwrap() - 1.0005).abs() < 1e-9, "{mean}");
+    assert!(
+        (mean["ratio"].as_f64().unwrap() - 1.0005).abs() < 1e-9,
+        "{mean}"
+    );
     let c = &analyzed(&seven, &["--equivalence-margin", "0.01%"])["groups"][0]["comparisons"][0];
     assert_eq!(c["outcome"], "slower", "{c}");
     for q in c["distribution"]["quantiles"].as_array().unwrap() {
@@ -147,7 +150,12 @@ fn deterministic_values_are_decided_exactly_by_every_estimator() {
 #[test]
 fn until_decided_stops_at_its_minimum_on_deterministic_values() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, b, outcome) in [("ab", 100_500, "slower"), ("aa", 100_000, "equivalent")] {
+    // Equivalence needs every part's 90% interval, there at 7 blocks; a direction needs
+    // every part's interval at its share, the tails' from 9.
+    for (name, b, outcome, stop) in [
+        ("ab", 100_500, "slower", 9),
+        ("aa", 100_000, "equivalent", 7),
+    ] {
         let raw = measured(
             dir.path(),
             &format!("{name}.jsonl"),
@@ -164,8 +172,9 @@ fn until_decided_stops_at_its_minimum_on_deterministic_values() {
         );
         let c = &analyzed(&raw, &[])["groups"][0]["comparisons"][0];
         assert_eq!(c["outcome"], outcome, "{name}: {c}");
-        // The sign sequence at alpha 0.05 can decide from 7 blocks: it stops there.
+        // The sign sequence at alpha 0.05 decides from 7 blocks (`decided_at`).
         assert_eq!(c["sequential"]["decided_at"], 7, "{name}: {c}");
+        assert_eq!(c["sequential"]["looks"], stop, "{name}: {c}");
         let runs = std::fs::read_to_string(&raw).unwrap();
         let blocks: std::collections::BTreeSet<u64> = runs
             .lines()
@@ -174,8 +183,8 @@ fn until_decided_stops_at_its_minimum_on_deterministic_values() {
             .collect();
         assert_eq!(
             blocks.len(),
-            7,
-            "{name}: measured no block beyond the decision"
+            stop,
+            "{name}: measured no block beyond the stop"
         );
     }
 }

@@ -50,7 +50,11 @@ fn a_clear_change_stops_at_the_first_look_that_decides() {
     );
     let c = &v["groups"][0]["comparisons"][0];
     assert_eq!(c["outcome"], "slower");
+    // The sign sequence decides at 7 blocks (`decided_at`, its first decision); the stop
+    // waits until every part of the shape check has its interval: the tails' eighth of
+    // alpha needs 9 blocks of constant values.
     assert_eq!(c["sequential"]["decided_at"], 7);
+    assert_eq!(c["sequential"]["looks"], 9);
     assert_eq!(c["sequential"]["stop"], "decided");
     assert_eq!(c["decision"]["test"], "confidence-sequence:sign-median");
     let lines: Vec<Value> = raw
@@ -59,10 +63,10 @@ fn a_clear_change_stops_at_the_first_look_that_decides() {
         .collect();
     assert_eq!(lines[0]["stop_rule"]["max_blocks"], 50);
     assert_eq!(lines[0]["blocks"], 50);
-    assert_eq!(lines.len(), 1 + 7 * 4 + 1, "header, 7 blocks, trailer");
+    assert_eq!(lines.len(), 1 + 9 * 4 + 1, "header, 9 blocks, trailer");
     let end = &lines.last().unwrap()["end"]["sequence"];
     assert_eq!(end["decided_at"], 7);
-    assert_eq!(end["looks"].as_array().unwrap().len(), 7);
+    assert_eq!(end["looks"].as_array().unwrap().len(), 9);
     // The file analyzed again gives the same verdict from the same sequence.
     let out = abba()
         .args(["analyze", "--json"])

@@ -783,7 +783,8 @@ fn one_block_one_look_and_one_run_are_drawn_inside_the_frame_and_centred() {
     );
 }
 
-/// The `data-ratios` (`quantile:ratio` pairs) of the path with `class`, if any.
+/// The `data-ratios` (`quantile:ratio` pairs, `mean:ratio` for the mean run, read as
+/// quantile 2) of the path with `class`, if any.
 fn plotted(svg: &str, class: &str) -> Vec<(f64, f64)> {
     let Some(at) = svg.find(&format!("class=\"{class}\"")) else {
         return Vec::new();
@@ -794,7 +795,8 @@ fn plotted(svg: &str, class: &str) -> Vec<(f64, f64)> {
     text.split(' ')
         .map(|p| {
             let (q, r) = p.split_once(':').unwrap();
-            (q.parse().unwrap(), r.parse().unwrap())
+            let q = if q == "mean" { 2.0 } else { q.parse().unwrap() };
+            (q, r.parse().unwrap())
         })
         .collect()
 }
@@ -847,36 +849,55 @@ fn shape_chart_draws_each_quantiles_ratio_with_its_interval_and_the_parts_that_m
     assert!(names(&all).contains(&"shape.svg"));
     let svg = &chart(&all, "shape.svg").svg;
     assert!(svg.contains("<title>Shape of the change</title>"));
-    // One marker per checked quantile, split by whether the part moved beyond the margin.
+    // One marker per checked part (the quantiles, then the mean run), split by whether the
+    // part moved beyond the margin.
     let mut drawn = plotted(svg, "points moved");
     drawn.extend(plotted(svg, "points unmoved"));
     drawn.sort_by(|x, y| x.0.total_cmp(&y.0));
-    let want: Vec<(f64, f64)> = s.quantiles.iter().map(|q| (q.quantile, q.ratio)).collect();
+    let x = |q: &bench_stats::paired::shape::QuantileShift| {
+        if q.quantile.is_finite() {
+            q.quantile
+        } else {
+            2.0
+        }
+    };
+    let want: Vec<(f64, f64)> = s.parts().map(|q| (x(q), q.ratio)).collect();
+    assert_eq!(want.len(), 4);
     assert_eq!(drawn, want);
     let moved: Vec<f64> = s
-        .quantiles
-        .iter()
+        .parts()
         .filter(|q| matches!(q.part, PartMove::Slower | PartMove::Faster))
-        .map(|q| q.quantile)
+        .map(x)
         .collect();
     assert!(
-        !moved.is_empty() && moved.len() < s.quantiles.len(),
+        !moved.is_empty() && moved.len() < s.parts().count(),
         "{moved:?}"
     );
     let got: Vec<f64> = plotted(svg, "points moved").iter().map(|p| p.0).collect();
     assert_eq!(got, moved);
     assert_eq!(markers(svg, "points moved"), moved.len());
-    // A whisker (and two caps) per interval, one band, the margin and no change.
+    // A whisker (and two caps) per interval, one band joining the quantiles', the margin
+    // and no change.
     let bars = svg.split("class=\"interval-bars\"").next().unwrap();
-    assert_eq!(count(&bars[bars.rfind("<path").unwrap()..], "V"), 3);
+    let with = s.parts().filter(|q| q.interval.is_some()).count();
+    assert_eq!(count(&bars[bars.rfind("<path").unwrap()..], "V"), with);
     assert_eq!(count(svg, "class=\"interval-band\""), 1);
     assert_eq!(count(svg, "class=\"margin-band\""), 1);
     assert_eq!(count(svg, "class=\"margin-edge\""), 2);
     assert_eq!(count(svg, "class=\"no-change\""), 1);
-    for label in ["p10 fast runs", "p50 typical run", "p90 slow runs"] {
+    for label in [
+        "p10 fast runs",
+        "p50 typical run",
+        "p90 slow runs",
+        "mean run",
+    ] {
         assert!(svg.contains(&format!(">{label}</text>")), "{label}");
     }
-    assert!(svg.contains("intervals simultaneous at 98.3% over 3 quantiles, 14 blocks"));
+    assert!(
+        svg.contains("4 parts, each interval at its share of the family level (typical run ")
+            && svg.contains(", 14 blocks"),
+        "{svg}"
+    );
     assert!(!svg.contains("NaN") && !svg.contains("inf"));
     points_inside_frames(svg);
     // The HTML page places it with its caption.
@@ -936,7 +957,7 @@ fn shape_chart_handles_one_run_per_block_equal_values_and_too_few_blocks() {
     assert!(!svg.contains("NaN") && !svg.contains("inf"));
     points_inside_frames(&svg);
     assert!(plotted(&svg, "points moved").is_empty());
-    assert_eq!(plotted(&svg, "points unmoved").len(), 3);
+    assert_eq!(plotted(&svg, "points unmoved").len(), 4);
     // Three blocks: no interval reaches its level; the points alone, and a note.
     let few = data(3, 2, &|k, r| {
         let v = 100.0 + f64::from(k + r);

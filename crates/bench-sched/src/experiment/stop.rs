@@ -9,8 +9,8 @@ use super::Until;
 
 /// Every look so far over `runs` (the dataset the analysis would read from the file), and
 /// whether the last look's decision agrees with the shape check of the run distributions
-/// (p10, p50, p90: a sequence stops only on a decision no part of the distribution
-/// contradicts). `None` when the blocks cannot form log-ratios. Time: O(runs + blocks^2),
+/// (p10, p50, p90 and the mean run: a sequence stops only on a decision that every part
+/// could have contradicted and none did). `None` when the blocks cannot form log-ratios. Time: O(runs + blocks^2),
 /// plus the shape check's randomization test at a decided look.
 pub(super) fn looks(
     header: &RawHeader,
@@ -102,7 +102,9 @@ mod tests {
     fn a_clear_effect_stops_at_the_first_look_that_decides() {
         let config = config(200, true);
         let outcome = run(&config, 1.1, &mut RawWriter::discard());
-        assert_eq!(outcome.runs.len(), 7 * 4);
+        // The sign sequence decides from 7 blocks; the stop waits for every part of the
+        // shape check to have its interval (8 here, where the parts move together).
+        assert_eq!(outcome.runs.len(), 8 * 4);
         assert_eq!(outcome.header.stop_rule.as_ref().unwrap().max_blocks, 200);
         let a = analyze_input(
             &Input::from_experiment(outcome.clone()),
@@ -114,16 +116,17 @@ mod tests {
         let s = c.sequential.as_ref().unwrap();
         assert_eq!(
             (s.looks, s.decided_at, s.stop.as_str()),
-            (7, Some(7), "decided")
+            (8, Some(7), "decided")
         );
     }
 
     #[test]
     fn the_analysis_replays_the_looks_on_the_block_values_the_runner_used() {
-        // B is 10% slower; one of A's two runs in every block is 3x slow. The block
-        // minima (the default's block value, what the runner looks at) show B slower in
-        // every block; the block means would show it faster. The analysis must read the
-        // same values as the runner and reach the same decision at the same look.
+        // B's runs are all 1.1; one of A's two runs in every block is 1.0, the other 3x
+        // slow. The block medians (the default's block value, what the runner looks at)
+        // show B faster in every block, and so do its mean run and slow runs; its fast
+        // runs are 10% slower. The analysis must read the same values as the runner and
+        // reach the same decision at the same look.
         let a_calls = std::sync::atomic::AtomicUsize::new(0);
         let mut runner = FakeRunner::new().with_script(move |call, _| {
             if call.variant == "B" {
@@ -144,10 +147,11 @@ mod tests {
             &mut NoopObserver,
         )
         .unwrap();
-        // The block minima decide SLOWER at look 7, but the run distributions say
-        // otherwise (A's slow half is 3x, B's slow runs 1.1x: B's slow runs are far
-        // faster): a sequence stops only on a decision the shape check does not
-        // contradict, so it runs to its limit.
+        // The block medians decide FASTER at look 7, when the fast runs cannot yet be
+        // resolved at their share of alpha (no interval before 9 blocks): no stop. From 9
+        // blocks on the fast runs are significantly slower and contradict it: a sequence
+        // stops only on a decision the shape check could have contradicted and did not,
+        // so it runs to its limit.
         assert_eq!(outcome.runs.len(), 60 * 4, "the shape check held the stop");
     }
 

@@ -133,15 +133,12 @@ pub(crate) fn shape_outcome(s: &ShapeAnalysis, margin: f64, higher_is_better: bo
     }
     .map(|q| q.quantile);
     let decisive = |how: PartMove| {
-        s.quantiles
-            .iter()
-            .chain(s.mean.as_ref())
-            .any(|q| {
-                q.part == how
-                    && (q.statistic == PartStatistic::Mean
-                        || q.quantile == 0.5
-                        || Some(q.quantile) == slow_end)
-            })
+        s.quantiles.iter().chain(s.mean.as_ref()).any(|q| {
+            q.part == how
+                && (q.statistic == PartStatistic::Mean
+                    || q.quantile == 0.5
+                    || Some(q.quantile) == slow_end)
+        })
     };
     let claim = |how: PartMove, outcome: Outcome| {
         if decisive(how) || s.none_opposed(how == PartMove::Faster, margin, higher_is_better) {

@@ -500,7 +500,9 @@ impl ShapeWords<'_> {
         match self.f.quantity {
             Quantity::Memory if which == PartMove::Faster => "uses less memory than".to_owned(),
             Quantity::Memory => "uses more memory than".to_owned(),
-            _ => format!("is {} than", self.word(which)),
+            Quantity::Time | Quantity::Throughput | Quantity::Named(_) => {
+                format!("is {} than", self.word(which))
+            }
         }
     }
 

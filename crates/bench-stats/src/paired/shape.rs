@@ -313,20 +313,18 @@ impl ShapeAnalysis {
         } else {
             PartMove::Slower
         };
-        self.parts()
-            .filter(|q| q.part != claimed)
-            .all(|q| {
-                q.equivalence_interval.is_some_and(|[lo, hi]| {
-                    // The ratio's worse side: above 1 unless higher is better.
-                    let worse_up = !higher_is_better;
-                    let opposite_up = if better { worse_up } else { !worse_up };
-                    if opposite_up {
-                        hi <= 1.0 + margin + 1e-12
-                    } else {
-                        lo >= 1.0 - margin - 1e-12
-                    }
-                })
+        self.parts().filter(|q| q.part != claimed).all(|q| {
+            q.equivalence_interval.is_some_and(|[lo, hi]| {
+                // The ratio's worse side: above 1 unless higher is better.
+                let worse_up = !higher_is_better;
+                let opposite_up = if better { worse_up } else { !worse_up };
+                if opposite_up {
+                    hi <= 1.0 + margin + 1e-12
+                } else {
+                    lo >= 1.0 - margin - 1e-12
+                }
             })
+        })
     }
 
     /// Every part inside the margin.
@@ -1132,7 +1130,10 @@ fn signed_rank_statistic(d: &[f64]) -> f64 {
             j += 1;
         }
         let rank = (i + j) as f64 / 2.0 + 1.0;
-        w += idx[i..=j].iter().map(|&k| rank * d[k].signum()).sum::<f64>();
+        w += idx[i..=j]
+            .iter()
+            .map(|&k| rank * d[k].signum())
+            .sum::<f64>();
         i = j + 1;
     }
     w
@@ -1202,11 +1203,13 @@ impl QuantileCheck<'_> {
                 .ok()
                 .map(|(shift, _, _)| shift)
         };
-        let at_interval = hl(a_interval);
-        let p_rank = at_interval
+        let raw = hl(a_interval);
+        let p_rank = raw
             .as_ref()
             .and_then(|h| h.no_change.map(|t| t.p_value))
             .unwrap_or(1.0);
+        // An interval that cannot reach its level (too few blocks) is no interval.
+        let at_interval = raw.filter(|h| h.achieved_confidence + 1e-9 >= 1.0 - a_interval);
         let p = p_exact.max(p_rank);
         let ratio = paired_hl_estimate(&m.observed).map_or(1.0, f64::exp);
         let exp = |h: Option<PairedShift>, reject: bool| {
@@ -1230,7 +1233,8 @@ impl QuantileCheck<'_> {
         } else {
             p
         };
-        let equivalence = hl(self.a_equiv).filter(|h| h.achieved_confidence + 1e-9 >= 1.0 - self.a_equiv);
+        let equivalence =
+            hl(self.a_equiv).filter(|h| h.achieved_confidence + 1e-9 >= 1.0 - self.a_equiv);
         let equivalence_interval = exp(equivalence, p <= self.a_equiv);
         let significant = p <= a_test;
         QuantileShift {
@@ -1460,7 +1464,11 @@ mod tests {
             .collect();
         let s = shape_analysis(&base, &cand, &ShapeConfig::default()).unwrap();
         let mean = s.mean.as_ref().unwrap();
-        assert!((mean.p_value - 2.0 / 64.0).abs() < 1e-12, "{}", mean.p_value);
+        assert!(
+            (mean.p_value - 2.0 / 64.0).abs() < 1e-12,
+            "{}",
+            mean.p_value
+        );
         assert!((mean.p_value_adjusted - 2.0 / 64.0).abs() < 1e-12);
         assert_eq!(mean.part, PartMove::Slower);
         assert!((s.p_value - 2.0 / 64.0).abs() < 1e-12);
@@ -1504,7 +1512,10 @@ mod tests {
         for q in s.parts() {
             assert!((q.ratio - 1.0005).abs() < 1e-12);
             let [lo, hi] = q.interval.unwrap();
-            assert!((lo - 1.0005).abs() < 1e-9 && (hi - 1.0005).abs() < 1e-9, "{lo} {hi}");
+            assert!(
+                (lo - 1.0005).abs() < 1e-9 && (hi - 1.0005).abs() < 1e-9,
+                "{lo} {hi}"
+            );
             assert_eq!(q.part, PartMove::Slower);
         }
     }

@@ -23,7 +23,7 @@ pub fn dataset_log_ratios(data: &Dataset, baseline: Option<&str>) -> Option<Vec<
     };
     let members: Vec<&Series> = vec![&data.series[b], &data.series[1 - b]];
     let table = block_table(&members)?;
-    // The default estimator's block summary: each variant's least disturbed run.
+    // The default estimator's block summary: each variant's median run in the block.
     let summary = PairedEstimator::default()
         .block_summary()
         .oriented(data.higher_is_better);
@@ -65,15 +65,18 @@ pub fn dataset_shape(
     shape_analysis(&table.replicates[0], &table.replicates[1], &config).ok()
 }
 
-/// Whether a look's decision agrees with the shape check: no part of the distribution
-/// moved against it beyond the margin (a decision "larger" with no part significantly
-/// smaller, "smaller" with none larger, "equivalent" with every part shown inside the
-/// margin). A sequence stops only on a decision that agrees; undecided looks agree
-/// trivially.
+/// Whether a look's decision agrees with the shape check: every part could have been
+/// resolved (each has its interval: with too few blocks for a part's share of alpha it
+/// cannot move, and its silence is no agreement) and no part moved against the decision
+/// beyond the margin (a decision "larger" with no part significantly smaller, "smaller"
+/// with none larger, "equivalent" with every part shown inside the margin). A sequence
+/// stops only on a decision that agrees; undecided looks agree trivially.
 pub fn shape_agrees(decision: LookDecision, shape: &ShapeAnalysis, higher_is_better: bool) -> bool {
     // Parts are oriented: "slower" is worse. "Larger" is worse for times.
     let (larger_worse, worse, better) = (!higher_is_better, shape.any_slower(), shape.any_faster());
+    let resolvable = shape.parts().all(|q| q.interval.is_some());
     match decision {
+        LookDecision::Larger | LookDecision::Smaller if !resolvable => false,
         LookDecision::Larger if larger_worse => !better,
         LookDecision::Larger => !worse,
         LookDecision::Smaller if larger_worse => !worse,

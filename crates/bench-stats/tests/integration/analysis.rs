@@ -615,9 +615,9 @@ mod fuzz {
 
 #[test]
 fn too_few_blocks_for_any_paired_test_are_not_tested() {
-    // B beats A in every one of 4 blocks. The default (typical run, an exact swap test at
-    // alpha / 3 over three quantiles) cannot go below 2 / 17 with 4 blocks and needs 7;
-    // the signed-rank test of the block values cannot go below 2 / 16 and needs 6.
+    // B beats A in every one of 4 blocks, one value of each per block. The default (the
+    // typical run, alone with one run per block: an exact swap test at alpha) and the
+    // signed-rank test of the block values cannot go below 2 / 16 and need 6.
     let four = dataset(
         vec![
             blocked("a", &[10.0, 11.0, 10.5, 10.2]),
@@ -630,7 +630,7 @@ fn too_few_blocks_for_any_paired_test_are_not_tested() {
         paired_estimator: PairedEstimator::HodgesLehmannMinLogRatio,
         ..AnalysisConfig::default()
     };
-    for (config, needs) in [(AnalysisConfig::default(), 7), (signed_rank.clone(), 6)] {
+    for (config, needs) in [(AnalysisConfig::default(), 6), (signed_rank.clone(), 6)] {
         let analysis = analyze(&four, &config).unwrap();
         let c = &analysis.groups[0].comparisons[0];
         assert_eq!(c.verdict, Verdict::NotTested);
@@ -641,11 +641,10 @@ fn too_few_blocks_for_any_paired_test_are_not_tested() {
             c.summary
         );
     }
-    // Six blocks all in one direction can be significant for the signed-rank test, seven
-    // for the default.
+    // Six blocks all in one direction can be significant for both.
     let a = [10.0, 11.0, 10.5, 10.2, 10.1, 10.9, 10.4];
     let b = [12.0, 14.0, 13.0, 13.5, 12.2, 13.3, 12.8];
-    for (config, n) in [(signed_rank, 6), (AnalysisConfig::default(), 7)] {
+    for (config, n) in [(signed_rank, 6), (AnalysisConfig::default(), 6)] {
         let data = dataset(
             vec![blocked("a", &a[..n]), blocked("b", &b[..n])],
             false,
