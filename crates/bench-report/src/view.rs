@@ -1107,11 +1107,18 @@ fn paired_detail(
     let (b, base) = (&c.candidate, &g.baseline);
     let estimator = a.paired_estimator.unwrap_or_default();
     let deciding = deciding_estimator(a, c);
-    let mut lines = vec![format!(
-        "deciding: {deciding} {} (the headline; {})",
-        ratio_with_ci(c.ratio, c.ratio_ci, sym.none),
-        estimator_method(estimator)
-    )];
+    // A typical-run verdict another part decided names that part, the typical run beside.
+    let mut lines = vec![match deciding_tail(a, c) {
+        Some((part, typical)) => format!(
+            "deciding: {part} (the part that moved; the typical run {typical} is the ratio shown; {})",
+            estimator_method(estimator)
+        ),
+        None => format!(
+            "deciding: {deciding} {} (the headline; {})",
+            ratio_with_ci(c.ratio, c.ratio_ci, sym.none),
+            estimator_method(estimator)
+        ),
+    }];
     alternative_lines(&mut lines, a, g, c, p, sym);
     if let Some(v) = &p.variance_components {
         lines.push(variance_line(v, &a.unit, sym));

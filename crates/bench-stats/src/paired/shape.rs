@@ -1440,6 +1440,97 @@ mod tests {
         assert!(rejections <= 65, "{rejections}");
     }
 
+    /// Each arrangement's two-sided p within its part's reference, counted directly.
+    fn brute_p(part: &[f64], m: usize) -> f64 {
+        let k = part.len();
+        let t = part[m];
+        let ge = part.iter().filter(|&&x| x >= t).count();
+        let le = part.iter().filter(|&&x| x <= t).count();
+        (2.0 * ge.min(le) as f64 / k as f64).min(1.0)
+    }
+
+    #[test]
+    fn the_min_p_adjustment_agrees_with_its_definition() {
+        // Four parts sharing a common component (correlated, as the quantiles and the
+        // mean are), against a direct count of every arrangement's weighted min p.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
+        let shares = part_shares(SHAPE_PARTS);
+        for case in 0..40 {
+            let k = 64 + 7 * case;
+            let common: Vec<f64> = (0..k).map(|_| rng.random::<f64>() - 0.5).collect();
+            let rho = [0.0, 0.5, 0.9, 1.0][case % 4];
+            let parts: Vec<Vec<f64>> = (0..SHAPE_PARTS)
+                .map(|_| {
+                    common
+                        .iter()
+                        .map(|c| rho * c + (1.0 - rho) * (rng.random::<f64>() - 0.5))
+                        .collect()
+                })
+                .collect();
+            let family = Family::new(&parts, &shares, Arrangements::Exact(k as u64));
+            let w: Vec<f64> = shares.iter().map(|s| s * SHAPE_PARTS as f64).collect();
+            let mut min_q: Vec<f64> = (0..k)
+                .map(|m| {
+                    (0..SHAPE_PARTS)
+                        .map(|j| brute_p(&parts[j], m) / w[j])
+                        .fold(f64::INFINITY, f64::min)
+                })
+                .collect();
+            min_q.sort_by(f64::total_cmp);
+            assert_eq!(family.min_q, min_q, "case {case}");
+            for a in [0.01, 0.05, 0.1] {
+                let c = family.level(a);
+                assert!(c >= a / SHAPE_PARTS as f64 - 1e-15);
+                // The family's error over its own reference: at most a, unless the
+                // Bonferroni floor set the level (valid on its own).
+                let rejected = min_q.iter().filter(|&&q| q <= c * (1.0 + 1e-12)).count();
+                if c > a / SHAPE_PARTS as f64 {
+                    assert!(rejected as f64 / k as f64 <= a + 1e-12, "case {case} a {a}");
+                }
+                // Adjusted p at most a exactly when p is at most the part's level.
+                for j in 0..SHAPE_PARTS {
+                    for m in 0..k {
+                        let p = brute_p(&parts[j], m);
+                        assert_eq!(
+                            family.adjusted(p, j) <= a,
+                            p <= w[j] * c * (1.0 + 1e-12),
+                            "case {case} a {a} part {j} p {p} level {}",
+                            w[j] * c
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_whole_decision_claims_at_most_alpha_under_no_change() {
+        // Exchangeable runs in every block, with a session effect and a heavy tail: the
+        // family over the four parts (any part's adjusted p at most alpha) rejects at most
+        // alpha, up to Monte Carlo error.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(23);
+        let reps = 400;
+        let mut claims = 0;
+        for _ in 0..reps {
+            let (mut a, mut b) = (vec![Vec::new(); 10], vec![Vec::new(); 10]);
+            for i in 0..10 {
+                let session = 1.0 + 0.2 * rng.random::<f64>();
+                for _ in 0..2 {
+                    let mut run = |rng: &mut Xoshiro256PlusPlus| {
+                        let slow = if rng.random::<f64>() < 0.2 { 1.3 } else { 1.0 };
+                        session * slow * (1.0 + 0.02 * rng.random::<f64>())
+                    };
+                    a[i].push(run(&mut rng));
+                    b[i].push(run(&mut rng));
+                }
+            }
+            let s = shape_analysis(&a, &b, &ShapeConfig::default()).unwrap();
+            claims += usize::from(s.p_value <= 0.05);
+        }
+        // 400 at 0.05: 20 expected, SD 4.4; three SDs above.
+        assert!(claims <= 33, "{claims} of {reps}");
+    }
+
     #[test]
     fn min_blocks() {
         // The mean run at its extreme: adjusted p 2 / 2^6 = 0.031 <= 0.05.
