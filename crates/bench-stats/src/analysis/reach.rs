@@ -4,8 +4,9 @@
 //! An exact rank test has a smallest p it can give: the Wilcoxon signed-rank (and sign)
 //! test with `n` blocks that differ `2 / 2^n` two-sided (every block on one side), the
 //! Mann-Whitney U test with `n` runs of each variant `2 / C(2n, n)` (every run of one
-//! below every run of the other), the typical run's randomization test of `k` quantiles
-//! `2 / (2^n + 1)` per quantile, compared with `alpha / k`. Holm's step-down correction
+//! below every run of the other), the typical run's min-p adjusted randomization test of
+//! its parts `2 / 2^n` (its mean run at its extreme,
+//! [`crate::paired::shape::min_shape_blocks`]). Holm's step-down correction
 //! over `m` comparisons (Holm 1979) multiplies the smallest p by `m` at its first step,
 //! so nothing is rejected unless some raw p is below `alpha / m`. Advice that names fewer
 //! blocks than this floor names an experiment that cannot decide, whatever it measures.

@@ -1139,6 +1139,16 @@ fn signed_rank_statistic(d: &[f64]) -> f64 {
     w
 }
 
+/// One part's test: its estimate, intervals and p's ([`QuantileShift`]'s fields of the
+/// same names).
+struct Tested {
+    ratio: f64,
+    interval: Option<[f64; 2]>,
+    equivalence_interval: Option<[f64; 2]>,
+    p: f64,
+    p_exact: f64,
+}
+
 /// What [`shape_analysis`] checks each part against: the blocks' log runs, the
 /// arrangements of the randomization test, the family's min-p adjustment and the levels
 /// of the intervals.
@@ -1192,7 +1202,7 @@ impl QuantileCheck<'_> {
     /// arrangements.
     fn mean_shift(&self, m: &MeanRuns, j: usize) -> QuantileShift {
         use crate::rank::wilcoxon::{PairedShift, paired_hl_estimate, paired_hodges_lehmann_walsh};
-        let (a_test, a_interval) = self.levels(j);
+        let (_, a_interval) = self.levels(j);
         let extra = usize::from(matches!(self.arrangements, Arrangements::Random(_)));
         let reference: Vec<(f64, f64)> = m.reference.iter().map(|&w| (w, 0.0)).collect();
         let p_exact = exact_p(&reference, m.statistic, extra);
@@ -1236,20 +1246,39 @@ impl QuantileCheck<'_> {
         let equivalence =
             hl(self.a_equiv).filter(|h| h.achieved_confidence + 1e-9 >= 1.0 - self.a_equiv);
         let equivalence_interval = exp(equivalence, p <= self.a_equiv);
-        let significant = p <= a_test;
-        QuantileShift {
-            quantile: f64::NAN,
-            statistic: PartStatistic::Mean,
-            baseline: m.means.0,
-            candidate: m.means.1,
+        let tested = Tested {
             ratio,
             interval,
-            confidence: 1.0 - a_interval,
             equivalence_interval,
-            p_value: p,
-            p_value_exact: p_exact,
-            p_value_adjusted: self.family.adjusted(p, j),
-            part: self.part_move(significant, self.inside(equivalence_interval), ratio),
+            p,
+            p_exact,
+        };
+        self.part_of(j, (f64::NAN, PartStatistic::Mean), m.means, tested)
+    }
+
+    /// Part `j`'s entry: what it measures, each variant's value of it, and its test, at
+    /// the part's levels.
+    fn part_of(
+        &self,
+        j: usize,
+        (quantile, statistic): (f64, PartStatistic),
+        (baseline, candidate): (f64, f64),
+        t: Tested,
+    ) -> QuantileShift {
+        let (a_test, a_interval) = self.levels(j);
+        QuantileShift {
+            quantile,
+            statistic,
+            baseline,
+            candidate,
+            ratio: t.ratio,
+            interval: t.interval,
+            confidence: 1.0 - a_interval,
+            equivalence_interval: t.equivalence_interval,
+            p_value: t.p,
+            p_value_exact: t.p_exact,
+            p_value_adjusted: self.family.adjusted(t.p, j),
+            part: self.part_move(t.p <= a_test, self.inside(t.equivalence_interval), t.ratio),
         }
     }
 
@@ -1265,7 +1294,7 @@ impl QuantileCheck<'_> {
         unaligned: &[(f64, f64)],
     ) -> (QuantileShift, Option<IntervalDistribution>) {
         let (config, arrangements) = (self.config, self.arrangements);
-        let (a_test, a_interval) = self.levels(j);
+        let (_, a_interval) = self.levels(j);
         let (na, nb) = self.totals;
         let (wa, wb) = (harrell_davis_weights(na, q), harrell_davis_weights(nb, q));
         let mut none = Xoshiro256PlusPlus::seed_from_u64(0);
@@ -1311,20 +1340,18 @@ impl QuantileCheck<'_> {
         let interval = hold_one(interval, p <= a_interval);
         let distribution = keep.then(|| inversion.distribution(t, interval)).flatten();
         let equivalence_interval = hold_one(equivalence_interval, p <= self.a_equiv);
-        let shift = QuantileShift {
-            quantile: q,
-            statistic: PartStatistic::Quantile,
-            baseline: harrell_davis(&self.raw.0, q).unwrap_or(f64::NAN),
-            candidate: harrell_davis(&self.raw.1, q).unwrap_or(f64::NAN),
+        let values = (
+            harrell_davis(&self.raw.0, q).unwrap_or(f64::NAN),
+            harrell_davis(&self.raw.1, q).unwrap_or(f64::NAN),
+        );
+        let tested = Tested {
             ratio,
             interval,
-            confidence: 1.0 - a_interval,
             equivalence_interval,
-            p_value: p,
-            p_value_exact: p_exact,
-            p_value_adjusted: self.family.adjusted(p, j),
-            part: self.part_move(p <= a_test, self.inside(equivalence_interval), ratio),
+            p,
+            p_exact,
         };
+        let shift = self.part_of(j, (q, PartStatistic::Quantile), values, tested);
         (shift, distribution)
     }
 }
@@ -1516,7 +1543,7 @@ mod tests {
             for i in 0..10 {
                 let session = 1.0 + 0.2 * rng.random::<f64>();
                 for _ in 0..2 {
-                    let mut run = |rng: &mut Xoshiro256PlusPlus| {
+                    let run = |rng: &mut Xoshiro256PlusPlus| {
                         let slow = if rng.random::<f64>() < 0.2 { 1.3 } else { 1.0 };
                         session * slow * (1.0 + 0.02 * rng.random::<f64>())
                     };

@@ -39,7 +39,7 @@ pub fn dataset_log_ratios(data: &Dataset, baseline: Option<&str>) -> Option<Vec<
 }
 
 /// The shape check of a two-variant blocked dataset ([`crate::paired::shape`]): the two
-/// run distributions at p10, p50 and p90, family-wise at `rule.alpha`, margin
+/// run distributions at p10, p50 and p90 and the mean run, family-wise at `rule.alpha`, margin
 /// `rule.margin`. `None` when the data are not two blocked series of positive runs.
 pub fn dataset_shape(
     data: &Dataset,
