@@ -100,7 +100,9 @@ struct Verdict {
     outcome: Outcome,
     ratio: Option<f64>,
     ci: Option<[f64; 2]>,
-    /// Blocks the sequential rule took (`decided_at`), else the blocks analysed.
+    /// Blocks run: the sequence's looks (it may stop after its first decision,
+    /// `decided_at`, when the shape check could not yet contradict it), else the blocks
+    /// analysed.
     blocks: Option<u64>,
     /// The wall ratio of the same runs (other-metrics section), with its direction.
     wall: Option<(f64, String)>,
@@ -115,7 +117,7 @@ fn verdict_of(json: &Value) -> Result<Verdict> {
     let name = c["outcome"].as_str().context("no outcome in abba's JSON")?;
     let outcome = Outcome::from_name(name)
         .with_context(|| format!("unknown outcome {name:?} in abba's JSON"))?;
-    let blocks = c["sequential"]["decided_at"]
+    let blocks = c["sequential"]["looks"]
         .as_u64()
         .or_else(|| c["paired"]["blocks"].as_u64());
     let wall = json["metrics"]["comparisons"][0]["metrics"]
