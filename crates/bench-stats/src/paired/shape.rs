@@ -522,6 +522,38 @@ impl Arrangements {
             Arrangements::Random(k) => k,
         }
     }
+
+    /// `f(swap, rng)` for every arrangement of `n` blocks, in order: `swap(block)` says
+    /// whether the block's variants trade runs, `rng` reassigns the runs of blocks with
+    /// unequal counts. Seeded by `seed` alone, so every part's statistic sees the same
+    /// arrangements.
+    fn each<T>(
+        self,
+        n: usize,
+        seed: u64,
+        mut f: impl FnMut(&dyn Fn(usize) -> bool, &mut Xoshiro256PlusPlus) -> T,
+    ) -> Vec<T> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut out = Vec::with_capacity(self.count());
+        match self {
+            Arrangements::Exact(k) => {
+                for mask in 0..k {
+                    out.push(f(&|i| mask >> i & 1 == 1, &mut rng));
+                }
+            }
+            Arrangements::Random(k) => {
+                let mut flips = vec![false; n];
+                for _ in 0..k {
+                    for flip in &mut flips {
+                        *flip = rng.random::<bool>();
+                    }
+                    let mut sub = Xoshiro256PlusPlus::seed_from_u64(rng.random());
+                    out.push(f(&|i| flips[i], &mut sub));
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Scratch buffers for one statistic evaluation.
@@ -606,41 +638,9 @@ fn reference(
     seed: u64,
 ) -> Vec<(f64, f64)> {
     let mut work = Work::new();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let n = blocks.len();
-    let mut out = Vec::with_capacity(arrangements.count());
-    match arrangements {
-        Arrangements::Exact(k) => {
-            for mask in 0..k {
-                out.push(arranged_stat(
-                    blocks,
-                    wa,
-                    wb,
-                    &mut work,
-                    |i| mask >> i & 1 == 1,
-                    &mut rng,
-                ));
-            }
-        }
-        Arrangements::Random(k) => {
-            let mut flips = vec![false; n];
-            for _ in 0..k {
-                for f in flips.iter_mut() {
-                    *f = rng.random::<bool>();
-                }
-                let mut sub = Xoshiro256PlusPlus::seed_from_u64(rng.random());
-                out.push(arranged_stat(
-                    blocks,
-                    wa,
-                    wb,
-                    &mut work,
-                    |i| flips[i],
-                    &mut sub,
-                ));
-            }
-        }
-    }
-    out
+    arrangements.each(blocks.len(), seed, |swap, rng| {
+        arranged_stat(blocks, wa, wb, &mut work, swap, rng)
+    })
 }
 
 /// The randomization test of one quantile, inverted. Each arrangement `m` of the data
@@ -1065,8 +1065,8 @@ pub fn part_shares(parts: usize) -> Vec<f64> {
 }
 
 /// The mean run's part: each block's log-ratio of means, and their Wilcoxon signed-rank
-/// statistic under every arrangement of [`reference`] (the same swaps, the same random
-/// reassignments of blocks with unequal counts).
+/// statistic under every arrangement of [`reference`] (the same swaps; checked only when
+/// every block holds as many runs of each variant).
 struct MeanRuns {
     /// `ln(mean candidate run) - ln(mean baseline run)` per block.
     observed: Vec<f64>,
@@ -1087,49 +1087,15 @@ impl MeanRuns {
             .zip(&logs.b)
             .map(|(a, b)| lmean(b) - lmean(a))
             .collect();
-        let n = observed.len();
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut d = vec![0.0; n];
-        let mut pool = Vec::new();
-        // Mirrors `arranged_stat`: a swap negates an equal-count block's log-ratio; an
-        // unequal-count block's runs are reassigned with the same draws.
-        let mut arranged = |swap: &dyn Fn(usize) -> bool, sub: &mut Xoshiro256PlusPlus| {
-            for (i, (a, b)) in logs.a.iter().zip(&logs.b).enumerate() {
-                if a.len() == b.len() {
-                    d[i] = if swap(i) { -observed[i] } else { observed[i] };
-                } else {
-                    pool.clear();
-                    pool.extend_from_slice(a);
-                    pool.extend_from_slice(b);
-                    let m = pool.len();
-                    for k in 0..a.len() {
-                        let j = sub.random_range(k..m);
-                        pool.swap(k, j);
-                    }
-                    d[i] = lmean(&pool[a.len()..]) - lmean(&pool[..a.len()]);
-                }
+        // A swap negates a block's log-ratio (the mean run is checked only when every block
+        // holds as many runs of each variant).
+        let mut d = vec![0.0; observed.len()];
+        let reference = arrangements.each(observed.len(), seed, |swap, _| {
+            for (i, (x, o)) in d.iter_mut().zip(&observed).enumerate() {
+                *x = if swap(i) { -o } else { *o };
             }
             signed_rank_statistic(&d)
-        };
-        let mut reference = Vec::with_capacity(arrangements.count());
-        match arrangements {
-            Arrangements::Exact(k) => {
-                for mask in 0..k {
-                    reference.push(arranged(&|i| mask >> i & 1 == 1, &mut rng));
-                }
-            }
-            Arrangements::Random(k) => {
-                let mut flips = vec![false; n];
-                for _ in 0..k {
-                    for f in &mut flips {
-                        *f = rng.random::<bool>();
-                    }
-                    let mut sub = Xoshiro256PlusPlus::seed_from_u64(rng.random());
-                    let swaps = flips.clone();
-                    reference.push(arranged(&move |i| swaps[i], &mut sub));
-                }
-            }
-        }
+        });
         let mean = |v: &[Vec<f64>]| {
             v.iter().flatten().map(|x| x.exp()).sum::<f64>()
                 / v.iter().map(Vec::len).sum::<usize>() as f64
