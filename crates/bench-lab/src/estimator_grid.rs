@@ -17,7 +17,7 @@ use anyhow::Result;
 use bench_stats::paired::{BlockSummary, block_bootstrap, pooled_median_ratio};
 use bench_stats::rank::{mann_whitney_u, paired_hodges_lehmann, wilcoxon_signed_rank};
 use bench_stats::resample::BootstrapConfig;
-use bench_stats::sim::{Experiment, NoiseProfile, SimDesign, simulate_cycles};
+use bench_lab::sim::{Experiment, NoiseProfile, SimDesign, simulate_cycles};
 use bench_stats::{PairedEstimator, Sample};
 
 const ALPHA: f64 = 0.05;
@@ -209,7 +209,7 @@ fn score(
             let n = blocks as usize;
             let (fp, cov, pow) = if est == Est::SequentialMwu {
                 let mwu = |e: &Experiment| {
-                    let s = |v| Sample::from_vec(bench_stats::sim::values(e, v)).expect("runs");
+                    let s = |v| Sample::from_vec(bench_lab::sim::values(e, v)).expect("runs");
                     mann_whitney_u(&s(0), &s(1)).expect("mwu").p_value < ALPHA
                 };
                 (mwu(&sn), false, mwu(&se))

@@ -25,7 +25,7 @@
 
 use anyhow::{Result, bail};
 use bench_stats::history::{ChangePointConfig, Step, chain, e_divisive, energy_split_statistics};
-use bench_stats::sim::{NoiseProfile, SimDesign, simulate, values};
+use bench_lab::sim::{NoiseProfile, SimDesign, simulate, values};
 
 use crate::table::TextTable as Table;
 

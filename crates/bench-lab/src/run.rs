@@ -1,4 +1,4 @@
-//! Shared experiment helpers of the xtask subcommands: finding the workspace, building
+//! Shared experiment helpers of the lab's drivers and xtask's chores: finding the workspace, building
 //! the `abba` binary, writing `abba compute` command lines, and running blocked kernel
 //! experiments through `bench-sched`.
 //!
@@ -22,10 +22,10 @@ use bench_sched::{
 /// Operations per second in one "M ops/s".
 pub const MEGA: f64 = 1e6;
 
-/// The workspace root: the parent of this crate's manifest directory.
+/// The workspace root: two levels above this crate's manifest directory (`crates/bench-lab`).
 pub fn workspace_root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().unwrap_or(manifest).to_path_buf()
+    manifest.ancestors().nth(2).unwrap_or(manifest).to_path_buf()
 }
 
 /// The target directory: `$CARGO_TARGET_DIR` when set, else `ROOT/target`.
@@ -154,6 +154,7 @@ pub struct BlockTable {
 }
 
 /// Prints one line per finished block to stderr.
+#[derive(Debug)]
 pub struct Progress<'a> {
     /// What the progress lines call the experiment.
     pub label: &'a str,

@@ -8,7 +8,7 @@ use anyhow::Result;
 use bench_stats::sequential::{
     ConfidenceSequence, LookDecision, SequenceMethod, SequentialRule, dataset_log_ratios,
 };
-use bench_stats::sim::{NoiseProfile, SimDesign, simulate};
+use bench_lab::sim::{NoiseProfile, SimDesign, simulate};
 
 use crate::table::TextTable as Table;
 

@@ -1,9 +1,9 @@
-//! Plain-text and Markdown tables of the xtask reports (the appendix's block and
+//! Plain-text and Markdown tables of the lab's and xtask's reports (the appendix's block and
 //! statistics tables, the chain sweep, the calibration table): one helper, so every
 //! report aligns and escapes the same way.
 //!
 //! The tables here hold preformatted strings and no analysis model, so they live with
-//! the xtask rather than in `bench-report`, whose tables render a `bench_stats::Analysis`.
+//! the lab rather than in `bench-report`, whose tables render a `bench_stats::Analysis`.
 
 /// Text alignment of one table column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

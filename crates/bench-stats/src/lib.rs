@@ -28,7 +28,7 @@
 //! | [`special`] | erfc, the normal distribution, log-gamma, the incomplete gamma and beta, Student's t |
 //! | [`model`] | the input ([`Dataset`]) and the result ([`Analysis`]) types |
 //! | [`analysis`] | the engine, its configuration and the pluggable significance strategy |
-//! | `sim` | (feature `sim`) a seeded simulator of noisy machines with named noise profiles |
+//! | `sim` | (feature `sim`) the seeded noise machine and named noise profiles `abba plan --profile` simulates its pilot on |
 //!
 //! The whole analysis of two variants measured in the same blocks:
 //!

@@ -269,8 +269,8 @@ pub fn truth(cfg: &SimConfig, change: &Change, sessions: u32, blocks: u32, seed:
         r.sort_by(f64::total_cmp);
     }
     let q = |p: f64| {
-        crate::descriptive::summary::quantile_sorted(&runs[1], p)
-            / crate::descriptive::summary::quantile_sorted(&runs[0], p)
+        bench_stats::descriptive::quantile_sorted(&runs[1], p)
+            / bench_stats::descriptive::quantile_sorted(&runs[0], p)
     };
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     Truth {

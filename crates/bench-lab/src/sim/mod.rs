@@ -1,8 +1,10 @@
 //! A seeded simulator of benchmark sessions on noisy machines, with named noise profiles.
 //!
 //! Built for calibration: every decision rule abba ships is judged by its error rates on
-//! data whose truth is known, and `abba plan` predicts power from the same model. Enabled
-//! by the `sim` feature (off by default; it adds no dependency).
+//! data whose truth is known. The machine (its [`SimConfig`], [`NoiseProfile`]s and
+//! [`Session`]) is `bench_stats::sim`, because `abba plan --profile` simulates its pilot on
+//! it; this module adds the run-order designs, the programs of a change, the oracle and
+//! the truths.
 //!
 //! The model multiplies a run's noise-free time by independent factors:
 //!
@@ -31,94 +33,17 @@
 //! [`Experiment::disturbed`]), so an oracle can drop exactly those
 //! ([`Experiment::undisturbed`]).
 //!
-//! The profiles ([`NoiseProfile`]) are fitted to measurements; `tests/sim_profiles.rs`
+//! The profiles ([`NoiseProfile`]) are fitted to measurements; `tests/grid/sim_profiles.rs`
 //! checks each against the figures it was fitted to.
 
-use rand::{Rng, SeedableRng};
+use bench_stats::Dataset;
+use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::{Dataset, Observation, Series};
-
 mod change;
-mod profile;
 
+pub use bench_stats::sim::{NoiseProfile, Run, Session, SimConfig, abba_runs, normal, series};
 pub use change::{Change, Mode, Truth, truth};
-pub use profile::NoiseProfile;
-
-/// Parameters of the noise model; start from a [`NoiseProfile`]'s and change fields.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SimConfig {
-    /// Typical (noise-free) run time of `A`, in ms.
-    pub mean: f64,
-    /// SD of the log session level (between sessions).
-    pub sigma_b: f64,
-    /// SD of the lognormal run-level noise (within a session).
-    pub sigma_w: f64,
-    /// SD of the per-session drift slope, in log units per run.
-    pub drift_sd_per_run: f64,
-    /// Shortest and longest load phase, in runs (uniform); `(0, 0)` means no phases.
-    pub phase_len: (u32, u32),
-    /// SD of a load phase's log level.
-    pub phase_sd: f64,
-    /// Probability that a fast run is followed by the start of a burst.
-    pub burst_start: f64,
-    /// Shortest and longest burst, in runs (uniform).
-    pub burst_len: (u32, u32),
-    /// Extra time of a slow run, as a fraction (uniform in the range).
-    pub burst_extra: (f64, f64),
-    /// Probability of a spike on any run.
-    pub spike_prob: f64,
-    /// Extra time of a spike, as a fraction (uniform in the range).
-    pub spike_extra: (f64, f64),
-    /// Fraction by which a run right after the other variant is faster.
-    pub carryover: f64,
-    /// Mean and SD (between sessions) of the first-run-of-block extra time, a fraction.
-    pub first_run: (f64, f64),
-    /// True ratio `B / A`.
-    pub effect: f64,
-}
-
-impl Default for SimConfig {
-    /// The [`NoiseProfile::Bursty`] machine.
-    fn default() -> Self {
-        NoiseProfile::Bursty.config()
-    }
-}
-
-impl SimConfig {
-    /// The same machine with true ratio `effect`.
-    pub fn with_effect(self, effect: f64) -> Self {
-        SimConfig { effect, ..self }
-    }
-
-    /// The same machine with a carryover advantage `carryover`.
-    pub fn with_carryover(self, carryover: f64) -> Self {
-        SimConfig { carryover, ..self }
-    }
-
-    /// The same machine with noise-free run time `mean` (ms).
-    pub fn with_mean(self, mean: f64) -> Self {
-        SimConfig { mean, ..self }
-    }
-
-    /// Fraction of runs inside a burst, in the stationary state.
-    pub fn slow_fraction(&self) -> f64 {
-        let mean_len = f64::from(self.burst_len.0 + self.burst_len.1) / 2.0;
-        if self.burst_start <= 0.0 {
-            return 0.0;
-        }
-        mean_len / (mean_len + 1.0 / self.burst_start)
-    }
-
-    /// Expected multiplier of one run from the run-level noise, bursts and spikes
-    /// (stationary), not counting session level, phases, drift and carryover.
-    pub fn noise_mean(&self) -> f64 {
-        let lognormal = (self.sigma_w * self.sigma_w / 2.0).exp();
-        let burst = 1.0 + self.slow_fraction() * (self.burst_extra.0 + self.burst_extra.1) / 2.0;
-        let spike = 1.0 + self.spike_prob * (self.spike_extra.0 + self.spike_extra.1) / 2.0;
-        lognormal * burst * spike
-    }
-}
 
 /// Run-order designs of the simulator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,135 +125,6 @@ impl Experiment {
         }
         dataset
     }
-}
-
-fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
-    // Box-Muller; 1 - u keeps the logarithm finite.
-    let u1: f64 = 1.0 - rng.random::<f64>();
-    let u2: f64 = rng.random::<f64>();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-}
-
-fn uniform(rng: &mut Xoshiro256PlusPlus, (lo, hi): (f64, f64)) -> f64 {
-    lo + (hi - lo) * rng.random::<f64>()
-}
-
-/// The state of one session: its level, drift, phase, burst process and run counter.
-struct Session {
-    level: f64,
-    slope: f64,
-    first_run: f64,
-    phase: f64,
-    phase_left: u32,
-    t: u32,
-    slow_left: u32,
-    last_variant: Option<usize>,
-}
-
-impl Session {
-    fn start(cfg: &SimConfig, rng: &mut Xoshiro256PlusPlus) -> Self {
-        let level = cfg.mean * (cfg.sigma_b * normal(rng)).exp();
-        let slope = cfg.drift_sd_per_run * normal(rng);
-        let first_run = cfg.first_run.0 + cfg.first_run.1 * normal(rng);
-        // Start in the stationary state: inside a burst with probability `slow`.
-        let slow_left = if rng.random::<f64>() < cfg.slow_fraction() {
-            rng.random_range(1..=cfg.burst_len.1.max(1))
-        } else {
-            0
-        };
-        let mut s = Session {
-            level,
-            slope,
-            first_run,
-            phase: 1.0,
-            phase_left: 0,
-            t: 0,
-            slow_left,
-            last_variant: None,
-        };
-        s.next_phase(cfg, rng);
-        s
-    }
-
-    fn next_phase(&mut self, cfg: &SimConfig, rng: &mut Xoshiro256PlusPlus) {
-        if cfg.phase_len.1 == 0 {
-            self.phase = 1.0;
-            self.phase_left = u32::MAX;
-            return;
-        }
-        self.phase = (cfg.phase_sd * normal(rng)).exp();
-        self.phase_left = rng.random_range(cfg.phase_len.0.max(1)..=cfg.phase_len.1);
-    }
-
-    /// The expected value of the next run (before noise, carryover, first-run factor and
-    /// effect).
-    fn expected(&self, cfg: &SimConfig) -> f64 {
-        self.level * self.phase * (self.slope * f64::from(self.t)).exp() * cfg.noise_mean()
-    }
-
-    /// The carryover and first-run factor of the next run of `variant`.
-    fn order_factor(&self, cfg: &SimConfig, variant: usize, first_in_block: bool) -> f64 {
-        let mut f = 1.0;
-        if self.last_variant.is_some_and(|v| v != variant) {
-            f *= 1.0 - cfg.carryover;
-        }
-        if first_in_block {
-            f *= 1.0 + self.first_run;
-        }
-        f
-    }
-
-    /// One run of `variant` (0 = A, 1 = B), and whether the machine disturbed it (a burst
-    /// or a spike).
-    fn run(
-        &mut self,
-        cfg: &SimConfig,
-        rng: &mut Xoshiro256PlusPlus,
-        variant: usize,
-        first_in_block: bool,
-    ) -> (f64, bool) {
-        let mut v = self.level * self.phase * (self.slope * f64::from(self.t)).exp();
-        v *= (cfg.sigma_w * normal(rng)).exp();
-        let mut disturbed = false;
-        if self.slow_left > 0 {
-            v *= 1.0 + uniform(rng, cfg.burst_extra);
-            self.slow_left -= 1;
-            disturbed = true;
-        } else if rng.random::<f64>() < cfg.burst_start {
-            // The burst starts with the next run.
-            self.slow_left = rng.random_range(cfg.burst_len.0..=cfg.burst_len.1);
-        }
-        if rng.random::<f64>() < cfg.spike_prob {
-            v *= 1.0 + uniform(rng, cfg.spike_extra);
-            disturbed = true;
-        }
-        v *= self.order_factor(cfg, variant, first_in_block);
-        if variant == 1 {
-            v *= cfg.effect;
-        }
-        self.t += 1;
-        self.last_variant = Some(variant);
-        self.phase_left = self.phase_left.saturating_sub(1);
-        if self.phase_left == 0 {
-            self.next_phase(cfg, rng);
-        }
-        (v, disturbed)
-    }
-}
-
-fn series(name: &str, runs: &[Run], variant: usize, blocked: bool) -> Series {
-    Series::new(
-        name,
-        runs.iter()
-            .filter(|r| r.0 == variant)
-            .map(|&(_, block, position, value)| {
-                if blocked {
-                    Observation::in_block(value, block).at_position(position)
-                } else {
-                    Observation::new(value)
-                }
-            }),
-    )
 }
 
 /// The run order of block `b`: `cycles` repetitions of ABBA (even blocks) or BAAB (odd
@@ -451,8 +247,6 @@ pub fn simulate_change(
     e
 }
 
-/// One run: `(variant, block, position, value)`.
-type Run = (usize, u32, u32, f64);
 type Runs = Vec<Run>;
 
 fn assemble(design: SimDesign, blocks: u32, runs: Runs, block_truth: Vec<f64>) -> Experiment {
@@ -480,9 +274,9 @@ fn assemble(design: SimDesign, blocks: u32, runs: Runs, block_truth: Vec<f64>) -
     );
     match design {
         SimDesign::Abba | SimDesign::AbbaRunOn => {
-            dataset = dataset.with_design(crate::Design::Abba);
+            dataset = dataset.with_design(bench_stats::Design::Abba);
         }
-        SimDesign::Sequential => dataset = dataset.with_design(crate::Design::Sequential),
+        SimDesign::Sequential => dataset = dataset.with_design(bench_stats::Design::Sequential),
         // AB in every block and unequal counts are none of the runner's designs: left as
         // blocks from a file.
         SimDesign::Alternating | SimDesign::Unequal { .. } => {}

@@ -3,7 +3,7 @@
 //! Every experiment comes from the seeded noise model of `sim` (variance components,
 //! drift, bursty bimodal slowdowns, a heavy right tail, carryover), tuned to what the issue
 //! measured on a shared 2-vCPU machine (checked by `simulator_reproduces_the_measured_machine`).
-//! The tests print their measured rates (`cargo test -p bench-stats --test integration calibration:: --
+//! The tests print their measured rates (`cargo test -p bench-lab --test grid calibration:: --
 //! --nocapture`) and assert honest Monte Carlo bounds: a false-positive rate `p` measured over
 //! `R` repetitions is allowed `3 sqrt(alpha (1 - alpha) / R)` above `alpha`.
 //!
@@ -334,7 +334,7 @@ fn simulator_reproduces_the_measured_machine() {
 
     let mut fig = Figure::new(
         "docs/calibration.md",
-        "cargo test -p bench-stats --test integration calibration::simulator_reproduces -- --nocapture",
+        "cargo test -p bench-lab --test grid calibration::simulator_reproduces -- --nocapture",
     );
     println!();
     fig.line(format!(
@@ -728,7 +728,7 @@ fn carryover_abba_cancels_it_alternation_does_not_and_the_diagnostic_fires() {
     );
     let mut fig = Figure::new(
         "docs/calibration.md",
-        "cargo test -p bench-stats --test integration calibration::carryover -- --nocapture",
+        "cargo test -p bench-lab --test grid calibration::carryover -- --nocapture",
     );
     println!();
     fig.line(format!(

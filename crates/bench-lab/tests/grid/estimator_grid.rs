@@ -13,7 +13,7 @@
 
 use bench_stats::paired::BlockSummary;
 use bench_stats::rank::wilcoxon_signed_rank;
-use bench_stats::sim::{Experiment, NoiseProfile, SimDesign, simulate, simulate_cycles};
+use bench_lab::sim::{Experiment, NoiseProfile, SimDesign, simulate, simulate_cycles};
 use bench_stats::{AnalysisConfig, PairedEstimator, Verdict, analyze};
 
 const ALPHA: f64 = 0.05;
@@ -84,7 +84,7 @@ fn the_fastest_run_holds_its_error_rates_on_every_profile() {
     };
     let mut fig = bench_docs::Figure::new(
         "docs/calibration.md",
-        "cargo test -p bench-stats --test integration estimator_grid::the_fastest_run_holds -- --nocapture",
+        "cargo test -p bench-lab --test grid estimator_grid::the_fastest_run_holds -- --nocapture",
     );
     let reps = 150u32;
     let cov_floor = 93.0 - 300.0 * (0.05 * 0.95 / f64::from(reps)).sqrt();

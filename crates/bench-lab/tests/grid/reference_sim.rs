@@ -12,7 +12,7 @@
 //! reference per block at a seeded place (older files), and the reference beside every run
 //! (`R A B R R B A R`, `R B A R R A B R`).
 //!
-//! Run with `cargo test -p bench-stats --test integration reference_sim:: -- --nocapture` to see the
+//! Run with `cargo test -p bench-lab --test grid reference_sim:: -- --nocapture` to see the
 //! tables. Every assertion allows for Monte Carlo error.
 
 use bench_stats::Sample;

@@ -2,7 +2,7 @@
 //! disturbed-run flags: each against an exact hand computation on a machine without
 //! noise, or against the plain simulator on the same seed.
 
-use bench_stats::sim::{
+use bench_lab::sim::{
     Change, Mode, NoiseProfile, SimConfig, SimDesign, simulate_change, simulate_cycles, truth,
 };
 

@@ -7,7 +7,7 @@
 //! with a tight main mode. Monte Carlo: 400 sessions put a relative error of about 3.5 %
 //! on an SD, so the bands below (±25 % and more) test the fit, not the noise.
 
-use bench_stats::sim::{Experiment, NoiseProfile, SimConfig, SimDesign, simulate, values};
+use bench_lab::sim::{Experiment, NoiseProfile, SimConfig, SimDesign, simulate, values};
 
 const SESSIONS: u64 = 400;
 
@@ -97,7 +97,7 @@ impl Fit {
 fn every_profile_prints_its_fitted_figures() {
     let mut fig = bench_docs::Figure::new(
         "docs/calibration.md",
-        "cargo test -p bench-stats --test integration sim_profiles::every_profile -- --nocapture",
+        "cargo test -p bench-lab --test grid sim_profiles::every_profile -- --nocapture",
     );
     for profile in NoiseProfile::ALL {
         let f = fit(profile);

@@ -7,5 +7,5 @@ pub mod summary;
 pub use sample::{Sample, SampleError};
 pub use summary::{
     P99_MIN_SAMPLES, P99Withheld, Summary, TukeyFences, benchmark_summary, median_interval,
-    percentile, summarize,
+    percentile, quantile_sorted, summarize,
 };

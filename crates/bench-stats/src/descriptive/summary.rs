@@ -225,7 +225,7 @@ pub fn percentile(sample: &Sample, p: f64) -> Result<f64, StatsError> {
 /// Linear-interpolation quantile of an ascending, non-empty slice at level `q` in `[0, 1]`
 /// (NumPy `method="linear"`). Never overflows: if the gap between the two order
 /// statistics is not finite the weighted form is used instead.
-pub(crate) fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
+pub fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
     debug_assert!(!sorted.is_empty());
     let n = sorted.len();
     if n == 1 {

@@ -360,27 +360,32 @@ pub fn plan(log_ratios: &[f64], runs: Option<RunsAdvice>, req: &PlanRequest) -> 
 pub const PROFILE_PILOT: (u64, u32) = (100, 20);
 
 /// A noise profile's pilot: [`PROFILE_PILOT`] simulated ABBA sessions of 50 ms commands
-/// with no effect, their block log-ratios (through [`crate::sequential::dataset_log_ratios`])
-/// and per-block replicates `[baseline, candidate]`. Time: O(sessions * blocks).
+/// with no effect ([`crate::sim::abba_runs`]), their block log-ratios (through
+/// [`crate::sequential::dataset_log_ratios`]) and per-block replicates `[baseline,
+/// candidate]`. Time: O(sessions * blocks).
 #[cfg(feature = "sim")]
 pub fn profile_pilot(
     profile: crate::sim::NoiseProfile,
     seed: u64,
 ) -> (Vec<f64>, Vec<[Vec<f64>; 2]>) {
-    use crate::sim::{SimDesign, simulate};
+    use crate::sim::{abba_runs, series};
     let (sessions, blocks) = PROFILE_PILOT;
     let mut logs = Vec::new();
     let mut reps = Vec::new();
     for s in 0..sessions {
-        let e = simulate(
+        let runs = abba_runs(
             &profile.config(),
-            SimDesign::Abba,
             blocks,
             seed.wrapping_mul(1_000_003).wrapping_add(s),
         );
-        logs.extend(crate::sequential::dataset_log_ratios(&e.dataset, None).unwrap_or_default());
+        let dataset = crate::Dataset::new(
+            "ms",
+            vec![series("A", &runs, 0, true), series("B", &runs, 1, true)],
+        )
+        .with_design(crate::Design::Abba);
+        logs.extend(crate::sequential::dataset_log_ratios(&dataset, None).unwrap_or_default());
         let mut per: Vec<[Vec<f64>; 2]> = vec![[Vec::new(), Vec::new()]; blocks as usize];
-        for &(v, b, _, x) in &e.runs {
+        for &(v, b, _, x) in &runs {
             per[b as usize][v].push(x);
         }
         reps.extend(per);

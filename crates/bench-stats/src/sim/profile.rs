@@ -3,7 +3,8 @@
 use super::SimConfig;
 
 /// A named noise profile of [`SimConfig`]. Each profile's figures are checked by
-/// `tests/sim_profiles.rs`; `docs/estimator-grid.md` tabulates every estimator on each.
+/// bench-lab's `tests/grid/sim_profiles.rs`; `docs/estimator-grid.md` tabulates every
+/// estimator on each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum NoiseProfile {

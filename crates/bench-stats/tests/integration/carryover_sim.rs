@@ -257,7 +257,7 @@ fn residual_carryover_of_three_variants_per_candidate() {
 /// noise profile, with each profile's own symmetric carryover and no version effect.
 #[test]
 fn on_the_library_simulator_profiles() {
-    use bench_stats::sim::{NoiseProfile, SimDesign, simulate};
+    use bench_lab::sim::{NoiseProfile, SimDesign, simulate};
     const REPS: u64 = 300;
     println!(
         "\nbench_stats::sim profiles, {BLOCKS} ABBA blocks, {REPS} sessions, symmetric carryover x5 of the profile's"
@@ -271,7 +271,7 @@ fn on_the_library_simulator_profiles() {
         let carry_ms = cfg.carryover * cfg.mean * cfg.noise_mean();
         let (mut est, mut fires, mut fires_null, mut diff_alarms) = (Vec::new(), 0u32, 0u32, 0u32);
         for r in 0..REPS {
-            let to_runs = |e: &bench_stats::sim::Experiment| -> Vec<CarryoverRun> {
+            let to_runs = |e: &bench_lab::sim::Experiment| -> Vec<CarryoverRun> {
                 e.runs
                     .iter()
                     .map(|&(variant, block, position, value)| CarryoverRun {

@@ -13,7 +13,7 @@
 //! The tally is the xtask's (`xtask/src/decision_grid.rs`) for the default alone: the same
 //! seeds, so the same sessions as the table's `typical-run` rows.
 
-use bench_stats::sim::{Change, NoiseProfile, SimDesign, simulate_change};
+use bench_lab::sim::{Change, NoiseProfile, SimDesign, simulate_change};
 use bench_stats::{AnalysisConfig, Outcome, PairedEstimator, analyze};
 
 #[derive(Debug, Default, Clone, Copy)]

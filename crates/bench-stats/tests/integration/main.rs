@@ -1,9 +1,11 @@
 //! bench-stats' integration tests, one binary (one link instead of one per file; the
 //! ripgrep layout: `autotests = false` and `[[test]] integration` in Cargo.toml). Each
 //! module is one former test file; `support` (tolerances) and `sim` (the simulator's
-//! names) are shared. The tables of `docs/estimator-grid.md` are printed by `cargo xtask
-//! decision-grid`, `until-decided-grid` and `estimator-grid`; `decision_grid` and
-//! `estimator_grid` here are their CI checks.
+//! names, from `bench-lab`) are shared. The modules here assert the rules (A/A at alpha,
+//! the gate, the guarantees of the decision) on CI-sized simulations; the tests that
+//! re-measure the simulator and the estimator grid are bench-lab's (`cargo test -p
+//! bench-lab`), and the tables of `docs/estimator-grid.md` are printed by `cargo xtask
+//! decision-grid`, `until-decided-grid` and `estimator-grid` (bench-lab's drivers).
 
 // The 100-line limit (clippy.toml) is for the crates' code; a table-driven test or a
 // fixture that spells out one whole analysis reads best in one piece.
@@ -17,12 +19,10 @@ mod support;
 mod analysis;
 mod appendix;
 mod bootstrap_reference;
-mod calibration;
 mod carryover_sim;
 mod decision_calibration;
 mod decision_grid;
 mod determinism;
-mod estimator_grid;
 mod hierarchy_reference;
 mod hierarchy_sim;
 mod history;
@@ -31,12 +31,9 @@ mod meta_reference;
 mod plan;
 mod properties_paired;
 mod properties_rank;
-mod reference_sim;
 mod scipy_reference;
 mod sequential_calibration;
 mod shape_reference;
-mod sim_changes;
-mod sim_profiles;
 mod suite;
 mod variance_reference;
 mod verdicts;

@@ -13,7 +13,7 @@ use bench_stats::rank::wilcoxon_signed_rank;
 use bench_stats::sequential::{
     ConfidenceSequence, LookDecision, SequenceMethod, SequentialRule, dataset_log_ratios,
 };
-use bench_stats::sim::{NoiseProfile, SimDesign, simulate};
+use bench_lab::sim::{NoiseProfile, SimDesign, simulate};
 
 const ALPHA: f64 = 0.05;
 /// Where the figures are quoted, each marked with the command that prints it alone.
@@ -32,7 +32,7 @@ fn monitored(
 
 /// The block log-ratios with `summary` as the block value, or (`None`) what the analysis
 /// and the runner use, `dataset_log_ratios`: the default's per-block median.
-fn block_logs(e: &bench_stats::sim::Experiment, summary: Option<BlockSummary>) -> Vec<f64> {
+fn block_logs(e: &bench_lab::sim::Experiment, summary: Option<BlockSummary>) -> Vec<f64> {
     let Some(summary) = summary else {
         return dataset_log_ratios(&e.dataset, None).expect("positive blocks");
     };

@@ -9,7 +9,7 @@
 //! at most alpha.
 
 use crate::support::{EXACT_REL, assert_close};
-use bench_stats::sim::{NoiseProfile, SimDesign, simulate};
+use bench_lab::sim::{NoiseProfile, SimDesign, simulate};
 use bench_stats::suite::{
     Correction, SuiteConfig, analyze_suite, benjamini_hochberg, split_by_class,
 };
