@@ -9,7 +9,7 @@
 //!   power on the shared VM against block means.
 //!
 //! The power line scores the Hodges-Lehmann estimators as the grid does (the signed-rank p
-//! of the block log-ratios, the same seeds as `xtask/src/estimator_grid.rs`'s `score`).
+//! of the block log-ratios, the same seeds as `crates/bench-lab/src/estimator_grid.rs`'s `score`).
 
 use bench_stats::paired::BlockSummary;
 use bench_stats::rank::wilcoxon_signed_rank;

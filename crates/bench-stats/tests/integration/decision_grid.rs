@@ -10,7 +10,7 @@
 //!   or MIXED, never FASTER or EQUIVALENT; holds A/A; does not call a growing spread
 //!   FASTER; covers a shift.
 //!
-//! The tally is the xtask's (`xtask/src/decision_grid.rs`) for the default alone: the same
+//! The tally is the lab driver's (`crates/bench-lab/src/decision_grid.rs`) for the default alone: the same
 //! seeds, so the same sessions as the table's `typical-run` rows.
 
 use bench_lab::sim::{Change, NoiseProfile, SimDesign, simulate_change};
