@@ -74,6 +74,7 @@ pub mod analysis;
 pub mod descriptive;
 pub mod diagnostics;
 mod error;
+mod front;
 pub mod hierarchy;
 pub mod history;
 pub mod model;
@@ -94,6 +95,7 @@ pub use crate::analysis::{
 };
 pub use crate::descriptive::{Sample, SampleError};
 pub use crate::error::StatsError;
+pub use crate::front::{Answer, answers, compare_paired, compare_paired_with};
 pub use crate::model::{
     ANALYSIS_SCHEMA, Analysis, Comparison, CustomTestReport, Dataset, Design, EffectReport,
     GroupAnalysis, Observation, Outcome, Parameter, Quantity, Series, TrendReport, Verdict,
