@@ -210,9 +210,10 @@ impl Schedule {
     /// block still alternates, so a slow or fast first run of a block (after a settle
     /// pause, warm-ups or hooks) falls on each variant equally often, and each cycle keeps
     /// the balance properties above. (Running the one-cycle plan's blocks `2b` and `2b + 1`
-    /// as one block instead would open every block with `A`: in simulation of the
-    /// `shared-vm` profile, 15 blocks of 4+4, that put the default's A/A false positives at
-    /// 10% and its coverage at 86%.) `cycles` below 1 counts as 1.
+    /// as one block instead would open every block with `A`: what that does to the false
+    /// positives and coverage on simulated noise is the runs-per-block table of
+    /// `docs/estimator-grid.md`, `cargo xtask estimator-grid --runs-per-block`.) `cycles`
+    /// below 1 counts as 1.
     /// Time and memory: O(blocks × cycles × variants).
     pub fn plan_cycles(
         design: Design,

@@ -1,8 +1,22 @@
 //! # bench-stats: the statistics of honest benchmark comparisons
 //!
-//! Every estimator and test abba reports, usable on its own without the CLI:
+//! Every estimator and test abba reports, usable on its own without the CLI. Two paired
+//! samples to an answer:
 //!
-//! Two ways to use it:
+//! ```
+//! use bench_stats::{Outcome, compare_paired};
+//! // Block i ran the old and the new version back to back (times in ms).
+//! let old = [10.2, 10.4, 10.1, 10.3, 10.5, 10.2, 10.6, 10.3];
+//! let new = [9.2, 9.4, 9.1, 9.3, 9.5, 9.2, 9.6, 9.3];
+//! let answer = compare_paired(&old, &new)?;
+//! assert_eq!(answer.outcome, Outcome::Faster);
+//! println!("{answer}"); // the sentence abba prints, with the ratio and its interval
+//! # Ok::<(), bench_stats::StatsError>(())
+//! ```
+//!
+//! [`compare_paired`] returns an [`Answer`] (outcome, ratio and interval, the deciding p,
+//! the sentence); [`compare_paired_with`] takes an [`AnalysisConfig`], and [`answers`]
+//! gives one [`Answer`] per comparison of a [`Dataset`]. Beyond the answer:
 //!
 //! 1. **The whole analysis**: [`analyze`] takes a [`Dataset`] (named series of values,
 //!    optionally in blocks) and an [`AnalysisConfig`], and returns the [`Analysis`] that

@@ -32,7 +32,7 @@ pub struct Regression {
 ///
 /// Its operating characteristic (the probability of tripping at true slowdowns of 0,
 /// `pct / 2`, `pct` and `2 pct`) is measured by simulation in
-/// `tests/decision_calibration.rs` and printed in `docs/calibration.md`: at no change it
+/// `tests/integration/decision_calibration.rs` and printed in `docs/calibration.md`: at no change it
 /// trips at most as often as a one-sided error at `alpha / 2`.
 ///
 /// For the typical-run estimator the gate reads every checked part of the distribution

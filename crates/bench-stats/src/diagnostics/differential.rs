@@ -29,7 +29,7 @@
 //! Its standard error is the usual `sigma² (X'X)^-1` one, and the p-value the two-sided
 //! normal tail of `estimate / se` (the residual degrees of freedom are large by the time
 //! a residual effect can be seen at all). The false-alarm rate under heavy-tailed noise
-//! and the detection rate are calibrated by simulation in `tests/carryover_sim.rs`.
+//! and the detection rate are calibrated by simulation in `tests/integration/carryover_sim.rs`.
 
 use std::collections::BTreeMap;
 

@@ -24,10 +24,11 @@ use crate::{Sample, StatsError};
 /// The paired statistic: what [`block_bootstrap`] resamples, and in [`PairedConfig`] the
 /// single switch choosing which estimate decides a paired verdict.
 ///
-/// The default is [`PairedEstimator::HodgesLehmannMinLogRatio`], the same for
-/// [`PairedConfig`] and [`crate::AnalysisConfig`]; `MeanDifference` is the appendix's
-/// statistic. The default may change with calibration: read [`PairedAnalysis::primary`]
-/// rather than hard-code a field.
+/// The default is [`PairedEstimator::TypicalRun`], the same for [`PairedConfig`] and
+/// [`crate::AnalysisConfig`]; `MeanDifference` is the appendix's statistic. The default is
+/// chosen by calibration (`docs/estimator-grid.md`, with the commands that print its
+/// tables) and may change with it: read [`PairedAnalysis::primary`] rather than hard-code
+/// a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
@@ -55,8 +56,8 @@ pub enum PairedEstimator {
     /// variant's fastest run in the block ([`BlockSummary::Min`] for times, the largest
     /// value when higher is better): a run slowed by the machine does not move its block.
     /// Its estimand is the fastest run of each block, not the typical run: a change that
-    /// slows only some runs leaves it unmoved (`docs/estimator-grid.md`). It has the most
-    /// power on pure shifts on the shared-VM and drifting profiles. Needs positive values.
+    /// slows only some runs leaves it unmoved; its power on pure shifts against the other
+    /// estimators is in `docs/estimator-grid.md`. Needs positive values.
     #[cfg_attr(feature = "serde", serde(rename = "hl-min-log-ratio"))]
     HodgesLehmannMinLogRatio,
     /// The same on each variant's median run in the block ([`BlockSummary::Median`]; with
@@ -75,10 +76,9 @@ pub enum PairedEstimator {
     /// inside blocks, with the mean run (the blocks' ratios of means, signed-rank) as a
     /// fourth part, a weighted min-p adjustment over the four, intervals from the same
     /// reference distributions. Its expectation does not depend on how many runs a block
-    /// holds. Needs positive values. Chosen by the whole-decision grid
-    /// (`docs/estimator-grid.md`): A/A claims at alpha, no EQUIVALENT and at most 2% wrong
-    /// directions on changes that are not shifts, where the fastest run said EQUIVALENT
-    /// or the wrong direction in up to a quarter of experiments.
+    /// holds. Needs positive values. Chosen by the whole-decision grid on changes that are
+    /// not shifts (its error rates, with the command that prints them:
+    /// `docs/estimator-grid.md`).
     #[default]
     TypicalRun,
 }
@@ -191,7 +191,7 @@ pub struct PairedConfig {
     /// Resamples, confidence, seed and interval method of every interval
     /// (default: 2000 resamples, 95 %, seed 1, percentile).
     pub bootstrap: BootstrapConfig,
-    /// Which estimate is primary (default [`PairedEstimator::HodgesLehmannMinLogRatio`]).
+    /// Which estimate is primary (default [`PairedEstimator::TypicalRun`]).
     pub estimator: PairedEstimator,
     /// `true` when larger values are better (throughput): the "fastest run" of a block is
     /// then its largest value ([`BlockSummary::best`]). Default `false` (times).

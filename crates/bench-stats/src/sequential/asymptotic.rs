@@ -1,9 +1,9 @@
 //! The asymptotic confidence sequence for the mean of the block log-ratios (Waudby-Smith,
 //! Arbour, Sinha, Kennedy and Ramdas 2021, "Time-uniform central limit theory and
 //! asymptotic confidence sequences", Theorem 2.2 with the two-sided normal-mixture
-//! boundary). Kept as the comparison in the calibration: on bursty machines the plain SD
-//! of the block log-ratios is ten times their robust spread, so a mean-based sequence is
-//! wide where the sign sequence of [`super::boundary`] is narrow.
+//! boundary). Kept as the comparison in the calibration (`docs/sequential.md`): on bursty
+//! machines the plain SD of the block log-ratios is many times their robust spread, so a
+//! mean-based sequence is wide where the sign sequence of [`super::boundary`] is narrow.
 
 /// The time at which the boundary is tightest, in blocks (the mixture's `rho` is tuned for
 /// it, as the paper's appendix suggests).

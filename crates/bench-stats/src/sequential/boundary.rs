@@ -20,9 +20,9 @@ use crate::special::ln_gamma;
 
 /// The mixture's prior parameter `a` (Beta(a, a)). `1/2` (the Krichevsky-Trofimov /
 /// Jeffreys prior) spends its evidence on lopsided coins, so a large effect is decided
-/// after the fewest blocks (7 at alpha = 0.05, against 8 for the uniform prior), while a
-/// 2% effect on bursty noise is still decided within 60 blocks; the calibration in
-/// `docs/sequential.md` compares the two.
+/// after the fewest blocks (7 at alpha = 0.05, against 8 for the uniform prior); the
+/// calibration in `docs/sequential.md` (`cargo xtask sequential`) compares the two on
+/// small effects and noisy machines.
 pub const DEFAULT_PRIOR: f64 = 0.5;
 
 fn ln_beta(x: f64, y: f64) -> f64 {

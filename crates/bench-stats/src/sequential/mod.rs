@@ -22,14 +22,14 @@
 //!
 //! # Why the median, not the mean
 //!
-//! On shared machines a third of the blocks hold a run slowed by 15-100%: the plain SD of
-//! the block log-ratios is about ten times their robust spread. The asymptotic sequence for
+//! On shared machines many blocks hold a run slowed far more than the change: the plain SD
+//! of the block log-ratios is many times their robust spread. The asymptotic sequence for
 //! the mean (Waudby-Smith, Arbour, Sinha, Kennedy and Ramdas 2021, "Time-uniform central
 //! limit theory and asymptotic confidence sequences"; [`SequenceMethod::AsymptoticMean`])
 //! pays that SD in width, while the sign sequence only sees on which side each block
-//! falls. The calibration (`docs/sequential.md`; `cargo xtask sequential`)
-//! keeps both within alpha under continuous monitoring, but only the sign sequence decides
-//! a 2% effect on the shared-VM profile within 60 blocks. Robust mean sequences (Catoni /
+//! falls. The calibration (`docs/sequential.md`, with its figures; `cargo xtask
+//! sequential`) keeps both within alpha under continuous monitoring, and shows the sign
+//! sequence deciding small effects in far fewer blocks. Robust mean sequences (Catoni /
 //! Huber style, Wang and Ramdas 2023) need a known variance bound, which a benchmark user
 //! does not have; they were not adopted.
 //!

@@ -25,7 +25,7 @@
 //! keeps the blocks drawn), so whatever a block shared across benchmarks stays in the
 //! interval. Checked: the adjusted p-values against SciPy's `false_discovery_control` and
 //! a transcription of R's `p.adjust` (`fixtures/scipy/generate.py`); the error rates by
-//! simulation (`tests/suite_calibration.rs`).
+//! simulation (`tests/integration/suite.rs`).
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
