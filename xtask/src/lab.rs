@@ -16,7 +16,9 @@ use anyhow::{Context, Result};
 pub fn forward(root: &Path, args: &[OsString]) -> Result<()> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(&cargo);
-    command.current_dir(root).args(["run", "--quiet", "-p", "bench-lab"]);
+    command
+        .current_dir(root)
+        .args(["run", "--quiet", "-p", "bench-lab"]);
     if !cfg!(debug_assertions) {
         command.arg("--release");
     }

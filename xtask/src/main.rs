@@ -128,9 +128,9 @@ mod tests {
     #[test]
     fn research_commands_are_forwarded_with_their_arguments() {
         let cli = Cli::try_parse_from(["xtask", "decision-grid", "--reps", "20"]).unwrap();
-        match cli.task {
-            Task::Lab(args) => assert_eq!(args, ["decision-grid", "--reps", "20"]),
-            other => panic!("not forwarded: {other:?}"),
-        }
+        let Task::Lab(args) = cli.task else {
+            panic!("not forwarded: {:?}", cli.task);
+        };
+        assert_eq!(args, ["decision-grid", "--reps", "20"]);
     }
 }

@@ -14,11 +14,11 @@
 //! tests.
 
 use anyhow::Result;
+use bench_lab::sim::{Change, Experiment, NoiseProfile, SimDesign, simulate_change, truth};
 use bench_stats::analysis::SequentialRun;
 use bench_stats::sequential::{
     SequentialRule, dataset_log_ratios, dataset_shape, replay, shape_agrees,
 };
-use bench_lab::sim::{Change, Experiment, NoiseProfile, SimDesign, simulate_change, truth};
 use bench_stats::{AnalysisConfig, Dataset, Outcome, PairedEstimator, analyze};
 
 const MARGIN: f64 = 0.01;

@@ -14,10 +14,10 @@
 //! integration tests.
 
 use anyhow::Result;
+use bench_lab::sim::{Experiment, NoiseProfile, SimDesign, simulate_cycles};
 use bench_stats::paired::{BlockSummary, block_bootstrap, pooled_median_ratio};
 use bench_stats::rank::{mann_whitney_u, paired_hodges_lehmann, wilcoxon_signed_rank};
 use bench_stats::resample::BootstrapConfig;
-use bench_lab::sim::{Experiment, NoiseProfile, SimDesign, simulate_cycles};
 use bench_stats::{PairedEstimator, Sample};
 
 const ALPHA: f64 = 0.05;

@@ -24,8 +24,8 @@
 //! 100 (for the creep: at commit `100 - TOLERANCE` or later); every other is false.
 
 use anyhow::{Result, bail};
-use bench_stats::history::{ChangePointConfig, Step, chain, e_divisive, energy_split_statistics};
 use bench_lab::sim::{NoiseProfile, SimDesign, simulate, values};
+use bench_stats::history::{ChangePointConfig, Step, chain, e_divisive, energy_split_statistics};
 
 use crate::table::TextTable as Table;
 

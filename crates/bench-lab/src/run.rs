@@ -25,7 +25,11 @@ pub const MEGA: f64 = 1e6;
 /// The workspace root: two levels above this crate's manifest directory (`crates/bench-lab`).
 pub fn workspace_root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.ancestors().nth(2).unwrap_or(manifest).to_path_buf()
+    manifest
+        .ancestors()
+        .nth(2)
+        .unwrap_or(manifest)
+        .to_path_buf()
 }
 
 /// The target directory: `$CARGO_TARGET_DIR` when set, else `ROOT/target`.

@@ -5,10 +5,10 @@
 //! decision for effects of 0 to 10%. Prints Markdown tables (`docs/sequential.md` quotes them).
 
 use anyhow::Result;
+use bench_lab::sim::{NoiseProfile, SimDesign, simulate};
 use bench_stats::sequential::{
     ConfidenceSequence, LookDecision, SequenceMethod, SequentialRule, dataset_log_ratios,
 };
-use bench_lab::sim::{NoiseProfile, SimDesign, simulate};
 
 use crate::table::TextTable as Table;
 

@@ -5,9 +5,9 @@
 //! the deciding p, the sentence the reports print) and none of the estimator's parts: the
 //! full [`Comparison`] of [`crate::analyze`] stays the place for those.
 
+use crate::StatsError;
 use crate::analysis::{AnalysisConfig, analyze};
 use crate::model::{Analysis, Comparison, Dataset, Observation, Outcome, Series};
-use crate::StatsError;
 
 /// The answer to "is the candidate faster than the baseline?" for one comparison.
 ///

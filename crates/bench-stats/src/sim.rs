@@ -113,7 +113,6 @@ impl SimConfig {
     }
 }
 
-
 /// One standard normal draw from `rng` (Box-Muller, one of the pair).
 pub fn normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     // Box-Muller; 1 - u keeps the logarithm finite.
@@ -263,7 +262,11 @@ pub fn abba_runs(cfg: &SimConfig, blocks: u32, seed: u64) -> Vec<Run> {
     let mut session = Session::start(cfg, &mut rng);
     let mut runs = Vec::with_capacity(4 * blocks as usize);
     for b in 0..blocks {
-        let order: [usize; 4] = if b % 2 == 0 { [0, 1, 1, 0] } else { [1, 0, 0, 1] };
+        let order: [usize; 4] = if b % 2 == 0 {
+            [0, 1, 1, 0]
+        } else {
+            [1, 0, 0, 1]
+        };
         for (p, &variant) in order.iter().enumerate() {
             let (value, _) = session.run(cfg, &mut rng, variant, p == 0);
             runs.push((variant, b, p as u32, value));

@@ -372,7 +372,10 @@ fn html_and_svg_exports_hold_the_charts_of_a_raw_file() {
 fn an_export_to_a_full_disk_fails_clearly() {
     let dir = tempfile::tempdir().unwrap();
     let csv = write(dir.path(), "t.csv", "variant,value\na,1\na,2\nb,4\nb,5\n");
-    assert!(Path::new("/dev/full").exists(), "/dev/full is missing on this Linux system");
+    assert!(
+        Path::new("/dev/full").exists(),
+        "/dev/full is missing on this Linux system"
+    );
     abba()
         .arg("analyze")
         .arg(&csv)

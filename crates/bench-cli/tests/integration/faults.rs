@@ -135,7 +135,10 @@ fn an_existing_output_is_refused_with_resume_or_force_suggested() {
 #[cfg(target_os = "linux")]
 #[test]
 fn an_export_that_fails_after_the_runs_still_reports_and_names_the_kept_raw_file() {
-    assert!(Path::new("/dev/full").exists(), "/dev/full is missing on this Linux system");
+    assert!(
+        Path::new("/dev/full").exists(),
+        "/dev/full is missing on this Linux system"
+    );
     let tmp = tempfile::tempdir().unwrap();
     let out = abba()
         .env("TMPDIR", tmp.path())

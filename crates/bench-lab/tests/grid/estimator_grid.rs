@@ -11,9 +11,9 @@
 //! The power line scores the Hodges-Lehmann estimators as the grid does (the signed-rank p
 //! of the block log-ratios, the same seeds as `crates/bench-lab/src/estimator_grid.rs`'s `score`).
 
+use bench_lab::sim::{Experiment, NoiseProfile, SimDesign, simulate, simulate_cycles};
 use bench_stats::paired::BlockSummary;
 use bench_stats::rank::wilcoxon_signed_rank;
-use bench_lab::sim::{Experiment, NoiseProfile, SimDesign, simulate, simulate_cycles};
 use bench_stats::{AnalysisConfig, PairedEstimator, Verdict, analyze};
 
 const ALPHA: f64 = 0.05;

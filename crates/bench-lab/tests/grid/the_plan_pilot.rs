@@ -39,7 +39,11 @@ fn the_profile_pilot_is_the_log_ratios_of_the_simulated_sessions() {
         want.extend(dataset_log_ratios(&e.dataset, None).unwrap());
     }
     assert_eq!(logs.len(), want.len());
-    assert!(logs.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()));
+    assert!(
+        logs.iter()
+            .zip(&want)
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    );
     assert_eq!(reps.len(), (sessions * u64::from(blocks)) as usize);
     assert!(reps.iter().all(|[a, b]| a.len() == 2 && b.len() == 2));
 }

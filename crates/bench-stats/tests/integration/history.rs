@@ -4,9 +4,9 @@
 //! computation and against the coverage of its interval on simulated paired experiments.
 
 use crate::support::{EXACT_REL, assert_close};
+use bench_lab::sim::{NoiseProfile, SimDesign, simulate};
 use bench_stats::history::{ChangePointConfig, Step, chain, e_divisive, energy_split_statistics};
 use bench_stats::sequential::dataset_log_ratios;
-use bench_lab::sim::{NoiseProfile, SimDesign, simulate};
 use bench_stats::special::student_t_sf;
 use serde_json::Value;
 

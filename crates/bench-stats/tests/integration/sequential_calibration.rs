@@ -7,13 +7,13 @@
 //! Bounds allow 3 Monte Carlo standard deviations where a rate is compared with a target.
 
 use bench_docs::Figure;
+use bench_lab::sim::{NoiseProfile, SimDesign, simulate};
 use bench_stats::paired::BlockSummary;
 use bench_stats::plan::{centred_noise, power, profile_pilot};
 use bench_stats::rank::wilcoxon_signed_rank;
 use bench_stats::sequential::{
     ConfidenceSequence, LookDecision, SequenceMethod, SequentialRule, dataset_log_ratios,
 };
-use bench_lab::sim::{NoiseProfile, SimDesign, simulate};
 
 const ALPHA: f64 = 0.05;
 /// Where the figures are quoted, each marked with the command that prints it alone.
