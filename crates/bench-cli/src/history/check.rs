@@ -43,7 +43,9 @@ fn state_words(state: ChangeState) -> &'static str {
         }
         ChangeState::Refuted => "refuted: the paired comparison finds it equivalent",
         ChangeState::SlowerToConfirm => "SLOWER, to confirm",
-        _ => "not confirmed: the paired comparison's outcome is unknown to this abba",
+        ChangeState::UnknownOutcome | _ => {
+            "not confirmed: the paired comparison's outcome is unknown to this abba"
+        }
     }
 }
 

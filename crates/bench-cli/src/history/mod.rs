@@ -246,7 +246,18 @@ fn said(e: &HistoryError) -> String {
         ),
         HistoryError::UnknownSince { .. } => format!("--since {e}"),
         HistoryError::NoCommit => format!("{e}: give --commit"),
-        _ => e.to_string(),
+        HistoryError::IsDirectory { .. }
+        | HistoryError::NotADirectory { .. }
+        | HistoryError::Metadata { .. }
+        | HistoryError::Open { .. }
+        | HistoryError::CreateDirectory { .. }
+        | HistoryError::Sql { .. }
+        | HistoryError::NoWriteAheadLog { .. }
+        | HistoryError::UnknownBenchmark { .. }
+        | HistoryError::ChangePoints(_)
+        | HistoryError::NothingToRecord { .. }
+        | HistoryError::Analysis { .. }
+        | _ => e.to_string(),
     }
 }
 
