@@ -264,3 +264,109 @@ fn chain_to_newest(points: &[Point], confidence: f64) -> Option<ChainSpan> {
         chain,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(k: usize, level: Option<f64>, step: Option<(usize, f64)>) -> Point {
+        Point {
+            commit: Commit {
+                sha: format!("c{k}"),
+                parent: None,
+                time: None,
+                subject: None,
+            },
+            level: level.map(|median| Level {
+                median,
+                low: median - 1.0,
+                high: median + 1.0,
+                n: 10,
+                experiments: 1,
+            }),
+            step: step.map(|(from, ratio)| PairedStep {
+                from,
+                ratio,
+                low: ratio * 0.99,
+                high: ratio * 1.01,
+                confidence: 0.95,
+                outcome: "slower".into(),
+                verdict: "significant".into(),
+                p_value: None,
+                estimator: "p50".into(),
+            }),
+        }
+    }
+
+    fn analyse(points: Vec<Point>) -> Series {
+        let bench = SeriesBenchmark {
+            name: "b".into(),
+            metric: "wall".into(),
+            unit: "ns".into(),
+            higher_is_better: false,
+            command: None,
+        };
+        let machine = SeriesMachine {
+            fingerprint: "0".repeat(16),
+            name: "m".into(),
+            cpu_model: None,
+            cores: None,
+            kernel: None,
+        };
+        let config = SeriesConfig {
+            change_points: ChangePointConfig {
+                min_segment: 3,
+                ..ChangePointConfig::default()
+            },
+            confidence: 0.95,
+        };
+        Series::analyse(bench, machine, points, &config).unwrap()
+    }
+
+    #[test]
+    fn a_change_point_is_the_index_of_its_point_not_of_its_level() {
+        // Point 3 has no level (a step only): the 12 levels' change at the 8th level is
+        // the 9th point.
+        let wobble = [0.2, -0.1, 0.3, -0.2, 0.1, -0.3];
+        let points = (0..13)
+            .map(|k| match k {
+                3 => point(k, None, Some((2, 1.0))),
+                _ => {
+                    let base = if k >= 9 { 110.0 } else { 100.0 };
+                    point(k, Some(base + wobble[k % 6]), None)
+                }
+            })
+            .collect();
+        let s = analyse(points);
+        let found: Vec<usize> = s.change_points.iter().map(|c| c.index).collect();
+        assert_eq!(found, vec![9]);
+    }
+
+    #[test]
+    fn the_chain_walks_back_from_the_newest_point_along_its_steps() {
+        // 3 <- 1 <- 0 are linked; point 2's step is not on the way back.
+        let points = vec![
+            point(0, Some(100.0), None),
+            point(1, None, Some((0, 1.01))),
+            point(2, None, Some((1, 1.5))),
+            point(3, None, Some((1, 1.02))),
+        ];
+        let s = analyse(points);
+        let chain = s.chain.clone().unwrap();
+        assert_eq!((chain.from, chain.to), (0, 3));
+        assert_eq!(chain.steps, vec![1, 3]);
+        assert!((chain.chain.ratio - 1.01 * 1.02).abs() < 1e-12);
+        assert_eq!(s.confirmation(3), None);
+        assert_eq!(s.confirmation(1).map(|st| st.from), Some(0));
+    }
+
+    #[test]
+    fn no_step_at_the_newest_point_is_no_chain() {
+        let points = vec![
+            point(0, Some(100.0), None),
+            point(1, None, Some((0, 1.01))),
+            point(2, Some(101.0), None),
+        ];
+        assert!(analyse(points).chain.is_none());
+    }
+}
