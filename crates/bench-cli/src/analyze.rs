@@ -98,13 +98,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     let analysis = analyze_input(&input, &config).map_err(|e| usage(e.to_string()))?;
     let csv = crate::hooks::csv_exports(&args.analysis.csv, &input, &analysis);
     let code = emit(analysis, &args.analysis, csv, &input)?;
-    crate::history::record_after(
-        recording.as_ref(),
-        paths[0],
-        &config,
-        Default::default(),
-        args.analysis.quiet,
-    )?;
+    crate::history::record_file_after(recording.as_ref(), paths[0], &config, args.analysis.quiet)?;
     Ok(code)
 }
 

@@ -164,14 +164,13 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
             quoted(&raw_path)
         ),
     );
-    let code = report(&args, &config, outcome, &analysis, &raw_path)
-        .map_err(|e| naming_raw_file(e, &raw_path))?;
-    crate::history::record_after(
-        recording.as_ref(),
-        &raw_path,
+    let code = report(
+        &args,
+        &config,
+        outcome,
         &analysis,
-        Default::default(),
-        args.analysis.quiet,
+        &raw_path,
+        recording.as_ref(),
     )
     .map_err(|e| naming_raw_file(e, &raw_path))?;
     if temporary {
@@ -280,18 +279,20 @@ fn check_kept_files(
     crate::paths::check_export_targets(&args.analysis, &kept)
 }
 
-/// After the runs: analyze, print the report, write the exports, apply the gate.
+/// After the runs: analyze, print the report, write the exports, apply the gate; then
+/// `--record` keeps the experiment with this same analysis (nothing is read again).
 fn report(
     args: &CompareArgs,
     config: &ExperimentConfig,
     outcome: Experiment,
     analysis: &AnalysisConfig,
     raw_path: &Path,
+    recording: Option<&crate::history::Recording>,
 ) -> anyhow::Result<u8> {
     outcome
         .check_some_run_succeeded()
         .map_err(|e| all_failed(&e, raw_path))?;
-    let input = Input::from_experiment(outcome);
+    let mut input = Input::from_experiment(outcome);
     if input.is_empty() {
         return Err(anyhow::Error::new(Exit::CommandFailed(
             crate::checks::nothing_to_analyze(&input),
@@ -305,7 +306,22 @@ fn report(
         result.confirmation = confirm_standout(args, config, &result, analysis, raw_path)?;
     }
     let csv = crate::hooks::csv_exports(&args.analysis.csv, &input, &result);
-    emit(result, &args.analysis, csv, &input)
+    let recorded = recording.map(|_| result.clone());
+    let code = emit(result, &args.analysis, csv, &input)?;
+    if let (Some(result), Some(experiment)) = (&recorded, input.experiment.as_mut()) {
+        let analysed = [bench_history::Analysed::experiment(
+            &input.loaded.dataset,
+            result,
+        )];
+        crate::history::record_after(
+            recording,
+            experiment,
+            raw_path,
+            &analysed,
+            args.analysis.quiet,
+        )?;
+    }
+    Ok(code)
 }
 
 /// Every run of a variant failed (with `--ignore-failure`): nothing to analyze.

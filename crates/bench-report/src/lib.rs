@@ -13,6 +13,10 @@
 //! - [`render_json`]: the analysis JSON, refusing NaN and infinities.
 //! - [`render_suite_console`] and [`render_suite_markdown`]: a suite of benchmarks
 //!   ([`bench_stats::suite::SuiteReport`]) as one table and its summary.
+//! - A benchmark's history ([`bench_stats::history::Series`]), one document each:
+//!   [`render_history_series`] (the table of `abba history show`), [`render_history_list`],
+//!   [`render_history_csv`], [`render_history_json`] (`abba.history/1`),
+//!   [`render_history_bmf`] and, with `html`, `render_history_page`.
 //! - [`write_atomic`]: temporary file, `fsync`, rename; nothing half-written.
 //! - [`format_value`]: one value in its unit, scaled for reading (ns to s, K/M/G rates).
 //! - [`wrap`]: prose wrapped to a width at word boundaries with a hanging indent (what
@@ -62,6 +66,7 @@
 mod atomic;
 mod console;
 mod error;
+mod history;
 mod json;
 mod levels_view;
 mod markdown;
@@ -75,10 +80,17 @@ mod units;
 mod view;
 mod wrap;
 
+#[cfg(feature = "html")]
+pub use crate::history::render_history_page;
 pub use crate::{
     atomic::write_atomic,
     console::render_console,
     error::ExportError,
+    history::{
+        HISTORY_CSV_COLUMNS, HistoryOverview, ListedBenchmark, bmf_measure, change_word,
+        percent_change, render_history_bmf, render_history_csv, render_history_json,
+        render_history_list, render_history_series,
+    },
     json::render_json,
     markdown::render_markdown,
     options::{Charset, ColorMode, RenderOptions, TimeUnit},

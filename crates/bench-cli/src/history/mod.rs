@@ -1,27 +1,20 @@
-//! `abba history` and `--record`: every experiment kept by commit in an SQLite store
-//! (`store`), read back as series of levels and paired steps (`series`) with their change
-//! points and chain, shown, checked and exported (`show`, `export`).
+//! `abba history` and `--record`: the arguments, and their wiring to `bench-history` (the
+//! store, records and series), `bench-report` (the documents) and the check's words
+//! (`check`).
 
-mod export;
-mod git;
-mod record;
-mod series;
-mod show;
-mod store;
+mod check;
+mod read;
 
 use std::path::{Path, PathBuf};
 
-use bench_sched::{Experiment, Input, analyze_input, read_raw};
+use bench_history::{Analysed, Context, HistoryError, Recorded, Store};
+use bench_sched::{Experiment, read_raw};
 use bench_stats::AnalysisConfig;
-use bench_stats::suite::{Correction, SuiteConfig, analyze_suite};
+use bench_stats::suite::Correction;
 use clap::{Args, Subcommand};
 
 use crate::exit::usage;
 use crate::output::stderr_line;
-
-use bench_stats::history as stats;
-
-pub use self::store::Store;
 
 const HISTORY: &str = "History";
 
@@ -235,103 +228,89 @@ pub struct ExportArgs {
 pub fn run(args: HistoryArgs) -> anyhow::Result<u8> {
     match args.command {
         HistoryCommand::Import(a) => import(&a),
-        HistoryCommand::List(a) => show::list(&a),
-        HistoryCommand::Show(a) => show::show(&a),
-        HistoryCommand::Check(a) => show::check(&a),
-        HistoryCommand::Export(a) => export::export(&a),
+        HistoryCommand::List(a) => read::list(&a),
+        HistoryCommand::Show(a) => read::show(&a),
+        HistoryCommand::Check(a) => check::check(&a),
+        HistoryCommand::Export(a) => read::export(&a),
     }
 }
 
-/// The analysis `abba analyze` gives a raw file by default (its seed from the file).
-fn default_analysis(seed: u64) -> anyhow::Result<AnalysisConfig> {
-    #[derive(clap::Parser)]
-    struct Defaults {
-        #[command(flatten)]
-        analysis: crate::cli::AnalysisArgs,
-    }
-    let d = <Defaults as clap::Parser>::try_parse_from(["abba"])?;
-    crate::compare::analysis_config(&d.analysis, seed)
-}
-
-/// One analysed benchmark: the suite benchmark's name (none for a plain experiment), its
-/// metric, data and analysis.
-type Analysed = (
-    Option<String>,
-    String,
-    bench_stats::Dataset,
-    bench_stats::Analysis,
-);
-
-/// Each benchmark of a raw file with its analysis: the suite's benchmarks (analysed as
-/// `abba suite` does, with `correction`), or the one experiment (as `abba analyze`).
-fn analyse_raw(
-    raw: &Experiment,
-    config: &AnalysisConfig,
-    correction: Correction,
-) -> anyhow::Result<Vec<Analysed>> {
-    if !raw.header.suite.is_empty() {
-        let data = raw.suite_datasets();
-        let list: Vec<(String, bench_stats::Dataset)> = data
-            .into_iter()
-            .filter(|b| {
-                b.loaded
-                    .dataset
-                    .series
-                    .iter()
-                    .all(|s| !s.observations.is_empty())
-            })
-            .map(|b| (b.name, b.loaded.dataset))
-            .collect();
-        let report = analyze_suite(&list, &SuiteConfig::new(config.clone(), correction))
-            .map_err(|e| usage(format!("{}: {e}", raw.file)))?;
-        let mut out = Vec::new();
-        for (b, (name, dataset)) in report.benchmarks.into_iter().zip(list) {
-            let metric = raw
-                .header
-                .suite
-                .iter()
-                .find(|s| s.name == name)
-                .and_then(|s| s.metric.as_ref())
-                .unwrap_or(&raw.header.metric)
-                .to_string();
-            out.push((Some(name), metric, dataset, b.analysis));
+/// A history error as the binary says it: the library's fact, with the flag that helps.
+fn said(e: &HistoryError) -> String {
+    match e {
+        HistoryError::NotOurs { .. } => {
+            format!("{e} (give another file with --history or ABBA_HISTORY)")
         }
-        return Ok(out);
+        HistoryError::Missing { .. } => format!(
+            "{e} (record one with --record on compare, suite or analyze, or `abba history import FILE`)"
+        ),
+        HistoryError::UnknownSince { .. } => format!("--since {e}"),
+        HistoryError::NoCommit => format!("{e}: give --commit"),
+        HistoryError::IsDirectory { .. }
+        | HistoryError::NotADirectory { .. }
+        | HistoryError::Metadata { .. }
+        | HistoryError::Open { .. }
+        | HistoryError::CreateDirectory { .. }
+        | HistoryError::Sql { .. }
+        | HistoryError::NoWriteAheadLog { .. }
+        | HistoryError::UnknownBenchmark { .. }
+        | HistoryError::ChangePoints(_)
+        | HistoryError::NothingToRecord { .. }
+        | HistoryError::Analysis { .. }
+        | _ => e.to_string(),
     }
-    let input = Input::from_experiment(raw.clone());
-    if input.is_empty() {
-        return Err(usage(format!("{}: no successful runs to record", raw.file)));
-    }
-    let analysis =
-        analyze_input(&input, config).map_err(|e| usage(format!("{}: {e}", raw.file)))?;
-    Ok(vec![(
-        None,
-        raw.header.metric.to_string(),
-        input.loaded.dataset,
-        analysis,
-    )])
 }
 
-/// Records one raw file. Returns whether it was new.
+/// A history error as exit 2 ([`said`]).
+fn word(e: HistoryError) -> anyhow::Error {
+    usage(said(&e))
+}
+
+/// Where the history is: `--history`, else `$ABBA_HISTORY`, else the library's default
+/// (`.abba/history.db` at the top of the git repository, or in the current directory).
+fn resolve_path(flag: Option<&Path>) -> PathBuf {
+    if let Some(p) = flag {
+        return p.to_path_buf();
+    }
+    if let Some(p) = std::env::var_os("ABBA_HISTORY").filter(|v| !v.is_empty()) {
+        return PathBuf::from(p);
+    }
+    bench_history::default_path()
+}
+
+/// A fault-injection point for the crash test: with `ABBA_HISTORY_CRASH_AFTER_RUNS=N` set,
+/// the recording process aborts (no unwinding, no cleanup: as `kill -9` would stop it)
+/// while inserting run `N` of a record, inside its open transaction.
+fn crash_point(run_index: usize) {
+    thread_local! {
+        static AT: Option<usize> = std::env::var("ABBA_HISTORY_CRASH_AFTER_RUNS")
+            .ok()
+            .and_then(|v| v.parse().ok());
+    }
+    if AT.with(|at| *at == Some(run_index)) {
+        std::process::abort();
+    }
+}
+
+/// The history at `path`, opened (created when missing) to record into.
+fn open_to_record(path: &Path) -> anyhow::Result<Store> {
+    Ok(Store::open(path).map_err(word)?.with_run_hook(crash_point))
+}
+
+/// Records a raw file read back (`history import`, `analyze --record`): its benchmarks
+/// analysed with `config` ([`bench_history::analyse`]), then kept. Returns whether it was
+/// new.
 fn record_file(
     store: &mut Store,
     raw: &Experiment,
     config: &AnalysisConfig,
     correction: Correction,
-    ctx: &record::Context,
+    ctx: &Context,
 ) -> anyhow::Result<bool> {
-    let analysed = analyse_raw(raw, config, correction)?;
-    let units: Vec<record::Unit<'_>> = analysed
-        .iter()
-        .map(|(name, metric, dataset, analysis)| record::Unit {
-            suite_name: name.clone(),
-            metric: metric.clone(),
-            dataset,
-            analysis,
-        })
-        .collect();
-    let rec = record::build(raw, &units, ctx);
-    Ok(store.insert(&rec)?.is_some())
+    let analysed = bench_history::analyse(raw, config, correction).map_err(word)?;
+    let units: Vec<Analysed<'_>> = analysed.iter().map(|a| a.as_analysed()).collect();
+    let recorded = store.record(raw, &units, ctx).map_err(word)?;
+    Ok(matches!(recorded, Recorded::New(_)))
 }
 
 /// The record's commits and names. `who` starts an error (`--record`, `history import`).
@@ -342,10 +321,10 @@ fn context(
     base: Option<&str>,
     branch: Option<&str>,
     bench: Option<&str>,
-) -> anyhow::Result<record::Context> {
-    let (commit, base_commit) =
-        git::resolve(commit, base, branch).map_err(|e| usage(format!("{who}: {e}")))?;
-    Ok(record::Context {
+) -> anyhow::Result<Context> {
+    let (commit, base_commit) = bench_history::git::resolve(commit, base, branch)
+        .map_err(|e| usage(format!("{who}: {}", said(&e))))?;
+    Ok(Context {
         source: source.to_owned(),
         bench: bench.map(str::to_owned),
         commit,
@@ -353,7 +332,7 @@ fn context(
     })
 }
 
-fn say_recorded(path: &Path, file: &str, new: bool, ctx: &record::Context, quiet: bool) {
+fn say_recorded(path: &Path, file: &str, new: bool, ctx: &Context, quiet: bool) {
     if quiet {
         return;
     }
@@ -386,7 +365,7 @@ fn history_role(given: bool, default: &'static str) -> &'static str {
 /// history file (checked read-only now, written only after the experiment).
 #[derive(Debug, Clone)]
 pub struct Recording {
-    ctx: record::Context,
+    ctx: Context,
     path: PathBuf,
     role: &'static str,
 }
@@ -432,33 +411,56 @@ pub fn prepare(args: &RecordArgs, source: &str) -> anyhow::Result<Option<Recordi
         args.branch.as_deref(),
         args.bench.as_deref(),
     )?;
-    let path = store::resolve_path(args.history.as_deref());
+    let path = resolve_path(args.history.as_deref());
     let role = history_role(args.history.is_some(), "the history of --record");
-    store::check_recordable(&path).map_err(|e| match args.history {
-        Some(_) => usage(format!("--history {e:#}")),
-        None => usage(format!("--record: the history {e:#}")),
+    bench_history::check_recordable(&path).map_err(|e| match args.history {
+        Some(_) => usage(format!("--history {}", said(&e))),
+        None => usage(format!("--record: the history {}", said(&e))),
     })?;
     Ok(Some(Recording { ctx, path, role }))
 }
 
-/// `--record` after `compare`, `suite` or `analyze`: the raw file as written, analysed
-/// with the command's own settings, recorded with the commits [`prepare`] resolved.
+/// `--record` after `compare` or `suite`: the experiment just run, with the analyses the
+/// command made of it (`benchmarks`), recorded with the commits [`prepare`] resolved.
+/// Nothing is read back or analysed again; the record names the raw file `raw_path`.
 ///
 /// # Errors
-/// Exit 2 naming the store or the file.
+/// Exit 2 naming the store.
 pub fn record_after(
     recording: Option<&Recording>,
+    experiment: &mut Experiment,
     raw_path: &Path,
-    config: &AnalysisConfig,
-    correction: Correction,
+    benchmarks: &[Analysed<'_>],
     quiet: bool,
 ) -> anyhow::Result<()> {
     let Some(Recording { ctx, path, .. }) = recording else {
         return Ok(());
     };
-    let mut store = Store::open(path)?;
+    let mut store = open_to_record(path)?;
+    experiment.file = raw_path.display().to_string();
+    let recorded = store.record(experiment, benchmarks, ctx).map_err(word)?;
+    let new = matches!(recorded, Recorded::New(_));
+    say_recorded(path, &experiment.file, new, ctx, quiet);
+    Ok(())
+}
+
+/// `--record` after `analyze`: its one raw file read back and analysed with the
+/// command's settings (`analyze` may have changed metric or read several views of it).
+///
+/// # Errors
+/// Exit 2 naming the store or the file.
+pub fn record_file_after(
+    recording: Option<&Recording>,
+    raw_path: &Path,
+    config: &AnalysisConfig,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let Some(Recording { ctx, path, .. }) = recording else {
+        return Ok(());
+    };
+    let mut store = open_to_record(path)?;
     let raw = read_raw(raw_path).map_err(|e| usage(e.to_string()))?;
-    let new = record_file(&mut store, &raw, config, correction, ctx)?;
+    let new = record_file(&mut store, &raw, config, Correction::default(), ctx)?;
     say_recorded(path, &raw_path.display().to_string(), new, ctx, quiet);
     Ok(())
 }
@@ -476,7 +478,7 @@ fn check_output_not_history(
     let Some(output) = output else {
         return Ok(());
     };
-    let history = store::resolve_path(read.history.as_deref());
+    let history = resolve_path(read.history.as_deref());
     let kept = crate::paths::Kept {
         role: history_role(read.history.is_some(), "the history"),
         path: &history,
@@ -522,6 +524,9 @@ fn read_head(path: &Path) -> Vec<u8> {
     head
 }
 
+/// `abba history import`: every file read and checked before the store is touched, each
+/// analysed with the library's defaults and its own seed, as `abba analyze` (or `abba
+/// suite`, for a suite's file) would by default.
 fn import(args: &ImportArgs) -> anyhow::Result<u8> {
     let ctx = context(
         "history import",
@@ -531,16 +536,15 @@ fn import(args: &ImportArgs) -> anyhow::Result<u8> {
         args.branch.as_deref(),
         args.bench.as_deref(),
     )?;
-    // Every file is read and checked before the store is touched.
     let mut raws = Vec::with_capacity(args.files.len());
     for f in &args.files {
         let raw = read_raw(f).map_err(|e| usage(e.to_string()))?;
         raws.push(raw);
     }
-    let path = store::resolve_path(args.history.as_deref());
-    let mut store = Store::open(&path)?;
+    let path = resolve_path(args.history.as_deref());
+    let mut store = open_to_record(&path)?;
     for raw in &raws {
-        let config = default_analysis(raw.header.seed)?;
+        let config = bench_history::default_config(raw);
         let new = record_file(&mut store, raw, &config, Correction::default(), &ctx)?;
         say_recorded(&path, &raw.file, new, &ctx, false);
     }

@@ -7,10 +7,12 @@ pub(crate) mod file;
 
 use std::path::{Path, PathBuf};
 
+use bench_history::Analysed;
 use bench_report::{SuiteMarkdown, render_suite_console, render_suite_markdown};
 use bench_sched::{
-    CommandSpec, Design, ExperimentConfig, FailurePolicy, Hooks, Identity, InterruptFlag, Layout,
-    Metric, OutputMode, RealRunner, ResumePoint, Shell, Suite, SuiteBenchmark, Variant, read_raw,
+    CommandSpec, Design, Experiment, ExperimentConfig, FailurePolicy, Hooks, Identity,
+    InterruptFlag, Layout, Metric, OutputMode, RealRunner, ResumePoint, Shell, Suite,
+    SuiteBenchmark, Variant,
 };
 use bench_stats::suite::{Correction, SuiteConfig, SuiteReport, analyze_suite};
 use bench_stats::{AnalysisConfig, Dataset, Grouping};
@@ -488,16 +490,16 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
             raw_path.display()
         ));
     }
-    execute(&config, &stop, writer, &raw_path, args.quiet)
+    let experiment = execute(&config, &stop, writer, &raw_path, args.quiet)
         .map_err(|e| suite_hint(e, &args.file, &raw_path))?;
-    let code = report(&args, &analysis, correction, &gates, &raw_path)
-        .map_err(|e| naming_raw_file(e, &raw_path))?;
-    crate::history::record_after(
-        recording.as_ref(),
-        &raw_path,
+    let code = report(
+        &args,
+        experiment,
         &analysis,
         correction,
-        args.quiet,
+        &gates,
+        &raw_path,
+        recording.as_ref(),
     )
     .map_err(|e| naming_raw_file(e, &raw_path))?;
     if temporary {
@@ -665,15 +667,20 @@ fn dry_run(config: &ExperimentConfig) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// After the runs: the suite's analysis, report, exports and gate.
+/// After the runs, from the experiment they returned (the raw file is not read again):
+/// the suite's analysis, report, exports and gate; then `--record` keeps the experiment
+/// with each benchmark's analysis as reported.
 fn report(
     args: &SuiteArgs,
+    mut raw: Experiment,
     analysis: &AnalysisConfig,
     correction: Correction,
     gates: &Gates,
     raw_path: &Path,
+    recording: Option<&crate::history::Recording>,
 ) -> anyhow::Result<u8> {
-    let raw = read_raw(raw_path).map_err(|e| usage(e.to_string()))?;
+    // Messages name the file the runs are in, as a reader of it would.
+    raw.file = raw_path.display().to_string();
     let data = raw.suite_datasets();
     for b in &data {
         for w in &b.loaded.warnings {
@@ -693,7 +700,16 @@ fn report(
         }
     }
     if args.cross_class {
-        return cross_class(args, analysis, &raw);
+        let code = cross_class(args, analysis, &raw)?;
+        if recording.is_some() {
+            // The history keeps each benchmark's own analysis, which the one cross-class
+            // table does not make: made here, once, from the runs in memory.
+            let analysed = bench_history::analyse(&raw, analysis, correction)
+                .map_err(|e| usage(e.to_string()))?;
+            let units: Vec<Analysed<'_>> = analysed.iter().map(|a| a.as_analysed()).collect();
+            crate::history::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
+        }
+        return Ok(code);
     }
     let list: Vec<(String, Dataset)> = data
         .into_iter()
@@ -705,7 +721,15 @@ fn report(
         .comment_id
         .clone()
         .unwrap_or_else(|| raw.header.experiment_id());
-    emit(args, &report, gates, &id)
+    let code = emit(args, &report, gates, &id)?;
+    let units: Vec<Analysed<'_>> = report
+        .benchmarks
+        .iter()
+        .zip(&list)
+        .map(|(b, (name, dataset))| Analysed::suite_benchmark(name, dataset, &b.analysis))
+        .collect();
+    crate::history::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
+    Ok(code)
 }
 
 /// `--cross-class`: every variant of every benchmark in one table with a class column.

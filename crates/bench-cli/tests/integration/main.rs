@@ -20,6 +20,7 @@ mod inputs;
 mod metrics;
 mod one_command;
 mod pipeline;
+mod record_once;
 mod scan;
 mod sequential;
 mod snapshots;

@@ -11,6 +11,7 @@ mod fixtures;
 
 mod export;
 mod fuzz;
+mod history;
 #[cfg(feature = "html")]
 mod pictures;
 mod render;

@@ -7,10 +7,16 @@
 //!   and Otava/Hunter use it): divisive bisection at the split that maximises the energy
 //!   statistic, each split kept only if a seeded permutation test finds it significant,
 //!   recursion until no significant split remains.
+//! - **A commit's level** ([`Level`]): one experiment's median run with its
+//!   distribution-free interval, several experiments of a commit pooled.
 //! - **Paired steps** ([`chain`]): each recorded comparison of a commit with its parent
 //!   is a [`Step`] (log ratio and its standard error from the paired interval); a chain of
 //!   steps gives the cumulative change with an interval whose log-scale variances add
 //!   (independent experiments), and names the steps that carried most of it.
+//! - **A series** ([`Series::analyse`]): one benchmark's points on one machine (a commit,
+//!   its level, the step arriving at it), with the change points of the levels and the
+//!   chain of steps to the newest commit; `bench-history` reads it from its store and
+//!   `bench-report` renders it.
 //!
 //! ```
 //! use bench_stats::history::{ChangePointConfig, Step, chain, e_divisive};
@@ -32,8 +38,14 @@
 
 mod chain;
 mod edivisive;
+mod level;
+mod series;
 
 pub use chain::{Chain, Step, chain};
 pub use edivisive::{
     ChangePoint, ChangePointConfig, e_divisive, energy_split_statistics, try_e_divisive,
+};
+pub use level::Level;
+pub use series::{
+    ChainSpan, Commit, PairedStep, Point, Series, SeriesBenchmark, SeriesConfig, SeriesMachine,
 };

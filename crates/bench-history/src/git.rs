@@ -1,12 +1,16 @@
-//! The commits a record belongs to, from `git` in the current directory or from flags.
+//! The git facts of a record: its commits (hash, parent, time, subject) from `git` in the
+//! current directory, the branch being built (from git, else GitHub Actions' variables)
+//! and a pull request's merge base.
 
 use std::path::PathBuf;
 use std::process::Command;
 
+use crate::HistoryError;
+
 /// A commit as the history keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CommitInfo {
-    /// The full hash (or whatever label `--commit` gave, outside git).
+    /// The full hash (or the label given, for a revision git does not know).
     pub sha: String,
     /// Its first parent, when known.
     pub parent: Option<String>,
@@ -90,27 +94,25 @@ pub fn pull_request_base() -> Option<String> {
         .find_map(|b| git(&["merge-base", "HEAD", b]).filter(|s| !s.is_empty()))
 }
 
-/// The commits of a record: `--commit` (else `HEAD`), and the base: `--base-commit`, else
-/// the merge base of a pull request (`$GITHUB_BASE_REF`), else none.
+/// The commits of a record: `commit` (else `HEAD`) on `branch` (else
+/// [`current_branch`]), and the base: `base`, else the merge base of a pull request
+/// ([`pull_request_base`]), else none. A revision git does not know is kept as given (a
+/// label), without parent, time or subject.
 ///
 /// # Errors
-/// Outside git without `--commit`: a message asking for it (the caller names its command
-/// or flag before it).
+/// [`HistoryError::NoCommit`] when no `commit` is given and git has none here.
 pub fn resolve(
     commit: Option<&str>,
     base: Option<&str>,
     branch: Option<&str>,
-) -> Result<(CommitInfo, Option<CommitInfo>), String> {
+) -> Result<(CommitInfo, Option<CommitInfo>), HistoryError> {
     let branch = branch.map(str::to_owned).or_else(current_branch);
     let head = match commit {
         Some(c) => describe(c).unwrap_or_else(|| CommitInfo {
             sha: c.to_owned(),
             ..CommitInfo::default()
         }),
-        None => describe("HEAD").ok_or_else(|| {
-            "no git commit here (not in a git repository, or no commit yet): give --commit"
-                .to_owned()
-        })?,
+        None => describe("HEAD").ok_or(HistoryError::NoCommit)?,
     };
     let head = CommitInfo { branch, ..head };
     let base = match base {

@@ -1,0 +1,126 @@
+//! `abba history list`, `show` and `export`: the series read from the store
+//! (`bench-history`) and rendered (`bench-report`).
+
+use bench_history::{Filter, Store};
+use bench_report::{HistoryOverview, ListedBenchmark};
+use bench_stats::history::{ChangePointConfig, Series, SeriesConfig};
+
+use super::{ExportArgs, ReadArgs, ShowArgs, check_output_not_history, resolve_path, word};
+use crate::exit::usage;
+use crate::output::write_stdout;
+
+impl ReadArgs {
+    fn filter(&self) -> Filter {
+        Filter {
+            machine: self.machine.clone(),
+            branch: self.branch.clone(),
+            since: self.since.clone(),
+            metric: self.metric.clone(),
+        }
+    }
+
+    fn series_config(&self) -> SeriesConfig {
+        let mut change_points = ChangePointConfig::default();
+        if let Some(m) = self.min_segment {
+            change_points.min_segment = m as usize;
+        }
+        if let Some(t) = self.threshold {
+            change_points.alpha = t;
+        }
+        SeriesConfig {
+            change_points,
+            confidence: self.confidence,
+        }
+    }
+
+    pub(super) fn open(&self) -> anyhow::Result<Store> {
+        Store::open_existing(&resolve_path(self.history.as_deref())).map_err(word)
+    }
+}
+
+/// Every series of the benchmarks named (all when `None`), filtered.
+pub(super) fn all_series(
+    store: &Store,
+    bench: Option<&str>,
+    read: &ReadArgs,
+) -> anyhow::Result<Vec<Series>> {
+    store
+        .all_series(bench, &read.filter(), &read.series_config())
+        .map_err(word)
+}
+
+/// `abba history list`.
+pub(super) fn list(read: &ReadArgs) -> anyhow::Result<u8> {
+    let store = read.open()?;
+    let (experiments, runs) = store.counts().map_err(word)?;
+    let machines = store.machines(&read.filter()).map_err(word)?;
+    let mut benchmarks: Vec<ListedBenchmark> = Vec::new();
+    for s in all_series(&store, None, read)? {
+        match benchmarks.last_mut() {
+            Some(l) if l.benchmark == s.benchmark => {
+                l.commits += s.points.len();
+                l.machines += 1;
+            }
+            _ => benchmarks.push(ListedBenchmark {
+                benchmark: s.benchmark,
+                commits: s.points.len(),
+                machines: 1,
+            }),
+        }
+    }
+    let overview = HistoryOverview {
+        store: store.path().display().to_string(),
+        experiments,
+        runs,
+        machines,
+        benchmarks,
+    };
+    write_stdout(&bench_report::render_history_list(&overview))?;
+    Ok(0)
+}
+
+/// `abba history show BENCH`.
+pub(super) fn show(args: &ShowArgs) -> anyhow::Result<u8> {
+    check_output_not_history("--export-html", args.export_html.as_deref(), &args.read)?;
+    let store = args.read.open()?;
+    let series = all_series(&store, Some(&args.bench), &args.read)?;
+    if let Some(path) = &args.export_html {
+        let html = bench_report::render_history_page(&series);
+        crate::output::export(path, html.as_bytes())
+            .map_err(|e| usage(format!("--export-html {}: {e}", path.display())))?;
+    }
+    if args.json {
+        write_stdout(&bench_report::render_history_json(&series))?;
+        return Ok(0);
+    }
+    let mut out = String::new();
+    if series.is_empty() {
+        out.push_str(&format!("{}: no data matches the filters\n", args.bench));
+    }
+    for (k, s) in series.iter().enumerate() {
+        if k > 0 {
+            out.push('\n');
+        }
+        out.push_str(&bench_report::render_history_series(s));
+    }
+    write_stdout(&out)?;
+    Ok(0)
+}
+
+/// `abba history export`.
+pub(super) fn export(args: &ExportArgs) -> anyhow::Result<u8> {
+    check_output_not_history("--output", args.output.as_deref(), &args.read)?;
+    let store = args.read.open()?;
+    let series = all_series(&store, args.bench.as_deref(), &args.read)?;
+    let text = match args.format.as_str() {
+        "json" => bench_report::render_history_json(&series),
+        "bmf" => bench_report::render_history_bmf(&series),
+        _ => bench_report::render_history_csv(&series),
+    };
+    match &args.output {
+        Some(path) => crate::output::export(path, text.as_bytes())
+            .map_err(|e| usage(format!("--output {}: {e}", path.display())))?,
+        None => write_stdout(&text)?,
+    }
+    Ok(0)
+}

@@ -1,0 +1,502 @@
+//! Reading series back: per benchmark and machine, the commits in history order with
+//! their level and the paired step that arrives at each; the statistics of the series
+//! (change points, chain) are `bench_stats::history::Series::analyse`'s.
+
+use std::collections::{BTreeMap, HashMap};
+
+use bench_stats::history::{
+    Commit, Level, PairedStep, Point, Series, SeriesBenchmark, SeriesConfig, SeriesMachine,
+};
+use rusqlite::params_from_iter;
+
+use crate::{HistoryError, Store};
+
+/// Which experiments a reading takes: every field `None` takes all.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filter {
+    /// A machine's name or a prefix of its fingerprint.
+    pub machine: Option<String>,
+    /// The branch recorded with the experiments.
+    pub branch: Option<String>,
+    /// A date (`YYYY-MM-DD`, commits at or after it) or a commit (hash prefix: the
+    /// series from it on).
+    pub since: Option<String>,
+    /// The metric (`wall`, `json:FIELD`, ...).
+    pub metric: Option<String>,
+}
+
+/// A commit as stored: its row id (the order it was first seen in) and its facts.
+#[derive(Debug, Clone, PartialEq)]
+struct StoredCommit {
+    id: i64,
+    commit: Commit,
+}
+
+/// A stored step: (base commit id, commit id, the step).
+type RawStep = (i64, i64, PairedStep);
+
+fn date_to_unix(date: &str) -> Option<i64> {
+    let mut it = date.split('-');
+    let y: i64 = it.next()?.parse().ok()?;
+    let m: i64 = it.next()?.parse().ok()?;
+    let d: i64 = it.next()?.parse().ok()?;
+    if it.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    Some((era * 146_097 + doe - 719_468) * 86_400)
+}
+
+impl Store {
+    /// Every benchmark matching the filter's metric (and `name`, when given), by name.
+    ///
+    /// # Errors
+    /// [`HistoryError::Sql`].
+    pub fn benchmarks(
+        &self,
+        name: Option<&str>,
+        filter: &Filter,
+    ) -> Result<Vec<SeriesBenchmark>, HistoryError> {
+        Ok(self
+            .stored_benchmarks(name, filter)?
+            .into_iter()
+            .map(|(_, b)| b)
+            .collect())
+    }
+
+    fn stored_benchmarks(
+        &self,
+        name: Option<&str>,
+        filter: &Filter,
+    ) -> Result<Vec<(i64, SeriesBenchmark)>, HistoryError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, name, metric, unit, higher_is_better, command FROM benchmarks
+                 WHERE (?1 IS NULL OR name = ?1) AND (?2 IS NULL OR metric = ?2)
+                 ORDER BY name, metric",
+            )
+            .map_err(|e| self.error(e))?;
+        let rows = stmt
+            .query_map(rusqlite::params![name, filter.metric], |r| {
+                Ok((
+                    r.get(0)?,
+                    SeriesBenchmark {
+                        name: r.get(1)?,
+                        metric: r.get(2)?,
+                        unit: r.get(3)?,
+                        higher_is_better: r.get(4)?,
+                        command: r.get(5)?,
+                    },
+                ))
+            })
+            .map_err(|e| self.error(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.error(e))
+    }
+
+    /// Every machine matching the filter, by name.
+    ///
+    /// # Errors
+    /// [`HistoryError::Sql`].
+    pub fn machines(&self, filter: &Filter) -> Result<Vec<SeriesMachine>, HistoryError> {
+        Ok(self
+            .stored_machines(filter)?
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect())
+    }
+
+    fn stored_machines(&self, filter: &Filter) -> Result<Vec<(i64, SeriesMachine)>, HistoryError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, fingerprint, name, cpu_model, cores, kernel FROM machines
+                 WHERE ?1 IS NULL OR name = ?1 OR fingerprint LIKE ?1 || '%'
+                 ORDER BY name, fingerprint",
+            )
+            .map_err(|e| self.error(e))?;
+        let rows = stmt
+            .query_map([&filter.machine], |r| {
+                Ok((
+                    r.get(0)?,
+                    SeriesMachine {
+                        fingerprint: r.get(1)?,
+                        name: r.get(2)?,
+                        cpu_model: r.get(3)?,
+                        cores: r.get(4)?,
+                        kernel: r.get(5)?,
+                    },
+                ))
+            })
+            .map_err(|e| self.error(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.error(e))
+    }
+
+    /// How many experiments and runs the store holds.
+    ///
+    /// # Errors
+    /// [`HistoryError::Sql`].
+    pub fn counts(&self) -> Result<(u64, u64), HistoryError> {
+        let count = |sql: &str| -> Result<u64, HistoryError> {
+            let n: i64 = self
+                .conn
+                .query_row(sql, [], |r| r.get(0))
+                .map_err(|e| self.error(e))?;
+            Ok(n.max(0) as u64)
+        };
+        Ok((
+            count("SELECT count(*) FROM experiments")?,
+            count("SELECT count(*) FROM runs")?,
+        ))
+    }
+
+    /// Every series of the benchmarks named `bench` (all when `None`) on every machine
+    /// matching the filter, with their change points and chains.
+    ///
+    /// # Errors
+    /// [`HistoryError::UnknownBenchmark`] when `bench` names none (under the filter's
+    /// metric), [`HistoryError::UnknownSince`], [`HistoryError::ChangePoints`],
+    /// [`HistoryError::Sql`].
+    pub fn all_series(
+        &self,
+        bench: Option<&str>,
+        filter: &Filter,
+        config: &SeriesConfig,
+    ) -> Result<Vec<Series>, HistoryError> {
+        let benchmarks = self.stored_benchmarks(bench, filter)?;
+        if let (Some(name), true) = (bench, benchmarks.is_empty()) {
+            let known = self
+                .benchmarks(None, &Filter::default())?
+                .into_iter()
+                .map(|b| b.name)
+                .collect();
+            return Err(HistoryError::UnknownBenchmark {
+                path: self.path.clone(),
+                name: name.to_owned(),
+                metric: filter.metric.clone(),
+                known,
+            });
+        }
+        let mut out = Vec::new();
+        for b in &benchmarks {
+            out.extend(self.series_of(b, filter, config)?);
+        }
+        Ok(out)
+    }
+
+    /// The series of `bench` on each machine matching the filter (machines without data
+    /// left out), with change points and the chain.
+    ///
+    /// # Errors
+    /// As [`Store::all_series`].
+    pub fn series(
+        &self,
+        bench: &SeriesBenchmark,
+        filter: &Filter,
+        config: &SeriesConfig,
+    ) -> Result<Vec<Series>, HistoryError> {
+        let by_name = Filter {
+            metric: Some(bench.metric.clone()),
+            ..Filter::default()
+        };
+        match self.stored_benchmarks(Some(&bench.name), &by_name)?.first() {
+            Some(b) => self.series_of(b, filter, config),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn series_of(
+        &self,
+        bench: &(i64, SeriesBenchmark),
+        filter: &Filter,
+        config: &SeriesConfig,
+    ) -> Result<Vec<Series>, HistoryError> {
+        let mut out = Vec::new();
+        for m in self.stored_machines(filter)? {
+            if let Some(s) = self.one_series(bench, &m, filter, config)? {
+                out.push(s);
+            }
+        }
+        Ok(out)
+    }
+
+    fn one_series(
+        &self,
+        (bench_id, bench): &(i64, SeriesBenchmark),
+        (machine_id, machine): &(i64, SeriesMachine),
+        filter: &Filter,
+        config: &SeriesConfig,
+    ) -> Result<Option<Series>, HistoryError> {
+        let levels = self.levels_of(*bench_id, *machine_id, filter)?;
+        let steps = self.steps_of(*bench_id, *machine_id, filter)?;
+        let mut ids: Vec<i64> = levels.keys().copied().collect();
+        for (b, c, _) in &steps {
+            ids.push(*b);
+            ids.push(*c);
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.is_empty() {
+            return Ok(None);
+        }
+        let mut commits = self.commits(&ids)?;
+        // A commit git knows no parent of (a label) follows the base of a step into it.
+        let sha_of: HashMap<i64, String> = commits
+            .iter()
+            .map(|c| (c.id, c.commit.sha.clone()))
+            .collect();
+        for c in &mut commits {
+            if c.commit.parent.is_none() {
+                c.commit.parent = steps
+                    .iter()
+                    .find(|(_, to, _)| *to == c.id)
+                    .and_then(|(from, _, _)| sha_of.get(from).cloned());
+            }
+        }
+        let mut ordered = order_commits(commits);
+        since(&mut ordered, filter, &bench.name)?;
+        let index: HashMap<i64, usize> =
+            ordered.iter().enumerate().map(|(k, c)| (c.id, k)).collect();
+        let mut points: Vec<Point> = ordered
+            .into_iter()
+            .map(|c| {
+                let level = levels.get(&c.id).and_then(|v| Level::pooled(v));
+                Point {
+                    commit: c.commit,
+                    level,
+                    step: None,
+                }
+            })
+            .collect();
+        for (b, c, mut row) in steps {
+            if let (Some(&from), Some(&to)) = (index.get(&b), index.get(&c)) {
+                if from < to {
+                    row.from = from;
+                    points[to].step = Some(row);
+                }
+            }
+        }
+        if points.iter().all(|p| p.level.is_none() && p.step.is_none()) {
+            return Ok(None);
+        }
+        Series::analyse(bench.clone(), machine.clone(), points, config)
+            .map(Some)
+            .map_err(HistoryError::ChangePoints)
+    }
+
+    /// Each commit's levels of a benchmark on a machine, by commit id, in record order.
+    fn levels_of(
+        &self,
+        bench: i64,
+        machine: i64,
+        filter: &Filter,
+    ) -> Result<HashMap<i64, Vec<Level>>, HistoryError> {
+        let err = |e| self.error(e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT l.commit_id, l.median, l.low, l.high, l.n
+                 FROM levels l JOIN experiments e ON e.id = l.experiment_id
+                 WHERE l.benchmark_id = ?1 AND e.machine_id = ?2
+                   AND (?3 IS NULL OR e.branch = ?3)
+                 ORDER BY e.id",
+            )
+            .map_err(err)?;
+        let mut levels: HashMap<i64, Vec<Level>> = HashMap::new();
+        let rows = stmt
+            .query_map(rusqlite::params![bench, machine, filter.branch], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    Level {
+                        median: r.get(1)?,
+                        low: r.get(2)?,
+                        high: r.get(3)?,
+                        n: r.get::<_, i64>(4)?.max(0) as u64,
+                        experiments: 1,
+                    },
+                ))
+            })
+            .map_err(err)?;
+        for row in rows {
+            let (c, v) = row.map_err(err)?;
+            levels.entry(c).or_default().push(v);
+        }
+        Ok(levels)
+    }
+
+    /// Every recorded step of a benchmark on a machine: (base commit, commit, step), the
+    /// latest recorded last.
+    fn steps_of(
+        &self,
+        bench: i64,
+        machine: i64,
+        filter: &Filter,
+    ) -> Result<Vec<RawStep>, HistoryError> {
+        let err = |e| self.error(e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT s.base_commit_id, s.commit_id, s.ratio, s.low, s.high, s.confidence,
+                        s.outcome, s.verdict, s.p_value, s.estimator
+                 FROM summaries s JOIN experiments e ON e.id = s.experiment_id
+                 WHERE s.benchmark_id = ?1 AND e.machine_id = ?2
+                   AND s.base_commit_id != s.commit_id
+                   AND s.ratio IS NOT NULL AND s.low IS NOT NULL AND s.high IS NOT NULL
+                   AND (?3 IS NULL OR e.branch = ?3)
+                 ORDER BY e.id",
+            )
+            .map_err(err)?;
+        let rows = stmt
+            .query_map(rusqlite::params![bench, machine, filter.branch], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    PairedStep {
+                        from: 0,
+                        ratio: r.get(2)?,
+                        low: r.get(3)?,
+                        high: r.get(4)?,
+                        confidence: r.get(5)?,
+                        outcome: r.get(6)?,
+                        verdict: r.get(7)?,
+                        p_value: r.get(8)?,
+                        estimator: r.get(9)?,
+                    },
+                ))
+            })
+            .map_err(err)?;
+        rows.collect::<Result<_, _>>().map_err(err)
+    }
+
+    fn commits(&self, ids: &[i64]) -> Result<Vec<StoredCommit>, HistoryError> {
+        let mut out = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(",");
+            let mut stmt = self
+                .conn
+                .prepare(&format!(
+                    "SELECT id, sha, parent, time, subject FROM commits WHERE id IN ({marks})"
+                ))
+                .map_err(|e| self.error(e))?;
+            let rows = stmt
+                .query_map(params_from_iter(chunk.iter()), |r| {
+                    Ok(StoredCommit {
+                        id: r.get(0)?,
+                        commit: Commit {
+                            sha: r.get(1)?,
+                            parent: r.get(2)?,
+                            time: r.get(3)?,
+                            subject: r.get(4)?,
+                        },
+                    })
+                })
+                .map_err(|e| self.error(e))?;
+            for row in rows {
+                out.push(row.map_err(|e| self.error(e))?);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The filter's `since`: a date, or a commit to start from.
+fn since(
+    ordered: &mut Vec<StoredCommit>,
+    filter: &Filter,
+    bench: &str,
+) -> Result<(), HistoryError> {
+    if let Some(since) = &filter.since {
+        if let Some(t) = date_to_unix(since) {
+            ordered.retain(|c| c.commit.time.is_some_and(|ct| ct >= t));
+        } else if let Some(k) = ordered
+            .iter()
+            .position(|c| c.commit.sha.starts_with(since.as_str()))
+        {
+            ordered.drain(..k);
+        } else {
+            return Err(HistoryError::UnknownSince {
+                since: since.clone(),
+                benchmark: bench.to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Commits in history order: by commit time (then first recorded), every parent that is
+/// in the set before its child.
+fn order_commits(mut commits: Vec<StoredCommit>) -> Vec<StoredCommit> {
+    commits.sort_by_key(|c| (c.commit.time.unwrap_or(i64::MAX), c.id));
+    let by_sha: BTreeMap<String, usize> = commits
+        .iter()
+        .enumerate()
+        .map(|(k, c)| (c.commit.sha.clone(), k))
+        .collect();
+    let mut done = vec![false; commits.len()];
+    let mut order = Vec::with_capacity(commits.len());
+    for start in 0..commits.len() {
+        // Walk up the parents still to emit, then emit them oldest first.
+        let mut stack = Vec::new();
+        let mut at = Some(start);
+        while let Some(k) = at {
+            if done[k] || stack.contains(&k) {
+                break;
+            }
+            stack.push(k);
+            at = commits[k]
+                .commit
+                .parent
+                .as_ref()
+                .and_then(|p| by_sha.get(p))
+                .copied();
+        }
+        for &k in stack.iter().rev() {
+            done[k] = true;
+            order.push(k);
+        }
+    }
+    let mut slots: Vec<Option<StoredCommit>> = commits.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|k| slots[k].take()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commit(id: i64, sha: &str, parent: Option<&str>, time: Option<i64>) -> StoredCommit {
+        StoredCommit {
+            id,
+            commit: Commit {
+                sha: sha.into(),
+                parent: parent.map(str::to_owned),
+                time,
+                subject: None,
+            },
+        }
+    }
+
+    #[test]
+    fn a_parent_comes_before_its_child_whatever_the_times() {
+        let ordered = order_commits(vec![
+            commit(1, "child", Some("parent"), Some(10)),
+            commit(2, "parent", None, Some(20)),
+            commit(3, "later", Some("child"), Some(30)),
+        ]);
+        let shas: Vec<&str> = ordered.iter().map(|c| c.commit.sha.as_str()).collect();
+        assert_eq!(shas, ["parent", "child", "later"]);
+    }
+
+    #[test]
+    fn dates_are_unix_days_at_midnight() {
+        assert_eq!(date_to_unix("1970-01-01"), Some(0));
+        assert_eq!(date_to_unix("2000-03-01"), Some(951_868_800));
+        assert_eq!(date_to_unix("2026-13-01"), None);
+        assert_eq!(date_to_unix("c0123"), None);
+    }
+}

@@ -1,0 +1,273 @@
+//! The history store: one SQLite file (`rusqlite`, SQLite bundled), opened, checked and
+//! migrated. The schema lives in [`MIGRATIONS`](crate::MIGRATIONS), applied in order by
+//! `PRAGMA user_version`; the file is marked as ours by `PRAGMA application_id` so a
+//! foreign database is refused untouched. WAL mode and a busy timeout let two CI jobs
+//! record at once; each record is one `BEGIN IMMEDIATE` transaction, so a crash mid-record
+//! leaves the store as it was.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::HistoryError;
+use crate::migrations::{MIGRATIONS, schema_version};
+
+/// `PRAGMA application_id` of an abba history: "abba" in ASCII.
+pub const APPLICATION_ID: i32 = 0x6162_6261;
+
+/// How long a writer waits for another one to finish its transaction.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The schema version that dropped the deflated copy of each raw file.
+const BLOB_DROPPED: i32 = 2;
+
+/// The first 16 bytes of every SQLite 3 database.
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// An open history: read series from it ([`Store::all_series`]), record experiments into
+/// it ([`Store::record`]).
+pub struct Store {
+    pub(crate) conn: Connection,
+    pub(crate) path: PathBuf,
+    /// Called with each run's index before its row is written, inside the record's
+    /// transaction ([`Store::with_run_hook`]).
+    pub(crate) run_hook: Option<fn(usize)>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+/// `.abba/history.db` at the top of the git work tree holding the current directory (in
+/// the current directory outside git): where a history is by default.
+pub fn default_path() -> PathBuf {
+    let top = crate::git::toplevel().unwrap_or_else(|| PathBuf::from("."));
+    top.join(".abba").join("history.db")
+}
+
+fn not_ours(path: &Path, reason: impl Into<String>) -> HistoryError {
+    HistoryError::NotOurs {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+pub(crate) fn sql_error(path: &Path, source: rusqlite::Error) -> HistoryError {
+    HistoryError::Sql {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Checks, without writing anything, that `path` is an abba history (or an empty file):
+/// the SQLite header, the application id, a schema version this crate knows.
+fn check_ours(path: &Path) -> Result<(), HistoryError> {
+    let mut head = [0u8; 16];
+    let len = std::fs::metadata(path)
+        .map_err(|source| HistoryError::Metadata {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .len();
+    if len == 0 {
+        return Ok(());
+    }
+    {
+        use std::io::Read as _;
+        let mut f = std::fs::File::open(path).map_err(|source| HistoryError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let got = f.read(&mut head).unwrap_or(0);
+        if got < 16 || &head != SQLITE_MAGIC {
+            return Err(not_ours(
+                path,
+                "not an abba history (not an SQLite database)",
+            ));
+        }
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| not_ours(path, format!("not a readable SQLite database ({e})")))?;
+    let _ = conn.busy_timeout(BUSY_TIMEOUT);
+    let read = |pragma: &str| -> Result<i32, rusqlite::Error> {
+        conn.query_row(&format!("PRAGMA {pragma}"), [], |r| r.get(0))
+    };
+    let damaged = |e: rusqlite::Error| not_ours(path, format!("a damaged SQLite database ({e})"));
+    let app = read("application_id").map_err(damaged)?;
+    let version = read("user_version").map_err(damaged)?;
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+        .map_err(damaged)?;
+    if app != APPLICATION_ID && !(app == 0 && tables == 0) {
+        return Err(not_ours(
+            path,
+            format!("an SQLite database of another program (application_id {app}, not abba's)"),
+        ));
+    }
+    if version > schema_version() {
+        return Err(not_ours(
+            path,
+            format!(
+                "written by a newer abba (history schema {version}; this abba knows up to {})",
+                schema_version()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks, without writing anything, that `path` can be recorded into: an abba history
+/// (or an empty file), or a new file whose nearest existing ancestor is a directory. A
+/// binary calls it before an experiment runs, so a bad store is said before the runs.
+///
+/// # Errors
+/// [`HistoryError`] naming the file: a directory, a foreign, damaged or newer file, or a
+/// path under something that is not a directory.
+pub fn check_recordable(path: &Path) -> Result<(), HistoryError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(HistoryError::IsDirectory {
+            path: path.to_path_buf(),
+        }),
+        Ok(_) => check_ours(path),
+        Err(_) => {
+            let mut dir = path.parent();
+            while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+                match std::fs::metadata(d) {
+                    Ok(m) if m.is_dir() => return Ok(()),
+                    Ok(_) => {
+                        return Err(HistoryError::NotADirectory {
+                            path: path.to_path_buf(),
+                            parent: d.to_path_buf(),
+                        });
+                    }
+                    Err(_) => dir = d.parent(),
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+impl Store {
+    /// Opens an existing history to read it; a missing file is an error, never created.
+    ///
+    /// # Errors
+    /// [`HistoryError::Missing`]; else as [`Store::open`].
+    pub fn open_existing(path: &Path) -> Result<Store, HistoryError> {
+        if !path.exists() {
+            return Err(HistoryError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        Store::open(path)
+    }
+
+    /// Opens (creating when missing, with its directory) a history, migrating it to the
+    /// current schema under a write lock.
+    ///
+    /// # Errors
+    /// [`HistoryError`] for a foreign, damaged or newer file (never modified), or one that
+    /// cannot be created or written.
+    pub fn open(path: &Path) -> Result<Store, HistoryError> {
+        if path.exists() {
+            check_ours(path)?;
+        } else if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| HistoryError::CreateDirectory {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        }
+        let conn = Connection::open(path).map_err(|e| sql_error(path, e))?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| sql_error(path, e))?;
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+            run_hook: None,
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// The store's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Calls `hook` with each run's index just before its row is written, inside the
+    /// record's open transaction: a fault-injection point (a test aborts the process there
+    /// to show that a record is all or nothing).
+    #[must_use]
+    pub fn with_run_hook(mut self, hook: fn(usize)) -> Store {
+        self.run_hook = Some(hook);
+        self
+    }
+
+    /// The schema version of the open store (after migration: [`crate::MIGRATIONS`]'s
+    /// length).
+    ///
+    /// # Errors
+    /// [`HistoryError::Sql`].
+    pub fn schema_version(&self) -> Result<i32, HistoryError> {
+        self.conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| self.error(e))
+    }
+
+    fn migrate(&mut self) -> Result<(), HistoryError> {
+        let path = self.path.clone();
+        let err = |e| sql_error(&path, e);
+        let version: i32 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(err)?;
+        if version < schema_version() {
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(err)?;
+            // Read again under the write lock: another process may have migrated meanwhile.
+            let version: i32 = tx
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .map_err(err)?;
+            for (k, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+                tx.execute_batch(sql).map_err(err)?;
+                tx.execute_batch(&format!("PRAGMA user_version = {}", k + 1))
+                    .map_err(err)?;
+            }
+            tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))
+                .map_err(err)?;
+            tx.commit().map_err(err)?;
+            if (1..BLOB_DROPPED).contains(&version) {
+                // The dropped copies' pages are given back to the file system once; when
+                // another process holds the file meanwhile, later records reuse them.
+                let _ = self.conn.execute_batch("VACUUM");
+            }
+        }
+        let mode: String = self
+            .conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(err)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(HistoryError::NoWriteAheadLog {
+                path: path.clone(),
+                mode,
+            });
+        }
+        self.conn
+            .execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+            .map_err(err)?;
+        Ok(())
+    }
+
+    /// An SQL error of this store, naming its file.
+    pub(crate) fn error(&self, e: rusqlite::Error) -> HistoryError {
+        sql_error(&self.path, e)
+    }
+}
