@@ -803,3 +803,169 @@ fn comment_refuses_hostile_artifacts() {
         assert!(gh_calls(&m).0.is_empty(), "{who}");
     }
 }
+
+/// The install commands the examples, the README and the action give, one per line.
+fn install_commands() -> Vec<(String, String)> {
+    let root = root();
+    let mut found = Vec::new();
+    let mut scan = |what: String, text: &str| {
+        for line in text.lines() {
+            let line = line
+                .trim()
+                .trim_start_matches("- ")
+                .trim_start_matches("run: ");
+            if let Some(i) = line.find("cargo install ") {
+                let command = line[i..].split(" #").next().unwrap().trim().to_owned();
+                found.push((what.clone(), command));
+            }
+        }
+    };
+    let mut files = vec![
+        root.join("README.md"),
+        root.join("action.yml"),
+        root.join("examples/gitlab/abba-suite.gitlab-ci.yml"),
+    ];
+    for entry in std::fs::read_dir(root.join("examples/github-actions")).unwrap() {
+        files.push(entry.unwrap().path());
+    }
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        scan(
+            file.strip_prefix(&root).unwrap().display().to_string(),
+            &text,
+        );
+    }
+    found
+}
+
+/// The forms abba is installed by: from its repository by `--git` (the examples), from a
+/// checkout by `--path` (the README), and the action's from its own source.
+const GIT_FORM: &str =
+    "cargo install --locked --git https://github.com/OWNER/abba --tag v1 bench-cli";
+const PATH_FORM: &str = "cargo install --locked --path crates/bench-cli";
+const ACTION_FORM: &str =
+    "cargo install --locked --path \"$ACTION_PATH/crates/bench-cli\" --root \"$DIR\"";
+
+/// Every install command in the examples, the README and the action is one of three
+/// forms, and the `--git` and `--path` forms run for real against this checkout (with
+/// `--debug` and this workspace's target folder, so they reuse what the tests' build
+/// compiled instead of a release build from nothing; the release profile itself is
+/// built by `cargo xtask dist`); the installed abba runs.
+#[test]
+fn every_install_command_is_a_form_that_installs_abba_from_this_checkout() {
+    let commands = install_commands();
+    for (file, command) in &commands {
+        assert!(
+            [GIT_FORM, PATH_FORM, ACTION_FORM].contains(&command.as_str()),
+            "{file}: `{command}` is none of the forms tested here"
+        );
+    }
+    let files: std::collections::BTreeSet<&str> =
+        commands.iter().map(|(f, _)| f.as_str()).collect();
+    for example in [
+        "examples/github-actions/abba-suite.yml",
+        "examples/github-actions/abba-fleet.yml",
+        "examples/gitlab/abba-suite.gitlab-ci.yml",
+        "action.yml",
+    ] {
+        assert!(
+            files.contains(example),
+            "{example} installs abba: {commands:?}"
+        );
+    }
+    let root = root();
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let head = git(&root, &["rev-parse", "HEAD"]);
+    let url = format!("file://{}", root.display());
+    let git_form = GIT_FORM
+        .replace("https://github.com/OWNER/abba", &url)
+        .replace("--tag v1", &format!("--rev {head}"));
+    let path_form = PATH_FORM.replace("crates/", &format!("{}/crates/", root.display()));
+    for command in [path_form, git_form] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut words: Vec<String> = command.split(' ').map(str::to_owned).collect();
+        words.extend(["--debug", "--root"].map(str::to_owned));
+        words.push(dir.path().display().to_string());
+        words.push("--target-dir".to_owned());
+        words.push(target.display().to_string());
+        let out = Command::new(&cargo).args(&words[1..]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let abba = Command::new(dir.path().join("bin/abba"))
+            .arg("--version")
+            .output()
+            .unwrap();
+        assert!(
+            abba.status.success() && abba.stdout.starts_with(b"abba "),
+            "{command}: {abba:?}"
+        );
+    }
+}
+
+/// A release asset as `cargo xtask dist` lays it out (`abba-TARGET.tar.gz` holding
+/// `abba`, and `NAME.sha256`) under a `file://` URL standing for the release's: the
+/// action installs it when its sha256 matches (no cargo), and refuses it when it does
+/// not; without an asset it builds.
+#[test]
+fn action_installs_a_release_asset_only_when_its_sha256_matches() {
+    let m = Machine::new(110);
+    let release = m.path("release");
+    std::fs::create_dir_all(&release).unwrap();
+    // A stand-in for the binary (abba's debug build is over 100 MB to pack): the
+    // install step runs `abba --version`.
+    let stand_in = "#!/bin/sh\necho 'abba 0.1.0 (release asset)'\n";
+    write_exe(&release.join("abba"), stand_in);
+    let name = "abba-x86_64-unknown-linux-gnu.tar.gz";
+    let tar = Command::new("tar")
+        .args(["-czf", name, "abba"])
+        .current_dir(&release)
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let sum = Command::new("sha256sum")
+        .arg(name)
+        .current_dir(&release)
+        .output()
+        .unwrap();
+    let good = String::from_utf8(sum.stdout).unwrap();
+    let url = format!("file://{}", release.display());
+
+    let install = |checksum: &str| {
+        let _ = std::fs::remove_dir_all(m.path("tool-cache"));
+        std::fs::write(release.join(format!("{name}.sha256")), checksum).unwrap();
+        let mut r = m.runner("action.yml", m.event());
+        r.env.insert("ABBA_RELEASE_URL".to_owned(), url.clone());
+        let ran = r.run(Some("abba install"));
+        (r, ran)
+    };
+    let (r, ran) = install(&good);
+    assert!(ran.iter().all(|s| s.code == 0), "{ran:#?}");
+    assert_eq!(r.outputs["install"]["how"], "prebuilt");
+    assert!(m.cargo_log().is_empty(), "nothing built");
+    let bin = PathBuf::from(&r.outputs["install"]["abba"]);
+    assert_eq!(read(&bin), stand_in);
+    assert!(ran.last().unwrap().log.contains("(release asset)"));
+
+    let bad = format!("{}{}", "0".repeat(64), &good[64..]);
+    let (r, ran) = install(&bad);
+    let last = ran.last().unwrap();
+    assert_eq!(last.code, 1, "{ran:#?}");
+    assert!(last.log.contains("the release says"), "{}", last.log);
+    assert!(
+        !Path::new(&r.outputs["key"]["dir"])
+            .join("bin/abba")
+            .exists()
+    );
+    assert!(m.cargo_log().is_empty());
+
+    std::fs::remove_file(release.join(name)).unwrap();
+    let (r, ran) = install(&good);
+    assert!(ran.iter().all(|s| s.code == 0), "{ran:#?}");
+    assert_eq!(r.outputs["install"]["how"], "built");
+    assert_eq!(m.cargo_log().len(), 1);
+}
