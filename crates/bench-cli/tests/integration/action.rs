@@ -9,6 +9,10 @@
 //! tool-cache folder kept between two runs. `cargo` and `gh` are fakes on the PATH that
 //! log their arguments; everything else (git, jq, abba, curl for `file://`) is real.
 //!
+//! Beside them: the GitLab example's note step with a fake `curl`, every install
+//! command of the examples, the README and the action run against this checkout, and
+//! the README's workflow kept equal to the linted example.
+//!
 //! The expressions the harness evaluates are the ones the actions use (`inputs.*`,
 //! `steps.*.outputs.*`, `github.*`, `runner.*`); any other makes the test fail, so a new
 //! one is noticed here.
@@ -721,37 +725,26 @@ fn comment_refuses_hostile_artifacts() {
     let other = "f".repeat(40);
     let good = body("abba");
     let injected = format!("7$(touch {})", m.path("pwned").display());
-    let cases: Vec<(&str, Vec<(&str, &str)>, i32)> = vec![
-        (
-            "a command",
-            vec![("comment.md", &good), ("pr-number", &injected)],
-            1,
-        ),
-        (
-            "a path",
-            vec![("comment.md", &good), ("pr-number", "../../8")],
-            1,
-        ),
-        ("empty", vec![("comment.md", &good), ("pr-number", "")], 1),
-        (
-            "too long",
-            vec![("comment.md", &good), ("pr-number", "12345678901")],
-            1,
-        ),
-        (
-            "another PR",
-            vec![("comment.md", &good), ("pr-number", "8")],
-            0,
-        ),
+    let cases: [(&str, &str); 5] = [
+        ("a command", &injected),
+        ("a path", "../../8"),
+        ("empty", ""),
+        ("too long", "12345678901"),
+        ("another PR", "8"),
     ];
-    for (what, files, action_code) in &cases {
+    for (what, number) in cases {
         for (runner, (who, mut r)) in comment_runners(&m).into_iter().enumerate() {
-            let mut files = files.clone();
-            if runner == 1 {
-                // The workflow written out by hand looks for `<!-- abba:suite -->`.
-                files[0].1 = "<!-- abba:suite -->\nbody\n";
-            }
-            files.push(("create-comment", "yes"));
+            // The workflow written out by hand looks for `<!-- abba:suite -->`.
+            let text = if runner == 0 {
+                good.as_str()
+            } else {
+                "<!-- abba:suite -->\nbody\n"
+            };
+            let files = [
+                ("comment.md", text),
+                ("pr-number", number),
+                ("create-comment", "yes"),
+            ];
             serve(&m, Some(&files), &[(7, &m.head), (8, &other)], json!([]));
             let ran = r.run(None);
             let (calls, posted) = gh_calls(&m);
@@ -762,14 +755,15 @@ fn comment_refuses_hostile_artifacts() {
                     .all(|c| !c.contains("POST") && !c.contains("PATCH")),
                 "{who}, {what}: {calls:?}"
             );
-            if *what == "another PR" {
+            if what == "another PR" {
+                // Not an attack by itself (a later push moves the head): a warning.
                 assert_eq!(
                     calls,
                     ["api repos/owner/repo/pulls/8 --jq .head.sha"],
                     "{who}"
                 );
                 assert!(ran[0].log.contains("no comment"), "{who}: {}", ran[0].log);
-                assert_eq!(ran[0].code, *action_code, "{who}");
+                assert_eq!(ran[0].code, 0, "{who}");
             } else {
                 assert!(calls.is_empty(), "{who}, {what}: asked the API: {calls:?}");
                 assert_eq!(ran[0].code, 1, "{who}, {what}: {ran:#?}");
@@ -815,7 +809,12 @@ fn install_commands() -> Vec<(String, String)> {
                 .trim_start_matches("- ")
                 .trim_start_matches("run: ");
             if let Some(i) = line.find("cargo install ") {
-                let command = line[i..].split(" #").next().unwrap().trim().to_owned();
+                let command = line[i..]
+                    .split(['`', '#'])
+                    .next()
+                    .unwrap()
+                    .trim()
+                    .to_owned();
                 found.push((what.clone(), command));
             }
         }
@@ -968,4 +967,131 @@ fn action_installs_a_release_asset_only_when_its_sha256_matches() {
     assert!(ran.iter().all(|s| s.code == 0), "{ran:#?}");
     assert_eq!(r.outputs["install"]["how"], "built");
     assert_eq!(m.cargo_log().len(), 1);
+}
+
+/// The README's workflow is the linted example (`examples/github-actions/abba-action.yml`
+/// below its comment lines), and every `with:` of abba's actions in the examples names
+/// an input the action has.
+#[test]
+fn readme_workflow_is_the_linted_example_and_examples_use_real_inputs() {
+    let root = root();
+    let example = read(&root.join("examples/github-actions/abba-action.yml"));
+    let body: String = example
+        .lines()
+        .skip_while(|l| l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let readme = read(&root.join("README.md"));
+    let at = readme
+        .find("<!-- the same as examples/github-actions/abba-action.yml")
+        .expect("the README's workflow");
+    let block = &readme[at..];
+    let start = block.find("```yaml\n").unwrap() + 8;
+    let end = block[start..].find("```").unwrap() + start;
+    assert_eq!(&block[start..end], body);
+
+    for (uses, action) in [
+        ("OWNER/abba@", "action.yml"),
+        ("OWNER/abba/comment@", "comment/action.yml"),
+    ] {
+        let inputs = yaml_file(&root.join(action))["inputs"].clone();
+        let mut used = 0;
+        for entry in std::fs::read_dir(root.join("examples/github-actions")).unwrap() {
+            let text = read(&entry.unwrap().path());
+            for doc in YamlLoader::load_from_str(&text).unwrap() {
+                for (_, job) in doc["jobs"].as_hash().into_iter().flatten() {
+                    for step in job["steps"].as_vec().into_iter().flatten() {
+                        if !step["uses"].as_str().is_some_and(|u| u.starts_with(uses)) {
+                            continue;
+                        }
+                        used += 1;
+                        for (key, _) in step["with"].as_hash().into_iter().flatten() {
+                            let key = key.as_str().unwrap();
+                            assert!(!inputs[key].is_badvalue(), "{uses}: no input {key}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(used > 0, "no example uses {uses}");
+    }
+}
+
+/// A fake `curl` for the GitLab API: `/user` is `abba-bot`, the notes come from
+/// `$FAKE/notes.json`, and a PUT or POST keeps its body (`--data-urlencode body@FILE`) in
+/// `$FAKE/note.md`; every call's method and URL is logged.
+const FAKE_CURL: &str = r#"#!/bin/bash
+method=GET; url=""; body=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --request) method=$2; shift ;;
+    --header) shift ;;
+    --data-urlencode) body=${2#body@}; shift ;;
+    --*) ;;
+    *) url=$1 ;;
+  esac
+  shift
+done
+echo "$method $url" >> "$FAKE/curl.log"
+case "$method $url" in
+  "GET "*/user) echo '{"username": "abba-bot"}' ;;
+  "GET "*/notes\?*) cat "$FAKE/notes.json" ;;
+  "PUT "* | "POST "*) cp "$body" "$FAKE/note.md"; echo '{"id": 9}' ;;
+  *) exit 22 ;;
+esac
+"#;
+
+/// The GitLab example's note step: it creates the note when the merge request has none
+/// of abba's, and updates the token user's one note found by the marker (another
+/// user's note with the marker is left alone).
+#[test]
+fn gitlab_example_updates_the_one_note_found_by_its_marker() {
+    let m = Machine::new(110);
+    write_exe(&m.path("fakebin/curl"), FAKE_CURL);
+    let text = read(&root().join("examples/gitlab/abba-suite.gitlab-ci.yml"));
+    let doc = YamlLoader::load_from_str(&text).unwrap().remove(0);
+    let script = doc["abba-suite"]["script"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .filter_map(Yaml::as_str)
+        .find(|s| s.contains("/notes"))
+        .unwrap()
+        .to_owned();
+    let work = m.path("mr");
+    std::fs::create_dir_all(work.join("abba-out")).unwrap();
+    let body = body("suite");
+    std::fs::write(work.join("abba-out/comment.md"), &body).unwrap();
+    let api = "https://gitlab.example/api/v4/projects/5/merge_requests/3/notes";
+    let run = |notes: Value| {
+        std::fs::write(m.path("notes.json"), notes.to_string()).unwrap();
+        let _ = std::fs::remove_file(m.path("curl.log"));
+        let _ = std::fs::remove_file(m.path("note.md"));
+        let path = format!(
+            "{}:{}",
+            m.path("fakebin").display(),
+            std::env::var("PATH").unwrap()
+        );
+        let out = Command::new("bash")
+            .args(["-e", "-c", &script])
+            .current_dir(&work)
+            .env("PATH", path)
+            .env("FAKE", m.dir.path())
+            .env("CI_API_V4_URL", "https://gitlab.example/api/v4")
+            .env("CI_PROJECT_ID", "5")
+            .env("CI_MERGE_REQUEST_IID", "3")
+            .env("ABBA_NOTE_TOKEN", "t")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(read(&m.path("note.md")), body);
+        let log = read(&m.path("curl.log"));
+        log.lines().last().unwrap().to_owned()
+    };
+    assert_eq!(run(json!([])), format!("POST {api}"));
+    let notes = json!([
+        {"id": 1, "author": {"username": "someone"}, "body": "<!-- abba:suite --> mine"},
+        {"id": 2, "author": {"username": "abba-bot"}, "body": "<!-- abba:suite -->\nold"},
+    ]);
+    assert_eq!(run(notes), format!("PUT {api}/2"));
 }
