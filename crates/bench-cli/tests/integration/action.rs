@@ -846,10 +846,15 @@ const ACTION_FORM: &str =
     "cargo install --locked --path \"$ACTION_PATH/crates/bench-cli\" --root \"$DIR\"";
 
 /// Every install command in the examples, the README and the action is one of three
-/// forms, and the `--git` and `--path` forms run for real against this checkout (with
-/// `--debug` and this workspace's target folder, so they reuse what the tests' build
-/// compiled instead of a release build from nothing; the release profile itself is
-/// built by `cargo xtask dist`); the installed abba runs.
+/// forms, and they install abba from this checkout: the `--path` form runs for real as a
+/// user types it (the release profile, into this workspace's `target/release`, which no
+/// other test uses; on a fresh machine this is one release build), and the installed
+/// abba runs. The `--git` form builds the same package from the committed tree, which
+/// is checked without a second build: in a clone of HEAD (what `--git` fetches) the
+/// workspace has `bench-cli` with its `abba` binary and the committed lockfile resolves
+/// unchanged (`cargo tree --locked --offline`).
+/// (`--debug` would reuse the tests' build but overwrite `target/debug/abba` while other
+/// tests run it.)
 #[test]
 fn every_install_command_is_a_form_that_installs_abba_from_this_checkout() {
     let commands = install_commands();
@@ -865,6 +870,7 @@ fn every_install_command_is_a_form_that_installs_abba_from_this_checkout() {
         "examples/github-actions/abba-suite.yml",
         "examples/github-actions/abba-fleet.yml",
         "examples/gitlab/abba-suite.gitlab-ci.yml",
+        "README.md",
         "action.yml",
     ] {
         assert!(
@@ -873,37 +879,80 @@ fn every_install_command_is_a_form_that_installs_abba_from_this_checkout() {
         );
     }
     let root = root();
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let head = git(&root, &["rev-parse", "HEAD"]);
-    let url = format!("file://{}", root.display());
-    let git_form = GIT_FORM
-        .replace("https://github.com/OWNER/abba", &url)
-        .replace("--tag v1", &format!("--rev {head}"));
-    let path_form = PATH_FORM.replace("crates/", &format!("{}/crates/", root.display()));
-    for command in [path_form, git_form] {
-        let dir = tempfile::tempdir().unwrap();
-        let mut words: Vec<String> = command.split(' ').map(str::to_owned).collect();
-        words.extend(["--debug", "--root"].map(str::to_owned));
-        words.push(dir.path().display().to_string());
-        words.push("--target-dir".to_owned());
-        words.push(target.display().to_string());
-        let out = Command::new(&cargo).args(&words[1..]).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{command}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let abba = Command::new(dir.path().join("bin/abba"))
-            .arg("--version")
-            .output()
-            .unwrap();
-        assert!(
-            abba.status.success() && abba.stdout.starts_with(b"abba "),
-            "{command}: {abba:?}"
-        );
-    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let words: Vec<&str> = PATH_FORM.split(' ').collect();
+    let out = Command::new(&cargo)
+        .args(&words[1..])
+        .arg("--root")
+        .arg(dir.path())
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{PATH_FORM}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let abba = Command::new(dir.path().join("bin/abba"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(
+        abba.status.success() && abba.stdout.starts_with(b"abba "),
+        "{abba:?}"
+    );
+
+    let clone = dir.path().join("clone");
+    git(
+        dir.path(),
+        &["clone", "-q", &root.display().to_string(), "clone"],
+    );
+    let meta = Command::new(&cargo)
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(&clone)
+        .output()
+        .unwrap();
+    assert!(
+        meta.status.success(),
+        "{}",
+        String::from_utf8_lossy(&meta.stderr)
+    );
+    let meta: Value = serde_json::from_slice(&meta.stdout).unwrap();
+    // The committed lockfile resolves as it is (`--locked`), without the network.
+    let tree = Command::new(&cargo)
+        .args([
+            "tree",
+            "--locked",
+            "--offline",
+            "-p",
+            "bench-cli",
+            "--depth",
+            "0",
+        ])
+        .current_dir(&clone)
+        .output()
+        .unwrap();
+    assert!(
+        tree.status.success() && tree.stdout.starts_with(b"bench-cli v"),
+        "{}",
+        String::from_utf8_lossy(&tree.stderr)
+    );
+    let package = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "bench-cli")
+        .expect("bench-cli in the committed workspace");
+    assert!(
+        package["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "abba" && t["kind"][0] == "bin"),
+        "{package}"
+    );
 }
 
 /// A release asset as `cargo xtask dist` lays it out (`abba-TARGET.tar.gz` holding
