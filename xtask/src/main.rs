@@ -7,6 +7,9 @@
 //!   render time of a 10,000-run report ([`browser`]).
 //! - `check-figures`: re-runs the commands of the figures marked in the README and
 //!   `docs/` and fails on a stale one ([`figures`]; the fast ones are checked by the tests).
+//! - `dist`: the stripped release binary and its tarball with a sha256 ([`dist`]).
+//! - `lint-workflows`: actionlint, zizmor and shellcheck over the example workflows and
+//!   the actions ([`workflows`]).
 //!
 //! Any other command is one of the research drivers of `crates/bench-lab` (decision-grid,
 //! estimator-grid, calibrate, sequential, replay, plan-check, counters, ...): xtask
@@ -22,8 +25,10 @@
 
 mod appendix;
 mod browser;
+mod dist;
 mod figures;
 mod lab;
+mod workflows;
 
 // The chores name the harness they share with the lab as `crate::run` and `crate::table`.
 use bench_lab::{run, table};
@@ -58,6 +63,13 @@ enum Task {
     /// (`<!-- abba-figure: COMMAND -->`) and fail unless each figure appears in what its
     /// command printed; by default the slow ones, which the tests do not run.
     CheckFigures(figures::FiguresArgs),
+    /// The release asset of this platform: `abba` built with the `dist` profile
+    /// (stripped, no debug info, fat LTO) in `target/dist/`, packed as
+    /// `abba-TARGET.tar.gz` with its `.sha256`, as the action's install step downloads it.
+    Dist,
+    /// actionlint, zizmor and shellcheck over the example workflows and the two actions
+    /// (`action.yml`, `comment/action.yml`); `.ci/run` installs them from PyPI.
+    LintWorkflows,
     /// Any other command: one of bench-lab's research drivers (`cargo run -p bench-lab --
     /// help` lists them), run with the arguments given.
     #[command(external_subcommand)]
@@ -105,6 +117,8 @@ fn main() -> Result<()> {
         ),
         Task::BrowserCheck(a) => browser::run(&root, &a),
         Task::CheckFigures(a) => figures::run(&root, &a),
+        Task::Dist => dist::run(&root),
+        Task::LintWorkflows => workflows::run(&root),
         Task::Lab(args) => lab::forward(&root, &args),
     }
 }

@@ -3,6 +3,7 @@
 //! module is one former test file and runs the `abba` binary
 //! (`CARGO_BIN_EXE_abba`); the CLI snapshots stay in `tests/snapshots/`.
 
+mod action;
 mod browser;
 mod cli;
 mod counting;
