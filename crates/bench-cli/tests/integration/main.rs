@@ -22,6 +22,7 @@ mod one_command;
 mod pipeline;
 mod scan;
 mod sequential;
+mod slurm;
 mod snapshots;
 mod suite;
 mod verdicts;
