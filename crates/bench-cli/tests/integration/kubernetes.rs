@@ -151,6 +151,9 @@ fn validate(schema: &Value, value: &Value, at: &str, errors: &mut Vec<String>) {
     }
 }
 
+/// A change that breaks a manifest.
+type Edit = Box<dyn Fn(&mut Value)>;
+
 fn errors_of(doc: &Value) -> Vec<String> {
     let mut errors = Vec::new();
     validate(&schema(), doc, "", &mut errors);
@@ -174,7 +177,7 @@ fn kubernetes_schema_check_rejects_a_misspelled_mistyped_or_missing_field() {
         errors_of(&doc)
     };
     let pod = "/spec/template/spec";
-    let cases: [(&str, Box<dyn Fn(&mut Value)>, &str); 6] = [
+    let cases: [(&str, Edit, &str); 6] = [
         (
             "a misspelled field",
             Box::new(|d| {

@@ -98,6 +98,74 @@ fn short_hostname() -> String {
     name.trim().split('.').next().unwrap().to_owned()
 }
 
+/// A munge key of this cluster only: 1024 random bytes, readable by root alone.
+fn write_munge_key(key: &Path) {
+    let mut bytes = vec![0u8; 1024];
+    std::fs::File::open("/dev/urandom")
+        .unwrap()
+        .read_exact(&mut bytes)
+        .unwrap();
+    std::fs::write(key, &bytes).unwrap();
+    std::fs::set_permissions(key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+}
+
+/// The cluster's `slurm.conf`: this machine as the nodes of `NODES`, one CPU each, on
+/// free ports, every file under `dir`, munge through `socket`, no cgroups, no accounting.
+fn slurm_conf(dir: &Path, socket: &Path) -> String {
+    let (state, spool) = (dir.join("state"), dir.join("spool"));
+    let host = short_hostname();
+    let ports = free_ports(1 + NODES.len());
+    let mut conf = format!(
+        "# The abba Slurm test's cluster: this machine as {n} nodes of one CPU each.\n\
+         ClusterName=abbatest\n\
+         SlurmctldHost={host}(127.0.0.1)\n\
+         SlurmctldPort={ctld_port}\n\
+         SlurmUser=root\n\
+         SlurmdUser=root\n\
+         AuthType=auth/munge\n\
+         CredType=cred/munge\n\
+         AuthInfo=socket={socket}\n\
+         StateSaveLocation={state}\n\
+         SlurmdSpoolDir={spool}/%n\n\
+         SlurmctldPidFile={dir}/slurmctld.pid\n\
+         SlurmdPidFile={dir}/slurmd-%n.pid\n\
+         ProctrackType=proctrack/linuxproc\n\
+         TaskPlugin=task/none\n\
+         SelectType=select/cons_tres\n\
+         SelectTypeParameters=CR_Core\n\
+         JobAcctGatherType=jobacct_gather/none\n\
+         AccountingStorageType=accounting_storage/none\n\
+         JobCompType=jobcomp/none\n\
+         MpiDefault=none\n\
+         SwitchType=switch/none\n\
+         MailProg=/bin/true\n\
+         ReturnToService=2\n\
+         SchedulerType=sched/backfill\n\
+         SlurmctldTimeout=30\n\
+         SlurmdTimeout=30\n\
+         InactiveLimit=0\n\
+         MinJobAge=600\n\
+         KillWait=5\n\
+         Waittime=0\n",
+        n = NODES.len(),
+        ctld_port = ports[0],
+        socket = socket.display(),
+        state = state.display(),
+        spool = spool.display(),
+        dir = dir.display(),
+    );
+    for (node, port) in NODES.iter().zip(&ports[1..]) {
+        conf.push_str(&format!(
+            "NodeName={node} NodeHostname={host} NodeAddr=127.0.0.1 Port={port} CPUs=1 State=UNKNOWN\n"
+        ));
+    }
+    conf.push_str(&format!(
+        "PartitionName={PARTITION} Nodes={} Default=YES MaxTime=INFINITE State=UP\n",
+        NODES.join(",")
+    ));
+    conf
+}
+
 /// A running test cluster; dropping it cancels every job in its partition, then stops
 /// its daemons (TERM, then KILL after 10 s) and waits for them.
 struct Cluster {
@@ -184,67 +252,10 @@ impl Cluster {
         for node in NODES {
             std::fs::create_dir_all(spool.join(node)).unwrap();
         }
-        // A munge key of this cluster only: 1024 random bytes, readable by root alone.
         let key = munge.join("munge.key");
-        let mut bytes = vec![0u8; 1024];
-        std::fs::File::open("/dev/urandom")
-            .unwrap()
-            .read_exact(&mut bytes)
-            .unwrap();
-        std::fs::write(&key, &bytes).unwrap();
-        std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600))
-            .unwrap();
+        write_munge_key(&key);
         let socket = munge.join("munge.socket");
-        let host = short_hostname();
-        let ports = free_ports(1 + NODES.len());
-        let mut conf = format!(
-            "# The abba Slurm test's cluster: this machine as {n} nodes of one CPU each.\n\
-             ClusterName=abbatest\n\
-             SlurmctldHost={host}(127.0.0.1)\n\
-             SlurmctldPort={ctld_port}\n\
-             SlurmUser=root\n\
-             SlurmdUser=root\n\
-             AuthType=auth/munge\n\
-             CredType=cred/munge\n\
-             AuthInfo=socket={socket}\n\
-             StateSaveLocation={state}\n\
-             SlurmdSpoolDir={spool}/%n\n\
-             SlurmctldPidFile={dir}/slurmctld.pid\n\
-             SlurmdPidFile={dir}/slurmd-%n.pid\n\
-             ProctrackType=proctrack/linuxproc\n\
-             TaskPlugin=task/none\n\
-             SelectType=select/cons_tres\n\
-             SelectTypeParameters=CR_Core\n\
-             JobAcctGatherType=jobacct_gather/none\n\
-             AccountingStorageType=accounting_storage/none\n\
-             JobCompType=jobcomp/none\n\
-             MpiDefault=none\n\
-             SwitchType=switch/none\n\
-             MailProg=/bin/true\n\
-             ReturnToService=2\n\
-             SchedulerType=sched/backfill\n\
-             SlurmctldTimeout=30\n\
-             SlurmdTimeout=30\n\
-             InactiveLimit=0\n\
-             MinJobAge=600\n\
-             KillWait=5\n\
-             Waittime=0\n",
-            n = NODES.len(),
-            ctld_port = ports[0],
-            socket = socket.display(),
-            state = state.display(),
-            spool = spool.display(),
-            dir = dir.display(),
-        );
-        for (node, port) in NODES.iter().zip(&ports[1..]) {
-            conf.push_str(&format!(
-                "NodeName={node} NodeHostname={host} NodeAddr=127.0.0.1 Port={port} CPUs=1 State=UNKNOWN\n"
-            ));
-        }
-        conf.push_str(&format!(
-            "PartitionName={PARTITION} Nodes={} Default=YES MaxTime=INFINITE State=UP\n",
-            NODES.join(",")
-        ));
+        let conf = slurm_conf(dir, &socket);
         let conf_path = dir.join("slurm.conf");
         std::fs::write(&conf_path, conf).unwrap();
         let mut cluster = Cluster {
@@ -363,25 +374,11 @@ fn write_script(path: &Path, body: &str) {
     std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
 }
 
-#[test]
-fn slurm_recipe_runs_every_array_task_on_a_local_cluster_and_merges_by_host() {
-    if let Some(why) = missing() {
-        assert!(
-            !slurm_required(),
-            "ABBA_REQUIRE_SLURM is set but the Slurm test cannot run: {why}"
-        );
-        println!(
-            "SKIPPED slurm_recipe_runs_every_array_task_on_a_local_cluster_and_merges_by_host: {why} (ABBA_REQUIRE_SLURM=1 makes this an error)"
-        );
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let cluster = Cluster::start(&dir.path().join("cluster"));
-
-    // The recipe's directory as a user would lay it out: the two scripts, the two builds
-    // (`./old --bench`, `./new --bench`: a shell loop, the new one half as long) and abba
-    // on PATH.
-    let work = dir.path().join("work");
+/// The recipe's directory as a user would lay it out: the two scripts, the two builds
+/// (`./old --bench`, `./new --bench`: a shell loop, the new one half as long) and abba on
+/// PATH. Returns the directory and that PATH.
+fn lay_out_work(dir: &Path) -> (PathBuf, std::ffi::OsString) {
+    let work = dir.join("work");
     let bin = work.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     for name in ["abba-array.sbatch", "submit.sh"] {
@@ -401,11 +398,17 @@ fn slurm_recipe_runs_every_array_task_on_a_local_cluster_and_merges_by_host() {
     )))
     .unwrap();
 
+    (work, path)
+}
+
+/// Runs the recipe's `submit.sh` for `ARRAY`; returns the array's and the analysis's
+/// job ids.
+fn submit(cluster: &Cluster, work: &Path, path: &std::ffi::OsStr) -> (String, String) {
     let submitted = cluster
         .command("bash")
         .arg("submit.sh")
-        .current_dir(&work)
-        .env("PATH", &path)
+        .current_dir(work)
+        .env("PATH", path)
         .env("SBATCH_ARRAY_INX", ARRAY)
         .env("NO_COLOR", "1")
         .output()
@@ -424,6 +427,58 @@ fn slurm_recipe_runs_every_array_task_on_a_local_cluster_and_merges_by_host() {
         array_job.parse::<u32>().is_ok() && analysis_job.parse::<u32>().is_ok(),
         "{said}"
     );
+
+    (array_job, analysis_job)
+}
+
+/// What array task `i` of `array_job` left in `work`: its log (named by Slurm) must hold
+/// the ids Slurm gave it, and its raw file must be named by the node Slurm chose and
+/// record that node as its host. Returns (its job id, its node, its raw file).
+fn check_task(work: &Path, array_job: &str, i: u32) -> (String, String, PathBuf) {
+    let task_log = work.join(format!("logs/abba-{array_job}_{i}.out"));
+    let log = std::fs::read_to_string(&task_log)
+        .unwrap_or_else(|e| panic!("task {i}: {}: {e}", task_log.display()));
+    let line = log
+        .lines()
+        .find(|l| l.starts_with("abba-fleet: job "))
+        .unwrap_or_else(|| panic!("task {i} logged no ids:\n{log}"));
+    // "abba-fleet: job J, array job A task I, on NODE, experiment E"
+    let w: Vec<&str> = line.split([' ', ',']).filter(|w| !w.is_empty()).collect();
+    assert_eq!(
+        (w[5], w[7], w[8]),
+        (array_job, i.to_string().as_str(), "on"),
+        "{line}"
+    );
+    let node = w[9];
+    assert!(NODES.contains(&node), "{line}");
+    assert_eq!(w[11], format!("fleet-{array_job}"), "{line}");
+    let raw = work.join(format!("results/{node}-{i}.jsonl"));
+    let text = std::fs::read_to_string(&raw)
+        .unwrap_or_else(|e| panic!("task {i}: {}: {e}", raw.display()));
+    let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(header["host"]["hostname"], node, "{}", raw.display());
+    assert_eq!(header["experiment"], format!("fleet-{array_job}"));
+    assert_eq!(header["blocks"], 20, "the recipe's own --blocks 20");
+    (w[2].to_owned(), node.to_owned(), raw)
+}
+
+#[test]
+fn slurm_recipe_runs_every_array_task_on_a_local_cluster_and_merges_by_host() {
+    if let Some(why) = missing() {
+        assert!(
+            !slurm_required(),
+            "ABBA_REQUIRE_SLURM is set but the Slurm test cannot run: {why}"
+        );
+        println!(
+            "SKIPPED slurm_recipe_runs_every_array_task_on_a_local_cluster_and_merges_by_host: {why} (ABBA_REQUIRE_SLURM=1 makes this an error)"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = Cluster::start(&dir.path().join("cluster"));
+
+    let (work, path) = lay_out_work(dir.path());
+    let (array_job, analysis_job) = submit(&cluster, &work, &path);
 
     let states = cluster.wait_for("the analysis job", JOB_DEADLINE, || {
         finished_state(&cluster, &analysis_job)
@@ -451,31 +506,9 @@ fn slurm_recipe_runs_every_array_task_on_a_local_cluster_and_merges_by_host() {
     let mut hosts = std::collections::BTreeSet::new();
     let mut files = Vec::new();
     for i in 0..TASKS {
-        let log = std::fs::read_to_string(task_log(i))
-            .unwrap_or_else(|e| panic!("task {i}: {}: {e}", task_log(i).display()));
-        let line = log
-            .lines()
-            .find(|l| l.starts_with("abba-fleet: job "))
-            .unwrap_or_else(|| panic!("task {i} logged no ids:\n{log}"));
-        // "abba-fleet: job J, array job A task I, on NODE, experiment E"
-        let w: Vec<&str> = line.split([' ', ',']).filter(|w| !w.is_empty()).collect();
-        assert_eq!(
-            (w[5], w[7], w[8]),
-            (array_job.as_str(), i.to_string().as_str(), "on"),
-            "{line}"
-        );
-        job_ids.push(w[2].to_owned());
-        let node = w[9];
-        assert!(NODES.contains(&node), "{line}");
-        assert_eq!(w[11], format!("fleet-{array_job}"), "{line}");
-        let raw = work.join(format!("results/{node}-{i}.jsonl"));
-        let text = std::fs::read_to_string(&raw)
-            .unwrap_or_else(|e| panic!("task {i}: {}: {e}", raw.display()));
-        let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
-        assert_eq!(header["host"]["hostname"], node, "{}", raw.display());
-        assert_eq!(header["experiment"], format!("fleet-{array_job}"));
-        assert_eq!(header["blocks"], 20, "the recipe's own --blocks 20");
-        hosts.insert(node.to_owned());
+        let (job_id, node, raw) = check_task(&work, &array_job, i);
+        job_ids.push(job_id);
+        hosts.insert(node);
         files.push(raw);
     }
     job_ids.sort();
