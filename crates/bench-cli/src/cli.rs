@@ -47,13 +47,13 @@ Exit codes: 0 success, 1 a --fail-if-* gate tripped, 2 bad usage or input,
 
 /// The most blocks any count flag may plan (`--blocks`, `--max-blocks`, `plan --blocks`):
 /// the schedule is built before the first run, one small record per run.
-pub const MAX_BLOCKS: i64 = 100_000;
+pub const MAX_BLOCKS: i64 = bench_sched::MAX_BLOCKS as i64;
 /// The most runs per variant `--runs`, `--min-runs` and `--max-runs` may ask for.
 pub const MAX_RUNS: i64 = 1_000_000;
 /// The most runs of each variant in one block (`--runs-per-block`).
-pub const MAX_RUNS_PER_BLOCK: i64 = 10_000;
+pub const MAX_RUNS_PER_BLOCK: i64 = bench_sched::MAX_RUNS_PER_BLOCK as i64;
 /// The most untimed warm-up runs (`--warmup`, `--warmup-per-block`).
-pub const MAX_WARMUP: i64 = 10_000;
+pub const MAX_WARMUP: i64 = bench_sched::MAX_WARMUP as i64;
 /// The most bootstrap resamples per interval (`--resamples`): past it the Monte Carlo
 /// error of a 95% bound is far below the interval's own width, and the cost only grows.
 pub const MAX_RESAMPLES: i64 = 100_000;

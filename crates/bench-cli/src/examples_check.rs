@@ -303,7 +303,8 @@ fn gitlab_suite_posts_the_comment_as_a_merge_request_note() {
 fn the_demo_suite_reads_with_ten_benchmarks_two_of_them_changed() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/suite/abba.toml");
-    let (file, _) = crate::suite::file::read(&path).unwrap();
+    let spec = bench_sched::SuiteSpec::read(&path).unwrap();
+    let file = spec.file();
     assert_eq!(file.benchmark.len(), 10);
     let changed = file
         .benchmark

@@ -30,50 +30,15 @@ pub fn parse_shell(text: &str) -> Result<crate::cli::ShellArg, String> {
 }
 
 /// Parses `200ms`, `1.5s`, `2m`, `2min`, `1h`, `500us`, `100ns`, or a bare number of
-/// seconds.
+/// seconds ([`bench_sched::parse_duration`]).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| {
-            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')
-        })
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration (try `200ms`, `1.5s` or `2m`)"))?;
-    // A bare number is seconds, and a duration flag reads `2m` as two minutes.
-    let scale = match unit.trim() {
-        "" => 1.0,
-        "m" => 60.0,
-        other => {
-            bench_stats::model::nanos_per_time_unit(other).ok_or_else(|| {
-                format!("unknown duration unit `{other}` in `{text}` (use ns, us, ms, s, min or h)")
-            })? / 1e9
-        }
-    };
-    let secs = value * scale;
-    if !(0.0..=1e9).contains(&secs) {
-        return Err(format!(
-            "`{text}` is not a usable duration (it must be non-negative and finite)"
-        ));
-    }
-    Ok(Duration::from_secs_f64(secs))
+    bench_sched::parse_duration(text).map_err(|e| e.to_string())
 }
 
 /// Like [`parse_duration`], but a bare number other than 0 is refused: `--settle 5` could
 /// mean seconds or milliseconds, so the unit must be written.
 pub fn parse_duration_with_unit(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.') {
-        let zero = t.parse::<f64>().is_ok_and(|v| v == 0.0);
-        if !zero {
-            return Err(format!(
-                "`{text}` has no unit: write `{t}s`, `{t}ms` or `{t}min`"
-            ));
-        }
-    }
-    parse_duration(text)
+    bench_sched::parse_duration_with_unit(text).map_err(|e| e.to_string())
 }
 
 /// Parses `2%` as 0.02 and `0.02` as 0.02; must lie in [0, 1]. A bare number above 1

@@ -3,20 +3,18 @@
 //! significance controlled across it, and the outputs CI shows.
 
 mod args;
-pub(crate) mod file;
 
 use std::path::{Path, PathBuf};
 
 use bench_report::{SuiteMarkdown, render_suite_console, render_suite_markdown};
 use bench_sched::{
-    CommandSpec, Design, ExperimentConfig, FailurePolicy, Hooks, Identity, InterruptFlag, Layout,
-    Metric, OutputMode, RealRunner, ResumePoint, Shell, Suite, SuiteBenchmark, Variant, read_raw,
+    BenchmarkEntry, ExperimentConfig, FailurePolicy, InterruptFlag, OutputMode, RealRunner,
+    ResumePoint, Shell, SuiteError, SuiteOptions, SuiteSpec, read_raw,
 };
 use bench_stats::suite::{Correction, SuiteConfig, SuiteReport, analyze_suite};
 use bench_stats::{AnalysisConfig, Dataset, Grouping};
 
 pub use args::{SUITE_HELP, SuiteArgs};
-use file::{BenchmarkEntry, SuiteFile};
 
 use crate::compare::{execute, fresh_seed};
 use crate::exit::{Exit, usage};
@@ -30,31 +28,22 @@ pub const SUITE_SCHEMA: &str = "abba.suite/1";
 /// The most characters of a pull-request comment GitHub takes.
 pub const PR_COMMENT_MAX: usize = 65_536;
 
-/// The benchmarks picked from the file, with their position in it.
-struct Picked<'a> {
-    entries: Vec<&'a BenchmarkEntry>,
+/// A suite file's error in the CLI's words (exit 2).
+fn suite_error(e: &SuiteError) -> anyhow::Error {
+    usage(e.to_string_with(sched_error_text))
 }
 
-fn pick<'a>(file: &'a SuiteFile, only: &[String]) -> anyhow::Result<Picked<'a>> {
-    let entries: Vec<&BenchmarkEntry> = file
-        .benchmark
-        .iter()
-        .map(|b| b.get_ref())
-        .filter(|b| only.is_empty() || only.iter().any(|g| file::glob(g, b.name.get_ref())))
-        .collect();
+/// The benchmarks of `spec` that `only` picks (all when empty).
+fn pick<'a>(spec: &'a SuiteSpec, only: &[String]) -> anyhow::Result<Vec<&'a BenchmarkEntry>> {
+    let entries = spec.pick(only);
     if entries.is_empty() {
-        let names: Vec<&str> = file
-            .benchmark
-            .iter()
-            .map(|b| b.get_ref().name.get_ref().as_str())
-            .collect();
         return Err(usage(format!(
             "--only {}: no benchmark matches (the suite has: {})",
             only.join(" "),
-            names.join(", ")
+            spec.benchmark_names().join(", ")
         )));
     }
-    Ok(Picked { entries })
+    Ok(entries)
 }
 
 /// Everything the run needs, built from the file and the flags.
@@ -106,138 +95,18 @@ impl Gates {
     }
 }
 
-fn shell_of(text: Option<&str>, flag: &str) -> anyhow::Result<Shell> {
-    let text = text.unwrap_or("none");
-    text.parse::<Shell>()
-        .map_err(|_| usage(format!("{flag} {text:?}: expected none or sh")))
-}
-
-fn hooks_of(entry: &BenchmarkEntry, shell: Shell) -> anyhow::Result<Hooks> {
-    let parse = |text: &Option<String>, kind: &str| {
-        text.as_deref()
-            .filter(|t| !t.trim().is_empty())
-            .map(|t| {
-                CommandSpec::parse(t, shell).map_err(|e| {
-                    usage(format!(
-                        "benchmark {:?}: {kind}: {}",
-                        entry.name.get_ref(),
-                        sched_error_text(&e)
-                    ))
-                })
-            })
-            .transpose()
-    };
-    Ok(Hooks {
-        setup: parse(&entry.setup, "setup")?,
-        prepare: parse(&entry.prepare, "prepare")?,
-        conclude: parse(&entry.conclude, "conclude")?,
-        cleanup: parse(&entry.cleanup, "cleanup")?,
-    })
-}
-
-/// The picked benchmarks' variants (benchmark `b`'s command with variant `v`'s value, named
-/// `b/v`), each with its benchmark's hooks, and the benchmarks with the settings they
-/// override.
-struct Expanded {
-    variants: Vec<Variant>,
-    hooks: Vec<Hooks>,
-    benchmarks: Vec<SuiteBenchmark>,
-}
-
-/// [`Expanded`] of the picked benchmarks of `file` (its `text`, read from `path`).
-fn expand(
-    file: &SuiteFile,
-    text: &str,
-    path: &Path,
-    picked: &Picked<'_>,
-    shell: Shell,
-    design: Design,
-) -> anyhow::Result<Expanded> {
-    let mut out = Expanded {
-        variants: Vec::new(),
-        hooks: Vec::new(),
-        benchmarks: Vec::new(),
-    };
-    for entry in &picked.entries {
-        let name = entry.name.get_ref();
-        let mut indices = Vec::new();
-        let own_hooks = hooks_of(entry, shell)?;
-        for (vname, value) in file.variants.get_ref() {
-            let command_text = file::expand(entry.command.get_ref(), vname, value.get_ref());
-            let command = CommandSpec::parse(&command_text, shell).map_err(|e| {
-                file::at(
-                    path,
-                    text,
-                    entry.command.span(),
-                    &format!(
-                        "benchmark {name:?}, variant {vname}: {}",
-                        sched_error_text(&e)
-                    ),
-                )
-            })?;
-            indices.push(out.variants.len());
-            out.variants.push(Variant {
-                name: format!("{name}/{vname}"),
-                command,
-            });
-            out.hooks.push(own_hooks.clone());
-        }
-        let mut bench = SuiteBenchmark::new(name.clone(), indices);
-        if let Some(n) = &entry.runs_per_block {
-            // runs-per-block counts runs of each variant; ABBA holds 2 of each per cycle
-            // for two variants, 1 otherwise.
-            let per_cycle = if bench.variants.len() == 2 && design == Design::Abba {
-                2
-            } else {
-                1
-            };
-            let n = *n.get_ref();
-            if n % per_cycle != 0 {
-                return Err(file::at(
-                    path,
-                    text,
-                    entry.runs_per_block.as_ref().map_or(0..0, |s| s.span()),
-                    &format!(
-                        "runs-per-block {n}: must be a multiple of {per_cycle}, the runs of each variant in one ABBA cycle"
-                    ),
-                ));
-            }
-            bench.cycles = n / per_cycle;
-        }
-        if let Some(m) = &entry.metric {
-            bench.metric = Some(
-                m.get_ref()
-                    .parse()
-                    .map_err(|e| file::at(path, text, m.span(), &format!("metric: {e}")))?,
-            );
-        }
-        bench.unit.clone_from(&entry.unit);
-        bench.higher_is_better = entry.higher_is_better;
-        if let Some(t) = &entry.timeout {
-            bench.timeout = Some(file::timeout(path, text, t, "timeout")?);
-        }
-        out.benchmarks.push(bench);
-    }
-    Ok(out)
-}
-
 /// The analysis of a suite's benchmarks (`--alpha`, `--baseline`, ...) and the correction
 /// across them (`--suite-correction`).
 fn suite_analysis(
     args: &SuiteArgs,
-    file: &SuiteFile,
+    spec: &SuiteSpec,
     seed: u64,
 ) -> anyhow::Result<(AnalysisConfig, Correction)> {
     let baseline = match &args.baseline {
-        Some(b) if !file.variants.get_ref().contains_key(b) => {
-            let known: Vec<&String> = file.variants.get_ref().keys().collect();
+        Some(b) if !spec.variant_names().contains(&b.as_str()) => {
             return Err(usage(format!(
                 "--baseline {b:?} is not one of the suite's variants ({})",
-                known
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                spec.variant_names().join(", ")
             )));
         }
         other => other.clone(),
@@ -264,143 +133,47 @@ fn suite_analysis(
     Ok((analysis, correction))
 }
 
-/// The suite's design (`settings.design`, else ABBA): a blocked one.
-fn suite_design(file: &SuiteFile, text: &str, path: &Path) -> anyhow::Result<Design> {
-    let design: Design = match file.settings.design.as_ref() {
-        Some(d) => d
-            .get_ref()
-            .parse()
-            .map_err(|e| file::at(path, text, d.span(), &format!("design: {e}")))?,
-        None => Design::Abba,
-    };
-    if design == Design::Sequential {
-        return Err(usage(
-            "a suite runs its benchmarks interleaved in blocks: design sequential has no blocks (use abba or random)",
-        ));
-    }
-    Ok(design)
-}
-
-/// The cycles of every benchmark's order per block (`settings.runs-per-block`, 2 runs of
-/// each variant per ABBA cycle).
-fn suite_cycles(file: &SuiteFile, text: &str, path: &Path) -> anyhow::Result<u32> {
-    let Some(value) = &file.settings.runs_per_block else {
-        return Ok(1);
-    };
-    let cycles = match *value.get_ref() {
-        n if n >= 2 && n % 2 == 0 => n / 2,
-        n => {
-            return Err(file::at(
-                path,
-                text,
-                value.span(),
-                &format!(
-                    "settings.runs-per-block = {n}: must be a positive multiple of 2 (each ABBA cycle runs each variant twice); set it per benchmark for other counts"
-                ),
-            ));
-        }
-    };
-    Ok(cycles)
-}
-
-/// The experiment of the picked benchmarks: variant `b/v` runs benchmark `b`'s command
-/// with `v`'s value.
+/// The experiment of the picked benchmarks, the flags over the file's settings.
 fn plan(
     args: &SuiteArgs,
-    file: &SuiteFile,
-    text: &str,
-    picked: &Picked<'_>,
+    spec: &SuiteSpec,
+    picked: &[&BenchmarkEntry],
     resume: Option<ResumePoint>,
     seed: u64,
 ) -> anyhow::Result<Plan> {
-    let path = args.file.as_path();
-    let settings = &file.settings;
-    let shell = shell_of(
-        args.shell
-            .as_deref()
-            .or(settings.shell.as_ref().map(|s| s.get_ref().as_str())),
-        "--shell",
-    )?;
-    let design = suite_design(file, text, path)?;
-    let metric: Metric = settings
-        .metric
-        .as_deref()
-        .unwrap_or("wall")
-        .parse()
-        .map_err(|e| usage(format!("{}: settings.metric: {e}", path.display())))?;
+    let shell = match args.shell.as_deref() {
+        Some(text) => Some(
+            text.parse::<Shell>()
+                .map_err(|_| usage(format!("--shell {text:?}: expected none or sh")))?,
+        ),
+        None => None,
+    };
     if args.timeout.is_some_and(|t| t.is_zero()) {
         return Err(usage("--timeout must be longer than 0"));
     }
-    let timeout = match (&args.timeout, &settings.timeout) {
-        (Some(t), _) => Some(*t),
-        (None, Some(t)) => Some(file::timeout(path, text, t, "settings.timeout")?),
-        (None, None) => None,
+    let mut options = SuiteOptions::default();
+    options.blocks = args.blocks;
+    options.warmup = args.warmup;
+    options.timeout = args.timeout;
+    options.shell = shell;
+    options.seed = seed;
+    options.output = match (args.show_output, args.json) {
+        (true, true) => OutputMode::ShowOnStderr,
+        (true, false) => OutputMode::Show,
+        (false, _) => OutputMode::Discard,
     };
-    let settle = match &settings.settle {
-        Some(s) => file::duration(path, text, s, "settings.settle")?,
-        None => std::time::Duration::ZERO,
+    options.on_failure = if args.ignore_failure {
+        FailurePolicy::Ignore
+    } else {
+        FailurePolicy::Stop
     };
-    let Expanded {
-        variants,
-        hooks,
-        benchmarks,
-    } = expand(file, text, path, picked, shell, design)?;
-    let names: Vec<&str> = picked
-        .entries
-        .iter()
-        .map(|e| e.name.get_ref().as_str())
-        .collect();
+    options.resume = resume;
+    let config = spec
+        .experiment(picked, options)
+        .map_err(|e| suite_error(&e))?;
+    let names: Vec<&str> = picked.iter().map(|e| e.name.get_ref().as_str()).collect();
     let gates = Gates::parse(&args.fail_if_slower, &names)?;
-    // The flags are bounded by clap, the file's values by `file::read`.
-    let blocks = args
-        .blocks
-        .or(settings.blocks.as_ref().map(|n| *n.get_ref()))
-        .unwrap_or(20);
-    let cycles = suite_cycles(file, text, path)?;
-    let (analysis, correction) = suite_analysis(args, file, seed)?;
-    let config = ExperimentConfig {
-        variants,
-        design,
-        blocks,
-        seed,
-        warmup: args
-            .warmup
-            .or(settings.warmup.as_ref().map(|n| *n.get_ref()))
-            .unwrap_or(1),
-        settle,
-        layout: Layout::Random,
-        timeout,
-        metric: metric.clone(),
-        unit: settings.unit.clone(),
-        higher_is_better: Some(
-            settings
-                .higher_is_better
-                .unwrap_or_else(|| metric.higher_is_better()),
-        ),
-        output: if args.show_output {
-            if args.json {
-                OutputMode::ShowOnStderr
-            } else {
-                OutputMode::Show
-            }
-        } else {
-            OutputMode::Discard
-        },
-        on_failure: if args.ignore_failure {
-            FailurePolicy::Ignore
-        } else {
-            FailurePolicy::Stop
-        },
-        resume,
-        hooks,
-        cycles,
-        identity: Identity::default(),
-        suite: Some(Suite { benchmarks }),
-        ..ExperimentConfig::default()
-    };
-    config
-        .validate()
-        .map_err(|e| usage(bench_sched::SchedError::Config(e).to_string()))?;
+    let (analysis, correction) = suite_analysis(args, spec, seed)?;
     crate::compare::check_run_count(&config, "--blocks (or runs-per-block in the suite file)")?;
     Ok(Plan {
         config,
@@ -421,7 +194,7 @@ fn counted(n: usize, noun: &str) -> String {
 
 /// `abba suite`.
 pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
-    let (file, text) = file::read(&args.file)?;
+    let spec = SuiteSpec::read(&args.file).map_err(|e| suite_error(&e))?;
     let resume = args
         .resume
         .as_deref()
@@ -438,9 +211,9 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
             .collect(),
         None => args.only.clone(),
     };
-    let picked = pick(&file, &only)?;
+    let picked = pick(&spec, &only)?;
     if args.list {
-        return list(&file, &picked);
+        return list(&spec, &picked);
     }
     let seed = match &resume {
         Some(point) => point.header().seed,
@@ -456,7 +229,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         analysis,
         correction,
         gates,
-    } = plan(&args, &file, &text, &picked, resume, seed)?;
+    } = plan(&args, &spec, &picked, resume, seed)?;
     // --record's commit and history are settled now, not after the experiment.
     let recording = crate::history::prepare(&args.record, "suite")?;
     check_exports(&args, recording.as_ref())?;
@@ -481,8 +254,8 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     if !args.quiet && !args.json {
         stderr_line(format_args!(
             "abba suite: {} x {} variants, {}, seed {}; raw runs in {}",
-            counted(picked.entries.len(), "benchmark"),
-            file.variants.get_ref().len(),
+            counted(picked.len(), "benchmark"),
+            spec.variant_names().len(),
             counted(config.blocks as usize, "block"),
             config.seed,
             raw_path.display()
@@ -607,25 +380,21 @@ fn check_exports(
     crate::paths::check_targets(&exports, args.json, &kept)
 }
 
-fn list(file: &SuiteFile, picked: &Picked<'_>) -> anyhow::Result<u8> {
+fn list(spec: &SuiteSpec, picked: &[&BenchmarkEntry]) -> anyhow::Result<u8> {
     let mut out = String::new();
-    let names: Vec<&String> = file.variants.get_ref().keys().collect();
+    let names = spec.variant_names();
     out.push_str(&format!(
         "{}, variants {} (baseline {})\n",
-        counted(picked.entries.len(), "benchmark"),
-        names
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
+        counted(picked.len(), "benchmark"),
+        names.join(", "),
         names[0]
     ));
-    for e in &picked.entries {
+    for e in picked {
         out.push_str(&format!("{}\n", e.name.get_ref()));
-        for (vname, value) in file.variants.get_ref() {
+        for (vname, value) in spec.file().variants.get_ref().iter() {
             out.push_str(&format!(
                 "  {vname}: {}\n",
-                file::expand(e.command.get_ref(), vname, value.get_ref())
+                bench_sched::expand_command(e.command.get_ref(), vname, value.get_ref())
             ));
         }
     }

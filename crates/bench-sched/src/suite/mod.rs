@@ -10,9 +10,17 @@
 //! builds shared. Block `b`'s order depends only on (suite, design, seed, b), so a resumed
 //! or extended suite continues the same plan.
 
+mod error;
+mod file;
+mod plan;
+
 use std::time::Duration;
 
 use rand::seq::SliceRandom;
+
+pub use error::SuiteError;
+pub use file::{BenchmarkEntry, Settings, SuiteFile, SuiteSpec, Variants, expand_command, glob};
+pub use plan::{SUITE_BLOCKS, SuiteOptions};
 
 use crate::design::{Design, Pairing, PlannedRun, Schedule, Target, block_order};
 use crate::experiment::Variant;
