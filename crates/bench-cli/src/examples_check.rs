@@ -270,7 +270,7 @@ fn github_actions_suite_measures_in_pull_request_and_comments_from_workflow_run(
         .iter()
         .filter_map(|s| s["run"].as_str())
         .collect();
-    assert!(post.contains(&crate::ci::marker(&id)), "{post}");
+    assert!(post.contains(&bench_report::comment_marker(&id)), "{post}");
     assert!(post.contains("gh api --method PATCH") && post.contains("gh api --method POST"));
 }
 

@@ -83,7 +83,11 @@ pub use crate::{
     markdown::render_markdown,
     options::{Charset, ColorMode, RenderOptions, TimeUnit},
     single::render_single,
-    suite::{SuiteMarkdown, render_suite_console, render_suite_markdown},
+    suite::{
+        PR_COMMENT_MAX, STEP_SUMMARY_MAX, SUITE_SCHEMA, SuiteMarkdown, bmf_measure, comment_marker,
+        render_suite_bmf, render_suite_console, render_suite_github_benchmark, render_suite_json,
+        render_suite_markdown, render_suite_pr_comment,
+    },
     units::format_value,
     wrap::wrap,
 };

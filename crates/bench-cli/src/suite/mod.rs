@@ -22,12 +22,6 @@ use crate::output::{stderr_line, write_stdout};
 use crate::raw_output::{RawOutput, naming_raw_file, open_raw};
 use crate::words::sched_error_text;
 
-/// The schema of `abba suite --json`.
-pub const SUITE_SCHEMA: &str = "abba.suite/1";
-
-/// The most characters of a pull-request comment GitHub takes.
-pub const PR_COMMENT_MAX: usize = 65_536;
-
 /// A suite file's error in the CLI's words (exit 2).
 fn suite_error(e: &SuiteError) -> anyhow::Error {
     usage(e.to_string_with(sched_error_text))
@@ -509,7 +503,7 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
             }
         }
     };
-    let json = crate::ci::suite_json(report)?;
+    let json = bench_report::render_suite_json(report)?;
     write("--export-json", &args.export_json, Some(json.clone()));
     write(
         "--export-markdown",
@@ -519,15 +513,17 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
     write(
         "--export-pr-comment",
         &args.export_pr_comment,
-        Some(crate::ci::pr_comment(report, id)),
+        Some(bench_report::render_suite_pr_comment(report, id)),
     );
     write(
         "--export-bmf",
         &args.export_bmf,
-        args.export_bmf.as_ref().map(|_| crate::ci::bmf(report)),
+        args.export_bmf
+            .as_ref()
+            .map(|_| bench_report::render_suite_bmf(report)),
     );
     let github = match &args.export_github_benchmark {
-        Some(_) => Some(crate::ci::github_benchmark(report).map_err(usage)?),
+        Some(_) => Some(bench_report::render_suite_github_benchmark(report).map_err(usage)?),
         None => None,
     };
     write(
