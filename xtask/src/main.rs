@@ -53,6 +53,7 @@ mod scipy_timing;
 mod sequential;
 mod sweep;
 mod table;
+mod tidy;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -142,6 +143,10 @@ enum Task {
     /// (`<!-- abba-figure: COMMAND -->`) and fail unless each figure appears in what its
     /// command printed; by default the slow ones, which the tests do not run.
     CheckFigures(figures::FiguresArgs),
+    /// Check the layers of the `abba` binary (`crates/bench-cli/src`): no import cycle
+    /// between files, no upward arrow (args <- core <- commands <- main), no command
+    /// naming another. The same check runs in `cargo test` (bench-cli's `layers` test).
+    Tidy,
 }
 
 /// Flags of `reproduce-appendix`.
@@ -199,7 +204,23 @@ fn main() -> Result<()> {
         Task::HistoryDemo(a) => history::demo(&root, &a),
         Task::HistoryScale(a) => history::scale(&root, &a),
         Task::CheckFigures(a) => figures::run(&root, &a),
+        Task::Tidy => tidy_run(&root),
     }
+}
+
+/// `cargo xtask tidy`: prints every broken layer rule and fails if there is one.
+fn tidy_run(root: &std::path::Path) -> anyhow::Result<()> {
+    let problems = tidy::check(&tidy::cli_src(root))?;
+    for p in &problems {
+        println!("{p}");
+    }
+    anyhow::ensure!(
+        problems.is_empty(),
+        "{} broken layer rule(s) in crates/bench-cli/src",
+        problems.len()
+    );
+    println!("crates/bench-cli/src: no cycle, no upward arrow, no command naming another");
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use clap::Parser;
 use yaml_rust2::{Yaml, YamlLoader};
 
-use crate::cli::{Cli, Command};
+use crate::args::{Cli, Command};
 
 fn example(path: &str) -> String {
     let full = format!("{}/../../examples/{path}", env!("CARGO_MANIFEST_DIR"));
@@ -216,7 +216,7 @@ fn expansion_leaves_no_variable() {
 }
 
 /// An `abba suite` line: the suite file, a PR comment with its id, and a gate.
-fn check_suite(line: &str, what: &str) -> crate::suite::SuiteArgs {
+fn check_suite(line: &str, what: &str) -> crate::args::suite::SuiteArgs {
     let Command::Suite(args) = parse(line) else {
         panic!("{what}: not abba suite");
     };

@@ -11,8 +11,13 @@
 //!   σ, min … max, user and system) with an interval for the median; no verdict.
 //! - [`render_markdown`]: the same content as GitHub-flavoured Markdown.
 //! - [`render_json`]: the analysis JSON, refusing NaN and infinities.
-//! - [`render_suite_console`] and [`render_suite_markdown`]: a suite of benchmarks
-//!   ([`bench_stats::suite::SuiteReport`]) as one table and its summary.
+//! - A suite of benchmarks ([`bench_stats::suite::SuiteReport`]), one file per document
+//!   under `suite/`: [`render_suite_console`] and [`render_suite_markdown`] (one table and
+//!   its summary), [`render_suite_pr_comment`] (with its [`comment_marker`]),
+//!   [`render_suite_json`] (`abba.suite/1`), [`render_suite_bmf`] (Bencher Metric Format)
+//!   and [`render_suite_github_benchmark`] (github-action-benchmark).
+//! - [`render_gate`]: the words of the one regression gate
+//!   ([`bench_stats::analysis::GateResult`]) for compare, suite and history.
 //! - [`write_atomic`]: temporary file, `fsync`, rename; nothing half-written.
 //! - [`format_value`]: one value in its unit, scaled for reading (ns to s, K/M/G rates).
 //! - [`wrap`]: prose wrapped to a width at word boundaries with a hanging indent (what
@@ -62,6 +67,7 @@
 mod atomic;
 mod console;
 mod error;
+mod gate;
 mod json;
 mod levels_view;
 mod markdown;
@@ -79,6 +85,7 @@ pub use crate::{
     atomic::write_atomic,
     console::render_console,
     error::ExportError,
+    gate::render_gate,
     json::render_json,
     markdown::render_markdown,
     options::{Charset, ColorMode, RenderOptions, TimeUnit},

@@ -17,6 +17,7 @@ mod history;
 mod hosts;
 mod hyperfine_options;
 mod inputs;
+mod layers;
 mod metrics;
 mod one_command;
 mod pipeline;

@@ -43,10 +43,10 @@ pub enum SuiteError {
         /// Which benchmark (and variant, or hook).
         context: String,
         /// The parser's error.
-        source: SchedError,
+        source: Box<SchedError>,
     },
     /// The planned experiment is invalid.
-    Config(ConfigError),
+    Config(Box<ConfigError>),
     /// A setting the suite cannot have.
     Invalid(String),
 }
@@ -102,7 +102,7 @@ impl fmt::Display for SuiteError {
             } => write!(f, "{}:{line}:{column}: {message}", path.display()),
             SuiteError::File { path, message } => write!(f, "{}: {message}", path.display()),
             SuiteError::Command { .. } => f.write_str(&self.to_string_with(|e| e.to_string())),
-            SuiteError::Config(e) => write!(f, "{}", SchedError::Config(e.clone())),
+            SuiteError::Config(e) => write!(f, "{}", SchedError::Config((**e).clone())),
             SuiteError::Invalid(message) => f.write_str(message),
         }
     }

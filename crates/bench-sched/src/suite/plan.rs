@@ -77,7 +77,11 @@ impl SuiteSpec {
             Some(s) => self.duration(s, "settings.settle")?,
             None => Duration::ZERO,
         };
-        let (variants, hooks, benchmarks) = self.expand(picked, shell, design)?;
+        let Expanded {
+            variants,
+            hooks,
+            benchmarks,
+        } = self.expand(picked, shell, design)?;
         let higher_is_better = Some(
             settings
                 .higher_is_better
@@ -108,7 +112,9 @@ impl SuiteSpec {
             suite: Some(Suite { benchmarks }),
             ..ExperimentConfig::default()
         };
-        config.validate().map_err(SuiteError::Config)?;
+        config
+            .validate()
+            .map_err(|e| SuiteError::Config(Box::new(e)))?;
         Ok(config)
     }
 
@@ -154,7 +160,7 @@ impl SuiteSpec {
         picked: &[&BenchmarkEntry],
         shell: Shell,
         design: Design,
-    ) -> Result<(Vec<Variant>, Vec<Hooks>, Vec<SuiteBenchmark>), SuiteError> {
+    ) -> Result<Expanded, SuiteError> {
         let (mut variants, mut hooks, mut benchmarks) = (Vec::new(), Vec::new(), Vec::new());
         for entry in picked {
             let name = entry.name.get_ref();
@@ -166,7 +172,7 @@ impl SuiteSpec {
                     CommandSpec::parse(&text, shell).map_err(|source| SuiteError::Command {
                         at: Some(self.place(entry.command.span().start)),
                         context: format!("benchmark {name:?}, variant {vname}"),
-                        source,
+                        source: Box::new(source),
                     })?;
                 indices.push(variants.len());
                 variants.push(Variant {
@@ -177,7 +183,11 @@ impl SuiteSpec {
             }
             benchmarks.push(self.benchmark(entry, indices, design)?);
         }
-        Ok((variants, hooks, benchmarks))
+        Ok(Expanded {
+            variants,
+            hooks,
+            benchmarks,
+        })
     }
 
     /// One benchmark of the suite with the settings its entry overrides.
@@ -223,6 +233,13 @@ impl SuiteSpec {
     }
 }
 
+/// The suite's variants, their hooks and the benchmarks grouping them.
+struct Expanded {
+    variants: Vec<Variant>,
+    hooks: Vec<Hooks>,
+    benchmarks: Vec<SuiteBenchmark>,
+}
+
 /// A benchmark's hooks, each parsed as its commands are.
 fn hooks_of(entry: &BenchmarkEntry, shell: Shell) -> Result<Hooks, SuiteError> {
     let parse = |text: &Option<String>, kind: &str| {
@@ -232,7 +249,7 @@ fn hooks_of(entry: &BenchmarkEntry, shell: Shell) -> Result<Hooks, SuiteError> {
                 CommandSpec::parse(t, shell).map_err(|source| SuiteError::Command {
                     at: None,
                     context: format!("benchmark {:?}: {kind}", entry.name.get_ref()),
-                    source,
+                    source: Box::new(source),
                 })
             })
             .transpose()

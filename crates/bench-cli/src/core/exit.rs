@@ -60,7 +60,7 @@ pub fn exit_on_signal_from_now(stop: &bench_sched::InterruptFlag, message: Strin
     std::thread::spawn(move || {
         loop {
             if let (true, Some(signal)) = (ARMED.load(Ordering::SeqCst), stop.stop_requested()) {
-                crate::output::stderr_line(format_args!(
+                crate::core::stdio::stderr_line(format_args!(
                     "abba: interrupted by signal {signal} during the analysis; {message}"
                 ));
                 std::process::exit(128 + signal);

@@ -10,7 +10,7 @@ use bench_report::write_atomic;
 use bench_sched::Input;
 use bench_stats::Analysis;
 
-use crate::output::resolve_link;
+use crate::core::paths::resolve_link;
 
 /// Every run of `input` for the trace: from the experiment in execution order when there
 /// is one (failed, dropped and reference runs marked), else the dataset's values in block

@@ -1,20 +1,23 @@
 //! What happens after an analysis: the report or JSON on stdout, the exports, the gate.
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 use bench_report::{
-    Charset, ColorMode, RenderOptions, TimeUnit, render_console, render_json, render_markdown,
-    write_atomic,
+    Charset, ColorMode, RenderOptions, TimeUnit, render_console, render_gate, render_json,
+    render_markdown,
 };
 use bench_sched::Input;
-use bench_stats::{Analysis, Quantity};
+use bench_stats::Analysis;
+use bench_stats::analysis::Gate;
 
-use crate::cli::{AnalysisArgs, StyleArg, TimeUnitArg};
-use crate::exit::usage;
-use crate::hooks::Export;
-use crate::paths::Target;
+use crate::args::{AnalysisArgs, StyleArg, TimeUnitArg};
+use crate::core::exit::usage;
+use crate::core::exports::Export;
+use crate::core::paths::Target;
+pub use crate::core::paths::{export, resolve_link};
+pub use crate::core::stdio::{stderr_line, terminal_width};
 
 /// Prints the report (or the JSON), writes the exports, and returns the exit code the
 /// gate decides (0, or 1 when `--fail-if-slower` tripped).
@@ -28,7 +31,7 @@ pub fn emit(
     extra: Vec<Export>,
     input: &Input,
 ) -> anyhow::Result<u8> {
-    crate::words::word_remedies(&mut analysis);
+    crate::core::words::word_remedies(&mut analysis);
     let analysis = &analysis;
     let mut failed = Vec::new();
     for e in extra {
@@ -48,14 +51,14 @@ pub fn emit(
     }
     if !args.no_step_summary {
         let markdown = render_markdown(analysis);
-        if let Err(e) = crate::ci::append_step_summary(&markdown) {
+        if let Err(e) = crate::core::ci::append_step_summary(&markdown) {
             failed.push(format!("$GITHUB_STEP_SUMMARY: {e}"));
         }
     }
     if args.json {
         let json = render_json(analysis).context("cannot render the analysis as JSON")?;
         write_stdout(&json)?;
-    } else if crate::paths::exports_to_stdout(args) {
+    } else if crate::core::paths::exports_to_stdout(args) {
         // Standard output carries the export alone (`--export-markdown - >> summary.md`);
         // the report goes to stderr.
         let text = console_text(analysis, args, input);
@@ -63,25 +66,16 @@ pub fn emit(
     } else {
         write_stdout(&console_text(analysis, args, input))?;
     }
-    let tripped = args
+    let gate = args
         .fail_if_slower
-        .map(|pct| gate_failures(analysis, pct))
-        .unwrap_or_default();
-    let undecided = args
-        .fail_if_slower
-        .map(|pct| gate_undecided(analysis, pct))
-        .unwrap_or_default();
-    for message in &tripped {
-        stderr_line(format_args!("abba: gate: {message}"));
+        .map(|pct| Gate::new(pct).check(analysis));
+    for line in gate.iter().flat_map(render_gate) {
+        stderr_line(format_args!("abba: gate: {line}"));
     }
-    for message in &undecided {
-        stderr_line(format_args!("abba: gate: {message}"));
-    }
-    let tripped: Vec<String> = tripped.into_iter().chain(undecided).collect();
     if !failed.is_empty() {
         return Err(usage(failed.join("\n")));
     }
-    Ok(if tripped.is_empty() { 0 } else { 1 })
+    Ok(u8::from(gate.is_some_and(|g| g.tripped())))
 }
 
 /// The console report; for one command measured alone (one benchmark, nothing compared),
@@ -124,67 +118,19 @@ fn export_pictures(analysis: &Analysis, args: &AnalysisArgs, input: &Input) -> V
     if args.export_html.is_none() && args.export_svg.is_none() {
         return Vec::new();
     }
-    let runs = crate::pictures::run_trace(input);
+    let runs = crate::core::pictures::run_trace(input);
     let sequences = bench_report::pictures::confidence_sequences(analysis);
     let mut failed = Vec::new();
     if let Some(path) = &args.export_html {
-        let html = crate::pictures::html(analysis, Some(&runs), &sequences);
+        let html = crate::core::pictures::html(analysis, Some(&runs), &sequences);
         let written = export(path, html.as_bytes());
         failed.extend(written.err().map(|e| format!("--export-html: {e}")));
     }
     if let Some(dir) = &args.export_svg {
-        let written = crate::pictures::write_svgs(dir, analysis, Some(&runs), &sequences);
+        let written = crate::core::pictures::write_svgs(dir, analysis, Some(&runs), &sequences);
         failed.extend(written.err().map(|e| format!("--export-svg: {e}")));
     }
     failed
-}
-
-/// Writes one export: to standard output or error for `-`, `/dev/stdout`, `/dev/stderr`
-/// (through the stream abba has, so `>> FILE` appends); in place to another descriptor,
-/// a device or a pipe (opened for appending, never truncated or replaced); otherwise
-/// atomically, through a symbolic link (the file it points to is replaced, the link stays).
-pub fn export(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    match crate::paths::target(path) {
-        Target::Stdout => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(bytes)
-                .and_then(|()| out.flush())
-                .map_err(|e| format!("{}: cannot write to standard output: {e}", path.display()))
-        }
-        Target::Stderr => {
-            let mut err = std::io::stderr().lock();
-            err.write_all(bytes)
-                .and_then(|()| err.flush())
-                .map_err(|e| format!("{}: cannot write to standard error: {e}", path.display()))
-        }
-        Target::InPlace(dest) => std::fs::OpenOptions::new()
-            .append(true)
-            .open(&dest)
-            .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
-            .map_err(|e| format!("{}: {e}", path.display())),
-        Target::File(dest) => write_atomic(dest, bytes).map_err(|e| e.to_string()),
-    }
-}
-
-/// The file a symbolic link points to (followed to the end, a dangling link included);
-/// any other path as it is. Exports write through links rather than replace them.
-pub fn resolve_link(path: &Path) -> PathBuf {
-    let mut current = path.to_path_buf();
-    // A bounded walk: a loop of links ends in an error from the write, not a hang here.
-    for _ in 0..40 {
-        let is_link = std::fs::symlink_metadata(&current).is_ok_and(|m| m.is_symlink());
-        if !is_link {
-            break;
-        }
-        let Ok(target) = std::fs::read_link(&current) else {
-            break;
-        };
-        current = match current.parent() {
-            Some(dir) if target.is_relative() => dir.join(target),
-            _ => target,
-        };
-    }
-    current
 }
 
 /// Writes to stdout; a reader that went away (`| head`) ends the output quietly, any other
@@ -196,19 +142,6 @@ pub fn write_stdout(text: &str) -> anyhow::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(usage(format!("cannot write to stdout: {e}"))),
     }
-}
-
-/// Writes one line to stderr. Every message of abba goes through here: stderr closed, a
-/// broken pipe or a full disk loses the message but never panics (`eprintln!` would, with
-/// exit 101), so the exit code still tells what happened. Long lines are wrapped at word
-/// boundaries (continuation lines indented by two) to `COLUMNS` or stderr's terminal.
-pub fn stderr_line(message: std::fmt::Arguments<'_>) {
-    let text = bench_report::wrap(&message.to_string(), stderr_width(), "", "  ");
-    let mut err = std::io::stderr().lock();
-    let _ = err
-        .write_all(text.as_bytes())
-        .and_then(|()| err.write_all(b"\n"))
-        .and_then(|()| err.flush());
 }
 
 /// Refuses an export path that cannot be written, before any run is spent on it: its
@@ -226,7 +159,7 @@ pub fn check_export_paths(args: &AnalysisArgs) -> anyhow::Result<()> {
         ("--export-csv-summary", &args.csv.export_csv_summary),
     ] {
         let Some(given) = path else { continue };
-        let Target::File(path) = crate::paths::target(given) else {
+        let Target::File(path) = crate::core::paths::target(given) else {
             // Standard output, a descriptor, a device or a pipe: written in place.
             continue;
         };
@@ -321,127 +254,4 @@ pub fn render_options(args: &AnalysisArgs) -> RenderOptions {
     options.width = terminal_width();
     options.full_report_hint = Some("--verbose");
     options
-}
-
-/// The width a report piped to a file or program fits when `COLUMNS` is not set.
-pub const PIPED_WIDTH: usize = 100;
-
-/// The width every report line must fit: `COLUMNS` when set to a number, else the
-/// terminal's width when stdout is one, else [`PIPED_WIDTH`].
-pub fn terminal_width() -> Option<usize> {
-    if let Some(n) = columns() {
-        return Some(n);
-    }
-    let stdout = std::io::stdout();
-    if !stdout.is_terminal() {
-        return Some(PIPED_WIDTH);
-    }
-    terminal_size::terminal_size_of(&stdout)
-        .map(|(w, _)| usize::from(w.0))
-        .or(Some(PIPED_WIDTH))
-}
-
-/// The width notes, warnings and errors on stderr are wrapped to: `COLUMNS` when set, else
-/// the terminal's width when stderr is one; piped to a log, they stay one line each.
-fn stderr_width() -> Option<usize> {
-    columns().or_else(|| {
-        let stderr = std::io::stderr();
-        if stderr.is_terminal() {
-            terminal_size::terminal_size_of(&stderr).map(|(w, _)| usize::from(w.0))
-        } else {
-            None
-        }
-    })
-}
-
-/// `COLUMNS`, when set to a positive number.
-fn columns() -> Option<usize> {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-}
-
-/// The comparisons `--fail-if-slower` cannot decide (M2 of issue 26): no test ran on them
-/// (too few blocks or runs for any test to reach alpha), and no omnibus test of their group
-/// said the variants do not differ. Such a gate fails (exit 1) rather than pass silently.
-pub fn gate_undecided(analysis: &Analysis, pct: f64) -> Vec<String> {
-    let mut out = Vec::new();
-    for group in &analysis.groups {
-        if group.omnibus.is_some_and(|o| !o.significant) {
-            continue;
-        }
-        for c in &group.comparisons {
-            if c.verdict != bench_stats::Verdict::NotTested {
-                continue;
-            }
-            out.push(format!(
-                "--fail-if-slower {}% cannot decide {} vs {}: no test could run (too few blocks or runs for any test to reach alpha), so a slowdown of that size is not ruled out; failing (exit 1): measure more blocks",
-                pct * 100.0,
-                c.candidate,
-                group.baseline
-            ));
-        }
-    }
-    out
-}
-
-/// The `--fail-if-slower PCT` rule ([`bench_stats::analysis::regressions`]): a candidate
-/// trips it when its verdict is significant, it is worse than the baseline, and its ratio
-/// interval reaches a slowdown of PCT (times: upper end >= 1 + PCT; throughput: lower end
-/// <= 1 - PCT).
-pub fn gate_failures(analysis: &Analysis, pct: f64) -> Vec<String> {
-    // Memory or a named quantity is worse, not slower.
-    let worse = match &analysis.quantity {
-        None | Some(Quantity::Time | Quantity::Throughput) => "slower",
-        Some(_) => "worse",
-    };
-    bench_stats::analysis::regressions(analysis, pct)
-        .into_iter()
-        .map(|r| {
-            // The typical run's gate names the part of the distribution that tripped it.
-            let part = r
-                .part
-                .as_ref()
-                .map_or_else(String::new, |p| format!(" in its {p}"));
-            format!(
-                "{} is significantly {worse} than {}{part} and may be {:.2}% {worse} or more (ratio {:.4}, interval [{:.4}, {:.4}])",
-                r.candidate,
-                r.baseline,
-                pct * 100.0,
-                r.ratio,
-                r.ratio_ci[0],
-                r.ratio_ci[1]
-            )
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use bench_stats::{AnalysisConfig, Dataset, Design, Observation, Series, analyze};
-
-    fn analysis(base: f64, cand: f64, higher: bool) -> Analysis {
-        let series = |name: &str, v: f64| {
-            Series::new(
-                name,
-                (0..12).map(|b| Observation::in_block(v + f64::from(b % 4) * 0.1, b)),
-            )
-        };
-        let data = Dataset::new("ns", vec![series("a", base), series("b", cand)])
-            .with_higher_is_better(higher)
-            .with_design(Design::Abba);
-        analyze(&data, &AnalysisConfig::default()).unwrap()
-    }
-
-    #[test]
-    fn gate_trips_only_on_a_significant_regression_past_the_threshold() {
-        assert_eq!(gate_failures(&analysis(100.0, 105.0, false), 0.02).len(), 1);
-        assert!(gate_failures(&analysis(100.0, 101.0, false), 0.02).is_empty());
-        assert!(gate_failures(&analysis(100.0, 95.0, false), 0.02).is_empty());
-        // Throughput: lower is the regression.
-        assert_eq!(gate_failures(&analysis(100.0, 95.0, true), 0.02).len(), 1);
-        assert!(gate_failures(&analysis(100.0, 105.0, true), 0.02).is_empty());
-    }
 }

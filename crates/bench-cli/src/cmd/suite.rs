@@ -2,25 +2,26 @@
 //! one or more candidate builds) in one interleaved experiment, one table for the suite,
 //! significance controlled across it, and the outputs CI shows.
 
-mod args;
-
 use std::path::{Path, PathBuf};
 
-use bench_report::{SuiteMarkdown, render_suite_console, render_suite_markdown};
+use bench_report::{SuiteMarkdown, render_gate, render_suite_console, render_suite_markdown};
 use bench_sched::{
     BenchmarkEntry, ExperimentConfig, FailurePolicy, InterruptFlag, OutputMode, RealRunner,
     ResumePoint, Shell, SuiteError, SuiteOptions, SuiteSpec, read_raw,
 };
+use bench_stats::analysis::Gate;
 use bench_stats::suite::{Correction, SuiteConfig, SuiteReport, analyze_suite};
 use bench_stats::{AnalysisConfig, Dataset, Grouping};
 
-pub use args::{SUITE_HELP, SuiteArgs};
+use crate::args::suite::SuiteArgs;
 
-use crate::compare::{execute, fresh_seed};
-use crate::exit::{Exit, usage};
-use crate::output::{stderr_line, write_stdout};
-use crate::raw_output::{RawOutput, naming_raw_file, open_raw};
-use crate::words::sched_error_text;
+use crate::core::analysis::fresh_seed;
+use crate::core::exit::{Exit, usage};
+use crate::core::output::write_stdout;
+use crate::core::raw_output::{RawOutput, naming_raw_file, open_raw};
+use crate::core::run::execute;
+use crate::core::stdio::stderr_line;
+use crate::core::words::sched_error_text;
 
 /// A suite file's error in the CLI's words (exit 2).
 fn suite_error(e: &SuiteError) -> anyhow::Error {
@@ -63,7 +64,7 @@ impl Gates {
                 Some((n, p)) => (Some(n.trim()), p),
                 None => (None, v.as_str()),
             };
-            let pct = crate::parse::parse_percent(pct)
+            let pct = crate::args::parse::parse_percent(pct)
                 .map_err(|e| usage(format!("--fail-if-slower {v}: {e}")))?;
             match name {
                 Some(n) if !names.contains(&n) => {
@@ -168,7 +169,7 @@ fn plan(
     let names: Vec<&str> = picked.iter().map(|e| e.name.get_ref().as_str()).collect();
     let gates = Gates::parse(&args.fail_if_slower, &names)?;
     let (analysis, correction) = suite_analysis(args, spec, seed)?;
-    crate::compare::check_run_count(&config, "--blocks (or runs-per-block in the suite file)")?;
+    crate::core::run::check_run_count(&config, "--blocks (or runs-per-block in the suite file)")?;
     Ok(Plan {
         config,
         analysis,
@@ -289,7 +290,7 @@ fn warn_rate_units(config: &ExperimentConfig) {
             Some(m) => m.higher_is_better(),
             None => config.higher_is_better.unwrap_or(false),
         });
-        crate::checks::warn_rate_unit_of(
+        crate::core::checks::warn_rate_unit_of(
             unit,
             higher,
             &format!("benchmark {:?}: unit", b.name),
@@ -317,7 +318,7 @@ fn suite_hint(error: anyhow::Error, file: &Path, raw: &Path) -> anyhow::Error {
 
 /// The export paths, checked before any run: their directories must exist, and none may
 /// replace the suite file, the raw runs, another export or the history `--record` writes
-/// (by device and inode, as compare checks its own: [`crate::paths::check_targets`]); nor
+/// (by device and inode, as compare checks its own: [`crate::core::paths::check_targets`]); nor
 /// may the raw runs replace the history.
 fn check_exports(
     args: &SuiteArgs,
@@ -340,7 +341,10 @@ fn check_exports(
     .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
     .collect();
     for (flag, path) in &exports {
-        if !matches!(crate::paths::target(path), crate::paths::Target::File(_)) {
+        if !matches!(
+            crate::core::paths::target(path),
+            crate::core::paths::Target::File(_)
+        ) {
             // Standard output, a descriptor, a device or a pipe: written in place.
             continue;
         }
@@ -358,7 +362,7 @@ fn check_exports(
             }
         }
     }
-    let mut kept = vec![crate::paths::Kept {
+    let mut kept = vec![crate::core::paths::Kept {
         role: "the suite file",
         path: &args.file,
     }];
@@ -367,11 +371,11 @@ fn check_exports(
         ("the raw runs' file --resume", &args.resume),
     ] {
         if let Some(path) = path {
-            kept.push(crate::paths::Kept { role, path });
+            kept.push(crate::core::paths::Kept { role, path });
         }
     }
     kept.extend(recording.map(crate::history::Recording::kept));
-    crate::paths::check_targets(&exports, args.json, &kept)
+    crate::core::paths::check_targets(&exports, args.json, &kept)
 }
 
 fn list(spec: &SuiteSpec, picked: &[&BenchmarkEntry]) -> anyhow::Result<u8> {
@@ -488,7 +492,7 @@ fn cross_class(
         write_stdout(&bench_report::render_json(&result)?)?;
     } else {
         let mut options = bench_report::RenderOptions::default();
-        options.width = crate::output::terminal_width();
+        options.width = crate::core::stdio::terminal_width();
         write_stdout(&bench_report::render_console(&result, &options))?;
     }
     Ok(0)
@@ -498,7 +502,7 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
     let mut failed = Vec::new();
     let mut write = |flag: &str, path: &Option<PathBuf>, text: Option<String>| {
         if let (Some(path), Some(text)) = (path, text) {
-            if let Err(e) = crate::ci::write_export(path, text.as_bytes()) {
+            if let Err(e) = crate::core::ci::write_export(path, text.as_bytes()) {
                 failed.push(format!("{flag}: {e}"));
             }
         }
@@ -532,9 +536,9 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
         github,
     );
     if !args.no_step_summary {
-        if let Err(e) = crate::ci::append_step_summary(&render_suite_markdown(
+        if let Err(e) = crate::core::ci::append_step_summary(&render_suite_markdown(
             report,
-            &SuiteMarkdown::new(None, Some(crate::ci::STEP_SUMMARY_MAX)),
+            &SuiteMarkdown::new(None, Some(crate::core::ci::STEP_SUMMARY_MAX)),
         )) {
             failed.push(format!("$GITHUB_STEP_SUMMARY: {e}"));
         }
@@ -544,38 +548,27 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
     } else {
         write_stdout(&render_suite_console(
             report,
-            crate::output::terminal_width(),
+            crate::core::stdio::terminal_width(),
         ))?;
     }
-    let tripped = gate(report, gates);
-    for message in &tripped {
-        stderr_line(format_args!("abba: gate: {message}"));
-    }
-    if !failed.is_empty() {
-        return Err(usage(failed.join("\n")));
-    }
-    Ok(if tripped.is_empty() { 0 } else { 1 })
-}
-
-/// The benchmarks whose corrected verdict is a slowdown that may reach their threshold.
-fn gate(report: &SuiteReport, gates: &Gates) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut tripped = false;
     for b in &report.benchmarks {
         let Some(pct) = gates.of(&b.name) else {
             continue;
         };
-        for r in bench_stats::analysis::regressions(&b.analysis, pct) {
-            out.push(format!(
-                "{}: {} is significantly slower than {} after the suite's correction and may be {:.2}% slower or more (ratio {:.4}, interval [{:.4}, {:.4}])",
-                b.name,
-                r.candidate.rsplit_once('/').map_or(r.candidate.as_str(), |x| x.1),
-                r.baseline.rsplit_once('/').map_or(r.baseline.as_str(), |x| x.1),
-                pct * 100.0,
-                r.ratio,
-                r.ratio_ci[0],
-                r.ratio_ci[1]
-            ));
+        // The suite fails on regressions only: an undecided comparison does not yet fail
+        // it (issue 38, W3).
+        let gate = Gate::new(pct)
+            .check(&b.analysis)
+            .in_suite(b.name.clone())
+            .regressions_only();
+        tripped |= gate.tripped();
+        for line in render_gate(&gate) {
+            stderr_line(format_args!("abba: gate: {line}"));
         }
     }
-    out
+    if !failed.is_empty() {
+        return Err(usage(failed.join("\n")));
+    }
+    Ok(u8::from(tripped))
 }

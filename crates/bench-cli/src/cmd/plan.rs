@@ -10,9 +10,9 @@ use bench_stats::sequential::dataset_log_ratios;
 use bench_stats::sim::NoiseProfile;
 use bench_stats::{Dataset, Design};
 
-use crate::cli::PlanArgs;
-use crate::exit::usage;
-use crate::output::write_stdout;
+use crate::args::PlanArgs;
+use crate::core::exit::usage;
+use crate::core::output::write_stdout;
 
 /// What a pilot gives the plan.
 struct Pilot {
@@ -30,7 +30,7 @@ struct Pilot {
 
 /// `abba plan`.
 pub fn run(args: &PlanArgs) -> anyhow::Result<u8> {
-    if !(args.alpha >= crate::compare::MIN_ALPHA && args.alpha < 0.5) {
+    if !(args.alpha >= crate::core::analysis::MIN_ALPHA && args.alpha < 0.5) {
         return Err(usage(format!(
             "--alpha {}: must lie between 1e-6 and 0.5 (0.5 excluded)",
             if args.alpha.abs() < 1e-4 && args.alpha != 0.0 {
@@ -56,7 +56,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<u8> {
             })?;
             // A budget beyond the limit is planned at the limit, and said so.
             let fit = (t.as_secs_f64() / per).floor();
-            Some((fit.min(crate::cli::MAX_BLOCKS as f64) as usize).max(2))
+            Some((fit.min(crate::args::MAX_BLOCKS as f64) as usize).max(2))
         }
         (None, None) => None,
     };
@@ -83,7 +83,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<u8> {
         });
         write_stdout(&format!("{}\n", serde_json::to_string_pretty(&doc)?))?;
     } else {
-        let width = crate::output::terminal_width();
+        let width = crate::core::stdio::terminal_width();
         let text: Vec<String> = words(&pilot, &report, args)
             .split('\n')
             .map(|line| {
@@ -242,7 +242,7 @@ fn words(pilot: &Pilot, r: &PlanReport, args: &PlanArgs) -> String {
     out += &range_words(r);
     if let Some(n) = r.budget_blocks {
         let budget = match (args.time, pilot.block_s) {
-            (Some(t), Some(b)) if t.as_secs_f64() / b > crate::cli::MAX_BLOCKS as f64 => format!(
+            (Some(t), Some(b)) if t.as_secs_f64() / b > crate::args::MAX_BLOCKS as f64 => format!(
                 "{n} blocks (the limit: {} at {b:.3}s per block would fit about {:.0} blocks)",
                 seconds_text(t.as_secs_f64()),
                 (t.as_secs_f64() / b).floor()

@@ -9,10 +9,10 @@ pub use bench_report::STEP_SUMMARY_MAX;
 /// The measure of a BMF value (history's export names it here).
 pub(crate) use bench_report::bmf_measure as measure;
 
-/// Writes an export as every export of abba is written ([`crate::output::export`]): `-`
+/// Writes an export as every export of abba is written ([`crate::core::output::export`]): `-`
 /// and `/dev/stdout` to standard output, a device or pipe in place, a file atomically.
 pub fn write_export(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    crate::output::export(path, bytes)
+    crate::core::paths::export(path, bytes)
 }
 
 /// Appends `markdown` to the file `$GITHUB_STEP_SUMMARY` names, when it is set (GitHub

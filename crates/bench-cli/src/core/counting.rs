@@ -6,8 +6,8 @@ use bench_sched::{
     Pmu, PmuRefusal, SystemProbe, Valgrind, select_counter,
 };
 
-use crate::exit::usage;
-use crate::output::stderr_line;
+use crate::core::exit::usage;
+use crate::core::stdio::stderr_line;
 
 /// How to install valgrind, for the error when nothing can count.
 const INSTALL_VALGRIND: &str = "install valgrind (Debian/Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind; Arch: pacman -S valgrind)";

@@ -2,6 +2,46 @@
 
 use std::time::Duration;
 
+use clap::ValueEnum;
+
+/// The most blocks any count flag may plan (`--blocks`, `--max-blocks`, `plan --blocks`):
+/// the schedule is built before the first run, one small record per run.
+pub const MAX_BLOCKS: i64 = bench_sched::MAX_BLOCKS as i64;
+/// The most runs per variant `--runs`, `--min-runs` and `--max-runs` may ask for.
+pub const MAX_RUNS: i64 = 1_000_000;
+/// The most runs of each variant in one block (`--runs-per-block`).
+pub const MAX_RUNS_PER_BLOCK: i64 = bench_sched::MAX_RUNS_PER_BLOCK as i64;
+/// The most untimed warm-up runs (`--warmup`, `--warmup-per-block`).
+pub const MAX_WARMUP: i64 = bench_sched::MAX_WARMUP as i64;
+/// The most bootstrap resamples per interval (`--resamples`): past it the Monte Carlo
+/// error of a 95% bound is far below the interval's own width, and the cost only grows.
+pub const MAX_RESAMPLES: i64 = 100_000;
+/// `--style`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum StyleArg {
+    /// Colour and Unicode when stdout is a terminal (and NO_COLOR is unset).
+    Auto,
+    /// ASCII, no colour.
+    Basic,
+    /// Unicode and colour.
+    Full,
+    /// Unicode without colour.
+    Nocolor,
+    /// Colour forced, Unicode.
+    Color,
+    /// Plain ASCII without colour or table borders.
+    None,
+}
+
+/// `--shell`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ShellArg {
+    /// Split the command like a POSIX shell would, without expansion, and run it directly.
+    None,
+    /// Run the command with `sh -c`.
+    Sh,
+}
+
 /// An experiment id or host name: 1 to 200 characters, none of them a control character
 /// or whitespace other than a space, not blank.
 pub fn parse_label(text: &str) -> Result<String, String> {
@@ -19,10 +59,10 @@ pub fn parse_label(text: &str) -> Result<String, String> {
 
 /// `--shell` / `-S`: `none` or `sh`. hyperfine's other shells (`bash`, `zsh`, ...) are
 /// refused with the way abba runs them: as the command, `bash -c '...'`.
-pub fn parse_shell(text: &str) -> Result<crate::cli::ShellArg, String> {
+pub fn parse_shell(text: &str) -> Result<ShellArg, String> {
     match text {
-        "none" => Ok(crate::cli::ShellArg::None),
-        "sh" => Ok(crate::cli::ShellArg::Sh),
+        "none" => Ok(ShellArg::None),
+        "sh" => Ok(ShellArg::Sh),
         other => Err(format!(
             "abba runs commands directly (none, the default) or with `sh -c` (sh); for {other}, write the command as `{other} -c '...'` (with --shell none)"
         )),

@@ -2,8 +2,8 @@
 //! hyperfine option abba does not have, refused with what abba does instead (exit 2)
 //! rather than with a guess at a similarly spelled abba flag.
 
-use crate::cli::{CompareArgs, ShellArg};
-use crate::exit::usage;
+use crate::args::{CompareArgs, ShellArg};
+use crate::core::exit::usage;
 
 /// The exports abba writes, for the refusal of hyperfine's others.
 const EXPORTS: &str = "abba writes Markdown (--export-markdown), HTML with charts (--export-html), one CSV row per command like hyperfine's --export-csv (--export-csv-summary), one per run (--export-csv) and JSON (--export-json)";

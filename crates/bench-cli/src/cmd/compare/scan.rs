@@ -22,8 +22,8 @@
 
 use bench_sched::ScanParameter;
 
-use crate::cli::{CompareArgs, ScanArgs};
-use crate::exit::usage;
+use crate::args::{CompareArgs, ScanArgs};
+use crate::core::exit::usage;
 
 /// The most variants a scan may make (each runs once per block at least).
 pub const MAX_VARIANTS: usize = 64;

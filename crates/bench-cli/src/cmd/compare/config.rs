@@ -12,12 +12,13 @@ use bench_sched::{
 use bench_stats::AnalysisConfig;
 use bench_stats::sequential::SequentialRule;
 
-use crate::cli::{CompareArgs, LayoutArg, ShellArg};
-use crate::compare::{analysis_config_for, fresh_seed};
-use crate::exit::usage;
-use crate::kernel_spec::parse_kernel_spec;
-use crate::output::{check_export_paths, stderr_line};
-use crate::words::sched_error_text;
+use super::kernel_spec::parse_kernel_spec;
+use crate::args::{CompareArgs, LayoutArg, ShellArg};
+use crate::core::analysis::{analysis_config_for, fresh_seed};
+use crate::core::exit::usage;
+use crate::core::output::check_export_paths;
+use crate::core::stdio::stderr_line;
+use crate::core::words::sched_error_text;
 
 /// What the arguments of `abba compare` describe: the runs, their names, the analysis.
 #[derive(Debug)]
@@ -56,7 +57,7 @@ pub(crate) fn experiment_config(
     let base = resume.as_ref().map(resumed).transpose()?;
     let base = base.as_ref();
     // A parameter scan (-P/-L) expands the commands and names first (`scan.rs`).
-    let scan = crate::scan::expand(args)?;
+    let scan = super::scan::expand(args)?;
     let args = scan.as_ref().map_or(args, |s| &s.args);
     let shell = match args.shell {
         Some(arg) => shell_of(arg),
@@ -97,15 +98,15 @@ pub(crate) fn experiment_config(
         .or(base.map(|b| b.seed))
         .unwrap_or_else(fresh_seed);
     let analysis = analysis_config_for(&args.analysis, seed, Some(&metric))?;
-    let counter = crate::counting::choose(
+    let counter = crate::core::counting::choose(
         &metric,
         args.counter.as_deref(),
         resume.as_ref().and_then(|r| r.header().counter),
         args.analysis.quiet,
     )?;
-    let hooks = match base.filter(|_| !crate::hooks::any_given(&args.hooks)) {
+    let hooks = match base.filter(|_| !super::hooks::any_given(&args.hooks)) {
         Some(b) => b.hooks.clone(),
-        None => crate::hooks::hooks(&args.hooks, names.len(), shell)?,
+        None => super::hooks::hooks(&args.hooks, names.len(), shell)?,
     };
     let mut config = ExperimentConfig {
         variants: names

@@ -1,19 +1,16 @@
 //! `compare`'s options for hyperfine users: hook arguments into [`Hooks`], `--runs` and
 //! `--time-budget` into a block count, the warning about shell characters passed
-//! literally, and the CSV exports.
+//! literally.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use bench_sched::{
-    CommandSpec, ExperimentConfig, HookKind, Hooks, Input, InterruptFlag, RealRunner, SchedError,
-    Shell, runs_csv, summary_csv,
+    CommandSpec, ExperimentConfig, HookKind, Hooks, InterruptFlag, RealRunner, SchedError, Shell,
 };
-use bench_stats::Analysis;
 
-use crate::cli::{CompareArgs, CsvExportArgs, HookArgs};
-use crate::exit::{Exit, usage};
-use crate::output::stderr_line;
+use crate::args::{CompareArgs, HookArgs};
+use crate::core::exit::{Exit, usage};
+use crate::core::stdio::stderr_line;
 
 /// The hooks of each variant (empty when no hook is given). Each hook flag is given once
 /// (for every variant) or once per variant, as hyperfine accepts; an empty CMD among
@@ -44,8 +41,12 @@ pub fn hooks(args: &HookArgs, variants: usize, shell: Shell) -> anyhow::Result<V
             if text.trim().is_empty() {
                 continue;
             }
-            let spec = CommandSpec::parse(text, shell)
-                .map_err(|e| usage(format!("--{kind}: {}", crate::words::sched_error_text(&e))))?;
+            let spec = CommandSpec::parse(text, shell).map_err(|e| {
+                usage(format!(
+                    "--{kind}: {}",
+                    crate::core::words::sched_error_text(&e)
+                ))
+            })?;
             match kind {
                 HookKind::Setup => hooks.setup = Some(spec),
                 HookKind::Prepare => hooks.prepare = Some(spec),
@@ -132,7 +133,7 @@ pub fn size(
             .fit_budget(budget, stop, &mut RealRunner::new())
             .map_err(pilot_error)?;
         let (took, remaining) = (fit.pilot, fit.remaining);
-        config.blocks = fit.blocks.min(crate::cli::MAX_BLOCKS as u32);
+        config.blocks = fit.blocks.min(crate::args::MAX_BLOCKS as u32);
         if !quiet && remaining < took {
             stderr_line(format_args!(
                 "abba: --time-budget {}: the pilot block took {}, more than the {} left; running the fewest, 1 block",
@@ -163,7 +164,7 @@ fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) -> an
     let (min, max) = (args.hooks.min_runs, args.hooks.max_runs);
     if let (Some(lo), Some(hi)) = (min, max) {
         if lo > hi {
-            return Err(crate::exit::usage(format!(
+            return Err(crate::core::exit::usage(format!(
                 "--min-runs {lo} is above --max-runs {hi}: give a minimum at most the maximum"
             )));
         }
@@ -290,37 +291,4 @@ fn pilot_failed(error: &SchedError) -> anyhow::Error {
     anyhow::Error::new(Exit::CommandFailed(format!(
         "{error}\n(in the --time-budget pilot block; nothing was recorded)"
     )))
-}
-
-/// One export: its flag, its file and its content (or why there is none).
-pub struct Export {
-    /// The flag that asked for it.
-    pub flag: &'static str,
-    /// Where it goes.
-    pub path: PathBuf,
-    /// The bytes, or why they cannot be made.
-    pub content: Result<String, String>,
-}
-
-/// `--export-csv` and `--export-csv-summary` of `analysis` of `input`.
-pub fn csv_exports(args: &CsvExportArgs, input: &Input, analysis: &Analysis) -> Vec<Export> {
-    let mut out = Vec::new();
-    if let Some(path) = &args.export_csv {
-        out.push(Export {
-            flag: "--export-csv",
-            path: path.clone(),
-            content: input.experiment.as_ref().map(runs_csv).ok_or_else(|| {
-                "the input holds no runs (CSV or hyperfine data); export runs from a raw file"
-                    .to_owned()
-            }),
-        });
-    }
-    if let Some(path) = &args.export_csv_summary {
-        out.push(Export {
-            flag: "--export-csv-summary",
-            path: path.clone(),
-            content: Ok(summary_csv(analysis, input.experiment.as_ref())),
-        });
-    }
-    out
 }

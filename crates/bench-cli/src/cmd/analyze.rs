@@ -4,10 +4,10 @@ use std::path::Path;
 
 use bench_sched::{CsvOptions, Input, InputError, MergePolicy, Metric, analyze_input};
 
-use crate::cli::AnalyzeArgs;
-use crate::compare::{analysis_config, analysis_config_for};
-use crate::exit::usage;
-use crate::output::emit;
+use crate::args::AnalyzeArgs;
+use crate::core::analysis::{analysis_config, analysis_config_for};
+use crate::core::exit::usage;
+use crate::core::output::emit;
 
 /// `abba analyze FILE...`.
 pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
@@ -42,17 +42,17 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
             )));
         }
     }
-    let kept: Vec<crate::paths::Kept<'_>> = paths
+    let kept: Vec<crate::core::paths::Kept<'_>> = paths
         .iter()
         .filter(|p| **p != Path::new("-"))
-        .map(|path| crate::paths::Kept {
+        .map(|path| crate::core::paths::Kept {
             role: "the input",
             path,
         })
         .chain(recording.as_ref().map(crate::history::Recording::kept))
         .collect();
-    crate::paths::check_export_targets(&args.analysis, &kept)?;
-    crate::checks::warn_rate_unit(Some(&args.unit), args.higher_is_better);
+    crate::core::paths::check_export_targets(&args.analysis, &kept)?;
+    crate::core::checks::warn_rate_unit(Some(&args.unit), args.higher_is_better);
     let csv = CsvOptions {
         unit: args.unit.clone(),
         higher_is_better: args.higher_is_better,
@@ -92,11 +92,11 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         return Err(usage(format!(
             "{}: {}",
             files.join(", "),
-            crate::checks::nothing_to_analyze(&input)
+            crate::core::checks::nothing_to_analyze(&input)
         )));
     }
     let analysis = analyze_input(&input, &config).map_err(|e| usage(e.to_string()))?;
-    let csv = crate::hooks::csv_exports(&args.analysis.csv, &input, &analysis);
+    let csv = crate::core::exports::csv_exports(&args.analysis.csv, &input, &analysis);
     let code = emit(analysis, &args.analysis, csv, &input)?;
     crate::history::record_after(
         recording.as_ref(),
@@ -127,7 +127,7 @@ fn ignored_csv_options(args: &AnalyzeArgs, data: &bench_stats::Dataset) {
         ),
     ] {
         if ignored {
-            crate::output::stderr_line(format_args!(
+            crate::core::stdio::stderr_line(format_args!(
                 "abba: warning: {flag} applies to CSV values only and was ignored: the raw or hyperfine data record {records}"
             ));
         }

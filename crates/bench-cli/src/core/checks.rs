@@ -1,6 +1,6 @@
 //! Checks of flag values that warn rather than refuse.
 
-use crate::output::stderr_line;
+use crate::core::stdio::stderr_line;
 
 /// Whether `unit` names a rate (`ops/s`, `req/sec`, `MB/s`, `Hz`, `qps`): a quantity where
 /// more is usually better.

@@ -1,91 +1,32 @@
 //! `abba compare`: arguments into an experiment config (`experiment_args.rs`), run,
 //! analyze, report; `--confirm` reruns the standout ([`Confirmation`]).
 
+mod config;
+pub mod demo;
+mod hooks;
+pub mod hyperfine;
+mod kernel_spec;
+mod scan;
+
 use std::path::{Path, PathBuf};
 
-use bench_sched::Metric;
 use bench_sched::{
     ConfirmError, Confirmation, Experiment, ExperimentConfig, Input, InterruptFlag, RawWriter,
-    RealRunner, ResumePoint, analyze_input, run_experiment,
+    RealRunner, ResumePoint, analyze_input,
 };
-use bench_stats::{AnalysisConfig, Grouping, Warning, WarningCode};
+use bench_stats::{AnalysisConfig, Warning, WarningCode};
 
-use crate::cli::{AnalysisArgs, CompareArgs};
-use crate::exit::{Exit, usage};
-use crate::experiment_args::{Plan, experiment_config};
-use crate::output::{emit, stderr_line, write_stdout};
-use crate::progress::Progress;
-use crate::raw_output::{
+use config::{Plan, experiment_config};
+
+use crate::args::CompareArgs;
+use crate::core::analysis::fresh_seed;
+use crate::core::exit::{Exit, usage};
+use crate::core::output::{emit, write_stdout};
+use crate::core::raw_output::{
     RawOutput, check_output, naming_raw_file, open_raw, quoted, raw_kept, sched_error,
 };
-
-/// The equivalence margin when `--equivalence-margin` is not given: 1%, or 0.1% when the
-/// verdict decides on a count (instructions, cycles, ...). Counts resolve a hundredth of
-/// a percent, so a change of half a percent is both measurable and what a gate on
-/// instruction counts exists to catch; under a 1% margin it would read EQUIVALENT.
-pub const COUNT_MARGIN: f64 = 0.001;
-
-/// The default margin for `metric` (see [`COUNT_MARGIN`]).
-pub(crate) fn default_margin(metric: Option<&Metric>) -> f64 {
-    match metric {
-        Some(Metric::Count(_)) => COUNT_MARGIN,
-        _ => 0.01,
-    }
-}
-
-/// Turns the shared analysis flags into the library's config.
-pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<AnalysisConfig> {
-    analysis_config_for(args, seed, None)
-}
-
-/// The smallest `--alpha` accepted.
-pub const MIN_ALPHA: f64 = 1e-6;
-
-/// [`analysis_config`] for data of `metric`, whose default margin depends on it.
-pub fn analysis_config_for(
-    args: &AnalysisArgs,
-    seed: u64,
-    metric: Option<&Metric>,
-) -> anyhow::Result<AnalysisConfig> {
-    // 1 - alpha is the default confidence: below about 1e-15 it rounds to 1 in floating
-    // point, and far before that no resampling or exact test resolves the level.
-    if args.alpha > 0.0 && args.alpha < MIN_ALPHA {
-        return Err(usage(format!(
-            "--alpha {:e}: must be at least 1e-6 (one in a million); a smaller level cannot be resolved by the tests or their resamples",
-            args.alpha
-        )));
-    }
-    let config = AnalysisConfig {
-        alpha: args.alpha,
-        // The interval beside the verdict is at the verdict's level unless asked otherwise.
-        confidence: args.confidence.unwrap_or(1.0 - args.alpha),
-        resamples: args.resamples,
-        seed,
-        baseline: args.baseline.clone(),
-        min_practical_effect: args.min_practical_effect,
-        equivalence_margin: args
-            .equivalence_margin
-            .unwrap_or_else(|| default_margin(metric)),
-        practical: args.practical,
-        grouping: if args.cross_class {
-            Grouping::CrossClass
-        } else {
-            Grouping::PerClass
-        },
-        paired_estimator: args
-            .estimator
-            .unwrap_or(AnalysisConfig::default().paired_estimator),
-        ..AnalysisConfig::default()
-    };
-    config.validate().map_err(|e| usage(format!("--{e}")))?;
-    Ok(config)
-}
-
-/// A seed from the operating system's randomness (not the clock), printed and stored.
-pub(crate) fn fresh_seed() -> u64 {
-    use std::hash::{BuildHasher, RandomState};
-    RandomState::new().hash_one(std::process::id()) % 1_000_000_000
-}
+use crate::core::run::{check_run_count, execute, runner_and_progress};
+use crate::core::stdio::stderr_line;
 
 /// `abba compare`: build the experiment from the arguments, check everything that can be
 /// checked, create the raw file, run, analyze, report.
@@ -109,7 +50,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         }
     }
     if let Some(point) = &resume {
-        crate::experiment_args::check_resumed(&args, point)?;
+        config::check_resumed(&args, point)?;
     }
     // --record's commit and history are settled now, not after the experiment.
     let recording = crate::history::prepare(&args.record, "compare")?;
@@ -119,10 +60,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         names,
         analysis,
     } = experiment_config(&args, resume)?;
-    crate::hooks::warn_shell_expansions(&config);
-    crate::checks::warn_rate_unit(args.unit.as_deref(), args.higher_is_better);
+    hooks::warn_shell_expansions(&config);
+    crate::core::checks::warn_rate_unit(args.unit.as_deref(), args.higher_is_better);
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
-    crate::hooks::size(&args, &mut config, &stop)?;
+    hooks::size(&args, &mut config, &stop)?;
     check_run_count(&config, "--blocks (or --runs)")?;
     config
         .preflight(&mut RealRunner::new())
@@ -156,7 +97,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     }
     let (writer, raw_path, temporary) = open_raw(&out, &config)?;
     let outcome = execute(&config, &stop, writer, &raw_path, args.analysis.quiet)?;
-    crate::exit::exit_on_signal_from_now(
+    crate::core::exit::exit_on_signal_from_now(
         &stop,
         format!(
             "the raw runs are complete in {} (abba analyze {} reports them)",
@@ -203,30 +144,9 @@ fn refuse_suite_file(point: &ResumePoint) -> anyhow::Result<()> {
     )))
 }
 
-/// Refuses an experiment whose schedule would exceed [`crate::cli::MAX_SCHEDULED_RUNS`]
-/// (each count flag is bounded, their product too), before the schedule is built; `fewer`
-/// names what to lower (`--blocks (or --runs)`).
-pub(crate) fn check_run_count(config: &ExperimentConfig, fewer: &str) -> anyhow::Result<()> {
-    let one = ExperimentConfig {
-        blocks: 1,
-        resume: None,
-        ..config.clone()
-    };
-    let per_block = one.schedule().runs.len() as u64;
-    let total = per_block.saturating_mul(u64::from(config.blocks));
-    if total > crate::cli::MAX_SCHEDULED_RUNS {
-        return Err(usage(format!(
-            "{} blocks of {per_block} runs are {total} runs, more than the {} one experiment may schedule; give fewer {fewer}, or split the experiment and merge the files with abba analyze",
-            config.blocks,
-            crate::cli::MAX_SCHEDULED_RUNS
-        )));
-    }
-    Ok(())
-}
-
 /// Whether two paths name the same file (device and inode, or the place it will have).
 fn same_file(a: &Path, b: &Path) -> bool {
-    crate::paths::same_file(a, b)
+    crate::core::paths::same_file(a, b)
 }
 
 /// The raw file `--confirm` writes beside the experiment's (`None` for a temporary one).
@@ -254,19 +174,19 @@ fn check_kept_files(
         kept.push(recording.kept());
     }
     if let Some(path) = &args.output {
-        kept.push(crate::paths::Kept {
+        kept.push(crate::core::paths::Kept {
             role: "--output",
             path,
         });
     }
     if let Some(point) = resume {
-        kept.push(crate::paths::Kept {
+        kept.push(crate::core::paths::Kept {
             role: "--resume",
             path: point.path(),
         });
     }
     if let Some(path) = &confirm {
-        kept.push(crate::paths::Kept {
+        kept.push(crate::core::paths::Kept {
             role: "the --confirm raw file",
             path,
         });
@@ -277,7 +197,7 @@ fn check_kept_files(
             )));
         }
     }
-    crate::paths::check_export_targets(&args.analysis, &kept)
+    crate::core::paths::check_export_targets(&args.analysis, &kept)
 }
 
 /// After the runs: analyze, print the report, write the exports, apply the gate.
@@ -294,7 +214,7 @@ fn report(
     let input = Input::from_experiment(outcome);
     if input.is_empty() {
         return Err(anyhow::Error::new(Exit::CommandFailed(
-            crate::checks::nothing_to_analyze(&input),
+            crate::core::checks::nothing_to_analyze(&input),
         )));
     }
     let mut result = analyze_input(&input, analysis).map_err(|e| usage(e.to_string()))?;
@@ -304,7 +224,7 @@ fn report(
     if args.confirm {
         result.confirmation = confirm_standout(args, config, &result, analysis, raw_path)?;
     }
-    let csv = crate::hooks::csv_exports(&args.analysis.csv, &input, &result);
+    let csv = crate::core::exports::csv_exports(&args.analysis.csv, &input, &result);
     emit(result, &args.analysis, csv, &input)
 }
 
@@ -352,10 +272,10 @@ fn confirm_standout(
     }
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     let (mut runner, mut progress) = runner_and_progress(&rerun.config, quiet)?;
-    crate::exit::hold_signals(true);
+    crate::core::exit::hold_signals(true);
     let confirmed = rerun.run(&stop, &mut runner, &mut writer, &mut progress, analysis);
     progress.finish();
-    crate::exit::hold_signals(false);
+    crate::core::exit::hold_signals(false);
     drop(writer);
     match confirmed {
         Ok(a) => Ok(Some(Box::new(a))),
@@ -381,7 +301,7 @@ fn debug_build_warning() -> Warning {
 fn dry_run(config: &ExperimentConfig, names: &[String]) -> anyhow::Result<u8> {
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let schedule = config.schedule();
-    let width = crate::output::terminal_width();
+    let width = crate::core::stdio::terminal_width();
     let lines: String = schedule
         .render(&refs)
         .lines()
@@ -432,37 +352,6 @@ fn wrap_schedule_line(line: &str, width: Option<usize>) -> String {
     }
     out.push_str(&current);
     out
-}
-
-/// The real runner (counting when the experiment counts) and the progress display of
-/// `config`'s schedule.
-fn runner_and_progress(
-    config: &ExperimentConfig,
-    quiet: bool,
-) -> anyhow::Result<(RealRunner, Progress)> {
-    let names: Vec<String> = config.variants.iter().map(|v| v.name.clone()).collect();
-    let runs = config.schedule().runs.len() as u64;
-    let progress = Progress::new(runs, config.blocks, quiet, &names);
-    let mut runner = RealRunner::new();
-    if let Some(source) = config.counter {
-        runner = runner.with_counter(crate::counting::counting(source, &config.metric)?);
-    }
-    Ok((runner, progress))
-}
-
-/// Runs the experiment with progress on stderr, streaming the raw runs to `writer` (the
-/// file at `raw_path`, locked until the experiment ends).
-pub(crate) fn execute(
-    config: &ExperimentConfig,
-    stop: &InterruptFlag,
-    mut writer: RawWriter,
-    raw_path: &Path,
-    quiet: bool,
-) -> anyhow::Result<Experiment> {
-    let (mut runner, mut progress) = runner_and_progress(config, quiet)?;
-    let outcome = run_experiment(config, stop, &mut runner, &mut writer, &mut progress);
-    progress.finish();
-    outcome.map_err(|e| sched_error(e, raw_path, config.resume.is_none()))
 }
 
 #[cfg(test)]

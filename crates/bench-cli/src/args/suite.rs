@@ -5,8 +5,10 @@ use std::time::Duration;
 
 use clap::{Args, ValueHint};
 
-use crate::cli::{MAX_BLOCKS, MAX_RESAMPLES, MAX_WARMUP, StyleArg};
-use crate::parse::{parse_duration_with_unit, parse_estimator, parse_fraction, parse_margin};
+use crate::args::parse::{
+    MAX_BLOCKS, MAX_RESAMPLES, MAX_WARMUP, parse_duration_with_unit, parse_estimator,
+    parse_fraction, parse_margin,
+};
 use bench_stats::PairedEstimator;
 
 pub const SUITE_HELP: &str = "\
@@ -162,15 +164,6 @@ pub struct SuiteArgs {
     /// Progress and notes off.
     #[arg(long, short = 'q', help_heading = "Output")]
     pub quiet: bool,
-    /// Table style.
-    #[arg(
-        long,
-        value_enum,
-        default_value = "auto",
-        value_name = "STYLE",
-        help_heading = "Output"
-    )]
-    pub style: StyleArg,
     /// `--record` into the history.
     #[command(flatten)]
     pub record: crate::history::RecordArgs,

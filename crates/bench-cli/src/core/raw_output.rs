@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use bench_sched::{ExperimentConfig, RawWriter, ResumePoint, SchedError};
 
-use crate::exit::{Exit, usage};
-use crate::output::stderr_line;
+use crate::core::exit::{Exit, usage};
+use crate::core::stdio::stderr_line;
 
 pub(crate) fn sched_error(error: SchedError, raw: &Path, fresh: bool) -> anyhow::Error {
     let kept = raw_kept(raw, fresh);

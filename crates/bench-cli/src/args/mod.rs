@@ -1,12 +1,19 @@
 //! Command-line arguments. Everything here is turned into plain configs once, in `main`.
 
+pub mod compute;
+pub mod parse;
+pub mod suite;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 
-use crate::compute::ComputeArgs;
-use crate::parse::{
+use crate::args::compute::ComputeArgs;
+pub use crate::args::parse::{
+    MAX_BLOCKS, MAX_RESAMPLES, MAX_RUNS, MAX_RUNS_PER_BLOCK, MAX_WARMUP, ShellArg, StyleArg,
+};
+use crate::args::parse::{
     parse_duration_with_unit, parse_estimator, parse_fraction, parse_margin, parse_percent,
     parse_practical, parse_shell,
 };
@@ -45,18 +52,6 @@ Examples:
 Exit codes: 0 success, 1 a --fail-if-* gate tripped, 2 bad usage or input,
 3 a benchmarked command failed or timed out, 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (raw data kept).";
 
-/// The most blocks any count flag may plan (`--blocks`, `--max-blocks`, `plan --blocks`):
-/// the schedule is built before the first run, one small record per run.
-pub const MAX_BLOCKS: i64 = bench_sched::MAX_BLOCKS as i64;
-/// The most runs per variant `--runs`, `--min-runs` and `--max-runs` may ask for.
-pub const MAX_RUNS: i64 = 1_000_000;
-/// The most runs of each variant in one block (`--runs-per-block`).
-pub const MAX_RUNS_PER_BLOCK: i64 = bench_sched::MAX_RUNS_PER_BLOCK as i64;
-/// The most untimed warm-up runs (`--warmup`, `--warmup-per-block`).
-pub const MAX_WARMUP: i64 = bench_sched::MAX_WARMUP as i64;
-/// The most bootstrap resamples per interval (`--resamples`): past it the Monte Carlo
-/// error of a 95% bound is far below the interval's own width, and the cost only grows.
-pub const MAX_RESAMPLES: i64 = 100_000;
 /// The most measured runs one experiment may schedule (every block, variant and
 /// reference run together).
 pub const MAX_SCHEDULED_RUNS: u64 = 1_000_000;
@@ -99,8 +94,8 @@ chains overlap in the pipeline, so chains=2 runs at nearly twice the throughput.
     /// Run a suite of benchmarks (a TOML file) between a base and candidate builds in one
     /// interleaved experiment: one table, significance controlled across the suite, and the
     /// outputs CI shows (job summary, pull-request comment, Bencher/github-benchmark JSON).
-    #[command(after_help = crate::suite::SUITE_HELP)]
-    Suite(Box<crate::suite::SuiteArgs>),
+    #[command(after_help = crate::args::suite::SUITE_HELP)]
+    Suite(Box<crate::args::suite::SuiteArgs>),
     /// Every result kept by commit: record experiments (--record, import), show a
     /// benchmark's levels and paired steps with their change points, check CI, export.
     #[command(after_help = crate::history::HISTORY_HELP)]
@@ -330,23 +325,6 @@ pub enum TimeUnitArg {
     Ns,
 }
 
-/// `--style`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum StyleArg {
-    /// Colour and Unicode when stdout is a terminal (and NO_COLOR is unset).
-    Auto,
-    /// ASCII, no colour.
-    Basic,
-    /// Unicode and colour.
-    Full,
-    /// Unicode without colour.
-    Nocolor,
-    /// Colour forced, Unicode.
-    Color,
-    /// Plain ASCII without colour or table borders.
-    None,
-}
-
 /// `abba compare`.
 ///
 /// Settings a `--resume` file records are `Option`s here: left out, they come from the
@@ -416,11 +394,11 @@ pub struct CompareArgs {
     /// merges files of one experiment (from many hosts) by host, session and block, and
     /// refuses to pool files of different experiments. Default: an id derived from the
     /// variants' names and commands, the metric and the design (`auto-` + 16 hex digits).
-    #[arg(long, value_name = "ID", value_parser = crate::parse::parse_label, help_heading = MACHINES)]
+    #[arg(long, value_name = "ID", value_parser = crate::args::parse::parse_label, help_heading = MACHINES)]
     pub experiment: Option<String>,
     /// The name this machine goes by in a many-host analysis, recorded in the raw header.
     /// Default: the hostname (/proc/sys/kernel/hostname, else $HOSTNAME).
-    #[arg(long, value_name = "NAME", value_parser = crate::parse::parse_label, help_heading = MACHINES, hide_short_help = true)]
+    #[arg(long, value_name = "NAME", value_parser = crate::args::parse::parse_label, help_heading = MACHINES, hide_short_help = true)]
     pub host: Option<String>,
     /// With 3+ variants: when one candidate stands out (the significant one with the largest
     /// change), rerun it against the baseline as a fresh experiment with a fresh seed and
@@ -534,7 +512,7 @@ pub struct CompareArgs {
 }
 
 /// hyperfine options abba does not have, accepted by the parser (hidden) so that each is
-/// refused with what abba does instead (`crate::hyperfine`), not with a guess at a
+/// refused with what abba does instead (`crate::cmd::compare::hyperfine`), not with a guess at a
 /// similarly spelled abba flag.
 #[derive(Debug, Args, Clone, Default)]
 pub struct HyperfineOnlyArgs {
@@ -688,15 +666,6 @@ pub enum LayoutArg {
     Random,
     /// The same padding for every run.
     Fixed,
-}
-
-/// `--shell`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum ShellArg {
-    /// Split the command like a POSIX shell would, without expansion, and run it directly.
-    None,
-    /// Run the command with `sh -c`.
-    Sh,
 }
 
 /// `compare`: hyperfine's hooks, warm-ups per block, and `--runs` / `--time-budget`.

@@ -6,8 +6,10 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
-use crate::cli::AnalysisArgs;
-use crate::exit::usage;
+use crate::args::AnalysisArgs;
+use crate::core::exit::usage;
+use bench_report::write_atomic;
+use std::io::Write;
 
 /// What an export path names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,6 +142,54 @@ fn lexical(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// Writes one export: to standard output or error for `-`, `/dev/stdout`, `/dev/stderr`
+/// (through the stream abba has, so `>> FILE` appends); in place to another descriptor,
+/// a device or a pipe (opened for appending, never truncated or replaced); otherwise
+/// atomically, through a symbolic link (the file it points to is replaced, the link stays).
+pub fn export(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    match target(path) {
+        Target::Stdout => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("{}: cannot write to standard output: {e}", path.display()))
+        }
+        Target::Stderr => {
+            let mut err = std::io::stderr().lock();
+            err.write_all(bytes)
+                .and_then(|()| err.flush())
+                .map_err(|e| format!("{}: cannot write to standard error: {e}", path.display()))
+        }
+        Target::InPlace(dest) => std::fs::OpenOptions::new()
+            .append(true)
+            .open(&dest)
+            .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
+            .map_err(|e| format!("{}: {e}", path.display())),
+        Target::File(dest) => write_atomic(dest, bytes).map_err(|e| e.to_string()),
+    }
+}
+
+/// The file a symbolic link points to (followed to the end, a dangling link included);
+/// any other path as it is. Exports write through links rather than replace them.
+pub fn resolve_link(path: &Path) -> PathBuf {
+    let mut current = path.to_path_buf();
+    // A bounded walk: a loop of links ends in an error from the write, not a hang here.
+    for _ in 0..40 {
+        let is_link = std::fs::symlink_metadata(&current).is_ok_and(|m| m.is_symlink());
+        if !is_link {
+            break;
+        }
+        let Ok(target) = std::fs::read_link(&current) else {
+            break;
+        };
+        current = match current.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+    }
+    current
 }
 
 /// Whether `a` and `b` name the same file (or both abba's standard output).
