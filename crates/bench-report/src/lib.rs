@@ -18,6 +18,7 @@
 //!   and [`render_suite_github_benchmark`] (github-action-benchmark).
 //! - [`render_gate`]: the words of the one regression gate
 //!   ([`bench_stats::analysis::GateResult`]) for compare, suite and history.
+//! - [`render_plan`] and [`render_plan_json`]: `abba plan`'s document ([`PlanDocument`]).
 //! - [`write_atomic`]: temporary file, `fsync`, rename; nothing half-written.
 //! - [`format_value`]: one value in its unit, scaled for reading (ns to s, K/M/G rates).
 //! - [`wrap`]: prose wrapped to a width at word boundaries with a hanging indent (what
@@ -75,6 +76,7 @@ mod metrics_view;
 mod options;
 #[cfg(feature = "html")]
 pub mod pictures;
+mod plan;
 mod single;
 mod suite;
 mod units;
@@ -89,6 +91,7 @@ pub use crate::{
     json::render_json,
     markdown::render_markdown,
     options::{Charset, ColorMode, RenderOptions, TimeUnit},
+    plan::{PlanDocument, render_plan, render_plan_json},
     single::render_single,
     suite::{
         PR_COMMENT_MAX, STEP_SUMMARY_MAX, SUITE_SCHEMA, SuiteMarkdown, bmf_measure, comment_marker,
