@@ -10,6 +10,7 @@
 //! - `dist`: the stripped release binary and its tarball with a sha256 ([`dist`]).
 //! - `lint-workflows`: actionlint, zizmor and shellcheck over the example workflows and
 //!   the actions ([`workflows`]).
+//! - `tidy`: the layers of the `abba` binary: no import cycle, no upward arrow ([`tidy`]).
 //!
 //! Any other command is one of the research drivers of `crates/bench-lab` (decision-grid,
 //! estimator-grid, calibrate, sequential, replay, plan-check, counters, ...): xtask
@@ -28,6 +29,7 @@ mod browser;
 mod dist;
 mod figures;
 mod lab;
+mod tidy;
 mod workflows;
 
 // The chores name the harness they share with the lab as `crate::run` and `crate::table`.
@@ -74,6 +76,10 @@ enum Task {
     /// help` lists them), run with the arguments given.
     #[command(external_subcommand)]
     Lab(Vec<OsString>),
+    /// Check the layers of the `abba` binary (`crates/bench-cli/src`): no import cycle
+    /// between files, no upward arrow (args <- core <- commands <- main), no command
+    /// naming another. The same check runs in `cargo test` (bench-cli's `layers` test).
+    Tidy,
 }
 
 /// Flags of `reproduce-appendix`.
@@ -120,7 +126,23 @@ fn main() -> Result<()> {
         Task::Dist => dist::run(&root),
         Task::LintWorkflows => workflows::run(&root),
         Task::Lab(args) => lab::forward(&root, &args),
+        Task::Tidy => tidy_run(&root),
     }
+}
+
+/// `cargo xtask tidy`: prints every broken layer rule and fails if there is one.
+fn tidy_run(root: &std::path::Path) -> anyhow::Result<()> {
+    let problems = tidy::check(&tidy::cli_src(root))?;
+    for p in &problems {
+        println!("{p}");
+    }
+    anyhow::ensure!(
+        problems.is_empty(),
+        "{} broken layer rule(s) in crates/bench-cli/src",
+        problems.len()
+    );
+    println!("crates/bench-cli/src: no cycle, no upward arrow, no command naming another");
+    Ok(())
 }
 
 #[cfg(test)]

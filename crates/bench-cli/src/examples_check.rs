@@ -6,7 +6,7 @@
 use clap::Parser;
 use yaml_rust2::{Yaml, YamlLoader};
 
-use crate::cli::{Cli, Command};
+use crate::args::{Cli, Command};
 
 fn example(path: &str) -> String {
     let full = format!("{}/../../examples/{path}", env!("CARGO_MANIFEST_DIR"));
@@ -216,7 +216,7 @@ fn expansion_leaves_no_variable() {
 }
 
 /// An `abba suite` line: the suite file, a PR comment with its id, and a gate.
-fn check_suite(line: &str, what: &str) -> crate::suite::SuiteArgs {
+fn check_suite(line: &str, what: &str) -> crate::args::suite::SuiteArgs {
     let Command::Suite(args) = parse(line) else {
         panic!("{what}: not abba suite");
     };
@@ -270,7 +270,7 @@ fn github_actions_suite_measures_in_pull_request_and_comments_from_workflow_run(
         .iter()
         .filter_map(|s| s["run"].as_str())
         .collect();
-    assert!(post.contains(&crate::ci::marker(&id)), "{post}");
+    assert!(post.contains(&bench_report::comment_marker(&id)), "{post}");
     assert!(post.contains("gh api --method PATCH") && post.contains("gh api --method POST"));
 }
 
@@ -303,7 +303,8 @@ fn gitlab_suite_posts_the_comment_as_a_merge_request_note() {
 fn the_demo_suite_reads_with_ten_benchmarks_two_of_them_changed() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/suite/abba.toml");
-    let (file, _) = crate::suite::file::read(&path).unwrap();
+    let spec = bench_sched::SuiteSpec::read(&path).unwrap();
+    let file = spec.file();
     assert_eq!(file.benchmark.len(), 10);
     let changed = file
         .benchmark

@@ -17,6 +17,14 @@
 //!   [`render_history_series`] (the table of `abba history show`), [`render_history_list`],
 //!   [`render_history_csv`], [`render_history_json`] (`abba.history/1`),
 //!   [`render_history_bmf`] and, with `html`, `render_history_page`.
+//! - A suite of benchmarks ([`bench_stats::suite::SuiteReport`]), one file per document
+//!   under `suite/`: [`render_suite_console`] and [`render_suite_markdown`] (one table and
+//!   its summary), [`render_suite_pr_comment`] (with its [`comment_marker`]),
+//!   [`render_suite_json`] (`abba.suite/1`), [`render_suite_bmf`] (Bencher Metric Format)
+//!   and [`render_suite_github_benchmark`] (github-action-benchmark).
+//! - [`render_gate`]: the words of the one regression gate
+//!   ([`bench_stats::analysis::GateResult`]) for compare, suite and history.
+//! - [`render_plan`] and [`render_plan_json`]: `abba plan`'s document ([`PlanDocument`]).
 //! - [`write_atomic`]: temporary file, `fsync`, rename; nothing half-written.
 //! - [`format_value`]: one value in its unit, scaled for reading (ns to s, K/M/G rates).
 //! - [`wrap`]: prose wrapped to a width at word boundaries with a hanging indent (what
@@ -66,6 +74,7 @@
 mod atomic;
 mod console;
 mod error;
+mod gate;
 mod history;
 mod json;
 mod levels_view;
@@ -74,6 +83,7 @@ mod metrics_view;
 mod options;
 #[cfg(feature = "html")]
 pub mod pictures;
+mod plan;
 mod single;
 mod suite;
 mod units;
@@ -86,16 +96,22 @@ pub use crate::{
     atomic::write_atomic,
     console::render_console,
     error::ExportError,
+    gate::render_gate,
     history::{
-        HISTORY_CSV_COLUMNS, HistoryOverview, ListedBenchmark, bmf_measure, change_word,
-        percent_change, render_history_bmf, render_history_csv, render_history_json,
-        render_history_list, render_history_series,
+        HISTORY_CSV_COLUMNS, HistoryOverview, ListedBenchmark, change_word, percent_change,
+        render_history_bmf, render_history_csv, render_history_json, render_history_list,
+        render_history_series,
     },
     json::render_json,
     markdown::render_markdown,
     options::{Charset, ColorMode, RenderOptions, TimeUnit},
+    plan::{PlanDocument, render_plan, render_plan_json},
     single::render_single,
-    suite::{SuiteMarkdown, render_suite_console, render_suite_markdown},
+    suite::{
+        PR_COMMENT_MAX, STEP_SUMMARY_MAX, SUITE_SCHEMA, SuiteMarkdown, bmf_measure, comment_marker,
+        render_suite_bmf, render_suite_console, render_suite_github_benchmark, render_suite_json,
+        render_suite_markdown, render_suite_pr_comment,
+    },
     units::format_value,
     wrap::wrap,
 };

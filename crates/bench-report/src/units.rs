@@ -324,6 +324,40 @@ pub(crate) fn percent(fraction: f64, none: &str) -> String {
     format!("{text}%")
 }
 
+/// A ratio or a plain number of the suite's tables: four decimals, scientific notation
+/// beyond 10^6 or below 10^-3, `n/a` when not finite.
+pub(crate) fn fixed(x: f64) -> String {
+    if !x.is_finite() {
+        "n/a".to_owned()
+    } else if x != 0.0 && (x.abs() >= 1e6 || x.abs() < 1e-3) {
+        format!("{x:.3e}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+/// A p-value of the suite's tables: four decimals, scientific below 10^-4, `-` when absent.
+pub(crate) fn p_text(p: Option<f64>) -> String {
+    match p {
+        None => "-".to_owned(),
+        Some(p) if p < 1e-4 => format!("{p:.1e}"),
+        Some(p) => format!("{p:.4}"),
+    }
+}
+
+/// "95%", "97.5%", "99.75%", "98.3%": a confidence level with as few decimals as it needs
+/// (at most two; a level like 1 - 0.05/3 shows one).
+pub(crate) fn level_text(level: f64) -> String {
+    let pct = level * 100.0;
+    for decimals in 0..=2 {
+        let scale = 10f64.powi(decimals);
+        if ((pct * scale).round() - pct * scale).abs() < 1e-6 {
+            return format!("{pct:.*}%", decimals as usize);
+        }
+    }
+    format!("{pct:.1}%")
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -83,6 +83,7 @@
 mod counter;
 mod cpus;
 mod design;
+mod duration;
 mod error;
 mod experiment;
 mod export;
@@ -106,11 +107,12 @@ pub use crate::cpus::{CpuListError, CpuSet, MAX_CPU};
 pub use crate::design::{
     Design, DesignParseError, Pairing, PlannedRun, ReferenceRuns, Schedule, Target,
 };
+pub use crate::duration::{DurationParseError, parse_duration, parse_duration_with_unit};
 pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
-    BudgetFit, ConfigError, ExperimentConfig, FailurePolicy, HookKind, Hooks, Identity, Mismatch,
-    NoopObserver, Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant,
-    run_experiment,
+    BudgetFit, ConfigError, ExperimentConfig, FailurePolicy, HookKind, Hooks, Identity, MAX_BLOCKS,
+    MAX_RUNS_PER_BLOCK, MAX_WARMUP, Mismatch, NoopObserver, Observer, REFERENCE_NAME, ResumePoint,
+    ScanParameter, Until, Variant, run_experiment,
 };
 pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary_csv};
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
@@ -133,4 +135,7 @@ pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, MAX_JSON_LINE_BYTES, Metric, MetricParseError, OutputMode,
     RealRunner, RunMeasurement, RunRequest, Runner, STDERR_TAIL_BYTES, Shell, Termination,
 };
-pub use crate::suite::{BenchmarkData, Suite, SuiteBenchmark};
+pub use crate::suite::{
+    BenchmarkData, BenchmarkEntry, SUITE_BLOCKS, Settings, Suite, SuiteBenchmark, SuiteError,
+    SuiteFile, SuiteOptions, SuiteSpec, Variants, expand_command, glob,
+};

@@ -19,6 +19,7 @@ mod hosts;
 mod hyperfine_options;
 mod inputs;
 mod kubernetes;
+mod layers;
 mod metrics;
 mod one_command;
 mod pipeline;

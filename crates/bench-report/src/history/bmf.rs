@@ -3,41 +3,7 @@
 use bench_stats::history::Series;
 use serde_json::{Map, Value, json};
 
-/// The measure a benchmark's values go under in Bencher Metric Format: Bencher's
-/// built-in `latency` (ns, lower is better) and `throughput` (ops/s), else a slug of the
-/// unit (`value` when nothing of it is left).
-///
-/// # Examples
-/// ```
-/// use bench_report::bmf_measure;
-/// assert_eq!(bmf_measure("ns", false), "latency");
-/// assert_eq!(bmf_measure("ops/s", true), "throughput");
-/// assert_eq!(bmf_measure("KiB", false), "kib");
-/// ```
-pub fn bmf_measure(unit: &str, higher_is_better: bool) -> String {
-    match (unit, higher_is_better) {
-        ("ns", false) => "latency".into(),
-        ("ops/s", true) => "throughput".into(),
-        _ => {
-            let slug: String = unit
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() {
-                        c.to_ascii_lowercase()
-                    } else {
-                        '-'
-                    }
-                })
-                .collect();
-            let slug = slug.trim_matches('-').to_owned();
-            if slug.is_empty() {
-                "value".into()
-            } else {
-                slug
-            }
-        }
-    }
-}
+use crate::suite::bmf_measure;
 
 fn num(v: f64) -> Value {
     if v.is_finite() { json!(v) } else { Value::Null }

@@ -12,7 +12,7 @@ mod json;
 mod list;
 mod table;
 
-pub use bmf::{bmf_measure, render_history_bmf};
+pub use bmf::render_history_bmf;
 pub use csv::{HISTORY_CSV_COLUMNS, render_history_csv};
 #[cfg(feature = "html")]
 pub use html::render_history_page;

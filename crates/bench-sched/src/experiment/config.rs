@@ -244,3 +244,10 @@ impl ExperimentConfig {
             .unwrap_or_else(|| self.metric.higher_is_better())
     }
 }
+
+/// The most blocks one experiment may have (`--blocks`, `blocks` of a suite file).
+pub const MAX_BLOCKS: u32 = 100_000;
+/// The most runs of each variant in one block (`--runs-per-block`, `runs-per-block`).
+pub const MAX_RUNS_PER_BLOCK: u32 = 10_000;
+/// The most untimed runs of each variant before the first block (`--warmup`, `warmup`).
+pub const MAX_WARMUP: u32 = 10_000;

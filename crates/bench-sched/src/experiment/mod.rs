@@ -15,7 +15,8 @@ mod stop;
 
 pub use budget::BudgetFit;
 pub use config::{
-    ExperimentConfig, FailurePolicy, Identity, REFERENCE_NAME, ScanParameter, Until, Variant,
+    ExperimentConfig, FailurePolicy, Identity, MAX_BLOCKS, MAX_RUNS_PER_BLOCK, MAX_WARMUP,
+    REFERENCE_NAME, ScanParameter, Until, Variant,
 };
 pub use differences::Mismatch;
 pub use hooks::{HookKind, Hooks};

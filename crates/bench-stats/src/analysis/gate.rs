@@ -105,3 +105,179 @@ pub fn regressions(analysis: &Analysis, pct: f64) -> Vec<Regression> {
     }
     out
 }
+
+/// The one regression gate of compare, suite and history (`--fail-if-slower PCT`): a
+/// threshold, and [`Gate::check`] of an analysis into a typed [`GateResult`] saying which
+/// comparisons trip it and why. `bench-report` words it (`render_gate`).
+///
+/// # Examples
+/// ```
+/// use bench_stats::analysis::Gate;
+/// let gate = Gate::new(0.05);
+/// // A chain of history steps, or any ratio with its interval: significantly slower
+/// // (the interval above 1) and reaching 5%.
+/// assert!(gate.interval_trips([1.02, 1.08], false));
+/// assert!(!gate.interval_trips([1.01, 1.04], false));
+/// assert!(!gate.interval_trips([0.99, 1.08], false));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gate {
+    /// The slowdown that fails, as a fraction (0.05 is 5%).
+    pub threshold: f64,
+}
+
+/// Why a comparison trips a [`Gate`] (a closed set: a new reason is a new rule).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TripReason {
+    /// Significantly worse, and its interval reaches the threshold.
+    Regression(Regression),
+    /// No test could run (too few blocks or runs to reach alpha), so a slowdown of the
+    /// threshold's size is not ruled out; the gate fails rather than pass silently.
+    Undecided {
+        /// The group's baseline.
+        baseline: String,
+        /// The candidate.
+        candidate: String,
+    },
+}
+
+/// What a [`Gate`] found in one analysis.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct GateResult {
+    /// The gate's threshold.
+    pub threshold: f64,
+    /// Whether the analysis's values are times or throughputs (a regression is "slower");
+    /// otherwise it is "worse" (memory, counts, a named value).
+    pub timed: bool,
+    /// The benchmark of a suite this analysis is, named in the words; `None` for one
+    /// experiment.
+    pub benchmark: Option<String>,
+    /// Whether the verdicts were corrected across a suite (said in the words).
+    pub suite_corrected: bool,
+    /// The comparisons that trip the gate, regressions first.
+    pub trips: Vec<TripReason>,
+}
+
+impl GateResult {
+    /// Whether anything trips the gate (the command then exits 1).
+    pub fn tripped(&self) -> bool {
+        !self.trips.is_empty()
+    }
+
+    /// The result as one benchmark of a suite whose verdicts were corrected across it.
+    #[must_use]
+    pub fn in_suite(mut self, benchmark: impl Into<String>) -> GateResult {
+        self.benchmark = Some(benchmark.into());
+        self.suite_corrected = true;
+        self
+    }
+
+    /// Only the regressions (a caller that does not fail on undecided comparisons).
+    #[must_use]
+    pub fn regressions_only(mut self) -> GateResult {
+        self.trips
+            .retain(|t| matches!(t, TripReason::Regression(_)));
+        self
+    }
+}
+
+impl Gate {
+    /// A gate failing on a slowdown of `threshold` (a fraction) or more.
+    pub fn new(threshold: f64) -> Gate {
+        Gate { threshold }
+    }
+
+    /// What the gate finds in `analysis`: each regression ([`regressions`]), then each
+    /// comparison no test could decide, unless its group's omnibus test said the variants
+    /// do not differ. Time: O(comparisons).
+    pub fn check(&self, analysis: &Analysis) -> GateResult {
+        let mut trips: Vec<TripReason> = regressions(analysis, self.threshold)
+            .into_iter()
+            .map(TripReason::Regression)
+            .collect();
+        for group in &analysis.groups {
+            if group.omnibus.is_some_and(|o| !o.significant) {
+                continue;
+            }
+            for c in &group.comparisons {
+                if c.verdict == Verdict::NotTested {
+                    trips.push(TripReason::Undecided {
+                        baseline: group.baseline.clone(),
+                        candidate: c.candidate.clone(),
+                    });
+                }
+            }
+        }
+        GateResult {
+            threshold: self.threshold,
+            timed: matches!(
+                analysis.quantity,
+                None | Some(crate::Quantity::Time | crate::Quantity::Throughput)
+            ),
+            benchmark: None,
+            suite_corrected: false,
+            trips,
+        }
+    }
+
+    /// Whether a ratio's interval `[lo, hi]` trips the gate on its own: it excludes no
+    /// change on the worse side (significant) and reaches the threshold (times: `hi >= 1 +
+    /// threshold`; higher-is-better values: `lo <= 1 - threshold`). History's chain of
+    /// steps is gated this way.
+    pub fn interval_trips(&self, [lo, hi]: [f64; 2], higher_is_better: bool) -> bool {
+        if higher_is_better {
+            hi < 1.0 && lo <= 1.0 - self.threshold
+        } else {
+            lo > 1.0 && hi >= 1.0 + self.threshold
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AnalysisConfig, Dataset, Design, Observation, Series, analyze};
+
+    fn analysis(base: f64, cand: f64, higher: bool) -> Analysis {
+        let series = |name: &str, v: f64| {
+            Series::new(
+                name,
+                (0..12).map(|b| Observation::in_block(v + f64::from(b % 4) * 0.1, b)),
+            )
+        };
+        let data = Dataset::new("ns", vec![series("a", base), series("b", cand)])
+            .with_higher_is_better(higher)
+            .with_design(Design::Abba);
+        analyze(&data, &AnalysisConfig::default()).unwrap()
+    }
+
+    #[test]
+    fn gate_trips_only_on_a_significant_regression_past_the_threshold() {
+        let trips = |base, cand, higher| Gate::new(0.02).check(&analysis(base, cand, higher));
+        assert_eq!(trips(100.0, 105.0, false).trips.len(), 1);
+        assert!(!trips(100.0, 101.0, false).tripped());
+        assert!(!trips(100.0, 95.0, false).tripped());
+        // Throughput: lower is the regression.
+        assert_eq!(trips(100.0, 95.0, true).trips.len(), 1);
+        assert!(!trips(100.0, 105.0, true).tripped());
+        let r = trips(100.0, 105.0, false);
+        assert!(matches!(&r.trips[0], TripReason::Regression(x) if x.candidate == "b"));
+        assert!(r.timed && r.benchmark.is_none());
+    }
+
+    #[test]
+    fn a_comparison_no_test_could_decide_trips_the_gate_unless_dropped() {
+        let series =
+            |name: &str, v: f64| Series::new(name, (0..2).map(|b| Observation::in_block(v, b)));
+        let data =
+            Dataset::new("ns", vec![series("a", 1.0), series("b", 2.0)]).with_design(Design::Abba);
+        let a = analyze(&data, &AnalysisConfig::default()).unwrap();
+        let r = Gate::new(0.05).check(&a);
+        assert!(
+            matches!(&r.trips[..], [TripReason::Undecided { candidate, .. }] if candidate == "b"),
+            "{r:?}"
+        );
+        assert!(!r.in_suite("x").regressions_only().tripped());
+    }
+}

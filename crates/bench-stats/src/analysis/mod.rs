@@ -48,7 +48,7 @@ mod warnings;
 
 pub use config::{AnalysisConfig, Grouping, PracticalRule, SequentialRun};
 pub use engine::{analyze, analyze_with};
-pub use gate::{Regression, regressions};
+pub use gate::{Gate, GateResult, Regression, TripReason, regressions};
 pub use significance::{
     DefaultTest, EffectSize, FriedmanTest, Group, KruskalWallisTest, MannWhitneyTest,
     PairwiseComparison, SignificanceContext, SignificanceReport, SignificanceTest,

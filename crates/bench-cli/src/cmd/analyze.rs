@@ -1,0 +1,129 @@
+//! `abba analyze`: saved data (raw JSONL, CSV, hyperfine JSON) into the same report.
+
+use std::path::Path;
+
+use bench_sched::{CsvOptions, Input, InputError, MergePolicy, Metric, analyze_input};
+
+use crate::args::AnalyzeArgs;
+use crate::core::analysis::{analysis_config, analysis_config_for};
+use crate::core::exit::usage;
+use crate::core::output::emit;
+
+/// `abba analyze FILE...`.
+pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
+    // Flags are checked before any file is read.
+    analysis_config(&args.analysis, 1)?;
+    let metric = args
+        .metric
+        .as_deref()
+        .map(|m| {
+            m.parse::<Metric>()
+                .map_err(|e| usage(format!("--metric: {e}")))
+        })
+        .transpose()?;
+    crate::history::check_record_inputs(&args.record, &args.files)?;
+    // --record's commit and history are settled before any report or export.
+    let recording = crate::history::prepare(&args.record, "analyze")?;
+    let paths: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
+    for (i, a) in paths.iter().enumerate() {
+        let same = |b: &&Path| match (a.canonicalize(), b.canonicalize()) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => a == b,
+        };
+        if paths[..i].iter().any(same) {
+            if *a == Path::new("-") {
+                return Err(usage(
+                    "- (standard input) is given twice: it can be read once",
+                ));
+            }
+            return Err(usage(format!(
+                "{} is given twice: its runs would count double",
+                a.display()
+            )));
+        }
+    }
+    let kept: Vec<crate::core::paths::Kept<'_>> = paths
+        .iter()
+        .filter(|p| **p != Path::new("-"))
+        .map(|path| crate::core::paths::Kept {
+            role: "the input",
+            path,
+        })
+        .chain(recording.as_ref().map(crate::history::Recording::kept))
+        .collect();
+    crate::core::paths::check_export_targets(&args.analysis, &kept)?;
+    crate::core::checks::warn_rate_unit(Some(&args.unit), args.higher_is_better);
+    let csv = CsvOptions {
+        unit: args.unit.clone(),
+        higher_is_better: args.higher_is_better,
+    };
+    let policy = if args.force_unpaired {
+        MergePolicy::Unpaired
+    } else {
+        MergePolicy::ByExperiment
+    };
+    let input = Input::load_with(&paths, &csv, policy).map_err(|e| match e {
+        InputError::DifferentExperiments { .. } => usage(format!(
+            "{e}; pass --force-unpaired to compare them unpaired (blocks dropped)"
+        )),
+        InputError::Io { .. } | InputError::Invalid { .. } | InputError::Incompatible { .. } => {
+            usage(e.to_string())
+        }
+        _ => usage(e.to_string()),
+    })?;
+    ignored_csv_options(&args, &input.loaded.dataset);
+    if args.analysis.csv.export_csv.is_some() && input.experiment.is_none() {
+        return Err(usage(
+            "--export-csv needs runs: it is available for one raw file (abba compare --output), not for CSV or hyperfine input",
+        ));
+    }
+    let input = match &metric {
+        Some(m) => input
+            .on_metric(m)
+            .map_err(|e| usage(format!("--metric {m}: {e}")))?,
+        None => input,
+    };
+    // A single raw file tells its seed; the analysis reuses it unless --seed says otherwise.
+    let seed = args.seed.or(input.recorded_seed()).unwrap_or(1);
+    let decided_on: Option<Metric> = input.experiment.as_ref().map(|e| e.header.metric.clone());
+    let config = analysis_config_for(&args.analysis, seed, decided_on.as_ref())?;
+    if input.is_empty() {
+        let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(usage(format!(
+            "{}: {}",
+            files.join(", "),
+            crate::core::checks::nothing_to_analyze(&input)
+        )));
+    }
+    let analysis = analyze_input(&input, &config).map_err(|e| usage(e.to_string()))?;
+    let csv = crate::core::exports::csv_exports(&args.analysis.csv, &input, &analysis);
+    let code = emit(analysis, &args.analysis, csv, &input)?;
+    crate::history::record_file_after(recording.as_ref(), paths[0], &config, args.analysis.quiet)?;
+    Ok(code)
+}
+
+/// `--unit` and `--higher-is-better` describe CSV values; a raw or hyperfine file records
+/// its own. When the data read do not carry what was given, the flag had no effect: say so
+/// (it was silent).
+fn ignored_csv_options(args: &AnalyzeArgs, data: &bench_stats::Dataset) {
+    let unit_ignored = args.unit != "ns" && data.unit != args.unit;
+    let direction_ignored = args.higher_is_better && !data.higher_is_better;
+    for (ignored, flag, records) in [
+        (
+            unit_ignored,
+            format!("--unit {}", args.unit),
+            format!("its unit ({})", data.unit),
+        ),
+        (
+            direction_ignored,
+            "--higher-is-better".to_owned(),
+            "which way is better".to_owned(),
+        ),
+    ] {
+        if ignored {
+            crate::core::stdio::stderr_line(format_args!(
+                "abba: warning: {flag} applies to CSV values only and was ignored: the raw or hyperfine data record {records}"
+            ));
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! `compare`'s options for hyperfine users: hook arguments into [`Hooks`], `--runs` and
+//! `--time-budget` into a block count, the warning about shell characters passed
+//! literally.
+
+use std::time::Duration;
+
+use bench_sched::{
+    CommandSpec, ExperimentConfig, HookKind, Hooks, InterruptFlag, RealRunner, SchedError, Shell,
+};
+
+use crate::args::{CompareArgs, HookArgs};
+use crate::core::exit::{Exit, usage};
+use crate::core::stdio::stderr_line;
+
+/// The hooks of each variant (empty when no hook is given). Each hook flag is given once
+/// (for every variant) or once per variant, as hyperfine accepts; an empty CMD among
+/// per-variant values means that variant has none.
+pub fn hooks(args: &HookArgs, variants: usize, shell: Shell) -> anyhow::Result<Vec<Hooks>> {
+    let given = [
+        (HookKind::Setup, &args.setup),
+        (HookKind::Prepare, &args.prepare),
+        (HookKind::Conclude, &args.conclude),
+        (HookKind::Cleanup, &args.cleanup),
+    ];
+    if given.iter().all(|(_, v)| v.is_empty()) {
+        return Ok(Vec::new());
+    }
+    let mut out = vec![Hooks::default(); variants];
+    for (kind, values) in given {
+        if values.is_empty() {
+            continue;
+        }
+        if values.len() != 1 && values.len() != variants {
+            return Err(usage(format!(
+                "--{kind} is given {} times but there are {variants} variants: give it once (for every variant) or once per variant",
+                values.len()
+            )));
+        }
+        for (i, hooks) in out.iter_mut().enumerate() {
+            let text = &values[if values.len() == 1 { 0 } else { i }];
+            if text.trim().is_empty() {
+                continue;
+            }
+            let spec = CommandSpec::parse(text, shell).map_err(|e| {
+                usage(format!(
+                    "--{kind}: {}",
+                    crate::core::words::sched_error_text(&e)
+                ))
+            })?;
+            match kind {
+                HookKind::Setup => hooks.setup = Some(spec),
+                HookKind::Prepare => hooks.prepare = Some(spec),
+                HookKind::Conclude => hooks.conclude = Some(spec),
+                HookKind::Cleanup => hooks.cleanup = Some(spec),
+                // `given` holds the four kinds above; a kind a later bench-sched adds fails
+                // `clippy::wildcard_enum_match_arm` here until it has a flag.
+                _ => {}
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether any hook flag is given (on `--resume`, none given keeps the file's hooks).
+pub fn any_given(args: &HookArgs) -> bool {
+    [&args.setup, &args.prepare, &args.conclude, &args.cleanup]
+        .iter()
+        .any(|v| !v.is_empty())
+}
+
+/// Prints one warning when any command (hooks and the reference included) holds
+/// characters a shell would expand but that run literally without one.
+pub fn warn_shell_expansions(config: &ExperimentConfig) {
+    let mut found: Vec<char> = Vec::new();
+    let hooks = config
+        .hooks
+        .iter()
+        .flat_map(|h| HookKind::ALL.into_iter().filter_map(|k| h.get(k)));
+    let commands = config
+        .variants
+        .iter()
+        .map(|v| &v.command)
+        .chain(config.reference.as_ref())
+        .chain(hooks);
+    for command in commands {
+        for c in command.shell_expansions() {
+            if !found.contains(&c) {
+                found.push(c);
+            }
+        }
+    }
+    if found.is_empty() {
+        return;
+    }
+    let shown: Vec<String> = found.iter().map(|c| format!("`{c}`")).collect();
+    stderr_line(format_args!(
+        "abba: warning: {} in the commands would be expanded by a shell, but without one (--shell none, the default) they are passed to the program literally; pass --shell sh to expand them",
+        shown.join(", ")
+    ));
+}
+
+/// `--runs N` or `--time-budget DUR`: sets the block count of `config` and says on stderr
+/// what was chosen. The budget's pilot block runs now, through the real runner, and is
+/// not recorded ([`ExperimentConfig::fit_budget`]).
+pub fn size(
+    args: &CompareArgs,
+    config: &mut ExperimentConfig,
+    stop: &InterruptFlag,
+) -> anyhow::Result<()> {
+    let quiet = args.analysis.quiet;
+    let per = config.runs_per_variant_per_block();
+    if let Some(runs) = args.hooks.runs {
+        config.blocks = config.blocks_for_runs(runs);
+        if !quiet {
+            stderr_line(format_args!(
+                "abba: --runs {runs}: {} of {per} runs per variant = {} runs per variant",
+                blocks_text(config.blocks),
+                config.blocks * per
+            ));
+        }
+    } else if let Some(budget) = args.hooks.time_budget {
+        if budget.is_zero() {
+            return Err(usage(
+                "--time-budget must be longer than 0 (e.g. `30s`, `5min`)",
+            ));
+        }
+        if !quiet {
+            stderr_line(format_args!(
+                "abba: --time-budget: running one pilot block (not recorded)"
+            ));
+        }
+        let fit = config
+            .fit_budget(budget, stop, &mut RealRunner::new())
+            .map_err(pilot_error)?;
+        let (took, remaining) = (fit.pilot, fit.remaining);
+        config.blocks = fit.blocks.min(crate::args::MAX_BLOCKS as u32);
+        if !quiet && remaining < took {
+            stderr_line(format_args!(
+                "abba: --time-budget {}: the pilot block took {}, more than the {} left; running the fewest, 1 block",
+                seconds(budget),
+                seconds(took),
+                seconds(remaining),
+            ));
+        } else if !quiet {
+            stderr_line(format_args!(
+                "abba: --time-budget {}: the pilot block took {}; {} fit in the remaining {} ({} runs per variant)",
+                seconds(budget),
+                seconds(took),
+                blocks_text(config.blocks),
+                seconds(remaining),
+                config.blocks * per
+            ));
+        }
+    }
+    bound_runs(args, config, per)?;
+    warn_too_few_blocks(args, config, per);
+    Ok(())
+}
+
+/// `-m/--min-runs` and `-M/--max-runs`, hyperfine's bounds on the run count, as bounds on
+/// the blocks: on the block count (the default's or the `--time-budget`'s), or with
+/// `--until decided` on its min and max blocks. What was chosen is stated on stderr.
+fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) -> anyhow::Result<()> {
+    let (min, max) = (args.hooks.min_runs, args.hooks.max_runs);
+    if let (Some(lo), Some(hi)) = (min, max) {
+        if lo > hi {
+            return Err(crate::core::exit::usage(format!(
+                "--min-runs {lo} is above --max-runs {hi}: give a minimum at most the maximum"
+            )));
+        }
+    }
+    if min.is_none() && max.is_none() {
+        return Ok(());
+    }
+    let lo = min.map(|n| config.blocks_for_runs(n));
+    let hi = max.map(|n| (n / per).max(1));
+    let clamp = |b: u32| {
+        let b = lo.map_or(b, |lo| b.max(lo));
+        hi.map_or(b, |hi| b.min(hi))
+    };
+    let blocks = if let Some(until) = config.until.as_mut() {
+        until.rule.max_blocks = hi.unwrap_or(until.rule.max_blocks);
+        until.rule.min_blocks = clamp(until.rule.min_blocks);
+        until.rule.max_blocks
+    } else {
+        clamp(config.blocks)
+    };
+    config.blocks = blocks;
+    if !args.analysis.quiet {
+        let given: Vec<String> = [("--min-runs", min), ("--max-runs", max)]
+            .iter()
+            .filter_map(|(flag, n)| n.map(|n| format!("{flag} {n}")))
+            .collect();
+        let what = match &config.until {
+            Some(u) => format!(
+                "--until decided between {} and {blocks} blocks",
+                u.rule.min_blocks
+            ),
+            None => blocks_text(blocks),
+        };
+        stderr_line(format_args!(
+            "abba: {}: {what} of {per} runs per variant ({} to {} runs per variant)",
+            given.join(", "),
+            config.until.as_ref().map_or(blocks, |u| u.rule.min_blocks) * per,
+            blocks * per
+        ));
+    }
+    Ok(())
+}
+
+/// A fixed block count below the fewest a paired comparison can be tested with is run
+/// anyway (a pilot, a smoke test), with a warning now, before the runs, naming the count
+/// the verdict needs.
+fn warn_too_few_blocks(args: &CompareArgs, config: &ExperimentConfig, per: u32) {
+    let analysis = bench_stats::AnalysisConfig {
+        alpha: args.analysis.alpha,
+        paired_estimator: args.analysis.estimator.unwrap_or_default(),
+        ..bench_stats::AnalysisConfig::default()
+    };
+    let needed = analysis.min_paired_blocks_for(config.variants.len(), per as usize);
+    let blocked = config.design != bench_sched::Design::Sequential && config.variants.len() >= 2;
+    let blocks = config.blocks as usize;
+    if !blocked || config.until.is_some() || blocks >= needed || args.analysis.quiet {
+        return;
+    }
+    let runs = needed * per as usize;
+    let candidates = config.variants.len() - 1;
+    let holm = if candidates > 1 {
+        format!(
+            ", its smallest p below alpha/{candidates} for each of the {candidates} Holm-corrected comparisons with the baseline"
+        )
+    } else {
+        String::new()
+    };
+    let says = if blocks < analysis.min_paired_blocks() {
+        "\"not tested\""
+    } else {
+        "no comparison significant, whatever the data"
+    };
+    stderr_line(format_args!(
+        "abba: warning: {} too few for a verdict: the paired test needs at least {needed} blocks at alpha {}{holm} (--blocks {needed}, or --runs {runs}); the report will say {says}",
+        if blocks == 1 {
+            "1 block is".to_owned()
+        } else {
+            format!("{blocks} blocks are")
+        },
+        args.analysis.alpha
+    ));
+}
+
+/// "1 block", "12 blocks".
+fn blocks_text(n: u32) -> String {
+    if n == 1 {
+        "1 block".to_owned()
+    } else {
+        format!("{n} blocks")
+    }
+}
+
+fn seconds(d: Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}
+
+/// A failed pilot block: the same exit codes as a failed experiment, nothing recorded.
+fn pilot_error(error: SchedError) -> anyhow::Error {
+    match error {
+        SchedError::Interrupted { signal } => anyhow::Error::new(Exit::Interrupted {
+            signal,
+            message: format!(
+                "interrupted by signal {signal} in the --time-budget pilot block; nothing was recorded"
+            ),
+        }),
+        SchedError::Config(_) | SchedError::ProgramNotFound { .. } => usage(error.to_string()),
+        SchedError::CommandSyntax { .. }
+        | SchedError::ShellSyntaxWithoutShell { .. }
+        | SchedError::Output { .. }
+        | SchedError::Spawn { .. }
+        | SchedError::RunFailed { .. }
+        | SchedError::WarmupFailed { .. }
+        | SchedError::TimedOut { .. }
+        | SchedError::HookFailed { .. }
+        | SchedError::Metric { .. }
+        | SchedError::ResumeMismatch { .. }
+        | SchedError::ResumeInput(_)
+        | SchedError::Signals(_) => pilot_failed(&error),
+        _ => pilot_failed(&error),
+    }
+}
+
+fn pilot_failed(error: &SchedError) -> anyhow::Error {
+    anyhow::Error::new(Exit::CommandFailed(format!(
+        "{error}\n(in the --time-budget pilot block; nothing was recorded)"
+    )))
+}

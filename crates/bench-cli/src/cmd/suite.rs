@@ -1,0 +1,597 @@
+//! `abba suite`: every benchmark of a suite file compared between its variants (a base and
+//! one or more candidate builds) in one interleaved experiment, one table for the suite,
+//! significance controlled across it, and the outputs CI shows.
+
+use std::path::{Path, PathBuf};
+
+use bench_history::Analysed;
+use bench_report::{SuiteMarkdown, render_gate, render_suite_console, render_suite_markdown};
+use bench_sched::{
+    BenchmarkEntry, Experiment, ExperimentConfig, FailurePolicy, InterruptFlag, OutputMode,
+    RealRunner, ResumePoint, Shell, SuiteError, SuiteOptions, SuiteSpec,
+};
+use bench_stats::analysis::Gate;
+use bench_stats::suite::{Correction, SuiteConfig, SuiteReport, analyze_suite};
+use bench_stats::{AnalysisConfig, Dataset, Grouping};
+
+use crate::args::suite::SuiteArgs;
+
+use crate::core::analysis::fresh_seed;
+use crate::core::exit::{Exit, usage};
+use crate::core::output::write_stdout;
+use crate::core::raw_output::{RawOutput, naming_raw_file, open_raw};
+use crate::core::run::execute;
+use crate::core::stdio::stderr_line;
+use crate::core::words::sched_error_text;
+
+/// A suite file's error in the CLI's words (exit 2).
+fn suite_error(e: &SuiteError) -> anyhow::Error {
+    usage(e.to_string_with(sched_error_text))
+}
+
+/// The benchmarks of `spec` that `only` picks (all when empty).
+fn pick<'a>(spec: &'a SuiteSpec, only: &[String]) -> anyhow::Result<Vec<&'a BenchmarkEntry>> {
+    let entries = spec.pick(only);
+    if entries.is_empty() {
+        return Err(usage(format!(
+            "--only {}: no benchmark matches (the suite has: {})",
+            only.join(" "),
+            spec.benchmark_names().join(", ")
+        )));
+    }
+    Ok(entries)
+}
+
+/// Everything the run needs, built from the file and the flags.
+struct Plan {
+    config: ExperimentConfig,
+    analysis: AnalysisConfig,
+    correction: Correction,
+    gates: Gates,
+}
+
+/// `--fail-if-slower [NAME=]PCT`: a default and per-benchmark thresholds.
+#[derive(Debug, Default)]
+struct Gates {
+    default: Option<f64>,
+    by_name: Vec<(String, f64)>,
+}
+
+impl Gates {
+    fn parse(values: &[String], names: &[&str]) -> anyhow::Result<Gates> {
+        let mut gates = Gates::default();
+        for v in values {
+            let (name, pct) = match v.split_once('=') {
+                Some((n, p)) => (Some(n.trim()), p),
+                None => (None, v.as_str()),
+            };
+            let pct = crate::args::parse::parse_percent(pct)
+                .map_err(|e| usage(format!("--fail-if-slower {v}: {e}")))?;
+            match name {
+                Some(n) if !names.contains(&n) => {
+                    return Err(usage(format!(
+                        "--fail-if-slower {v}: no benchmark {n:?} in the suite (it has: {})",
+                        names.join(", ")
+                    )));
+                }
+                Some(n) => gates.by_name.push((n.to_owned(), pct)),
+                None => gates.default = Some(pct),
+            }
+        }
+        Ok(gates)
+    }
+
+    fn of(&self, name: &str) -> Option<f64> {
+        self.by_name
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, p)| *p)
+            .or(self.default)
+    }
+}
+
+/// The analysis of a suite's benchmarks (`--alpha`, `--baseline`, ...) and the correction
+/// across them (`--suite-correction`).
+fn suite_analysis(
+    args: &SuiteArgs,
+    spec: &SuiteSpec,
+    seed: u64,
+) -> anyhow::Result<(AnalysisConfig, Correction)> {
+    let baseline = match &args.baseline {
+        Some(b) if !spec.variant_names().contains(&b.as_str()) => {
+            return Err(usage(format!(
+                "--baseline {b:?} is not one of the suite's variants ({})",
+                spec.variant_names().join(", ")
+            )));
+        }
+        other => other.clone(),
+    };
+    let correction = Correction::from_name(&args.suite_correction).ok_or_else(|| {
+        usage(format!(
+            "--suite-correction {:?}: expected bh, holm or none",
+            args.suite_correction
+        ))
+    })?;
+    let analysis = AnalysisConfig {
+        alpha: args.alpha,
+        confidence: 1.0 - args.alpha,
+        resamples: args.resamples,
+        seed,
+        baseline,
+        equivalence_margin: args.equivalence_margin,
+        paired_estimator: args
+            .estimator
+            .unwrap_or(AnalysisConfig::default().paired_estimator),
+        ..AnalysisConfig::default()
+    };
+    analysis.validate().map_err(|e| usage(format!("--{e}")))?;
+    Ok((analysis, correction))
+}
+
+/// The experiment of the picked benchmarks, the flags over the file's settings.
+fn plan(
+    args: &SuiteArgs,
+    spec: &SuiteSpec,
+    picked: &[&BenchmarkEntry],
+    resume: Option<ResumePoint>,
+    seed: u64,
+) -> anyhow::Result<Plan> {
+    let shell = match args.shell.as_deref() {
+        Some(text) => Some(
+            text.parse::<Shell>()
+                .map_err(|_| usage(format!("--shell {text:?}: expected none or sh")))?,
+        ),
+        None => None,
+    };
+    if args.timeout.is_some_and(|t| t.is_zero()) {
+        return Err(usage("--timeout must be longer than 0"));
+    }
+    let mut options = SuiteOptions::default();
+    options.blocks = args.blocks;
+    options.warmup = args.warmup;
+    options.timeout = args.timeout;
+    options.shell = shell;
+    options.seed = seed;
+    options.output = match (args.show_output, args.json) {
+        (true, true) => OutputMode::ShowOnStderr,
+        (true, false) => OutputMode::Show,
+        (false, _) => OutputMode::Discard,
+    };
+    options.on_failure = if args.ignore_failure {
+        FailurePolicy::Ignore
+    } else {
+        FailurePolicy::Stop
+    };
+    options.resume = resume;
+    let config = spec
+        .experiment(picked, options)
+        .map_err(|e| suite_error(&e))?;
+    let names: Vec<&str> = picked.iter().map(|e| e.name.get_ref().as_str()).collect();
+    let gates = Gates::parse(&args.fail_if_slower, &names)?;
+    let (analysis, correction) = suite_analysis(args, spec, seed)?;
+    crate::core::run::check_run_count(&config, "--blocks (or runs-per-block in the suite file)")?;
+    Ok(Plan {
+        config,
+        analysis,
+        correction,
+        gates,
+    })
+}
+
+/// `n noun`, the noun plural unless `n` is 1 (`1 block`, `3 blocks`).
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// `abba suite`.
+pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
+    let spec = SuiteSpec::read(&args.file).map_err(|e| suite_error(&e))?;
+    let resume = args
+        .resume
+        .as_deref()
+        .map(ResumePoint::load)
+        .transpose()
+        .map_err(|e| usage(e.to_string()))?;
+    // A resumed suite runs the benchmarks its file recorded.
+    let only: Vec<String> = match &resume {
+        Some(point) => point
+            .header()
+            .suite
+            .iter()
+            .map(|b| b.name.clone())
+            .collect(),
+        None => args.only.clone(),
+    };
+    let picked = pick(&spec, &only)?;
+    if args.list {
+        return list(&spec, &picked);
+    }
+    let seed = match &resume {
+        Some(point) => point.header().seed,
+        None => args.seed.unwrap_or_else(fresh_seed),
+    };
+    let resumed_blocks = resume.as_ref().map(|p| p.header().blocks);
+    let mut args = args;
+    if args.blocks.is_none() {
+        args.blocks = resumed_blocks;
+    }
+    let Plan {
+        config,
+        analysis,
+        correction,
+        gates,
+    } = plan(&args, &spec, &picked, resume, seed)?;
+    // --record's commit and history are settled now, not after the experiment.
+    let recording = crate::history::prepare(&args.record, "suite")?;
+    check_exports(&args, recording.as_ref())?;
+    warn_rate_units(&config);
+    if args.dry_run {
+        return dry_run(&config);
+    }
+    config
+        .preflight(&mut RealRunner::new())
+        .map_err(|e| usage(e.to_string()))?;
+    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
+    let out = RawOutput {
+        path: args.output.as_deref(),
+        force: args.force,
+        quiet: args.quiet,
+        resume_command: format!(
+            "abba suite {} --resume",
+            shell_words::quote(&args.file.display().to_string())
+        ),
+    };
+    let (writer, raw_path, temporary) = open_raw(&out, &config)?;
+    if !args.quiet && !args.json {
+        stderr_line(format_args!(
+            "abba suite: {} x {} variants, {}, seed {}; raw runs in {}",
+            counted(picked.len(), "benchmark"),
+            spec.variant_names().len(),
+            counted(config.blocks as usize, "block"),
+            config.seed,
+            raw_path.display()
+        ));
+    }
+    let experiment = execute(&config, &stop, writer, &raw_path, args.quiet)
+        .map_err(|e| suite_hint(e, &args.file, &raw_path))?;
+    let code = report(
+        &args,
+        experiment,
+        &analysis,
+        correction,
+        &gates,
+        &raw_path,
+        recording.as_ref(),
+    )
+    .map_err(|e| naming_raw_file(e, &raw_path))?;
+    if temporary {
+        let _ = std::fs::remove_file(&raw_path);
+    } else if !args.quiet && !args.json {
+        stderr_line(format_args!("raw runs: {}", raw_path.display()));
+    }
+    Ok(code)
+}
+
+/// Warns, as compare does for `--unit` (M11 of issue 26), of every benchmark whose unit
+/// looks like a rate while lower values count as better, naming the benchmark.
+fn warn_rate_units(config: &ExperimentConfig) {
+    let Some(suite) = &config.suite else { return };
+    for b in &suite.benchmarks {
+        // What the benchmark's dataset will have (`bench_sched::Experiment::suite_datasets`).
+        let unit = b
+            .unit
+            .as_deref()
+            .or(config.unit.as_deref().filter(|_| b.metric.is_none()));
+        let higher = b.higher_is_better.unwrap_or(match &b.metric {
+            Some(m) => m.higher_is_better(),
+            None => config.higher_is_better.unwrap_or(false),
+        });
+        crate::core::checks::warn_rate_unit_of(
+            unit,
+            higher,
+            &format!("benchmark {:?}: unit", b.name),
+            "higher-is-better = true",
+            " to its [[benchmark]] (or [settings]) in the suite file",
+        );
+    }
+}
+
+/// The resume hint of an interrupted suite names `abba suite`, not `abba compare`.
+fn suite_hint(error: anyhow::Error, file: &Path, raw: &Path) -> anyhow::Error {
+    match error.downcast_ref::<Exit>() {
+        Some(Exit::Interrupted { signal, .. }) => anyhow::Error::new(Exit::Interrupted {
+            signal: *signal,
+            message: format!(
+                "interrupted by signal {signal}; the raw runs so far are kept in {}; continue with: abba suite {} --resume {}",
+                raw.display(),
+                shell_words::quote(&file.display().to_string()),
+                shell_words::quote(&raw.display().to_string())
+            ),
+        }),
+        _ => error,
+    }
+}
+
+/// The export paths, checked before any run: their directories must exist, and none may
+/// replace the suite file, the raw runs, another export or the history `--record` writes
+/// (by device and inode, as compare checks its own: [`crate::core::paths::check_targets`]); nor
+/// may the raw runs replace the history.
+fn check_exports(
+    args: &SuiteArgs,
+    recording: Option<&crate::history::Recording>,
+) -> anyhow::Result<()> {
+    if let Some(recording) = recording {
+        recording.refuse_as_raw(&[
+            ("--output", args.output.as_deref()),
+            ("--resume", args.resume.as_deref()),
+        ])?;
+    }
+    let exports: Vec<(&str, &Path)> = [
+        ("--export-json", &args.export_json),
+        ("--export-markdown", &args.export_markdown),
+        ("--export-pr-comment", &args.export_pr_comment),
+        ("--export-bmf", &args.export_bmf),
+        ("--export-github-benchmark", &args.export_github_benchmark),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
+    .collect();
+    for (flag, path) in &exports {
+        if !matches!(
+            crate::core::paths::target(path),
+            crate::core::paths::Target::File(_)
+        ) {
+            // Standard output, a descriptor, a device or a pipe: written in place.
+            continue;
+        }
+        if path.is_dir() {
+            return Err(usage(format!("{flag} {}: is a directory", path.display())));
+        }
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if let Some(dir) = dir {
+            if !dir.is_dir() {
+                return Err(usage(format!(
+                    "{flag} {}: the directory {} does not exist",
+                    path.display(),
+                    dir.display()
+                )));
+            }
+        }
+    }
+    let mut kept = vec![crate::core::paths::Kept {
+        role: "the suite file",
+        path: &args.file,
+    }];
+    for (role, path) in [
+        ("the raw runs' file --output", &args.output),
+        ("the raw runs' file --resume", &args.resume),
+    ] {
+        if let Some(path) = path {
+            kept.push(crate::core::paths::Kept { role, path });
+        }
+    }
+    kept.extend(recording.map(crate::history::Recording::kept));
+    crate::core::paths::check_targets(&exports, args.json, &kept)
+}
+
+fn list(spec: &SuiteSpec, picked: &[&BenchmarkEntry]) -> anyhow::Result<u8> {
+    let mut out = String::new();
+    let names = spec.variant_names();
+    out.push_str(&format!(
+        "{}, variants {} (baseline {})\n",
+        counted(picked.len(), "benchmark"),
+        names.join(", "),
+        names[0]
+    ));
+    for e in picked {
+        out.push_str(&format!("{}\n", e.name.get_ref()));
+        for (vname, value) in spec.file().variants.get_ref().iter() {
+            out.push_str(&format!(
+                "  {vname}: {}\n",
+                bench_sched::expand_command(e.command.get_ref(), vname, value.get_ref())
+            ));
+        }
+    }
+    write_stdout(&out)?;
+    Ok(0)
+}
+
+/// `--dry-run`: the first blocks' orders, the seed and the number of runs.
+fn dry_run(config: &ExperimentConfig) -> anyhow::Result<u8> {
+    let schedule = config.schedule();
+    let mut out = String::new();
+    let shown = config.blocks.min(3);
+    for b in 0..shown {
+        let names: Vec<&str> = schedule
+            .runs
+            .iter()
+            .filter(|r| r.block == b)
+            .filter_map(|r| match r.target {
+                bench_sched::Target::Variant(i) => Some(config.variants[i].name.as_str()),
+                bench_sched::Target::Reference => None,
+            })
+            .collect();
+        out.push_str(&format!("block {}: {}\n", b + 1, names.join(" ")));
+    }
+    if config.blocks > shown {
+        out.push_str(&format!(
+            "... {} more, each in a fresh benchmark order\n",
+            counted((config.blocks - shown) as usize, "block")
+        ));
+    }
+    out.push_str(&format!(
+        "seed {}; {}\n",
+        config.seed,
+        counted(schedule.runs.len(), "measured run")
+    ));
+    write_stdout(&out)?;
+    Ok(0)
+}
+
+/// After the runs, from the experiment they returned (the raw file is not read again):
+/// the suite's analysis, report, exports and gate; then `--record` keeps the experiment
+/// with each benchmark's analysis as reported.
+fn report(
+    args: &SuiteArgs,
+    mut raw: Experiment,
+    analysis: &AnalysisConfig,
+    correction: Correction,
+    gates: &Gates,
+    raw_path: &Path,
+    recording: Option<&crate::history::Recording>,
+) -> anyhow::Result<u8> {
+    // Messages name the file the runs are in, as a reader of it would.
+    raw.file = raw_path.display().to_string();
+    let data = raw.suite_datasets();
+    for b in &data {
+        for w in &b.loaded.warnings {
+            if !args.quiet {
+                stderr_line(format_args!("abba: note: {}", w.message));
+            }
+        }
+        for s in &b.loaded.dataset.series {
+            if s.observations.is_empty() {
+                return Err(anyhow::Error::new(Exit::CommandFailed(format!(
+                    "benchmark {}: variant {} has no complete block to compare (its runs failed); raw data kept in {}",
+                    b.name,
+                    s.name,
+                    raw_path.display()
+                ))));
+            }
+        }
+    }
+    if args.cross_class {
+        let code = cross_class(args, analysis, &raw)?;
+        if recording.is_some() {
+            // The history keeps each benchmark's own analysis, which the one cross-class
+            // table does not make: made here, once, from the runs in memory.
+            let analysed = bench_history::analyse(&raw, analysis, correction)
+                .map_err(|e| usage(e.to_string()))?;
+            let units: Vec<Analysed<'_>> = analysed.iter().map(|a| a.as_analysed()).collect();
+            crate::history::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
+        }
+        return Ok(code);
+    }
+    let list: Vec<(String, Dataset)> = data
+        .into_iter()
+        .map(|b| (b.name, b.loaded.dataset))
+        .collect();
+    let report = analyze_suite(&list, &SuiteConfig::new(analysis.clone(), correction))
+        .map_err(|e| usage(e.to_string()))?;
+    let id = args
+        .comment_id
+        .clone()
+        .unwrap_or_else(|| raw.header.experiment_id());
+    let code = emit(args, &report, gates, &id)?;
+    let units: Vec<Analysed<'_>> = report
+        .benchmarks
+        .iter()
+        .zip(&list)
+        .map(|(b, (name, dataset))| Analysed::suite_benchmark(name, dataset, &b.analysis))
+        .collect();
+    crate::history::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
+    Ok(code)
+}
+
+/// `--cross-class`: every variant of every benchmark in one table with a class column.
+fn cross_class(
+    args: &SuiteArgs,
+    analysis: &AnalysisConfig,
+    raw: &bench_sched::Experiment,
+) -> anyhow::Result<u8> {
+    let loaded = raw.to_dataset();
+    let config = AnalysisConfig {
+        grouping: Grouping::CrossClass,
+        ..analysis.clone()
+    };
+    let result =
+        bench_stats::analyze(&loaded.dataset, &config).map_err(|e| usage(e.to_string()))?;
+    if args.json {
+        write_stdout(&bench_report::render_json(&result)?)?;
+    } else {
+        let mut options = bench_report::RenderOptions::default();
+        options.width = crate::core::stdio::terminal_width();
+        write_stdout(&bench_report::render_console(&result, &options))?;
+    }
+    Ok(0)
+}
+
+fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyhow::Result<u8> {
+    let mut failed = Vec::new();
+    let mut write = |flag: &str, path: &Option<PathBuf>, text: Option<String>| {
+        if let (Some(path), Some(text)) = (path, text) {
+            if let Err(e) = crate::core::ci::write_export(path, text.as_bytes()) {
+                failed.push(format!("{flag}: {e}"));
+            }
+        }
+    };
+    let json = bench_report::render_suite_json(report)?;
+    write("--export-json", &args.export_json, Some(json.clone()));
+    write(
+        "--export-markdown",
+        &args.export_markdown,
+        Some(render_suite_markdown(report, &SuiteMarkdown::default())),
+    );
+    write(
+        "--export-pr-comment",
+        &args.export_pr_comment,
+        Some(bench_report::render_suite_pr_comment(report, id)),
+    );
+    write(
+        "--export-bmf",
+        &args.export_bmf,
+        args.export_bmf
+            .as_ref()
+            .map(|_| bench_report::render_suite_bmf(report)),
+    );
+    let github = match &args.export_github_benchmark {
+        Some(_) => Some(bench_report::render_suite_github_benchmark(report).map_err(usage)?),
+        None => None,
+    };
+    write(
+        "--export-github-benchmark",
+        &args.export_github_benchmark,
+        github,
+    );
+    if !args.no_step_summary {
+        if let Err(e) = crate::core::ci::append_step_summary(&render_suite_markdown(
+            report,
+            &SuiteMarkdown::new(None, Some(crate::core::ci::STEP_SUMMARY_MAX)),
+        )) {
+            failed.push(format!("$GITHUB_STEP_SUMMARY: {e}"));
+        }
+    }
+    if args.json {
+        write_stdout(&json)?;
+    } else {
+        write_stdout(&render_suite_console(
+            report,
+            crate::core::stdio::terminal_width(),
+        ))?;
+    }
+    let mut tripped = false;
+    for b in &report.benchmarks {
+        let Some(pct) = gates.of(&b.name) else {
+            continue;
+        };
+        // The suite fails on regressions only: an undecided comparison does not yet fail
+        // it (issue 38, W3).
+        let gate = Gate::new(pct)
+            .check(&b.analysis)
+            .in_suite(b.name.clone())
+            .regressions_only();
+        tripped |= gate.tripped();
+        for line in render_gate(&gate) {
+            stderr_line(format_args!("abba: gate: {line}"));
+        }
+    }
+    if !failed.is_empty() {
+        return Err(usage(failed.join("\n")));
+    }
+    Ok(u8::from(tripped))
+}

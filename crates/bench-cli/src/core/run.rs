@@ -1,0 +1,64 @@
+//! Running an experiment with progress on stderr (compare and suite), and the bound on
+//! the runs one experiment may schedule.
+
+use std::path::Path;
+
+use bench_sched::{
+    Experiment, ExperimentConfig, InterruptFlag, RawWriter, RealRunner, run_experiment,
+};
+
+use crate::core::exit::usage;
+use crate::core::progress::Progress;
+use crate::core::raw_output::sched_error;
+
+/// Refuses an experiment whose schedule would exceed [`crate::args::MAX_SCHEDULED_RUNS`]
+/// (each count flag is bounded, their product too), before the schedule is built; `fewer`
+/// names what to lower (`--blocks (or --runs)`).
+pub(crate) fn check_run_count(config: &ExperimentConfig, fewer: &str) -> anyhow::Result<()> {
+    let one = ExperimentConfig {
+        blocks: 1,
+        resume: None,
+        ..config.clone()
+    };
+    let per_block = one.schedule().runs.len() as u64;
+    let total = per_block.saturating_mul(u64::from(config.blocks));
+    if total > crate::args::MAX_SCHEDULED_RUNS {
+        return Err(usage(format!(
+            "{} blocks of {per_block} runs are {total} runs, more than the {} one experiment may schedule; give fewer {fewer}, or split the experiment and merge the files with abba analyze",
+            config.blocks,
+            crate::args::MAX_SCHEDULED_RUNS
+        )));
+    }
+    Ok(())
+}
+
+/// The real runner (counting when the experiment counts) and the progress display of
+/// `config`'s schedule.
+pub(crate) fn runner_and_progress(
+    config: &ExperimentConfig,
+    quiet: bool,
+) -> anyhow::Result<(RealRunner, Progress)> {
+    let names: Vec<String> = config.variants.iter().map(|v| v.name.clone()).collect();
+    let runs = config.schedule().runs.len() as u64;
+    let progress = Progress::new(runs, config.blocks, quiet, &names);
+    let mut runner = RealRunner::new();
+    if let Some(source) = config.counter {
+        runner = runner.with_counter(crate::core::counting::counting(source, &config.metric)?);
+    }
+    Ok((runner, progress))
+}
+
+/// Runs the experiment with progress on stderr, streaming the raw runs to `writer` (the
+/// file at `raw_path`, locked until the experiment ends).
+pub(crate) fn execute(
+    config: &ExperimentConfig,
+    stop: &InterruptFlag,
+    mut writer: RawWriter,
+    raw_path: &Path,
+    quiet: bool,
+) -> anyhow::Result<Experiment> {
+    let (mut runner, mut progress) = runner_and_progress(config, quiet)?;
+    let outcome = run_experiment(config, stop, &mut runner, &mut writer, &mut progress);
+    progress.finish();
+    outcome.map_err(|e| sched_error(e, raw_path, config.resume.is_none()))
+}

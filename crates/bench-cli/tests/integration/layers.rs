@@ -1,0 +1,41 @@
+//! The binary's layers (`args/` <- `core/` <- one module per command <- `main.rs`): no
+//! import cycle between files, no upward arrow, no command naming another. The check is
+//! xtask's (`cargo xtask tidy`), included here so `cargo test` runs it.
+
+#[path = "../../../../xtask/src/tidy.rs"]
+#[allow(dead_code)]
+mod tidy;
+
+#[test]
+fn the_binary_has_no_import_cycle_and_no_upward_arrow() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let problems = tidy::check(&src).unwrap();
+    assert!(
+        problems.is_empty(),
+        "crates/bench-cli/src breaks its layers (see xtask/src/tidy.rs):\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_check_sees_the_commands_and_the_known_edges_into_history() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = tidy::graph(&src).unwrap();
+    // Dispatch names every command; the check would be vacuous if it read no edge.
+    let main = &graph["main.rs"];
+    for command in [
+        "cmd/compare/mod.rs",
+        "cmd/suite.rs",
+        "cmd/analyze.rs",
+        "history",
+    ] {
+        assert!(main.contains(command), "main.rs -> {command}: {main:?}");
+    }
+    // Each known edge still exists (a stale entry is removed from the list).
+    for (from, to, why) in tidy::KNOWN {
+        assert!(
+            graph.get(*from).is_some_and(|t| t.contains(*to)),
+            "KNOWN lists {from} -> {to} ({why}), which no longer exists: remove it"
+        );
+    }
+}
