@@ -88,8 +88,8 @@ pub use crate::{
     error::ExportError,
     history::{
         HISTORY_CSV_COLUMNS, HistoryOverview, ListedBenchmark, bmf_measure, change_word,
-        percent_change, render_history_bmf, render_history_csv, render_history_json,
-        render_history_list, render_history_series,
+        escape_terminal, percent_change, render_history_bmf, render_history_csv,
+        render_history_json, render_history_list, render_history_series,
     },
     json::render_json,
     markdown::render_markdown,
