@@ -301,28 +301,30 @@ impl Store {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(err)?;
         if version < schema_version() {
+            // On read-only storage, a store that needs migrating says so.
+            let fail = |e: rusqlite::Error| match version {
+                1.. if is_read_only(&e) => HistoryError::ReadOnly {
+                    path: path.clone(),
+                    migrate_from: Some(version),
+                },
+                _ => sql_error(&path, e),
+            };
             let tx = self
                 .conn
                 .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-                .map_err(|e| match version {
-                    1.. if is_read_only(&e) => HistoryError::ReadOnly {
-                        path: path.clone(),
-                        migrate_from: Some(version),
-                    },
-                    _ => err(e),
-                })?;
+                .map_err(fail)?;
             // Read again under the write lock: another process may have migrated meanwhile.
             let version: i32 = tx
                 .query_row("PRAGMA user_version", [], |r| r.get(0))
-                .map_err(err)?;
+                .map_err(fail)?;
             for (k, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
-                tx.execute_batch(sql).map_err(err)?;
+                tx.execute_batch(sql).map_err(fail)?;
                 tx.execute_batch(&format!("PRAGMA user_version = {}", k + 1))
-                    .map_err(err)?;
+                    .map_err(fail)?;
             }
             tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))
-                .map_err(err)?;
-            tx.commit().map_err(err)?;
+                .map_err(fail)?;
+            tx.commit().map_err(fail)?;
             if (1..BLOB_DROPPED).contains(&version) {
                 // The dropped copies' pages are given back to the file system once; when
                 // another process holds the file meanwhile, later records reuse them.

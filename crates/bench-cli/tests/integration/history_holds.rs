@@ -354,6 +354,38 @@ fn a_history_on_read_only_storage_reads_and_says_why_it_cannot_record() {
         "{err}"
     );
     assert_eq!(std::fs::read(ro.join("h.db")).unwrap(), before);
+    // A store of the first schema there: read as it is; recording says it needs migrating.
+    mode(&ro, 0o755).unwrap();
+    {
+        let c = rusqlite::Connection::open(ro.join("old.db")).unwrap();
+        c.execute_batch(bench_history::MIGRATIONS[0]).unwrap();
+        c.execute_batch("PRAGMA user_version = 1; PRAGMA application_id = 1633837665;")
+            .unwrap();
+    }
+    mode(&ro.join("old.db"), 0o444).unwrap();
+    mode(&ro, 0o555).unwrap();
+    let out = as_reader(&["history", "list", "--history", "old.db"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("0 experiments"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = as_reader(&[
+        "history",
+        "import",
+        "--commit",
+        "c3",
+        "--history",
+        "old.db",
+        "1.jsonl",
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("read-only storage") && err.contains("needs migrating from schema 1"),
+        "{err}"
+    );
     mode(&ro, 0o755).unwrap();
 }
 
