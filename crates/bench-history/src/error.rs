@@ -22,6 +22,33 @@ pub enum HistoryError {
         /// Where it was looked for.
         path: PathBuf,
     },
+    /// The file is empty (0 bytes, or an SQLite database without abba's schema): no
+    /// history has been recorded into it.
+    #[error("{}: an empty file, not a history (nothing recorded into it yet)", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The directory a new history would be created in does not exist (it is not created).
+    #[error("{}: its directory {} does not exist (create it first)", path.display(), parent.display())]
+    NoDirectory {
+        /// The path.
+        path: PathBuf,
+        /// Its missing parent directory.
+        parent: PathBuf,
+    },
+    /// The store (or its directory) cannot be written: read-only storage. Reading it works.
+    #[error(
+        "{}: the history is on read-only storage (the file or its directory cannot be written){}; reading it works",
+        path.display(),
+        migrate_from.map(|v| format!(", and it needs migrating from schema {v} to {} before this abba can record into it", crate::schema_version())).unwrap_or_default()
+    )]
+    ReadOnly {
+        /// The store.
+        path: PathBuf,
+        /// The schema version of a store that needed migrating first.
+        migrate_from: Option<i32>,
+    },
     /// The path is a directory.
     #[error("{}: is a directory, not a history file", path.display())]
     IsDirectory {

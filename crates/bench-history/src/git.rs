@@ -94,6 +94,16 @@ pub fn pull_request_base() -> Option<String> {
         .find_map(|b| git(&["merge-base", "HEAD", b]).filter(|s| !s.is_empty()))
 }
 
+/// `$GITHUB_BASE_REF` when it is set but git finds no merge base of `HEAD` with it (a
+/// shallow clone: `actions/checkout` fetches one commit unless `fetch-depth: 0`), so a
+/// record of a pull request would silently have no base commit.
+pub fn missing_pull_request_base() -> Option<String> {
+    let base = std::env::var("GITHUB_BASE_REF")
+        .ok()
+        .filter(|v| !v.is_empty())?;
+    pull_request_base().is_none().then_some(base)
+}
+
 /// The commits of a record: `commit` (else `HEAD`) on `branch` (else
 /// [`current_branch`]), and the base: `base`, else the merge base of a pull request
 /// ([`pull_request_base`]), else none. A revision git does not know is kept as given (a

@@ -57,6 +57,6 @@ pub use crate::check::{ChainCheck, ChangeState, RecentChange, SeriesCheck, check
 pub use crate::error::HistoryError;
 pub use crate::git::CommitInfo;
 pub use crate::migrations::{MIGRATIONS, schema_version};
-pub use crate::query::Filter;
+pub use crate::query::{Filter, SeriesRead};
 pub use crate::record::{Analysed, Context, Recorded, content_hash};
 pub use crate::store::{APPLICATION_ID, Store, check_recordable, default_path};

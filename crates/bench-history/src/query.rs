@@ -25,6 +25,18 @@ pub struct Filter {
     pub metric: Option<String>,
 }
 
+/// Series read back ([`Store::read_series`]), with those that do not hold the filter's
+/// `since` commit.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct SeriesRead {
+    /// The series, by benchmark then machine.
+    pub series: Vec<Series>,
+    /// (benchmark, machine) of each series without the `since` commit: taken from that
+    /// commit's time on, or whole when its time is not known.
+    pub without_since: Vec<(String, String)>,
+}
+
 /// A commit as stored: its row id (the order it was first seen in) and its facts.
 #[derive(Debug, Clone, PartialEq)]
 struct StoredCommit {
@@ -169,6 +181,24 @@ impl Store {
         filter: &Filter,
         config: &SeriesConfig,
     ) -> Result<Vec<Series>, HistoryError> {
+        Ok(self.read_series(bench, filter, config)?.series)
+    }
+
+    /// As [`Store::all_series`], with the series that do not hold the filter's `since`
+    /// commit named ([`SeriesRead::without_since`]): such a series (a benchmark added after
+    /// that commit, or not measured at it) is taken from the commit's time on (whole when
+    /// the commit's time is not known). Only when no series holds the commit is it an
+    /// error.
+    ///
+    /// # Errors
+    /// As [`Store::all_series`]; [`HistoryError::UnknownSince`] when `since` is neither a
+    /// date nor a commit of any series read.
+    pub fn read_series(
+        &self,
+        bench: Option<&str>,
+        filter: &Filter,
+        config: &SeriesConfig,
+    ) -> Result<SeriesRead, HistoryError> {
         let benchmarks = self.stored_benchmarks(bench, filter)?;
         if let (Some(name), true) = (bench, benchmarks.is_empty()) {
             let known = self
@@ -183,11 +213,48 @@ impl Store {
                 known,
             });
         }
-        let mut out = Vec::new();
+        let since_time = self.since_time(filter)?;
+        let mut read = SeriesRead::default();
         for b in &benchmarks {
-            out.extend(self.series_of(b, filter, config)?);
+            for (s, found) in self.series_of(b, filter, config, since_time)? {
+                if !found {
+                    read.without_since
+                        .push((s.benchmark.name.clone(), s.machine.name.clone()));
+                }
+                read.series.push(s);
+            }
         }
-        Ok(out)
+        if let Some(since) = &filter.since {
+            let none_holds =
+                !read.series.is_empty() && read.without_since.len() == read.series.len();
+            if none_holds {
+                return Err(HistoryError::UnknownSince {
+                    since: since.clone(),
+                    benchmark: bench.unwrap_or("any benchmark").to_owned(),
+                });
+            }
+        }
+        Ok(read)
+    }
+
+    /// The commit time of the filter's `since` when it is a recorded commit (a hash
+    /// prefix) rather than a date.
+    fn since_time(&self, filter: &Filter) -> Result<Option<i64>, HistoryError> {
+        let Some(since) = filter
+            .since
+            .as_deref()
+            .filter(|s| date_to_unix(s).is_none())
+        else {
+            return Ok(None);
+        };
+        let mut stmt = self
+            .conn
+            .prepare("SELECT time FROM commits WHERE substr(sha, 1, length(?1)) = ?1 AND time IS NOT NULL ORDER BY time LIMIT 1")
+            .map_err(|e| self.error(e))?;
+        let mut rows = stmt
+            .query_map([since], |r| r.get::<_, i64>(0))
+            .map_err(|e| self.error(e))?;
+        rows.next().transpose().map_err(|e| self.error(e))
     }
 
     /// The series of `bench` on each machine matching the filter (machines without data
@@ -205,21 +272,28 @@ impl Store {
             metric: Some(bench.metric.clone()),
             ..Filter::default()
         };
+        let since_time = self.since_time(filter)?;
         match self.stored_benchmarks(Some(&bench.name), &by_name)?.first() {
-            Some(b) => self.series_of(b, filter, config),
+            Some(b) => Ok(self
+                .series_of(b, filter, config, since_time)?
+                .into_iter()
+                .map(|(s, _)| s)
+                .collect()),
             None => Ok(Vec::new()),
         }
     }
 
+    /// Each machine's series of `bench`, with whether it holds the filter's `since`.
     fn series_of(
         &self,
         bench: &(i64, SeriesBenchmark),
         filter: &Filter,
         config: &SeriesConfig,
-    ) -> Result<Vec<Series>, HistoryError> {
+        since_time: Option<i64>,
+    ) -> Result<Vec<(Series, bool)>, HistoryError> {
         let mut out = Vec::new();
         for m in self.stored_machines(filter)? {
-            if let Some(s) = self.one_series(bench, &m, filter, config)? {
+            if let Some(s) = self.one_series(bench, &m, filter, config, since_time)? {
                 out.push(s);
             }
         }
@@ -232,7 +306,8 @@ impl Store {
         (machine_id, machine): &(i64, SeriesMachine),
         filter: &Filter,
         config: &SeriesConfig,
-    ) -> Result<Option<Series>, HistoryError> {
+        since_time: Option<i64>,
+    ) -> Result<Option<(Series, bool)>, HistoryError> {
         let levels = self.levels_of(*bench_id, *machine_id, filter)?;
         let steps = self.steps_of(*bench_id, *machine_id, filter)?;
         let mut ids: Vec<i64> = levels.keys().copied().collect();
@@ -260,7 +335,7 @@ impl Store {
             }
         }
         let mut ordered = order_commits(commits);
-        since(&mut ordered, filter, &bench.name)?;
+        let found = since(&mut ordered, filter, since_time);
         let index: HashMap<i64, usize> =
             ordered.iter().enumerate().map(|(k, c)| (c.id, k)).collect();
         let mut points: Vec<Point> = ordered
@@ -286,7 +361,7 @@ impl Store {
             return Ok(None);
         }
         Series::analyse(bench.clone(), machine.clone(), points, config)
-            .map(Some)
+            .map(|s| Some((s, found)))
             .map_err(HistoryError::ChangePoints)
     }
 
@@ -405,28 +480,28 @@ impl Store {
     }
 }
 
-/// The filter's `since`: a date, or a commit to start from.
-fn since(
-    ordered: &mut Vec<StoredCommit>,
-    filter: &Filter,
-    bench: &str,
-) -> Result<(), HistoryError> {
-    if let Some(since) = &filter.since {
-        if let Some(t) = date_to_unix(since) {
-            ordered.retain(|c| c.commit.time.is_some_and(|ct| ct >= t));
-        } else if let Some(k) = ordered
-            .iter()
-            .position(|c| c.commit.sha.starts_with(since.as_str()))
-        {
-            ordered.drain(..k);
-        } else {
-            return Err(HistoryError::UnknownSince {
-                since: since.clone(),
-                benchmark: bench.to_owned(),
-            });
-        }
+/// The filter's `since`: a date, or a commit to start from. A series without that commit
+/// starts at its time (`since_time`, when the commit is recorded with one), else is
+/// taken whole; returns whether the series holds it (always true for a date).
+fn since(ordered: &mut Vec<StoredCommit>, filter: &Filter, since_time: Option<i64>) -> bool {
+    let Some(since) = &filter.since else {
+        return true;
+    };
+    if let Some(t) = date_to_unix(since) {
+        ordered.retain(|c| c.commit.time.is_some_and(|ct| ct >= t));
+        return true;
     }
-    Ok(())
+    if let Some(k) = ordered
+        .iter()
+        .position(|c| c.commit.sha.starts_with(since.as_str()))
+    {
+        ordered.drain(..k);
+        return true;
+    }
+    if let Some(t) = since_time {
+        ordered.retain(|c| c.commit.time.is_none_or(|ct| ct >= t));
+    }
+    false
 }
 
 /// Commits in history order: by commit time (then first recorded), every parent that is

@@ -10,7 +10,9 @@
 //! measured at the commit: each is its own benchmark (a single variant: the context's
 //! name or its own; several: the variant's name, prefixed by the context's name or the
 //! suite benchmark's name and `/`), and the comparisons between them are kept as
-//! summaries but are not steps.
+//! summaries but are not steps. A suite benchmark is always named by its own name, with
+//! the context's name, when given, as a prefix (`NAME/small`, `NAME/small/base`): one
+//! `--bench` never merges a suite's benchmarks into one series.
 
 use bench_sched::{Experiment, RunRecord};
 use bench_stats::history::Level;
@@ -283,7 +285,24 @@ fn unit_rows(
     let baseline = group.baseline.clone();
     let stepping = stepping_commits && series.len() == 2;
     let key = |variant: &str| -> BenchmarkKey {
-        let name = if stepping {
+        let name = if let Some(suite) = &suite_name {
+            // A suite benchmark's series: its name (under the context's name as a prefix,
+            // so `--bench` never merges the suite's benchmarks), and the variant's own name
+            // (without the benchmark's prefix a suite's data carries) when not a step.
+            let base = match &ctx.bench {
+                Some(prefix) => format!("{prefix}/{suite}"),
+                None => suite.clone(),
+            };
+            if stepping {
+                base
+            } else {
+                let own = variant
+                    .strip_prefix(suite.as_str())
+                    .and_then(|v| v.strip_prefix('/'))
+                    .unwrap_or(variant);
+                format!("{base}/{own}")
+            }
+        } else if stepping {
             ctx.bench
                 .clone()
                 .or_else(|| suite_name.clone())
@@ -325,28 +344,85 @@ fn unit_rows(
         });
     }
     for c in &group.comparisons {
+        let estimate = step_estimate(c, unit.analysis.confidence);
         summaries.push(SummaryRow {
             benchmark: key(&c.candidate),
             baseline: baseline.clone(),
             candidate: c.candidate.clone(),
             stepping,
-            ratio: c.ratio.filter(|r| r.is_finite() && *r > 0.0),
-            interval: c
-                .ratio_ci
+            ratio: estimate.ratio.filter(|r| r.is_finite() && *r > 0.0),
+            interval: estimate
+                .interval
                 .filter(|i| i[0].is_finite() && i[1].is_finite() && i[0] > 0.0),
-            // The typical run's interval is at its share of the family level.
-            confidence: c
-                .distribution
-                .as_ref()
-                .map_or(unit.analysis.confidence, |d| d.confidence),
+            confidence: estimate.confidence,
             verdict: verdict_name(c.verdict).into(),
             outcome: c.outcome.as_str().into(),
             p_value: c
                 .decision
                 .as_ref()
                 .and_then(|d| d.p_value_adjusted.or(d.p_value)),
-            estimator: c.verdict_basis.to_string(),
+            estimator: match estimate.part {
+                Some(part) => format!("{}:{part}", c.verdict_basis),
+                None => c.verdict_basis.to_string(),
+            },
         });
+    }
+}
+
+/// The ratio, interval and level a comparison is kept with as a step.
+#[derive(Debug, Clone, PartialEq)]
+struct StepEstimate {
+    ratio: Option<f64>,
+    interval: Option<[f64; 2]>,
+    confidence: f64,
+    /// The part of the distribution read instead of the headline (`mean-run`), when the
+    /// headline ratio has no interval.
+    part: Option<String>,
+}
+
+/// What a comparison is kept with: its headline ratio and interval (the typical run's at
+/// its share of the family level, for the typical-run estimator); when the headline has
+/// no interval (the typical run at 6 or 7 blocks) but another checked part of the
+/// distribution has one, that part instead: the one that decided (moved beyond the
+/// margin), else the mean run, else the part nearest the typical run. So a step that the
+/// mean run decided is kept with the mean run's ratio and interval, not dropped.
+fn step_estimate(c: &bench_stats::Comparison, analysis_confidence: f64) -> StepEstimate {
+    let headline = StepEstimate {
+        ratio: c.ratio,
+        interval: c.ratio_ci,
+        confidence: c
+            .distribution
+            .as_ref()
+            .map_or(analysis_confidence, |d| d.confidence),
+        part: None,
+    };
+    let shape = match (&c.distribution, c.ratio_ci, &c.sequential) {
+        (Some(shape), None, None) => shape,
+        _ => return headline,
+    };
+    use bench_stats::paired::shape::{PartMove, PartStatistic};
+    let rank = |q: &&bench_stats::paired::shape::QuantileShift| {
+        let decided = matches!(q.part, PartMove::Slower | PartMove::Faster);
+        let mean = q.statistic == PartStatistic::Mean;
+        let distance = if mean { 0.0 } else { (q.quantile - 0.5).abs() };
+        (!decided, !mean, (distance * 1e6) as i64)
+    };
+    let Some(part) = shape
+        .parts()
+        .filter(|q| q.interval.is_some() && q.ratio.is_finite())
+        .min_by_key(rank)
+    else {
+        return headline;
+    };
+    StepEstimate {
+        ratio: Some(part.ratio),
+        interval: part.interval,
+        confidence: part.confidence,
+        part: Some(if part.statistic == PartStatistic::Mean {
+            "mean-run".to_owned()
+        } else {
+            format!("p{:.0}", part.quantile * 100.0)
+        }),
     }
 }
 

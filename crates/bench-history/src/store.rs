@@ -56,6 +56,12 @@ fn not_ours(path: &Path, reason: impl Into<String>) -> HistoryError {
 }
 
 pub(crate) fn sql_error(path: &Path, source: rusqlite::Error) -> HistoryError {
+    if is_read_only(&source) && path.exists() {
+        return HistoryError::ReadOnly {
+            path: path.to_path_buf(),
+            migrate_from: None,
+        };
+    }
     HistoryError::Sql {
         path: path.to_path_buf(),
         source,
@@ -89,12 +95,8 @@ fn check_ours(path: &Path) -> Result<(), HistoryError> {
             ));
         }
     }
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| not_ours(path, format!("not a readable SQLite database ({e})")))?;
-    let _ = conn.busy_timeout(BUSY_TIMEOUT);
+    let conn = read_connection(path)
+        .map_err(|e| not_ours(path, format!("not a readable SQLite database ({e})")))?;
     let read = |pragma: &str| -> Result<i32, rusqlite::Error> {
         conn.query_row(&format!("PRAGMA {pragma}"), [], |r| r.get(0))
     };
@@ -122,6 +124,59 @@ fn check_ours(path: &Path) -> Result<(), HistoryError> {
     Ok(())
 }
 
+/// Whether SQLite failed because the file or its directory cannot be written (read-only
+/// storage, or a WAL store whose shared-memory file cannot be created beside it).
+pub(crate) fn is_read_only(e: &rusqlite::Error) -> bool {
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _)
+            if matches!(f.code, rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+    )
+}
+
+/// `path` as an SQLite URI (`file:...`, every byte outside the unreserved set and `/`
+/// percent-encoded) with `query`.
+fn sqlite_uri(path: &Path, query: &str) -> String {
+    use std::os::unix::ffi::OsStrExt as _;
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri.push('?');
+    uri.push_str(query);
+    uri
+}
+
+/// A connection that can only read `path`: `SQLITE_OPEN_READ_ONLY` (and `query_only`), or,
+/// when that cannot read the store because nothing can be written beside it (a WAL store
+/// on read-only storage needs its shared-memory file), the `immutable=1` URI: SQLite then
+/// reads the file as it is, without locks, which only holds because no process can write
+/// there either.
+fn read_connection(path: &Path) -> Result<Connection, rusqlite::Error> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    let conn = match conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+        r.get::<_, i64>(0)
+    }) {
+        Ok(_) => conn,
+        Err(e) if is_read_only(&e) => {
+            drop(conn);
+            Connection::open_with_flags(
+                sqlite_uri(path, "immutable=1"),
+                flags | OpenFlags::SQLITE_OPEN_URI,
+            )?
+        }
+        Err(e) => return Err(e),
+    };
+    conn.execute_batch("PRAGMA query_only = ON")?;
+    Ok(conn)
+}
+
 /// Checks, without writing anything, that `path` can be recorded into: an abba history
 /// (or an empty file), or a new file whose nearest existing ancestor is a directory. A
 /// binary calls it before an experiment runs, so a bad store is said before the runs.
@@ -135,54 +190,72 @@ pub fn check_recordable(path: &Path) -> Result<(), HistoryError> {
             path: path.to_path_buf(),
         }),
         Ok(_) => check_ours(path),
-        Err(_) => {
-            let mut dir = path.parent();
-            while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
-                match std::fs::metadata(d) {
-                    Ok(m) if m.is_dir() => return Ok(()),
-                    Ok(_) => {
-                        return Err(HistoryError::NotADirectory {
-                            path: path.to_path_buf(),
-                            parent: d.to_path_buf(),
-                        });
-                    }
-                    Err(_) => dir = d.parent(),
-                }
-            }
-            Ok(())
-        }
+        Err(_) => match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            None => Ok(()),
+            Some(d) => match std::fs::metadata(d) {
+                Ok(m) if m.is_dir() => Ok(()),
+                Ok(_) => Err(HistoryError::NotADirectory {
+                    path: path.to_path_buf(),
+                    parent: d.to_path_buf(),
+                }),
+                Err(_) => Err(HistoryError::NoDirectory {
+                    path: path.to_path_buf(),
+                    parent: d.to_path_buf(),
+                }),
+            },
+        },
     }
 }
 
 impl Store {
-    /// Opens an existing history to read it; a missing file is an error, never created.
+    /// Opens an existing history to read it, read-only: nothing is created, migrated or
+    /// written (a store of an older schema is read as it is), and a history on read-only
+    /// storage reads as well as any other.
     ///
     /// # Errors
-    /// [`HistoryError::Missing`]; else as [`Store::open`].
+    /// [`HistoryError::Missing`] (no file), [`HistoryError::Empty`] (a 0-byte file, or an
+    /// SQLite database without a schema), [`HistoryError::IsDirectory`]; a foreign,
+    /// damaged or newer file as [`Store::open`].
     pub fn open_existing(path: &Path) -> Result<Store, HistoryError> {
-        if !path.exists() {
-            return Err(HistoryError::Missing {
+        let meta = std::fs::metadata(path).map_err(|_| HistoryError::Missing {
+            path: path.to_path_buf(),
+        })?;
+        if meta.is_dir() {
+            return Err(HistoryError::IsDirectory {
                 path: path.to_path_buf(),
             });
         }
-        Store::open(path)
+        if meta.len() == 0 {
+            return Err(HistoryError::Empty {
+                path: path.to_path_buf(),
+            });
+        }
+        check_ours(path)?;
+        let conn = read_connection(path).map_err(|e| sql_error(path, e))?;
+        let version: i32 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| sql_error(path, e))?;
+        if version == 0 {
+            return Err(HistoryError::Empty {
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+            run_hook: None,
+        })
     }
 
-    /// Opens (creating when missing, with its directory) a history, migrating it to the
-    /// current schema under a write lock.
+    /// Opens (creating when missing) a history to record into, migrating it to the current
+    /// schema under a write lock. Its directory must exist.
     ///
     /// # Errors
-    /// [`HistoryError`] for a foreign, damaged or newer file (never modified), or one that
-    /// cannot be created or written.
+    /// [`HistoryError`] for a foreign, damaged or newer file (never modified), a missing
+    /// directory, or a store that cannot be created or written
+    /// ([`HistoryError::ReadOnly`] on read-only storage).
     pub fn open(path: &Path) -> Result<Store, HistoryError> {
-        if path.exists() {
-            check_ours(path)?;
-        } else if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| HistoryError::CreateDirectory {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        }
+        check_recordable(path)?;
         let conn = Connection::open(path).map_err(|e| sql_error(path, e))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| sql_error(path, e))?;
@@ -228,22 +301,30 @@ impl Store {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(err)?;
         if version < schema_version() {
+            // On read-only storage, a store that needs migrating says so.
+            let fail = |e: rusqlite::Error| match version {
+                1.. if is_read_only(&e) => HistoryError::ReadOnly {
+                    path: path.clone(),
+                    migrate_from: Some(version),
+                },
+                _ => sql_error(&path, e),
+            };
             let tx = self
                 .conn
                 .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-                .map_err(err)?;
+                .map_err(fail)?;
             // Read again under the write lock: another process may have migrated meanwhile.
             let version: i32 = tx
                 .query_row("PRAGMA user_version", [], |r| r.get(0))
-                .map_err(err)?;
+                .map_err(fail)?;
             for (k, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
-                tx.execute_batch(sql).map_err(err)?;
+                tx.execute_batch(sql).map_err(fail)?;
                 tx.execute_batch(&format!("PRAGMA user_version = {}", k + 1))
-                    .map_err(err)?;
+                    .map_err(fail)?;
             }
             tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))
-                .map_err(err)?;
-            tx.commit().map_err(err)?;
+                .map_err(fail)?;
+            tx.commit().map_err(fail)?;
             if (1..BLOB_DROPPED).contains(&version) {
                 // The dropped copies' pages are given back to the file system once; when
                 // another process holds the file meanwhile, later records reuse them.

@@ -148,7 +148,18 @@ fn a_store_of_the_first_schema_migrates_and_still_reads() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("old.db");
     version_1_store(&path);
+    // Reading leaves it as it is: schema 1, read without migrating.
+    let before = std::fs::read(&path).unwrap();
     let store = Store::open_existing(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 1);
+    let series = store
+        .all_series(Some("parse"), &Filter::default(), &Default::default())
+        .unwrap();
+    assert_eq!(series[0].points[1].step.as_ref().unwrap().ratio, 1.03);
+    drop(store);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // Recording migrates it.
+    let store = Store::open(&path).unwrap();
     assert_eq!(store.schema_version().unwrap(), 2);
     let columns: Vec<String> = {
         let c = rusqlite::Connection::open(&path).unwrap();

@@ -98,9 +98,9 @@ pub use crate::{
     error::ExportError,
     gate::render_gate,
     history::{
-        HISTORY_CSV_COLUMNS, HistoryOverview, ListedBenchmark, change_word, percent_change,
-        render_history_bmf, render_history_csv, render_history_json, render_history_list,
-        render_history_series,
+        HISTORY_CSV_COLUMNS, HistoryOverview, ListedBenchmark, change_word, escape_terminal,
+        percent_change, render_history_bmf, render_history_csv, render_history_json,
+        render_history_list, render_history_series,
     },
     json::render_json,
     markdown::render_markdown,

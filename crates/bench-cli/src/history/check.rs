@@ -57,7 +57,7 @@ fn change_lines(s: &Series, r: &RecentChange, label: &str, out: &mut String) {
         out,
         "{label}: change point at #{} {} {:?}: {} ({}, p {:.3}) - {}",
         c.index + 1,
-        p.commit.short(),
+        bench_report::escape_terminal(p.commit.short()),
         p.commit.subject.as_deref().unwrap_or(""),
         percent(c.ratio),
         change_word(c.ratio, s.benchmark.higher_is_better),
@@ -65,12 +65,16 @@ fn change_lines(s: &Series, r: &RecentChange, label: &str, out: &mut String) {
         state_words(r.state),
     );
     if s.confirmation(c.index).is_none() && c.index > 0 {
-        let _ = writeln!(out, "  confirm: {}", confirm_command(s, c.index));
+        let _ = writeln!(
+            out,
+            "  confirm: {}",
+            bench_report::escape_terminal(&confirm_command(s, c.index))
+        );
         let _ = writeln!(
             out,
             "    (the first command run from a build of {}, the second from a build of {})",
-            s.points[c.index - 1].commit.short(),
-            p.commit.short()
+            bench_report::escape_terminal(s.points[c.index - 1].commit.short()),
+            bench_report::escape_terminal(p.commit.short())
         );
     }
 }
@@ -110,12 +114,25 @@ fn chain_line(s: &Series, c: &ChainCheck, label: &str, out: &mut String) {
 pub(super) fn check(args: &CheckArgs) -> anyhow::Result<u8> {
     let store = args.read.open()?;
     let series = all_series(&store, args.bench.as_deref(), &args.read)?;
+    if series.is_empty() {
+        // Nothing checked is not a pass: an empty store, or filters that match nothing.
+        let (experiments, _) = store.counts().map_err(super::word)?;
+        return Err(crate::exit::usage(if experiments == 0 {
+            format!(
+                "history check: {} holds no experiment, so nothing can be checked (record one with --record first)",
+                store.path().display()
+            )
+        } else {
+            "history check: no series matches the filters (--machine, --branch, --since, --metric, BENCH), so nothing was checked; see `abba history list`".to_owned()
+        }));
+    }
     let mut out = String::new();
     let mut failures = 0usize;
     for s in &series {
         let b = &s.benchmark;
         let n = s.points.len();
         let label = format!("{} ({}) on {}", b.name, b.metric, s.machine.name);
+        let label = bench_report::escape_terminal(&label).into_owned();
         let checked = check_series(s, args.recent, args.fail_if_slower);
         for r in &checked.recent {
             change_lines(s, r, &label, &mut out);
@@ -131,9 +148,6 @@ pub(super) fn check(args: &CheckArgs) -> anyhow::Result<u8> {
                 args.recent.min(n)
             );
         }
-    }
-    if series.is_empty() {
-        let _ = writeln!(out, "abba history check: no series matches the filters");
     }
     let _ = writeln!(
         out,

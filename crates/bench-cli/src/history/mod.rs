@@ -200,7 +200,7 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub read: ReadArgs,
     /// A change point counts when it is among the newest N commits.
-    #[arg(long, default_value_t = 10, value_name = "N")]
+    #[arg(long, default_value_t = 10, value_name = "N", value_parser = parse_recent)]
     pub recent: usize,
     /// Exit 1 also when the chain of steps is significantly slower and may reach PCT.
     #[arg(long, allow_hyphen_values = true, value_name = "PCT", value_parser = crate::parse::parse_percent)]
@@ -222,6 +222,32 @@ pub struct ExportArgs {
     /// Write to FILE (atomically) instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// `--recent N`: at least 1 (0 would look at no commit, so no change point could fail).
+fn parse_recent(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (0 would check no commit for a change point)".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("must be a whole number of commits, at least 1".into()),
+    }
+}
+
+/// Refuses a label of the record (`--commit`, `--base-commit`, `--branch`, `--bench`) that
+/// is empty or holds a control character, naming the flag (the value is shown escaped).
+fn check_label(flag: &str, value: Option<&str>) -> anyhow::Result<()> {
+    let Some(v) = value else { return Ok(()) };
+    let why = if v.trim().is_empty() {
+        "must not be empty"
+    } else if v.chars().any(char::is_control) {
+        "must not contain control characters (newlines, tabs, escapes)"
+    } else {
+        return Ok(());
+    };
+    Err(usage(format!(
+        "{flag} '{}': {why}",
+        bench_report::escape_terminal(v)
+    )))
 }
 
 /// `abba history ...`.
@@ -246,11 +272,16 @@ fn said(e: &HistoryError) -> String {
         ),
         HistoryError::UnknownSince { .. } => format!("--since {e}"),
         HistoryError::NoCommit => format!("{e}: give --commit"),
+        HistoryError::Empty { .. } => format!(
+            "{e} (record into it with --record on compare, suite or analyze, or `abba history import FILE`)"
+        ),
         HistoryError::IsDirectory { .. }
         | HistoryError::NotADirectory { .. }
         | HistoryError::Metadata { .. }
         | HistoryError::Open { .. }
         | HistoryError::CreateDirectory { .. }
+        | HistoryError::NoDirectory { .. }
+        | HistoryError::ReadOnly { .. }
         | HistoryError::Sql { .. }
         | HistoryError::NoWriteAheadLog { .. }
         | HistoryError::UnknownBenchmark { .. }
@@ -292,8 +323,25 @@ fn crash_point(run_index: usize) {
     }
 }
 
-/// The history at `path`, opened (created when missing) to record into.
-fn open_to_record(path: &Path) -> anyhow::Result<Store> {
+/// Whether the history is the default one (neither `--history` nor `$ABBA_HISTORY`): only
+/// its directory (`.abba/`) is created when missing; a directory the user named must exist.
+fn is_default_path(flag: Option<&Path>) -> bool {
+    flag.is_none() && std::env::var_os("ABBA_HISTORY").is_none_or(|v| v.is_empty())
+}
+
+/// The history at `path`, opened (created when missing) to record into; the default
+/// store's directory is created when missing, any other must exist.
+fn open_to_record(path: &Path, default: bool) -> anyhow::Result<Store> {
+    if let (true, Some(dir)) = (default, path.parent()) {
+        if !dir.as_os_str().is_empty() && !dir.exists() {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                usage(format!(
+                    "{}: cannot create the history's directory: {e}",
+                    path.display()
+                ))
+            })?;
+        }
+    }
     Ok(Store::open(path).map_err(word)?.with_run_hook(crash_point))
 }
 
@@ -322,8 +370,23 @@ fn context(
     branch: Option<&str>,
     bench: Option<&str>,
 ) -> anyhow::Result<Context> {
+    check_label("--commit", commit)?;
+    check_label("--base-commit", base)?;
+    check_label("--branch", branch)?;
+    check_label("--bench", bench)?;
     let (commit, base_commit) = bench_history::git::resolve(commit, base, branch)
         .map_err(|e| usage(format!("{who}: {}", said(&e))))?;
+    if let (None, Some(base_ref)) = (
+        &base_commit,
+        bench_history::git::missing_pull_request_base(),
+    ) {
+        stderr_line(format_args!(
+            "abba: warning: {who}: $GITHUB_BASE_REF is {} but git finds no merge base of HEAD with origin/{} (a shallow clone?), so the record has no base commit: both variants are kept as series at {} instead of a step; fetch the history (actions/checkout with fetch-depth: 0) or give --base-commit",
+            bench_report::escape_terminal(&base_ref),
+            bench_report::escape_terminal(&base_ref),
+            bench_report::escape_terminal(&commit.sha.chars().take(10).collect::<String>()),
+        ));
+    }
     Ok(Context {
         source: source.to_owned(),
         bench: bench.map(str::to_owned),
@@ -368,6 +431,7 @@ pub struct Recording {
     ctx: Context,
     path: PathBuf,
     role: &'static str,
+    default: bool,
 }
 
 impl Recording {
@@ -413,11 +477,21 @@ pub fn prepare(args: &RecordArgs, source: &str) -> anyhow::Result<Option<Recordi
     )?;
     let path = resolve_path(args.history.as_deref());
     let role = history_role(args.history.is_some(), "the history of --record");
-    bench_history::check_recordable(&path).map_err(|e| match args.history {
-        Some(_) => usage(format!("--history {}", said(&e))),
-        None => usage(format!("--record: the history {}", said(&e))),
-    })?;
-    Ok(Some(Recording { ctx, path, role }))
+    let default = is_default_path(args.history.as_deref());
+    // The default store's directory (.abba/) is created when the record is written.
+    let new_default_dir = default && path.parent().is_some_and(|d| !d.exists());
+    if !new_default_dir {
+        bench_history::check_recordable(&path).map_err(|e| match args.history {
+            Some(_) => usage(format!("--history {}", said(&e))),
+            None => usage(format!("--record: the history {}", said(&e))),
+        })?;
+    }
+    Ok(Some(Recording {
+        ctx,
+        path,
+        role,
+        default,
+    }))
 }
 
 /// `--record` after `compare` or `suite`: the experiment just run, with the analyses the
@@ -433,10 +507,13 @@ pub fn record_after(
     benchmarks: &[Analysed<'_>],
     quiet: bool,
 ) -> anyhow::Result<()> {
-    let Some(Recording { ctx, path, .. }) = recording else {
+    let Some(Recording {
+        ctx, path, default, ..
+    }) = recording
+    else {
         return Ok(());
     };
-    let mut store = open_to_record(path)?;
+    let mut store = open_to_record(path, *default)?;
     experiment.file = raw_path.display().to_string();
     let recorded = store.record(experiment, benchmarks, ctx).map_err(word)?;
     let new = matches!(recorded, Recorded::New(_));
@@ -455,10 +532,13 @@ pub fn record_file_after(
     config: &AnalysisConfig,
     quiet: bool,
 ) -> anyhow::Result<()> {
-    let Some(Recording { ctx, path, .. }) = recording else {
+    let Some(Recording {
+        ctx, path, default, ..
+    }) = recording
+    else {
         return Ok(());
     };
-    let mut store = open_to_record(path)?;
+    let mut store = open_to_record(path, *default)?;
     let raw = read_raw(raw_path).map_err(|e| usage(e.to_string()))?;
     let new = record_file(&mut store, &raw, config, Correction::default(), ctx)?;
     say_recorded(path, &raw_path.display().to_string(), new, ctx, quiet);
@@ -542,7 +622,7 @@ fn import(args: &ImportArgs) -> anyhow::Result<u8> {
         raws.push(raw);
     }
     let path = resolve_path(args.history.as_deref());
-    let mut store = open_to_record(&path)?;
+    let mut store = open_to_record(&path, is_default_path(args.history.as_deref()))?;
     for raw in &raws {
         let config = bench_history::default_config(raw);
         let new = record_file(&mut store, raw, &config, Correction::default(), &ctx)?;

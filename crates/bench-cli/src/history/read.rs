@@ -44,9 +44,21 @@ pub(super) fn all_series(
     bench: Option<&str>,
     read: &ReadArgs,
 ) -> anyhow::Result<Vec<Series>> {
-    store
-        .all_series(bench, &read.filter(), &read.series_config())
-        .map_err(word)
+    let got = store
+        .read_series(bench, &read.filter(), &read.series_config())
+        .map_err(word)?;
+    if let Some(since) = &read.since {
+        for (bench, machine) in &got.without_since {
+            crate::output::stderr_line(format_args!(
+                "abba: --since {}: not a recorded commit of {} on {}; its series is taken from that commit's time on (it starts after {})",
+                bench_report::escape_terminal(since),
+                bench_report::escape_terminal(bench),
+                bench_report::escape_terminal(machine),
+                bench_report::escape_terminal(since),
+            ));
+        }
+    }
+    Ok(got.series)
 }
 
 /// `abba history list`.

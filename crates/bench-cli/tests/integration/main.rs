@@ -15,6 +15,7 @@ mod faults_history;
 mod faults_suite;
 mod first_contact;
 mod history;
+mod history_holds;
 mod hosts;
 mod hyperfine_options;
 mod inputs;

@@ -33,22 +33,25 @@ pub struct ListedBenchmark {
 
 /// The overview as text: a count line, then the machines and the benchmarks.
 pub fn render_history_list(o: &HistoryOverview) -> String {
+    let e = |t: &str| super::escape_terminal(t).into_owned();
     let mut out = String::new();
     let _ = writeln!(
         out,
         "{}: {} experiments, {} runs",
-        o.store, o.experiments, o.runs
+        e(&o.store),
+        o.experiments,
+        o.runs
     );
     let _ = writeln!(out, "\nmachines:");
     for m in &o.machines {
         let _ = writeln!(
             out,
             "  {:<20} {}  {}, {} cores, kernel {}",
-            m.name,
-            m.fingerprint,
-            m.cpu_model.as_deref().unwrap_or("unknown CPU"),
+            e(&m.name),
+            e(&m.fingerprint),
+            e(m.cpu_model.as_deref().unwrap_or("unknown CPU")),
             m.cores.map_or("?".to_owned(), |c| c.to_string()),
-            m.kernel.as_deref().unwrap_or("?")
+            e(m.kernel.as_deref().unwrap_or("?"))
         );
     }
     let _ = writeln!(out, "\nbenchmarks:");
@@ -57,9 +60,9 @@ pub fn render_history_list(o: &HistoryOverview) -> String {
         let _ = writeln!(
             out,
             "  {:<24} {} ({}, {}), {} commits on {} machine{}",
-            b.name,
-            b.metric,
-            b.unit,
+            e(&b.name),
+            e(&b.metric),
+            e(&b.unit),
             if b.higher_is_better {
                 "higher is better"
             } else {

@@ -20,6 +20,60 @@ pub use json::render_history_json;
 pub use list::{HistoryOverview, ListedBenchmark, render_history_list};
 pub use table::render_history_series;
 
+use bench_stats::history::Series;
+
+/// `text` with every control character (a newline, a tab, the escape that starts a
+/// terminal sequence) written as its Rust escape (`\n`, `\u{1b}`): stored names, labels
+/// and subjects are shown as text, never acted on by the terminal.
+///
+/// # Examples
+/// ```
+/// use bench_report::escape_terminal;
+/// assert_eq!(escape_terminal("a\nb\u{1b}[31m"), "a\\nb\\u{1b}[31m");
+/// assert_eq!(escape_terminal("parse/small"), "parse/small");
+/// ```
+pub fn escape_terminal(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A copy of `s` with every stored text escaped ([`escape_terminal`]) for a terminal
+/// document: names, metric, unit, machine facts, commits and subjects.
+pub(crate) fn printable(s: &Series) -> Series {
+    let e = |t: &str| escape_terminal(t).into_owned();
+    let o = |t: &Option<String>| t.as_deref().map(e);
+    let mut p = s.clone();
+    p.benchmark.name = e(&s.benchmark.name);
+    p.benchmark.metric = e(&s.benchmark.metric);
+    p.benchmark.unit = e(&s.benchmark.unit);
+    p.benchmark.command = o(&s.benchmark.command);
+    p.machine.name = e(&s.machine.name);
+    p.machine.fingerprint = e(&s.machine.fingerprint);
+    p.machine.cpu_model = o(&s.machine.cpu_model);
+    p.machine.kernel = o(&s.machine.kernel);
+    for point in &mut p.points {
+        point.commit.sha = e(&point.commit.sha);
+        point.commit.parent = o(&point.commit.parent);
+        point.commit.subject = o(&point.commit.subject);
+        if let Some(step) = &mut point.step {
+            step.outcome = e(&step.outcome);
+            step.verdict = e(&step.verdict);
+            step.estimator = e(&step.estimator);
+        }
+    }
+    p
+}
+
 /// A ratio as a signed percent change with two decimals (`+2.00%`); a change under
 /// 0.005% is `+0.00%` (never `-0.00%`).
 ///

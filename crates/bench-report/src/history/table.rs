@@ -11,6 +11,7 @@ use crate::units::format_value;
 /// level and interval, the step arriving at it with its interval and outcome, and a
 /// change point's mark), then a line per change point and the chain's line.
 pub fn render_history_series(s: &Series) -> String {
+    let s = &super::printable(s);
     let mut out = String::new();
     let b = &s.benchmark;
     let _ = writeln!(
