@@ -80,6 +80,7 @@ pub fn run_demo(demo: &DemoArgs) -> anyhow::Result<u8> {
             verbose: demo.verbose,
             time_unit: None,
             style: StyleArg::Auto,
+            width: None,
         },
         hyperfine_only: HyperfineOnlyArgs::default(),
     };

@@ -14,9 +14,23 @@ enum UnitKind {
     Time(f64),
     /// A rate (`.../s`), scaled with decimal prefixes.
     Rate,
+    /// A count of events (`instructions`, `cycles`, ...): decimal prefixes before the
+    /// unit, `60.33 M instructions`.
+    Count,
     /// Anything else: printed as given.
     Other,
 }
+
+/// The units of counted events (the CPU's counters and valgrind's).
+const COUNTS: [&str; 7] = [
+    "instructions",
+    "cycles",
+    "branches",
+    "branch-misses",
+    "cache-misses",
+    "cache-references",
+    "events",
+];
 
 fn kind_of(unit: &str) -> UnitKind {
     // Times up to the second, the ladder's largest step; a value in minutes or hours is
@@ -24,6 +38,7 @@ fn kind_of(unit: &str) -> UnitKind {
     match bench_stats::model::nanos_per_time_unit(unit) {
         Some(ns) if ns <= 1e9 => UnitKind::Time(ns),
         _ if unit.ends_with("/s") && unit.len() > 2 => UnitKind::Rate,
+        _ if COUNTS.contains(&unit) => UnitKind::Count,
         _ => UnitKind::Other,
     }
 }
@@ -96,7 +111,7 @@ impl Scale {
                     suffix: name.to_owned(),
                 }
             }
-            UnitKind::Rate => {
+            UnitKind::Rate | UnitKind::Count => {
                 let (per, prefix) = if m < 1e3 {
                     (1.0, "")
                 } else if m < 1e6 {
@@ -108,9 +123,14 @@ impl Scale {
                 } else {
                     (1e12, "T")
                 };
+                let suffix = match kind_of(unit) {
+                    UnitKind::Count if prefix.is_empty() => unit.to_owned(),
+                    UnitKind::Count => format!("{prefix} {unit}"),
+                    _ => format!("{prefix}{unit}"),
+                };
                 Scale {
                     divisor: per,
-                    suffix: format!("{prefix}{unit}"),
+                    suffix,
                 }
             }
             UnitKind::Other => Scale {
@@ -192,6 +212,7 @@ pub(crate) fn sig(x: f64, digits: i32) -> String {
 /// assert_eq!(format_value(1_234_567.0, "ns"), "1.235 ms");
 /// assert_eq!(format_value(725_400_000.0, "ops/s"), "725.4 Mops/s");
 /// assert_eq!(format_value(12.0, "KiB"), "12.00 KiB");
+/// assert_eq!(format_value(60_330_000.0, "instructions"), "60.33 M instructions");
 /// ```
 pub fn format_value(value: f64, unit: &str) -> String {
     format_in(value, unit, None)

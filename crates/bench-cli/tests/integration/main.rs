@@ -5,6 +5,7 @@
 
 mod browser;
 mod cli;
+mod coherence;
 mod counting;
 mod doc_figures;
 mod faults;
