@@ -30,8 +30,8 @@ const MARGIN: f64 = 0.01;
 /// Flags of `equivalence-grid`.
 #[derive(clap::Args, Debug)]
 pub struct EquivalenceGridArgs {
-    /// Simulated sessions per cell.
-    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Simulated sessions per cell (0: the real runs alone).
+    #[arg(long, default_value_t = 200)]
     reps: u32,
     /// Blocks per simulated session (the CLI's default is 20).
     #[arg(long, default_value_t = 20)]
@@ -77,7 +77,11 @@ fn rules(s: &ShapeAnalysis) -> [bool; RULES] {
         return [false; RULES];
     }
     let core = s.parts().filter(|q| !is_tail(q)).all(|q| inside(q, MARGIN));
-    let tails = |k: f64| s.parts().filter(|q| is_tail(q)).all(|q| inside(q, k * MARGIN));
+    let tails = |k: f64| {
+        s.parts()
+            .filter(|q| is_tail(q))
+            .all(|q| inside(q, k * MARGIN))
+    };
     [
         core && tails(1.0),
         core && tails(2.0),
@@ -132,7 +136,10 @@ fn tally(cfg: &SimConfig, change: &Change, blocks: u32, reps: u32) -> Tally {
                     t.blocked[k] += 1;
                 }
             }
-            let claim = matches!(c.outcome, Outcome::Faster | Outcome::Slower | Outcome::Mixed);
+            let claim = matches!(
+                c.outcome,
+                Outcome::Faster | Outcome::Slower | Outcome::Mixed
+            );
             t.claims += u32::from(claim);
             let tail = c
                 .decision
@@ -168,6 +175,9 @@ fn pct(k: u32, n: u32) -> f64 {
 /// # Errors
 /// When a real experiment cannot be run or its JSON read.
 pub fn run(args: &EquivalenceGridArgs) -> Result<()> {
+    if args.reps == 0 {
+        return real(args);
+    }
     println!(
         "P(EQUIVALENT) at ±1% under four rules, {} sessions per cell, {} ABBA blocks (2+2 runs); claims: FASTER/SLOWER/MIXED, tail-only: resting on the fast or slow runs alone",
         args.reps, args.blocks
@@ -230,7 +240,9 @@ fn write_file(path: &Path, bytes: usize) -> Result<()> {
 /// One real experiment: its outcome and deciding part.
 fn compare(abba: &Path, metric: &str, a: &str, b: &str, seed: u32) -> Result<(String, String)> {
     let out = Command::new(abba)
-        .args(["compare", "--json", "--quiet", "--blocks", "20", "--metric", metric])
+        .args([
+            "compare", "--json", "--quiet", "--blocks", "20", "--metric", metric,
+        ])
         .args(["--seed", &seed.to_string(), "-n", "A", a, "-n", "B", b])
         .output()
         .context("running abba compare")?;
@@ -264,7 +276,9 @@ fn real(args: &EquivalenceGridArgs) -> Result<()> {
         args.real
     );
     println!();
-    println!("| metric | change | EQUIVALENT | FASTER/SLOWER/MIXED | tail-only claims | INCONCLUSIVE |");
+    println!(
+        "| metric | change | EQUIVALENT | FASTER/SLOWER/MIXED | tail-only claims | INCONCLUSIVE |"
+    );
     println!("| --- | --- | ---: | ---: | ---: | ---: |");
     for metric in ["cpu", "wall"] {
         for (change, b) in [("none (A/A)", &small), ("+2% work", &large)] {

@@ -342,7 +342,11 @@ fn verdicts(
     color: bool,
 ) {
     let all: Vec<&view::VerdictLine> = report.groups.iter().flat_map(|g| &g.verdicts).collect();
-    let name_w = all.iter().map(|v| v.name.chars().count()).max().unwrap_or(0);
+    let name_w = all
+        .iter()
+        .map(|v| v.name.chars().count())
+        .max()
+        .unwrap_or(0);
     let tag_w = all.iter().map(|v| v.tag.chars().count()).max().unwrap_or(0);
     for v in all {
         let pad = |text: &str, w: usize| {

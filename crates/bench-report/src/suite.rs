@@ -81,9 +81,10 @@ fn rows_of(b: &SuiteBenchmarkReport) -> Vec<Row> {
                 ),
                 level: level_text(1.0 - level),
                 // The report's own tag: a claim on the fast or slow runs alone says so.
-                verdict: match c.outcome {
-                    Outcome::Inconclusive => verdict_word(c.outcome),
-                    _ => crate::view::outcome_tag(&b.analysis, c),
+                verdict: if c.outcome == Outcome::Inconclusive {
+                    verdict_word(c.outcome)
+                } else {
+                    crate::view::outcome_tag(&b.analysis, c)
                 },
                 p: p_text(b.p_values.get(k).copied().flatten()),
                 p_adjusted: p_text(b.p_values_adjusted.get(k).copied().flatten()),

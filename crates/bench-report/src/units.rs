@@ -126,7 +126,9 @@ impl Scale {
                 let suffix = match kind_of(unit) {
                     UnitKind::Count if prefix.is_empty() => unit.to_owned(),
                     UnitKind::Count => format!("{prefix} {unit}"),
-                    _ => format!("{prefix}{unit}"),
+                    UnitKind::Time(_) | UnitKind::Rate | UnitKind::Other => {
+                        format!("{prefix}{unit}")
+                    }
                 };
                 Scale {
                     divisor: per,
@@ -266,15 +268,18 @@ pub(crate) fn stat(x: f64, none: &str) -> String {
 }
 
 /// A ratio and its interval: `1.85x [1.83, 1.88]`. Three or four decimals when the
-/// interval is too narrow for two to tell its ends apart.
+/// interval is too narrow for two to tell its ends apart, or an end near 1 would print as
+/// `1.00` without being 1 (`1.048x [1.004, 1.093]`).
 pub(crate) fn ratio_with_ci(ratio: Option<f64>, ci: Option<[f64; 2]>, none: &str) -> String {
     let Some(r) = ratio.filter(|r| r.is_finite()) else {
         return none.to_owned();
     };
     let ci = ci.filter(|[lo, hi]| lo.is_finite() && hi.is_finite());
+    // A bound that is not 1 never prints as `1.00`: beside a ✓ it would read as no change.
+    let near_one = |x: f64| x != 1.0 && (x - 1.0).abs() < 0.005;
     let decimals = match ci {
         Some([lo, hi]) if (hi - lo).abs() < 0.004 => 4,
-        Some([lo, hi]) if (hi - lo).abs() < 0.04 => 3,
+        Some([lo, hi]) if (hi - lo).abs() < 0.04 || near_one(lo) || near_one(hi) => 3,
         None if (r - 1.0).abs() < 0.05 => 3,
         _ => 2,
     };
@@ -314,12 +319,22 @@ pub(crate) fn shift_with_ci(
     });
     let scale = Scale::pick(largest, unit, fixed);
     let d = scale.decimals_for(largest, 0);
-    let point = scale.with_suffix(&format!("{:+.d$}", scale.apply(shift)));
+    // Beyond 10^6 in its scale a number reads in scientific notation, never as hundreds
+    // of digits (wide tables are no longer cut when piped).
+    let huge = scale.apply(largest) >= 1e6;
+    let number = |x: f64| {
+        if huge {
+            format!("{x:+.3e}")
+        } else {
+            format!("{x:+.d$}")
+        }
+    };
+    let point = scale.with_suffix(&number(scale.apply(shift)));
     match ci {
         Some([lo, hi]) => format!(
-            "{point} [{:+.d$}, {:+.d$}]",
-            scale.apply(lo),
-            scale.apply(hi)
+            "{point} [{}, {}]",
+            number(scale.apply(lo)),
+            number(scale.apply(hi))
         ),
         None => point,
     }

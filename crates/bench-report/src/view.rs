@@ -4,12 +4,12 @@
 use std::fmt::Write as _;
 
 use bench_stats::diagnostics::BlockJoin;
-use bench_stats::paired::shape::{PartStatistic, QuantileShift};
 use bench_stats::model::{
     CarryoverMethod, CarryoverSummary, Control, DecisionReport, MannWhitneyReport, OmnibusTest,
     PairedReport, ReferencePlacement, ReferenceReport, ShiftReport, Treatment,
     VarianceComponentsReport,
 };
+use bench_stats::paired::shape::{PartStatistic, QuantileShift};
 use bench_stats::{
     Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Quantity, Verdict,
     WarningCode,
@@ -712,7 +712,11 @@ fn comparison_cells(a: &Analysis, c: &Comparison, sym: &Symbols) -> [Cell; 4] {
     );
     // The Ratio and Sig columns describe one estimate: the part the outcome rests on,
     // named when it is not the typical run (whose ratio is `c.ratio`).
-    let ratio = match c.decision.as_ref().and_then(|d| Some((d.part.as_deref()?, d))) {
+    let ratio = match c
+        .decision
+        .as_ref()
+        .and_then(|d| Some((d.part.as_deref()?, d)))
+    {
         // On a line of its own under the ratio (a space in Markdown): the column stays as
         // narrow as the ratio.
         Some((part, d)) if part != "typical-run" => format!(
@@ -861,10 +865,7 @@ pub(crate) fn outcome_tag(a: &Analysis, c: &Comparison) -> String {
 /// quantity, else what its unit names (KiB is memory), else time.
 fn is_speed(a: &Analysis) -> bool {
     let quantity = a.quantity.clone().or_else(|| Quantity::of_unit(&a.unit));
-    matches!(
-        quantity,
-        None | Some(Quantity::Time | Quantity::Throughput)
-    )
+    matches!(quantity, None | Some(Quantity::Time | Quantity::Throughput))
 }
 
 /// `fast-runs` or `slow-runs` when the comparison's outcome rests on a tail alone.
@@ -1036,8 +1037,10 @@ fn advice(a: &Analysis, c: &Comparison) -> Option<String> {
         .iter()
         .map(|k| part_words(k, a).trim_start_matches("the "))
         .collect();
+    let parts = c.distribution.as_ref().map_or(0, |s| s.parts().count());
     let what = match blocking.as_slice() {
         [] => String::new(),
+        all if all.len() == parts && parts > 1 => "no part resolved".to_owned(),
         [one] => format!("{one} not resolved"),
         [init @ .., last] => format!("{} and {last} not resolved", init.join(", ")),
     };

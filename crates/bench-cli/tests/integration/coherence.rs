@@ -32,10 +32,7 @@ fn files(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
             let p = entry.unwrap().path();
             if p.is_dir() {
                 stack.push(p);
-            } else if exts
-                .iter()
-                .any(|e| p.to_string_lossy().ends_with(e))
-            {
+            } else if exts.iter().any(|e| p.to_string_lossy().ends_with(e)) {
                 out.push(p);
             }
         }
@@ -146,5 +143,8 @@ fn every_fixture_and_snapshot_tells_one_story_in_its_json() {
         checked += check(&doc, &input.display().to_string());
         documents += 1;
     }
-    assert!(checked >= 30, "only {checked} comparisons in {documents} documents");
+    assert!(
+        checked >= 30,
+        "only {checked} comparisons in {documents} documents"
+    );
 }

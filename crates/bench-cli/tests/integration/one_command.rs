@@ -133,7 +133,7 @@ fn hyperfines_usual_two_commands_give_the_paired_report() {
     assert!(stdout.contains("Baseline sleep 0.01"), "{stdout}");
     assert!(stdout.contains(" Median │"), "{stdout}");
     // The headline, whatever it says, is of 10 pairs (it may be wrapped).
-    assert!(stdout.starts_with("sleep 0.012 vs sleep 0.01  "), "{stdout}");
+    assert!(stdout.starts_with("sleep 0.012 vs sleep 0.01 "), "{stdout}");
     let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains(" · 10 blocks"), "{stdout}");
     assert!(stdout.lines().all(|l| l.chars().count() <= 100), "{stdout}");

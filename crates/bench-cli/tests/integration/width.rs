@@ -85,7 +85,11 @@ fn compare_fits_60_80_and_160_columns_and_is_not_wrapped_when_piped() {
     );
     // `--width N` forces a width.
     let got = run(
-        compare(None, dir.path(), &["--blocks", "7", "--verbose", "--width", "100"]),
+        compare(
+            None,
+            dir.path(),
+            &["--blocks", "7", "--verbose", "--width", "100"],
+        ),
         "piped --width 100",
     );
     assert_fits(100, &got, "compare --verbose --width 100, piped");
@@ -116,7 +120,11 @@ fn analyze_of_a_sequential_file_fits_60_80_and_160_columns() {
             }
             let got = run(cmd, "analyze");
             // The sentence (verbose) names the sequence that decided.
-            assert!(!verbose || got.2.contains("confidence sequence"), "{}", got.2);
+            assert!(
+                !verbose || got.2.contains("confidence sequence"),
+                "{}",
+                got.2
+            );
             assert_fits(columns, &got, &format!("analyze (verbose {verbose})"));
         }
     }

@@ -250,10 +250,22 @@ fn a_claim_resting_on_a_tail_alone_says_so_in_its_tag_table_and_markdown() {
     // A count is never worded as time: MORE, and the tail by its quantile.
     a.quantity = Some(bench_stats::Quantity::Named("instructions".into()));
     let text = console(&a);
-    assert!(text.lines().next().unwrap().contains("  MORE (p90)  +20.0%"), "{text}");
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("  MORE (p90)  +20.0%"),
+        "{text}"
+    );
     // The mean run is not a tail: no label.
     let c = &mut a.groups[0].comparisons[0];
     c.decision = Some(decided_on("mean-run", 1.2, [1.1, 1.3]));
     let text = console(&a);
-    assert!(text.lines().next().unwrap().contains("  MORE  +20.0% [+10.0%, +30.0%] in the mean run"), "{text}");
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("  MORE  +20.0% [+10.0%, +30.0%] in the mean run"),
+        "{text}"
+    );
 }

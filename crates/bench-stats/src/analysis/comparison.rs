@@ -320,8 +320,10 @@ fn deciding_estimate(
             (None, Some(r)) => decision::blocks_to_resolve(
                 n,
                 r,
-                ratio_ci,
-                d.equivalence_ci,
+                (
+                    ratio_ci.map(|i| (i, config.confidence)),
+                    d.equivalence_ci.map(|i| (i, 1.0 - 2.0 * config.alpha)),
+                ),
                 margin,
                 floor,
             ),

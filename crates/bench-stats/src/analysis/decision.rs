@@ -137,14 +137,19 @@ fn blocks_equivalence(q: &QuantileShift, margin: f64) -> bool {
     match q.part {
         PartMove::Negligible | PartMove::Equivalent => false,
         PartMove::Slower | PartMove::Faster => true,
-        PartMove::Unclear => !(is_tail(q) && part_inside(q.equivalence_interval, part_margin(q, margin))),
+        PartMove::Unclear => {
+            !(is_tail(q) && part_inside(q.equivalence_interval, part_margin(q, margin)))
+        }
     }
 }
 
 /// The parts that stand in the way of EQUIVALENT, the typical run first, then the mean
 /// run, then the tails; empty when the comparison is equivalent.
 pub(crate) fn equivalence_blockers(s: &ShapeAnalysis, margin: f64) -> Vec<&QuantileShift> {
-    let mut parts: Vec<&QuantileShift> = s.parts().filter(|q| blocks_equivalence(q, margin)).collect();
+    let mut parts: Vec<&QuantileShift> = s
+        .parts()
+        .filter(|q| blocks_equivalence(q, margin))
+        .collect();
     parts.sort_by_key(|q| part_rank(q));
     parts
 }
@@ -160,8 +165,8 @@ pub fn shape_equivalent(s: &ShapeAnalysis, margin: f64) -> bool {
 fn part_rank(q: &QuantileShift) -> u8 {
     match q.statistic {
         PartStatistic::Mean => 1,
-        _ if (q.quantile - 0.5).abs() < 1e-9 => 0,
-        _ => 2,
+        PartStatistic::Quantile if (q.quantile - 0.5).abs() < 1e-9 => 0,
+        PartStatistic::Quantile => 2,
     }
 }
 
@@ -170,28 +175,28 @@ fn part_rank(q: &QuantileShift) -> u8 {
 pub(crate) fn part_key(q: &QuantileShift, higher_is_better: bool) -> &'static str {
     match q.statistic {
         PartStatistic::Mean => "mean-run",
-        _ if (q.quantile - 0.5).abs() < 1e-9 => "typical-run",
-        _ if (q.quantile < 0.5) != higher_is_better => "fast-runs",
-        _ => "slow-runs",
+        PartStatistic::Quantile if (q.quantile - 0.5).abs() < 1e-9 => "typical-run",
+        PartStatistic::Quantile if (q.quantile < 0.5) != higher_is_better => "fast-runs",
+        PartStatistic::Quantile => "slow-runs",
     }
 }
-
 
 /// The part a comparison's outcome rests on: for FASTER or SLOWER the typical run when it
 /// moved that way, else the mean run, else the tail that moved that way with the smallest
 /// p (a claim resting on a tail alone); for any other significant comparison the first
 /// significant part in that order (so a significant verdict always names a part whose
 /// interval excludes no change); otherwise the typical run.
-pub(crate) fn deciding_part(s: &ShapeAnalysis, outcome: Outcome, significant: bool) -> &QuantileShift {
+pub(crate) fn deciding_part(
+    s: &ShapeAnalysis,
+    outcome: Outcome,
+    significant: bool,
+) -> &QuantileShift {
     let want = match outcome {
         Outcome::Faster => Some(PartMove::Faster),
         Outcome::Slower => Some(PartMove::Slower),
-        _ => None,
+        Outcome::Equivalent | Outcome::Inconclusive | Outcome::Mixed => None,
     };
-    let excludes_one = |q: &&QuantileShift| {
-        q.interval
-            .is_some_and(|[lo, hi]| lo > 1.0 || hi < 1.0)
-    };
+    let excludes_one = |q: &&QuantileShift| q.interval.is_some_and(|[lo, hi]| lo > 1.0 || hi < 1.0);
     let mut candidates: Vec<&QuantileShift> = match want {
         Some(w) => s.parts().filter(|q| q.part == w).collect(),
         None if significant => s.parts().filter(excludes_one).collect(),
@@ -220,8 +225,11 @@ pub(crate) fn shape_needs(
         blocks_to_resolve(
             s.blocks,
             q.ratio,
-            q.interval,
-            q.equivalence_interval,
+            (
+                q.interval.map(|i| (i, q.confidence)),
+                q.equivalence_interval
+                    .map(|i| (i, s.equivalence_confidence)),
+            ),
             part_margin(q, margin),
             floor,
         )
@@ -249,35 +257,42 @@ pub(crate) fn shape_equivalence(s: &ShapeAnalysis, margin: f64) -> Equivalence {
     }
 }
 
-/// The blocks (or runs per variant) with which an interval would resolve the margin, if
-/// the change is what it now looks like: `n` now, the estimate `ratio`, its test interval
-/// `test` and its `1 - 2 alpha` interval `equivalence`, each half-width shrinking as
-/// `1 / sqrt(n)`. Resolved means either the equivalence interval fits between the estimate
-/// and the margin (an estimate inside it), or the test interval no longer reaches no
-/// change (a change the test then shows, inside or beyond the margin): the smaller count.
-/// Never fewer than `n + 1` nor than `floor` (the fewest with which the test can reach
-/// alpha at all); `None` when no interval is known.
+/// An interval with its level, as [`blocks_to_resolve`] reads it.
+pub(crate) type Leveled = Option<([f64; 2], f64)>;
+
+/// The blocks (or runs per variant) with which the deciding rule would resolve the
+/// margin with 80% power if the change is what it now looks like: `n` now, the estimate
+/// `ratio`, its test interval `test` and its `1 - 2 alpha` interval `equivalence`, each
+/// with its level (the standard error is the half-width over the level's normal
+/// quantile, and shrinks as `1 / sqrt(n)`). Resolved means either the equivalence
+/// interval fits between the estimate and the margin (an estimate inside it), or the test
+/// interval no longer reaches no change (a change the test then shows, inside or beyond
+/// the margin): the smaller count. Never fewer than `n + 1` nor than `floor` (the fewest
+/// with which the test can reach alpha at all); `None` when no interval is known.
 pub(crate) fn blocks_to_resolve(
     n: usize,
     ratio: f64,
-    test: Option<[f64; 2]>,
-    equivalence: Option<[f64; 2]>,
+    (test, equivalence): (Leveled, Leveled),
     margin: f64,
     floor: usize,
 ) -> Option<usize> {
-    let half = |i: Option<[f64; 2]>| {
-        i.filter(|[lo, hi]| *lo > 0.0 && hi >= lo)
-            .map(|[lo, hi]| (hi.ln() - lo.ln()) / 2.0)
+    use crate::special::normal_ppf;
+    let z_power = normal_ppf(0.8)?;
+    // Standard error (log scale) and the normal quantile of the interval's level.
+    let se = |i: Leveled| {
+        let ([lo, hi], level) = i?;
+        let z = normal_ppf(0.5 + level / 2.0)?;
+        (lo > 0.0 && hi >= lo && z > 0.0).then(|| ((hi.ln() - lo.ln()) / (2.0 * z), z))
     };
     let c = ratio.ln().abs();
     let m = (1.0 + margin).ln();
-    let scaled = |h: f64, gap: f64| n as f64 * (h / gap).powi(2);
-    let inside = half(equivalence.or(test))
+    let scaled = |(se, z): (f64, f64), gap: f64| n as f64 * ((z + z_power) * se / gap).powi(2);
+    let inside = se(equivalence.or(test))
         .filter(|_| c < m)
-        .map(|h| scaled(h, m - c));
-    let shown = half(test.or(equivalence))
+        .map(|s| scaled(s, m - c));
+    let shown = se(test.or(equivalence))
         .filter(|_| c > 0.0)
-        .map(|h| scaled(h, c));
+        .map(|s| scaled(s, c));
     let need = match (inside, shown) {
         (Some(a), Some(b)) => a.min(b),
         (a, b) => a.or(b)?,
@@ -482,6 +497,7 @@ mod tests {
 
     #[test]
     fn the_blocks_to_resolve_are_always_more_than_were_run() {
+        let at = |i: [f64; 2], level: f64| Some((i, level));
         // An interval that already nearly fits, an estimate at the margin's edge, a
         // change well beyond it: never a count at or below the 20 blocks run.
         for (ratio, test, equiv) in [
@@ -489,19 +505,34 @@ mod tests {
             (1.0099, [0.99, 1.03], [0.995, 1.025]),
             (1.08, [0.999, 1.16], [1.01, 1.15]),
         ] {
-            let k = blocks_to_resolve(20, ratio, Some(test), Some(equiv), 0.01, 7).unwrap();
+            let k =
+                blocks_to_resolve(20, ratio, (at(test, 0.95), at(equiv, 0.9)), 0.01, 7).unwrap();
             assert!(k > 20, "{ratio}: {k}");
         }
         // The floor wins when the test cannot reach alpha yet.
         assert_eq!(
-            blocks_to_resolve(5, 1.0, Some([0.9, 1.1]), None, 0.5, 7),
+            blocks_to_resolve(5, 1.0, (at([0.9, 1.1], 0.95), None), 0.5, 7),
             Some(7)
         );
         // An estimate at the margin: the count to show the change, not a runaway one.
-        let k = blocks_to_resolve(8, 0.99, Some([0.98, 1.004]), Some([0.982, 1.002]), 0.01, 7);
-        assert!(k.is_some_and(|k| k < 100), "{k:?}");
-        // An unchanged estimate with a 90% interval of ±2%: about 4 x the blocks.
-        let k = blocks_to_resolve(20, 1.0, Some([0.97, 1.03]), Some([0.98, 1.02]), 0.01, 7);
-        assert!(k.is_some_and(|k| (70..=90).contains(&k)), "{k:?}");
+        let k = blocks_to_resolve(
+            8,
+            0.99,
+            (at([0.98, 1.004], 0.95), at([0.982, 1.002], 0.9)),
+            0.01,
+            7,
+        );
+        assert!(k.is_some_and(|k| k < 200), "{k:?}");
+        // An unchanged estimate whose 90% interval is ±2% at 20 blocks: its standard
+        // error 0.0122; ±1% with 80% power needs (1.645 + 0.842)^2 x 0.0122^2 / 0.01^2 x 20,
+        // about 184 blocks.
+        let k = blocks_to_resolve(
+            20,
+            1.0,
+            (at([0.97, 1.03], 0.95), at([0.98, 1.02], 0.9)),
+            0.01,
+            7,
+        );
+        assert!(k.is_some_and(|k| (170..=200).contains(&k)), "{k:?}");
     }
 }

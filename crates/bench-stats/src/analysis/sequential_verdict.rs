@@ -242,7 +242,9 @@ pub(crate) fn reconcile(
         );
         s.outcome = Outcome::Mixed;
         s.verdict = Verdict::Significant;
-    } else if decision.decided() && !shape_agrees(decision, shape, higher_is_better, s.report.margin) {
+    } else if decision.decided()
+        && !shape_agrees(decision, shape, higher_is_better, s.report.margin)
+    {
         s.summary = format!(
             "Not decided: the sequential rule on each block's median runs said {}, but the shape check of the run distributions disagrees: {shape_sentence}",
             s.outcome.as_str()

@@ -357,8 +357,12 @@ fn more_data_hint(f: &Facts<'_>) -> String {
         crate::analysis::decision::blocks_to_resolve(
             n,
             r,
-            f.ratio_ci,
-            f.equivalence.interval(),
+            (
+                f.ratio_ci.map(|i| (i, f.config.confidence)),
+                f.equivalence
+                    .interval()
+                    .map(|i| (i, 1.0 - 2.0 * f.config.alpha)),
+            ),
             f.config.equivalence_margin,
             floor.map_or(0, |fl| fl.count),
         )
@@ -374,13 +378,13 @@ fn more_data_hint(f: &Facts<'_>) -> String {
             "The spread is too large for more {unit} to settle a ±{m:.1}% question; reduce noise first."
         ),
         (Some(k), Some(fl)) if fl.holm > 1 => format!(
-            "About {k} {unit} in all would resolve the ±{m:.1}% margin if the change is what it now looks like (now {n}), tested at alpha/{} = {} (the first step of Holm's correction over {} comparisons).",
+            "About {k} {unit} in all would give 80% power to resolve the ±{m:.1}% margin if the change is what it now looks like (now {n}), tested at alpha/{} = {} (the first step of Holm's correction over {} comparisons).",
             fl.holm,
             crate::analysis::reach::short(fl.level),
             fl.holm
         ),
         (Some(k), _) => format!(
-            "About {k} {unit} in all would resolve the ±{m:.1}% margin if the change is what it now looks like (now {n})."
+            "About {k} {unit} in all would give 80% power to resolve the ±{m:.1}% margin if the change is what it now looks like (now {n})."
         ),
     };
     format!(
@@ -599,7 +603,9 @@ impl ShapeWords<'_> {
             .parts()
             .map(|q| {
                 let ci = q.equivalence_interval.unwrap_or([q.ratio, q.ratio]);
-                let own = crate::analysis::decision::part_margin(q, self.f.config.equivalence_margin) * 100.0;
+                let own =
+                    crate::analysis::decision::part_margin(q, self.f.config.equivalence_margin)
+                        * 100.0;
                 let wider = if (own - m).abs() > 1e-9 {
                     format!(" (inside ±{own:.1}%)")
                 } else {
@@ -666,7 +672,13 @@ impl ShapeWords<'_> {
         let tails = m * crate::analysis::decision::TAIL_MARGIN_FACTOR;
         let names: Vec<String> = blockers
             .iter()
-            .map(|q| self.name(q).split(" (").next().unwrap_or_default().to_owned())
+            .map(|q| {
+                self.name(q)
+                    .split(" (")
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
             .collect();
         let what = if names.is_empty() {
             String::new()
@@ -674,7 +686,11 @@ impl ShapeWords<'_> {
             format!(
                 "Not equivalent until the {} {} inside the margin (±{m:.1}% for the typical and mean run, ±{tails:.1}% for the tails). ",
                 joined(&names),
-                if names.len() == 1 && !names[0].ends_with('s') { "is" } else { "are" }
+                if names.len() == 1 && !names[0].ends_with('s') {
+                    "is"
+                } else {
+                    "are"
+                }
             )
         };
         let plan = match needed {
@@ -687,7 +703,7 @@ impl ShapeWords<'_> {
                 s.blocks
             ),
             Some(k) => format!(
-                "About {k} blocks in all would resolve it if the change is what it now looks like (now {}).",
+                "About {k} blocks in all would give 80% power to resolve it if the change is what it now looks like (now {}).",
                 s.blocks
             ),
             None => "More blocks are needed before every part has an interval.".to_owned(),
