@@ -493,7 +493,113 @@ pub(crate) fn report(
 
 #[cfg(test)]
 mod tests {
-    use super::blocks_to_resolve;
+    use super::{blocks_to_resolve, deciding_part, part_key, shape_equivalent};
+    use crate::model::report::Outcome;
+    use crate::paired::shape::{PartMove, PartStatistic, QuantileShift, ShapeAnalysis};
+
+    /// A part at quantile `q` (NaN: the mean run) that moved `how`, with its intervals.
+    fn part(q: f64, how: PartMove, interval: [f64; 2], equivalence: [f64; 2]) -> QuantileShift {
+        QuantileShift {
+            quantile: q,
+            statistic: if q.is_nan() {
+                PartStatistic::Mean
+            } else {
+                PartStatistic::Quantile
+            },
+            baseline: 100.0,
+            candidate: 100.0,
+            ratio: (interval[0] * interval[1]).sqrt(),
+            interval: Some(interval),
+            confidence: 0.99,
+            equivalence_interval: Some(equivalence),
+            p_value: if matches!(how, PartMove::Slower) {
+                0.001
+            } else {
+                0.5
+            },
+            p_value_exact: 0.5,
+            p_value_adjusted: 0.5,
+            part: how,
+        }
+    }
+
+    fn shape(
+        p10: QuantileShift,
+        p50: QuantileShift,
+        p90: QuantileShift,
+        mean: QuantileShift,
+    ) -> ShapeAnalysis {
+        ShapeAnalysis {
+            quantiles: vec![p10, p50, p90],
+            mean: Some(mean),
+            confidence: 0.98,
+            equivalence_confidence: 0.9,
+            permutations: 2000,
+            exact: false,
+            p_value: 0.004,
+            blocks: 20,
+        }
+    }
+
+    #[test]
+    fn a_claim_rests_on_the_typical_then_the_mean_run_and_on_a_tail_only_when_they_did_not_move() {
+        let still = |q: f64| part(q, PartMove::Equivalent, [0.995, 1.005], [0.996, 1.004]);
+        let slower = |q: f64| part(q, PartMove::Slower, [1.05, 1.2], [1.06, 1.19]);
+        // Only the slow runs moved: a tail-only claim.
+        let s = shape(still(0.1), still(0.5), slower(0.9), still(f64::NAN));
+        let q = deciding_part(&s, Outcome::Slower, true);
+        assert_eq!(part_key(q, false), "slow-runs");
+        // The slow runs and the mean run moved: the mean run, not a tail.
+        let s = shape(still(0.1), still(0.5), slower(0.9), slower(f64::NAN));
+        assert_eq!(
+            part_key(deciding_part(&s, Outcome::Slower, true), false),
+            "mean-run"
+        );
+        // Everything moved: the typical run.
+        let s = shape(slower(0.1), slower(0.5), slower(0.9), slower(f64::NAN));
+        assert_eq!(
+            part_key(deciding_part(&s, Outcome::Slower, true), false),
+            "typical-run"
+        );
+        // For a throughput the fast runs are p90.
+        let s = shape(still(0.1), still(0.5), slower(0.9), still(f64::NAN));
+        assert_eq!(
+            part_key(deciding_part(&s, Outcome::Slower, true), true),
+            "fast-runs"
+        );
+    }
+
+    #[test]
+    fn equivalence_holds_the_tails_to_three_times_the_margin() {
+        let still = |q: f64| part(q, PartMove::Equivalent, [0.995, 1.005], [0.996, 1.004]);
+        // A tail not resolved at ±1% but inside ±3%: equivalent.
+        let wide = |q: f64| part(q, PartMove::Unclear, [0.97, 1.03], [0.975, 1.025]);
+        assert!(shape_equivalent(
+            &shape(wide(0.1), still(0.5), wide(0.9), still(f64::NAN)),
+            0.01
+        ));
+        // Beyond ±3%: not.
+        let wider = |q: f64| part(q, PartMove::Unclear, [0.95, 1.05], [0.96, 1.04]);
+        assert!(!shape_equivalent(
+            &shape(wider(0.1), still(0.5), still(0.9), still(f64::NAN)),
+            0.01
+        ));
+        // The typical and mean run get no such room.
+        assert!(!shape_equivalent(
+            &shape(still(0.1), wide(0.5), still(0.9), still(f64::NAN)),
+            0.01
+        ));
+        assert!(!shape_equivalent(
+            &shape(still(0.1), still(0.5), still(0.9), wide(f64::NAN)),
+            0.01
+        ));
+        // A tail that moved beyond the margin blocks it, however narrow.
+        let moved = part(0.9, PartMove::Slower, [1.011, 1.02], [1.012, 1.019]);
+        assert!(!shape_equivalent(
+            &shape(still(0.1), still(0.5), moved, still(f64::NAN)),
+            0.01
+        ));
+    }
 
     #[test]
     fn the_blocks_to_resolve_are_always_more_than_were_run() {
