@@ -305,7 +305,7 @@ fn until_decided(profile: NoiseProfile, change: &Change, max: u32, seed: u64) ->
         }
         let data = prefix(n);
         let agrees = dataset_shape(&data, None, &rule)
-            .is_none_or(|s| shape_agrees(look.decision, &s, data.higher_is_better));
+            .is_none_or(|s| shape_agrees(look.decision, &s, data.higher_is_better, rule.margin));
         if agrees {
             stop = n;
             break;

@@ -34,6 +34,7 @@
 mod calibrate;
 mod counters;
 mod decision_grid;
+mod equivalence_grid;
 mod estimator_grid;
 mod history;
 mod history_calibrate;
@@ -100,6 +101,12 @@ enum Task {
     /// profile, for no change, 2% and 10% shifts and changes that are not shifts: outcomes
     /// and median blocks to the stop (a Markdown table; seeded).
     UntilDecidedGrid(decision_grid::UntilDecidedArgs),
+    /// Which parts EQUIVALENT requires, calibrated: P(EQUIVALENT) at ±1% under four rules
+    /// (every part; typical and mean run with the tails at ±2% or ±3%, the default; the tails
+    /// free) on the simulated profiles and a stable metric, for no change, shifts of 1% and
+    /// 2% and tail regressions, with tail-only claims; `--real N` adds real A/A and +2%
+    /// experiments on this machine on CPU and wall time (Markdown tables).
+    EquivalenceGrid(equivalence_grid::EquivalenceGridArgs),
     /// Every paired estimator on the same simulated sessions of every noise profile: A/A
     /// false positives, coverage of the true ratio and power at 8 to 60 blocks for a 2% and
     /// a 1% effect (Markdown tables of docs/estimator-grid.md; seeded).
@@ -136,6 +143,7 @@ fn main() -> Result<()> {
         Task::Sequential(a) => sequential::run(&a),
         Task::DecisionGrid(a) => decision_grid::run(&a),
         Task::UntilDecidedGrid(a) => decision_grid::run_until_decided(&a),
+        Task::EquivalenceGrid(a) => equivalence_grid::run(&a),
         Task::EstimatorGrid(a) => estimator_grid::run(&a),
         Task::Counters(a) => counters::run(&root, &a),
         Task::HistoryCalibrate(a) => history_calibrate::run(&a),

@@ -37,11 +37,14 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
     let report = view::build(analysis, &sym);
     let width = options.width;
     let mut out = String::new();
-    for line in &report.header {
-        prose(&mut out, line, width, "", "  ");
-    }
+    // The answer first: one line per comparison.
+    verdicts(&mut out, &report, width, verbose, color);
     for g in &report.groups {
         group(&mut out, g, &draw, verbose, color);
+    }
+    out.push('\n');
+    for line in &report.header {
+        prose(&mut out, line, width, "", "  ");
     }
     if let Some(levels) = &report.levels {
         levels_section(&mut out, levels, &draw, color);
@@ -61,7 +64,15 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
             prose(&mut out, c, width, "  ", "    ");
         }
     }
-    if let (false, Some(brief)) = (verbose, &report.controls_brief) {
+    // The compact report names the controls only where they change what to do: a
+    // comparison left undecided, or a warning.
+    let undecided = report
+        .groups
+        .iter()
+        .flat_map(|g| &g.verdicts)
+        .any(|v| v.undecided);
+    let warned = report.warnings.iter().any(|w| !w.informational);
+    if let (false, Some(brief), true) = (verbose, &report.controls_brief, undecided || warned) {
         let hint = options
             .full_report_hint
             .map(|h| format!(" {} {h} for details", sym.dash))
@@ -290,36 +301,13 @@ fn group(out: &mut String, g: &view::GroupView, draw: &Draw, verbose: bool, colo
     // as many as the width needs.
     let parts = if verbose { usize::MAX } else { 2 };
     out.push_str(&fitted(&g.table, draw, parts, color));
+    // The p99 note and the omnibus line change nothing the reader does: the full report
+    // has them (the note among the warnings).
     if !verbose {
-        for note in &g.notes {
-            prose(out, &format!("note: {note}"), width, "  ", "    ");
-        }
+        return;
     }
     if let Some(o) = &g.omnibus {
         prose(out, o, width, "", "  ");
-    }
-    if !g.verdicts.is_empty() {
-        out.push('\n');
-    }
-    // The verdict sentences under the headline, at the headline's column; narrower than
-    // the tag column plus 40 characters, everything starts at the left margin.
-    let column = if width.is_none_or(|w| w >= 13 + 40) {
-        " ".repeat(13)
-    } else {
-        String::new()
-    };
-    let more = format!("{column}  ");
-    for v in &g.verdicts {
-        let tag = paint(&format!("{:<12}", v.tag), v.tone, color);
-        let headline = wrap(&v.headline, width, &" ".repeat(13), &more);
-        let _ = writeln!(out, "{tag} {}", headline.get(13..).unwrap_or_default());
-        prose(out, &v.summary, width, &column, &more);
-        if verbose {
-            prose(out, &v.detail, width, &column, &more);
-        }
-    }
-    if !verbose {
-        return;
     }
     for d in &g.details {
         out.push('\n');
@@ -339,6 +327,50 @@ fn group(out: &mut String, g: &view::GroupView, draw: &Draw, verbose: bool, colo
             let indent = " ".repeat(2 + inner);
             let hang = " ".repeat(4 + inner);
             prose(out, line.trim_start(), width, &indent, &hang);
+        }
+    }
+}
+
+/// One line per comparison, every group's: `B vs A  SLOWER  +4.8% [...] · 8 blocks`, the
+/// names and tags in aligned columns; with `verbose`, each followed by its sentence (the
+/// parts, the family levels) and the deciding test with its p.
+fn verdicts(
+    out: &mut String,
+    report: &view::ReportView,
+    width: Option<usize>,
+    verbose: bool,
+    color: bool,
+) {
+    let all: Vec<&view::VerdictLine> = report.groups.iter().flat_map(|g| &g.verdicts).collect();
+    let name_w = all
+        .iter()
+        .map(|v| v.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let tag_w = all.iter().map(|v| v.tag.chars().count()).max().unwrap_or(0);
+    for v in all {
+        let pad = |text: &str, w: usize| {
+            let n = text.chars().count();
+            format!("{text}{}", " ".repeat(w.saturating_sub(n)))
+        };
+        let name = pad(&v.name, name_w);
+        let tag = pad(&v.tag, tag_w);
+        // Wrapped (only at a given width) with the tag's colour added after.
+        let line = wrap(&format!("{name}  {tag}  {}", v.headline), width, "", "    ");
+        let painted = match line.find(&tag) {
+            Some(at) if color => format!(
+                "{}{}{}",
+                &line[..at],
+                paint(&tag, v.tone, true),
+                &line[at + tag.len()..]
+            ),
+            _ => line,
+        };
+        out.push_str(&painted);
+        out.push('\n');
+        if verbose {
+            prose(out, &v.summary, width, "    ", "      ");
+            prose(out, &v.detail, width, "    ", "      ");
         }
     }
 }

@@ -13,6 +13,30 @@ use crate::view::{self, BlockTable, Grid};
 pub fn render_markdown(analysis: &Analysis) -> String {
     let report = view::build(analysis, &Symbols::MARKDOWN);
     let mut out = String::from("## abba benchmark report\n\n");
+    // The answer first, one line per comparison; how each was decided one click away.
+    let lines: Vec<&view::VerdictLine> = report.groups.iter().flat_map(|g| &g.verdicts).collect();
+    for v in &lines {
+        let _ = writeln!(
+            out,
+            "- **{}** {}: {}",
+            escape(&v.tag),
+            escape(&v.name),
+            escape(&v.headline)
+        );
+    }
+    if !lines.is_empty() {
+        out.push_str("\n<details><summary>How each verdict was decided: the parts of the distribution, the test and its p</summary>\n\n");
+        for v in &lines {
+            let _ = writeln!(
+                out,
+                "- {}: {}  \n  {}",
+                escape(&v.name),
+                escape(&v.summary),
+                escape(&v.detail)
+            );
+        }
+        out.push_str("\n</details>\n\n");
+    }
     let _ = writeln!(out, "{}", report.header.join("  \n"));
     for g in &report.groups {
         group(&mut out, g);
@@ -89,19 +113,6 @@ fn group(out: &mut String, g: &view::GroupView) {
     if let Some(o) = &g.omnibus {
         let _ = writeln!(out, "\n{}", escape(o));
     }
-    if !g.verdicts.is_empty() {
-        out.push('\n');
-    }
-    for v in &g.verdicts {
-        let _ = writeln!(
-            out,
-            "- **{}** {}  \n  {}  \n  {}",
-            v.tag,
-            escape(&v.headline),
-            escape(&v.summary),
-            escape(&v.detail)
-        );
-    }
     for d in &g.details {
         detail(out, d);
     }
@@ -155,7 +166,11 @@ fn table(grid: &Grid) -> String {
         .map(|r| if *r { "---:" } else { ":---" }.to_owned())
         .collect()));
     for cells in &grid.rows {
-        out.push_str(&row(cells.iter().map(|c| escape(&c.text)).collect()));
+        // A cell's second line (the Ratio's part) reads on the same line.
+        out.push_str(&row(cells
+            .iter()
+            .map(|c| escape(&c.text.replace('\n', " ")))
+            .collect()));
     }
     out
 }

@@ -14,9 +14,23 @@ enum UnitKind {
     Time(f64),
     /// A rate (`.../s`), scaled with decimal prefixes.
     Rate,
+    /// A count of events (`instructions`, `cycles`, ...): decimal prefixes before the
+    /// unit, `60.33 M instructions`.
+    Count,
     /// Anything else: printed as given.
     Other,
 }
+
+/// The units of counted events (the CPU's counters and valgrind's).
+const COUNTS: [&str; 7] = [
+    "instructions",
+    "cycles",
+    "branches",
+    "branch-misses",
+    "cache-misses",
+    "cache-references",
+    "events",
+];
 
 fn kind_of(unit: &str) -> UnitKind {
     // Times up to the second, the ladder's largest step; a value in minutes or hours is
@@ -24,6 +38,7 @@ fn kind_of(unit: &str) -> UnitKind {
     match bench_stats::model::nanos_per_time_unit(unit) {
         Some(ns) if ns <= 1e9 => UnitKind::Time(ns),
         _ if unit.ends_with("/s") && unit.len() > 2 => UnitKind::Rate,
+        _ if COUNTS.contains(&unit) => UnitKind::Count,
         _ => UnitKind::Other,
     }
 }
@@ -96,7 +111,7 @@ impl Scale {
                     suffix: name.to_owned(),
                 }
             }
-            UnitKind::Rate => {
+            UnitKind::Rate | UnitKind::Count => {
                 let (per, prefix) = if m < 1e3 {
                     (1.0, "")
                 } else if m < 1e6 {
@@ -108,9 +123,16 @@ impl Scale {
                 } else {
                     (1e12, "T")
                 };
+                let suffix = match kind_of(unit) {
+                    UnitKind::Count if prefix.is_empty() => unit.to_owned(),
+                    UnitKind::Count => format!("{prefix} {unit}"),
+                    UnitKind::Time(_) | UnitKind::Rate | UnitKind::Other => {
+                        format!("{prefix}{unit}")
+                    }
+                };
                 Scale {
                     divisor: per,
-                    suffix: format!("{prefix}{unit}"),
+                    suffix,
                 }
             }
             UnitKind::Other => Scale {
@@ -192,6 +214,7 @@ pub(crate) fn sig(x: f64, digits: i32) -> String {
 /// assert_eq!(format_value(1_234_567.0, "ns"), "1.235 ms");
 /// assert_eq!(format_value(725_400_000.0, "ops/s"), "725.4 Mops/s");
 /// assert_eq!(format_value(12.0, "KiB"), "12.00 KiB");
+/// assert_eq!(format_value(60_330_000.0, "instructions"), "60.33 M instructions");
 /// ```
 pub fn format_value(value: f64, unit: &str) -> String {
     format_in(value, unit, None)
@@ -245,15 +268,18 @@ pub(crate) fn stat(x: f64, none: &str) -> String {
 }
 
 /// A ratio and its interval: `1.85x [1.83, 1.88]`. Three or four decimals when the
-/// interval is too narrow for two to tell its ends apart.
+/// interval is too narrow for two to tell its ends apart, or an end near 1 would print as
+/// `1.00` without being 1 (`1.048x [1.004, 1.093]`).
 pub(crate) fn ratio_with_ci(ratio: Option<f64>, ci: Option<[f64; 2]>, none: &str) -> String {
     let Some(r) = ratio.filter(|r| r.is_finite()) else {
         return none.to_owned();
     };
     let ci = ci.filter(|[lo, hi]| lo.is_finite() && hi.is_finite());
+    // A bound that is not 1 never prints as `1.00`: beside a ✓ it would read as no change.
+    let near_one = |x: f64| x != 1.0 && (x - 1.0).abs() < 0.005;
     let decimals = match ci {
         Some([lo, hi]) if (hi - lo).abs() < 0.004 => 4,
-        Some([lo, hi]) if (hi - lo).abs() < 0.04 => 3,
+        Some([lo, hi]) if (hi - lo).abs() < 0.04 || near_one(lo) || near_one(hi) => 3,
         None if (r - 1.0).abs() < 0.05 => 3,
         _ => 2,
     };
@@ -293,12 +319,22 @@ pub(crate) fn shift_with_ci(
     });
     let scale = Scale::pick(largest, unit, fixed);
     let d = scale.decimals_for(largest, 0);
-    let point = scale.with_suffix(&format!("{:+.d$}", scale.apply(shift)));
+    // Beyond 10^6 in its scale a number reads in scientific notation, never as hundreds
+    // of digits (wide tables are no longer cut when piped).
+    let huge = scale.apply(largest) >= 1e6;
+    let number = |x: f64| {
+        if huge {
+            format!("{x:+.3e}")
+        } else {
+            format!("{x:+.d$}")
+        }
+    };
+    let point = scale.with_suffix(&number(scale.apply(shift)));
     match ci {
         Some([lo, hi]) => format!(
-            "{point} [{:+.d$}, {:+.d$}]",
-            scale.apply(lo),
-            scale.apply(hi)
+            "{point} [{}, {}]",
+            number(scale.apply(lo)),
+            number(scale.apply(hi))
         ),
         None => point,
     }

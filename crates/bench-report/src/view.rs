@@ -1,12 +1,15 @@
 //! Turns an [`Analysis`] into format-neutral text pieces (tables as cells, lines as
 //! strings) so the console and Markdown renderers only lay them out.
 
+use std::fmt::Write as _;
+
 use bench_stats::diagnostics::BlockJoin;
 use bench_stats::model::{
     CarryoverMethod, CarryoverSummary, Control, DecisionReport, MannWhitneyReport, OmnibusTest,
     PairedReport, ReferencePlacement, ReferenceReport, ShiftReport, Treatment,
     VarianceComponentsReport,
 };
+use bench_stats::paired::shape::{PartStatistic, QuantileShift};
 use bench_stats::{
     Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Quantity, Verdict,
     WarningCode,
@@ -80,12 +83,18 @@ pub(crate) struct Grid {
 /// The verdict of one candidate in words.
 #[derive(Debug, Clone)]
 pub(crate) struct VerdictLine {
-    pub(crate) tag: &'static str,
-    /// `B vs A: 1.036x [1.028, 1.042] slower (HL of block log-ratios, signed-rank p = ...)`.
+    /// `B vs A`.
+    pub(crate) name: String,
+    /// `SLOWER`, `SLOWER (slow runs)`, `EQUIVALENT`: [`outcome_tag`].
+    pub(crate) tag: String,
+    /// `+4.8% [+0.4%, +9.3%] in the mean run (typical run +7.0% [+0.0%, +11.2%]) · 8
+    /// blocks`: [`headline`].
     pub(crate) headline: String,
     pub(crate) tone: Tone,
     pub(crate) summary: String,
     pub(crate) detail: String,
+    /// INCONCLUSIVE or MIXED: reducing noise or running more would change the answer.
+    pub(crate) undecided: bool,
 }
 
 /// The per-block table of a paired comparison.
@@ -701,8 +710,24 @@ fn comparison_cells(a: &Analysis, c: &Comparison, sym: &Symbols) -> [Cell; 4] {
         || sym.none.to_owned(),
         |d| format!("{} ({:+.2})", d.magnitude.as_str(), d.delta),
     );
+    // The Ratio and Sig columns describe one estimate: the part the outcome rests on,
+    // named when it is not the typical run (whose ratio is `c.ratio`).
+    let ratio = match c
+        .decision
+        .as_ref()
+        .and_then(|d| Some((d.part.as_deref()?, d)))
+    {
+        // On a line of its own under the ratio (a space in Markdown): the column stays as
+        // narrow as the ratio.
+        Some((part, d)) if part != "typical-run" => format!(
+            "{}\n{}",
+            ratio_with_ci(d.ratio, d.interval, sym.none),
+            part_words(part, a).trim_start_matches("the ")
+        ),
+        _ => ratio_with_ci(c.ratio, c.ratio_ci, sym.none),
+    };
     [
-        Cell::toned(ratio_with_ci(c.ratio, c.ratio_ci, sym.none), tone),
+        Cell::toned(ratio, tone),
         Cell::toned(sig, tone),
         Cell::toned(magnitude, tone),
         Cell::toned(shift_cell(a, c, sym), tone),
@@ -802,139 +827,238 @@ fn deciding_estimator(a: &Analysis, c: &Comparison) -> String {
     .to_owned()
 }
 
-/// The deciding test in a few words: `signed-rank p = 4.9e-4`, `Mann-Whitney Holm-adjusted
-/// p = 0.012`, `block-bootstrap interval`, `not tested`.
-fn deciding_test(c: &Comparison, sym: &Symbols) -> String {
-    if c.verdict == Verdict::NotTested {
-        return "not tested".to_owned();
-    }
-    let (test, p, adjusted) = match &c.decision {
-        Some(d) => (d.test.as_str(), d.p_value, d.p_value_adjusted),
-        None => (
-            "mann-whitney",
-            c.mann_whitney.as_ref().map(|m| m.p_value),
-            c.p_value_adjusted,
-        ),
-    };
-    let name = match test {
-        "wilcoxon-signed-rank" => "signed-rank",
-        "mann-whitney" => "Mann-Whitney",
-        "block-bootstrap" => return "block-bootstrap interval".to_owned(),
-        "confidence-sequence:sign-median" => "confidence sequence, anytime",
-        "randomization-quantiles"
-            if c.distribution
-                .as_ref()
-                .is_some_and(|d| d.quantiles.len() == 1) =>
-        {
-            "randomization test of the median run"
-        }
-        "randomization-quantiles" => "randomization test over p10/p50/p90/mean, adjusted",
-        other => other,
-    };
-    match (adjusted, p) {
-        (Some(adj), _) if test == "randomization-quantiles" && name.ends_with("adjusted") => {
-            format!(
-                "randomization test over p10/p50/p90/mean, min-p- then Holm-adjusted p {}",
-                p_clause(Some(adj), sym.none)
-            )
-        }
-        (Some(adj), _) => format!("{name} Holm-adjusted p {}", p_clause(Some(adj), sym.none)),
-        (None, Some(p)) => format!("{name} p {}", p_clause(Some(p), sym.none)),
-        (None, None) => name.to_owned(),
-    }
-}
-
-/// `B vs A: 1.036x [1.028, 1.042] slower (HL of block log-ratios, signed-rank p = 4.9e-4)`.
-fn headline(a: &Analysis, g: &GroupAnalysis, c: &Comparison, word: &str, sym: &Symbols) -> String {
-    // Three decimals at least, as the verdict sentence prints the ratio.
-    let ratio = match (c.ratio.filter(|r| r.is_finite()), c.ratio_ci) {
-        (Some(r), Some([lo, hi])) if lo.is_finite() && hi.is_finite() && hi - lo >= 0.004 => {
-            let n = |x: f64| crate::units::ratio_number(x, 3);
-            format!("{}x [{}, {}] ", n(r), n(lo), n(hi))
-        }
-        (Some(_), _) => format!("{} ", ratio_with_ci(c.ratio, c.ratio_ci, sym.none)),
-        (None, _) => String::new(),
-    };
-    let test = deciding_test(c, sym);
-    if let Some((part, typical)) = deciding_tail(a, c) {
-        // A tail decided, not the typical run: the headline leads with the part the
-        // verdict rests on, and gives the typical run beside it.
-        return format!(
-            "{} vs {}: {part} {word} (typical run {typical}; {test})",
-            c.candidate, g.baseline,
-        );
-    }
-    format!(
-        "{} vs {}: {ratio}{word} ({}, {test})",
-        c.candidate,
-        g.baseline,
-        deciding_estimator(a, c),
-    )
-}
-
-/// A typical-run verdict decided by a tail while the typical run did not move that way:
-/// the deciding part ("slow runs (p90) 0.769x [0.589, 0.950]") and the typical run's ratio
-/// with its interval, so the headline never prints the typical run's ratio beside a word
-/// the typical run does not support.
-fn deciding_tail(a: &Analysis, c: &Comparison) -> Option<(String, String)> {
-    let faster = match c.outcome {
-        Outcome::Faster => true,
-        Outcome::Slower => false,
-        Outcome::Equivalent | Outcome::Inconclusive | Outcome::Mixed => return None,
-        _ => return None,
-    };
-    if c.sequential.is_some() || a.paired_estimator != Some(PairedEstimator::TypicalRun) {
-        return None;
-    }
-    let shape = c.distribution.as_ref()?;
-    let part = shape.deciding_part(faster)?;
-    if (part.quantile - 0.5).abs() < 1e-9 {
-        return None;
-    }
-    let three = |r: f64, i: Option<[f64; 2]>| match i {
-        Some([lo, hi]) => {
-            let n = |x: f64| crate::units::ratio_number(x, 3);
-            format!("{}x [{}, {}]", n(r), n(lo), n(hi))
-        }
-        None => format!("{}x", crate::units::ratio_number(r, 3)),
-    };
-    let typical = shape.typical();
-    Some((
-        format!(
-            "{} {}",
-            part.part_name(a.higher_is_better),
-            three(part.ratio, part.interval)
-        ),
-        three(typical.ratio, typical.interval),
-    ))
-}
-
-fn verdict_line(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) -> VerdictLine {
-    let alpha = a.alpha;
-    // Times and throughputs are faster or slower; memory and other quantities better or
-    // worse.
-    let speed = matches!(
-        a.quantity,
-        None | Some(Quantity::Time | Quantity::Throughput)
-    );
-    let tag = match c.outcome {
+/// The outcome's tag, one of a small vocabulary: FASTER / SLOWER for times and
+/// throughputs, MORE / FEWER for anything else (counts, memory, a named value: the
+/// direction of the value, never time words), EQUIVALENT, MIXED, INCONCLUSIVE; a FASTER
+/// or SLOWER resting on the fast or slow runs alone says so (`SLOWER (slow runs)`, `MORE
+/// (p90)`). The suite's table and comment use it too.
+pub(crate) fn outcome_tag(a: &Analysis, c: &Comparison) -> String {
+    let speed = is_speed(a);
+    // The value went up: a faster throughput, a slower time.
+    let up = |faster: bool| faster == a.higher_is_better;
+    let word = match c.outcome {
         Outcome::Faster if speed => "FASTER",
         Outcome::Slower if speed => "SLOWER",
-        Outcome::Faster => "BETTER",
-        Outcome::Slower => "WORSE",
+        Outcome::Faster | Outcome::Slower if up(c.outcome == Outcome::Faster) => "MORE",
+        Outcome::Faster | Outcome::Slower => "FEWER",
         Outcome::Equivalent => "EQUIVALENT",
         Outcome::Mixed => "MIXED",
         Outcome::Inconclusive => "INCONCLUSIVE",
         _ => "INCONCLUSIVE",
     };
-    let word = match (c.verdict, tag) {
-        // Equivalence is its own test (at 1 - 2 alpha, where identical blocks count): it
-        // can hold when the test of a change had too few blocks that differ.
-        (Verdict::NotTested, "EQUIVALENT") => "equivalent".to_owned(),
-        (Verdict::NotTested, _) => "not tested".to_owned(),
-        (_, tag) => tag.to_lowercase(),
+    let tail = match (c.outcome, tail_part(c)) {
+        (Outcome::Faster | Outcome::Slower, Some(part)) => part,
+        _ => return word.to_owned(),
     };
-    let headline = headline(a, g, c, &word, sym);
+    let fast = tail == "fast-runs";
+    let what = if speed {
+        if fast { "fast runs" } else { "slow runs" }
+    } else if fast != a.higher_is_better {
+        "p10"
+    } else {
+        "p90"
+    };
+    format!("{word} ({what})")
+}
+
+/// Whether the values are times or throughputs (faster and slower apply): the document's
+/// quantity, else what its unit names (KiB is memory), else time.
+fn is_speed(a: &Analysis) -> bool {
+    let quantity = a.quantity.clone().or_else(|| Quantity::of_unit(&a.unit));
+    matches!(quantity, None | Some(Quantity::Time | Quantity::Throughput))
+}
+
+/// `fast-runs` or `slow-runs` when the comparison's outcome rests on a tail alone.
+fn tail_part(c: &Comparison) -> Option<&str> {
+    c.decision
+        .as_ref()
+        .and_then(|d| d.part.as_deref())
+        .filter(|p| matches!(*p, "fast-runs" | "slow-runs"))
+}
+
+/// The decimals that tell a change's interval apart: one, more when the interval is
+/// narrower than 0.2 points (counts resolve 0.01%), at most three.
+fn percent_decimals(r: f64, ci: Option<[f64; 2]>) -> usize {
+    let width = ci.map_or((r - 1.0).abs(), |[lo, hi]| hi - lo) * 100.0;
+    match width {
+        w if w >= 0.2 || w == 0.0 => 1,
+        w if w >= 0.02 => 2,
+        _ => 3,
+    }
+}
+
+/// `+4.8% [+0.4%, +9.3%]`: a ratio as the change in percent, with its interval.
+pub(crate) fn change_text(r: f64, ci: Option<[f64; 2]>) -> String {
+    let ci = ci.filter(|[lo, hi]| lo.is_finite() && hi.is_finite());
+    // A hundredfold change or more reads as a ratio (`2.040e-90x`), not as -100.0%.
+    let extreme = |x: f64| !(0.01..=100.0).contains(&x);
+    if extreme(r) || ci.is_some_and(|[lo, hi]| extreme(lo) || extreme(hi)) {
+        return ratio_with_ci(Some(r), ci, "n/a");
+    }
+    let d = percent_decimals(r, ci);
+    let pct = |x: f64| format!("{:+.d$}%", (x - 1.0) * 100.0);
+    match ci {
+        Some([lo, hi]) => format!("{} [{}, {}]", pct(r), pct(lo), pct(hi)),
+        None => pct(r),
+    }
+}
+
+/// A part's key as `decision.part` names it: `typical-run`, `mean-run`, `fast-runs`,
+/// `slow-runs`.
+fn shape_part_key(q: &QuantileShift, higher_is_better: bool) -> &'static str {
+    if q.statistic == PartStatistic::Mean {
+        "mean-run"
+    } else if (q.quantile - 0.5).abs() < 1e-9 {
+        "typical-run"
+    } else if (q.quantile < 0.5) != higher_is_better {
+        "fast-runs"
+    } else {
+        "slow-runs"
+    }
+}
+
+/// "the mean run", "the slow runs": a part's key in words for the headline.
+fn part_words(key: &str, a: &Analysis) -> &'static str {
+    let speed = is_speed(a);
+    match key {
+        "mean-run" => "the mean run",
+        "typical-run" => "the typical run",
+        "fast-runs" if speed => "the fast runs",
+        "slow-runs" if speed => "the slow runs",
+        "fast-runs" if a.higher_is_better => "the high runs (p90)",
+        "fast-runs" => "the low runs (p10)",
+        _ if a.higher_is_better => "the low runs (p10)",
+        _ => "the high runs (p90)",
+    }
+}
+
+/// "8 blocks", "16 vs 16 runs": what the comparison rests on.
+fn scope_text(g: &GroupAnalysis, c: &Comparison) -> String {
+    if let Some(p) = &c.paired {
+        return format!("{} blocks", p.blocks);
+    }
+    let n = |name: &str| g.benchmarks.iter().find(|b| b.name == name).map(|b| b.n);
+    match (n(&g.baseline), n(&c.candidate)) {
+        (Some(b), Some(k)) => format!("{k} vs {b} runs"),
+        _ => String::new(),
+    }
+}
+
+/// The headline after the tag: the change in percent with its interval, the part that
+/// decided when it is not the typical run (with the typical run beside it), and what it
+/// rests on; for an undecided comparison, what stands in the way and how many blocks
+/// would settle it. E.g. `+4.8% [+0.4%, +9.3%] in the mean run (typical run +7.0%
+/// [+0.0%, +11.2%]) · 8 blocks`.
+fn headline(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) -> String {
+    let d = c.decision.as_ref();
+    let scope = scope_text(g, c);
+    let typical = c.distribution.as_ref().map(|s| s.typical());
+    // The deciding estimate; a rank test of the runs has no interval of its own on the
+    // ratio scale, and its ratio of medians is shown with the bootstrap's.
+    let (ratio, interval) = match d.and_then(|d| d.ratio) {
+        Some(r) if d.is_some_and(|d| d.part.is_some() || d.interval.is_some()) => {
+            (Some(r), d.and_then(|d| d.interval))
+        }
+        _ => (c.ratio, c.ratio_ci),
+    };
+    let part = d.and_then(|d| d.part.as_deref());
+    let mut text = match ratio.filter(|r| r.is_finite() && *r > 0.0) {
+        None => String::new(),
+        Some(r) => change_text(r, interval),
+    };
+    let beside_typical = match (part, typical) {
+        (Some(p), Some(t)) if p != "typical-run" => format!(
+            " in {} (typical run {})",
+            part_words(p, a),
+            change_text(t.ratio, t.interval)
+        ),
+        (Some(p), None) if p != "typical-run" => format!(" in {}", part_words(p, a)),
+        _ => String::new(),
+    };
+    if c.outcome == Outcome::Mixed {
+        if let Some(s) = &c.distribution {
+            let moved: Vec<String> = s
+                .parts()
+                .filter(|q| q.part.as_str() == "slower" || q.part.as_str() == "faster")
+                .map(|q| {
+                    format!(
+                        "{} {}",
+                        part_words(shape_part_key(q, a.higher_is_better), a)
+                            .trim_start_matches("the "),
+                        change_text(q.ratio, q.interval)
+                    )
+                })
+                .collect();
+            text = moved.join(", ");
+        }
+    } else {
+        text.push_str(&beside_typical);
+    }
+    if c.outcome == Outcome::Equivalent && a.equivalence_margin > 0.0 {
+        let _ = write!(
+            text,
+            " within {}{}",
+            sym.plus_minus,
+            units::percent(a.equivalence_margin, sym.none)
+        );
+    }
+    let mut pieces = vec![text];
+    if !scope.is_empty() {
+        pieces.push(scope);
+    }
+    if let Some(advice) = advice(a, c) {
+        pieces.push(advice);
+    }
+    pieces.retain(|p| !p.is_empty());
+    pieces.join(sym.sep)
+}
+
+/// For an undecided comparison: what it would take. "not tested: needs 7 blocks", "not
+/// equivalent: the slow runs; about 45 blocks would settle it".
+fn advice(a: &Analysis, c: &Comparison) -> Option<String> {
+    if c.outcome != Outcome::Inconclusive {
+        return None;
+    }
+    let d = c.decision.as_ref()?;
+    let unit = if c.paired.is_some() {
+        "blocks"
+    } else {
+        "runs per variant"
+    };
+    let needed = d.needed;
+    if c.verdict == Verdict::NotTested {
+        return Some(match needed {
+            Some(n) => format!("not tested: needs {n} {unit}"),
+            None => "not tested".to_owned(),
+        });
+    }
+    let blocking: Vec<&str> = d
+        .blocking
+        .iter()
+        .map(|k| part_words(k, a).trim_start_matches("the "))
+        .collect();
+    let parts = c.distribution.as_ref().map_or(0, |s| s.parts().count());
+    let what = match blocking.as_slice() {
+        [] => String::new(),
+        all if all.len() == parts && parts > 1 => "no part resolved".to_owned(),
+        [one] => format!("{one} not resolved"),
+        [init @ .., last] => format!("{} and {last} not resolved", init.join(", ")),
+    };
+    let how = needed.map(|n| format!("about {n} {unit} would settle it"));
+    match (what.is_empty(), how) {
+        (true, None) => None,
+        (true, Some(h)) => Some(h),
+        (false, None) => Some(what),
+        (false, Some(h)) => Some(format!("{what}; {h}")),
+    }
+}
+
+fn verdict_line(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) -> VerdictLine {
+    let alpha = a.alpha;
+    let tag = outcome_tag(a, c);
+    let headline = headline(a, g, c, sym);
+    let name = format!("{} vs {}", c.candidate, g.baseline);
+    let undecided = matches!(c.outcome, Outcome::Inconclusive | Outcome::Mixed);
     let mut parts = vec![match c.verdict {
         Verdict::Significant => format!("significant by {}", c.verdict_basis),
         Verdict::NotSignificant => format!("not significant by {}", c.verdict_basis),
@@ -948,11 +1072,13 @@ fn verdict_line(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) 
             parts.extend(decision_parts(c, d, alpha, sym));
         }
         return VerdictLine {
+            name,
             tag,
             headline,
             tone: Tone::of(c.outcome),
             summary: c.summary.clone(),
             detail: parts.join(sym.sep),
+            undecided,
         };
     }
     if let Some(mw) = &c.mann_whitney {
@@ -965,11 +1091,13 @@ fn verdict_line(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) 
         ));
     }
     VerdictLine {
+        name,
         tag,
         headline,
         tone: Tone::of(c.outcome),
         summary: c.summary.clone(),
         detail: parts.join(sym.sep),
+        undecided,
     }
 }
 
@@ -1108,9 +1236,17 @@ fn paired_detail(
     let estimator = a.paired_estimator.unwrap_or_default();
     let deciding = deciding_estimator(a, c);
     // A typical-run verdict another part decided names that part, the typical run beside.
-    let mut lines = vec![match deciding_tail(a, c) {
-        Some((part, typical)) => format!(
-            "deciding: {part} (the part that moved; the typical run {typical} is the ratio shown; {})",
+    let part = c
+        .decision
+        .as_ref()
+        .and_then(|d| Some((d.part.as_deref()?, d)))
+        .filter(|(k, _)| *k != "typical-run");
+    let mut lines = vec![match part {
+        Some((key, d)) => format!(
+            "deciding: {} {} (the part that moved; the typical run {} is the headline ratio, `ratio` in the JSON; {})",
+            part_words(key, a).trim_start_matches("the "),
+            ratio_with_ci(d.ratio, d.interval, sym.none),
+            ratio_with_ci(c.ratio, c.ratio_ci, sym.none),
             estimator_method(estimator)
         ),
         None => format!(

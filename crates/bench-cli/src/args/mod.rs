@@ -310,6 +310,10 @@ pub struct AnalysisArgs {
     /// no colour), color (colour forced), none (plain ASCII, no colour, no table borders).
     #[arg(long, value_enum, default_value = "auto", value_name = "STYLE", hide_possible_values = true, help_heading = OUTPUT)]
     pub style: StyleArg,
+    /// Wrap the report at N columns (default: the terminal's width; not wrapped when stdout
+    /// is not a terminal, as hyperfine; COLUMNS sets it too).
+    #[arg(long, value_name = "N", hide_short_help = true, help_heading = OUTPUT)]
+    pub width: Option<usize>,
 }
 
 /// `--time-unit`.

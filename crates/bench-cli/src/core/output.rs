@@ -17,7 +17,7 @@ use crate::core::exit::usage;
 use crate::core::exports::Export;
 use crate::core::paths::Target;
 pub use crate::core::paths::{export, resolve_link};
-pub use crate::core::stdio::{stderr_line, terminal_width};
+pub use crate::core::stdio::{report_width, stderr_line};
 
 /// Prints the report (or the JSON), writes the exports, and returns the exit code the
 /// gate decides (0, or 1 when `--fail-if-slower` tripped).
@@ -251,7 +251,7 @@ pub fn render_options(args: &AnalysisArgs) -> RenderOptions {
         TimeUnitArg::Us => TimeUnit::Microsecond,
         TimeUnitArg::Ns => TimeUnit::Nanosecond,
     });
-    options.width = terminal_width();
+    options.width = args.width.filter(|&n| n > 0).or_else(report_width);
     options.full_report_hint = Some("--verbose");
     options
 }

@@ -18,6 +18,22 @@ pub fn stderr_line(message: std::fmt::Arguments<'_>) {
 /// The width a report piped to a file or program fits when `COLUMNS` is not set.
 pub const PIPED_WIDTH: usize = 100;
 
+/// The width the analysis report is wrapped to without `--width`: `COLUMNS` when set to a
+/// number, else the terminal's width when stdout is one; piped to a file or a program,
+/// nothing is wrapped (one line per verdict to grep), as hyperfine does.
+pub fn report_width() -> Option<usize> {
+    if let Some(n) = columns() {
+        return Some(n);
+    }
+    let stdout = std::io::stdout();
+    if !stdout.is_terminal() {
+        return None;
+    }
+    terminal_size::terminal_size_of(&stdout)
+        .map(|(w, _)| usize::from(w.0))
+        .or(Some(PIPED_WIDTH))
+}
+
 /// The width every report line must fit: `COLUMNS` when set to a number, else the
 /// terminal's width when stdout is one, else [`PIPED_WIDTH`].
 pub fn terminal_width() -> Option<usize> {

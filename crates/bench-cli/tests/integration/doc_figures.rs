@@ -14,20 +14,20 @@ struct DocFigure {
     quotes: fn(&str) -> bool,
 }
 
-/// The headline of each comparison (`B vs A: ...`), the first line of the verdict.
+/// The headline of each comparison (`B vs A  SLOWER  ...`): the report's first lines.
 fn headline(line: &str) -> bool {
-    line.contains(" vs A: ")
+    line.starts_with("B vs A  ")
 }
 
 const FIGURES: &[DocFigure] = &[
     DocFigure {
         doc: "README.md",
-        command: "COLUMNS=160 abba analyze crates/bench-cli/tests/data/raw_two.jsonl --seed 1",
+        command: "abba analyze crates/bench-cli/tests/data/raw_two.jsonl --seed 1",
         quotes: headline,
     },
     DocFigure {
         doc: "docs/usage.md",
-        command: "COLUMNS=160 abba analyze crates/bench-cli/tests/data/raw_two.jsonl --seed 1",
+        command: "abba analyze crates/bench-cli/tests/data/raw_two.jsonl --seed 1",
         quotes: headline,
     },
 ];

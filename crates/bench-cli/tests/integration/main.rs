@@ -6,6 +6,7 @@
 mod action;
 mod browser;
 mod cli;
+mod coherence;
 mod counting;
 mod doc_figures;
 mod faults;

@@ -106,6 +106,7 @@ fn deterministic_values_are_decided_exactly_by_every_estimator() {
     // The sentence shows the change and its interval with the digits they need.
     let (_, text, _) = run(abba().args([
         "analyze",
+        "--verbose",
         "--estimator",
         "hl-min-log-ratio",
         "--equivalence-margin",
@@ -139,7 +140,8 @@ fn deterministic_values_are_decided_exactly_by_every_estimator() {
     for q in c["distribution"]["quantiles"].as_array().unwrap() {
         assert!((q["ratio"].as_f64().unwrap() - 1.0005).abs() < 1e-9, "{q}");
     }
-    let (_, text, _) = run(abba().args(["analyze", "--equivalence-margin", "1%", &seven]));
+    let (_, text, _) =
+        run(abba().args(["analyze", "--verbose", "--equivalence-margin", "1%", &seven]));
     // A real change smaller than the margin, with the digits that show it.
     assert!(
         text.contains("typical run (p50) 1.00050x") && text.contains("EQUIVALENT"),

@@ -309,6 +309,7 @@ fn the_console_report_prints_the_trend_under_the_omnibus_line() {
         .env("COLUMNS", "300")
         .args([
             "compare",
+            "--verbose",
             "--metric",
             "json:v",
             "--seed",

@@ -321,14 +321,14 @@ fn a_suite_finds_the_changed_benchmarks_and_writes_what_ci_shows() {
         .code(1);
     let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
     let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
-    // Both changed benchmarks are SLOWER; the gate trips on changed-a only (changed-b's
-    // own threshold is 50%).
+    // Both changed benchmarks read MORE (a JSON field is not a time: its direction, not
+    // "slower"); the gate trips on changed-a only (changed-b's own threshold is 50%).
     for line in out.lines().filter(|l| l.starts_with("changed-")) {
-        assert!(line.contains("SLOWER"), "{line}");
+        assert!(line.contains("MORE"), "{line}");
     }
     for line in out.lines().filter(|l| l.starts_with("same-")) {
         assert!(
-            !line.contains("SLOWER") && !line.contains("FASTER"),
+            !line.contains("MORE") && !line.contains("FEWER") && !line.contains("SLOWER"),
             "{line}"
         );
     }

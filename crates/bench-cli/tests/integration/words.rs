@@ -92,7 +92,7 @@ fn memory_and_json_fields_are_worded_as_what_they_measure() {
         !text.contains("time ratio") && !text.contains("more time"),
         "{text}"
     );
-    assert!(text.contains("WORSE "), "{text}");
+    assert!(text.contains("  MORE  "), "{text}");
 
     let doc = analyze_json(&["tests/data/raw_two.jsonl", hl[0], hl[1]]);
     let s = summary(&doc);

@@ -77,7 +77,12 @@ pub(crate) fn rows_of(b: &SuiteBenchmarkReport) -> Vec<Row> {
                     |[lo, hi]| format!("[{}, {}]", fixed(lo), fixed(hi)),
                 ),
                 level: level_text(1.0 - level),
-                verdict: verdict_word(c.outcome),
+                // The report's own tag: a claim on the fast or slow runs alone says so.
+                verdict: if c.outcome == Outcome::Inconclusive {
+                    verdict_word(c.outcome)
+                } else {
+                    crate::view::outcome_tag(&b.analysis, c)
+                },
                 p: p_text(b.p_values.get(k).copied().flatten()),
                 p_adjusted: p_text(b.p_values_adjusted.get(k).copied().flatten()),
                 changed: c.outcome.is_change(),

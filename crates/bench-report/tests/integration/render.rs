@@ -119,7 +119,10 @@ fn omnibus_lines_match_the_documented_form() {
         ),
         "{md}"
     );
-    assert!(console(&a).contains("H(2) = 7.20, p = 0.027 → significant"));
+    // The compact console leaves the omnibus to the full report: the verdicts say what
+    // to do.
+    assert!(verbose(&a).contains("H(2) = 7.20, p = 0.027 → significant"));
+    assert!(!console(&a).contains("Omnibus"));
 }
 
 #[test]
@@ -212,4 +215,57 @@ fn snap(name: &str, text: String) {
     settings.set_prepend_module_to_snapshot(false);
     let name = format!("render__{name}");
     settings.bind(|| insta::assert_snapshot!(name, text));
+}
+
+/// A decision record resting on `part` with `ratio` and its interval.
+fn decided_on(part: &str, ratio: f64, interval: [f64; 2]) -> bench_stats::model::DecisionReport {
+    serde_json::from_value(serde_json::json!({
+        "test": "randomization-quantiles", "scale": "runs-in-blocks",
+        "p_value": 0.004, "p_value_adjusted": null, "practical_rule": "ratio",
+        "practical_threshold": 0.01, "equivalence_ci": null, "equivalence_note": null,
+        "part": part, "ratio": ratio, "interval": interval, "level": 0.99375
+    }))
+    .expect("a decision record")
+}
+
+#[test]
+fn a_claim_resting_on_a_tail_alone_says_so_in_its_tag_table_and_markdown() {
+    let mut a = fixtures::paired_two();
+    a.higher_is_better = false;
+    a.unit = "ns".into();
+    let c = &mut a.groups[0].comparisons[0];
+    c.outcome = bench_stats::Outcome::Slower;
+    c.decision = Some(decided_on("slow-runs", 1.2, [1.1, 1.3]));
+    let text = console(&a);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains("  SLOWER (slow runs)  +20.0% [+10.0%, +30.0%] in the slow runs"),
+        "{text}"
+    );
+    // The Ratio column shows the same part, named, beside the ✓.
+    assert!(text.contains("1.20x [1.10, 1.30]"), "{text}");
+    assert!(text.contains("slow runs"), "{text}");
+    let md = render_markdown(&a);
+    assert!(md.contains("- **SLOWER (slow runs)** chains=2 vs "), "{md}");
+    // A count is never worded as time: MORE, and the tail by its quantile.
+    a.quantity = Some(bench_stats::Quantity::Named("instructions".into()));
+    let text = console(&a);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("  MORE (p90)  +20.0%"),
+        "{text}"
+    );
+    // The mean run is not a tail: no label.
+    let c = &mut a.groups[0].comparisons[0];
+    c.decision = Some(decided_on("mean-run", 1.2, [1.1, 1.3]));
+    let text = console(&a);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("  MORE  +20.0% [+10.0%, +30.0%] in the mean run"),
+        "{text}"
+    );
 }

@@ -24,8 +24,9 @@ pub(super) fn looks(
     let r = replay(&logs, &until.rule);
     let agrees = match r.last() {
         Some(last) if last.decision.decided() => {
-            dataset_shape(&data, until.baseline.as_deref(), &until.rule)
-                .is_none_or(|s| shape_agrees(last.decision, &s, data.higher_is_better))
+            dataset_shape(&data, until.baseline.as_deref(), &until.rule).is_none_or(|s| {
+                shape_agrees(last.decision, &s, data.higher_is_better, until.rule.margin)
+            })
         }
         _ => true,
     };

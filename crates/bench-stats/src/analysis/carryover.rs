@@ -48,7 +48,7 @@ pub(crate) fn attach(
         };
         if let (Ok(report), Some(c)) = (carryover(&runs, &config), comparisons.first_mut()) {
             c.carryover = Some(two_variant_summary(&report));
-            two_variant_warnings(&report, &c.candidate, warnings);
+            two_variant_warnings(&report, &c.candidate, &data.unit, warnings);
         }
     } else if !beside {
         let runs = runs_by_position(members, table, |v| v);
@@ -76,7 +76,7 @@ pub(crate) fn attach(
                     r.estimate,
                     r.version_bias,
                     r.p_value,
-                    "run right after it reads",
+                    ("run right after it reads", &data.unit),
                 ));
             }
         }
@@ -152,7 +152,38 @@ fn two_variant_summary(r: &CarryoverReport) -> CarryoverSummary {
     }
 }
 
-fn two_variant_warnings(r: &CarryoverReport, candidate: &str, warnings: &mut Vec<Warning>) {
+/// `-649.4 us`, `+0.1667 value`: a difference in the data's unit with four significant
+/// digits, a time scaled to the unit (ns to s) that puts it at 1 or more.
+fn in_unit(x: f64, unit: &str) -> String {
+    let (value, unit) = match crate::model::dataset::nanos_per_time_unit(unit) {
+        Some(per) => {
+            let ns = x * per;
+            [("s", 1e9), ("ms", 1e6), ("us", 1e3), ("ns", 1.0)]
+                .into_iter()
+                .find(|(_, k)| ns.abs() >= *k)
+                .map_or((ns, "ns"), |(u, k)| (ns / k, u))
+        }
+        None => (x, unit),
+    };
+    let digits = if value == 0.0 || !value.is_finite() {
+        0
+    } else {
+        (3 - value.abs().log10().floor() as i32).clamp(0, 6) as usize
+    };
+    let number = format!("{value:+.digits$}");
+    if unit.is_empty() {
+        number
+    } else {
+        format!("{number} {unit}")
+    }
+}
+
+fn two_variant_warnings(
+    r: &CarryoverReport,
+    candidate: &str,
+    unit: &str,
+    warnings: &mut Vec<Warning>,
+) {
     let join = match r.join {
         BlockJoin::BackToBack => " (blocks back to back: the block contrast sees 3/4 of it)",
         BlockJoin::Separated => "",
@@ -163,8 +194,8 @@ fn two_variant_warnings(r: &CarryoverReport, candidate: &str, warnings: &mut Vec
             WarningCode::Carryover,
             None,
             format!(
-                "carryover: runs that follow the other variant differ by {:+.4} on average{join} (sign test p = {}), as much as the version effect itself; the result may reflect run order, not the change",
-                r.position_effect,
+                "runs that follow the other variant differ by {} on average{join} (sign test p = {}), as much as the version effect itself; the result may reflect run order, not the change",
+                in_unit(r.position_effect, unit),
                 fmt_p(Some(r.p_value))
             ),
         )),
@@ -173,8 +204,8 @@ fn two_variant_warnings(r: &CarryoverReport, candidate: &str, warnings: &mut Vec
                 WarningCode::Carryover,
                 None,
                 format!(
-                    "carryover: runs that follow the other variant differ by {:+.4} on average{join} (sign test p = {}); ABBA order cancels a symmetric carryover",
-                    r.position_effect,
+                    "runs that follow the other variant differ by {} on average{join} (sign test p = {}); ABBA order cancels a symmetric carryover",
+                    in_unit(r.position_effect, unit),
                     fmt_p(Some(r.p_value))
                 ),
             )
@@ -187,18 +218,26 @@ fn two_variant_warnings(r: &CarryoverReport, candidate: &str, warnings: &mut Vec
             d.estimate,
             d.version_bias,
             d.p_value,
-            "run right after the baseline reads",
+            ("run right after the baseline reads", unit),
         ));
     }
 }
 
-fn differential_warning(candidate: &str, estimate: f64, bias: f64, p: f64, what: &str) -> Warning {
+fn differential_warning(
+    candidate: &str,
+    estimate: f64,
+    bias: f64,
+    p: f64,
+    (what, unit): (&str, &str),
+) -> Warning {
     Warning::new(
         WarningCode::DifferentialCarryover,
         Some(candidate),
         format!(
-            "carryover differs between the versions: a {candidate} {what} {estimate:+.4} more than the reverse (p = {}), which ABBA does not cancel; it shifts the measured difference by about {bias:+.4}",
-            fmt_p(Some(p))
+            "carryover differs between the versions: a {candidate} {what} {} more than the reverse (p = {}), which ABBA does not cancel; it shifts the measured difference by about {}",
+            in_unit(estimate, unit),
+            fmt_p(Some(p)),
+            in_unit(bias, unit)
         ),
     )
     .with_remedy(Remedy::SettleBetweenRuns)
@@ -219,6 +258,15 @@ mod tests {
                 value: 1.0 + p as f64,
             })
             .collect()
+    }
+
+    #[test]
+    fn differences_read_in_the_unit_with_four_significant_digits() {
+        assert_eq!(in_unit(-649_433.333_3, "ns"), "-649.4 us");
+        assert_eq!(in_unit(0.166_67, "value"), "+0.1667 value");
+        assert_eq!(in_unit(-4_780_267.133_3, "ns"), "-4.780 ms");
+        assert_eq!(in_unit(12.5, ""), "+12.50");
+        assert_eq!(in_unit(0.0, "ns"), "+0 ns");
     }
 
     #[test]

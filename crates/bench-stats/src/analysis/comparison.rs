@@ -105,14 +105,25 @@ pub(crate) fn build_comparison(
             s.decision,
             Some(s.report),
         ),
-        None => {
-            let d = decided;
-            (
-                d.verdict, d.outcome, summary, ratio, ratio_ci, d.decision, None,
-            )
-        }
+        None => (
+            decided.verdict,
+            decided.outcome,
+            summary,
+            ratio,
+            ratio_ci,
+            decided.decision.clone(),
+            None,
+        ),
     };
 
+    let decision = deciding_estimate(
+        decision,
+        shape,
+        (outcome, verdict),
+        (ratio, ratio_ci),
+        &facts,
+        sequential.as_ref(),
+    );
     Comparison {
         candidate: name.clone(),
         verdict,
@@ -173,7 +184,7 @@ fn decide<'a>(
         &input.samples[input.candidate],
     );
     let equivalence = match (shape, input.paired) {
-        (Some(s), _) => decision::shape_equivalence(s),
+        (Some(s), _) => decision::shape_equivalence(s, config.equivalence_margin),
         (None, Some(pa)) => paired_equivalence(pa.decision_blocks(), config),
         (None, None) => unpaired_equivalence(base, cand, config),
     };
@@ -256,6 +267,71 @@ fn facts<'a>(
         estimator: input.paired.map(|_| config.paired_estimator),
         higher_is_better: input.data.higher_is_better,
     }
+}
+
+/// The decision record with the estimate the outcome rests on: the shape check's deciding
+/// part (its ratio, its interval and level) when there is one, else the comparison's own
+/// ratio and interval (paired, or a sequence's; none for a rank test of the runs, whose
+/// interval is the shift's); and for an undecided comparison the parts in the way of
+/// EQUIVALENT and the blocks (runs) that would resolve the margin.
+fn deciding_estimate(
+    mut d: DecisionReport,
+    shape: Option<&ShapeAnalysis>,
+    (outcome, verdict): (Outcome, Verdict),
+    (ratio, ratio_ci): (Option<f64>, Option<[f64; 2]>),
+    facts: &Facts<'_>,
+    sequential: Option<&crate::model::report::SequentialReport>,
+) -> DecisionReport {
+    let config = facts.config;
+    let margin = config.equivalence_margin;
+    let floor = facts.floor.map_or(0, |f| f.count);
+    let undecided = matches!(outcome, Outcome::Inconclusive);
+    let from_shape = shape.filter(|_| sequential.is_none() || outcome == Outcome::Mixed);
+    if let Some(s) = from_shape {
+        let significant = verdict == Verdict::Significant;
+        let q = decision::deciding_part(s, outcome, significant);
+        d.part = Some(decision::part_key(q, facts.higher_is_better).to_owned());
+        d.ratio = Some(q.ratio);
+        d.interval = q.interval;
+        d.level = Some(q.confidence);
+        if undecided {
+            let (blockers, needed) = decision::shape_needs(s, margin, floor);
+            d.blocking = blockers
+                .iter()
+                .map(|b| decision::part_key(b, facts.higher_is_better).to_owned())
+                .collect();
+            d.needed = needed.and_then(|n| u32::try_from(n).ok());
+        }
+        return d;
+    }
+    d.ratio = ratio;
+    let rank_test = facts.blocks.is_none() || d.scale == "custom";
+    if !rank_test {
+        d.interval = ratio_ci;
+        d.level = Some(match sequential {
+            Some(r) => 1.0 - r.alpha,
+            None => config.confidence,
+        });
+    }
+    if undecided && sequential.is_none() {
+        let n = facts.blocks.unwrap_or(facts.runs.0.min(facts.runs.1));
+        d.needed = match (facts.too_few_blocks, ratio) {
+            (Some((_, need)), _) => Some(need.max(floor)),
+            (None, Some(r)) => decision::blocks_to_resolve(
+                n,
+                r,
+                (
+                    ratio_ci.map(|i| (i, config.confidence)),
+                    d.equivalence_ci.map(|i| (i, 1.0 - 2.0 * config.alpha)),
+                ),
+                margin,
+                floor,
+            ),
+            (None, None) => None,
+        }
+        .and_then(|n| u32::try_from(n).ok());
+    }
+    d
 }
 
 /// The sequential verdict of a paired comparison of two variants run under a stop rule,

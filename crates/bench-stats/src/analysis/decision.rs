@@ -20,7 +20,7 @@ use crate::analysis::config::{AnalysisConfig, PracticalRule};
 use crate::analysis::paired_verdict::min_paired_blocks;
 use crate::descriptive::Sample;
 use crate::model::report::{DecisionReport, Outcome, Verdict};
-use crate::paired::shape::{PartMove, PartStatistic, ShapeAnalysis};
+use crate::paired::shape::{PartMove, PartStatistic, QuantileShift, ShapeAnalysis};
 use crate::rank::wilcoxon::paired_hodges_lehmann;
 use crate::resample::bootstrap::{BootstrapConfig, IntervalMethod};
 use crate::resample::median_ratio::median_ratio;
@@ -62,6 +62,11 @@ fn inside(interval: [f64; 2], margin: f64) -> bool {
     interval[0] >= 1.0 - margin && interval[1] <= 1.0 + margin
 }
 
+/// A part's interval inside `±margin`, with the shape check's own tolerance.
+fn part_inside(interval: Option<[f64; 2]>, margin: f64) -> bool {
+    interval.is_some_and(|[lo, hi]| lo >= 1.0 - margin - 1e-12 && hi <= 1.0 + margin + 1e-12)
+}
+
 /// Two one-sided tests on blocked data: the signed-rank interval of the block log-ratios
 /// at `1 - 2 alpha`, exponentiated. Time: O(n^2 log n) in the blocks (the Walsh averages).
 pub(crate) fn paired_equivalence(
@@ -100,20 +105,202 @@ pub(crate) fn paired_equivalence(
     }
 }
 
-/// The typical run's equivalence: an intersection-union test, every checked quantile's
-/// `1 - 2 alpha` interval inside the margin ([`crate::paired::shape`]); the interval shown
-/// is the typical run's.
-pub(crate) fn shape_equivalence(s: &ShapeAnalysis) -> Equivalence {
+/// How much wider than the margin the tails' (p10, p90) equivalence intervals may be when
+/// the typical run and the mean run are inside the margin: EQUIVALENT needs the typical run
+/// and the mean run within `±margin` and each tail within `±3 margin`. With 2 runs of each
+/// variant per block the tails' intervals are 2-3 times wider than the typical run's, and a
+/// machine that disturbs one run in ten widens them further, so at `±margin` an unchanged
+/// benchmark was almost never equivalent (0 of 2,400 simulated experiments,
+/// `docs/calibration.md`); a tail that moved beyond its margin is a significant part and
+/// blocks equivalence whatever this factor is. Calibrated by `cargo xtask equivalence-grid`
+/// (`docs/calibration.md#equivalence-users-can-reach`).
+pub const TAIL_MARGIN_FACTOR: f64 = 3.0;
+
+/// The tails (a quantile other than the median) are held to the wider margin.
+fn is_tail(q: &QuantileShift) -> bool {
+    q.statistic == PartStatistic::Quantile && (q.quantile - 0.5).abs() > 1e-9
+}
+
+/// The margin part `q` is held to for equivalence: `margin`, or [`TAIL_MARGIN_FACTOR`]
+/// times it for a tail.
+pub(crate) fn part_margin(q: &QuantileShift, margin: f64) -> f64 {
+    if is_tail(q) {
+        margin * TAIL_MARGIN_FACTOR
+    } else {
+        margin
+    }
+}
+
+/// Whether part `q` stands in the way of EQUIVALENT: it moved beyond the margin, or its
+/// `1 - 2 alpha` interval is not inside its own margin ([`part_margin`]).
+fn blocks_equivalence(q: &QuantileShift, margin: f64) -> bool {
+    match q.part {
+        PartMove::Negligible | PartMove::Equivalent => false,
+        PartMove::Slower | PartMove::Faster => true,
+        PartMove::Unclear => {
+            !(is_tail(q) && part_inside(q.equivalence_interval, part_margin(q, margin)))
+        }
+    }
+}
+
+/// The parts that stand in the way of EQUIVALENT, the typical run first, then the mean
+/// run, then the tails; empty when the comparison is equivalent.
+pub(crate) fn equivalence_blockers(s: &ShapeAnalysis, margin: f64) -> Vec<&QuantileShift> {
+    let mut parts: Vec<&QuantileShift> = s
+        .parts()
+        .filter(|q| blocks_equivalence(q, margin))
+        .collect();
+    parts.sort_by_key(|q| part_rank(q));
+    parts
+}
+
+/// EQUIVALENT on the shape check: the typical run and the mean run inside the margin, each
+/// tail inside [`TAIL_MARGIN_FACTOR`] times it (an intersection-union test of the required
+/// parts, Berger 1982: each at `1 - 2 alpha`, no correction).
+pub fn shape_equivalent(s: &ShapeAnalysis, margin: f64) -> bool {
+    s.parts().all(|q| !blocks_equivalence(q, margin))
+}
+
+/// The order in which parts are named: typical run, mean run, then the tails.
+fn part_rank(q: &QuantileShift) -> u8 {
+    match q.statistic {
+        PartStatistic::Mean => 1,
+        PartStatistic::Quantile if (q.quantile - 0.5).abs() < 1e-9 => 0,
+        PartStatistic::Quantile => 2,
+    }
+}
+
+/// A part's stable name in the JSON: `typical-run`, `mean-run`, `fast-runs`, `slow-runs`
+/// (the fast runs are the high quantiles when larger values are better).
+pub(crate) fn part_key(q: &QuantileShift, higher_is_better: bool) -> &'static str {
+    match q.statistic {
+        PartStatistic::Mean => "mean-run",
+        PartStatistic::Quantile if (q.quantile - 0.5).abs() < 1e-9 => "typical-run",
+        PartStatistic::Quantile if (q.quantile < 0.5) != higher_is_better => "fast-runs",
+        PartStatistic::Quantile => "slow-runs",
+    }
+}
+
+/// The part a comparison's outcome rests on: for FASTER or SLOWER the typical run when it
+/// moved that way, else the mean run, else the tail that moved that way with the smallest
+/// p (a claim resting on a tail alone); for any other significant comparison the first
+/// significant part in that order (so a significant verdict always names a part whose
+/// interval excludes no change); otherwise the typical run.
+pub(crate) fn deciding_part(
+    s: &ShapeAnalysis,
+    outcome: Outcome,
+    significant: bool,
+) -> &QuantileShift {
+    let want = match outcome {
+        Outcome::Faster => Some(PartMove::Faster),
+        Outcome::Slower => Some(PartMove::Slower),
+        Outcome::Equivalent | Outcome::Inconclusive | Outcome::Mixed => None,
+    };
+    let excludes_one = |q: &&QuantileShift| q.interval.is_some_and(|[lo, hi]| lo > 1.0 || hi < 1.0);
+    let mut candidates: Vec<&QuantileShift> = match want {
+        Some(w) => s.parts().filter(|q| q.part == w).collect(),
+        None if significant => s.parts().filter(excludes_one).collect(),
+        None => Vec::new(),
+    };
+    candidates.sort_by(|a, b| {
+        part_rank(a)
+            .min(2)
+            .cmp(&part_rank(b).min(2))
+            .then(a.p_value.total_cmp(&b.p_value))
+    });
+    candidates.first().copied().unwrap_or_else(|| s.typical())
+}
+
+/// What an undecided shape check needs: the parts in the way of EQUIVALENT
+/// ([`equivalence_blockers`]) and the blocks with which the slowest of them would resolve
+/// its margin ([`blocks_to_resolve`]), at least `floor`; with no part in the way, the
+/// typical run's count.
+pub(crate) fn shape_needs(
+    s: &ShapeAnalysis,
+    margin: f64,
+    floor: usize,
+) -> (Vec<&QuantileShift>, Option<usize>) {
+    let blockers = equivalence_blockers(s, margin);
+    let of = |q: &QuantileShift| {
+        blocks_to_resolve(
+            s.blocks,
+            q.ratio,
+            (
+                q.interval.map(|i| (i, q.confidence)),
+                q.equivalence_interval
+                    .map(|i| (i, s.equivalence_confidence)),
+            ),
+            part_margin(q, margin),
+            floor,
+        )
+    };
+    let needed = if blockers.is_empty() {
+        of(s.typical())
+    } else {
+        blockers.iter().filter_map(|q| of(q)).max()
+    };
+    (blockers, needed)
+}
+
+/// The typical run's equivalence: an intersection-union test of the required parts
+/// ([`shape_equivalent`]); the interval shown is the typical run's.
+pub(crate) fn shape_equivalence(s: &ShapeAnalysis, margin: f64) -> Equivalence {
     let typical = s.typical();
     match typical.equivalence_interval {
         Some(interval) if s.quantiles.iter().all(|q| q.equivalence_interval.is_some()) => {
             Equivalence::Tested {
                 interval,
-                inside: s.all_within_margin(),
+                inside: shape_equivalent(s, margin),
             }
         }
         _ => Equivalence::Untestable("too few blocks to reach alpha"),
     }
+}
+
+/// An interval with its level, as [`blocks_to_resolve`] reads it.
+pub(crate) type Leveled = Option<([f64; 2], f64)>;
+
+/// The blocks (or runs per variant) with which the deciding rule would resolve the
+/// margin with 80% power if the change is what it now looks like: `n` now, the estimate
+/// `ratio`, its test interval `test` and its `1 - 2 alpha` interval `equivalence`, each
+/// with its level (the standard error is the half-width over the level's normal
+/// quantile, and shrinks as `1 / sqrt(n)`). Resolved means either the equivalence
+/// interval fits between the estimate and the margin (an estimate inside it), or the test
+/// interval no longer reaches no change (a change the test then shows, inside or beyond
+/// the margin): the smaller count. Never fewer than `n + 1` nor than `floor` (the fewest
+/// with which the test can reach alpha at all); `None` when no interval is known.
+pub(crate) fn blocks_to_resolve(
+    n: usize,
+    ratio: f64,
+    (test, equivalence): (Leveled, Leveled),
+    margin: f64,
+    floor: usize,
+) -> Option<usize> {
+    use crate::special::normal_ppf;
+    let z_power = normal_ppf(0.8)?;
+    // Standard error (log scale) and the normal quantile of the interval's level.
+    let se = |i: Leveled| {
+        let ([lo, hi], level) = i?;
+        let z = normal_ppf(0.5 + level / 2.0)?;
+        (lo > 0.0 && hi >= lo && z > 0.0).then(|| ((hi.ln() - lo.ln()) / (2.0 * z), z))
+    };
+    let c = ratio.ln().abs();
+    let m = (1.0 + margin).ln();
+    let scaled = |(se, z): (f64, f64), gap: f64| n as f64 * ((z + z_power) * se / gap).powi(2);
+    let inside = se(equivalence.or(test))
+        .filter(|_| c < m)
+        .map(|s| scaled(s, m - c));
+    let shown = se(test.or(equivalence))
+        .filter(|_| c > 0.0)
+        .map(|s| scaled(s, c));
+    let need = match (inside, shown) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b)?,
+    };
+    if !need.is_finite() {
+        return None;
+    }
+    Some((need.ceil() as usize).max(n + 1).max(floor))
 }
 
 /// The typical run's outcome from how each checked part moved. Opposite directions beyond
@@ -151,7 +338,7 @@ pub(crate) fn shape_outcome(s: &ShapeAnalysis, margin: f64, higher_is_better: bo
         (true, true) => Outcome::Mixed,
         (true, false) => claim(PartMove::Slower, Outcome::Slower),
         (false, true) => claim(PartMove::Faster, Outcome::Faster),
-        (false, false) if s.all_within_margin() => Outcome::Equivalent,
+        (false, false) if shape_equivalent(s, margin) => Outcome::Equivalent,
         (false, false) => Outcome::Inconclusive,
     }
 }
@@ -295,5 +482,163 @@ pub(crate) fn report(
         practical_threshold: rule.threshold(config.equivalence_margin),
         equivalence_ci: equivalence.interval(),
         equivalence_note: equivalence.note(),
+        part: None,
+        ratio: None,
+        interval: None,
+        level: None,
+        blocking: Vec::new(),
+        needed: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{blocks_to_resolve, deciding_part, part_key, shape_equivalent};
+    use crate::model::report::Outcome;
+    use crate::paired::shape::{PartMove, PartStatistic, QuantileShift, ShapeAnalysis};
+
+    /// A part at quantile `q` (NaN: the mean run) that moved `how`, with its intervals.
+    fn part(q: f64, how: PartMove, interval: [f64; 2], equivalence: [f64; 2]) -> QuantileShift {
+        QuantileShift {
+            quantile: q,
+            statistic: if q.is_nan() {
+                PartStatistic::Mean
+            } else {
+                PartStatistic::Quantile
+            },
+            baseline: 100.0,
+            candidate: 100.0,
+            ratio: (interval[0] * interval[1]).sqrt(),
+            interval: Some(interval),
+            confidence: 0.99,
+            equivalence_interval: Some(equivalence),
+            p_value: if matches!(how, PartMove::Slower) {
+                0.001
+            } else {
+                0.5
+            },
+            p_value_exact: 0.5,
+            p_value_adjusted: 0.5,
+            part: how,
+        }
+    }
+
+    fn shape(
+        p10: QuantileShift,
+        p50: QuantileShift,
+        p90: QuantileShift,
+        mean: QuantileShift,
+    ) -> ShapeAnalysis {
+        ShapeAnalysis {
+            quantiles: vec![p10, p50, p90],
+            mean: Some(mean),
+            confidence: 0.98,
+            equivalence_confidence: 0.9,
+            permutations: 2000,
+            exact: false,
+            p_value: 0.004,
+            blocks: 20,
+        }
+    }
+
+    #[test]
+    fn a_claim_rests_on_the_typical_then_the_mean_run_and_on_a_tail_only_when_they_did_not_move() {
+        let still = |q: f64| part(q, PartMove::Equivalent, [0.995, 1.005], [0.996, 1.004]);
+        let slower = |q: f64| part(q, PartMove::Slower, [1.05, 1.2], [1.06, 1.19]);
+        // Only the slow runs moved: a tail-only claim.
+        let s = shape(still(0.1), still(0.5), slower(0.9), still(f64::NAN));
+        let q = deciding_part(&s, Outcome::Slower, true);
+        assert_eq!(part_key(q, false), "slow-runs");
+        // The slow runs and the mean run moved: the mean run, not a tail.
+        let s = shape(still(0.1), still(0.5), slower(0.9), slower(f64::NAN));
+        assert_eq!(
+            part_key(deciding_part(&s, Outcome::Slower, true), false),
+            "mean-run"
+        );
+        // Everything moved: the typical run.
+        let s = shape(slower(0.1), slower(0.5), slower(0.9), slower(f64::NAN));
+        assert_eq!(
+            part_key(deciding_part(&s, Outcome::Slower, true), false),
+            "typical-run"
+        );
+        // For a throughput the fast runs are p90.
+        let s = shape(still(0.1), still(0.5), slower(0.9), still(f64::NAN));
+        assert_eq!(
+            part_key(deciding_part(&s, Outcome::Slower, true), true),
+            "fast-runs"
+        );
+    }
+
+    #[test]
+    fn equivalence_holds_the_tails_to_three_times_the_margin() {
+        let still = |q: f64| part(q, PartMove::Equivalent, [0.995, 1.005], [0.996, 1.004]);
+        // A tail not resolved at ±1% but inside ±3%: equivalent.
+        let wide = |q: f64| part(q, PartMove::Unclear, [0.97, 1.03], [0.975, 1.025]);
+        assert!(shape_equivalent(
+            &shape(wide(0.1), still(0.5), wide(0.9), still(f64::NAN)),
+            0.01
+        ));
+        // Beyond ±3%: not.
+        let wider = |q: f64| part(q, PartMove::Unclear, [0.95, 1.05], [0.96, 1.04]);
+        assert!(!shape_equivalent(
+            &shape(wider(0.1), still(0.5), still(0.9), still(f64::NAN)),
+            0.01
+        ));
+        // The typical and mean run get no such room.
+        assert!(!shape_equivalent(
+            &shape(still(0.1), wide(0.5), still(0.9), still(f64::NAN)),
+            0.01
+        ));
+        assert!(!shape_equivalent(
+            &shape(still(0.1), still(0.5), still(0.9), wide(f64::NAN)),
+            0.01
+        ));
+        // A tail that moved beyond the margin blocks it, however narrow.
+        let moved = part(0.9, PartMove::Slower, [1.011, 1.02], [1.012, 1.019]);
+        assert!(!shape_equivalent(
+            &shape(still(0.1), still(0.5), moved, still(f64::NAN)),
+            0.01
+        ));
+    }
+
+    #[test]
+    fn the_blocks_to_resolve_are_always_more_than_were_run() {
+        let at = |i: [f64; 2], level: f64| Some((i, level));
+        // An interval that already nearly fits, an estimate at the margin's edge, a
+        // change well beyond it: never a count at or below the 20 blocks run.
+        for (ratio, test, equiv) in [
+            (1.0, [0.995, 1.011], [0.996, 1.010]),
+            (1.0099, [0.99, 1.03], [0.995, 1.025]),
+            (1.08, [0.999, 1.16], [1.01, 1.15]),
+        ] {
+            let k =
+                blocks_to_resolve(20, ratio, (at(test, 0.95), at(equiv, 0.9)), 0.01, 7).unwrap();
+            assert!(k > 20, "{ratio}: {k}");
+        }
+        // The floor wins when the test cannot reach alpha yet.
+        assert_eq!(
+            blocks_to_resolve(5, 1.0, (at([0.9, 1.1], 0.95), None), 0.5, 7),
+            Some(7)
+        );
+        // An estimate at the margin: the count to show the change, not a runaway one.
+        let k = blocks_to_resolve(
+            8,
+            0.99,
+            (at([0.98, 1.004], 0.95), at([0.982, 1.002], 0.9)),
+            0.01,
+            7,
+        );
+        assert!(k.is_some_and(|k| k < 200), "{k:?}");
+        // An unchanged estimate whose 90% interval is ±2% at 20 blocks: its standard
+        // error 0.0122; ±1% with 80% power needs (1.645 + 0.842)^2 x 0.0122^2 / 0.01^2 x 20,
+        // about 184 blocks.
+        let k = blocks_to_resolve(
+            20,
+            1.0,
+            (at([0.97, 1.03], 0.95), at([0.98, 1.02], 0.9)),
+            0.01,
+            7,
+        );
+        assert!(k.is_some_and(|k| (170..=200).contains(&k)), "{k:?}");
     }
 }

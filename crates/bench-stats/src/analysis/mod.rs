@@ -35,7 +35,7 @@ pub(crate) mod blocks;
 mod carryover;
 mod comparison;
 mod config;
-mod decision;
+pub(crate) mod decision;
 mod engine;
 mod gate;
 pub(crate) mod paired_verdict;
@@ -47,6 +47,7 @@ mod verdict;
 mod warnings;
 
 pub use config::{AnalysisConfig, Grouping, PracticalRule, SequentialRun};
+pub use decision::{TAIL_MARGIN_FACTOR, shape_equivalent};
 pub use engine::{analyze, analyze_with};
 pub use gate::{Gate, GateResult, Regression, TripReason, regressions};
 pub use significance::{

@@ -66,6 +66,12 @@ pub(crate) fn sequential_verdict(
         equivalence_ci: ratio_ci,
         equivalence_note: (!bounded)
             .then(|| "too few blocks for the sequence to bound the ratio".to_owned()),
+        part: None,
+        ratio: None,
+        interval: None,
+        level: None,
+        blocking: Vec::new(),
+        needed: None,
     };
     Some(SequentialVerdict {
         verdict,
@@ -236,7 +242,9 @@ pub(crate) fn reconcile(
         );
         s.outcome = Outcome::Mixed;
         s.verdict = Verdict::Significant;
-    } else if decision.decided() && !shape_agrees(decision, shape, higher_is_better) {
+    } else if decision.decided()
+        && !shape_agrees(decision, shape, higher_is_better, s.report.margin)
+    {
         s.summary = format!(
             "Not decided: the sequential rule on each block's median runs said {}, but the shape check of the run distributions disagrees: {shape_sentence}",
             s.outcome.as_str()

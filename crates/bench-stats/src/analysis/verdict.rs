@@ -8,7 +8,6 @@ use crate::analysis::reach::TestFloor;
 use crate::model::dataset::Quantity;
 use crate::model::report::{DecisionReport, Outcome, Verdict};
 use crate::paired::shape::{PartMove, QuantileShift, ShapeAnalysis};
-use crate::special::{normal_cdf, normal_ppf};
 
 /// What [`describe`] needs to know.
 pub(crate) struct Facts<'a> {
@@ -339,67 +338,53 @@ fn holm_need(f: &Facts<'_>, need: usize) -> (usize, String) {
     }
 }
 
-/// How many blocks (or runs) would settle it, honestly: the count for 80% power to detect
-/// a change of the equivalence margin at the spread this interval implies (its half-width
-/// on the log scale is `z * s / sqrt(n)`), at the level of Holm's first step when 3+
-/// variants are compared, and never fewer than the deciding test needs to reach that
-/// level at all ([`TestFloor`], said when it decides the count or Holm applies); then a
-/// warning that extending this experiment and testing again is another look.
+/// How many blocks (or runs) would settle it, honestly: the count with which the interval
+/// would resolve the equivalence margin if the change is what it now looks like
+/// ([`crate::analysis::decision::blocks_to_resolve`]: always more than were run, and
+/// never fewer than the deciding test needs to reach its level at all, [`TestFloor`],
+/// said when it decides the count or Holm applies); then a warning that extending this
+/// experiment and testing again is another look.
 fn more_data_hint(f: &Facts<'_>) -> String {
     let unit = if f.blocks.is_some() {
         "blocks"
     } else {
         "runs per variant"
     };
-    let n = f.blocks.unwrap_or(f.runs.0.min(f.runs.1)).max(1) as f64;
-    let alpha = f.config.alpha;
+    let n = f.blocks.unwrap_or(f.runs.0.min(f.runs.1)).max(1);
     let floor = f.floor.filter(|fl| fl.count > 0);
-    let Some([lo, hi]) = f.ratio_ci.filter(|[lo, hi]| *lo > 0.0 && hi > lo) else {
-        return match floor.filter(|fl| fl.count as f64 > n) {
-            Some(fl) => format!(
-                "At least {} {unit} are needed: {}.",
-                fl.count,
-                fl.words(alpha)
-            ),
-            None => format!("More {unit} are needed before any interval can be formed."),
-        };
-    };
-    let level = floor.map_or(alpha, |fl| fl.level);
-    let (Some(z_conf), Some(z_alpha), Some(z_power)) = (
-        normal_ppf(0.5 + f.config.confidence / 2.0),
-        normal_ppf(1.0 - level / 2.0),
-        normal_ppf(0.8),
-    ) else {
-        return String::new();
-    };
-    let spread = (hi.ln() - lo.ln()) / (2.0 * z_conf) * n.sqrt();
-    let target = (1.0 + f.config.equivalence_margin).ln();
-    let needed = ((z_alpha + z_power) * spread / target).powi(2).ceil();
-    let power = |k: f64| (normal_cdf(target * k.sqrt() / spread - z_alpha) * 100.0).round();
-    // Below the floor the test cannot reach its level whatever the data: no power at all.
-    let now = match floor {
-        Some(fl) if (fl.count as f64) > n => format!("now {n:.0}, too few to reach it at all"),
-        _ => format!("now {n:.0}, about {:.0}%", power(n)),
-    };
     let m = f.config.equivalence_margin * 100.0;
-    let plan = match floor {
-        _ if !needed.is_finite() || needed > 1e6 => format!(
+    let needed = f.ratio.and_then(|r| {
+        crate::analysis::decision::blocks_to_resolve(
+            n,
+            r,
+            (
+                f.ratio_ci.map(|i| (i, f.config.confidence)),
+                f.equivalence
+                    .interval()
+                    .map(|i| (i, 1.0 - 2.0 * f.config.alpha)),
+            ),
+            f.config.equivalence_margin,
+            floor.map_or(0, |fl| fl.count),
+        )
+    });
+    let plan = match (needed, floor) {
+        (_, Some(fl)) if fl.count > n && needed.is_none_or(|k| k <= fl.count) => format!(
+            "At least {} {unit} in all are needed (now {n}): {}.",
+            fl.count,
+            fl.words(f.config.alpha)
+        ),
+        (None, _) => format!("More {unit} are needed before any interval can be formed."),
+        (Some(k), _) if k > 1_000_000 => format!(
             "The spread is too large for more {unit} to settle a ±{m:.1}% question; reduce noise first."
         ),
-        Some(fl) if fl.count as f64 > needed => format!(
-            "At least {} {unit} in all are needed: {}; at this spread they would give about {:.0}% power to detect a ±{m:.1}% change ({now}).",
-            fl.count,
-            fl.words(alpha),
-            power(fl.count as f64),
-        ),
-        Some(fl) if fl.holm > 1 => format!(
-            "About {needed:.0} {unit} in all would give 80% power to detect a ±{m:.1}% change at this spread ({now}), tested at alpha/{} = {} (the first step of Holm's correction over {} comparisons).",
+        (Some(k), Some(fl)) if fl.holm > 1 => format!(
+            "About {k} {unit} in all would give 80% power to resolve the ±{m:.1}% margin if the change is what it now looks like (now {n}), tested at alpha/{} = {} (the first step of Holm's correction over {} comparisons).",
             fl.holm,
             crate::analysis::reach::short(fl.level),
             fl.holm
         ),
-        _ => format!(
-            "About {needed:.0} {unit} in all would give 80% power to detect a ±{m:.1}% change at this spread ({now})."
+        (Some(k), _) => format!(
+            "About {k} {unit} in all would give 80% power to resolve the ±{m:.1}% margin if the change is what it now looks like (now {n})."
         ),
     };
     format!(
@@ -548,7 +533,7 @@ impl ShapeWords<'_> {
     /// The equivalence test's words: the level of its intervals and its alpha.
     fn tost(&self) -> String {
         format!(
-            "each {:.0}% interval inside the margin (two one-sided tests at alpha {})",
+            "each {:.0}% interval inside its margin (two one-sided tests at alpha {})",
             self.s.equivalence_confidence * 100.0,
             self.f.config.alpha
         )
@@ -611,14 +596,22 @@ impl ShapeWords<'_> {
         )
     }
 
-    /// Equivalent within the margin at every checked part.
+    /// Equivalent: the typical and mean run within the margin, the tails within theirs.
     fn equivalent_sentence(&self) -> String {
         let (cand, base, s, m) = (self.f.candidate, self.f.baseline, self.s, self.margin());
         let all: Vec<String> = s
             .parts()
             .map(|q| {
                 let ci = q.equivalence_interval.unwrap_or([q.ratio, q.ratio]);
-                format!("{} {}", self.name(q), ratio_text(q.ratio, Some(ci)))
+                let own =
+                    crate::analysis::decision::part_margin(q, self.f.config.equivalence_margin)
+                        * 100.0;
+                let wider = if (own - m).abs() > 1e-9 {
+                    format!(" (inside ±{own:.1}%)")
+                } else {
+                    String::new()
+                };
+                format!("{} {}{wider}", self.name(q), ratio_text(q.ratio, Some(ci)))
             })
             .collect();
         let lead = if self.f.verdict == Verdict::Significant {
@@ -627,7 +620,15 @@ impl ShapeWords<'_> {
             format!("{cand} and {base} are equivalent within ±{m:.1}%")
         };
         format!(
-            "{lead} at every checked part of the distribution: {}, {}, paired over {} blocks.",
+            "{lead} {}: {}, {}, paired over {} blocks.",
+            if s.parts().count() == 1 {
+                "in its typical run".to_owned()
+            } else {
+                format!(
+                    "in its typical and mean run, its tails within ±{:.1}%",
+                    m * crate::analysis::decision::TAIL_MARGIN_FACTOR
+                )
+            },
             all.join(", "),
             self.tost(),
             s.blocks
@@ -659,6 +660,59 @@ impl ShapeWords<'_> {
         })
     }
 
+    /// What an undecided comparison needs: the parts that stand in the way of EQUIVALENT
+    /// and the blocks with which the slowest of them would resolve its margin
+    /// ([`crate::analysis::decision::shape_needs`]), never fewer than were run nor than
+    /// the test can decide with.
+    fn needs(&self) -> String {
+        let (f, s, m) = (self.f, self.s, self.margin());
+        let floor = f.floor.map_or(0, |fl| fl.count);
+        let (blockers, needed) =
+            crate::analysis::decision::shape_needs(s, f.config.equivalence_margin, floor);
+        let tails = m * crate::analysis::decision::TAIL_MARGIN_FACTOR;
+        let names: Vec<String> = blockers
+            .iter()
+            .map(|q| {
+                self.name(q)
+                    .split(" (")
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+            .collect();
+        let what = if names.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "Not equivalent until the {} {} inside the margin (±{m:.1}% for the typical and mean run, ±{tails:.1}% for the tails). ",
+                joined(&names),
+                if names.len() == 1 && !names[0].ends_with('s') {
+                    "is"
+                } else {
+                    "are"
+                }
+            )
+        };
+        let plan = match needed {
+            Some(k) if k > 1_000_000 => {
+                "The spread is too large for more blocks to settle it; reduce noise first."
+                    .to_owned()
+            }
+            Some(k) if floor > s.blocks && k == floor => format!(
+                "At least {k} blocks in all are needed (now {}): the test cannot reach alpha with fewer.",
+                s.blocks
+            ),
+            Some(k) => format!(
+                "About {k} blocks in all would give 80% power to resolve it if the change is what it now looks like (now {}).",
+                s.blocks
+            ),
+            None => "More blocks are needed before every part has an interval.".to_owned(),
+        };
+        format!(
+            "{what}{plan} Extending this experiment and testing again is another look at the data and raises the false-positive rate unless corrected for it."
+        )
+    }
+
     /// Not resolved: the p, what moved if anything did, and how much more data would help.
     fn inconclusive_sentence(&self) -> String {
         let (f, s, m) = (self.f, self.s, self.margin());
@@ -673,13 +727,7 @@ impl ShapeWords<'_> {
                 p_text(s.p_value)
             )
         };
-        let mut hint_config = f.config.clone();
-        hint_config.confidence = s.confidence;
-        let hint = more_data_hint(&Facts {
-            ratio_ci: typical.interval,
-            config: &hint_config,
-            ..*f
-        });
+        let hint = self.needs();
         let tail: Vec<&QuantileShift> = s
             .parts()
             .filter(|q| matches!(q.part, PartMove::Slower | PartMove::Faster))

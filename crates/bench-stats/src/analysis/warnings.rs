@@ -160,7 +160,7 @@ pub(crate) fn standout(group: &crate::model::report::GroupAnalysis) -> Option<Wa
             WarningCode::Standout,
             Some(&c.candidate),
             format!(
-                "{} stands out among {} candidates (ratio {:.3}x against {}): the largest of several comparisons is partly chance, so treat it as a hypothesis until an independent run confirms it",
+                "{} stands out among {} candidates (ratio {:.3}x against {}): the largest of several comparisons tends to overstate its size (its verdict stands), so confirm how large it is with an independent run",
                 c.candidate,
                 group.comparisons.len(),
                 c.ratio.unwrap_or(f64::NAN),

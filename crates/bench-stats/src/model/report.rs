@@ -652,6 +652,53 @@ pub struct DecisionReport {
     pub equivalence_ci: Option<[f64; 2]>,
     /// Why no equivalence test could be made, when none could.
     pub equivalence_note: Option<String>,
+    /// The part of the run distribution the outcome rests on, for the typical-run
+    /// estimator: `typical-run`, `mean-run`, `fast-runs` or `slow-runs` (a FASTER or
+    /// SLOWER resting on `fast-runs` or `slow-runs` alone is a tail-only claim). Absent
+    /// when the comparison has one estimate, `ratio` (beyond the v1 contract, like the
+    /// fields below).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub part: Option<String>,
+    /// The deciding estimate's ratio, candidate over baseline: the named `part`'s, else
+    /// the comparison's `ratio`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub ratio: Option<f64>,
+    /// Its interval at `level`: excludes 1 whenever the verdict is significant. Absent when
+    /// the deciding test has no interval on the ratio scale (Mann-Whitney: its interval is
+    /// the shift's, `hodges_lehmann`).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub interval: Option<[f64; 2]>,
+    /// The level of `interval`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub level: Option<f64>,
+    /// The parts that stand in the way of EQUIVALENT, when the outcome is inconclusive
+    /// (the typical run first): each part whose `1 - 2 alpha` interval is not inside its
+    /// margin (the equivalence margin; three times it for the tails).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Vec::is_empty")
+    )]
+    pub blocking: Vec<String>,
+    /// For an inconclusive comparison: the blocks (runs per variant when unpaired) with
+    /// which the deciding rule would resolve the margin if the change is what it now
+    /// looks like; always more than were run.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub needed: Option<u32>,
 }
 
 /// What a custom [`crate::SignificanceTest`] returned for one candidate

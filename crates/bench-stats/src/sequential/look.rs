@@ -69,9 +69,15 @@ pub fn dataset_shape(
 /// resolved (each has its interval: with too few blocks for a part's share of alpha it
 /// cannot move, and its silence is no agreement) and no part moved against the decision
 /// beyond the margin (a decision "larger" with no part significantly smaller, "smaller"
-/// with none larger, "equivalent" with every part shown inside the margin). A sequence
+/// with none larger, "equivalent" with the typical and mean run shown inside `margin` and
+/// the tails inside theirs). A sequence
 /// stops only on a decision that agrees; undecided looks agree trivially.
-pub fn shape_agrees(decision: LookDecision, shape: &ShapeAnalysis, higher_is_better: bool) -> bool {
+pub fn shape_agrees(
+    decision: LookDecision,
+    shape: &ShapeAnalysis,
+    higher_is_better: bool,
+    margin: f64,
+) -> bool {
     // Parts are oriented: "slower" is worse. "Larger" is worse for times.
     let (larger_worse, worse, better) = (!higher_is_better, shape.any_slower(), shape.any_faster());
     let resolvable = shape.parts().all(|q| q.interval.is_some());
@@ -81,8 +87,9 @@ pub fn shape_agrees(decision: LookDecision, shape: &ShapeAnalysis, higher_is_bet
         LookDecision::Larger => !worse,
         LookDecision::Smaller if larger_worse => !worse,
         LookDecision::Smaller => !better,
-        // EQUIVALENT claims every checked part inside the margin.
-        LookDecision::Equivalent => shape.all_within_margin(),
+        // EQUIVALENT claims the typical and mean run inside the margin and the tails
+        // inside theirs (`crate::analysis::decision::shape_equivalent`).
+        LookDecision::Equivalent => crate::analysis::decision::shape_equivalent(shape, margin),
         LookDecision::Undecided => true,
     }
 }
