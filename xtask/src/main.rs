@@ -6,6 +6,8 @@
 //! - `chain-sweep`: chains 1..8 in randomized blocks, analysed and confirmed through the
 //!   library calls of `abba compare -P ... --confirm` ([`sweep`]).
 //! - `scipy-timing`: bench-stats' rank tests timed against SciPy's.
+//! - `scale`: `abba analyze` at 10^4-10^6 runs, the default beside the fastest-run
+//!   estimator, and the rank tests beside SciPy ([`scale`]).
 //! - `browser-check`: the demo's HTML report in headless Chromium, and the size and
 //!   render time of a 10,000-run report ([`browser`]).
 //! - `calibrate`: real A/A and A/B false-positive and detection rates ([`calibrate`]);
@@ -49,6 +51,7 @@ mod neighbour;
 mod plan_check;
 mod replay;
 mod run;
+mod scale;
 mod scipy_timing;
 mod sequential;
 mod sweep;
@@ -82,6 +85,10 @@ enum Task {
     /// Time bench-stats' Mann-Whitney U and Kruskal-Wallis against SciPy on 10^6 values
     /// (skipped when python3 cannot import SciPy).
     ScipyTiming,
+    /// `abba analyze` of synthetic raw ABBA files of 10^4, 10^5 and 10^6 runs, the
+    /// default and `--estimator hl-min-log-ratio` side by side (time, CPU per run, peak
+    /// memory), then the rank tests against SciPy, in one run.
+    Scale(scale::ScaleArgs),
     /// Real A/A and A/B comparisons through `abba compare` (default ABBA design and
     /// `--design sequential`, same number of runs): false-positive and detection rates
     /// side by side, written to `target/calibrate/REPORT.md`.
@@ -185,6 +192,7 @@ fn main() -> Result<()> {
         ),
         Task::ChainSweep(a) => sweep::run(&root, &a.config()?),
         Task::ScipyTiming => scipy_timing::run(&root),
+        Task::Scale(args) => scale::run(&root, &args),
         Task::Calibrate(a) => calibrate::run(&root, &a),
         Task::BrowserCheck(a) => browser::run(&root, &a),
         Task::Replay(a) => replay::run(&root, &a),

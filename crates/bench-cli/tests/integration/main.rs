@@ -20,6 +20,7 @@ mod inputs;
 mod metrics;
 mod one_command;
 mod pipeline;
+mod progress;
 mod scan;
 mod sequential;
 mod snapshots;

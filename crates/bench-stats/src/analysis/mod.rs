@@ -39,6 +39,7 @@ mod decision;
 mod engine;
 mod gate;
 pub(crate) mod paired_verdict;
+pub(crate) mod progress;
 mod reach;
 mod sequential_verdict;
 mod significance;
@@ -49,6 +50,7 @@ mod warnings;
 pub use config::{AnalysisConfig, Grouping, PracticalRule, SequentialRun};
 pub use engine::{analyze, analyze_with};
 pub use gate::{Regression, regressions};
+pub use progress::{Progress, ProgressHook, Stage};
 pub use significance::{
     DefaultTest, EffectSize, FriedmanTest, Group, KruskalWallisTest, MannWhitneyTest,
     PairwiseComparison, SignificanceContext, SignificanceReport, SignificanceTest,

@@ -703,7 +703,13 @@ fn references(
             count,
             seed,
             ranks.as_deref(),
-            &mut |_| {},
+            &mut |done| {
+                crate::analysis::progress::report(
+                    crate::analysis::Stage::Randomization,
+                    done as u64,
+                    count as u64,
+                );
+            },
         );
         if let (Some(m), Some(r)) = (mean, mean_reference) {
             m.reference = r;

@@ -209,7 +209,16 @@ impl Reader {
         // standard deviations of the count beyond the ranks at each end (two passes: the
         // deviation is read where the bounds fall).
         let full = k0 == 0 && k1 == total / 2;
-        let mut margin = 16.0 + 3.5 * (runs.per_block.iter().map(|&r| f64::from(r)).fold(0.0, f64::max) * total as f64 / 2.0).sqrt();
+        let mut margin = 16.0
+            + 3.5
+                * (runs
+                    .per_block
+                    .iter()
+                    .map(|&r| f64::from(r))
+                    .fold(0.0, f64::max)
+                    * total as f64
+                    / 2.0)
+                    .sqrt();
         let mut bounds = (0, total);
         if !full {
             for _ in 0..2 {
@@ -250,13 +259,7 @@ impl Reader {
     /// The statistic (candidate's Harrell-Davis sum minus the baseline's) of the
     /// arrangement `draw` with `swapped` blocks swapped; `None` when its pools do not fill
     /// the window.
-    fn stat(
-        &self,
-        runs: &SortedRuns,
-        window: &HdWindow,
-        draw: &Draw,
-        swapped: i64,
-    ) -> Option<f64> {
+    fn stat(&self, runs: &SortedRuns, window: &HdWindow, draw: &Draw, swapped: i64) -> Option<f64> {
         let mut shift = -self.offset * swapped;
         for (j, plane) in self.planes.iter().enumerate() {
             let ones: u32 = plane
@@ -272,7 +275,13 @@ impl Reader {
         if below_a > k0 || below_b > k0 || below_a < 0 || below_b < 0 {
             return None;
         }
-        scan(runs, window, draw, (self.lo, self.hi), [below_b as usize, below_a as usize])
+        scan(
+            runs,
+            window,
+            draw,
+            (self.lo, self.hi),
+            [below_b as usize, below_a as usize],
+        )
     }
 }
 
@@ -388,7 +397,10 @@ pub(super) fn random_references(
     let mut current = draw_chunk(CHUNK.min(count));
     while !current.is_empty() {
         let next_size = CHUNK.min(count - done - current.len());
-        let (next, values) = both(|| draw_chunk(next_size), || map_in_order(&current, &evaluate));
+        let (next, values) = both(
+            || draw_chunk(next_size),
+            || map_in_order(&current, &evaluate),
+        );
         for (draw, stats) in current.iter().zip(values) {
             let stayed = pool - draw.moved;
             let c = stayed as f64 / pool as f64 - draw.moved as f64 / pool as f64;
@@ -484,12 +496,19 @@ mod tests {
             assert!(w.weights.len() < n, "{n} {q}");
             assert_eq!(&full[w.start..w.end()], &w.weights[..], "{n} {q}");
             let largest = full.iter().copied().fold(0.0, f64::max);
-            assert!(full[..w.start].iter().all(|&x| x < largest * 2f64.powi(-100)));
+            assert!(
+                full[..w.start]
+                    .iter()
+                    .all(|&x| x < largest * 2f64.powi(-100))
+            );
             assert!(full[w.end()..].iter().all(|&x| x == 0.0), "{n} {q}");
         }
         // Up to FULL_WEIGHTS_UNTIL: all of them.
         let w = HdWindow::new(FULL_WEIGHTS_UNTIL, 0.1);
-        assert_eq!(w.weights, super::super::harrell_davis_weights(FULL_WEIGHTS_UNTIL, 0.1));
+        assert_eq!(
+            w.weights,
+            super::super::harrell_davis_weights(FULL_WEIGHTS_UNTIL, 0.1)
+        );
     }
 
     /// The references of `random_references` against the sorted pools of every
