@@ -125,9 +125,9 @@ fn plain_run(text: &[u8]) -> Option<RunRecord> {
 #[derive(Default)]
 struct Seen {
     /// Line of each run number.
-    runs: HashMap<u32, usize>,
+    runs: HashMap<u32, usize, Quick>,
     /// Line of each (block, position, variant's number in `variants`, is_reference).
-    places: HashMap<(u32, u32, u32, bool), usize>,
+    places: HashMap<(u32, u32, u32, bool), usize, Quick>,
     /// The variant names met, numbered.
     variants: HashMap<String, u32>,
 }
@@ -164,6 +164,50 @@ impl Seen {
             ));
         }
         Ok(())
+    }
+}
+
+/// A multiply-rotate hash of small integer keys (a file's own run numbers and places: no
+/// adversary to resist, and a million of them to hash while reading).
+#[derive(Default, Clone, Copy)]
+struct Quick;
+
+impl std::hash::BuildHasher for Quick {
+    type Hasher = QuickHasher;
+
+    fn build_hasher(&self) -> QuickHasher {
+        QuickHasher(0)
+    }
+}
+
+/// [`Quick`]'s hasher.
+struct QuickHasher(u64);
+
+impl std::hash::Hasher for QuickHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(u64::from(x));
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
     }
 }
 
@@ -232,7 +276,12 @@ impl<'a> Iterator for Lines<'a> {
 /// Where the last line holding more than white space starts; `None` when none does.
 fn last_nonblank_start(bytes: &[u8]) -> Option<usize> {
     let last = bytes.iter().rposition(|b| !b.is_ascii_whitespace())?;
-    Some(bytes[..last].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1))
+    Some(
+        bytes[..last]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1),
+    )
 }
 
 /// Parses and checks line 1: JSON, `"schema": "abba.raw/1"`, a known design and metric,

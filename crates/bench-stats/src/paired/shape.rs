@@ -882,7 +882,10 @@ fn exact_p(reference: &[(f64, f64)], t: f64, extra: usize) -> f64 {
 /// [`SHAPE_QUANTILES`], each quantile with its randomization-test p and intervals, and
 /// how each part moved. `baseline[b]` and `candidate[b]` are block `b`'s runs.
 ///
-/// Time: O(q K N log N) for `K` arrangements and `N` runs in all.
+/// Time: for `K` random arrangements of `n` blocks with as many runs of each variant,
+/// `O(N log N + K (n + sqrt(N)))` for `N` runs in all, the arrangements evaluated in
+/// parallel with the `parallel` feature (the module `scale`); otherwise
+/// `O(q K N log N)` (every arrangement's pools sorted).
 ///
 /// # Errors
 /// [`StatsError::LengthMismatch`] for different block counts; [`StatsError::TooFewSamples`]

@@ -17,8 +17,8 @@
 //!   candidate), already in order. An arrangement's quantile is read from a window of
 //!   that array ([`Reader`]): how many of its pool lie below the window is counted from
 //!   the block swap bits by popcount, and the window is scanned once. An arrangement whose
-//!   pools do not fill the window (beyond 7 standard deviations of the count) is computed
-//!   the direct way.
+//!   pools do not fill the window (beyond 7 standard deviations of the count) is read from
+//!   the whole array.
 //! - **One pass over the arrangements** ([`random_references`]): each random arrangement
 //!   is drawn once from the same seeded stream as [`super::Arrangements::each`] and gives
 //!   every part's statistic; the mean run's signed-rank statistic is updated from the
@@ -29,7 +29,7 @@
 //! Time: `O(N log N)` for the sorts, then `O(n + sqrt(N))` per arrangement and part for
 //! `n` blocks and `N` runs, instead of `O(N log N)`.
 
-use rand::{Rng, SeedableRng};
+use rand::{Rng, RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::special::regularized_beta;
@@ -354,23 +354,30 @@ pub(super) fn random_references(
         (0..size)
             .map(|_| {
                 let mut bits = vec![0u64; n.div_ceil(64)];
-                let mut moved = 0usize;
-                let mut flipped = 0.0;
+                let mut moved = 0u64;
                 for (i, &r) in per_block.iter().enumerate() {
-                    // As Arrangements::each draws them: one bool per block, then the seed
-                    // of the reassignments (unused with equal counts).
-                    if rng.random::<bool>() {
-                        bits[i >> 6] |= 1 << (i & 63);
-                        moved += r as usize;
-                        if let Some(ranks) = signed_ranks {
-                            flipped += ranks[i];
+                    // As Arrangements::each draws them: one bool per block (`random::<bool>`
+                    // is the top bit of the next 64), then the seed of the reassignments
+                    // (unused with equal counts). Without a branch: the bits are coin flips.
+                    let bit = rng.next_u64() >> 63;
+                    bits[i >> 6] |= bit << (i & 63);
+                    moved += bit * u64::from(r);
+                }
+                let _reassignments: u64 = rng.random();
+                // Sums of signed ranks are exact in any order (multiples of 1/2).
+                let mut flipped = 0.0;
+                if let Some(ranks) = signed_ranks {
+                    for (w, &word) in bits.iter().enumerate() {
+                        let mut rest = word;
+                        while rest != 0 {
+                            flipped += ranks[w * 64 + rest.trailing_zeros() as usize];
+                            rest &= rest - 1;
                         }
                     }
                 }
-                let _reassignments: u64 = rng.random();
                 Draw {
                     bits,
-                    moved,
+                    moved: moved as usize,
                     mean: mean_observed - 2.0 * flipped,
                 }
             })
