@@ -654,6 +654,27 @@ fn reference(
     })
 }
 
+/// Each quantile's Harrell-Davis weights, for each variant's count of runs (`totals`), and
+/// its estimate: the statistic of the arrangement as observed.
+fn weights_and_estimates(
+    observed: &[(Vec<f64>, Vec<f64>)],
+    totals: (usize, usize),
+    quantiles: &[f64],
+) -> (Vec<[HdWindow; 2]>, Vec<f64>) {
+    let windows: Vec<[HdWindow; 2]> = quantiles
+        .iter()
+        .map(|&q| [HdWindow::new(totals.0, q), HdWindow::new(totals.1, q)])
+        .collect();
+    let estimates = windows
+        .iter()
+        .map(|w| observed_statistic(observed, w))
+        .collect();
+    (windows, estimates)
+}
+
+/// Every arrangement's `(T, c)` of one part.
+type Reference = Vec<(f64, f64)>;
+
 /// `T_q` of the arrangement as observed (no block swapped; a block with unequal counts
 /// reassigned from seed 0, as [`arranged_stat`] does).
 fn observed_statistic(observed: &[(Vec<f64>, Vec<f64>)], windows: &[HdWindow; 2]) -> f64 {
@@ -681,7 +702,7 @@ fn references(
     arrangements: Arrangements,
     seed: u64,
     mean: Option<&mut MeanRuns>,
-) -> (Vec<Vec<(f64, f64)>>, Vec<Vec<(f64, f64)>>) {
+) -> (Vec<Reference>, Vec<Reference>) {
     if let Arrangements::Random(count) = arrangements
         && logs.equal_counts()
     {
@@ -961,16 +982,7 @@ pub(crate) fn shape_analysis_keeping(
     let shares = part_shares(parts);
     let observed = logs.normalized(0.0);
     let totals = logs.totals();
-    // Each checked quantile's Harrell-Davis weights, for each variant's count of runs, and
-    // its estimate: the statistic of the arrangement as observed.
-    let windows: Vec<[HdWindow; 2]> = checked
-        .iter()
-        .map(|&q| [HdWindow::new(totals.0, q), HdWindow::new(totals.1, q)])
-        .collect();
-    let estimates: Vec<f64> = windows
-        .iter()
-        .map(|w| observed_statistic(&observed, w))
-        .collect();
+    let (windows, estimates) = weights_and_estimates(&observed, totals, checked);
     let mut mean = with_mean.then(|| MeanRuns::new(&logs));
     // Every part's statistic under the same arrangements (the joint reference of the
     // min-p adjustment), and each quantile's on the data aligned at its estimate (its
@@ -1381,7 +1393,7 @@ impl QuantileCheck<'_> {
     fn shift(
         &self,
         (q, j, keep): (f64, usize, bool),
-        (unaligned, d): (&Vec<(f64, f64)>, &Vec<(f64, f64)>),
+        (unaligned, d): (&Reference, &Reference),
         windows: &[HdWindow; 2],
         t: f64,
     ) -> (QuantileShift, Option<IntervalDistribution>) {

@@ -337,7 +337,7 @@ pub(super) fn random_references(
     seed: u64,
     signed_ranks: Option<&[f64]>,
     progress: &mut dyn FnMut(usize),
-) -> (Vec<Vec<(f64, f64)>>, Option<Vec<f64>>) {
+) -> (Vec<super::Reference>, Option<Vec<f64>>) {
     let readers: Vec<Reader> = parts
         .iter()
         .map(|&(r, window)| Reader::new(&sorted[r], window))
@@ -398,7 +398,7 @@ pub(super) fn random_references(
             })
             .collect()
     };
-    let mut references: Vec<Vec<(f64, f64)>> = vec![Vec::with_capacity(count); parts.len()];
+    let mut references: Vec<super::Reference> = vec![Vec::with_capacity(count); parts.len()];
     let mut mean = signed_ranks.map(|_| Vec::with_capacity(count));
     let mut done = 0;
     let mut current = draw_chunk(CHUNK.min(count));
