@@ -3,7 +3,8 @@
 //! An analysis of a million runs takes seconds, most of them in the typical run's
 //! randomization test; a caller that shows progress (the `abba` binary draws a bar on a
 //! terminal) puts a [`ProgressHook`] in [`crate::AnalysisConfig::progress`]. The hook never
-//! changes a result: two configs that differ only in it are equal.
+//! changes a result: any two hooks are equal (a config with one still differs from one
+//! without).
 
 use std::cell::RefCell;
 use std::fmt;
@@ -43,7 +44,12 @@ pub trait Progress: Send + Sync {
 ///     progress: Some(ProgressHook::new(count.clone())),
 ///     ..Default::default()
 /// };
-/// assert_eq!(config, bench_stats::AnalysisConfig::default());
+/// // Any two hooks are equal: the hook never changes a result.
+/// let other = bench_stats::AnalysisConfig {
+///     progress: Some(ProgressHook::new(Arc::new(Count(AtomicU64::new(0))))),
+///     ..Default::default()
+/// };
+/// assert_eq!(config, other);
 /// ```
 #[derive(Clone)]
 pub struct ProgressHook(Arc<dyn Progress>);
