@@ -41,6 +41,7 @@ mod history_calibrate;
 mod neighbour;
 mod plan_check;
 mod replay;
+mod scale;
 mod scipy_timing;
 mod sequential;
 mod sweep;
@@ -70,6 +71,11 @@ enum Task {
     /// Time bench-stats' Mann-Whitney U and Kruskal-Wallis against SciPy on 10^6 values
     /// (skipped when python3 cannot import SciPy).
     ScipyTiming,
+    /// The default analysis at scale: seeded ABBA raw files of 10^4, 10^5 and 10^6 runs
+    /// (4 a block, B 1% slower) analysed by `abba analyze -q` with the default and the
+    /// fastest-run estimator side by side (CPU time and peak memory), then the rank tests
+    /// against SciPy.
+    Scale(scale::ScaleArgs),
     /// Real A/A and A/B comparisons through `abba compare` (default ABBA design and
     /// `--design sequential`, same number of runs): false-positive and detection rates
     /// side by side, written to `target/calibrate/REPORT.md`.
@@ -136,6 +142,7 @@ fn main() -> Result<()> {
     match cli.task {
         Task::ChainSweep(a) => sweep::run(&root, &a.config()?),
         Task::ScipyTiming => scipy_timing::run(&root),
+        Task::Scale(args) => scale::run(&root, &args),
         Task::Calibrate(a) => calibrate::run(&root, &a),
         Task::Replay(a) => replay::run(&root, &a),
         Task::Neighbour(a) => neighbour::run(&a),

@@ -123,6 +123,7 @@ fn suite_analysis(
         paired_estimator: args
             .estimator
             .unwrap_or(AnalysisConfig::default().paired_estimator),
+        progress: crate::core::progress::AnalysisBar::hook(args.quiet),
         ..AnalysisConfig::default()
     };
     analysis.validate().map_err(|e| usage(format!("--{e}")))?;

@@ -62,6 +62,7 @@ pub fn analysis_config_for(
         paired_estimator: args
             .estimator
             .unwrap_or(AnalysisConfig::default().paired_estimator),
+        progress: crate::core::progress::AnalysisBar::hook(args.quiet),
         ..AnalysisConfig::default()
     };
     config.validate().map_err(|e| usage(format!("--{e}")))?;

@@ -308,3 +308,101 @@ mod tests {
         );
     }
 }
+
+/// The analysis's progress ([`bench_stats::analysis::Progress`]) as a bar on stderr: drawn
+/// once a comparison's randomization test has run longer than [`ANALYSIS_BAR_AFTER`] (or
+/// `ABBA_PROGRESS_AFTER_MS`), never when stderr is not a terminal or with `--quiet`, and
+/// cleared when it is done (before the report prints).
+pub struct AnalysisBar {
+    after: Duration,
+    target: fn() -> ProgressDrawTarget,
+    state: std::sync::Mutex<BarState>,
+}
+
+/// The comparison in progress: when it first reported, and its bar once drawn.
+#[derive(Default)]
+struct BarState {
+    since: Option<std::time::Instant>,
+    bar: Option<ProgressBar>,
+}
+
+/// How long a comparison's analysis runs before its bar is drawn.
+pub const ANALYSIS_BAR_AFTER: Duration = Duration::from_secs(1);
+
+impl AnalysisBar {
+    /// The hook for an analysis config: `None` when `quiet` or stderr is not a terminal.
+    pub fn hook(quiet: bool) -> Option<bench_stats::analysis::ProgressHook> {
+        if quiet || !std::io::stderr().is_terminal() {
+            return None;
+        }
+        let after = std::env::var("ABBA_PROGRESS_AFTER_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(ANALYSIS_BAR_AFTER, Duration::from_millis);
+        let bar = AnalysisBar::new(after, ProgressDrawTarget::stderr);
+        Some(bench_stats::analysis::ProgressHook::new(
+            std::sync::Arc::new(bar),
+        ))
+    }
+
+    fn new(after: Duration, target: fn() -> ProgressDrawTarget) -> AnalysisBar {
+        AnalysisBar {
+            after,
+            target,
+            state: std::sync::Mutex::new(BarState::default()),
+        }
+    }
+
+    /// The bar now drawn, if any.
+    #[cfg(test)]
+    fn drawn(&self) -> bool {
+        self.state.lock().is_ok_and(|s| s.bar.is_some())
+    }
+}
+
+impl bench_stats::analysis::Progress for AnalysisBar {
+    fn advance(&self, _stage: bench_stats::analysis::Stage, done: u64, total: u64) {
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        let since = *state.since.get_or_insert_with(std::time::Instant::now);
+        if state.bar.is_none() && done < total && since.elapsed() >= self.after {
+            let bar = ProgressBar::with_draw_target(Some(total), (self.target)());
+            let style = ProgressStyle::with_template(
+                "{spinner} analysing [{elapsed_precise}] {bar:30} {pos}/{len} arrangements (ETA {eta})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+            bar.set_style(style);
+            state.bar = Some(bar);
+        }
+        if let Some(bar) = &state.bar {
+            bar.set_length(total);
+            bar.set_position(done);
+        }
+        if done >= total {
+            if let Some(bar) = state.bar.take() {
+                bar.finish_and_clear();
+            }
+            state.since = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod analysis_bar_tests {
+    use super::*;
+    use bench_stats::analysis::{Progress, Stage};
+
+    #[test]
+    fn the_bar_appears_only_after_its_delay_and_is_cleared_at_the_end() {
+        let late = AnalysisBar::new(Duration::from_secs(3600), ProgressDrawTarget::hidden);
+        late.advance(Stage::Randomization, 64, 2000);
+        late.advance(Stage::Randomization, 128, 2000);
+        assert!(!late.drawn());
+        let bar = AnalysisBar::new(Duration::ZERO, ProgressDrawTarget::hidden);
+        bar.advance(Stage::Randomization, 64, 2000);
+        assert!(bar.drawn());
+        bar.advance(Stage::Randomization, 2000, 2000);
+        assert!(!bar.drawn());
+    }
+}

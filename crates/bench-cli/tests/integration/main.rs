@@ -25,6 +25,7 @@ mod layers;
 mod metrics;
 mod one_command;
 mod pipeline;
+mod progress;
 mod record_once;
 mod scan;
 mod sequential;

@@ -34,11 +34,9 @@ pub fn read_raw(path: &Path) -> Result<Experiment, InputError> {
 /// malformed JSON, a run of an unknown variant, a block beyond the header's block count, or a
 /// duplicated run line.
 pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<Experiment, InputError> {
-    let lines = split_lines(bytes);
-    let Some(first) = lines
-        .first()
-        .filter(|_| lines.iter().any(|l| !l.is_blank()))
-    else {
+    let mut lines = Lines::new(bytes);
+    let last_nonempty = last_nonblank_start(bytes);
+    let Some(first) = lines.next().filter(|_| last_nonempty.is_some()) else {
         return Err(InputError::at(
             file,
             None,
@@ -48,19 +46,29 @@ pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<Experiment, InputError
     };
     let header = parse_header(file, first.text)?;
     let names: HashSet<&str> = header.variants.iter().map(|v| v.name.as_str()).collect();
-    let last_nonempty = lines.iter().rposition(|l| !l.is_blank());
     let mut data = Experiment::new(header.clone(), Vec::new(), file);
     data.offsets.header_end = first.end;
     let mut seen = Seen::default();
-    for (idx, line) in lines.iter().enumerate().skip(1) {
+    for line in lines {
         if line.is_blank() {
             continue;
         }
         let err = |col: Option<usize>, msg: String| InputError::at(file, Some(line.no), col, msg);
+        // Most lines are runs: read straight into a record. Anything else (a trailer, a
+        // header, an unnumbered run, a line that does not read) goes the general way below,
+        // which gives the same record and names every problem.
+        if let Some(run) = plain_run(line.text) {
+            data.session_ends.extend(data.end.take());
+            check_run(&run, &header, &names).map_err(|m| err(None, m))?;
+            seen.check(&run, true, line.no).map_err(|m| err(None, m))?;
+            data.runs.push(run);
+            data.offsets.run_ends.push(line.end);
+            continue;
+        }
         let value = match parse_json(line.text) {
             Ok(v) => v,
             Err(bad) => {
-                if Some(idx) == last_nonempty && (bad.eof || !line.had_newline) {
+                if Some(line.start) == last_nonempty && (bad.eof || !line.had_newline) {
                     data.warnings.push(ReadWarning {
                         kind: ReadWarningKind::Truncated,
                         file: file.to_owned(),
@@ -100,14 +108,28 @@ pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<Experiment, InputError
     Ok(data)
 }
 
+/// A numbered run line (`"run"` given, not 0) with no `"end"` or `"schema"` in it, read
+/// straight into its record; `None` for any other line.
+fn plain_run(text: &[u8]) -> Option<RunRecord> {
+    let has = |needle: &[u8]| text.windows(needle.len()).any(|w| w == needle);
+    if has(b"\"end\"") || has(b"\"schema\"") {
+        return None;
+    }
+    serde_json::from_slice::<RunRecord>(text)
+        .ok()
+        .filter(|r| r.run != 0)
+}
+
 /// The run lines read so far, to name a duplicated one (as left by concatenating a file
 /// with itself or appending a run twice).
 #[derive(Default)]
 struct Seen {
     /// Line of each run number.
-    runs: HashMap<u32, usize>,
-    /// Line of each (block, position, variant, is_reference).
-    places: HashMap<(u32, u32, String, bool), usize>,
+    runs: HashMap<u32, usize, Quick>,
+    /// Line of each (block, position, variant's number in `variants`, is_reference).
+    places: HashMap<(u32, u32, u32, bool), usize, Quick>,
+    /// The variant names met, numbered.
+    variants: HashMap<String, u32>,
 }
 
 impl Seen {
@@ -125,12 +147,15 @@ impl Seen {
                 ));
             }
         }
-        let place = (
-            run.block,
-            run.position,
-            run.variant.clone(),
-            run.is_reference,
-        );
+        let next = self.variants.len() as u32;
+        let variant = match self.variants.get(run.variant.as_str()) {
+            Some(&v) => v,
+            None => {
+                self.variants.insert(run.variant.clone(), next);
+                next
+            }
+        };
+        let place = (run.block, run.position, variant, run.is_reference);
         if let Some(prev) = self.places.insert(place, line) {
             return Err(format!(
                 "duplicate run line: the same place in the block ({what}, position {}) was \
@@ -142,10 +167,56 @@ impl Seen {
     }
 }
 
+/// A multiply-rotate hash of small integer keys (a file's own run numbers and places: no
+/// adversary to resist, and a million of them to hash while reading).
+#[derive(Default, Clone, Copy)]
+struct Quick;
+
+impl std::hash::BuildHasher for Quick {
+    type Hasher = QuickHasher;
+
+    fn build_hasher(&self) -> QuickHasher {
+        QuickHasher(0)
+    }
+}
+
+/// [`Quick`]'s hasher.
+struct QuickHasher(u64);
+
+impl std::hash::Hasher for QuickHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(u64::from(x));
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
+
 /// One line of the file.
 struct Line<'a> {
     /// 1-based line number.
     no: usize,
+    /// Byte offset of its first byte.
+    start: usize,
     /// The text, without its newline.
     text: &'a [u8],
     /// Byte offset just after the line (and its newline).
@@ -160,26 +231,57 @@ impl Line<'_> {
     }
 }
 
-/// Splits into lines, remembering where each ends. Time: O(bytes).
-fn split_lines(bytes: &[u8]) -> Vec<Line<'_>> {
-    let mut lines = Vec::new();
-    let mut start = 0usize;
-    let mut no = 1usize;
-    while start < bytes.len() {
+/// The lines of a file in order, each with where it ends. Time: O(bytes) in all.
+struct Lines<'a> {
+    bytes: &'a [u8],
+    start: usize,
+    no: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(bytes: &'a [u8]) -> Lines<'a> {
+        Lines {
+            bytes,
+            start: 0,
+            no: 1,
+        }
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        let (bytes, start) = (self.bytes, self.start);
+        if start >= bytes.len() {
+            return None;
+        }
         let (end, next, had_newline) = match bytes[start..].iter().position(|&b| b == b'\n') {
             Some(i) => (start + i, start + i + 1, true),
             None => (bytes.len(), bytes.len(), false),
         };
-        lines.push(Line {
-            no,
+        let line = Line {
+            no: self.no,
+            start,
             text: &bytes[start..end],
             end: next as u64,
             had_newline,
-        });
-        start = next;
-        no += 1;
+        };
+        self.start = next;
+        self.no += 1;
+        Some(line)
     }
-    lines
+}
+
+/// Where the last line holding more than white space starts; `None` when none does.
+fn last_nonblank_start(bytes: &[u8]) -> Option<usize> {
+    let last = bytes.iter().rposition(|b| !b.is_ascii_whitespace())?;
+    Some(
+        bytes[..last]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1),
+    )
 }
 
 /// Parses and checks line 1: JSON, `"schema": "abba.raw/1"`, a known design and metric,

@@ -135,6 +135,9 @@ pub struct AnalysisConfig {
     /// verdicts then come from the confidence sequence replayed block by block
     /// ([`crate::sequential`]), never from the fixed-sample interval. Default none.
     pub sequential: Option<SequentialRun>,
+    /// Told how far a long analysis has come (see [`crate::analysis::Progress`]); never
+    /// changes a result. Default none.
+    pub progress: Option<crate::analysis::ProgressHook>,
 }
 
 /// A sequential experiment as the analysis sees it: the rule, and whether the experiment
@@ -162,6 +165,7 @@ impl Default for AnalysisConfig {
             paired_estimator: PairedEstimator::TypicalRun,
             interval: IntervalMethod::Percentile,
             sequential: None,
+            progress: None,
         }
     }
 }

@@ -63,6 +63,17 @@ pub fn analyze_with(
     config: &AnalysisConfig,
     test: Option<&dyn SignificanceTest>,
 ) -> Result<Analysis, StatsError> {
+    crate::analysis::progress::with_hook(config.progress.as_ref(), || {
+        analyze_inner(data, config, test)
+    })
+}
+
+/// [`analyze_with`], with the config's progress hook in place.
+fn analyze_inner(
+    data: &Dataset,
+    config: &AnalysisConfig,
+    test: Option<&dyn SignificanceTest>,
+) -> Result<Analysis, StatsError> {
     config.validate()?;
     let mut warnings = Vec::new();
     let series: Vec<&Series> = data

@@ -39,6 +39,7 @@ pub(crate) mod decision;
 mod engine;
 mod gate;
 pub(crate) mod paired_verdict;
+pub(crate) mod progress;
 mod reach;
 mod sequential_verdict;
 mod significance;
@@ -50,6 +51,8 @@ pub use config::{AnalysisConfig, Grouping, PracticalRule, SequentialRun};
 pub use decision::{TAIL_MARGIN_FACTOR, shape_equivalent};
 pub use engine::{analyze, analyze_with};
 pub use gate::{Gate, GateResult, Regression, TripReason, regressions};
+
+pub use progress::{Progress, ProgressHook, Stage};
 pub use significance::{
     DefaultTest, EffectSize, FriedmanTest, Group, KruskalWallisTest, MannWhitneyTest,
     PairwiseComparison, SignificanceContext, SignificanceReport, SignificanceTest,

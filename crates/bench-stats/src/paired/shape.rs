@@ -51,9 +51,12 @@
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use self::scale::{HdWindow, SortedRuns};
 use crate::StatsError;
 use crate::model::distribution::{DistributionKind, IntervalDistribution, MAX_DISTRIBUTION_VALUES};
 use crate::special::regularized_beta;
+
+mod scale;
 
 /// The quantiles every paired comparison checks: fast runs, the typical run, slow runs.
 pub const SHAPE_QUANTILES: [f64; 3] = [0.1, 0.5, 0.9];
@@ -392,13 +395,21 @@ pub fn harrell_davis_weights(n: usize, q: f64) -> Vec<f64> {
 
 /// The Harrell-Davis quantile estimate of `values` at `q` (SciPy's
 /// `scipy.stats.mstats.hdquantiles`). `None` for no values or `q` outside (0, 1).
+///
+/// Beyond 4096 values the weights below `2^-100` of the largest are left out (they
+/// change no bit of the sum in practice). Time: O(n log n).
 pub fn harrell_davis(values: &[f64], q: f64) -> Option<f64> {
     if values.is_empty() || !(q > 0.0 && q < 1.0) {
         return None;
     }
+    Some(harrell_davis_with(&HdWindow::new(values.len(), q), values))
+}
+
+/// [`harrell_davis`] with the weights of its size and quantile given.
+fn harrell_davis_with(window: &HdWindow, values: &[f64]) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
-    Some(dot(&harrell_davis_weights(v.len(), q), &v))
+    window.dot(&v)
 }
 
 fn dot(w: &[f64], v: &[f64]) -> f64 {
@@ -643,6 +654,114 @@ fn reference(
     })
 }
 
+/// Each quantile's Harrell-Davis weights, for each variant's count of runs (`totals`), and
+/// its estimate: the statistic of the arrangement as observed.
+fn weights_and_estimates(
+    observed: &[(Vec<f64>, Vec<f64>)],
+    totals: (usize, usize),
+    quantiles: &[f64],
+) -> (Vec<[HdWindow; 2]>, Vec<f64>) {
+    let windows: Vec<[HdWindow; 2]> = quantiles
+        .iter()
+        .map(|&q| [HdWindow::new(totals.0, q), HdWindow::new(totals.1, q)])
+        .collect();
+    let estimates = windows
+        .iter()
+        .map(|w| observed_statistic(observed, w))
+        .collect();
+    (windows, estimates)
+}
+
+/// Every arrangement's `(T, c)` of one part.
+type Reference = Vec<(f64, f64)>;
+
+/// `T_q` of the arrangement as observed (no block swapped; a block with unequal counts
+/// reassigned from seed 0, as [`arranged_stat`] does).
+fn observed_statistic(observed: &[(Vec<f64>, Vec<f64>)], windows: &[HdWindow; 2]) -> f64 {
+    let mut none = Xoshiro256PlusPlus::seed_from_u64(0);
+    let [wa, wb] = windows;
+    let (t, _) = arranged_stat(
+        observed,
+        &wa.spread(),
+        &wb.spread(),
+        &mut Work::new(),
+        |_| false,
+        &mut none,
+    );
+    t
+}
+
+/// Each quantile's reference on the data as observed and on the data aligned at its
+/// estimate, and the mean run's (into `mean`), all over the same arrangements: random
+/// arrangements of blocks with equal counts through [`scale::random_references`] (one
+/// sort per alignment, one pass over the arrangements), the others by [`reference`].
+fn references(
+    logs: &LogBlocks,
+    observed: &[(Vec<f64>, Vec<f64>)],
+    (windows, estimates): (&[[HdWindow; 2]], &[f64]),
+    arrangements: Arrangements,
+    seed: u64,
+    mean: Option<&mut MeanRuns>,
+) -> (Vec<Reference>, Vec<Reference>) {
+    if let Arrangements::Random(count) = arrangements
+        && logs.equal_counts()
+    {
+        let mut sorted = vec![SortedRuns::new(observed)];
+        sorted.extend(
+            estimates
+                .iter()
+                .map(|&t| SortedRuns::new(&logs.normalized(t))),
+        );
+        // Equal counts: both variants' weights are the same.
+        let parts: Vec<(usize, &HdWindow)> = (0..windows.len())
+            .map(|j| (0, &windows[j][0]))
+            .chain((0..windows.len()).map(|j| (j + 1, &windows[j][0])))
+            .collect();
+        let ranks = mean.as_ref().map(|m| scale::signed_ranks(&m.observed));
+        let (mut unaligned, mean_reference) = scale::random_references(
+            &sorted,
+            &parts,
+            count,
+            seed,
+            ranks.as_deref(),
+            &mut |done| {
+                crate::analysis::progress::report(
+                    crate::analysis::Stage::Randomization,
+                    done as u64,
+                    count as u64,
+                );
+            },
+        );
+        if let (Some(m), Some(r)) = (mean, mean_reference) {
+            m.reference = r;
+        }
+        let aligned = unaligned.split_off(windows.len());
+        return (unaligned, aligned);
+    }
+    let of = |blocks: &[(Vec<f64>, Vec<f64>)], [wa, wb]: &[HdWindow; 2]| {
+        reference(blocks, &wa.spread(), &wb.spread(), arrangements, seed)
+    };
+    let unaligned = windows.iter().map(|w| of(observed, w)).collect();
+    let aligned = windows
+        .iter()
+        .zip(estimates)
+        .map(|(w, &t)| of(&logs.normalized(t), w))
+        .collect();
+    if let Some(m) = mean {
+        // A swap negates a block's log-ratio (the mean run is checked only when every
+        // block holds as many runs of each variant).
+        let mut d = vec![0.0; m.observed.len()];
+        let observed = &m.observed;
+        m.reference = arrangements.each(observed.len(), seed, |swap, _| {
+            for (i, (x, o)) in d.iter_mut().zip(observed).enumerate() {
+                *x = if swap(i) { -o } else { *o };
+            }
+            signed_rank_statistic(&d)
+        });
+    }
+    (unaligned, aligned)
+}
+
 /// The randomization test of one quantile, inverted. Each arrangement `m` of the data
 /// aligned at the estimate gives `T'_m` and its shift coefficient `c_m`; the candidate
 /// shifted by `-delta` then gives `T'_m + u c_m` with `u = T - delta` the observed statistic
@@ -784,7 +903,10 @@ fn exact_p(reference: &[(f64, f64)], t: f64, extra: usize) -> f64 {
 /// [`SHAPE_QUANTILES`], each quantile with its randomization-test p and intervals, and
 /// how each part moved. `baseline[b]` and `candidate[b]` are block `b`'s runs.
 ///
-/// Time: O(q K N log N) for `K` arrangements and `N` runs in all.
+/// Time: for `K` random arrangements of `n` blocks with as many runs of each variant,
+/// `O(N log N + K (n + sqrt(N)))` for `N` runs in all, the arrangements evaluated in
+/// parallel with the `parallel` feature (the module `scale`); otherwise
+/// `O(q K N log N)` (every arrangement's pools sorted).
 ///
 /// # Errors
 /// [`StatsError::LengthMismatch`] for different block counts; [`StatsError::TooFewSamples`]
@@ -860,17 +982,19 @@ pub(crate) fn shape_analysis_keeping(
     let shares = part_shares(parts);
     let observed = logs.normalized(0.0);
     let totals = logs.totals();
-    // Every part's statistic under the same arrangements: the joint reference of the
-    // min-p adjustment.
-    let unaligned: Vec<Vec<(f64, f64)>> = checked
-        .iter()
-        .map(|&q| {
-            let wa = harrell_davis_weights(totals.0, q);
-            let wb = harrell_davis_weights(totals.1, q);
-            reference(&observed, &wa, &wb, arrangements, config.seed)
-        })
-        .collect();
-    let mean = with_mean.then(|| MeanRuns::new(&logs, arrangements, config.seed));
+    let (windows, estimates) = weights_and_estimates(&observed, totals, checked);
+    let mut mean = with_mean.then(|| MeanRuns::new(&logs));
+    // Every part's statistic under the same arrangements (the joint reference of the
+    // min-p adjustment), and each quantile's on the data aligned at its estimate (its
+    // interval's).
+    let (unaligned, aligned) = references(
+        &logs,
+        &observed,
+        (&windows, &estimates),
+        arrangements,
+        config.seed,
+        mean.as_mut(),
+    );
     let mut joint: Vec<Vec<f64>> = unaligned
         .iter()
         .map(|r| r.iter().map(|x| x.0).collect())
@@ -886,9 +1010,6 @@ pub(crate) fn shape_analysis_keeping(
     let check = QuantileCheck {
         c_test: family.level(config.alpha),
         c_interval: family.level(1.0 - config.confidence),
-        totals,
-        observed,
-        logs: &logs,
         raw: (
             baseline.iter().flatten().copied().collect(),
             candidate.iter().flatten().copied().collect(),
@@ -907,10 +1028,12 @@ pub(crate) fn shape_analysis_keeping(
     let mut typical_distribution = None;
     let quantiles: Vec<QuantileShift> = checked
         .iter()
-        .zip(&unaligned)
+        .zip(unaligned.iter().zip(&aligned))
+        .zip(windows.iter().zip(&estimates))
         .enumerate()
-        .map(|(j, (&q, unaligned))| {
-            let (shift, distribution) = check.shift(q, j, q == typical_q, unaligned);
+        .map(|(j, ((&q, references), (windows, &t)))| {
+            let keep = q == typical_q;
+            let (shift, distribution) = check.shift((q, j, keep), references, windows, t);
             if distribution.is_some() {
                 typical_distribution = distribution;
             }
@@ -1079,7 +1202,8 @@ struct MeanRuns {
 }
 
 impl MeanRuns {
-    fn new(logs: &LogBlocks, arrangements: Arrangements, seed: u64) -> MeanRuns {
+    /// The observed log-ratios and statistic; the reference is filled by [`references`].
+    fn new(logs: &LogBlocks) -> MeanRuns {
         let lmean = |v: &[f64]| (v.iter().map(|x| x.exp()).sum::<f64>() / v.len() as f64).ln();
         let observed: Vec<f64> = logs
             .a
@@ -1087,15 +1211,6 @@ impl MeanRuns {
             .zip(&logs.b)
             .map(|(a, b)| lmean(b) - lmean(a))
             .collect();
-        // A swap negates a block's log-ratio (the mean run is checked only when every block
-        // holds as many runs of each variant).
-        let mut d = vec![0.0; observed.len()];
-        let reference = arrangements.each(observed.len(), seed, |swap, _| {
-            for (i, (x, o)) in d.iter_mut().zip(&observed).enumerate() {
-                *x = if swap(i) { -o } else { *o };
-            }
-            signed_rank_statistic(&d)
-        });
         let mean = |v: &[Vec<f64>]| {
             v.iter().flatten().map(|x| x.exp()).sum::<f64>()
                 / v.iter().map(Vec::len).sum::<usize>() as f64
@@ -1103,7 +1218,7 @@ impl MeanRuns {
         MeanRuns {
             statistic: signed_rank_statistic(&observed),
             observed,
-            reference,
+            reference: Vec::new(),
             means: (mean(&logs.a), mean(&logs.b)),
         }
     }
@@ -1145,11 +1260,6 @@ struct Tested {
 /// arrangements of the randomization test, the family's min-p adjustment and the levels
 /// of the intervals.
 struct QuantileCheck<'a> {
-    logs: &'a LogBlocks,
-    /// Runs of (baseline, candidate) in all.
-    totals: (usize, usize),
-    /// The log runs as they are (no shift).
-    observed: Vec<(Vec<f64>, Vec<f64>)>,
     /// Every run of (baseline, candidate), unlogged: the quantiles reported.
     raw: (Vec<f64>, Vec<f64>),
     arrangements: Arrangements,
@@ -1274,34 +1384,23 @@ impl QuantileCheck<'_> {
         }
     }
 
-    /// Quantile `q`'s shift (part `j`): its estimate, the exact randomization test's p
+    /// Quantile `q`'s shift (part `j`): its estimate `t`, the exact randomization test's p
     /// (against `unaligned`, every arrangement of the data as observed), the intervals
-    /// from the inversion around the estimate, and how the part moved; with `keep`, the
-    /// distribution its interval is read from ([`Inversion::distribution`]).
+    /// from the inversion around the estimate (`aligned`: every arrangement of the data
+    /// aligned at `t`), and how the part moved; with `keep`, the distribution its interval
+    /// is read from ([`Inversion::distribution`]). `windows`: its weights, as in
+    /// [`HdWindow::new`].
     fn shift(
         &self,
-        q: f64,
-        j: usize,
-        keep: bool,
-        unaligned: &[(f64, f64)],
+        (q, j, keep): (f64, usize, bool),
+        (unaligned, d): (&Reference, &Reference),
+        windows: &[HdWindow; 2],
+        t: f64,
     ) -> (QuantileShift, Option<IntervalDistribution>) {
-        let (config, arrangements) = (self.config, self.arrangements);
+        let arrangements = self.arrangements;
         let (_, a_interval) = self.levels(j);
-        let (na, nb) = self.totals;
-        let (wa, wb) = (harrell_davis_weights(na, q), harrell_davis_weights(nb, q));
-        let mut none = Xoshiro256PlusPlus::seed_from_u64(0);
-        let (t, _) = arranged_stat(
-            &self.observed,
-            &wa,
-            &wb,
-            &mut Work::new(),
-            |_| false,
-            &mut none,
-        );
-        let aligned = self.logs.normalized(t);
-        let d = reference(&aligned, &wa, &wb, arrangements, config.seed);
         let extra = usize::from(matches!(arrangements, Arrangements::Random(_)));
-        let inversion = Inversion::new(&d, extra);
+        let inversion = Inversion::new(d, extra);
         // Two tests of no change: the exact randomization test on the data as they are,
         // and the interval's own (the inversion around the estimate). A part moves only
         // when both reject, so the reported p is the larger: significance at `a` and "the
@@ -1333,8 +1432,8 @@ impl QuantileCheck<'_> {
         let distribution = keep.then(|| inversion.distribution(t, interval)).flatten();
         let equivalence_interval = hold_one(equivalence_interval, p <= self.a_equiv);
         let values = (
-            harrell_davis(&self.raw.0, q).unwrap_or(f64::NAN),
-            harrell_davis(&self.raw.1, q).unwrap_or(f64::NAN),
+            harrell_davis_with(&windows[0], &self.raw.0),
+            harrell_davis_with(&windows[1], &self.raw.1),
         );
         let tested = Tested {
             ratio,
