@@ -281,6 +281,33 @@ fn suite_design(file: &SuiteFile, text: &str, path: &Path) -> anyhow::Result<Des
     Ok(design)
 }
 
+/// `--metric` and `--runs-per-block` over each benchmark's own: the flag decides every
+/// benchmark, so a benchmark's metric (with its unit and direction) and its cycles give
+/// way to it.
+fn override_benchmarks(args: &SuiteArgs, benchmarks: &mut [SuiteBenchmark]) {
+    for b in benchmarks {
+        if args.metric.is_some() {
+            b.metric = None;
+            b.unit = None;
+            b.higher_is_better = None;
+        }
+        if args.runs_per_block.is_some() {
+            b.cycles = 1;
+        }
+    }
+}
+
+/// The cycles of every benchmark's order per block for `--runs-per-block N`.
+fn cycles_of_flag(n: u32) -> anyhow::Result<u32> {
+    if n >= 2 && n % 2 == 0 {
+        Ok(n / 2)
+    } else {
+        Err(usage(format!(
+            "--runs-per-block {n}: must be a positive multiple of 2 (each ABBA cycle runs each variant twice)"
+        )))
+    }
+}
+
 /// The cycles of every benchmark's order per block (`settings.runs-per-block`, 2 runs of
 /// each variant per ABBA cycle).
 fn suite_cycles(file: &SuiteFile, text: &str, path: &Path) -> anyhow::Result<u32> {
@@ -322,12 +349,15 @@ fn plan(
         "--shell",
     )?;
     let design = suite_design(file, text, path)?;
-    let metric: Metric = settings
-        .metric
-        .as_deref()
-        .unwrap_or("wall")
-        .parse()
-        .map_err(|e| usage(format!("{}: settings.metric: {e}", path.display())))?;
+    let metric: Metric = match &args.metric {
+        Some(m) => m.parse().map_err(|e| usage(format!("--metric: {e}")))?,
+        None => settings
+            .metric
+            .as_deref()
+            .unwrap_or("wall")
+            .parse()
+            .map_err(|e| usage(format!("{}: settings.metric: {e}", path.display())))?,
+    };
     if args.timeout.is_some_and(|t| t.is_zero()) {
         return Err(usage("--timeout must be longer than 0"));
     }
@@ -343,8 +373,9 @@ fn plan(
     let Expanded {
         variants,
         hooks,
-        benchmarks,
+        mut benchmarks,
     } = expand(file, text, path, picked, shell, design)?;
+    override_benchmarks(args, &mut benchmarks);
     let names: Vec<&str> = picked
         .entries
         .iter()
@@ -356,7 +387,10 @@ fn plan(
         .blocks
         .or(settings.blocks.as_ref().map(|n| *n.get_ref()))
         .unwrap_or(20);
-    let cycles = suite_cycles(file, text, path)?;
+    let cycles = match args.runs_per_block {
+        Some(n) => cycles_of_flag(n)?,
+        None => suite_cycles(file, text, path)?,
+    };
     let (analysis, correction) = suite_analysis(args, file, seed)?;
     let config = ExperimentConfig {
         variants,
@@ -371,10 +405,12 @@ fn plan(
         layout: Layout::Random,
         timeout,
         metric: metric.clone(),
-        unit: settings.unit.clone(),
+        // `--metric` brings its own unit and direction.
+        unit: settings.unit.clone().filter(|_| args.metric.is_none()),
         higher_is_better: Some(
             settings
                 .higher_is_better
+                .filter(|_| args.metric.is_none())
                 .unwrap_or_else(|| metric.higher_is_better()),
         ),
         output: if args.show_output {
