@@ -44,6 +44,7 @@
 //!         trend: None,
 //!     }],
 //!     controls: vec![], warnings: vec![], confirmation: None, levels: None, metrics: None,
+//!     noise: None,
 //! };
 //! let text = render_console(&analysis, &RenderOptions::default());
 //! assert!(text.contains("1.500 µs"));
@@ -66,6 +67,7 @@ mod json;
 mod levels_view;
 mod markdown;
 mod metrics_view;
+mod noise_view;
 mod options;
 #[cfg(feature = "html")]
 pub mod pictures;

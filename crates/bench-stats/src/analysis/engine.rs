@@ -130,6 +130,7 @@ pub fn analyze_with(
         confirmation: None,
         levels: None,
         metrics: None,
+        noise: None,
     })
     .map(|mut analysis| {
         if let Some((levels, more)) = crate::hierarchy::levels_report(data, &analysis, config) {
