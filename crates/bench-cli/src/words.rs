@@ -5,7 +5,7 @@ use bench_stats::Analysis;
 use bench_stats::model::Remedy;
 
 /// The text appended to a warning's message or a control's detail for `remedy`.
-fn remedy_text(remedy: Remedy) -> &'static str {
+pub(crate) fn remedy_text(remedy: Remedy) -> &'static str {
     match remedy {
         Remedy::DisablePracticalGate => " (--min-practical-effect 0 turns the gate off)",
         Remedy::PairInBlocks => ". Use --design abba to pair them",

@@ -73,6 +73,7 @@ mod options;
 pub mod pictures;
 mod single;
 mod suite;
+mod suite_noise;
 mod units;
 mod view;
 mod wrap;
@@ -86,6 +87,7 @@ pub use crate::{
     options::{Charset, ColorMode, RenderOptions, TimeUnit},
     single::render_single,
     suite::{SuiteMarkdown, render_suite_console, render_suite_markdown},
+    suite_noise::{SuiteNoiseLine, suite_noise_line},
     units::format_value,
     wrap::wrap,
 };

@@ -122,7 +122,7 @@ pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{
     ConfirmError, Confirmation, Input, MetricUnavailable, analyze_input, diagnose_noise,
-    recorded_metrics,
+    recorded_metrics, suite_noise,
 };
 pub use crate::raw::{
     AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, RAW_SCHEMA, RawExtension, RawHeader,

@@ -735,8 +735,12 @@ fn report(
         .into_iter()
         .map(|b| (b.name, b.loaded.dataset))
         .collect();
-    let report = analyze_suite(&list, &SuiteConfig::new(analysis.clone(), correction))
-        .map_err(|e| usage(e.to_string()))?;
+    let suite_config = SuiteConfig::new(analysis.clone(), correction);
+    let mut report = analyze_suite(&list, &suite_config).map_err(|e| usage(e.to_string()))?;
+    let noise = bench_sched::suite_noise(&raw, &report, &suite_config);
+    for (b, n) in report.benchmarks.iter_mut().zip(noise) {
+        b.analysis.noise = n;
+    }
     let id = args
         .comment_id
         .clone()
@@ -767,6 +771,15 @@ fn cross_class(
     Ok(0)
 }
 
+/// The suite's noise line in the CLI's words (issue 36), once per suite.
+fn noise_line(report: &SuiteReport) -> Option<String> {
+    let line = bench_report::suite_noise_line(report)?;
+    Some(match line.remedy {
+        Some(r) => format!("{}{}", line.text, crate::words::remedy_text(r)),
+        None => line.text,
+    })
+}
+
 fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyhow::Result<u8> {
     let mut failed = Vec::new();
     let mut write = |flag: &str, path: &Option<PathBuf>, text: Option<String>| {
@@ -777,16 +790,24 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
         }
     };
     let json = crate::ci::suite_json(report)?;
+    let noise = noise_line(report);
+    let md_noise = |text: String| match &noise {
+        Some(line) => format!("{text}\n**Noise:** {line}\n"),
+        None => text,
+    };
     write("--export-json", &args.export_json, Some(json.clone()));
     write(
         "--export-markdown",
         &args.export_markdown,
-        Some(render_suite_markdown(report, &SuiteMarkdown::default())),
+        Some(md_noise(render_suite_markdown(
+            report,
+            &SuiteMarkdown::default(),
+        ))),
     );
     write(
         "--export-pr-comment",
         &args.export_pr_comment,
-        Some(crate::ci::pr_comment(report, id)),
+        Some(md_noise(crate::ci::pr_comment(report, id))),
     );
     write(
         "--export-bmf",
@@ -803,20 +824,28 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
         github,
     );
     if !args.no_step_summary {
-        if let Err(e) = crate::ci::append_step_summary(&render_suite_markdown(
+        if let Err(e) = crate::ci::append_step_summary(&md_noise(render_suite_markdown(
             report,
             &SuiteMarkdown::new(None, Some(crate::ci::STEP_SUMMARY_MAX)),
-        )) {
+        ))) {
             failed.push(format!("$GITHUB_STEP_SUMMARY: {e}"));
         }
     }
     if args.json {
         write_stdout(&json)?;
     } else {
-        write_stdout(&render_suite_console(
-            report,
-            crate::output::terminal_width(),
-        ))?;
+        let mut text = render_suite_console(report, crate::output::terminal_width());
+        if let Some(line) = &noise {
+            text.push('\n');
+            text.push_str(&bench_report::wrap(
+                line,
+                crate::output::terminal_width(),
+                "",
+                "  ",
+            ));
+            text.push('\n');
+        }
+        write_stdout(&text)?;
     }
     let tripped = gate(report, gates);
     for message in &tripped {

@@ -35,7 +35,7 @@ mod noise;
 
 pub use confirm::{ConfirmError, Confirmation};
 pub use metrics::{MetricUnavailable, recorded_metrics};
-pub use noise::diagnose as diagnose_noise;
+pub use noise::{diagnose as diagnose_noise, suite_noise};
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;

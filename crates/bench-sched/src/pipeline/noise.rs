@@ -121,6 +121,70 @@ pub fn diagnose(
     out
 }
 
+/// The noise diagnosis of every benchmark of a suite's raw file `e` that is decided on
+/// wall time, `wall` the suite's analysis under `config`: the suite is analysed again with
+/// those benchmarks on CPU time (the others as they were, so the correction across the
+/// suite covers the same family), and each wall-time benchmark's comparisons are
+/// diagnosed against its CPU-time analysis. One entry per benchmark of `wall`, `None` for
+/// the benchmarks not decided on wall time. Time: one more suite analysis.
+pub fn suite_noise(
+    e: &Experiment,
+    wall: &bench_stats::suite::SuiteReport,
+    config: &bench_stats::suite::SuiteConfig,
+) -> Vec<Option<NoiseReport>> {
+    let none = || vec![None; wall.benchmarks.len()];
+    let Some(suite) = e.suite() else {
+        return none();
+    };
+    if e.header.counter.is_some_and(|c| !c.times_are_the_programs()) {
+        return none();
+    }
+    let on_wall = |name: &str| {
+        suite.benchmarks.iter().any(|b| {
+            b.name == name && *b.metric.as_ref().unwrap_or(&e.header.metric) == Metric::Wall
+        })
+    };
+    let Some(cpu) = Input::from_experiment(e.clone())
+        .on_metric(&Metric::Cpu)
+        .ok()
+        .and_then(|i| i.experiment)
+    else {
+        return none();
+    };
+    let walls = e.suite_datasets();
+    let cpus = cpu.suite_datasets();
+    let list: Vec<(String, Dataset)> = walls
+        .iter()
+        .zip(&cpus)
+        .map(|(w, c)| {
+            let data = if on_wall(&w.name) { &c.loaded } else { &w.loaded };
+            (w.name.clone(), data.dataset.clone())
+        })
+        .collect();
+    let Ok(cpu_report) = bench_stats::suite::analyze_suite(&list, config) else {
+        return none();
+    };
+    wall.benchmarks
+        .iter()
+        .map(|b| {
+            if !on_wall(&b.name) {
+                return None;
+            }
+            let w = walls.iter().find(|d| d.name == b.name)?;
+            let c = cpus.iter().find(|d| d.name == b.name)?;
+            let ca = cpu_report.benchmarks.iter().find(|d| d.name == b.name)?;
+            let comparisons = diagnose(
+                e,
+                &w.loaded.dataset,
+                &c.loaded.dataset,
+                &b.analysis,
+                Some(&ca.analysis),
+            );
+            (!comparisons.is_empty()).then_some(NoiseReport { comparisons })
+        })
+        .collect()
+}
+
 /// A direction or equivalence (a mixed outcome found something too).
 fn decided(o: Outcome) -> bool {
     matches!(
