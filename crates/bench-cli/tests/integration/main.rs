@@ -18,6 +18,7 @@ mod hosts;
 mod hyperfine_options;
 mod inputs;
 mod metrics;
+mod noise;
 mod one_command;
 mod pipeline;
 mod scan;
