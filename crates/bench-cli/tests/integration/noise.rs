@@ -139,3 +139,30 @@ fn cpu_time_is_not_offered_for_a_sleeping_or_a_threaded_command() {
         assert!(!joined.contains("--metric cpu"), "{joined}");
     }
 }
+
+#[test]
+fn plan_reads_the_pilot_on_cpu_time_with_metric_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = raw_file(dir.path(), Kind::CpuBound);
+    let plan = |extra: &[&str]| -> Value {
+        let out = abba()
+            .args(["plan", "--json", "--effect", "1%"])
+            .args(extra)
+            .arg(&raw)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    // The hand-made CPU times move by a 0.1% jitter; the wall times by 0-200% of waiting.
+    let wall = plan(&[])["plan"]["robust_sd"].as_f64().unwrap();
+    let cpu = plan(&["--metric", "cpu"])["plan"]["robust_sd"].as_f64().unwrap();
+    assert!(cpu < 0.005 && wall > 0.1, "cpu {cpu}, wall {wall}");
+    let out = abba()
+        .args(["plan", "--metric", "nonsense"])
+        .arg(&raw)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--metric"));
+}
