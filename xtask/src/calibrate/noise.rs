@@ -274,7 +274,12 @@ fn one(
     push(results, Method::SequentialWelch, welch.0, welch.1);
     let [ca, cb] = raw_cpu_values(&dir.join(format!("{stem}.jsonl")))?;
     let (welch_cpu, _) = unpaired_tests(&ca, &cb)?;
-    push(results, Method::SequentialWelchCpu, welch_cpu.0, welch_cpu.1);
+    push(
+        results,
+        Method::SequentialWelchCpu,
+        welch_cpu.0,
+        welch_cpu.1,
+    );
     let medians = r.medians;
     let mwu = test_call(
         r.mann_whitney_p,

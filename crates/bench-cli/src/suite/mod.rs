@@ -281,6 +281,20 @@ fn suite_design(file: &SuiteFile, text: &str, path: &Path) -> anyhow::Result<Des
     Ok(design)
 }
 
+/// The suite's metric: `--metric`, else `settings.metric`, else wall.
+fn suite_metric(args: &SuiteArgs, file: &SuiteFile, path: &Path) -> anyhow::Result<Metric> {
+    match &args.metric {
+        Some(m) => m.parse().map_err(|e| usage(format!("--metric: {e}"))),
+        None => file
+            .settings
+            .metric
+            .as_deref()
+            .unwrap_or("wall")
+            .parse()
+            .map_err(|e| usage(format!("{}: settings.metric: {e}", path.display()))),
+    }
+}
+
 /// `--metric` and `--runs-per-block` over each benchmark's own: the flag decides every
 /// benchmark, so a benchmark's metric (with its unit and direction) and its cycles give
 /// way to it.
@@ -349,15 +363,7 @@ fn plan(
         "--shell",
     )?;
     let design = suite_design(file, text, path)?;
-    let metric: Metric = match &args.metric {
-        Some(m) => m.parse().map_err(|e| usage(format!("--metric: {e}")))?,
-        None => settings
-            .metric
-            .as_deref()
-            .unwrap_or("wall")
-            .parse()
-            .map_err(|e| usage(format!("{}: settings.metric: {e}", path.display())))?,
-    };
+    let metric = suite_metric(args, file, path)?;
     if args.timeout.is_some_and(|t| t.is_zero()) {
         return Err(usage("--timeout must be longer than 0"));
     }
@@ -388,9 +394,9 @@ fn plan(
         .or(settings.blocks.as_ref().map(|n| *n.get_ref()))
         .unwrap_or(20);
     let cycles = match args.runs_per_block {
-        Some(n) => cycles_of_flag(n)?,
-        None => suite_cycles(file, text, path)?,
-    };
+        Some(n) => cycles_of_flag(n),
+        None => suite_cycles(file, text, path),
+    }?;
     let (analysis, correction) = suite_analysis(args, file, seed)?;
     let config = ExperimentConfig {
         variants,

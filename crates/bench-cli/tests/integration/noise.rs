@@ -29,13 +29,19 @@ enum Kind {
 fn raw_file(dir: &std::path::Path, kind: Kind) -> String {
     let raw = dir.join("echo.jsonl");
     let out = abba()
-        .args(["compare", "--quiet", "--force", "--warmup", "0", "--blocks", "10"])
+        .args([
+            "compare", "--quiet", "--force", "--warmup", "0", "--blocks", "10",
+        ])
         .args(["--seed", "1", "-n", "A", "-n", "B", "--output"])
         .arg(&raw)
         .args(["echo a", "echo b"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(&raw).unwrap();
     let mut out = String::new();
     for line in text.lines() {
@@ -75,7 +81,11 @@ fn raw_file(dir: &std::path::Path, kind: Kind) -> String {
 
 fn analyze(raw: &str, args: &[&str]) -> String {
     let out = abba().arg("analyze").args(args).arg(raw).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -84,7 +94,10 @@ fn a_cpu_bound_pair_drowned_in_waiting_is_decided_on_cpu_time_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let raw = raw_file(dir.path(), Kind::CpuBound);
     let doc: Value = serde_json::from_str(&analyze(&raw, &["--json", "--quiet"])).unwrap();
-    assert_eq!(doc["groups"][0]["comparisons"][0]["outcome"], "inconclusive");
+    assert_eq!(
+        doc["groups"][0]["comparisons"][0]["outcome"],
+        "inconclusive"
+    );
     let n = &doc["noise"]["comparisons"][0];
     assert_eq!(n["cpu_bound"], "yes", "{n}");
     assert_eq!(n["finding"], "cpu_decides", "{n}");
@@ -97,22 +110,34 @@ fn a_cpu_bound_pair_drowned_in_waiting_is_decided_on_cpu_time_in_one_line() {
     // The same verdict as deciding the file on CPU time.
     let cpu: Value =
         serde_json::from_str(&analyze(&raw, &["--json", "--quiet", "--metric", "cpu"])).unwrap();
-    assert_eq!(cpu["groups"][0]["comparisons"][0]["ratio"], n["cpu_time"]["ratio"]);
-    assert!(cpu.get("noise").is_none(), "decided on CPU time: no diagnosis");
+    assert_eq!(
+        cpu["groups"][0]["comparisons"][0]["ratio"],
+        n["cpu_time"]["ratio"]
+    );
+    assert!(
+        cpu.get("noise").is_none(),
+        "decided on CPU time: no diagnosis"
+    );
     // Console and Markdown: one line, with the flag.
     let text = analyze(&raw, &[]);
     let line = text
         .lines()
         .find(|l| l.starts_with("wall time cannot decide"))
         .unwrap_or_else(|| panic!("{text}"));
-    assert!(line.contains("% of its spread is time off the CPU (other tenants)"), "{line}");
+    assert!(
+        line.contains("% of its spread is time off the CPU (other tenants)"),
+        "{line}"
+    );
     let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         joined.contains("CPU time decides: SLOWER +2.0% [") && joined.contains("] (--metric cpu)"),
         "{joined}"
     );
     let md = dir.path().join("r.md");
-    analyze(&raw, &["--quiet", "--export-markdown", md.to_str().unwrap()]);
+    analyze(
+        &raw,
+        &["--quiet", "--export-markdown", md.to_str().unwrap()],
+    );
     let md = std::fs::read_to_string(md).unwrap();
     assert!(md.contains("**Noise:** wall time cannot decide"), "{md}");
     assert!(md.contains("(--metric cpu)"), "{md}");
@@ -122,15 +147,26 @@ fn a_cpu_bound_pair_drowned_in_waiting_is_decided_on_cpu_time_in_one_line() {
 fn cpu_time_is_not_offered_for_a_sleeping_or_a_threaded_command() {
     let dir = tempfile::tempdir().unwrap();
     for (kind, cpu_bound, why) in [
-        (Kind::Sleeps, "off_cpu", "is on the CPU for 5% of its wall time"),
-        (Kind::Threads, "threads", "uses 2.0x its wall time in CPU time"),
+        (
+            Kind::Sleeps,
+            "off_cpu",
+            "is on the CPU for 5% of its wall time",
+        ),
+        (
+            Kind::Threads,
+            "threads",
+            "uses 2.0x its wall time in CPU time",
+        ),
     ] {
         let raw = raw_file(dir.path(), kind);
         let doc: Value = serde_json::from_str(&analyze(&raw, &["--json", "--quiet"])).unwrap();
         let n = &doc["noise"]["comparisons"][0];
         assert_eq!(n["cpu_bound"], cpu_bound, "{n}");
         assert_eq!(n["cpu_time"], Value::Null, "{n}");
-        assert_eq!(doc["groups"][0]["comparisons"][0]["outcome"], "inconclusive");
+        assert_eq!(
+            doc["groups"][0]["comparisons"][0]["outcome"],
+            "inconclusive"
+        );
         assert_eq!(n["finding"], "not_cpu_bound", "{n}");
         let text = analyze(&raw, &[]);
         let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -151,12 +187,18 @@ fn plan_reads_the_pilot_on_cpu_time_with_metric_cpu() {
             .arg(&raw)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice(&out.stdout).unwrap()
     };
     // The hand-made CPU times move by a 0.1% jitter; the wall times by 0-200% of waiting.
     let wall = plan(&[])["plan"]["robust_sd"].as_f64().unwrap();
-    let cpu = plan(&["--metric", "cpu"])["plan"]["robust_sd"].as_f64().unwrap();
+    let cpu = plan(&["--metric", "cpu"])["plan"]["robust_sd"]
+        .as_f64()
+        .unwrap();
     assert!(cpu < 0.005 && wall > 0.1, "cpu {cpu}, wall {wall}");
     let out = abba()
         .args(["plan", "--metric", "nonsense"])

@@ -454,7 +454,11 @@ fn metric_and_runs_per_block_flags_override_the_file_as_docs_ci_says() {
         String::from_utf8(out).unwrap()
     };
     // File: one benchmark at 2 runs of each variant, the other at 6: (2+6) x 2 x 12.
-    assert!(dry(&[]).contains("seed 3; 192 measured runs"), "{}", dry(&[]));
+    assert!(
+        dry(&[]).contains("seed 3; 192 measured runs"),
+        "{}",
+        dry(&[])
+    );
     // --runs-per-block 4: both at 4 runs of each variant: 2 x 4 x 2 x 12.
     let four = dry(&["--runs-per-block", "4"]);
     assert!(four.contains("seed 3; 192 measured runs"), "{four}");

@@ -203,7 +203,12 @@ pub(crate) fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warnin
             let mut ratios: Vec<f64> = runs
                 .iter()
                 .filter(|r| r.variant == v.name && !r.is_reference)
-                .map(|r| (r.user_ns + r.sys_ns, r.wall_ns - r.run_delay_ns.unwrap_or(0).min(r.wall_ns)))
+                .map(|r| {
+                    (
+                        r.user_ns + r.sys_ns,
+                        r.wall_ns - r.run_delay_ns.unwrap_or(0).min(r.wall_ns),
+                    )
+                })
                 .filter(|&(_, own)| own > 0)
                 .map(|(cpu, own)| cpu as f64 / own as f64)
                 .collect();

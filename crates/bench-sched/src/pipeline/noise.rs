@@ -27,7 +27,9 @@ pub(crate) fn noise_report(
 ) -> Option<NoiseReport> {
     let e = input.experiment.as_ref()?;
     if e.header.metric != Metric::Wall
-        || e.header.counter.is_some_and(|c| !c.times_are_the_programs())
+        || e.header
+            .counter
+            .is_some_and(|c| !c.times_are_the_programs())
     {
         return None;
     }
@@ -72,8 +74,7 @@ pub fn diagnose(
             let Some(split) = split_spread(&w, &u) else {
                 continue;
             };
-            let (Some(on_a), Some(on_b)) = (on_cpu(e, &g.baseline), on_cpu(e, &c.candidate))
-            else {
+            let (Some(on_a), Some(on_b)) = (on_cpu(e, &g.baseline), on_cpu(e, &c.candidate)) else {
                 continue;
             };
             let bound = cpu_bound(&[on_a, on_b]);
@@ -136,7 +137,10 @@ pub fn suite_noise(
     let Some(suite) = e.suite() else {
         return none();
     };
-    if e.header.counter.is_some_and(|c| !c.times_are_the_programs()) {
+    if e.header
+        .counter
+        .is_some_and(|c| !c.times_are_the_programs())
+    {
         return none();
     }
     let on_wall = |name: &str| {
@@ -157,7 +161,11 @@ pub fn suite_noise(
         .iter()
         .zip(&cpus)
         .map(|(w, c)| {
-            let data = if on_wall(&w.name) { &c.loaded } else { &w.loaded };
+            let data = if on_wall(&w.name) {
+                &c.loaded
+            } else {
+                &w.loaded
+            };
             (w.name.clone(), data.dataset.clone())
         })
         .collect();
@@ -347,7 +355,10 @@ mod tests {
             None,
         );
         let s = s.unwrap();
-        assert!(s.contains("CPU time is not offered: A is on the CPU for 4%"), "{s}");
+        assert!(
+            s.contains("CPU time is not offered: A is on the CPU for 4%"),
+            "{s}"
+        );
         assert_eq!(r, None);
         let (s, _) = sentence(
             NoiseFinding::NotCpuBound,
@@ -358,7 +369,13 @@ mod tests {
         );
         assert!(s.unwrap().contains("A uses 1.9x its wall time in CPU time"));
         assert_eq!(
-            sentence(NoiseFinding::WallDecides, 0.9, [(&a, 1.0), (&b, 1.0)], CpuBound::Yes, Some(&v)),
+            sentence(
+                NoiseFinding::WallDecides,
+                0.9,
+                [(&a, 1.0), (&b, 1.0)],
+                CpuBound::Yes,
+                Some(&v)
+            ),
             (None, None)
         );
     }

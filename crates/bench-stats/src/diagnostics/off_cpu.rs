@@ -98,7 +98,7 @@ pub fn undisturbed_on_cpu(cpu: &[f64], wall: &[f64]) -> Option<f64> {
 pub fn cpu_bound(on_cpu: &[f64]) -> CpuBound {
     if on_cpu.iter().any(|&f| f > CPU_BOUND_MAX) {
         CpuBound::Threads
-    } else if on_cpu.iter().any(|&f| !(f >= CPU_BOUND_MIN)) {
+    } else if on_cpu.iter().any(|&f| f.is_nan() || f < CPU_BOUND_MIN) {
         CpuBound::OffCpu
     } else {
         CpuBound::Yes
@@ -141,7 +141,12 @@ mod tests {
         let s = split_spread(&[0.01, -0.01], &[0.1, -0.1]).unwrap();
         assert_eq!(s.off_cpu_share, 0.0);
         // No spread at all: nothing off the CPU to blame.
-        assert_eq!(split_spread(&[0.0, 0.0], &[0.0, 0.0]).unwrap().off_cpu_share, 0.0);
+        assert_eq!(
+            split_spread(&[0.0, 0.0], &[0.0, 0.0])
+                .unwrap()
+                .off_cpu_share,
+            0.0
+        );
         assert_eq!(split_spread(&[0.1], &[0.1]), None);
         assert_eq!(split_spread(&[0.1, 0.2], &[0.1]), None);
         assert_eq!(split_spread(&[0.1, f64::NAN], &[0.1, 0.2]), None);
