@@ -1,5 +1,5 @@
 //! `cargo xtask counters`: instruction counts against wall time under the noisy
-//! neighbour (issue 27), the figures of `docs/counters.md`.
+//! neighbour (issue 27), the figures of `docs/metrics.md`.
 //!
 //! With the seeded neighbour (`cargo xtask neighbour`) running throughout, it runs
 //! `--reps` A/B experiments, where B is a fixed-work kernel run with 0.5% more

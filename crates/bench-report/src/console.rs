@@ -42,6 +42,7 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
     for g in &report.groups {
         group(&mut out, g, &draw, verbose, color);
     }
+    noise_section(&mut out, analysis, width);
     out.push('\n');
     for line in &report.header {
         prose(&mut out, line, width, "", "  ");
@@ -117,6 +118,21 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
         out = micro(&out);
     }
     out
+}
+
+/// The noise diagnosis, one line per comparison wall time could not decide for time off
+/// the CPU (issue 36).
+fn noise_section(out: &mut String, analysis: &Analysis, width: Option<usize>) {
+    let Some(n) = &analysis.noise else {
+        return;
+    };
+    let lines = crate::noise_view::lines(n);
+    if !lines.is_empty() {
+        out.push('\n');
+    }
+    for l in lines {
+        prose(out, &l, width, "", "  ");
+    }
 }
 
 /// Microseconds as hyperfine prints them: every number's ` us` becomes ` µs` (one

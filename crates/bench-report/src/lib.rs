@@ -56,6 +56,7 @@
 //!         trend: None,
 //!     }],
 //!     controls: vec![], warnings: vec![], confirmation: None, levels: None, metrics: None,
+//!     noise: None,
 //! };
 //! let text = render_console(&analysis, &RenderOptions::default());
 //! assert!(text.contains("1.500 µs"));
@@ -80,12 +81,14 @@ mod json;
 mod levels_view;
 mod markdown;
 mod metrics_view;
+mod noise_view;
 mod options;
 #[cfg(feature = "html")]
 pub mod pictures;
 mod plan;
 mod single;
 mod suite;
+mod suite_noise;
 mod units;
 mod view;
 mod wrap;
@@ -112,6 +115,7 @@ pub use crate::{
         render_suite_bmf, render_suite_console, render_suite_github_benchmark, render_suite_json,
         render_suite_markdown, render_suite_pr_comment,
     },
+    suite_noise::{SuiteNoiseLine, suite_noise_line},
     units::format_value,
     wrap::wrap,
 };

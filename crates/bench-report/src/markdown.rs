@@ -41,6 +41,11 @@ pub fn render_markdown(analysis: &Analysis) -> String {
     for g in &report.groups {
         group(&mut out, g);
     }
+    if let Some(n) = &analysis.noise {
+        for l in crate::noise_view::lines(n) {
+            let _ = writeln!(out, "\n**Noise:** {}", escape(&l));
+        }
+    }
     if let Some(levels) = &report.levels {
         let _ = writeln!(out, "\n### {}", escape(&levels.title));
         for s in &levels.sections {

@@ -23,6 +23,10 @@ pub(crate) struct Reaped {
     pub user_ns: u64,
     pub sys_ns: u64,
     pub max_rss_kib: u64,
+    /// Time the child's main thread spent runnable but waiting for a CPU, ns (the second
+    /// field of `/proc/PID/schedstat`, read from the zombie before it is reaped); `None`
+    /// where the kernel does not keep it.
+    pub run_delay_ns: Option<u64>,
 }
 
 impl Reaped {
@@ -35,6 +39,15 @@ impl Reaped {
     pub fn signal(&self) -> Option<i32> {
         libc::WIFSIGNALED(self.status).then(|| libc::WTERMSIG(self.status))
     }
+}
+
+/// The time task `pid` spent runnable but waiting for a CPU, ns: the second field of
+/// `/proc/PID/schedstat` (`sum_exec_runtime run_delay timeslices`). The main thread only;
+/// an exited child that is not yet reaped still has it. `None` when the file is missing
+/// (no `CONFIG_SCHED_INFO`) or does not parse.
+pub(crate) fn run_delay_ns(pid: u32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
+    text.split_ascii_whitespace().nth(1)?.parse().ok()
 }
 
 fn timeval_ns(tv: libc::timeval) -> u64 {
@@ -399,6 +412,7 @@ pub(crate) fn reap_exited(pid: u32) {
 
 /// Reaps child `pid` with `wait4`, returning its status and resource usage.
 pub(crate) fn reap(pid: u32) -> io::Result<Reaped> {
+    let run_delay_ns = run_delay_ns(pid);
     loop {
         let mut status: libc::c_int = 0;
         // SAFETY: rusage is a plain C struct for which all-zero bytes are valid.
@@ -412,6 +426,7 @@ pub(crate) fn reap(pid: u32) -> io::Result<Reaped> {
                 sys_ns: timeval_ns(usage.ru_stime),
                 // Linux reports ru_maxrss in KiB.
                 max_rss_kib: usage.ru_maxrss.max(0) as u64,
+                run_delay_ns,
             });
         }
         let e = io::Error::last_os_error();

@@ -638,6 +638,10 @@ pub struct PlanArgs {
     /// Seed of the resampling (and of the profile's simulation).
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub seed: u64,
+    /// Plan on another metric the pilot records (cpu, user, sys, a count, ...) [default:
+    /// the pilot's own].
+    #[arg(long, value_name = "METRIC", conflicts_with = "profile")]
+    pub metric: Option<String>,
     /// The plan as JSON on stdout.
     #[arg(long)]
     pub json: bool,

@@ -76,6 +76,16 @@ pub struct SuiteArgs {
     /// Seed of the run order and layouts [default: fresh, printed].
     #[arg(long, value_name = "N", help_heading = "Running")]
     pub seed: Option<u64>,
+    /// What every benchmark is decided on: wall, cpu (user + sys), ... [default: the
+    /// file's `metric`, else wall]. Overrides `[settings]` and each benchmark's own metric
+    /// (with its unit and direction).
+    #[arg(long, value_name = "METRIC", help_heading = "Running")]
+    pub metric: Option<String>,
+    /// Runs of each variant of every benchmark per block, a multiple of 2 (each ABBA cycle
+    /// runs each variant twice) [default: the file's, else 2]. Overrides `[settings]` and
+    /// each benchmark's own `runs-per-block`.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=crate::args::MAX_RUNS_PER_BLOCK), value_name = "N", help_heading = "Running")]
+    pub runs_per_block: Option<u32>,
     /// Run the commands through `sh -c` (`sh`) or split them without a shell (`none`)
     /// [default: the file's, else none].
     #[arg(long, value_name = "SHELL", help_heading = "Running")]

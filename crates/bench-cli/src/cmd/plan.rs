@@ -45,7 +45,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<u8> {
         return Err(usage("--max-blocks must be at least 2"));
     }
     let pilot = match (&args.pilot, &args.profile) {
-        (Some(path), _) => from_file(path, args.baseline.as_deref())?,
+        (Some(path), _) => from_file(path, args.baseline.as_deref(), args.metric.as_deref())?,
         (None, Some(name)) => from_profile(name, args.seed)?,
         (None, None) => return Err(usage("give a pilot raw file or --profile NAME")),
     };
@@ -89,8 +89,18 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<u8> {
 }
 
 /// A raw (or blocked CSV) file of two variants.
-fn from_file(path: &Path, baseline: Option<&str>) -> anyhow::Result<Pilot> {
+fn from_file(path: &Path, baseline: Option<&str>, metric: Option<&str>) -> anyhow::Result<Pilot> {
     let input = Input::load(&[path], &CsvOptions::default()).map_err(|e| usage(e.to_string()))?;
+    let input = match metric {
+        Some(m) => {
+            let parsed: bench_sched::Metric =
+                m.parse().map_err(|e| usage(format!("--metric: {e}")))?;
+            input
+                .on_metric(&parsed)
+                .map_err(|e| usage(format!("--metric {m}: {e}")))?
+        }
+        None => input,
+    };
     let data = &input.loaded.dataset;
     let shown = path.display();
     if data.series.len() != 2 {

@@ -165,6 +165,11 @@ fn plan(
         FailurePolicy::Stop
     };
     options.resume = resume;
+    options.metric = match &args.metric {
+        Some(m) => Some(m.parse().map_err(|e| usage(format!("--metric: {e}")))?),
+        None => None,
+    };
+    options.runs_per_block = args.runs_per_block;
     let config = spec
         .experiment(picked, options)
         .map_err(|e| suite_error(&e))?;
@@ -482,8 +487,12 @@ fn report(
         .into_iter()
         .map(|b| (b.name, b.loaded.dataset))
         .collect();
-    let report = analyze_suite(&list, &SuiteConfig::new(analysis.clone(), correction))
-        .map_err(|e| usage(e.to_string()))?;
+    let suite_config = SuiteConfig::new(analysis.clone(), correction);
+    let mut report = analyze_suite(&list, &suite_config).map_err(|e| usage(e.to_string()))?;
+    let noise = bench_sched::suite_noise(&raw, &report, &suite_config);
+    for (b, n) in report.benchmarks.iter_mut().zip(noise) {
+        b.analysis.noise = n;
+    }
     let id = args
         .comment_id
         .clone()
@@ -522,6 +531,15 @@ fn cross_class(
     Ok(0)
 }
 
+/// The suite's noise line in the CLI's words (issue 36), once per suite.
+fn noise_line(report: &SuiteReport) -> Option<String> {
+    let line = bench_report::suite_noise_line(report)?;
+    Some(match line.remedy {
+        Some(r) => format!("{}{}", line.text, crate::core::words::remedy_text(r)),
+        None => line.text,
+    })
+}
+
 fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyhow::Result<u8> {
     let mut failed = Vec::new();
     let mut write = |flag: &str, path: &Option<PathBuf>, text: Option<String>| {
@@ -532,16 +550,24 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
         }
     };
     let json = bench_report::render_suite_json(report)?;
+    let noise = noise_line(report);
+    let md_noise = |text: String| match &noise {
+        Some(line) => format!("{text}\n**Noise:** {line}\n"),
+        None => text,
+    };
     write("--export-json", &args.export_json, Some(json.clone()));
     write(
         "--export-markdown",
         &args.export_markdown,
-        Some(render_suite_markdown(report, &SuiteMarkdown::default())),
+        Some(md_noise(render_suite_markdown(
+            report,
+            &SuiteMarkdown::default(),
+        ))),
     );
     write(
         "--export-pr-comment",
         &args.export_pr_comment,
-        Some(bench_report::render_suite_pr_comment(report, id)),
+        Some(md_noise(bench_report::render_suite_pr_comment(report, id))),
     );
     write(
         "--export-bmf",
@@ -560,20 +586,28 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
         github,
     );
     if !args.no_step_summary {
-        if let Err(e) = crate::core::ci::append_step_summary(&render_suite_markdown(
+        if let Err(e) = crate::core::ci::append_step_summary(&md_noise(render_suite_markdown(
             report,
             &SuiteMarkdown::new(None, Some(crate::core::ci::STEP_SUMMARY_MAX)),
-        )) {
+        ))) {
             failed.push(format!("$GITHUB_STEP_SUMMARY: {e}"));
         }
     }
     if args.json {
         write_stdout(&json)?;
     } else {
-        write_stdout(&render_suite_console(
-            report,
-            crate::core::stdio::terminal_width(),
-        ))?;
+        let mut text = render_suite_console(report, crate::core::stdio::terminal_width());
+        if let Some(line) = &noise {
+            text.push('\n');
+            text.push_str(&bench_report::wrap(
+                line,
+                crate::core::stdio::terminal_width(),
+                "",
+                "  ",
+            ));
+            text.push('\n');
+        }
+        write_stdout(&text)?;
     }
     let mut tripped = false;
     for b in &report.benchmarks {

@@ -5,7 +5,7 @@ use bench_stats::Analysis;
 use bench_stats::model::Remedy;
 
 /// The text appended to a warning's message or a control's detail for `remedy`.
-fn remedy_text(remedy: Remedy) -> &'static str {
+pub(crate) fn remedy_text(remedy: Remedy) -> &'static str {
     match remedy {
         Remedy::DisablePracticalGate => " (--min-practical-effect 0 turns the gate off)",
         Remedy::PairInBlocks => ". Use --design abba to pair them",
@@ -15,6 +15,7 @@ fn remedy_text(remedy: Remedy) -> &'static str {
             " (abba compare --confirm reruns it against the baseline with a fresh seed)"
         }
         Remedy::RandomizeLayout => " (--layout random randomizes it per run)",
+        Remedy::DecideOnCpuTime => " (--metric cpu)",
         _ => "",
     }
 }
@@ -28,6 +29,13 @@ pub fn word_remedies(analysis: &mut Analysis) {
     for w in &mut analysis.warnings {
         if let Some(r) = w.remedy.take() {
             w.message.push_str(remedy_text(r));
+        }
+    }
+    if let Some(n) = &mut analysis.noise {
+        for c in &mut n.comparisons {
+            if let (Some(r), Some(s)) = (c.remedy.take(), c.sentence.as_mut()) {
+                s.push_str(remedy_text(r));
+            }
         }
     }
     for c in &mut analysis.controls {

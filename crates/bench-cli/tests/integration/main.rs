@@ -23,6 +23,7 @@ mod inputs;
 mod kubernetes;
 mod layers;
 mod metrics;
+mod noise;
 mod one_command;
 mod pipeline;
 mod progress;

@@ -432,3 +432,64 @@ fn the_suite_refuses_an_output_that_is_a_directory_as_compare_does() {
         .code(2)
         .stderr(predicate::str::contains("is a directory"));
 }
+
+#[test]
+fn metric_and_runs_per_block_flags_override_the_file_as_docs_ci_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = suite_text(dir.path(), &[("one", false), ("two", false)]);
+    // A benchmark's own runs-per-block gives way to the flag too.
+    text.push_str("runs-per-block = 6\n");
+    let f = write(dir.path(), "abba.toml", &text);
+    let dry = |extra: &[&str]| {
+        let out = abba()
+            .arg("suite")
+            .arg(&f)
+            .args(["--dry-run", "--seed", "3"])
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    };
+    // File: one benchmark at 2 runs of each variant, the other at 6: (2+6) x 2 x 12.
+    assert!(
+        dry(&[]).contains("seed 3; 192 measured runs"),
+        "{}",
+        dry(&[])
+    );
+    // --runs-per-block 4: both at 4 runs of each variant: 2 x 4 x 2 x 12.
+    let four = dry(&["--runs-per-block", "4"]);
+    assert!(four.contains("seed 3; 192 measured runs"), "{four}");
+    let eight = dry(&["--runs-per-block", "8", "--blocks", "2"]);
+    assert!(eight.contains("seed 3; 64 measured runs"), "{eight}");
+    abba()
+        .arg("suite")
+        .arg(&f)
+        .args(["--dry-run", "--runs-per-block", "3"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--runs-per-block 3"));
+    // --metric cpu decides on CPU time (ns), not the file's json:v.
+    let out = abba()
+        .arg("suite")
+        .arg(&f)
+        .args(["-q", "--json", "--seed", "4", "--blocks", "2"])
+        .args(["--metric", "cpu", "--runs-per-block", "2"])
+        .assert()
+        .get_output()
+        .stdout
+        .clone();
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    let text = doc.to_string();
+    assert!(text.contains("\"unit\":\"ns\""), "{text}");
+    assert!(!text.contains("\"unit\":\"value\""), "{text}");
+    abba()
+        .arg("suite")
+        .arg(&f)
+        .args(["--dry-run", "--metric", "nonsense"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--metric"));
+}

@@ -855,6 +855,7 @@ mod tests {
             confirmation: None,
             levels: None,
             metrics: None,
+            noise: None,
         };
         serde_json::to_string_pretty(&analysis).unwrap()
     }

@@ -11,6 +11,10 @@
 //! 3. `hyperfine -N --runs 2*BLOCKS A B` when hyperfine is on PATH: Welch's t and
 //!    Mann-Whitney (bench-stats) on its exported times.
 //!
+//! The CPU-time columns (issue 36) decide the same runs on their CPU time (user + sys):
+//! the ABBA runs through `abba analyze --metric cpu`, the sequential runs with Welch's t.
+//! hyperfine exports only the means of its user and system times, so it has no CPU column.
+//!
 //! The neighbour (`cargo xtask neighbour --seed SEED`, this same binary) runs from before
 //! the first experiment to after the last, and is killed and waited for on every way out.
 
@@ -157,9 +161,9 @@ Each cell: the share of experiments called significant with its Wilson 95% inter
 in either direction, the false-positive rate; +effect: significant and slower, the share of \
 the known effect found). abba default: the verdict of `abba compare`'s JSON (ABBA blocks, \
 paired, the practical-effect gate on); gate off: the same raw runs re-analyzed with \
-`--min-practical-effect 0`. Sequential: `abba compare --design sequential` (all A runs, then \
+`--min-practical-effect 0`; abba --metric cpu: the same raw runs re-decided on their CPU time (user + sys, `abba analyze --metric cpu`). Sequential: `abba compare --design sequential` (all A runs, then \
 all B runs) analysed with Welch's t (bench-stats) and the Mann-Whitney p of abba's analysis; \
-hyperfine: `hyperfine -N --runs N` with Welch's t and Mann-Whitney (bench-stats) on its \
+Welch on CPU time: the same sequential runs' user + sys times; hyperfine: `hyperfine -N --runs N` with Welch's t and Mann-Whitney (bench-stats) on its \
 times; these tests decide at p < 0.05, without a practical gate. Median B/A: abba's ratio, \
 the ratio of means (Welch) or of medians (Mann-Whitney), median over the A/B experiments.";
 
@@ -262,10 +266,20 @@ fn one(
         }
         push(results, Method::AbbaDefault, r.call, r.ratio);
         push(results, Method::AbbaGateOff, obs.gate_off, r.ratio);
+        let cpu = on_cpu_time(&setup.abba, &dir.join(format!("{stem}.jsonl")))?;
+        push(results, Method::AbbaCpu, cpu.call, cpu.ratio);
         return Ok(());
     }
     let (welch, _) = unpaired_tests(&a, &b)?;
     push(results, Method::SequentialWelch, welch.0, welch.1);
+    let [ca, cb] = raw_cpu_values(&dir.join(format!("{stem}.jsonl")))?;
+    let (welch_cpu, _) = unpaired_tests(&ca, &cb)?;
+    push(
+        results,
+        Method::SequentialWelchCpu,
+        welch_cpu.0,
+        welch_cpu.1,
+    );
     let medians = r.medians;
     let mwu = test_call(
         r.mann_whitney_p,
@@ -309,6 +323,33 @@ fn unpaired_tests(a: &[f64], b: &[f64]) -> Result<(Estimate, Estimate)> {
 fn raw_values(path: &Path) -> Result<[Vec<f64>; 2]> {
     let raw = bench_sched::read_raw(path)?;
     two_series(&raw.to_dataset().dataset, path)
+}
+
+/// The A and B CPU times (user + sys, ns) of a two-variant raw file.
+fn raw_cpu_values(path: &Path) -> Result<[Vec<f64>; 2]> {
+    let input = bench_sched::Input::from_experiment(bench_sched::read_raw(path)?);
+    let cpu = input
+        .on_metric(&bench_sched::Metric::Cpu)
+        .with_context(|| format!("{}: CPU time", path.display()))?;
+    two_series(&cpu.loaded.dataset, path)
+}
+
+/// `abba analyze --json --quiet --metric cpu RAW`: the same runs decided on CPU time.
+fn on_cpu_time(abba: &Path, raw: &Path) -> Result<super::Reading> {
+    let out = Command::new(abba)
+        .args(["analyze", "--json", "--quiet", "--metric", "cpu"])
+        .arg(raw)
+        .output()
+        .with_context(|| format!("starting {}", abba.display()))?;
+    ensure!(
+        out.status.success(),
+        "abba analyze --metric cpu {} exited with {}: {}",
+        raw.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+    super::parse_analysis(&String::from_utf8_lossy(&out.stdout))
+        .with_context(|| format!("reading the CPU-time analysis of {}", raw.display()))
 }
 
 /// The values of the first two series of `data`.

@@ -13,10 +13,14 @@ pub(super) enum Method {
     AbbaDefault,
     /// The same raw runs re-analyzed with `--min-practical-effect 0`.
     AbbaGateOff,
+    /// The same raw runs re-decided on their CPU time (`abba analyze --metric cpu`).
+    AbbaCpu,
     /// `abba compare --design sequential` runs, Welch's t (bench-stats) on all runs.
     SequentialWelch,
     /// The same runs, the Mann-Whitney p of abba's analysis JSON.
     SequentialMannWhitney,
+    /// The same runs' CPU times (user + sys), Welch's t (bench-stats).
+    SequentialWelchCpu,
     /// `hyperfine -N --runs N A B`, Welch's t (bench-stats) on its times.
     HyperfineWelch,
     /// The same times, Mann-Whitney U (bench-stats).
@@ -25,11 +29,13 @@ pub(super) enum Method {
 
 impl Method {
     /// Every method, in column order.
-    pub(super) const ALL: [Method; 6] = [
+    pub(super) const ALL: [Method; 8] = [
         Method::AbbaDefault,
         Method::AbbaGateOff,
+        Method::AbbaCpu,
         Method::SequentialWelch,
         Method::SequentialMannWhitney,
+        Method::SequentialWelchCpu,
         Method::HyperfineWelch,
         Method::HyperfineMannWhitney,
     ];
@@ -41,8 +47,10 @@ impl Method {
         match self {
             Method::AbbaDefault => format!("abba default: ABBA {blocks} blocks"),
             Method::AbbaGateOff => "abba default, gate off".to_owned(),
+            Method::AbbaCpu => format!("abba --metric cpu: ABBA {blocks} blocks"),
             Method::SequentialWelch => format!("sequential {each}+{each}: Welch"),
             Method::SequentialMannWhitney => format!("sequential {each}+{each}: Mann-Whitney"),
+            Method::SequentialWelchCpu => format!("sequential {each}+{each}: Welch on CPU time"),
             Method::HyperfineWelch => format!("hyperfine {each}+{each}: Welch"),
             Method::HyperfineMannWhitney => format!("hyperfine {each}+{each}: Mann-Whitney"),
         }
@@ -170,6 +178,10 @@ mod tests {
         assert_eq!(
             Method::SequentialWelch.header(30),
             "sequential 60+60: Welch"
+        );
+        assert_eq!(
+            Method::AbbaCpu.header(15),
+            "abba --metric cpu: ABBA 15 blocks"
         );
         assert_eq!(
             Method::HyperfineMannWhitney.header(30),

@@ -623,6 +623,7 @@ impl Session<'_> {
             cache_misses: None,
             counted_processes: None,
             count_error: None,
+            run_delay_ns: m.run_delay_ns,
         };
         with_counts(record, m.counts.as_ref())
     }

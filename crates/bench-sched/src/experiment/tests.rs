@@ -33,6 +33,7 @@ fn failing(code: i32, stderr: &str) -> RunMeasurement {
         user_ns: 0,
         sys_ns: 0,
         max_rss_kib: 0,
+        run_delay_ns: None,
         termination: Termination::Exited(code),
         last_json: None,
         stderr_tail: stderr.into(),

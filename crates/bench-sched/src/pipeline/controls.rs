@@ -182,7 +182,10 @@ fn background_load(header: &RawHeader, load_end: Option<[f64; 3]>) -> Control {
     .with_brief("load")
 }
 
-/// Run-level warnings: a layout held fixed, and wall time far above CPU time.
+/// Run-level warnings: a layout held fixed, and wall time far above CPU time. The time a
+/// run waited for a CPU (`run_delay_ns`, when recorded) is not the command's waiting: it
+/// is taken out of the wall time first, so a busy machine does not read as a sleeping
+/// command (the noise diagnosis speaks of that wait).
 pub(crate) fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warning> {
     let mut out = Vec::new();
     if !randomized_layout(header) {
@@ -199,8 +202,15 @@ pub(crate) fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warnin
         for v in &header.variants {
             let mut ratios: Vec<f64> = runs
                 .iter()
-                .filter(|r| r.variant == v.name && !r.is_reference && r.wall_ns > 0)
-                .map(|r| (r.user_ns + r.sys_ns) as f64 / r.wall_ns as f64)
+                .filter(|r| r.variant == v.name && !r.is_reference)
+                .map(|r| {
+                    (
+                        r.user_ns + r.sys_ns,
+                        r.wall_ns - r.run_delay_ns.unwrap_or(0).min(r.wall_ns),
+                    )
+                })
+                .filter(|&(_, own)| own > 0)
+                .map(|(cpu, own)| cpu as f64 / own as f64)
                 .collect();
             if ratios.is_empty() {
                 continue;

@@ -31,9 +31,11 @@
 mod confirm;
 mod controls;
 mod metrics;
+mod noise;
 
 pub use confirm::{ConfirmError, Confirmation};
 pub use metrics::{MetricUnavailable, recorded_metrics};
+pub use noise::{diagnose as diagnose_noise, suite_noise};
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -322,6 +324,7 @@ pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis,
             analysis.metrics = Some(report);
             analysis.warnings.extend(disagree);
         }
+        analysis.noise = noise::noise_report(input, &analysis, config);
     }
     Ok(analysis)
 }

@@ -323,6 +323,11 @@ pub struct RunRecord {
     /// Why a counted run has no counts (valgrind wrote no file, ...); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count_error: Option<String>,
+    /// Time the command's main thread was runnable but waiting for a CPU, ns (Linux's
+    /// `/proc/PID/schedstat`); absent where the system does not keep it, and in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_delay_ns: Option<u64>,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -28,7 +28,7 @@ type Script = Box<dyn FnMut(&FakeCall, usize) -> RunMeasurement>;
 /// ```
 /// use bench_sched::{FakeRunner, RunMeasurement, Termination};
 /// let mut fake = FakeRunner::new().with_queue([RunMeasurement {
-///     wall_ns: 5, user_ns: 0, sys_ns: 0, max_rss_kib: 0,
+///     wall_ns: 5, user_ns: 0, sys_ns: 0, max_rss_kib: 0, run_delay_ns: None,
 ///     termination: Termination::Exited(1), last_json: None, stderr_tail: "boom".into(),
 ///     counts: None,
 /// }]);
@@ -63,6 +63,7 @@ fn ok_measurement(wall_ns: u64) -> RunMeasurement {
         user_ns: wall_ns / 2,
         sys_ns: wall_ns / 4,
         max_rss_kib: 1024,
+        run_delay_ns: None,
         termination: Termination::Exited(0),
         last_json: None,
         stderr_tail: String::new(),

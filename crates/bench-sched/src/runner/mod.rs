@@ -389,6 +389,9 @@ pub struct RunMeasurement {
     pub sys_ns: u64,
     /// Peak resident set size, KiB.
     pub max_rss_kib: u64,
+    /// Time the command's main thread was runnable but waiting for a CPU, ns (`None` when
+    /// the system does not say): the part of the time off the CPU that other tenants cause.
+    pub run_delay_ns: Option<u64>,
     /// How it ended.
     pub termination: Termination,
     /// The last stdout line that parsed as a JSON object (when `capture_json`).

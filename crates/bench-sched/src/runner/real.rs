@@ -578,6 +578,7 @@ impl Runner for RealRunner {
             user_ns: reaped.user_ns,
             sys_ns: reaped.sys_ns,
             max_rss_kib: reaped.max_rss_kib,
+            run_delay_ns: reaped.run_delay_ns,
             termination,
             last_json,
             stderr_tail,

@@ -31,6 +31,12 @@ pub struct SuiteOptions {
     pub on_failure: FailurePolicy,
     /// The raw file this experiment continues.
     pub resume: Option<ResumePoint>,
+    /// The metric of every benchmark (`--metric`): over the file's `settings.metric` and
+    /// each benchmark's own, whose unit and direction give way to it.
+    pub metric: Option<Metric>,
+    /// Runs of each variant per block for every benchmark (`--runs-per-block`, a positive
+    /// multiple of 2): over the file's `settings.runs-per-block` and each benchmark's own.
+    pub runs_per_block: Option<u32>,
 }
 
 /// The blocks of a suite when neither the command line nor the file gives them.
@@ -59,15 +65,28 @@ impl SuiteSpec {
             (None, None) => Shell::None,
         };
         let design = self.design()?;
-        let metric: Metric = settings
-            .metric
-            .as_deref()
-            .unwrap_or("wall")
-            .parse()
-            .map_err(|e| SuiteError::File {
-                path: self.path().to_owned(),
-                message: format!("settings.metric: {e}"),
-            })?;
+        let overridden = options.metric.is_some();
+        let metric: Metric = match options.metric {
+            Some(m) => m,
+            None => settings
+                .metric
+                .as_deref()
+                .unwrap_or("wall")
+                .parse()
+                .map_err(|e| SuiteError::File {
+                    path: self.path().to_owned(),
+                    message: format!("settings.metric: {e}"),
+                })?,
+        };
+        let cycles = match options.runs_per_block {
+            Some(n) if n >= 2 && n % 2 == 0 => n / 2,
+            Some(n) => {
+                return Err(SuiteError::Invalid(format!(
+                    "--runs-per-block {n}: must be a positive multiple of 2 (each ABBA cycle runs each variant twice)"
+                )));
+            }
+            None => self.cycles()?,
+        };
         let timeout = match (options.timeout, &settings.timeout) {
             (Some(t), _) => Some(t),
             (None, Some(t)) => Some(self.timeout(t, "settings.timeout")?),
@@ -80,11 +99,24 @@ impl SuiteSpec {
         let Expanded {
             variants,
             hooks,
-            benchmarks,
+            mut benchmarks,
         } = self.expand(picked, shell, design)?;
+        // A flag decides every benchmark: a benchmark's own metric (with its unit and
+        // direction) and its cycles give way to it.
+        for b in &mut benchmarks {
+            if overridden {
+                b.metric = None;
+                b.unit = None;
+                b.higher_is_better = None;
+            }
+            if options.runs_per_block.is_some() {
+                b.cycles = 1;
+            }
+        }
         let higher_is_better = Some(
             settings
                 .higher_is_better
+                .filter(|_| !overridden)
                 .unwrap_or_else(|| metric.higher_is_better()),
         );
         let config = ExperimentConfig {
@@ -102,13 +134,14 @@ impl SuiteSpec {
             settle,
             timeout,
             metric,
-            unit: settings.unit.clone(),
+            // `--metric` brings its own unit and direction.
+            unit: settings.unit.clone().filter(|_| !overridden),
             higher_is_better,
             output: options.output,
             on_failure: options.on_failure,
             resume: options.resume,
             hooks,
-            cycles: self.cycles()?,
+            cycles,
             suite: Some(Suite { benchmarks }),
             ..ExperimentConfig::default()
         };

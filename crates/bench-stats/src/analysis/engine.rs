@@ -141,6 +141,7 @@ fn analyze_inner(
         confirmation: None,
         levels: None,
         metrics: None,
+        noise: None,
     })
     .map(|mut analysis| {
         if let Some((levels, more)) = crate::hierarchy::levels_report(data, &analysis, config) {

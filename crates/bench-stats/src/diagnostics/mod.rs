@@ -1,9 +1,11 @@
 //! Checks of the assumptions behind the intervals: independence and stationarity of a run
-//! stream (drift, autocorrelation), and carryover between the runs of an ABBA block.
+//! stream (drift, autocorrelation), carryover between the runs of an ABBA block, and
+//! where a wall-time comparison's spread comes from (time on the CPU or off it).
 
 pub mod carryover;
 pub mod differential;
 pub mod iid;
+pub mod off_cpu;
 
 pub use carryover::{
     BlockJoin, CarryoverConfig, CarryoverFinding, CarryoverReport, CarryoverRun,

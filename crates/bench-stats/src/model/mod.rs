@@ -5,6 +5,7 @@ pub mod dataset;
 pub mod distribution;
 pub mod levels;
 pub mod metrics;
+pub mod noise;
 pub mod report;
 
 pub use dataset::{
@@ -16,4 +17,5 @@ pub use levels::{
     PooledEffect, PooledMethod, UnitEffect,
 };
 pub use metrics::{LayoutSpread, MetricComparison, MetricEffect, MetricsReport};
+pub use noise::{CpuBound, CpuTimeVerdict, NoiseComparison, NoiseFinding, NoiseReport};
 pub use report::*;

@@ -110,6 +110,14 @@ pub struct Analysis {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub metrics: Option<crate::model::metrics::MetricsReport>,
+    /// Where the wall-time comparisons' spread comes from: time on the CPU or off it,
+    /// whether the commands are CPU-bound, and the comparisons decided on CPU time (beyond
+    /// the v1 contract, serialized only when present).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub noise: Option<crate::model::noise::NoiseReport>,
 }
 
 /// The comparisons inside one group against its baseline.
@@ -764,6 +772,8 @@ pub enum Remedy {
     ConfirmStandout,
     /// Randomize the memory layout per run.
     RandomizeLayout,
+    /// Decide on CPU time (user + system) instead of wall time.
+    DecideOnCpuTime,
 }
 
 /// How one state dimension of the experiment was treated (the variance-reduction seed:
