@@ -84,7 +84,7 @@ pub struct SuiteArgs {
     /// Runs of each variant of every benchmark per block, a multiple of 2 (each ABBA cycle
     /// runs each variant twice) [default: the file's, else 2]. Overrides `[settings]` and
     /// each benchmark's own `runs-per-block`.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=crate::args::MAX_RUNS_PER_BLOCK), value_name = "N", help_heading = "Running")]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=crate::args::parse::MAX_RUNS_PER_BLOCK), value_name = "N", help_heading = "Running")]
     pub runs_per_block: Option<u32>,
     /// Run the commands through `sh -c` (`sh`) or split them without a shell (`none`)
     /// [default: the file's, else none].

@@ -127,6 +127,19 @@ fn action_comment_modes_and_bad_inputs() {
         assert_eq!(last.code, 1, "{input}={value}: {ran:#?}");
         assert!(last.log.contains(says), "{input}={value}: {}", last.log);
     }
+
+    // The metric input reaches `abba suite --metric`: a metric abba does not know is its
+    // error, named by the flag, and the job fails.
+    let mut r = m
+        .runner("action.yml", m.event())
+        .input("build", BUILD)
+        .input("metric", "no-such-metric");
+    let ran = r.run(None);
+    assert!(
+        ran.iter()
+            .any(|s| s.code != 0 && s.log.contains("--metric")),
+        "{ran:#?}"
+    );
 }
 
 /// A release asset as `cargo xtask dist` lays it out (`abba-TARGET.tar.gz` holding
