@@ -5,13 +5,12 @@
 //! - **no cycle** between files;
 //! - **no upward arrow**: `args/` (clap types and value parsers) names nothing above it,
 //!   `core/` (exit codes, output, the raw file, shared wiring) names only `args/` and
-//!   itself, a command (`cmd/NAME.rs`, `cmd/NAME/`, `history/`) names only `args/`,
+//!   itself, a command (`cmd/NAME.rs`, `cmd/NAME/`) names only `args/`,
 //!   `core/` and itself: commands never import each other; only `main.rs` (dispatch)
 //!   names them all.
 //!
-//! `history/` is checked as one node (its files are its own helper's, moving to a crate of
-//! their own). The edges into it that the `--record` wiring and its clap types still need
-//! are listed in [`KNOWN`] with why; the list only shrinks.
+//! Edges that still break a rule are listed in [`KNOWN`] with why; the list only shrinks
+//! (it is empty).
 //!
 //! This file has no dependency but `std`: `crates/bench-cli/tests/integration/layers.rs`
 //! includes it with `#[path]`, so `cargo test` runs the same check.
@@ -19,34 +18,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Edges into `history/` that stay until the history move: (from, to, why).
-pub const KNOWN: &[(&str, &str, &str)] = &[
-    (
-        "args/mod.rs",
-        "history",
-        "history's clap types (HistoryArgs, RecordArgs, HISTORY_HELP) live in history/",
-    ),
-    (
-        "args/suite.rs",
-        "history",
-        "`abba suite --record`'s flags (RecordArgs) live in history/",
-    ),
-    (
-        "cmd/compare/mod.rs",
-        "history",
-        "--record: history::prepare and record_after",
-    ),
-    (
-        "cmd/analyze.rs",
-        "history",
-        "--record: history::prepare and record_after",
-    ),
-    (
-        "cmd/suite.rs",
-        "history",
-        "--record: history::prepare and record_after",
-    ),
-];
+/// Edges that break the layers and stay for now: (from, to, why). Empty: the list only
+/// shrinks.
+pub const KNOWN: &[(&str, &str, &str)] = &[];
 
 /// The files of the tree rooted at `src` (relative paths, `/`-separated) and their text,
 /// with inline `#[cfg(test)] mod tests` blocks cut off (test-only imports do not count).
@@ -282,15 +256,6 @@ fn aliases(files: &BTreeMap<String, String>) -> BTreeMap<String, Vec<String>> {
     out
 }
 
-/// The node a file is checked as: `history/` is one node.
-fn node(file: &str) -> String {
-    if file.starts_with("history/") {
-        "history".to_owned()
-    } else {
-        file.to_owned()
-    }
-}
-
 /// The import graph: node -> the nodes it names (self-loops left out).
 pub fn graph(src: &Path) -> std::io::Result<BTreeMap<String, BTreeSet<String>>> {
     let files = read_tree(src)?;
@@ -326,10 +291,9 @@ pub fn graph(src: &Path) -> std::io::Result<BTreeMap<String, BTreeSet<String>>> 
                 targets.extend(resolve(&files, &full));
             }
         }
-        let from = node(file);
+        let from = file.clone();
         let entry = out.entry(from.clone()).or_default();
         for t in targets {
-            let t = node(&t);
             if t != from {
                 entry.insert(t);
             }
@@ -345,7 +309,7 @@ fn layer(node: &str) -> u8 {
         0
     } else if node.starts_with("core/") {
         1
-    } else if node.starts_with("cmd/") || node == "history" {
+    } else if node.starts_with("cmd/") {
         2
     } else {
         3

@@ -15,24 +15,16 @@
 mod args;
 mod cmd;
 mod core;
-mod history;
 
 #[cfg(test)]
 mod examples_check;
-
-// The paths `history/` still names (it is moving to its own crate; until then its files
-// are not edited here): each is the module of `core/` or `args/` it names.
-use crate::args::parse;
-use crate::core::exit;
-use crate::core::output;
-use crate::core::paths;
 
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 
 use crate::args::{Cli, Command};
-use crate::cmd::{analyze, compute, plan, suite};
+use crate::cmd::{analyze, compute, history, plan, suite};
 use crate::core::exit::Exit;
 
 fn main() -> ExitCode {

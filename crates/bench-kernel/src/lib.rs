@@ -8,6 +8,10 @@
 //! harness. The `Codegen` section of the crate README shows the compiled hot loops and
 //! how the chains are kept scalar (no cross-chain vectorization).
 //!
+//! [`KernelConfig::from_spec`] reads a kernel written as one spec
+//! (`op=fp,chains=4,threads=1,duration=0.1`, as `abba compare --kernel` takes it),
+//! refusing with a [`SpecError`].
+//!
 //! ```
 //! use bench_kernel::{Kernel, KernelConfig, Op};
 //!
@@ -36,10 +40,12 @@ mod op;
 #[cfg(test)]
 mod reference;
 mod run;
+mod spec;
 
 pub use config::{KernelConfig, KernelError, MAX_DURATION_S, MAX_THREADS, duration_from_secs};
 pub use op::{Op, ParseOpError};
 pub use run::{Kernel, KernelResult, ThreadResult};
+pub use spec::SpecError;
 
 /// The largest supported number of chains per thread (16).
 pub const MAX_CHAINS: usize = chains::MAX_CHAINS;

@@ -25,7 +25,9 @@
 //! - [`render_gate`]: the words of the one regression gate
 //!   ([`bench_stats::analysis::GateResult`]) for compare, suite and history.
 //! - [`render_plan`] and [`render_plan_json`]: `abba plan`'s document ([`PlanDocument`]).
-//! - [`write_atomic`]: temporary file, `fsync`, rename; nothing half-written.
+//! - [`write_atomic`]: temporary file, `fsync`, rename; nothing half-written. [`paths`]: what
+//!   a path names for writing ([`paths::target`]) and whether two name one file
+//!   ([`paths::same_file`]).
 //! - [`format_value`]: one value in its unit, scaled for reading (ns to s, K/M/G rates).
 //! - [`wrap`]: prose wrapped to a width at word boundaries with a hanging indent (what
 //!   the console report does to every line that is not a table).
@@ -83,6 +85,7 @@ mod markdown;
 mod metrics_view;
 mod noise_view;
 mod options;
+pub mod paths;
 #[cfg(feature = "html")]
 pub mod pictures;
 mod plan;

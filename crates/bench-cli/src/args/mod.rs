@@ -1,6 +1,7 @@
 //! Command-line arguments. Everything here is turned into plain configs once, in `main`.
 
 pub mod compute;
+pub mod history;
 pub mod parse;
 pub mod suite;
 
@@ -98,8 +99,8 @@ chains overlap in the pipeline, so chains=2 runs at nearly twice the throughput.
     Suite(Box<crate::args::suite::SuiteArgs>),
     /// Every result kept by commit: record experiments (--record, import), show a
     /// benchmark's levels and paired steps with their change points, check CI, export.
-    #[command(after_help = crate::history::HISTORY_HELP)]
-    History(crate::history::HistoryArgs),
+    #[command(after_help = history::HISTORY_HELP)]
+    History(history::HistoryArgs),
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  abba completions bash > ~/.local/share/bash-completion/completions/abba"
@@ -509,7 +510,7 @@ pub struct CompareArgs {
     pub analysis: AnalysisArgs,
     /// `--record` into the history.
     #[command(flatten)]
-    pub record: crate::history::RecordArgs,
+    pub record: history::RecordArgs,
     /// hyperfine's options that abba does not have (each refused with what abba does).
     #[command(flatten)]
     pub hyperfine_only: HyperfineOnlyArgs,
@@ -598,7 +599,7 @@ pub struct AnalyzeArgs {
     pub analysis: AnalysisArgs,
     /// `--record` into the history.
     #[command(flatten)]
-    pub record: crate::history::RecordArgs,
+    pub record: history::RecordArgs,
 }
 
 /// `abba plan`.

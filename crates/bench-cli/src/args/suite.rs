@@ -176,5 +176,5 @@ pub struct SuiteArgs {
     pub quiet: bool,
     /// `--record` into the history.
     #[command(flatten)]
-    pub record: crate::history::RecordArgs,
+    pub record: super::history::RecordArgs,
 }

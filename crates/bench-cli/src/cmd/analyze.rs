@@ -21,9 +21,9 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
                 .map_err(|e| usage(format!("--metric: {e}")))
         })
         .transpose()?;
-    crate::history::check_record_inputs(&args.record, &args.files)?;
+    crate::core::record::check_record_inputs(&args.record, &args.files)?;
     // --record's commit and history are settled before any report or export.
-    let recording = crate::history::prepare(&args.record, "analyze")?;
+    let recording = crate::core::record::prepare(&args.record, "analyze")?;
     let paths: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
     for (i, a) in paths.iter().enumerate() {
         let same = |b: &&Path| match (a.canonicalize(), b.canonicalize()) {
@@ -49,7 +49,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
             role: "the input",
             path,
         })
-        .chain(recording.as_ref().map(crate::history::Recording::kept))
+        .chain(recording.as_ref().map(crate::core::record::Recording::kept))
         .collect();
     crate::core::paths::check_export_targets(&args.analysis, &kept)?;
     crate::core::checks::warn_rate_unit(Some(&args.unit), args.higher_is_better);
@@ -98,7 +98,12 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     let analysis = analyze_input(&input, &config).map_err(|e| usage(e.to_string()))?;
     let csv = crate::core::exports::csv_exports(&args.analysis.csv, &input, &analysis);
     let code = emit(analysis, &args.analysis, csv, &input)?;
-    crate::history::record_file_after(recording.as_ref(), paths[0], &config, args.analysis.quiet)?;
+    crate::core::record::record_file_after(
+        recording.as_ref(),
+        paths[0],
+        &config,
+        args.analysis.quiet,
+    )?;
     Ok(code)
 }
 

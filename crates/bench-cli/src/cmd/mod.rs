@@ -4,5 +4,6 @@
 pub mod analyze;
 pub mod compare;
 pub mod compute;
+pub mod history;
 pub mod plan;
 pub mod suite;

@@ -233,7 +233,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         gates,
     } = plan(&args, &spec, &picked, resume, seed)?;
     // --record's commit and history are settled now, not after the experiment.
-    let recording = crate::history::prepare(&args.record, "suite")?;
+    let recording = crate::core::record::prepare(&args.record, "suite")?;
     check_exports(&args, recording.as_ref())?;
     warn_rate_units(&config);
     if args.dry_run {
@@ -329,7 +329,7 @@ fn suite_hint(error: anyhow::Error, file: &Path, raw: &Path) -> anyhow::Error {
 /// may the raw runs replace the history.
 fn check_exports(
     args: &SuiteArgs,
-    recording: Option<&crate::history::Recording>,
+    recording: Option<&crate::core::record::Recording>,
 ) -> anyhow::Result<()> {
     if let Some(recording) = recording {
         recording.refuse_as_raw(&[
@@ -381,7 +381,7 @@ fn check_exports(
             kept.push(crate::core::paths::Kept { role, path });
         }
     }
-    kept.extend(recording.map(crate::history::Recording::kept));
+    kept.extend(recording.map(crate::core::record::Recording::kept));
     crate::core::paths::check_targets(&exports, args.json, &kept)
 }
 
@@ -449,7 +449,7 @@ fn report(
     correction: Correction,
     gates: &Gates,
     raw_path: &Path,
-    recording: Option<&crate::history::Recording>,
+    recording: Option<&crate::core::record::Recording>,
 ) -> anyhow::Result<u8> {
     // Messages name the file the runs are in, as a reader of it would.
     raw.file = raw_path.display().to_string();
@@ -479,7 +479,7 @@ fn report(
             let analysed = bench_history::analyse(&raw, analysis, correction)
                 .map_err(|e| usage(e.to_string()))?;
             let units: Vec<Analysed<'_>> = analysed.iter().map(|a| a.as_analysed()).collect();
-            crate::history::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
+            crate::core::record::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
         }
         return Ok(code);
     }
@@ -504,7 +504,7 @@ fn report(
         .zip(&list)
         .map(|(b, (name, dataset))| Analysed::suite_benchmark(name, dataset, &b.analysis))
         .collect();
-    crate::history::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
+    crate::core::record::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
     Ok(code)
 }
 

@@ -13,6 +13,7 @@ pub mod paths;
 pub mod pictures;
 pub mod progress;
 pub mod raw_output;
+pub mod record;
 pub mod run;
 pub mod stdio;
 pub mod words;

@@ -11,47 +11,11 @@ pub struct KernelVariant {
     pub argv: Vec<String>,
 }
 
-/// Parses a kernel spec like `chains=2` or `op=fp,chains=4,duration=0.1` into the command
-/// that runs it through `exe compute`.
+/// A kernel spec like `chains=2` or `op=fp,chains=4,duration=0.1`
+/// ([`bench_kernel::KernelConfig::from_spec`]) as the command that runs it through `exe
+/// compute`; a refusal names `--kernel` and the spec.
 pub fn parse_kernel_spec(spec: &str, exe: &Path) -> Result<KernelVariant, String> {
-    let mut op = "int".to_string();
-    let mut chains = "1".to_string();
-    let mut threads = "1".to_string();
-    let mut duration = "0.3".to_string();
-    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (key, value) = part.split_once('=').ok_or_else(|| {
-            format!(
-                "--kernel `{spec}`: `{part}` is not KEY=VALUE (keys: op, chains, threads, duration)"
-            )
-        })?;
-        let slot = match key.trim() {
-            "op" => &mut op,
-            "chains" => &mut chains,
-            "threads" => &mut threads,
-            "duration" => &mut duration,
-            other => {
-                return Err(format!(
-                    "--kernel `{spec}`: unknown key `{other}` (keys: op, chains, threads, duration)"
-                ));
-            }
-        };
-        *slot = value.trim().to_string();
-    }
-    let bad =
-        |key: &str, value: &str| format!("--kernel `{spec}`: {key}={value} is not a valid value");
-    let config = bench_kernel::KernelConfig {
-        op: op.parse().map_err(|e| format!("--kernel `{spec}`: {e}"))?,
-        chains: chains.parse().map_err(|_| bad("chains", &chains))?,
-        threads: threads.parse().map_err(|_| bad("threads", &threads))?,
-        duration: duration
-            .parse::<f64>()
-            .ok()
-            .and_then(|secs| std::time::Duration::try_from_secs_f64(secs).ok())
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| bad("duration", &duration))?,
-    };
-    config
-        .validate()
+    let config = bench_kernel::KernelConfig::from_spec(spec)
         .map_err(|e| format!("--kernel `{spec}`: {e}"))?;
     let argv = vec![
         exe.display().to_string(),

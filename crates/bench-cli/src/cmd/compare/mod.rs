@@ -53,7 +53,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         config::check_resumed(&args, point)?;
     }
     // --record's commit and history are settled now, not after the experiment.
-    let recording = crate::history::prepare(&args.record, "compare")?;
+    let recording = crate::core::record::prepare(&args.record, "compare")?;
     check_kept_files(&args, resume.as_ref(), recording.as_ref())?;
     let Plan {
         mut config,
@@ -161,7 +161,7 @@ fn confirm_path(args: &CompareArgs, resume: Option<&ResumePoint>) -> Option<Path
 fn check_kept_files(
     args: &CompareArgs,
     resume: Option<&ResumePoint>,
-    recording: Option<&crate::history::Recording>,
+    recording: Option<&crate::core::record::Recording>,
 ) -> anyhow::Result<()> {
     let confirm = args.confirm.then(|| confirm_path(args, resume)).flatten();
     let mut kept = Vec::new();
@@ -207,7 +207,7 @@ fn report(
     outcome: Experiment,
     analysis: &AnalysisConfig,
     raw_path: &Path,
-    recording: Option<&crate::history::Recording>,
+    recording: Option<&crate::core::record::Recording>,
 ) -> anyhow::Result<u8> {
     outcome
         .check_some_run_succeeded()
@@ -233,7 +233,7 @@ fn report(
             &input.loaded.dataset,
             result,
         )];
-        crate::history::record_after(
+        crate::core::record::record_after(
             recording,
             experiment,
             raw_path,

@@ -7,9 +7,9 @@ use bench_history::{ChainCheck, ChangeState, RecentChange, check_series};
 use bench_report::{change_word, percent_change as percent};
 use bench_stats::history::Series;
 
-use super::CheckArgs;
 use super::read::all_series;
-use crate::output::write_stdout;
+use crate::args::history::CheckArgs;
+use crate::core::output::write_stdout;
 
 /// The `abba compare` that confirms a change point: the commit before it against it,
 /// paired, recorded.
@@ -116,8 +116,8 @@ pub(super) fn check(args: &CheckArgs) -> anyhow::Result<u8> {
     let series = all_series(&store, args.bench.as_deref(), &args.read)?;
     if series.is_empty() {
         // Nothing checked is not a pass: an empty store, or filters that match nothing.
-        let (experiments, _) = store.counts().map_err(super::word)?;
-        return Err(crate::exit::usage(if experiments == 0 {
+        let (experiments, _) = store.counts().map_err(crate::core::record::word)?;
+        return Err(crate::core::exit::usage(if experiments == 0 {
             format!(
                 "history check: {} holds no experiment, so nothing can be checked (record one with --record first)",
                 store.path().display()

@@ -1,13 +1,16 @@
 //! `abba history list`, `show` and `export`: the series read from the store
 //! (`bench-history`) and rendered (`bench-report`).
 
+use std::path::Path;
+
 use bench_history::{Filter, Store};
 use bench_report::{HistoryOverview, ListedBenchmark};
 use bench_stats::history::{ChangePointConfig, Series, SeriesConfig};
 
-use super::{ExportArgs, ReadArgs, ShowArgs, check_output_not_history, resolve_path, word};
-use crate::exit::usage;
-use crate::output::write_stdout;
+use crate::args::history::{ExportArgs, ReadArgs, ShowArgs};
+use crate::core::exit::usage;
+use crate::core::output::write_stdout;
+use crate::core::record::{history_role, resolve_path, word};
 
 impl ReadArgs {
     fn filter(&self) -> Filter {
@@ -49,7 +52,7 @@ pub(super) fn all_series(
         .map_err(word)?;
     if let Some(since) = &read.since {
         for (bench, machine) in &got.without_since {
-            crate::output::stderr_line(format_args!(
+            crate::core::output::stderr_line(format_args!(
                 "abba: --since {}: not a recorded commit of {} on {}; its series is taken from that commit's time on (it starts after {})",
                 bench_report::escape_terminal(since),
                 bench_report::escape_terminal(bench),
@@ -98,7 +101,7 @@ pub(super) fn show(args: &ShowArgs) -> anyhow::Result<u8> {
     let series = all_series(&store, Some(&args.bench), &args.read)?;
     if let Some(path) = &args.export_html {
         let html = bench_report::render_history_page(&series);
-        crate::output::export(path, html.as_bytes())
+        crate::core::output::export(path, html.as_bytes())
             .map_err(|e| usage(format!("--export-html {}: {e}", path.display())))?;
     }
     if args.json {
@@ -130,9 +133,30 @@ pub(super) fn export(args: &ExportArgs) -> anyhow::Result<u8> {
         _ => bench_report::render_history_csv(&series),
     };
     match &args.output {
-        Some(path) => crate::output::export(path, text.as_bytes())
+        Some(path) => crate::core::output::export(path, text.as_bytes())
             .map_err(|e| usage(format!("--output {}: {e}", path.display())))?,
         None => write_stdout(&text)?,
     }
     Ok(0)
+}
+
+/// Refuses, before the store is read, an output of a history subcommand (`flag path`)
+/// that is the history file itself under any spelling.
+///
+/// # Errors
+/// Exit 2 naming both.
+fn check_output_not_history(
+    flag: &str,
+    output: Option<&Path>,
+    read: &ReadArgs,
+) -> anyhow::Result<()> {
+    let Some(output) = output else {
+        return Ok(());
+    };
+    let history = resolve_path(read.history.as_deref());
+    let kept = crate::core::paths::Kept {
+        role: history_role(read.history.is_some(), "the history"),
+        path: &history,
+    };
+    crate::core::paths::check_not_kept(flag, output, "the export", &[kept])
 }
