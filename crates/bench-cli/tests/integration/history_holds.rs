@@ -106,7 +106,11 @@ fn a_step_decided_by_the_mean_run_is_shown_exported_and_fails_the_check() {
         let analyze = run(&d, &["analyze", "r.jsonl"]);
         // The analysis decides the 30% step at these few blocks (the part it rests on is
         // named in --verbose); the history must keep it too.
-        let first = text(&analyze.stdout).lines().next().unwrap_or_default().to_owned();
+        let first = text(&analyze.stdout)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned();
         assert!(first.contains("+30."), "{}", text(&analyze.stdout));
         import(&d, "toy", &raw, "c2", "c1");
         let show = run(&d, &["history", "show", "toy", "--history", "h.db"]);
