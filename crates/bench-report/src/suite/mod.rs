@@ -137,14 +137,25 @@ pub(crate) fn summary_lines(report: &SuiteReport) -> Vec<String> {
         "{} faster, {} slower, {} equivalent, {} inconclusive.",
         c.faster, c.slower, c.equivalent, c.inconclusive
     ));
-    let changed = report.changed();
-    if changed.is_empty() {
+    // Each changed benchmark with the same tag as its row (MORE for a count, a tail-only
+    // claim named), so the summary and the table tell one story.
+    let list: Vec<String> = report
+        .benchmarks
+        .iter()
+        .flat_map(|b| {
+            b.analysis.groups.iter().flat_map(move |g| {
+                g.comparisons
+                    .iter()
+                    .filter(|c| c.outcome.is_change())
+                    .map(move |c| {
+                        format!("{} ({})", b.name, crate::view::outcome_tag(&b.analysis, c))
+                    })
+            })
+        })
+        .collect();
+    if list.is_empty() {
         out.push("No benchmark changed.".to_owned());
     } else {
-        let list: Vec<String> = changed
-            .iter()
-            .map(|(b, _, o)| format!("{b} ({})", verdict_word(*o)))
-            .collect();
         out.push(format!("Changed: {}.", list.join(", ")));
     }
     out

@@ -58,7 +58,7 @@ fn action_runs_the_suite_between_base_and_head_and_a_second_run_reuses_the_binar
     assert!(report.contains("| changed |"), "{report}");
     let summary = read(&m.path("summary.md"));
     assert!(
-        summary.contains("SLOWER") && summary.contains("same"),
+        summary.contains("MORE") && !summary.contains("SLOWER") && summary.contains("same"),
         "{summary}"
     );
     let body = read(&out.join("comment.md"));
