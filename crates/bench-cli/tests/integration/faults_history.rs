@@ -11,7 +11,7 @@ use assert_cmd::cargo::CommandCargoExt;
 
 /// abba in `dir`, outside any git repository (git stops looking above `dir`), with no
 /// history or CI variable of the caller's.
-fn abba(dir: &Path) -> Command {
+pub(super) fn abba(dir: &Path) -> Command {
     let mut c = Command::cargo_bin("abba").unwrap();
     c.current_dir(dir)
         .env("NO_COLOR", "1")
@@ -24,11 +24,11 @@ fn abba(dir: &Path) -> Command {
     c
 }
 
-fn run(dir: &Path, args: &[&str]) -> Output {
+pub(super) fn run(dir: &Path, args: &[&str]) -> Output {
     abba(dir).args(args).output().unwrap()
 }
 
-fn text(b: &[u8]) -> String {
+pub(super) fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 

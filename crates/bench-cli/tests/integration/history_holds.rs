@@ -6,33 +6,14 @@
 //! request without a merge base is said.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
+// The binary as the other history tests run it (no history or CI variable of the caller's).
+use super::faults_history::{abba, run, text};
+
 const FIXTURE: &str = "tests/data/raw_two.jsonl";
-
-fn abba(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("abba").unwrap();
-    c.current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("GIT_CEILING_DIRECTORIES", dir.parent().unwrap())
-        .env_remove("ABBA_HISTORY")
-        .env_remove("GITHUB_BASE_REF")
-        .env_remove("GITHUB_HEAD_REF")
-        .env_remove("GITHUB_REF_NAME")
-        .env_remove("GITHUB_STEP_SUMMARY");
-    c
-}
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    abba(dir).args(args).output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// A raw file of `A` and `B` over `blocks` ABBA blocks, B `ratio` times A (small wobble).
 fn raw_file(dir: &Path, name: &str, seed: u64, blocks: usize, ratio: f64) -> PathBuf {
