@@ -362,10 +362,8 @@ pub fn merge_shards(parts: Vec<Experiment>) -> Result<Experiment, ShardError> {
         let Some(raw) = part.header.shard.clone() else {
             return Err(ShardError::NotAShard { file: part.file });
         };
-        let shard = Shard::new(raw.index, raw.count).map_err(|e| match e {
-            ShardError::Invalid(m) => ShardError::Invalid(format!("{}: shard {m}", part.file)),
-            other => other,
-        })?;
+        let shard = Shard::new(raw.index, raw.count)
+            .map_err(|e| ShardError::Invalid(format!("{}: shard {e}", part.file)))?;
         shards.push((shard, raw, part));
     }
     let Some((first_shard, first, first_part)) = shards.first() else {
