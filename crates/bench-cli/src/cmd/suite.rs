@@ -647,8 +647,9 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
     Ok(u8::from(tripped))
 }
 
-/// `--shard K/N`: the shard's share of the suite's experiment, its raw file required (the
-/// merge reads it), or the experiment unchanged without the flag. A resumed shard is
+/// `--shard K/N`: the shard's share of the suite's experiment, its raw file and seed
+/// required (the merge reads the one and compares the other), or the experiment unchanged
+/// without the flag. A resumed shard is
 /// already one (its file's benchmarks).
 fn sharded(args: &SuiteArgs, config: ExperimentConfig) -> anyhow::Result<ExperimentConfig> {
     let Some(shard) = args.shard else {
@@ -657,6 +658,11 @@ fn sharded(args: &SuiteArgs, config: ExperimentConfig) -> anyhow::Result<Experim
     if args.output.is_none() && !args.dry_run {
         return Err(usage(format!(
             "--shard {shard}: give --output FILE.jsonl, the shard's raw file that abba suite --merge reads with the other shards'"
+        )));
+    }
+    if args.seed.is_none() && !args.dry_run {
+        return Err(usage(format!(
+            "--shard {shard}: give --seed N, the same in every shard (the merge refuses shards of different seeds)"
         )));
     }
     let total = config.suite.as_ref().map_or(0, |s| s.benchmarks.len());

@@ -284,14 +284,20 @@ fn a_shard_that_holds_no_benchmark_records_so_and_is_not_missed() {
 }
 
 #[test]
-fn a_shard_needs_its_raw_file_and_a_file_that_is_not_a_shard_is_refused() {
+fn a_shard_needs_its_raw_file_and_seed_and_a_file_that_is_not_a_shard_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     suite(dir.path(), &NAMES[..2], "");
     abba(dir.path())
-        .args(["suite", "--shard", "1/2"])
+        .args(["suite", "--shard", "1/2", "--seed", "1"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--shard 1/2: give --output"));
+    abba(dir.path())
+        .args(["suite", "--shard", "1/2", "-o", "x.jsonl"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--shard 1/2: give --seed N"));
+    assert!(!dir.path().join("x.jsonl").exists());
     abba(dir.path())
         .args(["suite", "--shard", "3/2", "-o", "x.jsonl"])
         .assert()
