@@ -95,6 +95,7 @@ mod pipeline;
 mod raw;
 mod rng;
 mod runner;
+mod scan;
 mod suite;
 mod sys;
 
@@ -136,6 +137,7 @@ pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, MAX_JSON_LINE_BYTES, Metric, MetricParseError, OutputMode,
     RealRunner, RunMeasurement, RunRequest, Runner, STDERR_TAIL_BYTES, Shell, Termination,
 };
+pub use crate::scan::{MAX_VARIANTS, ScanError, ScanExpansion, ScanInput, ScanSpec};
 pub use crate::suite::{
     BenchmarkData, BenchmarkEntry, SUITE_BLOCKS, Settings, Suite, SuiteBenchmark, SuiteError,
     SuiteFile, SuiteOptions, SuiteSpec, Variants, expand_command, glob,

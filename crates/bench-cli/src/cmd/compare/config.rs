@@ -6,8 +6,8 @@
 use anyhow::Context;
 use bench_sched::{
     CommandSpec, ConfigError, CpuSet, Design, ExperimentConfig, FailurePolicy, Identity, Layout,
-    Metric, Mismatch, OutputMode, REFERENCE_NAME, RealRunner, ResumePoint, Runner, SchedError,
-    Shell, Until, Variant,
+    Metric, Mismatch, OutputMode, REFERENCE_NAME, RealRunner, ResumePoint, Runner, ScanError,
+    ScanInput, ScanParameter, ScanSpec, SchedError, Shell, Until, Variant,
 };
 use bench_stats::AnalysisConfig;
 use bench_stats::sequential::SequentialRule;
@@ -46,6 +46,41 @@ struct Variants {
     unit: Option<String>,
 }
 
+/// The arguments with every parameter scan (`-P`/`-L`, [`ScanSpec`]) expanded in the
+/// commands (or `--kernel` specs) and names, and the numeric parameter per variant; `None`
+/// without a scan. A scan's error is a usage error naming the flag.
+fn expand_scan(args: &CompareArgs) -> anyhow::Result<Option<(CompareArgs, Option<ScanParameter>)>> {
+    let spec = ScanSpec {
+        range: args.scan.parameter_scan.clone(),
+        step: args.scan.parameter_step_size.clone(),
+        lists: args.scan.parameter_list.clone(),
+    };
+    if spec.is_empty() {
+        return Ok(None);
+    }
+    let said = |e: ScanError| usage(e.words(ScanInput::hyperfine));
+    if args.resume.is_some() {
+        spec.check().map_err(said)?;
+        let flags = spec.first_input().hyperfine();
+        return Err(usage(format!(
+            "{flags} with --resume: the file's header holds the expanded variants; leave out {flags}"
+        )));
+    }
+    let kernel = !args.kernel.is_empty();
+    let templates = if kernel { &args.kernel } else { &args.commands };
+    let Some(e) = spec.expand(templates, &args.name).map_err(said)? else {
+        return Ok(None);
+    };
+    let mut out = args.clone();
+    if kernel {
+        out.kernel = e.texts;
+    } else {
+        out.commands = e.texts;
+    }
+    out.name = e.names;
+    Ok(Some((out, e.parameter)))
+}
+
 /// Checks the arguments in the order their errors are reported and turns them into the
 /// experiment: variants and names, design, pin, reference, then the rest; the
 /// configuration's own invariants ([`ExperimentConfig::validate`]) are refused with the
@@ -56,9 +91,9 @@ pub(crate) fn experiment_config(
 ) -> anyhow::Result<Plan> {
     let base = resume.as_ref().map(resumed).transpose()?;
     let base = base.as_ref();
-    // A parameter scan (-P/-L) expands the commands and names first (`scan.rs`).
-    let scan = super::scan::expand(args)?;
-    let args = scan.as_ref().map_or(args, |s| &s.args);
+    // A parameter scan (-P/-L) expands the commands and names first.
+    let scan = expand_scan(args)?;
+    let args = scan.as_ref().map_or(args, |s| &s.0);
     let shell = match args.shell {
         Some(arg) => shell_of(arg),
         None => base
@@ -129,7 +164,7 @@ pub(crate) fn experiment_config(
         hooks,
         parameter: scan
             .as_ref()
-            .and_then(|s| s.parameter.clone())
+            .and_then(|s| s.1.clone())
             .or_else(|| base.and_then(|b| b.parameter.clone())),
         until,
         counter,
