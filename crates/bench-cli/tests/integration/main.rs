@@ -9,6 +9,7 @@ mod cli;
 mod coherence;
 mod counting;
 mod doc_figures;
+mod examples;
 mod faults;
 mod faults_attack;
 mod faults_flags;
