@@ -5,9 +5,9 @@
 
 use anyhow::Context;
 use bench_sched::{
-    CommandSpec, ConfigError, CpuSet, Design, ExperimentConfig, FailurePolicy, Identity, Layout,
-    Metric, Mismatch, OutputMode, REFERENCE_NAME, RealRunner, ResumePoint, Runner, ScanError,
-    ScanInput, ScanParameter, ScanSpec, SchedError, Shell, Until, Variant,
+    CommandSpec, ConfigError, CpuSet, DEFAULT_BLOCKS, Design, ExperimentConfig, FailurePolicy,
+    Identity, Layout, Metric, Mismatch, OutputMode, REFERENCE_NAME, RealRunner, ResumePoint,
+    Runner, ScanError, ScanInput, ScanParameter, ScanSpec, SchedError, Shell, Until, Variant,
 };
 use bench_stats::AnalysisConfig;
 use bench_stats::sequential::SequentialRule;
@@ -113,11 +113,12 @@ pub(crate) fn experiment_config(
         u.validate().map_err(|e| config_error(e, args, true))?;
         note_short_sequence(args, u);
     }
-    let blocks = until
-        .as_ref()
-        .map_or(args.blocks.or(base.map(|b| b.blocks)).unwrap_or(20), |u| {
-            u.rule.max_blocks
-        });
+    let blocks = until.as_ref().map_or(
+        args.blocks
+            .or(base.map(|b| b.blocks))
+            .unwrap_or(DEFAULT_BLOCKS),
+        |u| u.rule.max_blocks,
+    );
     let names = names(args, base, &texts)?;
     check_export_paths(&args.analysis)?;
     let design = match args.design.as_deref() {
@@ -199,15 +200,17 @@ fn resumed(point: &ResumePoint) -> anyhow::Result<ExperimentConfig> {
 /// else compare's defaults): warm-ups, settle, layout, timeout, output, failures, the
 /// experiment's identity; a compare runs no suite.
 fn run_settings(args: &CompareArgs, base: Option<&ExperimentConfig>) -> ExperimentConfig {
+    let defaults = ExperimentConfig::default();
+    let base = base.unwrap_or(&defaults);
     ExperimentConfig {
-        warmup: args.warmup.or(base.map(|b| b.warmup)).unwrap_or(1),
-        settle: args.settle.or(base.map(|b| b.settle)).unwrap_or_default(),
+        warmup: args.warmup.unwrap_or(base.warmup),
+        settle: args.settle.unwrap_or(base.settle),
         layout: match args.layout {
             Some(LayoutArg::Random) => Layout::Random,
             Some(LayoutArg::Fixed) => Layout::Fixed(0),
-            None => base.map_or(Layout::Random, |b| b.layout),
+            None => base.layout,
         },
-        timeout: args.timeout.or(base.and_then(|b| b.timeout)),
+        timeout: args.timeout.or(base.timeout),
         output: match (args.show_output, args.analysis.json) {
             (true, true) => OutputMode::ShowOnStderr,
             (true, false) => OutputMode::Show,
@@ -218,25 +221,14 @@ fn run_settings(args: &CompareArgs, base: Option<&ExperimentConfig>) -> Experime
         } else {
             FailurePolicy::Stop
         },
-        abba_version: env!("CARGO_PKG_VERSION").to_string(),
-        warmup_per_block: args
-            .hooks
-            .warmup_per_block
-            .or(base.map(|b| b.warmup_per_block))
-            .unwrap_or(0),
+        warmup_per_block: args.hooks.warmup_per_block.unwrap_or(base.warmup_per_block),
         cycles: 1,
         identity: Identity {
-            experiment: args
-                .experiment
-                .clone()
-                .or_else(|| base.and_then(|b| b.identity.experiment.clone())),
-            host: args
-                .host
-                .clone()
-                .or_else(|| base.and_then(|b| b.identity.host.clone())),
+            experiment: args.experiment.clone().or(base.identity.experiment.clone()),
+            host: args.host.clone().or(base.identity.host.clone()),
         },
         suite: None,
-        ..ExperimentConfig::default()
+        ..defaults.clone()
     }
 }
 
