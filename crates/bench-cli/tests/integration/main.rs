@@ -7,6 +7,7 @@ mod action;
 mod browser;
 mod cli;
 mod coherence;
+mod compute;
 mod counting;
 mod doc_figures;
 mod examples;
