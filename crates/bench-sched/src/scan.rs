@@ -56,20 +56,22 @@ pub enum ScanInput {
 }
 
 impl ScanInput {
-    /// hyperfine's spelling of the input (abba's flags are the same).
+    /// The input in plain words, as [`fmt::Display`] of a [`ScanError`] names it (the
+    /// library names no flag; a binary passes its own to [`ScanError::words`]).
     #[must_use]
-    pub fn hyperfine(self) -> &'static str {
+    pub fn noun(self) -> &'static str {
         match self {
-            Self::Range => "-P/--parameter-scan",
-            Self::Step => "-D/--parameter-step-size",
-            Self::List => "-L/--parameter-list",
-            Self::Name => "--name",
-            Self::Kernel => "--kernel",
+            Self::Range => "the range",
+            Self::Step => "the range's step",
+            Self::List => "the list",
+            Self::Name => "the names",
+            Self::Kernel => "a kernel spec",
         }
     }
 }
 
-/// A scan that cannot be expanded; [`fmt::Display`] words it with hyperfine's flags.
+/// A scan that cannot be expanded; [`fmt::Display`] words it in plain words
+/// ([`ScanInput::noun`]), [`ScanError::words`] with a binary's flags.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ScanError {
@@ -229,7 +231,8 @@ impl ScanError {
         );
         match self {
             Self::RangeAndList => format!(
-                "{p} and {l} cannot be combined (as in hyperfine): use several -L for a cross product"
+                "{p} and {l} cannot be combined (as in hyperfine): use several {} for a cross product",
+                l.split('/').next().unwrap_or(l)
             ),
             Self::StepWithoutRange => format!("{d} needs {p} NAME MIN MAX"),
             Self::RangeTwice => format!(
@@ -309,7 +312,7 @@ impl ScanError {
 
 impl fmt::Display for ScanError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.words(ScanInput::hyperfine))
+        f.write_str(&self.words(ScanInput::noun))
     }
 }
 
@@ -690,6 +693,17 @@ mod tests {
         }
     }
 
+    /// The spelling a binary would pass (abba's and hyperfine's flags).
+    fn flag(input: ScanInput) -> &'static str {
+        match input {
+            ScanInput::Range => "-P/--parameter-scan",
+            ScanInput::Step => "-D/--parameter-step-size",
+            ScanInput::List => "-L/--parameter-list",
+            ScanInput::Name => "--name",
+            ScanInput::Kernel => "--kernel",
+        }
+    }
+
     #[test]
     fn integer_and_decimal_ranges() {
         let a = axes(&scan(&["n", "1", "4"], None, &[])).unwrap();
@@ -704,7 +718,7 @@ mod tests {
 
     #[test]
     fn bad_scans_name_the_flag() {
-        let err = |s: ScanSpec| axes(&s).unwrap_err().to_string();
+        let err = |s: ScanSpec| axes(&s).unwrap_err().words(flag);
         assert!(err(scan(&["n", "4", "1"], None, &[])).contains("MIN is greater than MAX"));
         assert!(err(scan(&["n", "1", "4"], Some("0"), &[])).starts_with("-D/"));
         assert!(err(scan(&["n", "1", "4"], Some("-1"), &[])).starts_with("-D/"));
@@ -742,15 +756,15 @@ mod tests {
         let a = axes(&scan(&[], None, &[["n", "1,2"]])).unwrap();
         let e = expand_texts(&a, &["run {n} {m}".into()], &[])
             .unwrap_err()
-            .to_string();
+            .words(flag);
         assert!(e.contains("{m}") && e.starts_with("-L/"), "{e}");
         let e = expand_texts(&a, &["run".into()], &[])
             .unwrap_err()
-            .to_string();
+            .words(flag);
         assert!(e.contains("appears in no command"), "{e}");
         let e = expand_texts(&a, &["run {n}".into()], &["same".into()])
             .unwrap_err()
-            .to_string();
+            .words(flag);
         assert!(e.contains("--name"), "{e}");
         // Braces that are not a placeholder pass through.
         let t = expand_texts(&a, &["awk '{ print }' {n}".into()], &[]).unwrap();

@@ -7,7 +7,7 @@ use anyhow::Context;
 use bench_sched::{
     CommandSpec, ConfigError, CpuSet, DEFAULT_BLOCKS, Design, ExperimentConfig, FailurePolicy,
     Identity, Layout, Metric, Mismatch, OutputMode, REFERENCE_NAME, RealRunner, ResumePoint,
-    Runner, ScanError, ScanInput, ScanParameter, ScanSpec, SchedError, Shell, Until, Variant,
+    Runner, ScanError, ScanParameter, ScanSpec, SchedError, Shell, Until, Variant,
 };
 use bench_stats::AnalysisConfig;
 use bench_stats::sequential::SequentialRule;
@@ -18,7 +18,7 @@ use crate::core::analysis::{analysis_config_for, fresh_seed};
 use crate::core::exit::usage;
 use crate::core::output::check_export_paths;
 use crate::core::stdio::stderr_line;
-use crate::core::words::sched_error_text;
+use crate::core::words::{scan_flag, sched_error_text};
 
 /// What the arguments of `abba compare` describe: the runs, their names, the analysis.
 #[derive(Debug)]
@@ -58,10 +58,10 @@ fn expand_scan(args: &CompareArgs) -> anyhow::Result<Option<(CompareArgs, Option
     if spec.is_empty() {
         return Ok(None);
     }
-    let said = |e: ScanError| usage(e.words(ScanInput::hyperfine));
+    let said = |e: ScanError| usage(e.words(scan_flag));
     if args.resume.is_some() {
         spec.check().map_err(said)?;
-        let flags = spec.first_input().hyperfine();
+        let flags = scan_flag(spec.first_input());
         return Err(usage(format!(
             "{flags} with --resume: the file's header holds the expanded variants; leave out {flags}"
         )));
