@@ -8,6 +8,8 @@
 use assert_cmd::Command;
 use yaml_rust2::{Yaml, YamlLoader};
 
+use super::kubernetes::logical_lines;
+
 fn example(path: &str) -> String {
     let full = format!("{}/../../examples/{path}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
@@ -15,22 +17,6 @@ fn example(path: &str) -> String {
 
 fn yaml(path: &str) -> Vec<Yaml> {
     YamlLoader::load_from_str(&example(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Shell lines with their `\` continuations joined.
-fn logical_lines(script: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for line in script.lines() {
-        match line.trim_end().strip_suffix('\\') {
-            Some(head) => cur.push_str(head),
-            None => {
-                cur.push_str(line);
-                out.push(std::mem::take(&mut cur).trim().to_owned());
-            }
-        }
-    }
-    out
 }
 
 /// Replaces what the engine or the shell would expand (`${{ x }}`, `${X}`, `$(X)`, `$X`)
