@@ -87,20 +87,10 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     let seed = args.seed.or(input.recorded_seed()).unwrap_or(1);
     let decided_on: Option<Metric> = input.experiment.as_ref().map(|e| e.header.metric.clone());
     let config = analysis_config_for(&args.analysis, seed, decided_on.as_ref())?;
-    // A suite's raw file gets the suite's analysis: each benchmark on its own metric and
-    // blocks, corrected across the suite, as `abba suite` reported it.
-    if let Some(e) = input
-        .experiment
-        .as_ref()
-        .filter(|e| !e.header.suite.is_empty() && !args.analysis.cross_class)
-    {
-        let code = suite_report(&args, e, metric.as_ref(), seed)?;
-        crate::core::record::record_file_after(
-            recording.as_ref(),
-            paths[0],
-            &config,
-            args.analysis.quiet,
-        )?;
+    // A suite's raw file gets the suite's analysis, as `abba suite` reported it.
+    if let Some(code) = suite_report(&args, &input, metric.as_ref(), seed)? {
+        let quiet = args.analysis.quiet;
+        crate::core::record::record_file_after(recording.as_ref(), paths[0], &config, quiet)?;
         return Ok(code);
     }
     if input.is_empty() {
@@ -149,18 +139,25 @@ fn ignored_csv_options(args: &AnalyzeArgs, data: &bench_stats::Dataset) {
     }
 }
 
-/// `abba analyze` of a suite's raw file: the suite's analysis
+/// `abba analyze` of a suite's raw file (`None` for any other input): the suite's analysis
 /// ([`bench_sched::analyze_suite_experiment`], Benjamini-Hochberg across the benchmarks as
 /// `abba suite` defaults to), its table and summary, `--json` / `--export-json` as
 /// `abba.suite/1`, `--export-markdown` as the suite's Markdown, and `--fail-if-slower` per
 /// benchmark. The formats of one comparison's analysis are refused, naming the flag.
 fn suite_report(
     args: &AnalyzeArgs,
-    e: &bench_sched::Experiment,
+    input: &Input,
     metric: Option<&Metric>,
     seed: u64,
-) -> anyhow::Result<u8> {
+) -> anyhow::Result<Option<u8>> {
     let a = &args.analysis;
+    let Some(e) = input
+        .experiment
+        .as_ref()
+        .filter(|e| !e.header.suite.is_empty() && !a.cross_class)
+    else {
+        return Ok(None);
+    };
     let refused = [
         ("--export-html", a.export_html.is_some()),
         ("--export-svg", a.export_svg.is_some()),
@@ -239,5 +236,5 @@ fn suite_report(
             }
         }
     }
-    Ok(u8::from(tripped))
+    Ok(Some(u8::from(tripped)))
 }

@@ -85,6 +85,8 @@ fn a_pr_comment_beyond_githubs_byte_limit_keeps_whole_changed_rows_and_counts_th
     );
     for (k, row) in rows.iter().enumerate() {
         assert!(row.starts_with(&format!("| {} |", long(k))), "row {k}");
+        // Every run the same value: the mean run decides, and the row names it.
+        assert!(row.contains("| **MORE (mean run)** |"), "row {k}");
     }
     let note = format!(
         "{} of 20 changed benchmark row(s) shown; {} changed and 2 unchanged left out to fit the size limit",
@@ -787,4 +789,43 @@ fn a_program_valgrind_cannot_run_is_not_reported_as_the_programs_crash() {
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert!(err.contains("valgrind cannot run this program"), "{err}");
     assert!(err.contains("unhandled instruction bytes"), "{err}");
+}
+
+#[test]
+fn a_typical_run_ratio_apart_from_the_medians_ratio_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Three runs of each per block: A twice low and once high, B once low and twice high,
+    // so A's median is a low run and B's a high one.
+    let mut t = String::from("block,variant,value\n");
+    for b in 0..8 {
+        let j = 1.0 + f64::from(b) * 0.001;
+        for v in [1.0, 1.01, 100.0] {
+            t.push_str(&format!("{b},A,{:.4}\n", v * j));
+        }
+        for v in [1.05, 105.0, 106.0] {
+            t.push_str(&format!("{b},B,{:.4}\n", v * j));
+        }
+    }
+    let csv = write(d, "modes.csv", &t);
+    let out = run(d, &["analyze", csv.to_str().unwrap()]);
+    let words = text(&out.stdout).replace("\n    ", " ");
+    assert!(
+        words.contains("B vs A: the typical-run ratio 69.00x is the median of each run's ratio to its own block's centre, not the ratio of the medians shown (103.96x)"),
+        "{words}"
+    );
+    assert!(words.contains("bimodal"), "{words}");
+    // Runs in one level: the medians agree with the typical run, and nothing is said.
+    let mut t = String::from("block,variant,value\n");
+    for b in 0..8 {
+        let j = 1.0 + f64::from(b) * 0.001;
+        for (v, w) in [(1.0, 1.05), (1.01, 1.06), (1.02, 1.07)] {
+            t.push_str(&format!("{b},A,{:.4}\n{b},B,{:.4}\n", v * j, w * j));
+        }
+    }
+    let one = write(d, "one.csv", &t);
+    let out = run(d, &["analyze", one.to_str().unwrap()]);
+    let words = text(&out.stdout);
+    assert!(words.starts_with("B vs A  SLOWER"), "{words}");
+    assert!(!words.contains("typical-run ratio"), "{words}");
 }
