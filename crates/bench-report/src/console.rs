@@ -54,8 +54,10 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
         let lines = crate::metrics_view::lines(m);
         if !lines.is_empty() {
             let _ = writeln!(out, "\n{}", crate::metrics_view::title(m));
+            // Wrapped at the width like the rest: one comparison's metrics run to 300
+            // columns (issue 38, K4).
             for l in lines {
-                let _ = writeln!(out, "  {l}");
+                prose(&mut out, &l, width, "  ", "    ");
             }
         }
     }

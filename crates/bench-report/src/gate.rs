@@ -31,10 +31,18 @@ pub fn render_gate(result: &GateResult) -> Vec<String> {
         .map(|t| match t {
             TripReason::Regression(r) => {
                 // The typical run's gate names the part of the distribution that tripped it.
-                let part = r
-                    .part
-                    .as_ref()
-                    .map_or_else(String::new, |p| format!(" in its {p}"));
+                // A value that is not a time has low and high runs, not fast and slow ones.
+                let part = r.part.as_ref().map_or_else(String::new, |p| {
+                    let p = match r.quantile {
+                        Some(q) if !result.timed && (q - 0.5).abs() > 1e-9 => format!(
+                            "{} runs (p{:.0})",
+                            if q < 0.5 { "low" } else { "high" },
+                            q * 100.0
+                        ),
+                        _ => p.clone(),
+                    };
+                    format!(" in its {p}")
+                });
                 format!(
                     "{prefix}{} is significantly {worse} than {}{part}{corrected} and may be {pct:.2}% {worse} or more (ratio {:.4}, interval [{:.4}, {:.4}])",
                     name(&r.candidate),

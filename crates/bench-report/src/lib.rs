@@ -116,9 +116,10 @@ pub use crate::{
     progress::{look_text, provisional_text},
     single::render_single,
     suite::{
-        PR_COMMENT_MAX, STEP_SUMMARY_MAX, SUITE_SCHEMA, SuiteMarkdown, bmf_measure, comment_marker,
-        render_suite_bmf, render_suite_console, render_suite_github_benchmark, render_suite_json,
-        render_suite_markdown, render_suite_pr_comment,
+        PR_COMMENT_MAX, STEP_SUMMARY_MAX, SUITE_SCHEMA, SuiteMarkdown, bmf_measure,
+        check_comment_id, comment_marker, render_suite_bmf, render_suite_console,
+        render_suite_github_benchmark, render_suite_json, render_suite_markdown,
+        render_suite_pr_comment,
     },
     suite_noise::{SuiteNoiseLine, suite_noise_line},
     units::format_value,

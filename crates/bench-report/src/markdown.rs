@@ -149,11 +149,17 @@ fn detail(out: &mut String, d: &view::Detail) {
     }
 }
 
-/// Escapes the characters that would break a table cell or start unwanted markup.
+/// Escapes the characters that would break a table cell or start unwanted markup, and an
+/// `&` that could start an entity (`a&lt;b` would read `a<b`; `&&` stays as typed).
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        if matches!(ch, '|' | '*' | '_' | '`' | '<' | '\\') {
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        let entity = ch == '&'
+            && chars
+                .peek()
+                .is_some_and(|n| n.is_alphanumeric() || *n == '#');
+        if entity || matches!(ch, '|' | '*' | '_' | '`' | '<' | '\\') {
             out.push('\\');
         }
         out.push(ch);

@@ -83,8 +83,15 @@ fn seconds_text(secs: f64) -> String {
     }
 }
 
+/// A relative change as a percentage: one decimal, or two significant digits below 0.1%
+/// (`0.0010%`), so a change that is not zero never reads `0.0%`.
 fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
+    let p = x * 100.0;
+    if p != 0.0 && p.is_finite() && p.abs() < 0.1 {
+        let decimals = (1 - p.abs().log10().floor() as i32).clamp(2, 12) as usize;
+        return format!("{p:.decimals$}%");
+    }
+    format!("{p:.1}%")
 }
 
 /// The plan in plain words.
@@ -113,6 +120,18 @@ fn words(doc: &PlanDocument<'_>) -> String {
     out += &range_words(r);
     if let Some(n) = r.budget_blocks {
         let budget = match (doc.time_budget, doc.block_seconds) {
+            // Cut to what the pilot supports (the note below says why).
+            (Some(t), Some(b))
+                if r.supported_blocks == Some(n) && t.as_secs_f64() / b > n as f64 =>
+            {
+                format!(
+                    "{n} blocks (the most this pilot supports: {} at {b:.3}s per block would fit about {:.0} blocks)",
+                    seconds_text(t.as_secs_f64()),
+                    (t.as_secs_f64() / b)
+                        .floor()
+                        .min(f64::from(doc.blocks_limit))
+                )
+            }
             (Some(t), Some(b)) if t.as_secs_f64() / b > f64::from(doc.blocks_limit) => format!(
                 "{n} blocks (the limit: {} at {b:.3}s per block would fit about {:.0} blocks)",
                 seconds_text(t.as_secs_f64()),
@@ -166,7 +185,20 @@ fn words(doc: &PlanDocument<'_>) -> String {
     }
     out += &runs_words(r.runs_per_block.as_ref());
     out += &approximation_words(r);
+    out += &supported_words(r);
     out
+}
+
+/// The note of a request cut to what the pilot supports.
+fn supported_words(r: &PlanReport) -> String {
+    let Some(limit) = r.supported_blocks else {
+        return String::new();
+    };
+    format!(
+        "\nNote: planned at {limit} blocks, not more: a pilot of {} blocks does not support a plan beyond {limit} (past {} blocks the power is a normal approximation that needs a pilot at least as long as the plan; from a shorter one it calls changes far below the pilot's resolution detectable); a longer pilot plans further.\n",
+        r.pilot_blocks,
+        bench_stats::plan::SIMULATED_MAX_BLOCKS
+    )
 }
 
 /// Where the plan is approximate because the counts are large.

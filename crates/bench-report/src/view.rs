@@ -187,9 +187,49 @@ pub(crate) fn build(a: &Analysis, sym: &Symbols) -> ReportView {
                 },
                 informational: is_informational(w.code),
             })
+            .chain(a.groups.iter().filter(|_| !cross_class).flat_map(|g| {
+                g.comparisons
+                    .iter()
+                    .filter_map(move |c| typical_not_medians(g, c, sym))
+            }))
             .collect(),
         levels: a.levels.as_ref().and_then(crate::levels_view::build),
     }
+}
+
+/// Why a typical-run ratio is not the ratio of the medians printed beside it, when it is
+/// not (beyond its interval and by more than 5%; one table of every variant across
+/// classes compares across classes, and is left alone): it compares each run with its own
+/// block's centre, and on runs that fall in several levels (bimodal) the two medians can
+/// sit in different ones. A warning of the report, compact or full (issue 38, M14).
+fn typical_not_medians(g: &GroupAnalysis, c: &Comparison, sym: &Symbols) -> Option<WarningLine> {
+    c.distribution.as_ref()?;
+    let (r, [lo, hi]) = (c.ratio?, c.ratio_ci?);
+    let median = |name: &str| {
+        g.benchmarks
+            .iter()
+            .find(|b| b.name == name)
+            .map(|b| b.median)
+    };
+    let (base, cand) = (median(&g.baseline)?, median(&c.candidate)?);
+    let rm = cand / base;
+    // Apart by more than 5%: a few runs' medians wander a little from the typical run;
+    // runs in several levels move them by their gap.
+    let apart = rm.is_finite() && rm > 0.0 && r > 0.0 && (rm / r).ln().abs() > 0.05;
+    if !apart || (lo..=hi).contains(&rm) {
+        return None;
+    }
+    Some(WarningLine {
+        text: format!(
+            "{} vs {}: the typical-run ratio {} is the median of each run's ratio to its own block's centre, not the ratio of the medians shown ({}): they differ when the runs fall in several levels (bimodal) and the two medians sit in different ones, or the blocks drift",
+            c.candidate,
+            g.baseline,
+            ratio_with_ci(Some(r), None, sym.none),
+            ratio_with_ci(Some(rm), None, sym.none)
+        ),
+        // Shown in the compact report too: the table puts the two side by side.
+        informational: false,
+    })
 }
 
 /// Warnings that say how the report was made rather than what to distrust.
@@ -724,6 +764,17 @@ fn comparison_cells(a: &Analysis, c: &Comparison, sym: &Symbols) -> [Cell; 4] {
             ratio_with_ci(d.ratio, d.interval, sym.none),
             part_words(part, a).trim_start_matches("the ")
         ),
+        // A ratio whose interval contradicts the verdict is shown without the ✓ beside it.
+        _ if c
+            .ratio
+            .is_some_and(|r| r > 0.0 && contradicts(a, c, r, c.ratio_ci)) =>
+        {
+            format!(
+                "{}
+medians; not the test",
+                ratio_with_ci(c.ratio, c.ratio_ci, sym.none)
+            )
+        }
         _ => ratio_with_ci(c.ratio, c.ratio_ci, sym.none),
     };
     [
@@ -964,6 +1015,16 @@ fn headline(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) -> S
     let part = d.and_then(|d| d.part.as_deref());
     let mut text = match ratio.filter(|r| r.is_finite() && *r > 0.0) {
         None => String::new(),
+        // A verdict never stands beside an interval that contradicts it: a rank test of
+        // the runs decides on their order, and bimodal runs can put the ratio of medians
+        // on the other side of 1 or its interval across it.
+        Some(r) if contradicts(a, c, r, interval) => format!(
+            "ratio of medians {} does not show it: the rank test decided on the runs' order{}",
+            ratio_with_ci(Some(r), interval, sym.none),
+            c.cliffs_delta
+                .as_ref()
+                .map_or_else(String::new, |d| format!(" (Cliff's δ {:+.2})", d.delta))
+        ),
         Some(r) => change_text(r, interval),
     };
     let beside_typical = match (part, typical) {
@@ -1011,6 +1072,18 @@ fn headline(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) -> S
     }
     pieces.retain(|p| !p.is_empty());
     pieces.join(sym.sep)
+}
+
+/// Whether a changed comparison's ratio `r` or its interval points away from its outcome
+/// (the ratio on the other side of 1, or the interval across 1).
+fn contradicts(a: &Analysis, c: &Comparison, r: f64, interval: Option<[f64; 2]>) -> bool {
+    if !c.outcome.is_change() {
+        return false;
+    }
+    // The value went up: a slower time, a faster throughput.
+    let up = (c.outcome == Outcome::Slower) != a.higher_is_better;
+    let wrong_side = if up { r < 1.0 } else { r > 1.0 };
+    wrong_side || interval.is_some_and(|[lo, hi]| lo <= 1.0 && hi >= 1.0)
 }
 
 /// For an undecided comparison: what it would take. "not tested: needs 7 blocks", "not
@@ -1136,11 +1209,20 @@ fn decision_parts(c: &Comparison, d: &DecisionReport, alpha: f64, sym: &Symbols)
         ));
     }
     if let Some(ci) = d.equivalence_ci {
+        // An end beyond 10^6 or below 10^-4 in scientific notation, never hundreds of
+        // digits; an end a float could not hold never reaches here (the test is untestable).
+        let end = |x: f64| {
+            if x.is_finite() {
+                units::ratio_number(x, 4)
+            } else {
+                sym.none.to_owned()
+            }
+        };
         parts.push(format!(
-            "equivalence ({}) [{:.4}, {:.4}]",
+            "equivalence ({}) [{}, {}]",
             units::percent(1.0 - 2.0 * alpha, sym.none),
-            ci[0],
-            ci[1]
+            end(ci[0]),
+            end(ci[1])
         ));
     }
     parts
@@ -1171,7 +1253,7 @@ fn block_table(
             row.extend(
                 p.block_values
                     .iter()
-                    .map(|v| Cell::plain(format!("{:.d$}", scale.apply(v[side])))),
+                    .map(|v| Cell::plain(units::ratio_number(scale.apply(v[side]), d))),
             );
             row
         })

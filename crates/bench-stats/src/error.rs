@@ -29,7 +29,7 @@ pub enum StatsError {
         what: &'static str,
     },
     /// A parameter outside its allowed range.
-    #[error("{name} = {value} is invalid: {reason}")]
+    #[error("{name} = {} is invalid: {reason}", shown(*.value))]
     InvalidParameter {
         /// Parameter name (`alpha`, `confidence`, `resamples`, ...).
         name: &'static str,
@@ -96,5 +96,15 @@ impl From<crate::descriptive::SampleError> for StatsError {
                 value,
             },
         }
+    }
+}
+
+/// A parameter's value as given, in scientific notation beyond 10^6 or below 10^-4 (never
+/// hundreds of digits in a message).
+fn shown(value: f64) -> String {
+    if value != 0.0 && value.is_finite() && !(1e-4..1e6).contains(&value.abs()) {
+        format!("{value:e}")
+    } else {
+        value.to_string()
     }
 }

@@ -335,6 +335,9 @@ pub enum TimeUnitArg {
 /// Settings a `--resume` file records are `Option`s here: left out, they come from the
 /// file's header (or take the default written in their help); given, they must match it.
 #[derive(Debug, Args, Clone)]
+// --max-blocks and --min-blocks need a stop rule: --until's, or the one a --resume file
+// records (a sequential file extended to more blocks).
+#[command(group = clap::ArgGroup::new("stop_rule").multiple(true).args(["until", "resume"]))]
 pub struct CompareArgs {
     /// The commands to time (one) or compare (the first is the baseline).
     ///
@@ -490,11 +493,11 @@ pub struct CompareArgs {
     pub until: Option<String>,
     /// With --until decided: the most blocks to run [default: 200]. With --resume, more
     /// blocks than the file planned extend it (every added block is a further look).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS), value_name = "N", requires = "until", help_heading = RUNNING, hide_short_help = true)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS), value_name = "N", requires = "stop_rule", help_heading = RUNNING, hide_short_help = true)]
     pub max_blocks: Option<u32>,
     /// With --until decided: no decision before this many blocks [default: the fewest at
     /// which the sequence can decide at --alpha: 7 at 0.05].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_BLOCKS), value_name = "N", requires = "until", help_heading = RUNNING, hide_short_help = true)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_BLOCKS), value_name = "N", requires = "stop_rule", help_heading = RUNNING, hide_short_help = true)]
     pub min_blocks: Option<u32>,
     /// Print the schedule and exit without running anything.
     #[arg(long, help_heading = RUNNING, hide_short_help = true)]

@@ -87,6 +87,12 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     let seed = args.seed.or(input.recorded_seed()).unwrap_or(1);
     let decided_on: Option<Metric> = input.experiment.as_ref().map(|e| e.header.metric.clone());
     let config = analysis_config_for(&args.analysis, seed, decided_on.as_ref())?;
+    // A suite's raw file gets the suite's analysis, as `abba suite` reported it.
+    if let Some(code) = suite_report(&args, &input, metric.as_ref(), seed)? {
+        let quiet = args.analysis.quiet;
+        crate::core::record::record_file_after(recording.as_ref(), paths[0], &config, quiet)?;
+        return Ok(code);
+    }
     if input.is_empty() {
         let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(usage(format!(
@@ -131,4 +137,104 @@ fn ignored_csv_options(args: &AnalyzeArgs, data: &bench_stats::Dataset) {
             ));
         }
     }
+}
+
+/// `abba analyze` of a suite's raw file (`None` for any other input): the suite's analysis
+/// ([`bench_sched::analyze_suite_experiment`], Benjamini-Hochberg across the benchmarks as
+/// `abba suite` defaults to), its table and summary, `--json` / `--export-json` as
+/// `abba.suite/1`, `--export-markdown` as the suite's Markdown, and `--fail-if-slower` per
+/// benchmark. The formats of one comparison's analysis are refused, naming the flag.
+fn suite_report(
+    args: &AnalyzeArgs,
+    input: &Input,
+    metric: Option<&Metric>,
+    seed: u64,
+) -> anyhow::Result<Option<u8>> {
+    let a = &args.analysis;
+    let Some(e) = input
+        .experiment
+        .as_ref()
+        .filter(|e| !e.header.suite.is_empty() && !a.cross_class)
+    else {
+        return Ok(None);
+    };
+    let refused = [
+        ("--export-html", a.export_html.is_some()),
+        ("--export-svg", a.export_svg.is_some()),
+        ("--export-csv", a.csv.export_csv.is_some()),
+        ("--export-csv-summary", a.csv.export_csv_summary.is_some()),
+    ];
+    if let Some((flag, _)) = refused.iter().find(|(_, given)| *given) {
+        return Err(usage(format!(
+            "{flag}: {} is a suite's raw file, reported as the suite (abba.suite/1); its formats are the table, --json, --export-json and --export-markdown (or --cross-class for one table of every variant)",
+            e.file
+        )));
+    }
+    let mut e = e.clone();
+    if let Some(m) = metric {
+        // --metric over every benchmark, as `abba suite --metric` overrides the file.
+        e.header.metric = m.clone();
+        for b in &mut e.header.suite {
+            b.metric = None;
+            b.unit = None;
+            b.higher_is_better = None;
+        }
+    }
+    let config = analysis_config_for(&args.analysis, seed, Some(&e.header.metric))?;
+    let suite_config = bench_stats::suite::SuiteConfig::new(
+        config,
+        bench_stats::suite::Correction::BenjaminiHochberg,
+    );
+    let analysed = bench_sched::analyze_suite_experiment(&e, &suite_config)
+        .map_err(|err| usage(format!("{}: {err}", e.file)))?;
+    if !a.quiet {
+        for w in &analysed.warnings {
+            crate::core::stdio::stderr_line(format_args!("abba: note: {}", w.message));
+        }
+    }
+    let report = &analysed.report;
+    let noise = bench_report::suite_noise_line(report).map(|line| match line.remedy {
+        Some(r) => format!("{}{}", line.text, crate::core::words::remedy_text(r)),
+        None => line.text,
+    });
+    let json = bench_report::render_suite_json(report)?;
+    if let Some(path) = &a.export_json {
+        crate::core::ci::write_export(path, json.as_bytes())
+            .map_err(|err| usage(format!("--export-json: {err}")))?;
+    }
+    if let Some(path) = &a.export_markdown {
+        let footer = noise.as_ref().map(|line| format!("**Noise:** {line}"));
+        let md = bench_report::render_suite_markdown(
+            report,
+            &bench_report::SuiteMarkdown::default().with_footer(footer),
+        );
+        crate::core::ci::write_export(path, md.as_bytes())
+            .map_err(|err| usage(format!("--export-markdown: {err}")))?;
+    }
+    let width = a.width.or_else(crate::core::stdio::terminal_width);
+    if a.json {
+        crate::core::output::write_stdout(&json)?;
+    } else {
+        let mut text = bench_report::render_suite_console(report, width);
+        if let Some(line) = &noise {
+            text.push('\n');
+            text.push_str(&bench_report::wrap(line, width, "", "  "));
+            text.push('\n');
+        }
+        crate::core::output::write_stdout(&text)?;
+    }
+    let mut tripped = false;
+    if let Some(pct) = a.fail_if_slower {
+        for b in &report.benchmarks {
+            let gate = bench_stats::analysis::Gate::new(pct)
+                .check(&b.analysis)
+                .in_suite(b.name.clone())
+                .regressions_only();
+            tripped |= gate.tripped();
+            for line in bench_report::render_gate(&gate) {
+                crate::core::stdio::stderr_line(format_args!("abba: gate: {line}"));
+            }
+        }
+    }
+    Ok(Some(u8::from(tripped)))
 }

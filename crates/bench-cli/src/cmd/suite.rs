@@ -11,8 +11,8 @@ use bench_sched::{
     RealRunner, ResumePoint, Shell, SuiteError, SuiteOptions, SuiteSpec,
 };
 use bench_stats::analysis::Gate;
-use bench_stats::suite::{Correction, SuiteConfig, SuiteReport, analyze_suite};
-use bench_stats::{AnalysisConfig, Dataset, Grouping};
+use bench_stats::suite::{Correction, SuiteConfig, SuiteReport};
+use bench_stats::{AnalysisConfig, Grouping};
 
 use crate::args::suite::SuiteArgs;
 
@@ -107,6 +107,7 @@ fn suite_analysis(
         }
         other => other.clone(),
     };
+    crate::core::analysis::check_alpha(args.alpha)?;
     let correction = Correction::from_name(&args.suite_correction).ok_or_else(|| {
         usage(format!(
             "--suite-correction {:?}: expected bh, holm or none",
@@ -173,6 +174,9 @@ fn plan(
     let config = spec
         .experiment(picked, options)
         .map_err(|e| suite_error(&e))?;
+    if let Some(id) = &args.comment_id {
+        bench_report::check_comment_id(id).map_err(usage)?;
+    }
     let names: Vec<&str> = picked.iter().map(|e| e.name.get_ref().as_str()).collect();
     let gates = Gates::parse(&args.fail_if_slower, &names)?;
     let (analysis, correction) = suite_analysis(args, &spec.variant_names(), seed)?;
@@ -499,16 +503,14 @@ fn report(
         }
         return Ok(code);
     }
-    let list: Vec<(String, Dataset)> = data
-        .into_iter()
-        .map(|b| (b.name, b.loaded.dataset))
-        .collect();
+    // The one suite analysis `abba analyze` of this raw file gives too.
     let suite_config = SuiteConfig::new(analysis.clone(), correction);
-    let mut report = analyze_suite(&list, &suite_config).map_err(|e| usage(e.to_string()))?;
-    let noise = bench_sched::suite_noise(&raw, &report, &suite_config);
-    for (b, n) in report.benchmarks.iter_mut().zip(noise) {
-        b.analysis.noise = n;
-    }
+    let bench_sched::SuiteAnalysis {
+        report,
+        datasets: list,
+        ..
+    } = bench_sched::analyze_suite_experiment(&raw, &suite_config)
+        .map_err(|e| usage(e.to_string()))?;
     let id = args
         .comment_id
         .clone()
@@ -567,23 +569,24 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
     };
     let json = bench_report::render_suite_json(report)?;
     let noise = noise_line(report);
-    let md_noise = |text: String| match &noise {
-        Some(line) => format!("{text}\n**Noise:** {line}\n"),
-        None => text,
-    };
+    let footer = noise.as_ref().map(|line| format!("**Noise:** {line}"));
     write("--export-json", &args.export_json, Some(json.clone()));
     write(
         "--export-markdown",
         &args.export_markdown,
-        Some(md_noise(render_suite_markdown(
+        Some(render_suite_markdown(
             report,
-            &SuiteMarkdown::default(),
-        ))),
+            &SuiteMarkdown::default().with_footer(footer.clone()),
+        )),
     );
     write(
         "--export-pr-comment",
         &args.export_pr_comment,
-        Some(md_noise(bench_report::render_suite_pr_comment(report, id))),
+        Some(bench_report::render_suite_pr_comment(
+            report,
+            id,
+            footer.clone(),
+        )),
     );
     write(
         "--export-bmf",
@@ -602,10 +605,10 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
         github,
     );
     if !args.no_step_summary {
-        if let Err(e) = crate::core::ci::append_step_summary(&md_noise(render_suite_markdown(
+        if let Err(e) = crate::core::ci::append_step_summary(&render_suite_markdown(
             report,
-            &SuiteMarkdown::new(None, Some(crate::core::ci::STEP_SUMMARY_MAX)),
-        ))) {
+            &SuiteMarkdown::new(None, Some(crate::core::ci::STEP_SUMMARY_MAX)).with_footer(footer),
+        )) {
             failed.push(format!("$GITHUB_STEP_SUMMARY: {e}"));
         }
     }

@@ -28,20 +28,26 @@ pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<Analysi
 /// The smallest `--alpha` accepted.
 pub const MIN_ALPHA: f64 = 1e-6;
 
+/// Refuses an `--alpha` below [`MIN_ALPHA`] naming the flag (`compare`, `analyze` and
+/// `suite` alike); the library's own check covers the rest of its range.
+pub fn check_alpha(alpha: f64) -> anyhow::Result<()> {
+    // 1 - alpha is the default confidence: below about 1e-15 it rounds to 1 in floating
+    // point, and far before that no resampling or exact test resolves the level.
+    if alpha > 0.0 && alpha < MIN_ALPHA {
+        return Err(usage(format!(
+            "--alpha {alpha:e}: must be at least 1e-6 (one in a million); a smaller level cannot be resolved by the tests or their resamples"
+        )));
+    }
+    Ok(())
+}
+
 /// [`analysis_config`] for data of `metric`, whose default margin depends on it.
 pub fn analysis_config_for(
     args: &AnalysisArgs,
     seed: u64,
     metric: Option<&Metric>,
 ) -> anyhow::Result<AnalysisConfig> {
-    // 1 - alpha is the default confidence: below about 1e-15 it rounds to 1 in floating
-    // point, and far before that no resampling or exact test resolves the level.
-    if args.alpha > 0.0 && args.alpha < MIN_ALPHA {
-        return Err(usage(format!(
-            "--alpha {:e}: must be at least 1e-6 (one in a million); a smaller level cannot be resolved by the tests or their resamples",
-            args.alpha
-        )));
-    }
+    check_alpha(args.alpha)?;
     let config = AnalysisConfig {
         alpha: args.alpha,
         // The interval beside the verdict is at the verdict's level unless asked otherwise.

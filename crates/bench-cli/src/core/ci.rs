@@ -22,8 +22,13 @@ pub fn append_step_summary(markdown: &str) -> Result<(), String> {
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
         return Ok(());
     };
-    let text: String = if markdown.chars().count() > STEP_SUMMARY_MAX {
-        let mut cut: String = markdown.chars().take(STEP_SUMMARY_MAX - 200).collect();
+    // GitHub counts the summary's bytes, not its characters.
+    let text: String = if markdown.len() > STEP_SUMMARY_MAX {
+        let mut end = STEP_SUMMARY_MAX - 200;
+        while !markdown.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut cut = markdown[..end].to_owned();
         cut.push_str("\n\n_abba: the summary was cut to GitHub's size limit._\n");
         cut
     } else {

@@ -50,16 +50,24 @@ pub(crate) fn sched_error(error: SchedError, raw: &Path, fresh: bool) -> anyhow:
 /// end line is removed rather than described as kept data; a `--resume`d one, `fresh`
 /// false, is left as it was).
 pub(crate) fn raw_kept(raw: &Path, fresh: bool) -> Result<String, String> {
-    if std::fs::metadata(raw).is_err() {
+    let Ok(meta) = std::fs::metadata(raw) else {
         return Err(format!(
             "the raw file {} no longer exists (deleted, or its directory removed, while abba ran): the runs are lost",
             raw.display()
         ));
-    }
-    if fresh && bench_sched::read_raw(raw).is_ok_and(|d| d.runs.is_empty()) {
+    };
+    // An empty new file (its header never reached the disk: a full $TMPDIR) holds no run.
+    let empty = meta.len() == 0;
+    if fresh && (empty || bench_sched::read_raw(raw).is_ok_and(|d| d.runs.is_empty())) {
         let _ = std::fs::remove_file(raw);
         return Err(format!(
             "no run was measured, so no raw file is kept ({} removed)",
+            raw.display()
+        ));
+    }
+    if empty {
+        return Err(format!(
+            "the raw file {} is empty: no run reached the disk",
             raw.display()
         ));
     }

@@ -27,6 +27,7 @@ mod layers;
 mod metrics;
 mod noise;
 mod one_command;
+mod outputs_hold;
 mod pipeline;
 mod progress;
 mod record_once;

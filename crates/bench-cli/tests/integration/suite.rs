@@ -18,7 +18,7 @@ fn abba() -> Command {
     cmd
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+pub(super) fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
@@ -26,7 +26,7 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 /// A script printing `{"v": X}`: X is its first argument times 100 plus a spread of a
 /// few percent from the process id when a second argument `noisy` is given.
-fn script(dir: &Path) -> PathBuf {
+pub(super) fn script(dir: &Path) -> PathBuf {
     let path = dir.join("value.sh");
     std::fs::write(
         &path,

@@ -68,7 +68,13 @@ pub fn render_html(p: &Pictures<'_>) -> String {
 fn verdicts(out: &mut String, p: &Pictures<'_>) {
     for g in &p.analysis.groups {
         for c in &g.comparisons {
-            let word = crate::suite::verdict_word(c.outcome);
+            // The report's own tag (MORE/FEWER for a value that is not a time, a
+            // tail-only claim named), as the console and the suite say it.
+            let word = if c.outcome == bench_stats::Outcome::Inconclusive {
+                crate::suite::verdict_word(c.outcome)
+            } else {
+                crate::view::outcome_tag(p.analysis, c)
+            };
             let _ = writeln!(
                 out,
                 "<p class=\"verdict {}\"><span class=\"word\">{}</span>{}</p>",

@@ -16,8 +16,8 @@ pub use console::render_suite_console;
 pub use github::render_suite_github_benchmark;
 pub use json::{SUITE_SCHEMA, render_suite_json};
 pub use markdown::{
-    PR_COMMENT_MAX, STEP_SUMMARY_MAX, SuiteMarkdown, comment_marker, render_suite_markdown,
-    render_suite_pr_comment,
+    PR_COMMENT_MAX, STEP_SUMMARY_MAX, SuiteMarkdown, check_comment_id, comment_marker,
+    render_suite_markdown, render_suite_pr_comment,
 };
 
 use crate::units::{fixed, level_text, p_text};
@@ -46,6 +46,21 @@ pub(crate) fn verdict_word(outcome: Outcome) -> String {
     }
 }
 
+/// A comparison's tag in the suite's documents: the report's own (MORE/FEWER for a value
+/// that is not a time, a claim on the fast or slow runs alone named), with ` (mean run)`
+/// when the mean run decided.
+fn suite_tag(a: &bench_stats::Analysis, c: &bench_stats::Comparison) -> String {
+    if c.outcome == Outcome::Inconclusive {
+        return verdict_word(c.outcome);
+    }
+    let mut tag = crate::view::outcome_tag(a, c);
+    let part = c.decision.as_ref().and_then(|d| d.part.as_deref());
+    if c.outcome.is_change() && part == Some("mean-run") {
+        tag.push_str(" (mean run)");
+    }
+    tag
+}
+
 pub(crate) fn rows_of(b: &SuiteBenchmarkReport) -> Vec<Row> {
     let comparisons = b.analysis.groups.iter().flat_map(|g| &g.comparisons);
     let several = b
@@ -64,6 +79,20 @@ pub(crate) fn rows_of(b: &SuiteBenchmarkReport) -> Vec<Row> {
                 .map_or(c.candidate.as_str(), |(_, v)| v)
                 .to_owned();
             let level = b.levels.get(k).copied().unwrap_or(b.analysis.alpha);
+            // A change another part than the typical run decided shows that part's ratio
+            // and interval, and names it, as compare's headline does: the verdict never
+            // stands beside an interval it does not rest on.
+            let decided_by = c
+                .decision
+                .as_ref()
+                .filter(|_| c.outcome.is_change())
+                .and_then(|d| Some((d.part.as_deref()?, d.ratio?, d.interval)))
+                .filter(|(part, _, _)| *part != "typical-run");
+            let (ratio, interval) = match decided_by {
+                Some((_, r, ci)) => (Some(r), ci),
+                None => (c.ratio, c.ratio_ci),
+            };
+            let verdict = suite_tag(&b.analysis, c);
             Row {
                 benchmark: if several {
                     format!("{} ({candidate})", b.name)
@@ -71,18 +100,13 @@ pub(crate) fn rows_of(b: &SuiteBenchmarkReport) -> Vec<Row> {
                     b.name.clone()
                 },
                 candidate,
-                ratio: c.ratio.map_or_else(|| "-".to_owned(), fixed),
-                interval: c.ratio_ci.map_or_else(
+                ratio: ratio.map_or_else(|| "-".to_owned(), fixed),
+                interval: interval.map_or_else(
                     || "-".to_owned(),
                     |[lo, hi]| format!("[{}, {}]", fixed(lo), fixed(hi)),
                 ),
                 level: level_text(1.0 - level),
-                // The report's own tag: a claim on the fast or slow runs alone says so.
-                verdict: if c.outcome == Outcome::Inconclusive {
-                    verdict_word(c.outcome)
-                } else {
-                    crate::view::outcome_tag(&b.analysis, c)
-                },
+                verdict,
                 p: p_text(b.p_values.get(k).copied().flatten()),
                 p_adjusted: p_text(b.p_values_adjusted.get(k).copied().flatten()),
                 changed: c.outcome.is_change(),
@@ -122,15 +146,29 @@ pub(crate) fn summary_lines(report: &SuiteReport) -> Vec<String> {
         } else {
             "geometric mean of the ratios"
         };
-        out.push(format!(
-            "Suite: {what} {} [{}, {}] ({}% block bootstrap, {} resamples, {}).",
-            fixed(g.ratio),
-            fixed(g.ci[0]),
-            fixed(g.ci[1]),
-            g.confidence * 100.0,
-            g.resamples,
-            counted(g.benchmarks, "benchmark")
-        ));
+        out.push(match g.ci {
+            Some(ci) => format!(
+                "Suite: {what} {} [{}, {}] ({}% block bootstrap, {} resamples, {}).",
+                fixed(g.ratio),
+                fixed(ci[0]),
+                fixed(ci[1]),
+                g.confidence * 100.0,
+                g.resamples,
+                counted(g.benchmarks, "benchmark")
+            ),
+            // Too few blocks to resample: the point alone, said to be one.
+            None => format!(
+                "Suite: {what} {} ({}; no interval: {} too few to resample, it needs at least {}).",
+                fixed(g.ratio),
+                counted(g.benchmarks, "benchmark"),
+                if g.blocks == 1 {
+                    "1 block is".to_owned()
+                } else {
+                    format!("{} blocks are", g.blocks)
+                },
+                g.min_blocks
+            ),
+        });
     }
     let c = report.counts;
     out.push(format!(
@@ -147,9 +185,7 @@ pub(crate) fn summary_lines(report: &SuiteReport) -> Vec<String> {
                 g.comparisons
                     .iter()
                     .filter(|c| c.outcome.is_change())
-                    .map(move |c| {
-                        format!("{} ({})", b.name, crate::view::outcome_tag(&b.analysis, c))
-                    })
+                    .map(move |c| format!("{} ({})", b.name, suite_tag(&b.analysis, c)))
             })
         })
         .collect();

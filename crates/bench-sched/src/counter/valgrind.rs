@@ -18,6 +18,15 @@ pub enum CachegrindError {
         /// The end of valgrind's own log.
         log_tail: String,
     },
+    /// Valgrind met an instruction it does not support (AVX-512 on valgrind 3.19, say) and
+    /// raised SIGILL in the program: the failure is valgrind's, not the program's.
+    #[error(
+        "valgrind cannot run this program: it met an instruction valgrind does not support ({detail}) and killed it with SIGILL, which the program run alone would not get; count it with --counter pmu, or run it without --metric instructions"
+    )]
+    Unsupported {
+        /// Valgrind's own line about the instruction.
+        detail: String,
+    },
     /// An output file is not in cachegrind's format.
     #[error("cannot read cachegrind output {file}: {message}")]
     Format {
@@ -156,6 +165,19 @@ pub(crate) fn read_dir_counts(dir: &Path) -> Result<Counts, CountError> {
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .collect();
     names.sort();
+    // An instruction valgrind cannot translate: its SIGILL is no count of the program.
+    for name in names.iter().filter(|n| n.starts_with("log.")) {
+        let log = fs::read_to_string(dir.join(name)).unwrap_or_default();
+        if let Some(line) = log.lines().find(|l| {
+            l.contains("unhandled instruction bytes") || l.contains("Unrecognised instruction")
+        }) {
+            let detail = line
+                .trim_start_matches(|c: char| c == '=' || c.is_ascii_digit())
+                .trim()
+                .to_owned();
+            return Err(CachegrindError::Unsupported { detail }.into());
+        }
+    }
     let mut total = 0u64;
     let mut processes = 0u32;
     for name in names.iter().filter(|n| n.starts_with("cg.")) {

@@ -218,7 +218,10 @@ impl Mismatch {
             Mismatch::Design { file, now } => ("design", file.to_string(), now.to_string()),
             Mismatch::Seed { file, now } => ("seed", file.to_string(), now.to_string()),
             Mismatch::Blocks { file, now } => ("block count", file.to_string(), now.to_string()),
-            Mismatch::Variants { file, now } => ("variants", variants(file), variants(now)),
+            Mismatch::Variants { file, now } => {
+                let (file, now) = differing_variants(file, now);
+                ("variants", file, now)
+            }
             Mismatch::Reference { file, now } => {
                 // The command as written (quoted, as the variants are), never Rust's
                 // `Some(..)` (issue 26, K3).
@@ -306,11 +309,32 @@ fn direction(higher: bool) -> String {
     }
 }
 
-fn variants(v: &[RawVariant]) -> String {
-    v.iter()
+fn variants<'a>(v: impl IntoIterator<Item = &'a RawVariant>) -> String {
+    v.into_iter()
         .map(|v| format!("{}={:?}", v.name, v.command))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The variants that differ, in words: with as many variants on both sides, only those
+/// whose name or command changed (a suite of many benchmarks names the one that differs,
+/// not every command twice); otherwise both lists whole.
+fn differing_variants(file: &[RawVariant], now: &[RawVariant]) -> (String, String) {
+    if file.len() != now.len() {
+        return (variants(file), variants(now));
+    }
+    let differ: Vec<(&RawVariant, &RawVariant)> = file
+        .iter()
+        .zip(now)
+        .filter(|(f, n)| f.name != n.name || f.command != n.command)
+        .collect();
+    if differ.is_empty() {
+        return (variants(file), variants(now));
+    }
+    (
+        variants(differ.iter().map(|d| d.0)),
+        variants(differ.iter().map(|d| d.1)),
+    )
 }
 
 /// A suite in words: its benchmarks' names (`no suite` for none), never the raw JSON.

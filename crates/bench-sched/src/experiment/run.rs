@@ -62,6 +62,15 @@ fn signal_name(s: i32) -> Option<&'static str> {
     })
 }
 
+/// How a failed run ended, with the counter's reason when counting failed too (valgrind
+/// that cannot run the program kills it: its SIGILL is valgrind's, not the program's).
+fn failure_status(t: Termination, m: &RunMeasurement) -> String {
+    match &m.counts {
+        Some(Err(why)) => format!("{}; {why}", status_text(t)),
+        _ => status_text(t),
+    }
+}
+
 fn status_text(t: Termination) -> String {
     match t {
         Termination::Exited(c) => format!("exit code {c}"),
@@ -313,7 +322,7 @@ impl Session<'_> {
                             t @ (Termination::Exited(_)
                             | Termination::Signaled(_)
                             | Termination::Interrupted
-                            | Termination::Stopped(_)) => status_text(t),
+                            | Termination::Stopped(_)) => failure_status(t, &m),
                         },
                         stderr_tail: m.stderr_tail,
                     });
@@ -700,7 +709,7 @@ fn check_termination(
         | Termination::Stopped(_)) => Err(SchedError::RunFailed {
             variant: variant.to_owned(),
             block,
-            status: status_text(t),
+            status: failure_status(t, m),
             stderr_tail: m.stderr_tail.clone(),
         }),
     }

@@ -83,11 +83,38 @@ fn split_fields(line: &str) -> Result<Vec<String>, usize> {
     Ok(fields)
 }
 
+/// The file's records, each with the line it starts on: a quoted field may hold a line
+/// break (RFC 4180), so a line whose quote is still open is joined with the next. Time:
+/// O(n) per record line, O(n^2) in the lines of one record.
+fn records(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut open: Option<(usize, String)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let (start, record) = match open.take() {
+            Some((start, mut record)) => {
+                record.push('\n');
+                record.push_str(line);
+                (start, record)
+            }
+            None => (i + 1, line.to_owned()),
+        };
+        if split_fields(&record).is_err() {
+            open = Some((start, record));
+        } else {
+            out.push((start, record));
+        }
+    }
+    // An unterminated quote at the end: the row's own parse names it.
+    out.extend(open);
+    out
+}
+
 /// Parses CSV with a header row; never panics, whatever the bytes.
 ///
 /// Columns (any order, names case-insensitive): `variant` and `value` required, `block`
 /// (its presence makes the data paired) and `class` optional; other columns are ignored.
-/// Quoted fields may contain commas; fields may not span lines. Time: O(rows log rows).
+/// Quoted fields may contain commas and line breaks (a name may not: a variant or class
+/// name with a control character is refused, naming its cell). Time: O(rows log rows).
 ///
 /// With a `block` column, a block that lacks a variant of its class is dropped with a
 /// [`ReadWarningKind::IncompleteBlocks`] warning naming it (as the raw reader drops an
@@ -106,10 +133,10 @@ pub fn read_csv_bytes(
     options: &CsvOptions,
 ) -> Result<Loaded, InputError> {
     let text = decode(file, bytes)?;
-    let mut rows = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l))
+    let records = records(text);
+    let mut rows = records
+        .iter()
+        .map(|(i, l)| (*i, l.as_str()))
         .filter(|(_, l)| !l.trim().is_empty());
     let Some((header_line, header)) = rows.next() else {
         return Err(InputError::at(
@@ -264,7 +291,19 @@ impl Columns {
                 Ok(v)
             }
         };
-        let variant = cell(self.variant, "variant")?.to_owned();
+        let name = |c: usize, what: &str| -> Result<String, InputError> {
+            let v = cell(c, what)?;
+            if v.chars().any(char::is_control) {
+                return Err(err(
+                    Some(c + 1),
+                    format!(
+                        "{what} name {v:?} holds a line break or control character; names are printed on one line"
+                    ),
+                ));
+            }
+            Ok(v.to_owned())
+        };
+        let variant = name(self.variant, "variant")?;
         let value =
             parse_value(cell(self.value, "value")?).map_err(|m| err(Some(self.value + 1), m))?;
         let block = match self.block {
@@ -273,7 +312,7 @@ impl Columns {
         };
         let class = match self.class {
             None => None,
-            Some(c) => Some(cell(c, "class")?.to_owned()),
+            Some(c) => Some(name(c, "class")?),
         };
         Ok(Row {
             variant,

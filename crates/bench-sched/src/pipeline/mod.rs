@@ -32,10 +32,12 @@ mod confirm;
 mod controls;
 mod metrics;
 mod noise;
+mod suite;
 
 pub use confirm::{ConfirmError, Confirmation};
 pub use metrics::{MetricUnavailable, recorded_metrics};
 pub use noise::{diagnose as diagnose_noise, suite_noise};
+pub use suite::{SuiteAnalysis, SuiteAnalysisError, analyze_suite_experiment};
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;

@@ -195,7 +195,14 @@ impl SuiteSpec {
             Err(e) => {
                 let message = e.message().trim().to_owned();
                 return Err(match e.span() {
-                    Some(span) => at(path, &text, span, message),
+                    Some(span) => {
+                        // A value of the wrong type: the key it is the value of.
+                        let message = match key_before(&text, span.start) {
+                            Some(key) => format!("{key}: {message}"),
+                            None => message,
+                        };
+                        at(path, &text, span, message)
+                    }
                     None => SuiteError::File {
                         path: path.to_owned(),
                         message,
@@ -387,6 +394,16 @@ impl SuiteSpec {
 }
 
 /// An error at `span` of `text` (the file at `path`).
+/// The key whose value starts at byte `offset`: the text before `=` on its line
+/// (`blocks = "ten"` gives `blocks`); `None` when the offset is not after a `key =`.
+fn key_before(text: &str, offset: usize) -> Option<&str> {
+    let before = text.get(..offset)?;
+    let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim();
+    (!key.is_empty() && !key.contains(['[', '{', ',', '"'])).then_some(key)
+}
+
 fn at(path: &Path, text: &str, span: std::ops::Range<usize>, message: String) -> SuiteError {
     let (line, column) = line_col(text, span.start);
     SuiteError::At {

@@ -61,7 +61,10 @@ impl SuiteSpec {
         let shell = match (options.shell, &settings.shell) {
             (Some(shell), _) => shell,
             (None, Some(text)) => text.get_ref().parse::<Shell>().map_err(|_| {
-                SuiteError::Invalid(format!("--shell {:?}: expected none or sh", text.get_ref()))
+                self.at(
+                    text.span(),
+                    format!("shell {:?}: expected none or sh", text.get_ref()),
+                )
             })?,
             (None, None) => Shell::None,
         };
@@ -154,19 +157,20 @@ impl SuiteSpec {
 
     /// The suite's design (`settings.design`, else ABBA): a blocked one.
     fn design(&self) -> Result<Design, SuiteError> {
-        let design: Design = match self.file().settings.design.as_ref() {
-            Some(d) => d
-                .get_ref()
-                .parse()
-                .map_err(|e| self.at(d.span(), format!("design: {e}")))?,
-            None => Design::Abba,
+        let Some(d) = self.file().settings.design.as_ref() else {
+            return Ok(Design::Abba);
         };
-        if design == Design::Sequential {
-            return Err(SuiteError::Invalid(
-                "a suite runs its benchmarks interleaved in blocks: design sequential has no blocks (use abba or random)".to_owned(),
-            ));
+        match d.get_ref().parse::<Design>() {
+            Ok(Design::Sequential) => Err(self.at(
+                d.span(),
+                "design \"sequential\": a suite runs its benchmarks interleaved in blocks, and the sequential design has no blocks (use abba or random)".to_owned(),
+            )),
+            Ok(design) => Ok(design),
+            Err(_) => Err(self.at(
+                d.span(),
+                format!("design {:?}: expected abba or random", d.get_ref()),
+            )),
         }
-        Ok(design)
     }
 
     /// The cycles of every benchmark's order per block (`settings.runs-per-block`, 2 runs

@@ -78,7 +78,13 @@ pub(crate) fn build_comparison(
         .paired
         .and_then(|pa| pa.from_runs.as_ref())
         .and_then(|r| r.shape.as_ref());
-    let direction = direction(ratio, input.paired, hl.as_ref());
+    // Unpaired, the rank test decides on which variant's runs tend to be larger: Cliff's
+    // delta has its sign, where a ratio of medians can point the other way (bimodal runs
+    // whose medians fall in different modes).
+    let direction = match (input.paired, cliff.delta) {
+        (None, d) if d != 0.0 && d.is_finite() => d,
+        _ => direction(ratio, input.paired, hl.as_ref()),
+    };
     let decided = decide(input, pw, basis, &cliff, shape, direction, warnings);
     let quantity = input.data.quantity();
     let facts = facts(input, basis, &decided, &quantity, (ratio, ratio_ci));
@@ -248,6 +254,7 @@ fn facts<'a>(
         ratio_ci,
         quantity,
         constant: constant_value(base, cand),
+        positive: base.values().iter().chain(cand.values()).all(|&v| v > 0.0),
         blocks: input.paired.map(|p| p.blocks),
         runs: (base.len(), cand.len()),
         decision: &decided.decision,

@@ -67,6 +67,10 @@ fn part_inside(interval: Option<[f64; 2]>, margin: f64) -> bool {
     interval.is_some_and(|[lo, hi]| lo >= 1.0 - margin - 1e-12 && hi <= 1.0 + margin + 1e-12)
 }
 
+/// Why an equivalence interval of positive values is absent: its ends overflow (or
+/// underflow) a 64-bit float.
+const OVERFLOW: &str = "the ratio of these values is beyond what a 64-bit float holds";
+
 /// Two one-sided tests on blocked data: the signed-rank interval of the block log-ratios
 /// at `1 - 2 alpha`, exponentiated. Time: O(n^2 log n) in the blocks (the Walsh averages).
 pub(crate) fn paired_equivalence(
@@ -95,6 +99,9 @@ pub(crate) fn paired_equivalence(
     match paired_hodges_lehmann(&logs, level) {
         Ok(s) if s.achieved_confidence + 1e-9 >= level => {
             let interval = [s.ci_low.exp(), s.ci_high.exp()];
+            if !interval.iter().all(|x| x.is_finite() && *x > 0.0) {
+                return Equivalence::Untestable(OVERFLOW);
+            }
             Equivalence::Tested {
                 interval,
                 inside: inside(interval, config.equivalence_margin),
@@ -371,6 +378,9 @@ pub(crate) fn unpaired_equivalence(
         method: IntervalMethod::Percentile,
     };
     match median_ratio(base, cand, &boot) {
+        (Some(_), Some(interval)) if !interval.iter().all(|x| x.is_finite() && *x > 0.0) => {
+            Equivalence::Untestable(OVERFLOW)
+        }
         (Some(_), Some(interval)) => Equivalence::Tested {
             interval,
             inside: inside(interval, config.equivalence_margin),

@@ -21,6 +21,8 @@ pub(crate) struct Facts<'a> {
     pub quantity: &'a Quantity,
     /// The one value every run of both variants gave, when they all gave the same.
     pub constant: Option<f64>,
+    /// Every value of both is above zero (a ratio that is still absent overflowed).
+    pub positive: bool,
     /// Blocks, when paired.
     pub blocks: Option<usize>,
     /// Runs of (baseline, candidate).
@@ -261,8 +263,15 @@ fn without_ratio(f: &Facts<'_>, scope: &str) -> String {
             } else {
                 "on the ranks of the values"
             };
+            // Positive values without a ratio: the values span more than a 64-bit float
+            // holds (1e-300 against 1e300), not a sign the ratio cannot take.
+            let why = if f.positive {
+                "the ratio of these values is beyond what a 64-bit float holds"
+            } else {
+                "ratios need positive values"
+            };
             format!(
-                "{cand} vs {base}: no ratio, since ratios need positive values; {on} {} finds {words}, {scope}.",
+                "{cand} vs {base}: no ratio, since {why}; {on} {} finds {words}, {scope}.",
                 deciding_p(f.decision)
             )
         }
@@ -698,10 +707,26 @@ impl ShapeWords<'_> {
                 "The spread is too large for more blocks to settle it; reduce noise first."
                     .to_owned()
             }
-            Some(k) if floor > s.blocks && k == floor => format!(
-                "At least {k} blocks in all are needed (now {}): the test cannot reach alpha with fewer.",
-                s.blocks
-            ),
+            // Only a test that has not reached alpha is said to be unable to: a part can be
+            // significant below the floor's count (more runs per block give its
+            // randomization test more arrangements than the floor assumes), while the
+            // parts with no interval yet still need the floor's blocks.
+            Some(k)
+                if floor > s.blocks
+                    && k == floor
+                    && f.decision.p_value.is_some_and(|p| p <= f.config.alpha) =>
+            {
+                format!(
+                    "At least {k} blocks in all are needed (now {}) for every part to have an interval at its share of alpha.",
+                    s.blocks
+                )
+            }
+            Some(k) if floor > s.blocks && k == floor => {
+                format!(
+                    "At least {k} blocks in all are needed (now {}): the test cannot reach alpha with fewer.",
+                    s.blocks
+                )
+            }
             Some(k) => format!(
                 "About {k} blocks in all would give 80% power to resolve it if the change is what it now looks like (now {}).",
                 s.blocks

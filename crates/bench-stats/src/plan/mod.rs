@@ -129,6 +129,11 @@ pub struct PlanReport {
     pub blocks_needed_range: Option<BlocksRange>,
     /// Set when the pilot is too short to trust the blocks needed.
     pub pilot_warning: Option<PilotWarning>,
+    /// The most blocks this pilot plans for ([`supported_blocks`]), set when the request
+    /// asked for more: `max_blocks` and `budget_blocks` were cut to it. Absent in older
+    /// plans.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub supported_blocks: Option<usize>,
 }
 
 /// How far the blocks needed move when the pilot is resampled: each of `resamples`
@@ -315,6 +320,18 @@ fn spread(noise: &[f64]) -> (f64, f64) {
 /// log max_blocks), and the range's resamples ([`blocks_needed_range`]).
 pub fn plan(log_ratios: &[f64], runs: Option<RunsAdvice>, req: &PlanRequest) -> PlanReport {
     let noise = centred_noise(log_ratios);
+    // Beyond [`SIMULATED_MAX_BLOCKS`] the power is the normal approximation over the
+    // pilot's few values, whose steps (a centred block at 0 turns positive at any shift)
+    // make changes far below the pilot's resolution look detectable and the power not
+    // grow with the blocks: a plan goes past that only as far as the pilot itself is long.
+    let supported = supported_blocks(noise.len());
+    let asked_more =
+        req.max_blocks as usize > supported || req.budget_blocks.is_some_and(|b| b > supported);
+    let req = &PlanRequest {
+        max_blocks: req.max_blocks.min(supported as u32),
+        budget_blocks: req.budget_blocks.map(|b| b.min(supported)),
+        ..*req
+    };
     let centre = pilot_centre(log_ratios);
     let (sd, robust_sd) = spread(&noise);
     let (_, max) = search_bounds(req);
@@ -351,7 +368,22 @@ pub fn plan(log_ratios: &[f64], runs: Option<RunsAdvice>, req: &PlanRequest) -> 
         centre,
         blocks_needed_range,
         pilot_warning,
+        supported_blocks: asked_more.then_some(supported),
     }
+}
+
+/// The most blocks a pilot of `pilot_blocks` blocks plans for: [`SIMULATED_MAX_BLOCKS`]
+/// (resampled experiments), or the pilot's own length when it is longer (the normal
+/// approximation of [`normal_power`] then rests on as many values as blocks planned).
+///
+/// # Examples
+/// ```
+/// use bench_stats::plan::supported_blocks;
+/// assert_eq!(supported_blocks(8), 300);
+/// assert_eq!(supported_blocks(2000), 2000);
+/// ```
+pub fn supported_blocks(pilot_blocks: usize) -> usize {
+    SIMULATED_MAX_BLOCKS.max(pilot_blocks)
 }
 
 /// Sessions and blocks per session of a profile's simulated pilot: many short sessions,

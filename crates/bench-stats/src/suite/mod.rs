@@ -320,8 +320,18 @@ pub struct GeometricMean {
     /// `exp(mean over benchmarks of ln ratio)`, each benchmark's ratio the Hodges-Lehmann
     /// estimate of its block log-ratios on the deciding estimator's block summary.
     pub ratio: f64,
-    /// Percentile interval from resampling whole blocks of the suite.
-    pub ci: [f64; 2],
+    /// Percentile interval from resampling whole blocks of the suite; `None` from fewer
+    /// blocks than [`GeometricMean::min_blocks`] (one block resamples to itself, a zero-
+    /// width interval; a few give an interval far narrower than the blocks support).
+    pub ci: Option<[f64; 2]>,
+    /// The suite's blocks the interval resamples.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub blocks: usize,
+    /// The fewest blocks an interval is given from: those with which a paired comparison
+    /// can be significant at alpha at all ([`AnalysisConfig::min_paired_blocks`], 6 at
+    /// 0.05).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub min_blocks: usize,
     /// Its confidence.
     pub confidence: f64,
     /// The benchmarks it averages.
@@ -598,6 +608,20 @@ fn geometric_mean(
     blocks.sort_unstable();
     blocks.dedup();
     let resamples = config.resamples.max(1);
+    let min_blocks = config.min_paired_blocks();
+    let without_interval = GeometricMean {
+        ratio,
+        ci: None,
+        confidence: config.confidence,
+        blocks: blocks.len(),
+        min_blocks,
+        benchmarks: per.len(),
+        resamples,
+        as_cost: mixed,
+    };
+    if blocks.len() < min_blocks {
+        return Some(without_interval);
+    }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.seed ^ 0x7375_6974_655f_676d);
     let mut replicates = Vec::with_capacity(resamples as usize);
     for _ in 0..resamples {
@@ -615,7 +639,7 @@ fn geometric_mean(
         }
     }
     if replicates.is_empty() {
-        return None;
+        return Some(without_interval);
     }
     replicates.sort_by(f64::total_cmp);
     let tail = (1.0 - config.confidence) / 2.0;
@@ -625,12 +649,8 @@ fn geometric_mean(
         replicates[lo] + (replicates[hi] - replicates[lo]) * (at - lo as f64)
     };
     Some(GeometricMean {
-        ratio,
-        ci: [q(tail), q(1.0 - tail)],
-        confidence: config.confidence,
-        benchmarks: per.len(),
-        resamples,
-        as_cost: mixed,
+        ci: Some([q(tail), q(1.0 - tail)]),
+        ..without_interval
     })
 }
 

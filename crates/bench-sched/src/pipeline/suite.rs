@@ -1,0 +1,105 @@
+//! A suite's raw file into the suite's analysis: the one path `abba suite` (after its
+//! runs) and `abba analyze` (of its raw file) share.
+
+use std::fmt;
+
+use bench_stats::suite::{SuiteConfig, SuiteReport, analyze_suite};
+use bench_stats::{Dataset, StatsError};
+
+use crate::error::ReadWarning;
+use crate::raw::Experiment;
+
+/// A suite's analysis with what it rests on.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SuiteAnalysis {
+    /// The suite's report: each benchmark decided at the level the correction gives it,
+    /// each wall-time benchmark with its noise diagnosis.
+    pub report: SuiteReport,
+    /// Each benchmark's name and dataset, in the suite's order.
+    pub datasets: Vec<(String, Dataset)>,
+    /// What the reading dropped (a block of one benchmark whose run failed, ...).
+    pub warnings: Vec<ReadWarning>,
+}
+
+/// Why a suite's raw file gives no analysis.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SuiteAnalysisError {
+    /// The file has no suite in its header (an `abba compare` file).
+    NotASuite,
+    /// A variant of a benchmark has no complete block (its runs failed in every block).
+    NoCompleteBlock {
+        /// The benchmark.
+        benchmark: String,
+        /// The variant.
+        variant: String,
+    },
+    /// The analysis of a benchmark failed.
+    Stats(StatsError),
+}
+
+impl fmt::Display for SuiteAnalysisError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SuiteAnalysisError::NotASuite => f.write_str("the file holds no suite"),
+            SuiteAnalysisError::NoCompleteBlock { benchmark, variant } => write!(
+                f,
+                "benchmark {benchmark}: variant {variant} has no complete block to compare (its runs failed)"
+            ),
+            SuiteAnalysisError::Stats(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for SuiteAnalysisError {}
+
+/// The suite's analysis of the suite experiment `e`: every benchmark on its own dataset
+/// (its own metric, unit and direction; a block dropped only for the benchmark whose run
+/// failed in it, [`Experiment::suite_datasets`]), significance corrected across them
+/// ([`analyze_suite`]), and each wall-time benchmark's noise diagnosis
+/// ([`crate::suite_noise`]). Time: as [`analyze_suite`], twice when the noise is
+/// diagnosed.
+///
+/// # Errors
+/// [`SuiteAnalysisError`]: a file without a suite, a variant with no complete block, an
+/// analysis that fails.
+pub fn analyze_suite_experiment(
+    e: &Experiment,
+    config: &SuiteConfig,
+) -> Result<SuiteAnalysis, SuiteAnalysisError> {
+    if e.header.suite.is_empty() {
+        return Err(SuiteAnalysisError::NotASuite);
+    }
+    let data = e.suite_datasets();
+    let mut warnings = Vec::new();
+    for b in &data {
+        warnings.extend(b.loaded.warnings.iter().cloned());
+        if let Some(s) = b
+            .loaded
+            .dataset
+            .series
+            .iter()
+            .find(|s| s.observations.is_empty())
+        {
+            return Err(SuiteAnalysisError::NoCompleteBlock {
+                benchmark: b.name.clone(),
+                variant: s.name.clone(),
+            });
+        }
+    }
+    let datasets: Vec<(String, Dataset)> = data
+        .into_iter()
+        .map(|b| (b.name, b.loaded.dataset))
+        .collect();
+    let mut report = analyze_suite(&datasets, config).map_err(SuiteAnalysisError::Stats)?;
+    let noise = crate::suite_noise(e, &report, config);
+    for (b, n) in report.benchmarks.iter_mut().zip(noise) {
+        b.analysis.noise = n;
+    }
+    Ok(SuiteAnalysis {
+        report,
+        datasets,
+        warnings,
+    })
+}
