@@ -138,5 +138,5 @@ pub use crate::runner::{
 };
 pub use crate::suite::{
     BenchmarkData, BenchmarkEntry, SUITE_BLOCKS, Settings, Suite, SuiteBenchmark, SuiteError,
-    SuiteFile, SuiteOptions, SuiteSpec, Variants, expand_command, glob,
+    SuiteFile, SuiteOptions, SuiteSpec, Variants, expand_command, glob, suite_stop,
 };

@@ -13,6 +13,7 @@
 mod error;
 mod file;
 mod plan;
+pub(crate) mod until;
 
 use std::time::Duration;
 
@@ -21,6 +22,7 @@ use rand::seq::SliceRandom;
 pub use error::SuiteError;
 pub use file::{BenchmarkEntry, Settings, SuiteFile, SuiteSpec, Variants, expand_command, glob};
 pub use plan::{SUITE_BLOCKS, SuiteOptions};
+pub use until::suite_stop;
 
 use crate::design::{Design, Pairing, PlannedRun, Schedule, Target, block_order};
 use crate::experiment::Variant;
