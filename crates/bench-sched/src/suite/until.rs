@@ -149,3 +149,184 @@ pub fn suite_stop(
         rule.map(|r| r.alpha),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    use bench_stats::sequential::SequentialRule;
+
+    use crate::suite::SuiteBenchmark;
+    use crate::*;
+
+    /// Two benchmarks: `clear` (B 10% slower than A in every block) and `seesaw` (B 5%
+    /// faster and slower than A in alternate blocks: never decided), at most `max` blocks.
+    fn config(max: u32) -> ExperimentConfig {
+        let variant = |n: &str| Variant {
+            name: n.into(),
+            command: CommandSpec::parse(&format!("prog-{}", n.replace('/', "-")), Shell::None)
+                .unwrap(),
+        };
+        ExperimentConfig {
+            variants: ["clear/A", "clear/B", "seesaw/A", "seesaw/B"]
+                .into_iter()
+                .map(variant)
+                .collect(),
+            blocks: max,
+            warmup: 0,
+            suite: Some(Suite {
+                benchmarks: vec![
+                    SuiteBenchmark::new("clear", vec![0, 1]),
+                    SuiteBenchmark::new("seesaw", vec![2, 3]),
+                ],
+            }),
+            until: Some(Until {
+                rule: SequentialRule {
+                    max_blocks: max,
+                    ..SequentialRule::new(0.025, 0.01)
+                },
+                baseline: None,
+            }),
+            ..ExperimentConfig::default()
+        }
+    }
+
+    fn runner() -> FakeRunner {
+        let seesaw_b = Rc::new(Cell::new(0u64));
+        FakeRunner::new().with_script(move |call, n| {
+            let wobble = 1.0 + 0.004 * (((n * 7919) % 13) as f64 / 6.0 - 1.0);
+            let base = 1_000_000.0 * wobble;
+            let t = match call.variant.as_str() {
+                "clear/B" => base * 1.1,
+                "seesaw/B" => {
+                    let k = seesaw_b.get();
+                    seesaw_b.set(k + 1);
+                    if (k / 2) % 2 == 0 {
+                        950_000.0
+                    } else {
+                        1_050_000.0
+                    }
+                }
+                _ => base,
+            };
+            FakeRunner::success(t as u64)
+        })
+    }
+
+    fn blocks_of(runs: &[RunRecord], benchmark: &str) -> Vec<u32> {
+        let mut b: Vec<u32> = runs
+            .iter()
+            .filter(|r| r.benchmark.as_deref() == Some(benchmark))
+            .map(|r| r.block)
+            .collect();
+        b.dedup();
+        b
+    }
+
+    #[test]
+    fn a_decided_benchmark_leaves_the_blocks_and_the_rest_run_to_the_limit() {
+        let config = config(24);
+        let outcome = run_experiment(
+            &config,
+            &InterruptFlag::new(),
+            &mut runner(),
+            &mut RawWriter::discard(),
+            &mut NoopObserver,
+        )
+        .unwrap();
+        let clear = blocks_of(&outcome.runs, "clear");
+        assert!(clear.len() < 12, "{clear:?}");
+        assert_eq!(blocks_of(&outcome.runs, "seesaw").len(), 24);
+        // Every block the clear benchmark ran holds all four of its runs.
+        for b in &clear {
+            let n = outcome
+                .runs
+                .iter()
+                .filter(|r| r.block == *b && r.benchmark.as_deref() == Some("clear"))
+                .count();
+            assert_eq!(n, 4, "block {b}");
+        }
+        let stop = suite_stop(&outcome, None).unwrap();
+        assert_eq!((stop.stop.as_str(), stop.blocks), ("max-blocks", 24));
+    }
+
+    #[test]
+    fn a_resume_cut_inside_a_block_replays_the_decisions_and_continues_the_plan() {
+        let dir = tempfile::tempdir().unwrap();
+        let full = dir.path().join("full.jsonl");
+        let config = config(20);
+        let mut out = RawWriter::create(&full).unwrap();
+        let whole = run_experiment(
+            &config,
+            &InterruptFlag::new(),
+            &mut runner(),
+            &mut out,
+            &mut NoopObserver,
+        )
+        .unwrap();
+        drop(out);
+        let clear_blocks = blocks_of(&whole.runs, "clear").len();
+        // Cut the file two runs into the 15th block (after `clear` was decided): the
+        // header and the runs before, as a killed abba leaves them.
+        let text = std::fs::read_to_string(&full).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let before = whole.runs.iter().take_while(|r| r.block < 14).count();
+        let cut = dir.path().join("cut.jsonl");
+        std::fs::write(&cut, lines[..1 + before + 2].join("\n") + "\n").unwrap();
+        let read = read_raw(&cut).unwrap();
+        assert_eq!(read.complete_prefix(), before);
+        let mut more = config.clone();
+        more.resume = Some(ResumePoint::load(&cut).unwrap());
+        let mut out = more.resume.as_ref().unwrap().open_writer(&more).unwrap();
+        run_experiment(
+            &more,
+            &InterruptFlag::new(),
+            &mut runner(),
+            &mut out,
+            &mut NoopObserver,
+        )
+        .unwrap();
+        drop(out);
+        let resumed = read_raw(&cut).unwrap();
+        assert_eq!(blocks_of(&resumed.runs, "clear").len(), clear_blocks);
+        assert_eq!(
+            blocks_of(&resumed.runs, "seesaw"),
+            (0..20).collect::<Vec<u32>>()
+        );
+        assert_eq!(resumed.runs.len(), whole.runs.len());
+        let data = resumed.suite_datasets();
+        assert!(
+            data.iter().all(|b| b.loaded.warnings.is_empty()),
+            "{:?}",
+            data.iter().map(|b| &b.loaded.warnings).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_time_budget_ends_the_suite_at_a_block_boundary_with_its_end_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.jsonl");
+        let config = ExperimentConfig {
+            time_budget: Some(std::time::Duration::from_nanos(1)),
+            ..config(20)
+        };
+        let mut out = RawWriter::create(&path).unwrap();
+        run_experiment(
+            &config,
+            &InterruptFlag::new(),
+            &mut runner(),
+            &mut out,
+            &mut NoopObserver,
+        )
+        .unwrap();
+        drop(out);
+        let raw = read_raw(&path).unwrap();
+        // One block: a budget never cuts a block.
+        assert_eq!(raw.runs.len(), 8);
+        let end = raw.end.as_ref().unwrap();
+        assert_eq!(end.status, EndStatus::TimeBudget);
+        assert_eq!(end.time_budget_ns, Some(1));
+        assert_eq!(suite_stop(&raw, None).unwrap().stop, "time-budget");
+    }
+}
