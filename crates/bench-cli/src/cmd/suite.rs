@@ -207,6 +207,11 @@ fn stop_rule(
             ..r.to_rule()
         },
         None if stop.until.is_none() => return Ok(None),
+        None if resumed.is_some() => {
+            return Err(usage(
+                "--until decided: the file to --resume ran a fixed number of blocks; resume it without --until (or give --blocks to extend it)",
+            ));
+        }
         None => {
             let correction = Correction::from_name(&args.suite_correction).unwrap_or_default();
             let level = sequential_level(args.alpha, correction, benchmarks);
@@ -335,7 +340,13 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
             "abba suite: {} x {} variants, {}, seed {}; raw runs in {}",
             counted(picked.len(), "benchmark"),
             spec.variant_names().len(),
-            counted(config.blocks as usize, "block"),
+            match &config.until {
+                Some(_) => format!(
+                    "each benchmark until decided, at most {}",
+                    counted(config.blocks as usize, "block")
+                ),
+                None => counted(config.blocks as usize, "block"),
+            },
             config.seed,
             raw_path.display()
         ));
