@@ -95,6 +95,7 @@ mod pipeline;
 mod raw;
 mod rng;
 mod runner;
+mod scan;
 mod suite;
 mod sys;
 
@@ -110,9 +111,10 @@ pub use crate::design::{
 pub use crate::duration::{DurationParseError, parse_duration, parse_duration_with_unit};
 pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
-    BudgetFit, ConfigError, ExperimentConfig, FailurePolicy, HookKind, Hooks, Identity, MAX_BLOCKS,
-    MAX_RUNS_PER_BLOCK, MAX_WARMUP, Mismatch, NoopObserver, Observer, REFERENCE_NAME, ResumePoint,
-    ScanParameter, Until, Variant, run_experiment,
+    BudgetFit, ConfigError, DEFAULT_BLOCKS, ExperimentConfig, FailurePolicy, HookKind,
+    HookSpecError, Hooks, Identity, MAX_BLOCKS, MAX_RUNS_PER_BLOCK, MAX_WARMUP, Mismatch,
+    NoopObserver, Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant,
+    run_experiment,
 };
 pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary_csv};
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
@@ -128,15 +130,17 @@ pub use crate::pipeline::{
 };
 pub use crate::raw::{
     AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, RAW_SCHEMA, RawExtension, RawHeader,
-    RawHooks, RawLook, RawSequence, RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant,
-    RawWriter, ReferencePlacement, RunRecord, SequenceStop, StopRuleKind, derived_experiment_id,
-    read_raw, read_raw_bytes, this_host_name,
+    RawHooks, RawLook, RawSequence, RawShard, RawStopRule, RawSuiteBenchmark, RawTrailer,
+    RawVariant, RawWriter, ReferencePlacement, RunRecord, SequenceStop, StopRuleKind,
+    derived_experiment_id, read_raw, read_raw_bytes, this_host_name,
 };
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, MAX_JSON_LINE_BYTES, Metric, MetricParseError, OutputMode,
     RealRunner, RunMeasurement, RunRequest, Runner, STDERR_TAIL_BYTES, Shell, Termination,
 };
+pub use crate::scan::{MAX_VARIANTS, ScanError, ScanExpansion, ScanInput, ScanSpec};
 pub use crate::suite::{
-    BenchmarkData, BenchmarkEntry, SUITE_BLOCKS, Settings, Suite, SuiteBenchmark, SuiteError,
-    SuiteFile, SuiteOptions, SuiteSpec, Variants, expand_command, glob, suite_stop,
+    BenchmarkData, BenchmarkEntry, SUITE_BLOCKS, Settings, Shard, ShardError, Suite,
+    SuiteBenchmark, SuiteError, SuiteFile, SuiteOptions, SuiteSpec, Variants, expand_command, glob,
+    merge_shards, suite_digest, suite_stop,
 };

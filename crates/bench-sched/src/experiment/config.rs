@@ -10,7 +10,7 @@ use crate::layout::Layout;
 use crate::runner::{CommandSpec, Metric, OutputMode, Runner};
 use crate::suite::Suite;
 
-use super::{Hooks, ResumePoint};
+use super::{HookKind, Hooks, ResumePoint};
 
 /// Name recorded for reference-workload runs.
 pub const REFERENCE_NAME: &str = "reference";
@@ -45,7 +45,8 @@ pub struct ExperimentConfig {
     pub reference: Option<CommandSpec>,
     /// Run order. Default: [`Design::Abba`].
     pub design: Design,
-    /// Number of blocks. Default: 10.
+    /// Number of blocks. Default: [`DEFAULT_BLOCKS`] (20), the one default of `abba
+    /// compare` and `abba suite`.
     pub blocks: u32,
     /// Seed of the run order and the layout padding. Default: 1.
     pub seed: u64,
@@ -109,6 +110,9 @@ pub struct ExperimentConfig {
     /// `time-budget` (the raw file stays valid; `--resume` continues it). The clock starts
     /// with the session (warm-ups count). Default: none.
     pub time_budget: Option<Duration>,
+    /// The share of a suite this experiment runs (`abba suite --shard K/N`), recorded in
+    /// the raw header ([`crate::ExperimentConfig::into_shard`] sets it). Default: none.
+    pub shard: Option<crate::raw::RawShard>,
 }
 
 /// A sequential stop rule and the baseline its looks compare against.
@@ -138,13 +142,16 @@ pub struct ScanParameter {
     pub values: Vec<f64>,
 }
 
+/// The blocks of an experiment when nothing else gives them (`ExperimentConfig::default`).
+pub const DEFAULT_BLOCKS: u32 = 20;
+
 impl Default for ExperimentConfig {
     fn default() -> Self {
         ExperimentConfig {
             variants: Vec::new(),
             reference: None,
             design: Design::Abba,
-            blocks: 10,
+            blocks: DEFAULT_BLOCKS,
             seed: 1,
             warmup: 1,
             settle: Duration::ZERO,
@@ -167,11 +174,49 @@ impl Default for ExperimentConfig {
             suite: None,
             counter: None,
             time_budget: None,
+            shard: None,
         }
     }
 }
 
 impl ExperimentConfig {
+    /// The layout padding of every run of `schedule` (this configuration's), parallel to
+    /// its runs: [`crate::Layout::pad_for`] of each run, or in a suite each benchmark's own
+    /// ([`Suite::pads`]). Time: O(runs).
+    pub fn pads(&self, schedule: &crate::design::Schedule) -> Vec<usize> {
+        match &self.suite {
+            Some(suite) => suite.pads(self.layout, self.seed, schedule),
+            None => schedule
+                .runs
+                .iter()
+                .map(|r| self.layout.pad_for(self.seed, r))
+                .collect(),
+        }
+    }
+
+    /// The characters a shell would expand that any command (hooks and the reference
+    /// included) holds, each once in the order met: without a shell they run literally.
+    #[must_use]
+    pub fn shell_expansions(&self) -> Vec<char> {
+        let hooks = self
+            .hooks
+            .iter()
+            .flat_map(|h| HookKind::ALL.into_iter().filter_map(|k| h.get(k)));
+        let commands = self
+            .variants
+            .iter()
+            .map(|v| &v.command)
+            .chain(self.reference.as_ref())
+            .chain(hooks);
+        let mut found: Vec<char> = Vec::new();
+        for c in commands.flat_map(CommandSpec::shell_expansions) {
+            if !found.contains(&c) {
+                found.push(c);
+            }
+        }
+        found
+    }
+
     /// Where this configuration runs its reference workload, if it has one.
     pub fn reference_runs(&self) -> ReferenceRuns {
         if self.reference.is_some() {
@@ -240,13 +285,13 @@ impl ExperimentConfig {
         self.hooks.get(i).filter(|h| !h.is_empty())
     }
 
-    pub(super) fn unit(&self) -> String {
+    pub(crate) fn unit(&self) -> String {
         self.unit
             .clone()
             .unwrap_or_else(|| self.metric.unit().to_owned())
     }
 
-    pub(super) fn higher(&self) -> bool {
+    pub(crate) fn higher(&self) -> bool {
         self.higher_is_better
             .unwrap_or_else(|| self.metric.higher_is_better())
     }

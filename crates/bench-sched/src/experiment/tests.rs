@@ -769,7 +769,7 @@ fn every_invariant_is_a_typed_error() {
         ConfigError::UntilBlocks {
             min: 2,
             max: 5,
-            blocks: 10
+            blocks: crate::DEFAULT_BLOCKS
         }
     );
     assert_eq!(ok.cycles_for_runs_per_block(4), Ok(2));

@@ -47,8 +47,9 @@ pub struct SuiteOptions {
     pub time_budget: Option<Duration>,
 }
 
-/// The blocks of a suite when neither the command line nor the file gives them.
-pub const SUITE_BLOCKS: u32 = 20;
+/// The blocks of a suite when neither the command line nor the file gives them: the one
+/// default of every experiment ([`crate::DEFAULT_BLOCKS`]).
+pub const SUITE_BLOCKS: u32 = crate::DEFAULT_BLOCKS;
 
 impl SuiteSpec {
     /// The experiment of the `picked` benchmarks (from [`SuiteSpec::pick`]) under
