@@ -266,6 +266,15 @@ fn override_variants(spec: &mut SuiteSpec, values: &[String]) -> anyhow::Result<
     Ok(())
 }
 
+/// The blocks the start line names: the count, or under `--until decided` the limit.
+fn planned_blocks(config: &ExperimentConfig) -> String {
+    let blocks = counted(config.blocks as usize, "block");
+    match &config.until {
+        Some(_) => format!("each benchmark until decided, at most {blocks}"),
+        None => blocks,
+    }
+}
+
 /// `n noun`, the noun plural unless `n` is 1 (`1 block`, `3 blocks`).
 fn counted(n: usize, noun: &str) -> String {
     if n == 1 {
@@ -352,13 +361,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
                 "benchmark"
             ),
             spec.variant_names().len(),
-            match &config.until {
-                Some(_) => format!(
-                    "each benchmark until decided, at most {}",
-                    counted(config.blocks as usize, "block")
-                ),
-                None => counted(config.blocks as usize, "block"),
-            },
+            planned_blocks(&config),
             config.seed,
             raw_path.display()
         ));
