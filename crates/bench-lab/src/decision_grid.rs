@@ -316,6 +316,7 @@ fn until_decided(profile: NoiseProfile, change: &Change, max: u32, seed: u64) ->
         sequential: Some(SequentialRun {
             rule,
             extended: false,
+            budget_ended: false,
         }),
         ..AnalysisConfig::default()
     };

@@ -11,6 +11,7 @@
 //! - `plan-check`: `abba plan` from 30-block pilots of the real recordings against the
 //!   power and blocks needed the rest of each recording shows ([`plan_check`]).
 //! - `sequential`: the calibration grid of `--until decided` on simulated noise profiles.
+//! - `suite-sequential`: the calibration of `abba suite --until decided` (A/A suites).
 //! - `decision-grid`, `until-decided-grid`: the whole decision through `analyze()` on the
 //!   simulated noise profiles, per estimator, for shifts and changes that are not shifts,
 //!   and the same under `--until decided` ([`decision_grid`]).
@@ -44,6 +45,7 @@ mod replay;
 mod scale;
 mod scipy_timing;
 mod sequential;
+mod suite_sequential;
 mod sweep;
 
 // The drivers name the shared harness as `crate::run` and `crate::table`.
@@ -98,6 +100,11 @@ enum Task {
     /// positives under continuous monitoring up to 500 blocks and blocks to a decision, for
     /// the sign sequence and the asymptotic mean sequence (Markdown tables).
     Sequential(sequential::SequentialArgs),
+    /// The calibration of `abba suite --until decided`: A/A suites of 2, 5 and 10
+    /// benchmarks on every simulated noise profile, each benchmark's sign sequence at
+    /// alpha over the benchmarks (the suite's rule) and at alpha: the share of suites with
+    /// any FASTER/SLOWER and the blocks until all stopped (a Markdown table; seeded).
+    SuiteSequential(suite_sequential::SuiteSequentialArgs),
     /// The whole decision through `analyze()` on every simulated noise profile, for the
     /// default (`typical-run`), the fastest run, block means and an oracle: A/A claims,
     /// coverage and a 2% shift, then changes that are not shifts (Markdown tables of
@@ -148,6 +155,7 @@ fn main() -> Result<()> {
         Task::Neighbour(a) => neighbour::run(&a),
         Task::PlanCheck(a) => plan_check::run(&root, &a),
         Task::Sequential(a) => sequential::run(&a),
+        Task::SuiteSequential(a) => suite_sequential::run(&a),
         Task::DecisionGrid(a) => decision_grid::run(&a),
         Task::UntilDecidedGrid(a) => decision_grid::run_until_decided(&a),
         Task::EquivalenceGrid(a) => equivalence_grid::run(&a),

@@ -142,5 +142,5 @@ pub use crate::scan::{MAX_VARIANTS, ScanError, ScanExpansion, ScanInput, ScanSpe
 pub use crate::suite::{
     BenchmarkData, BenchmarkEntry, SUITE_BLOCKS, Settings, Shard, ShardError, Suite,
     SuiteBenchmark, SuiteError, SuiteFile, SuiteOptions, SuiteSpec, Variants, expand_command, glob,
-    merge_shards, suite_digest,
+    merge_shards, suite_digest, suite_stop,
 };

@@ -487,7 +487,7 @@ pub struct CompareArgs {
         value_name = "RULE",
         value_parser = ["decided"],
         hide_possible_values = true,
-        conflicts_with_all = ["blocks", "runs", "time_budget"],
+        conflicts_with_all = ["blocks", "runs"],
         help_heading = RUNNING
     )]
     pub until: Option<String>,
@@ -749,7 +749,9 @@ pub struct HookArgs {
     ///
     /// Fit the experiment into DURATION (`30s`, `5min`): one pilot block is run (not
     /// recorded), then as many blocks as fit into the rest of the budget; the choice is
-    /// stated on stderr.
+    /// stated on stderr. With --until decided it is a cap instead: after a block, when
+    /// one more at the last one's pace would end past it, the experiment stops there (end
+    /// status and `sequential.stop` `time-budget`; `--resume` continues it).
     #[arg(
         long,
         value_name = "DURATION",

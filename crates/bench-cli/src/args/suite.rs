@@ -190,7 +190,47 @@ pub struct SuiteArgs {
     /// Progress and notes off.
     #[arg(long, short = 'q', help_heading = "Output")]
     pub quiet: bool,
+    /// `--until`, `--min-blocks`, `--max-blocks`, `--time-budget` and `--variant`.
+    #[command(flatten)]
+    pub stop: SuiteStopArgs,
     /// `--record` into the history.
     #[command(flatten)]
     pub record: super::history::RecordArgs,
+}
+
+/// How long a suite runs, and which commands its variants stand for (issue 38).
+#[derive(Debug, Args)]
+pub struct SuiteStopArgs {
+    /// Replace the value of variant NAME in the file's [variants] (repeatable): an A/A run
+    /// (`--variant head=./build-base/bin`) or another build needs no edited copy of the
+    /// file.
+    #[arg(long, value_name = "NAME=VALUE", help_heading = "Running")]
+    pub variant: Vec<String>,
+    /// Stop each benchmark as soon as its answer is clear (`decided`): after every block
+    /// each benchmark still running looks at its anytime-valid confidence sequence (as
+    /// `compare --until decided`), at the suite's alpha over the number of benchmarks
+    /// (Bonferroni, so no false claim anywhere in the suite at --alpha); a decided
+    /// benchmark runs in no further block, and the suite stops when all are decided or at
+    /// --max-blocks. Two variants.
+    #[arg(
+        long,
+        value_name = "RULE",
+        value_parser = ["decided"],
+        hide_possible_values = true,
+        conflicts_with = "blocks",
+        help_heading = "Running"
+    )]
+    pub until: Option<String>,
+    /// With --until decided: the most blocks [default: 200].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS), value_name = "N", requires = "until", help_heading = "Running")]
+    pub max_blocks: Option<u32>,
+    /// With --until decided: no decision before this many blocks [default: the fewest at
+    /// which each benchmark's sequence can decide at its level].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_BLOCKS), value_name = "N", requires = "until", help_heading = "Running")]
+    pub min_blocks: Option<u32>,
+    /// A cap on the wall time (`10min`): after a block, when one more at the last one's
+    /// pace would end past it, the suite stops there and reports what was decided; the raw
+    /// file stays valid and `--resume` continues it.
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = parse_duration_with_unit, help_heading = "Running")]
+    pub time_budget: Option<Duration>,
 }

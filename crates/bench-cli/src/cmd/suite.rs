@@ -11,7 +11,8 @@ use bench_sched::{
     RealRunner, ResumePoint, Shell, SuiteError, SuiteOptions, SuiteSpec,
 };
 use bench_stats::analysis::Gate;
-use bench_stats::suite::{Correction, SuiteConfig, SuiteReport};
+use bench_stats::sequential::SequentialRule;
+use bench_stats::suite::{Correction, SuiteConfig, SuiteReport, sequential_level};
 use bench_stats::{AnalysisConfig, Grouping};
 
 use crate::args::suite::SuiteArgs;
@@ -171,6 +172,12 @@ fn plan(
         None => None,
     };
     options.runs_per_block = args.runs_per_block;
+    options.until = stop_rule(
+        args,
+        picked.len(),
+        options.resume.as_ref().map(ResumePoint::header),
+    )?;
+    options.time_budget = time_budget(args)?;
     let config = spec
         .experiment(picked, options)
         .map_err(|e| suite_error(&e))?;
@@ -189,6 +196,89 @@ fn plan(
     })
 }
 
+/// `--until decided` (or the rule of a resumed suite that ran under one): each benchmark's
+/// sequence at the suite's alpha over the benchmarks ([`sequential_level`]), refused
+/// (exit 2) when its limit leaves no block at which it could decide.
+fn stop_rule(
+    args: &SuiteArgs,
+    benchmarks: usize,
+    resumed: Option<&bench_sched::RawHeader>,
+) -> anyhow::Result<Option<SequentialRule>> {
+    let stop = &args.stop;
+    let rule = match resumed.and_then(|h| h.stop_rule.as_ref()) {
+        Some(r) => SequentialRule {
+            max_blocks: stop.max_blocks.unwrap_or(r.max_blocks),
+            ..r.to_rule()
+        },
+        None if stop.until.is_none() => return Ok(None),
+        None if resumed.is_some() => {
+            return Err(usage(
+                "--until decided: the file to --resume ran a fixed number of blocks; resume it without --until (or give --blocks to extend it)",
+            ));
+        }
+        None => {
+            let correction = Correction::from_name(&args.suite_correction).unwrap_or_default();
+            let level = sequential_level(args.alpha, correction, benchmarks);
+            let rule = SequentialRule::new(level, args.equivalence_margin);
+            SequentialRule {
+                max_blocks: stop.max_blocks.unwrap_or(rule.max_blocks),
+                min_blocks: stop.min_blocks.unwrap_or(rule.min_blocks),
+                ..rule
+            }
+        }
+    };
+    let needed = SequentialRule::needed_blocks(rule.alpha);
+    if rule.max_blocks < needed.max(rule.min_blocks) {
+        return Err(usage(format!(
+            "--max-blocks {}: each benchmark's sequence runs at level {} ({}) and cannot decide before {} blocks: give --max-blocks {} or more",
+            rule.max_blocks,
+            rule.alpha,
+            if benchmarks > 1 && rule.alpha < args.alpha {
+                format!("--alpha {} over {benchmarks} benchmarks", args.alpha)
+            } else {
+                format!("--alpha {}", args.alpha)
+            },
+            needed.max(rule.min_blocks),
+            needed.max(rule.min_blocks)
+        )));
+    }
+    Ok(Some(rule))
+}
+
+/// `--time-budget`: a positive duration.
+fn time_budget(args: &SuiteArgs) -> anyhow::Result<Option<std::time::Duration>> {
+    match args.stop.time_budget {
+        Some(t) if t.is_zero() => Err(usage(
+            "--time-budget must be longer than 0 (e.g. `30s`, `5min`)",
+        )),
+        other => Ok(other),
+    }
+}
+
+/// `--variant NAME=VALUE`: each replaces a value of the file's `[variants]`.
+fn override_variants(spec: &mut SuiteSpec, values: &[String]) -> anyhow::Result<()> {
+    for v in values {
+        let Some((name, value)) = v.split_once('=') else {
+            return Err(usage(format!(
+                "--variant {v:?}: expected NAME=VALUE (a name of the suite's [variants]: {})",
+                spec.variant_names().join(", ")
+            )));
+        };
+        spec.set_variant(name.trim(), value)
+            .map_err(|e| usage(format!("--variant {v}: {e}")))?;
+    }
+    Ok(())
+}
+
+/// The blocks the start line names: the count, or under `--until decided` the limit.
+fn planned_blocks(config: &ExperimentConfig) -> String {
+    let blocks = counted(config.blocks as usize, "block");
+    match &config.until {
+        Some(_) => format!("each benchmark until decided, at most {blocks}"),
+        None => blocks,
+    }
+}
+
 /// `n noun`, the noun plural unless `n` is 1 (`1 block`, `3 blocks`).
 fn counted(n: usize, noun: &str) -> String {
     if n == 1 {
@@ -203,7 +293,8 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     if !args.merge.is_empty() {
         return merge(&args);
     }
-    let spec = SuiteSpec::read(&args.file).map_err(|e| suite_error(&e))?;
+    let mut spec = SuiteSpec::read(&args.file).map_err(|e| suite_error(&e))?;
+    override_variants(&mut spec, &args.stop.variant)?;
     let resume = args
         .resume
         .as_deref()
@@ -274,7 +365,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
                 "benchmark"
             ),
             spec.variant_names().len(),
-            counted(config.blocks as usize, "block"),
+            planned_blocks(&config),
             config.seed,
             raw_path.display()
         ));
@@ -503,14 +594,16 @@ fn report(
         }
         return Ok(code);
     }
-    // The one suite analysis `abba analyze` of this raw file gives too.
+    // The one suite analysis `abba analyze` of this raw file gives too (a suite under
+    // --until decided judged by the sequences it stopped on).
     let suite_config = SuiteConfig::new(analysis.clone(), correction);
     let bench_sched::SuiteAnalysis {
-        report,
+        mut report,
         datasets: list,
         ..
     } = bench_sched::analyze_suite_experiment(&raw, &suite_config)
         .map_err(|e| usage(e.to_string()))?;
+    report.stop = bench_sched::suite_stop(&raw, args.stop.time_budget);
     let id = args
         .comment_id
         .clone()

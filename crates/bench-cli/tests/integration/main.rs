@@ -37,6 +37,7 @@ mod slurm;
 mod snapshots;
 mod suite;
 mod suite_shards;
+mod suite_until;
 mod verdicts;
 mod width;
 mod words;

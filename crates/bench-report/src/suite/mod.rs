@@ -140,6 +140,9 @@ pub(crate) fn summary_lines(report: &SuiteReport) -> Vec<String> {
         report.correction.describe(),
         report.alpha
     )];
+    if let Some(stop) = &report.stop {
+        out.push(stop_line(report, stop));
+    }
     if let Some(g) = &report.geometric_mean {
         let what = if g.as_cost {
             "geometric mean of the ratios as costs (above 1 is worse)"
@@ -195,6 +198,81 @@ pub(crate) fn summary_lines(report: &SuiteReport) -> Vec<String> {
         out.push(format!("Changed: {}.", list.join(", ")));
     }
     out
+}
+
+/// The line saying how a suite under `--until decided` or `--time-budget` ended: each
+/// benchmark's level, and whether every benchmark was decided, the limit or the budget
+/// came first.
+fn stop_line(report: &SuiteReport, stop: &bench_stats::suite::SuiteStop) -> String {
+    let budget = stop
+        .time_budget_s
+        .map(|s| format!("--time-budget {}", seconds(s)));
+    let undecided = report.counts.inconclusive + report.counts.mixed;
+    let of = format!("{} of at most {} blocks", stop.blocks, stop.planned_blocks);
+    match stop.sequential_level {
+        Some(level) => {
+            let rule = if (level - report.alpha).abs() < 1e-15 {
+                format!(
+                    "Sequential (--until decided): each benchmark looked after every block at alpha {}",
+                    report.alpha
+                )
+            } else {
+                format!(
+                    "Sequential (--until decided): each benchmark looked after every block at level {} (alpha {} over {}, Bonferroni: any false claim in the suite at most {})",
+                    fixed_level(level),
+                    report.alpha,
+                    counted(report.benchmarks.len(), "benchmark"),
+                    report.alpha
+                )
+            };
+            let end = match (stop.stop.as_str(), &budget) {
+                ("decided", _) => format!("every benchmark decided within {} blocks", stop.blocks),
+                ("max-blocks", _) => format!(
+                    "{} undecided at the limit of {} blocks",
+                    counted(undecided, "benchmark"),
+                    stop.planned_blocks
+                ),
+                ("time-budget", Some(b)) => format!(
+                    "{b} ran out after {of}: {} undecided (abba suite --resume continues them)",
+                    counted(undecided, "benchmark")
+                ),
+                _ => format!(
+                    "stopped after {of} with {} undecided",
+                    counted(undecided, "benchmark")
+                ),
+            };
+            format!("{rule}; {end}.")
+        }
+        None => match (stop.stop.as_str(), &budget) {
+            ("time-budget", Some(b)) => format!(
+                "{b} ran out after {} of {} planned blocks: every benchmark is judged on the blocks it has (abba suite --resume continues it).",
+                stop.blocks, stop.planned_blocks
+            ),
+            (_, Some(b)) => format!(
+                "{} of {} planned blocks ran within {b}.",
+                stop.blocks, stop.planned_blocks
+            ),
+            (_, None) => format!(
+                "{} of {} planned blocks ran.",
+                stop.blocks, stop.planned_blocks
+            ),
+        },
+    }
+}
+
+/// A level as a report prints it (`0.01`, `0.0125`).
+fn fixed_level(x: f64) -> String {
+    let s = format!("{x:.6}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// Seconds as a duration flag takes them (`90s`, `2min`, `1.5s`).
+fn seconds(s: f64) -> String {
+    if s >= 60.0 && s % 60.0 == 0.0 {
+        format!("{}min", s / 60.0)
+    } else {
+        format!("{}s", fixed_level(s))
+    }
 }
 
 /// `n noun`, the noun plural unless `n` is 1 (`1 benchmark`, `3 benchmarks`).

@@ -599,6 +599,7 @@ fn a_sequential_analysis_carries_the_looks_the_sequence_chart_draws() {
         sequential: Some(SequentialRun {
             rule,
             extended: false,
+            budget_ended: false,
         }),
         ..bench_stats::AnalysisConfig::default()
     };

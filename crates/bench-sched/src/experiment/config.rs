@@ -104,6 +104,12 @@ pub struct ExperimentConfig {
     /// metric ([`Metric::Count`]) needs one; under [`CounterSource::Valgrind`] only
     /// instructions can decide, since the times are valgrind's. Default: none.
     pub counter: Option<CounterSource>,
+    /// A cap on this session's wall time (`--time-budget` with `--until decided`, or of a
+    /// suite): after every complete block, when one more block at the pace of the last
+    /// would end past it, the experiment stops at that block boundary with end status
+    /// `time-budget` (the raw file stays valid; `--resume` continues it). The clock starts
+    /// with the session (warm-ups count). Default: none.
+    pub time_budget: Option<Duration>,
     /// The share of a suite this experiment runs (`abba suite --shard K/N`), recorded in
     /// the raw header ([`crate::ExperimentConfig::into_shard`] sets it). Default: none.
     pub shard: Option<crate::raw::RawShard>,
@@ -167,6 +173,7 @@ impl Default for ExperimentConfig {
             identity: Identity::default(),
             suite: None,
             counter: None,
+            time_budget: None,
             shard: None,
         }
     }

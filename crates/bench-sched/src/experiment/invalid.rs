@@ -66,6 +66,16 @@ pub enum ConfigError {
         /// How many variants.
         variants: usize,
     },
+    /// A suite's stop rule with a benchmark of other than two variants.
+    #[error(
+        "a sequential stop rule compares two variants per benchmark; benchmark {benchmark:?} has {variants}"
+    )]
+    UntilSuiteVariants {
+        /// The benchmark.
+        benchmark: String,
+        /// How many variants it has.
+        variants: usize,
+    },
     /// A stop rule with the sequential design.
     #[error("a sequential stop rule needs a blocked design (abba or random)")]
     UntilUnblocked,
@@ -235,10 +245,22 @@ impl ExperimentConfig {
         let Some(u) = &self.until else {
             return Ok(());
         };
-        if self.variants.len() != 2 {
-            return Err(ConfigError::UntilVariants {
-                variants: self.variants.len(),
-            });
+        match &self.suite {
+            // A suite's rule decides each benchmark: two variants each.
+            Some(suite) => {
+                if let Some(b) = suite.benchmarks.iter().find(|b| b.variants.len() != 2) {
+                    return Err(ConfigError::UntilSuiteVariants {
+                        benchmark: b.name.clone(),
+                        variants: b.variants.len(),
+                    });
+                }
+            }
+            None if self.variants.len() != 2 => {
+                return Err(ConfigError::UntilVariants {
+                    variants: self.variants.len(),
+                });
+            }
+            None => {}
         }
         if self.design == Design::Sequential {
             return Err(ConfigError::UntilUnblocked);

@@ -171,6 +171,7 @@ impl ResumePoint {
                 end_time: modified.map(crate::host::rfc3339_utc).unwrap_or_default(),
                 sequence: None,
                 superseded: Vec::new(),
+                time_budget_ns: None,
             }
         });
         end.superseded = superseded;

@@ -8,7 +8,9 @@ use crate::design::{PlannedRun, Target};
 use crate::error::SchedError;
 use crate::host::{load_average, rfc3339_utc};
 use crate::interrupt::InterruptFlag;
-use crate::raw::{EndStatus, Experiment, RawHeader, RawSequence, RawTrailer, RawWriter, RunRecord};
+use crate::raw::{
+    EndStatus, Experiment, RawHeader, RawSequence, RawTrailer, RawWriter, RunRecord, SequenceStop,
+};
 use crate::runner::{CommandSpec, Metric, RunMeasurement, RunRequest, Runner, Termination};
 
 use super::{
@@ -152,10 +154,13 @@ pub fn run_experiment(
         set_up: vec![false; config.variants.len()],
         header: &header,
         sequence: None,
+        started: Instant::now(),
+        done: Vec::new(),
+        cleaned: vec![false; config.variants.len()],
     };
     session.warm_up(config.warmup, None)?;
-    session.measure(skip, &mut runs)?;
-    let end = session.finish(EndStatus::Complete)?;
+    let status = session.measure(skip, &mut runs)?;
+    let end = session.finish(status)?;
     Ok(Experiment::new(header, runs, "(this run)").with_end(end))
 }
 
@@ -191,12 +196,25 @@ pub(super) fn preflight(
 }
 
 /// The header, the runs already done and how many planned runs to skip: a resume keeps the
-/// file's header and its complete blocks, a fresh experiment starts from nothing.
+/// file's header and its complete blocks, a fresh experiment starts from nothing. A suite
+/// under a stop rule ran only its undecided benchmarks in later blocks: it skips the
+/// planned runs of every kept block.
 fn starting_point(config: &ExperimentConfig) -> (RawHeader, Vec<RunRecord>, usize) {
     match &config.resume {
         Some(r) => {
             let (header, runs) = r.kept(config);
-            let keep = runs.len();
+            let keep = match (&config.suite, &config.until, runs.last()) {
+                (Some(_), Some(_), Some(last)) => {
+                    let next = last.block.saturating_add(1);
+                    config
+                        .schedule()
+                        .runs
+                        .iter()
+                        .position(|p| p.block >= next)
+                        .unwrap_or(usize::MAX)
+                }
+                _ => runs.len(),
+            };
             (header, runs, keep)
         }
         None => (RawHeader::from_config(config), Vec::new(), 0),
@@ -242,6 +260,14 @@ struct Session<'a> {
     header: &'a RawHeader,
     /// The looks of a sequential experiment so far, for the trailer.
     sequence: Option<RawSequence>,
+    /// When the session started (the clock of [`ExperimentConfig::time_budget`]).
+    started: Instant,
+    /// In a suite under a stop rule: each benchmark's decision so far (decided benchmarks
+    /// run in no further block). Empty otherwise.
+    done: Vec<bool>,
+    /// Whether each variant's cleanup hook has run before its last planned run (it
+    /// stopped early).
+    cleaned: Vec<bool>,
 }
 
 impl Session<'_> {
@@ -253,6 +279,11 @@ impl Session<'_> {
             end_time: rfc3339_utc(SystemTime::now()),
             sequence: self.sequence.clone(),
             superseded: Vec::new(),
+            time_budget_ns: self
+                .config
+                .time_budget
+                .filter(|_| status == EndStatus::TimeBudget)
+                .map(|b| u64::try_from(b.as_nanos()).unwrap_or(u64::MAX)),
         };
         self.out.write_trailer(&end)?;
         Ok(end)
@@ -413,13 +444,15 @@ impl Session<'_> {
     }
 
     /// Runs the schedule from planned run `skip` on, settling before each run, appending
-    /// each record to `runs` and telling the observer when a block is complete.
-    fn measure(&mut self, skip: usize, runs: &mut Vec<RunRecord>) -> Result<(), SchedError> {
+    /// each record to `runs` and telling the observer when a block is complete. Returns how
+    /// the measuring ended: `complete` (every planned block, or the stop rule decided) or
+    /// `time-budget`.
+    fn measure(&mut self, skip: usize, runs: &mut Vec<RunRecord>) -> Result<EndStatus, SchedError> {
         let config = self.config;
         let schedule = config.schedule();
         let pads = config.pads(&schedule);
         let mut left_in_block: HashMap<u32, usize> = HashMap::new();
-        for r in &schedule.runs[skip..] {
+        for r in schedule.runs.iter().skip(skip) {
             *left_in_block.entry(r.block).or_default() += 1;
         }
         // Each variant's last measured run: its cleanup hook follows it.
@@ -429,52 +462,116 @@ impl Session<'_> {
                 last_of.insert(i, n);
             }
         }
+        if let (Some(suite), Some(until)) = (&config.suite, &config.until) {
+            self.done = if runs.is_empty() {
+                vec![false; suite.benchmarks.len()]
+            } else {
+                crate::suite::until::decided(self.header, runs, until)
+            };
+        }
         let mut block_started: Option<u32> = None;
+        let mut block_began = Instant::now();
         for (n, planned) in schedule.runs.iter().enumerate().skip(skip) {
-            if config.warmup_per_block > 0 && block_started != Some(planned.block) {
-                block_started = Some(planned.block);
-                self.warm_up(config.warmup_per_block, Some(planned.block))?;
-            }
-            if n > skip || config.warmup > 0 {
-                sleep_unless_stopped(config.settle, self.stop);
-            }
-            self.check_stop()?;
-            runs.push(self.run_planned(planned, pads[n])?);
-            if let Target::Variant(i) = planned.target {
-                if last_of.get(&i) == Some(&n) {
-                    self.hook_or_stop(i, HookKind::Cleanup, Some(planned.block))?;
+            let dropped = self.decided_benchmark(planned.target);
+            if !dropped {
+                if config.warmup_per_block > 0 && block_started != Some(planned.block) {
+                    block_started = Some(planned.block);
+                    self.warm_up(config.warmup_per_block, Some(planned.block))?;
                 }
-            }
-            if let Some(left) = left_in_block.get_mut(&planned.block) {
-                *left -= 1;
-                if *left == 0 {
-                    self.observer.on_block_end(planned.block);
-                    if self.look(runs) {
-                        // Decided: the variants whose last planned run is still ahead
-                        // get their cleanup hook now.
-                        let mut ahead: Vec<usize> = last_of
-                            .iter()
-                            .filter(|&(_, &last)| last > n)
-                            .map(|(&i, _)| i)
-                            .collect();
-                        ahead.sort_unstable();
-                        for i in ahead {
-                            self.hook_or_stop(i, HookKind::Cleanup, Some(planned.block))?;
-                        }
-                        break;
+                if n > skip || config.warmup > 0 {
+                    sleep_unless_stopped(config.settle, self.stop);
+                }
+                self.check_stop()?;
+                runs.push(self.run_planned(planned, pads[n])?);
+                if let Target::Variant(i) = planned.target {
+                    if last_of.get(&i) == Some(&n) {
+                        self.cleaned[i] = true;
+                        self.hook_or_stop(i, HookKind::Cleanup, Some(planned.block))?;
                     }
                 }
+            }
+            let Some(left) = left_in_block.get_mut(&planned.block) else {
+                continue;
+            };
+            *left -= 1;
+            if *left > 0 {
+                continue;
+            }
+            self.observer.on_block_end(planned.block);
+            let ahead = |i: &usize| last_of.get(i).is_some_and(|&last| last > n);
+            let all_decided = self.look(runs);
+            // Decided (the experiment, or some of a suite's benchmarks): the variants
+            // whose last planned run is still ahead get their cleanup hook now.
+            let stopped = |i: &usize| all_decided || self.decided_benchmark(Target::Variant(*i));
+            let now_clean: Vec<usize> = (0..config.variants.len())
+                .filter(|i| stopped(i) && ahead(i))
+                .collect();
+            self.clean_up(&now_clean, planned.block)?;
+            if all_decided {
+                return Ok(EndStatus::Complete);
+            }
+            let more = schedule.runs.len() > n + 1;
+            let now = Instant::now();
+            if let Some(budget) = config.time_budget.filter(|_| more) {
+                // One more block at the last one's pace would end past the budget.
+                if now.duration_since(self.started) + now.duration_since(block_began) > budget {
+                    if let Some(seq) = self.sequence.as_mut() {
+                        if seq.stop == SequenceStop::NotFinished {
+                            seq.stop = SequenceStop::TimeBudget;
+                        }
+                    }
+                    let rest: Vec<usize> =
+                        (0..config.variants.len()).filter(|i| ahead(i)).collect();
+                    self.clean_up(&rest, planned.block)?;
+                    return Ok(EndStatus::TimeBudget);
+                }
+            }
+            block_began = now;
+        }
+        Ok(EndStatus::Complete)
+    }
+
+    /// Whether `target` belongs to a suite benchmark already decided (its runs are
+    /// dropped from the blocks that follow).
+    fn decided_benchmark(&self, target: Target) -> bool {
+        let (Target::Variant(i), Some(suite)) = (target, &self.config.suite) else {
+            return false;
+        };
+        suite
+            .benchmarks
+            .iter()
+            .position(|b| b.variants.contains(&i))
+            .is_some_and(|k| self.done.get(k).copied().unwrap_or(false))
+    }
+
+    /// Runs the cleanup hook of each of `variants` (whose last planned run is still
+    /// ahead) that has not run yet, after `block`.
+    fn clean_up(&mut self, variants: &[usize], block: u32) -> Result<(), SchedError> {
+        for &i in variants {
+            if !self.cleaned[i] {
+                self.cleaned[i] = true;
+                self.hook_or_stop(i, HookKind::Cleanup, Some(block))?;
             }
         }
         Ok(())
     }
 
     /// After a complete block of a sequential experiment: the look, told to the observer
-    /// and kept for the trailer. `true` when it decided (the experiment stops).
+    /// and kept for the trailer. `true` when it decided (the experiment stops). In a suite,
+    /// each benchmark still running looks at its own sequence; a decided one runs in no
+    /// further block (its cleanup hooks run now), and the suite stops when all are.
     fn look(&mut self, runs: &[RunRecord]) -> bool {
         let Some(until) = &self.config.until else {
             return false;
         };
+        if let Some(suite) = &self.config.suite {
+            let now = crate::suite::until::decided(self.header, runs, until);
+            for (d, n) in self.done.iter_mut().zip(now) {
+                *d |= n;
+            }
+            debug_assert_eq!(self.done.len(), suite.benchmarks.len());
+            return self.done.iter().all(|&d| d);
+        }
         let Some((replay, agrees)) = super::stop::looks(self.header, runs, until) else {
             return false;
         };

@@ -166,7 +166,8 @@ impl Input {
             let claims_complete = raw
                 .as_ref()
                 .and_then(|r| r.end.as_ref())
-                .is_some_and(|t| t.status == EndStatus::Complete && t.sequence.is_none());
+                .is_some_and(|t| t.status == EndStatus::Complete && t.sequence.is_none())
+                && raw.as_ref().is_some_and(|r| r.header.stop_rule.is_none());
             let experiment = raw;
             if let Some(e) = experiment.as_ref().filter(|_| claims_complete) {
                 let done = e.complete_blocks();
@@ -357,23 +358,43 @@ fn fill_cpu_times(analysis: &mut Analysis, e: &Experiment) {
 /// the caller set is kept.
 fn sequential_config(input: &Input, config: &AnalysisConfig) -> AnalysisConfig {
     let mut config = config.clone();
-    let Some(h) = input.experiment.as_ref().map(|e| &e.header) else {
+    let Some(e) = input.experiment.as_ref() else {
         return config;
     };
     if config.sequential.is_some() {
         return config;
     }
-    let extended = !h.extended.is_empty();
-    let rule = match &h.stop_rule {
-        Some(r) => Some(r.to_rule()),
-        None if extended => Some(SequentialRule {
-            max_blocks: h.blocks,
-            ..SequentialRule::new(config.alpha, config.equivalence_margin)
-        }),
-        None => None,
-    };
-    config.sequential = rule.map(|rule| SequentialRun { rule, extended });
+    config.sequential = e.sequential_run(config.alpha, config.equivalence_margin);
     config
+}
+
+impl Experiment {
+    /// The sequential run the analysis of this file replays: the header's stop rule (or,
+    /// for a fixed experiment extended after it ended, the default rule at `alpha` and
+    /// `margin` up to its blocks), whether it was extended, and whether its last session
+    /// ended on its `--time-budget` (end status `time-budget`). `None` for a fixed
+    /// experiment never extended.
+    pub fn sequential_run(&self, alpha: f64, margin: f64) -> Option<SequentialRun> {
+        let h = &self.header;
+        let extended = !h.extended.is_empty();
+        let rule = match &h.stop_rule {
+            Some(r) => r.to_rule(),
+            None if extended => SequentialRule {
+                max_blocks: h.blocks,
+                ..SequentialRule::new(alpha, margin)
+            },
+            None => return None,
+        };
+        let budget_ended = self
+            .end
+            .as_ref()
+            .is_some_and(|t| t.status == EndStatus::TimeBudget);
+        Some(SequentialRun {
+            rule,
+            extended,
+            budget_ended,
+        })
+    }
 }
 
 /// The remark for an experiment extended after it had ended.

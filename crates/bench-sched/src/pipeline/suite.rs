@@ -57,7 +57,8 @@ impl std::error::Error for SuiteAnalysisError {}
 /// The suite's analysis of the suite experiment `e`: every benchmark on its own dataset
 /// (its own metric, unit and direction; a block dropped only for the benchmark whose run
 /// failed in it, [`Experiment::suite_datasets`]), significance corrected across them
-/// ([`analyze_suite`]), and each wall-time benchmark's noise diagnosis
+/// ([`analyze_suite`]; under `--until decided`, each benchmark by the sequence it stopped
+/// on), and each wall-time benchmark's noise diagnosis
 /// ([`crate::suite_noise`]). Time: as [`analyze_suite`], twice when the noise is
 /// diagnosed.
 ///
@@ -92,6 +93,12 @@ pub fn analyze_suite_experiment(
         .into_iter()
         .map(|b| (b.name, b.loaded.dataset))
         .collect();
+    // A suite under --until decided is judged by the sequences it stopped on.
+    let mut config = config.clone();
+    config.analysis.sequential = e
+        .sequential_run(config.analysis.alpha, config.analysis.equivalence_margin)
+        .filter(|_| e.header.stop_rule.is_some());
+    let config = &config;
     let mut report = analyze_suite(&datasets, config).map_err(SuiteAnalysisError::Stats)?;
     let noise = crate::suite_noise(e, &report, config);
     for (b, n) in report.benchmarks.iter_mut().zip(noise) {

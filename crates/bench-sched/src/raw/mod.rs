@@ -429,13 +429,18 @@ pub struct RawTrailer {
     /// runs has them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub superseded: Vec<RunRecord>,
+    /// The session's `--time-budget`, ns, when it ended the session (status
+    /// `time-budget`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_budget_ns: Option<u64>,
 }
 
 /// The looks of a sequential experiment, as its trailer records them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RawSequence {
-    /// `decided`, `max-blocks` or `not-finished` (interrupted or failed before a decision).
+    /// `decided`, `max-blocks`, `not-finished` (interrupted or failed before a decision) or
+    /// `time-budget` (the session's `--time-budget` ran out first).
     pub stop: SequenceStop,
     /// Blocks at the look that decided, if one did.
     pub decided_at: Option<u32>,

@@ -147,6 +147,9 @@ names! {
         /// abba was killed before it wrote an end line: a `--resume` closes the session with
         /// this status at the file's last modification.
         Killed => "killed",
+        /// The session's `--time-budget` ran out: it stopped at a block boundary, before the
+        /// next block would have ended past the budget; a `--resume` continues it.
+        TimeBudget => "time-budget",
     }
 }
 
@@ -199,6 +202,8 @@ names! {
         MaxBlocks => "max-blocks",
         /// Interrupted or failed before either.
         NotFinished => "not-finished",
+        /// The session's `--time-budget` ran out before either (a `--resume` continues it).
+        TimeBudget => "time-budget",
     }
 }
 

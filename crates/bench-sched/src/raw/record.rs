@@ -117,6 +117,10 @@ impl Experiment {
     pub(crate) fn complete_prefix(&self) -> usize {
         match self.design().pairing() {
             Pairing::Unpaired => self.runs.len(),
+            // A suite under a stop rule drops each benchmark once it is decided.
+            Pairing::Paired if self.header.stop_rule.is_some() && !self.header.suite.is_empty() => {
+                crate::suite::until::complete_prefix(self)
+            }
             Pairing::Paired => {
                 let per = self.schedule().runs_per_block().max(1);
                 self.runs.len() / per * per

@@ -229,6 +229,27 @@ impl SuiteSpec {
         &self.path
     }
 
+    /// Replaces the value of variant `name` (`--variant NAME=VALUE`), keeping its place
+    /// in the file's order; errors later naming the value point at the file's entry.
+    /// Time: O(variants).
+    ///
+    /// # Errors
+    /// [`SuiteError::Invalid`] naming the variants the file has, when it has none called
+    /// `name`.
+    pub fn set_variant(&mut self, name: &str, value: &str) -> Result<(), SuiteError> {
+        let known = self.variant_names().join(", ");
+        let variants = &mut self.file.variants.get_mut().0;
+        match variants.iter_mut().find(|(k, _)| k == name) {
+            Some((_, v)) => {
+                *v = Spanned::new(v.span(), value.to_owned());
+                Ok(())
+            }
+            None => Err(SuiteError::Invalid(format!(
+                "no variant {name:?} in the suite's [variants] (it has: {known})"
+            ))),
+        }
+    }
+
     /// The variants' names, the baseline first.
     pub fn variant_names(&self) -> Vec<&str> {
         self.file

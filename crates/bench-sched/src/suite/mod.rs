@@ -16,6 +16,7 @@ mod error;
 mod file;
 mod plan;
 mod shard;
+pub(crate) mod until;
 
 use std::time::Duration;
 
@@ -25,6 +26,7 @@ pub use error::SuiteError;
 pub use file::{BenchmarkEntry, Settings, SuiteFile, SuiteSpec, Variants, expand_command, glob};
 pub use plan::{SUITE_BLOCKS, SuiteOptions};
 pub use shard::{Shard, ShardError, merge_shards, suite_digest};
+pub use until::suite_stop;
 
 use crate::design::{Design, Pairing, PlannedRun, Schedule, Target, block_order};
 use crate::experiment::Variant;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::file::{BenchmarkEntry, SuiteSpec, expand_command};
 use super::{Suite, SuiteBenchmark, SuiteError};
 use crate::design::Design;
-use crate::experiment::{ExperimentConfig, FailurePolicy, Hooks, ResumePoint, Variant};
+use crate::experiment::{ExperimentConfig, FailurePolicy, Hooks, ResumePoint, Until, Variant};
 use crate::runner::{CommandSpec, Metric, OutputMode, Shell};
 
 /// What the command line sets over a suite file's `[settings]`; `None` keeps the file's
@@ -37,6 +37,14 @@ pub struct SuiteOptions {
     /// Runs of each variant per block for every benchmark (`--runs-per-block`, a positive
     /// multiple of 2): over the file's `settings.runs-per-block` and each benchmark's own.
     pub runs_per_block: Option<u32>,
+    /// The sequential stop rule of every benchmark (`--until decided`), its `alpha` each
+    /// benchmark's level ([`bench_stats::suite::sequential_level`]): a benchmark runs in
+    /// every block until its sequence decides, the suite until all are decided or at the
+    /// rule's `max_blocks`, which replaces the blocks (see [`crate::suite`]'s `until`).
+    /// Default: none (every planned block).
+    pub until: Option<bench_stats::sequential::SequentialRule>,
+    /// A cap on the session's wall time ([`ExperimentConfig::time_budget`]). Default: none.
+    pub time_budget: Option<Duration>,
 }
 
 /// The blocks of a suite when neither the command line nor the file gives them: the one
@@ -123,13 +131,17 @@ impl SuiteSpec {
                 .filter(|_| !overridden)
                 .unwrap_or_else(|| metric.higher_is_better()),
         );
-        let config = ExperimentConfig {
-            variants,
-            design,
-            blocks: options
+        let blocks = match &options.until {
+            Some(rule) => rule.max_blocks,
+            None => options
                 .blocks
                 .or(settings.blocks.as_ref().map(|n| *n.get_ref()))
                 .unwrap_or(SUITE_BLOCKS),
+        };
+        let config = ExperimentConfig {
+            variants,
+            design,
+            blocks,
             seed: options.seed,
             warmup: options
                 .warmup
@@ -147,6 +159,11 @@ impl SuiteSpec {
             hooks,
             cycles,
             suite: Some(Suite { benchmarks }),
+            until: options.until.map(|rule| Until {
+                rule,
+                baseline: None,
+            }),
+            time_budget: options.time_budget,
             ..ExperimentConfig::default()
         };
         config

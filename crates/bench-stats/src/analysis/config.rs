@@ -148,6 +148,9 @@ pub struct SequentialRun {
     pub rule: crate::sequential::SequentialRule,
     /// Extended with `--resume` after it had ended.
     pub extended: bool,
+    /// Its last session stopped because its `--time-budget` ran out (before a decision
+    /// or the block limit): the report's `stop` is then `time-budget`.
+    pub budget_ended: bool,
 }
 
 impl Default for AnalysisConfig {

@@ -91,6 +91,8 @@ enum Stop {
     Decided,
     /// Undecided at the limit of blocks.
     MaxBlocks,
+    /// Undecided when the time budget ran out.
+    TimeBudget,
     /// Stopped early without a decision (interrupted, or still running).
     NotFinished,
 }
@@ -100,6 +102,7 @@ impl Stop {
         match r.last() {
             Some(l) if l.decision.decided() => Stop::Decided,
             _ if r.looks.len() as u32 >= run.rule.max_blocks => Stop::MaxBlocks,
+            _ if run.budget_ended => Stop::TimeBudget,
             _ => Stop::NotFinished,
         }
     }
@@ -109,6 +112,7 @@ impl Stop {
         match self {
             Stop::Decided => "decided",
             Stop::MaxBlocks => "max-blocks",
+            Stop::TimeBudget => "time-budget",
             Stop::NotFinished => "not-finished",
         }
     }
@@ -204,6 +208,9 @@ fn sentence(
             "No decision between {cand} and {base} at the limit of {} blocks: {point}, {ci} still holds both no change and a change beyond ±{m:.1}%.",
             r.max_blocks
         ),
+        Outcome::Inconclusive | Outcome::Mixed if stop == Stop::TimeBudget => format!(
+            "Not decided within the time budget: --time-budget ran out after {of}, before the sequential rule decided; {point}, {ci}. Continue it (--resume) to reach a decision."
+        ),
         Outcome::Inconclusive | Outcome::Mixed => format!(
             "Not decided yet: the sequential experiment stopped after {of} before its rule decided; {point}, {ci}. Continue it to reach a decision."
         ),
@@ -269,6 +276,7 @@ mod tests {
                 ..SequentialRule::default()
             },
             extended: false,
+            budget_ended: false,
         };
         let v = sequential_verdict(logs, &run, false, ("B", "A")).unwrap();
         (v.report, v.summary)

@@ -616,8 +616,9 @@ pub struct SequentialReport {
     pub looks: u32,
     /// Blocks at the first look that decided, if one did.
     pub decided_at: Option<u32>,
-    /// `decided`, `max-blocks` (undecided at the limit) or `not-finished` (stopped early
-    /// without a decision: interrupted, or still running).
+    /// `decided`, `max-blocks` (undecided at the limit), `time-budget` (undecided when
+    /// its `--time-budget` ran out) or `not-finished` (stopped early without a decision:
+    /// interrupted, or still running).
     pub stop: String,
     /// The interval of the ratio candidate / baseline at the last look; `None` while too
     /// few blocks bound it.

@@ -169,6 +169,33 @@ pub fn benjamini_hochberg(p_values: &[Option<f64>]) -> Vec<Option<f64>> {
     out
 }
 
+/// The level at which each of `comparisons` comparisons of a suite runs its sequential
+/// rule (`abba suite --until decided`) so that the suite keeps `correction`'s promise at
+/// `alpha` however the benchmarks' stops fall: `alpha / comparisons` (Bonferroni) for
+/// [`Correction::Holm`] and [`Correction::BenjaminiHochberg`], `alpha` for
+/// [`Correction::None`].
+///
+/// Each benchmark's confidence sequence is anytime-valid at its level, so the chance that
+/// one of them ever claims a change that is not there is at most `alpha / comparisons`,
+/// whenever it stops; by the union bound the chance of any false claim in the suite is
+/// at most `alpha` under any dependence between the benchmarks (they share the machine).
+/// That is the family-wise error rate, which bounds the false discovery rate too: the
+/// adaptive levels of the fixed-sample corrections need every p-value at once, which a
+/// suite whose benchmarks stop one by one does not have. Time: O(1).
+///
+/// # Examples
+/// ```
+/// use bench_stats::suite::{Correction, sequential_level};
+/// assert!((sequential_level(0.05, Correction::Holm, 5) - 0.01).abs() < 1e-15);
+/// assert_eq!(sequential_level(0.05, Correction::None, 5), 0.05);
+/// ```
+pub fn sequential_level(alpha: f64, correction: Correction, comparisons: usize) -> f64 {
+    match correction {
+        Correction::None => alpha,
+        Correction::Holm | Correction::BenjaminiHochberg => alpha / comparisons.max(1) as f64,
+    }
+}
+
 /// Settings of [`analyze_suite`].
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
@@ -264,6 +291,55 @@ pub struct SuiteReport {
     pub geometric_mean: Option<GeometricMean>,
     /// How many comparisons came out faster, slower, equivalent and inconclusive.
     pub counts: OutcomeCounts,
+    /// How the experiment ended, when a sequential rule (`--until decided`) or a time
+    /// budget governed it; absent for a fixed suite without a budget. Set by the caller
+    /// that knows the experiment ([`analyze_suite`] leaves it `None`).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub stop: Option<SuiteStop>,
+}
+
+/// How a suite's experiment ended under a sequential rule or a time budget
+/// ([`SuiteReport::stop`]).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub struct SuiteStop {
+    /// `decided` (every benchmark decided), `max-blocks` (the block limit came first),
+    /// `time-budget` (the session's budget ran out first: the undecided benchmarks can be
+    /// continued with `--resume`), `complete` (every planned block of a fixed suite) or
+    /// `not-finished` (interrupted or failed).
+    pub stop: String,
+    /// Blocks run (the most any benchmark ran).
+    pub blocks: u32,
+    /// Blocks planned: the rule's limit under `--until decided`.
+    pub planned_blocks: u32,
+    /// The session's time budget in seconds, when one was set.
+    pub time_budget_s: Option<f64>,
+    /// Under `--until decided`: the level of each benchmark's confidence sequence
+    /// ([`sequential_level`]).
+    pub sequential_level: Option<f64>,
+}
+
+impl SuiteStop {
+    /// A record of how a suite ended: `stop` as [`SuiteStop::stop`] names it.
+    pub fn new(
+        stop: impl Into<String>,
+        blocks: u32,
+        planned_blocks: u32,
+        time_budget_s: Option<f64>,
+        sequential_level: Option<f64>,
+    ) -> SuiteStop {
+        SuiteStop {
+            stop: stop.into(),
+            blocks,
+            planned_blocks,
+            time_budget_s,
+            sequential_level,
+        }
+    }
 }
 
 impl SuiteReport {
@@ -422,16 +498,38 @@ pub fn analyze_suite(
     let alpha = config.analysis.alpha;
     let mut first = Vec::with_capacity(benchmarks.len());
     let mut all_p = Vec::new();
+    // Under a sequential rule every benchmark is analysed at the rule's level from the
+    // start (its sequence and shape check are the runner's).
+    let first_level = config
+        .analysis
+        .sequential
+        .as_ref()
+        .map_or(alpha, |run| run.rule.alpha);
     for (name, data) in benchmarks {
         let sub = benchmark_dataset(data);
-        let one = benchmark_config(&config.analysis, &sub.series, alpha);
+        let one = benchmark_config(&config.analysis, &sub.series, first_level);
         let analysis = crate::analyze(&sub, &one)?;
         let p = deciding_p(&analysis);
         all_p.extend(p.iter().copied());
         first.push((name.clone(), sub, analysis, p));
     }
-    let adjusted = config.correction.adjust(&all_p);
-    let levels = config.correction.levels(&all_p, alpha);
+    // A sequential suite decided each benchmark at its rule's level while it ran: the
+    // analysis replays that rule and reports the p-values on the same scale.
+    let (adjusted, levels) = match &config.analysis.sequential {
+        Some(run) => {
+            let level = run.rule.alpha;
+            let scale = if level > 0.0 { alpha / level } else { 1.0 };
+            let adjusted = all_p
+                .iter()
+                .map(|p| p.map(|v| (v * scale).min(1.0)))
+                .collect();
+            (adjusted, vec![level; all_p.len()])
+        }
+        None => (
+            config.correction.adjust(&all_p),
+            config.correction.levels(&all_p, alpha),
+        ),
+    };
     let mut reports = Vec::with_capacity(first.len());
     let mut counts = OutcomeCounts::default();
     let mut at = 0;
@@ -440,7 +538,11 @@ pub fn analyze_suite(
         let mine = levels[at..at + n].to_vec();
         let adj = adjusted[at..at + n].to_vec();
         at += n;
-        let analysis = reanalyze(&sub, config, analysis, &mine, alpha)?;
+        let analysis = if config.analysis.sequential.is_some() {
+            analysis
+        } else {
+            reanalyze(&sub, config, analysis, &mine, alpha)?
+        };
         for c in analysis.groups.iter().flat_map(|g| &g.comparisons) {
             counts.add(c.outcome);
         }
@@ -460,6 +562,7 @@ pub fn analyze_suite(
         benchmarks: reports,
         geometric_mean,
         counts,
+        stop: None,
     })
 }
 

@@ -75,6 +75,19 @@ pub fn size(
                 "--time-budget must be longer than 0 (e.g. `30s`, `5min`)",
             ));
         }
+        if config.until.is_some() {
+            // With --until decided the budget is a cap: no pilot, the looks run until a
+            // decision, the limit, or the next block would end past the budget.
+            config.time_budget = Some(budget);
+            if !quiet {
+                stderr_line(format_args!(
+                    "abba: --time-budget {}: stops at the block boundary before the budget would be exceeded",
+                    seconds(budget)
+                ));
+            }
+            bound_runs(args, config, per)?;
+            return Ok(());
+        }
         if !quiet {
             stderr_line(format_args!(
                 "abba: --time-budget: running one pilot block (not recorded)"

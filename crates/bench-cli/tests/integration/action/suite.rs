@@ -143,6 +143,20 @@ fn action_comment_modes_and_bad_inputs() {
         "{ran:#?}"
     );
     assert_ne!(ran.last().unwrap().code, 0, "{ran:#?}");
+
+    // The time-budget input reaches `abba suite --time-budget`: a budget of nothing is
+    // abba's own error, named by the flag, and the job fails.
+    let mut r = m
+        .runner("action.yml", m.event())
+        .input("build", BUILD)
+        .input("time-budget", "0s");
+    let ran = r.run(None);
+    assert!(
+        ran.iter()
+            .any(|s| s.log.contains("--time-budget must be longer than 0")),
+        "{ran:#?}"
+    );
+    assert_ne!(ran.last().unwrap().code, 0, "{ran:#?}");
 }
 
 /// A release asset as `cargo xtask dist` lays it out (`abba-TARGET.tar.gz` holding
