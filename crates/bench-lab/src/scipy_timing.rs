@@ -1,6 +1,8 @@
-//! `cargo xtask scipy-timing`: times this crate's Mann-Whitney U and Kruskal-Wallis
-//! against `scipy.stats.mannwhitneyu` and `scipy.stats.kruskal` on the same 10^6 values,
-//! side by side in one run, and prints the medians and the speed ratio.
+//! `cargo xtask scipy-timing`: times this crate's Mann-Whitney U, Kruskal-Wallis,
+//! Wilcoxon signed-rank and Friedman tests against `scipy.stats.mannwhitneyu`,
+//! `scipy.stats.kruskal`, `scipy.stats.wilcoxon` and `scipy.stats.friedmanchisquare` on
+//! the same 10^6 values, side by side in one run, and prints the medians and the speed
+//! ratio (and the paired Hodges-Lehmann estimate's time, which SciPy has no function for).
 //!
 //! The data come from a fixed SplitMix64 stream, are written once as little-endian
 //! `f64` to `target/scipy-timing/data.f64`, and are read by both sides. The step is
@@ -8,7 +10,9 @@
 
 use anyhow::{Context, Result, bail};
 use bench_stats::Sample;
-use bench_stats::rank::{kruskal_wallis, mann_whitney_u};
+use bench_stats::rank::{
+    friedman, kruskal_wallis, mann_whitney_u, paired_hodges_lehmann, wilcoxon_signed_rank,
+};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -37,8 +41,11 @@ def timed(f):
     return float(np.median(times)), out
 t_mwu, r_mwu = timed(lambda: stats.mannwhitneyu(a, b, method="asymptotic"))
 t_kw, r_kw = timed(lambda: stats.kruskal(k1, k2, k3))
+t_w, r_w = timed(lambda: stats.wilcoxon(b - a, method="approx"))
+t_f, r_f = timed(lambda: stats.friedmanchisquare(k1, k2, k3[:third]))
 print(json.dumps({"mwu_s": t_mwu, "mwu_p": float(r_mwu.pvalue), "mwu_u1": float(r_mwu.statistic),
                   "kw_s": t_kw, "kw_p": float(r_kw.pvalue), "kw_h": float(r_kw.statistic),
+                  "w_s": t_w, "w_p": float(r_w.pvalue), "f_s": t_f, "f_p": float(r_f.pvalue),
                   "scipy": __import__("scipy").__version__}))
 "#;
 
@@ -82,6 +89,25 @@ pub fn run(root: &Path) -> Result<()> {
 
     let (ours_mwu, mwu) = median_time(|| mann_whitney_u(&a, &b))?;
     let (ours_kw, kw) = median_time(|| kruskal_wallis(&group_refs))?;
+    let differences: Vec<f64> = b
+        .values()
+        .iter()
+        .zip(a.values())
+        .map(|(y, x)| y - x)
+        .collect();
+    let (ours_w, w) = median_time(|| wilcoxon_signed_rank(&differences))?;
+    let third = TOTAL / 3;
+    let rows: Vec<[f64; 3]> = (0..third)
+        .map(|i| {
+            [
+                groups[0].values()[i],
+                groups[1].values()[i],
+                groups[2].values()[i],
+            ]
+        })
+        .collect();
+    let (ours_f, f) = median_time(|| friedman(&rows))?;
+    let (ours_hl, _) = median_time(|| paired_hodges_lehmann(&differences, 0.95))?;
 
     let out = Command::new("python3")
         .arg("-c")
@@ -131,6 +157,32 @@ pub fn run(root: &Path) -> Result<()> {
         scipy_kw / ours_kw,
         kw.p_value,
         field("kw_p")?
+    );
+    let (scipy_w, scipy_f) = (field("w_s")?, field("f_s")?);
+    println!(
+        "{:<28} {:>9.1} ms {:>9.1} ms {:>8.2}x   {:>12.4e} {:>12.4e}",
+        "wilcoxon (500k differences)",
+        ours_w * 1e3,
+        scipy_w * 1e3,
+        scipy_w / ours_w,
+        w.p_value,
+        field("w_p")?
+    );
+    println!(
+        "{:<28} {:>9.1} ms {:>9.1} ms {:>8.2}x   {:>12.4e} {:>12.4e}",
+        "friedman (333k blocks x 3)",
+        ours_f * 1e3,
+        scipy_f * 1e3,
+        scipy_f / ours_f,
+        f.p_value,
+        field("f_p")?
+    );
+    println!(
+        "{:<28} {:>9.1} ms {:>12} {:>9}",
+        "paired hodges-lehmann (500k)",
+        ours_hl * 1e3,
+        "(none)",
+        ""
     );
     Ok(())
 }
