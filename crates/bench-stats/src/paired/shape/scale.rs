@@ -349,32 +349,37 @@ pub(super) fn random_references(
     let n = per_block.len();
     let pool = first.values.len() / 2;
     let mean_observed: f64 = signed_ranks.map_or(0.0, |r| r.iter().sum());
+    // Every block's count, when they are all the same (the usual layout).
+    let same_count = per_block
+        .first()
+        .filter(|&&r| per_block.iter().all(|&x| x == r))
+        .map(|&r| u64::from(r));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut draw_chunk = |size: usize| -> Vec<Draw> {
         (0..size)
             .map(|_| {
                 let mut bits = vec![0u64; n.div_ceil(64)];
-                let mut moved = 0u64;
-                for (i, &r) in per_block.iter().enumerate() {
-                    // As Arrangements::each draws them: one bool per block (`random::<bool>`
-                    // is the top bit of the next 64), then the seed of the reassignments
-                    // (unused with equal counts). Without a branch: the bits are coin flips.
-                    let bit = rng.next_u64() >> 63;
-                    bits[i >> 6] |= bit << (i & 63);
-                    moved += bit * u64::from(r);
+                // As Arrangements::each draws them: one bool per block (`random::<bool>` is
+                // the top bit of the next 64), then the seed of the reassignments (unused
+                // with equal counts). A word of coin flips at a time, without a branch.
+                for (w, word) in bits.iter_mut().enumerate() {
+                    let flips = (n - w * 64).min(64);
+                    let mut x = 0u64;
+                    for j in 0..flips {
+                        x |= (rng.next_u64() >> 63) << j;
+                    }
+                    *word = x;
                 }
                 let _reassignments: u64 = rng.random();
+                let moved: u64 = match same_count {
+                    Some(r) => r * bits.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
+                    None => set_bits(&bits).map(|i| u64::from(per_block[i])).sum(),
+                };
                 // Sums of signed ranks are exact in any order (multiples of 1/2).
-                let mut flipped = 0.0;
-                if let Some(ranks) = signed_ranks {
-                    for (w, &word) in bits.iter().enumerate() {
-                        let mut rest = word;
-                        while rest != 0 {
-                            flipped += ranks[w * 64 + rest.trailing_zeros() as usize];
-                            rest &= rest - 1;
-                        }
-                    }
-                }
+                let flipped: f64 = match signed_ranks {
+                    Some(ranks) => set_bits(&bits).map(|i| ranks[i]).sum(),
+                    None => 0.0,
+                };
                 Draw {
                     bits,
                     moved: moved as usize,
@@ -491,16 +496,14 @@ impl RunReader {
             wa.end() as f64,
             wb.end() as f64,
         );
-        let mut found_hi = false;
         for g in 0..=total {
             let spread = 16.0 + 7.0 * var.max(0.0).sqrt();
             let mean_b = g as f64 - mean_a;
             if mean_a + spread <= k0a && mean_b + spread <= k0b {
                 lo = g;
             }
-            if !found_hi && mean_a - spread >= k1a && mean_b - spread >= k1b {
+            if mean_a - spread >= k1a && mean_b - spread >= k1b {
                 hi = g;
-                found_hi = true;
                 break;
             }
             if g == total {
@@ -682,6 +685,20 @@ pub(super) fn random_references_by_run(
         current = next;
     }
     references
+}
+
+/// The indices of the bits set in `words`, ascending.
+fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(w, &word)| {
+        let mut rest = word;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let i = w * 64 + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                i
+            })
+        })
+    })
 }
 
 /// `a()` and `b()`, side by side when parallel.
