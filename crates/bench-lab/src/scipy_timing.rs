@@ -55,20 +55,13 @@ print(json.dumps({"mwu_s": t_mwu, "mwu_p": float(r_mwu.pvalue), "mwu_u1": float(
 /// When the data file cannot be written, the Python process fails after SciPy was
 /// found importable, or its output is not the expected JSON.
 pub fn run(root: &Path) -> Result<()> {
-    let probe = Command::new("python3")
-        .args(["-c", "import numpy, scipy"])
-        .output();
-    match probe {
-        Ok(out) if out.status.success() => {}
-        _ => {
-            println!(
-                "scipy-timing: skipped, `python3 -c 'import numpy, scipy'` failed \
-                 (install them with `pip install scipy`)"
-            );
-            return Ok(());
-        }
+    if !scipy_found() {
+        println!(
+            "scipy-timing: skipped, `python3 -c 'import numpy, scipy'` failed \
+             (install them with `pip install scipy`)"
+        );
+        return Ok(());
     }
-
     let (mwu_a, mwu_b, kw_groups) = data();
     let dir = root.join("target").join("scipy-timing");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -109,22 +102,7 @@ pub fn run(root: &Path) -> Result<()> {
     let (ours_f, f) = median_time(|| friedman(&rows))?;
     let (ours_hl, _) = median_time(|| paired_hodges_lehmann(&differences, 0.95))?;
 
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(PYTHON)
-        .arg(&path)
-        .arg(TOTAL.to_string())
-        .arg(REPETITIONS.to_string())
-        .output()
-        .context("running python3")?;
-    if !out.status.success() {
-        bail!(
-            "the SciPy timing script failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let py: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .with_context(|| format!("parsing {}", String::from_utf8_lossy(&out.stdout)))?;
+    let py = scipy_side(&path)?;
     let field = |k: &str| {
         py[k]
             .as_f64()
@@ -140,42 +118,34 @@ pub fn run(root: &Path) -> Result<()> {
         "{:<28} {:>12} {:>12} {:>9}   {:>12} {:>12}",
         "test", "abba", "scipy", "speedup", "p (abba)", "p (scipy)"
     );
-    println!(
-        "{:<28} {:>9.1} ms {:>9.1} ms {:>8.2}x   {:>12.4e} {:>12.4e}",
+    row(
         "mann-whitney (2 x 500k)",
-        ours_mwu * 1e3,
-        scipy_mwu * 1e3,
-        scipy_mwu / ours_mwu,
+        ours_mwu,
+        scipy_mwu,
         mwu.p_value,
-        field("mwu_p")?
+        field("mwu_p")?,
     );
-    println!(
-        "{:<28} {:>9.1} ms {:>9.1} ms {:>8.2}x   {:>12.4e} {:>12.4e}",
+    row(
         "kruskal-wallis (3 x 333k)",
-        ours_kw * 1e3,
-        scipy_kw * 1e3,
-        scipy_kw / ours_kw,
+        ours_kw,
+        scipy_kw,
         kw.p_value,
-        field("kw_p")?
+        field("kw_p")?,
     );
     let (scipy_w, scipy_f) = (field("w_s")?, field("f_s")?);
-    println!(
-        "{:<28} {:>9.1} ms {:>9.1} ms {:>8.2}x   {:>12.4e} {:>12.4e}",
+    row(
         "wilcoxon (500k differences)",
-        ours_w * 1e3,
-        scipy_w * 1e3,
-        scipy_w / ours_w,
+        ours_w,
+        scipy_w,
         w.p_value,
-        field("w_p")?
+        field("w_p")?,
     );
-    println!(
-        "{:<28} {:>9.1} ms {:>9.1} ms {:>8.2}x   {:>12.4e} {:>12.4e}",
+    row(
         "friedman (333k blocks x 3)",
-        ours_f * 1e3,
-        scipy_f * 1e3,
-        scipy_f / ours_f,
+        ours_f,
+        scipy_f,
         f.p_value,
-        field("f_p")?
+        field("f_p")?,
     );
     println!(
         "{:<28} {:>9.1} ms {:>12} {:>9}",
@@ -185,6 +155,47 @@ pub fn run(root: &Path) -> Result<()> {
         ""
     );
     Ok(())
+}
+
+/// Whether `python3` imports NumPy and SciPy.
+fn scipy_found() -> bool {
+    Command::new("python3")
+        .args(["-c", "import numpy, scipy"])
+        .output()
+        .is_ok_and(|out| out.status.success())
+}
+
+/// The SciPy side's timings and p-values, as one JSON object.
+fn scipy_side(path: &Path) -> Result<serde_json::Value> {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(PYTHON)
+        .arg(path)
+        .arg(TOTAL.to_string())
+        .arg(REPETITIONS.to_string())
+        .output()
+        .context("running python3")?;
+    if !out.status.success() {
+        bail!(
+            "the SciPy timing script failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    serde_json::from_slice(&out.stdout)
+        .with_context(|| format!("parsing {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// One line of the table: a test's time (s) in abba and SciPy, the ratio, both p-values.
+fn row(name: &str, ours: f64, scipy: f64, p_ours: f64, p_scipy: f64) {
+    println!(
+        "{:<28} {:>9.1} ms {:>9.1} ms {:>8.2}x   {:>12.4e} {:>12.4e}",
+        name,
+        ours * 1e3,
+        scipy * 1e3,
+        scipy / ours,
+        p_ours,
+        p_scipy
+    );
 }
 
 /// Median wall time in seconds over [`REPETITIONS`] calls, with the last result.

@@ -678,16 +678,16 @@ type Reference = Vec<(f64, f64)>;
 /// `T_q` of the arrangement as observed: every block's runs in their own variant's pool,
 /// whatever the counts (no block swapped, no run reassigned).
 fn observed_statistic(observed: &[(Vec<f64>, Vec<f64>)], windows: &[HdWindow; 2]) -> f64 {
-    let pool = |side: fn(&(Vec<f64>, Vec<f64>)) -> &Vec<f64>| {
+    let pool = |candidate: bool| {
         let mut v: Vec<f64> = observed
             .iter()
-            .flat_map(|x| side(x).iter().copied())
+            .flat_map(|(a, b)| if candidate { b } else { a }.iter().copied())
             .collect();
         v.sort_unstable_by(f64::total_cmp);
         v
     };
     let [wa, wb] = windows;
-    wb.dot(&pool(|x| &x.1)) - wa.dot(&pool(|x| &x.0))
+    wb.dot(&pool(true)) - wa.dot(&pool(false))
 }
 
 /// Each quantile's reference on the data as observed and on the data aligned at its
