@@ -77,6 +77,19 @@ pub fn run(root: &Path, args: &ScaleArgs) -> Result<()> {
             fastest.cpu / *runs as f64 * 1e6
         );
     }
+    if let (Some(first), Some(last)) = (rows.first(), rows.last())
+        && last.0 > first.0
+    {
+        let per_run = |t: &Timing, runs: usize| t.cpu / runs as f64;
+        println!(
+            "growth of the CPU per run from {} to {} runs: {:.2}x default, {:.2}x hl-min-log-ratio \
+             (1x: linear)",
+            first.0,
+            last.0,
+            per_run(&last.1, last.0) / per_run(&first.1, first.0),
+            per_run(&last.2, last.0) / per_run(&first.2, first.0)
+        );
+    }
     if !args.no_scipy {
         crate::scipy_timing::run(root)?;
     }

@@ -1,6 +1,8 @@
-//! `cargo xtask scipy-timing`: times this crate's Mann-Whitney U and Kruskal-Wallis
-//! against `scipy.stats.mannwhitneyu` and `scipy.stats.kruskal` on the same 10^6 values,
-//! side by side in one run, and prints the medians and the speed ratio.
+//! `cargo xtask scipy-timing`: times this crate's Mann-Whitney U, Kruskal-Wallis,
+//! Wilcoxon signed-rank and Friedman tests against `scipy.stats.mannwhitneyu`,
+//! `scipy.stats.kruskal`, `scipy.stats.wilcoxon` and `scipy.stats.friedmanchisquare` on
+//! the same 10^6 values, side by side in one run, and prints the medians and the speed
+//! ratio (and the paired Hodges-Lehmann estimate's time, which SciPy has no function for).
 //!
 //! The data come from a fixed SplitMix64 stream, are written once as little-endian
 //! `f64` to `target/scipy-timing/data.f64`, and are read by both sides. The step is
@@ -8,7 +10,9 @@
 
 use anyhow::{Context, Result, bail};
 use bench_stats::Sample;
-use bench_stats::rank::{kruskal_wallis, mann_whitney_u};
+use bench_stats::rank::{
+    friedman, kruskal_wallis, mann_whitney_u, paired_hodges_lehmann, wilcoxon_signed_rank,
+};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -37,8 +41,11 @@ def timed(f):
     return float(np.median(times)), out
 t_mwu, r_mwu = timed(lambda: stats.mannwhitneyu(a, b, method="asymptotic"))
 t_kw, r_kw = timed(lambda: stats.kruskal(k1, k2, k3))
+t_w, r_w = timed(lambda: stats.wilcoxon(b - a, method="approx"))
+t_f, r_f = timed(lambda: stats.friedmanchisquare(k1, k2, k3[:third]))
 print(json.dumps({"mwu_s": t_mwu, "mwu_p": float(r_mwu.pvalue), "mwu_u1": float(r_mwu.statistic),
                   "kw_s": t_kw, "kw_p": float(r_kw.pvalue), "kw_h": float(r_kw.statistic),
+                  "w_s": t_w, "w_p": float(r_w.pvalue), "f_s": t_f, "f_p": float(r_f.pvalue),
                   "scipy": __import__("scipy").__version__}))
 "#;
 
@@ -48,20 +55,13 @@ print(json.dumps({"mwu_s": t_mwu, "mwu_p": float(r_mwu.pvalue), "mwu_u1": float(
 /// When the data file cannot be written, the Python process fails after SciPy was
 /// found importable, or its output is not the expected JSON.
 pub fn run(root: &Path) -> Result<()> {
-    let probe = Command::new("python3")
-        .args(["-c", "import numpy, scipy"])
-        .output();
-    match probe {
-        Ok(out) if out.status.success() => {}
-        _ => {
-            println!(
-                "scipy-timing: skipped, `python3 -c 'import numpy, scipy'` failed \
-                 (install them with `pip install scipy`)"
-            );
-            return Ok(());
-        }
+    if !scipy_found() {
+        println!(
+            "scipy-timing: skipped, `python3 -c 'import numpy, scipy'` failed \
+             (install them with `pip install scipy`)"
+        );
+        return Ok(());
     }
-
     let (mwu_a, mwu_b, kw_groups) = data();
     let dir = root.join("target").join("scipy-timing");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -82,23 +82,27 @@ pub fn run(root: &Path) -> Result<()> {
 
     let (ours_mwu, mwu) = median_time(|| mann_whitney_u(&a, &b))?;
     let (ours_kw, kw) = median_time(|| kruskal_wallis(&group_refs))?;
+    let differences: Vec<f64> = b
+        .values()
+        .iter()
+        .zip(a.values())
+        .map(|(y, x)| y - x)
+        .collect();
+    let (ours_w, w) = median_time(|| wilcoxon_signed_rank(&differences))?;
+    let third = TOTAL / 3;
+    let rows: Vec<[f64; 3]> = (0..third)
+        .map(|i| {
+            [
+                groups[0].values()[i],
+                groups[1].values()[i],
+                groups[2].values()[i],
+            ]
+        })
+        .collect();
+    let (ours_f, f) = median_time(|| friedman(&rows))?;
+    let (ours_hl, _) = median_time(|| paired_hodges_lehmann(&differences, 0.95))?;
 
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(PYTHON)
-        .arg(&path)
-        .arg(TOTAL.to_string())
-        .arg(REPETITIONS.to_string())
-        .output()
-        .context("running python3")?;
-    if !out.status.success() {
-        bail!(
-            "the SciPy timing script failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let py: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .with_context(|| format!("parsing {}", String::from_utf8_lossy(&out.stdout)))?;
+    let py = scipy_side(&path)?;
     let field = |k: &str| {
         py[k]
             .as_f64()
@@ -114,25 +118,84 @@ pub fn run(root: &Path) -> Result<()> {
         "{:<28} {:>12} {:>12} {:>9}   {:>12} {:>12}",
         "test", "abba", "scipy", "speedup", "p (abba)", "p (scipy)"
     );
-    println!(
-        "{:<28} {:>9.1} ms {:>9.1} ms {:>8.2}x   {:>12.4e} {:>12.4e}",
+    row(
         "mann-whitney (2 x 500k)",
-        ours_mwu * 1e3,
-        scipy_mwu * 1e3,
-        scipy_mwu / ours_mwu,
+        ours_mwu,
+        scipy_mwu,
         mwu.p_value,
-        field("mwu_p")?
+        field("mwu_p")?,
+    );
+    row(
+        "kruskal-wallis (3 x 333k)",
+        ours_kw,
+        scipy_kw,
+        kw.p_value,
+        field("kw_p")?,
+    );
+    let (scipy_w, scipy_f) = (field("w_s")?, field("f_s")?);
+    row(
+        "wilcoxon (500k differences)",
+        ours_w,
+        scipy_w,
+        w.p_value,
+        field("w_p")?,
+    );
+    row(
+        "friedman (333k blocks x 3)",
+        ours_f,
+        scipy_f,
+        f.p_value,
+        field("f_p")?,
     );
     println!(
-        "{:<28} {:>9.1} ms {:>9.1} ms {:>8.2}x   {:>12.4e} {:>12.4e}",
-        "kruskal-wallis (3 x 333k)",
-        ours_kw * 1e3,
-        scipy_kw * 1e3,
-        scipy_kw / ours_kw,
-        kw.p_value,
-        field("kw_p")?
+        "{:<28} {:>9.1} ms {:>12} {:>9}",
+        "paired hodges-lehmann (500k)",
+        ours_hl * 1e3,
+        "(none)",
+        ""
     );
     Ok(())
+}
+
+/// Whether `python3` imports NumPy and SciPy.
+fn scipy_found() -> bool {
+    Command::new("python3")
+        .args(["-c", "import numpy, scipy"])
+        .output()
+        .is_ok_and(|out| out.status.success())
+}
+
+/// The SciPy side's timings and p-values, as one JSON object.
+fn scipy_side(path: &Path) -> Result<serde_json::Value> {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(PYTHON)
+        .arg(path)
+        .arg(TOTAL.to_string())
+        .arg(REPETITIONS.to_string())
+        .output()
+        .context("running python3")?;
+    if !out.status.success() {
+        bail!(
+            "the SciPy timing script failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    serde_json::from_slice(&out.stdout)
+        .with_context(|| format!("parsing {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// One line of the table: a test's time (s) in abba and SciPy, the ratio, both p-values.
+fn row(name: &str, ours: f64, scipy: f64, p_ours: f64, p_scipy: f64) {
+    println!(
+        "{:<28} {:>9.1} ms {:>9.1} ms {:>8.2}x   {:>12.4e} {:>12.4e}",
+        name,
+        ours * 1e3,
+        scipy * 1e3,
+        scipy / ours,
+        p_ours,
+        p_scipy
+    );
 }
 
 /// Median wall time in seconds over [`REPETITIONS`] calls, with the last result.

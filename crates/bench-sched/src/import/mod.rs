@@ -8,7 +8,7 @@ pub use self::csv::{CsvOptions, read_csv, read_csv_bytes};
 pub use self::hyperfine::{read_hyperfine, read_hyperfine_bytes};
 pub use self::levels::MergePolicy;
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 use bench_stats::{Dataset, Series};
@@ -130,8 +130,56 @@ pub(crate) fn read_file(
     path: &Path,
     csv: &CsvOptions,
 ) -> Result<(String, Loaded, Option<Experiment>), InputError> {
-    let (name, bytes) = read_named(path)?;
-    read_bytes(&name, &bytes, extension(path).as_deref(), csv)
+    if path == Path::new(STDIN_PATH) {
+        let (name, bytes) = read_named(path)?;
+        return read_bytes(&name, &bytes, extension(path).as_deref(), csv);
+    }
+    let name = path.display().to_string();
+    let ext = extension(path);
+    let mut file = std::io::BufReader::with_capacity(
+        1 << 16,
+        std::fs::File::open(path).map_err(|source| InputError::Io {
+            file: name.clone(),
+            source,
+        })?,
+    );
+    // The format from the first lines; a raw file is then read a line at a time (its
+    // bytes are never held whole), any other format whole.
+    let head = read_head(&name, &mut file)?;
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
+    if !body.trim_ascii().is_empty() && detect(body, ext.as_deref()) == InputFormat::Raw {
+        let raw = crate::raw::read::read_raw_from(&name, std::io::Read::chain(body, file))?;
+        return Ok((name, raw.to_dataset(), Some(raw)));
+    }
+    let bytes = read_bounded(&name, Read::chain(&head[..], file))?;
+    read_bytes(&name, &bytes, ext.as_deref(), csv)
+}
+
+/// The first bytes of `source`: up to and including its second non-blank line (all the
+/// format detection reads), or all of it when shorter; a line longer than
+/// [`MAX_INPUT_LINE_BYTES`] ends it (unchecked: the reader that follows checks every line).
+fn read_head(name: &str, source: &mut impl std::io::BufRead) -> Result<Vec<u8>, InputError> {
+    let mut head = Vec::new();
+    let mut nonblank = 0;
+    while nonblank < 2 {
+        let start = head.len();
+        let got = std::io::Read::take(&mut *source, MAX_INPUT_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut head)
+            .map_err(|source| InputError::Io {
+                file: name.to_owned(),
+                source,
+            })?;
+        if got == 0 {
+            break;
+        }
+        if !head[start..].trim_ascii().is_empty() {
+            nonblank += 1;
+        }
+        if head.last() != Some(&b'\n') && got > MAX_INPUT_LINE_BYTES {
+            break;
+        }
+    }
+    Ok(head)
 }
 
 /// The bytes of `path` (`-`: standard input) and the name messages give it.

@@ -75,23 +75,6 @@ fn counter_of(experiment: &Experiment) -> Option<CounterSource> {
     experiment.header.counter
 }
 
-/// The runs of `experiment` read on `metric` instead of its own. Its remarks name no file
-/// (as the re-decided dataset's always have).
-fn raw_on(experiment: &Experiment, metric: &Metric) -> Experiment {
-    let mut raw = Experiment::new(experiment.header.clone(), experiment.runs.clone(), "");
-    if *metric != experiment.header.metric {
-        raw.header.metric = metric.clone();
-        raw.header.unit = metric.unit().to_owned();
-        raw.header.higher_is_better = metric.higher_is_better();
-        // A run's `metric` holds the file's own non-time value (JSON field, max-rss):
-        // another metric reads its own field.
-        for r in &mut raw.runs {
-            r.metric = None;
-        }
-    }
-    raw
-}
-
 impl Input {
     /// The same saved runs decided on `metric`, a metric the file records (see
     /// [`recorded_metrics`]); the input itself when it already is.
@@ -124,8 +107,7 @@ impl Input {
                 metric: metric.to_string(),
             });
         }
-        let raw = raw_on(e, metric);
-        let mut loaded = raw.to_dataset();
+        let mut loaded = e.to_dataset_on(metric);
         // The reader's remarks about the file itself (cut lines, ...) still hold.
         for w in &self.loaded.warnings {
             if !loaded.warnings.iter().any(|n| n.message == w.message) {
@@ -133,7 +115,14 @@ impl Input {
             }
         }
         let mut experiment = e.clone();
-        experiment.header = raw.header;
+        experiment.header.metric = metric.clone();
+        experiment.header.unit = metric.unit().to_owned();
+        experiment.header.higher_is_better = metric.higher_is_better();
+        // A run's `metric` holds the file's own non-time value (JSON field, max-rss):
+        // another metric reads its own field.
+        for r in &mut experiment.runs {
+            r.metric = None;
+        }
         Ok(Input {
             loaded: Loaded {
                 dataset: loaded.dataset,
@@ -239,7 +228,7 @@ pub fn metrics_report(
     };
     let mut per_metric: Vec<(Metric, BTreeMap<_, _>)> = vec![(own.clone(), ratios(analysis))];
     for m in &others {
-        let loaded = raw_on(e, m).to_dataset();
+        let loaded = e.to_dataset_on(m);
         if let Ok(a) = bench_stats::analyze(&loaded.dataset, &plain) {
             per_metric.push((m.clone(), ratios(&a)));
         }

@@ -46,7 +46,7 @@ use std::path::Path;
 
 use bench_stats::analysis::SequentialRun;
 use bench_stats::sequential::SequentialRule;
-use bench_stats::{Analysis, AnalysisConfig, Design, StatsError, Warning, WarningCode};
+use bench_stats::{Analysis, AnalysisConfig, Dataset, Design, StatsError, Warning, WarningCode};
 
 use crate::error::{InputError, ReadWarning, ReadWarningKind};
 use crate::import::levels::{RawPart, check_same_experiment, merge_levels, mergeable};
@@ -293,20 +293,8 @@ fn stopped_early(e: &Experiment, remarks: &[ReadWarning]) -> Option<Warning> {
 /// [`StatsError`] from [`bench_stats::analyze`]: a setting out of range, an unknown
 /// baseline, or no values at all.
 pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis, StatsError> {
-    let mut dataset = input.loaded.dataset.clone();
-    if dataset.design.is_none() {
-        let blocked = dataset
-            .series
-            .iter()
-            .all(|s| s.observations.iter().all(|o| o.block.is_some()));
-        dataset.design = Some(if blocked {
-            Design::BlocksFromFile
-        } else {
-            Design::Unpaired
-        });
-    }
     let config = &sequential_config(input, config);
-    let mut analysis = bench_stats::analyze(&dataset, config)?;
+    let mut analysis = analyze_dataset(input, &input.loaded.dataset, config)?;
     analysis
         .warnings
         .extend(input.loaded.warnings.iter().map(read_warning));
@@ -330,6 +318,31 @@ pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis,
         analysis.noise = noise::noise_report(input, &analysis, config);
     }
     Ok(analysis)
+}
+
+/// [`bench_stats::analyze`] of `dataset`, one of `input`'s (its own, or its runs on
+/// another metric) as [`analyze_input`] analyses it: imported data of unknown design named
+/// by what the analysis assumes, the sequential rule the experiment records; nothing
+/// added after.
+fn analyze_dataset(
+    input: &Input,
+    dataset: &Dataset,
+    config: &AnalysisConfig,
+) -> Result<Analysis, StatsError> {
+    let mut dataset = std::borrow::Cow::Borrowed(dataset);
+    if dataset.design.is_none() {
+        let blocked = dataset
+            .series
+            .iter()
+            .all(|s| s.observations.iter().all(|o| o.block.is_some()));
+        dataset.to_mut().design = Some(if blocked {
+            Design::BlocksFromFile
+        } else {
+            Design::Unpaired
+        });
+    }
+    let config = &sequential_config(input, config);
+    bench_stats::analyze(&dataset, config)
 }
 
 /// Sets each benchmark's `user_mean` and `sys_mean` (in the data's unit) when the

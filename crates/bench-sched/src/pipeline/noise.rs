@@ -33,12 +33,15 @@ pub(crate) fn noise_report(
     {
         return None;
     }
-    let cpu = input.on_metric(&Metric::Cpu).ok()?;
-    let cpu_analysis = super::analyze_input(&cpu, config).ok();
+    // The runs decided on CPU time, as `abba analyze --metric cpu` decides them (the same
+    // dataset and analysis; what it adds after the comparisons, warnings and controls, is
+    // not read here), without a copy of the runs.
+    let cpu = e.to_dataset_on(&Metric::Cpu).dataset;
+    let cpu_analysis = super::analyze_dataset(input, &cpu, config).ok();
     let comparisons = diagnose(
         e,
         &input.loaded.dataset,
-        &cpu.loaded.dataset,
+        &cpu,
         analysis,
         cpu_analysis.as_ref(),
     );

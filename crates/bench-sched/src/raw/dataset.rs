@@ -22,9 +22,34 @@ impl Experiment {
     /// yields unpaired observations. Reference values become `Dataset::reference`.
     /// Each dropped block or run is reported as a warning. Time: O(runs).
     pub fn to_dataset(&self) -> Loaded {
-        let metric = &self.header.metric;
-        let mut out = Gathered::new(self);
-        for end in &self.session_ends {
+        let out = Gathered::new(self, &self.file, &self.warnings);
+        self.gather(&self.header.metric, &self.session_ends, out)
+    }
+
+    /// The runs decided on `metric` instead of the header's: [`Experiment::to_dataset`] as
+    /// if the header recorded `metric` (its unit and direction; a run's `metric` field, the
+    /// file's own non-time value, read only for the header's metric), its remarks naming no
+    /// file and without the reader's or the sessions' (as a record of the runs alone would
+    /// have). The runs are read in place, never copied.
+    /// Time: O(runs).
+    pub(crate) fn to_dataset_on(&self, metric: &Metric) -> Loaded {
+        self.gather(metric, &[], Gathered::new(self, "", &[]))
+    }
+
+    /// The dataset of `metric` gathered into `out`, with the notes of `session_ends`.
+    fn gather(
+        &self,
+        metric: &Metric,
+        session_ends: &[RawTrailer],
+        mut out: Gathered<'_>,
+    ) -> Loaded {
+        let own = *metric == self.header.metric;
+        let (unit, higher_is_better) = if own {
+            (self.header.unit.clone(), self.header.higher_is_better)
+        } else {
+            (metric.unit().to_owned(), metric.higher_is_better())
+        };
+        for end in session_ends {
             if let Some(message) = superseded_note(end) {
                 out.warn(ReadWarningKind::Input, message);
             }
@@ -37,12 +62,12 @@ impl Experiment {
             );
         }
         match self.design().pairing() {
-            Pairing::Paired => self.gather_paired(metric, &mut out),
-            Pairing::Unpaired => self.gather_unpaired(metric, &mut out),
+            Pairing::Paired => self.gather_paired(metric, own, &mut out),
+            Pairing::Unpaired => self.gather_unpaired(metric, own, &mut out),
         }
-        let mut dataset = Dataset::new(self.header.unit.clone(), out.series)
-            .with_higher_is_better(self.header.higher_is_better)
-            .with_quantity(self.quantity(metric))
+        let mut dataset = Dataset::new(unit, out.series)
+            .with_higher_is_better(higher_is_better)
+            .with_quantity(self.quantity_on(metric, own))
             .with_design(self.design().to_model());
         if !out.beside.is_empty() {
             dataset = dataset.with_reference_beside(out.beside);
@@ -56,7 +81,7 @@ impl Experiment {
     }
 
     /// Paired designs: keeps complete blocks whose runs all succeeded with a value.
-    fn gather_paired(&self, metric: &Metric, out: &mut Gathered<'_>) {
+    fn gather_paired(&self, metric: &Metric, own: bool, out: &mut Gathered<'_>) {
         let per = self.schedule().runs_per_block();
         let mut by_block: BTreeMap<u32, Vec<&RunRecord>> = BTreeMap::new();
         for r in &self.runs {
@@ -78,7 +103,7 @@ impl Experiment {
                 .iter()
                 .map(|r| {
                     if r.succeeded() {
-                        self.value_of(metric, r)
+                        self.value_on(metric, r, own)
                     } else {
                         None
                     }
@@ -101,16 +126,16 @@ impl Experiment {
     }
 
     /// The sequential design: every successful run with a value, unpaired.
-    fn gather_unpaired(&self, metric: &Metric, out: &mut Gathered<'_>) {
+    fn gather_unpaired(&self, metric: &Metric, own: bool, out: &mut Gathered<'_>) {
         let mut missing = 0usize;
         for r in self.runs.iter().filter(|r| r.succeeded()) {
-            match self.value_of(metric, r) {
+            match self.value_on(metric, r, own) {
                 Some(v) => out.push(r, v, Pairing::Unpaired),
                 None => missing += 1,
             }
         }
         if missing > 0 {
-            let m = &self.header.metric;
+            let m = metric;
             out.warn(
                 ReadWarningKind::Input,
                 format!("{missing} run(s) without a {m} value left out"),
@@ -140,10 +165,10 @@ struct Gathered<'a> {
 }
 
 impl<'a> Gathered<'a> {
-    fn new(data: &'a Experiment) -> Self {
+    fn new(data: &'a Experiment, file: &'a str, remarks: &[ReadWarning]) -> Self {
         let variants = &data.header.variants;
         Gathered {
-            file: &data.file,
+            file,
             index: variants
                 .iter()
                 .enumerate()
@@ -167,7 +192,7 @@ impl<'a> Gathered<'a> {
                 .collect(),
             reference: Vec::new(),
             beside: Vec::new(),
-            warnings: data.warnings.clone(),
+            warnings: remarks.to_vec(),
         }
     }
 

@@ -1,6 +1,7 @@
 //! Reading raw JSONL back into an [`Experiment`].
 
 use std::collections::{HashMap, HashSet};
+use std::io::BufRead;
 use std::path::Path;
 
 use serde_json::Value;
@@ -8,15 +9,20 @@ use serde_json::Value;
 use super::{Experiment, RAW_SCHEMA, RawHeader, RunRecord, TrailerLine};
 use crate::error::{InputError, ReadWarning, ReadWarningKind};
 
-/// Reads a raw file.
+/// Reads a raw file, streaming: the file is read a line at a time, never whole (memory:
+/// the runs read, not the file's bytes).
 ///
 /// # Errors
 /// [`InputError`] naming the file, line and column of the first problem; see
-/// [`read_raw_bytes`].
+/// [`read_raw_bytes`]. A line longer than `MAX_INPUT_LINE_BYTES` or a NUL byte
+/// (binary data) is refused when reached.
 pub fn read_raw(path: &Path) -> Result<Experiment, InputError> {
     let name = path.display().to_string();
-    let bytes = crate::import::read_path(path)?;
-    read_raw_bytes(&name, &bytes)
+    let file = std::fs::File::open(path).map_err(|source| InputError::Io {
+        file: name.clone(),
+        source,
+    })?;
+    read_raw_from(&name, std::io::BufReader::with_capacity(1 << 16, file))
 }
 
 /// Parses raw JSONL from memory; never panics, whatever the bytes.
@@ -34,30 +40,61 @@ pub fn read_raw(path: &Path) -> Result<Experiment, InputError> {
 /// malformed JSON, a run of an unknown variant, a block beyond the header's block count, or a
 /// duplicated run line.
 pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<Experiment, InputError> {
-    let mut lines = Lines::new(bytes);
-    let last_nonempty = last_nonblank_start(bytes);
-    let Some(first) = lines.next().filter(|_| last_nonempty.is_some()) else {
-        return Err(InputError::at(
+    read_raw_from(file, bytes)
+}
+
+/// [`read_raw_bytes`] of whatever `source` reads, a line at a time (the rules and errors
+/// are the same; a line longer than `MAX_INPUT_LINE_BYTES` and a NUL byte are
+/// refused as [`crate::import`]'s reader refuses them). Time: O(bytes); memory: the
+/// longest line, beside the record.
+pub(crate) fn read_raw_from(file: &str, source: impl BufRead) -> Result<Experiment, InputError> {
+    let mut lines = Lines::new(file, source);
+    let empty = || {
+        InputError::at(
             file,
             None,
             None,
             format!("empty file: a raw JSONL file starts with an {RAW_SCHEMA} header line"),
-        ));
+        )
     };
-    let header = parse_header(file, first.text)?;
+    let first = lines.next()?.ok_or_else(empty)?;
+    if first.is_blank(lines.text()) {
+        // A blank first line: an empty file, or a header missing before other lines.
+        let text = lines.text().to_vec();
+        while let Some(line) = lines.next()? {
+            if !line.is_blank(lines.text()) {
+                parse_header(file, &text)?;
+                break;
+            }
+        }
+        return Err(empty());
+    }
+    let header = parse_header(file, lines.text())?;
     let names: HashSet<&str> = header.variants.iter().map(|v| v.name.as_str()).collect();
     let mut data = Experiment::new(header.clone(), Vec::new(), file);
     data.offsets.header_end = first.end;
-    let mut seen = Seen::default();
-    for line in lines {
-        if line.is_blank() {
+    let mut seen = Seen::new(header.variants.len());
+    // A line that does not read, kept until the next non-blank line: the last such line of
+    // a file, cut short, is dropped with a warning; any other is an error.
+    let mut pending: Option<(Line, BadLine)> = None;
+    while let Some(line) = lines.next()? {
+        let text = lines.text();
+        if line.is_blank(text) {
             continue;
         }
         let err = |col: Option<usize>, msg: String| InputError::at(file, Some(line.no), col, msg);
+        if let Some((bad_line, bad)) = pending.take() {
+            return Err(InputError::at(
+                file,
+                Some(bad_line.no),
+                bad.column,
+                bad.message,
+            ));
+        }
         // Most lines are runs: read straight into a record. Anything else (a trailer, a
         // header, an unnumbered run, a line that does not read) goes the general way below,
         // which gives the same record and names every problem.
-        if let Some(run) = plain_run(line.text) {
+        if let Some(run) = plain_run(text) {
             data.session_ends.extend(data.end.take());
             check_run(&run, &header, &names).map_err(|m| err(None, m))?;
             seen.check(&run, true, line.no).map_err(|m| err(None, m))?;
@@ -65,19 +102,11 @@ pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<Experiment, InputError
             data.offsets.run_ends.push(line.end);
             continue;
         }
-        let value = match parse_json(line.text) {
+        let value = match parse_json(text) {
             Ok(v) => v,
             Err(bad) => {
-                if Some(line.start) == last_nonempty && (bad.eof || !line.had_newline) {
-                    data.warnings.push(ReadWarning {
-                        kind: ReadWarningKind::Truncated,
-                        file: file.to_owned(),
-                        line: Some(line.no),
-                        message: "last line is incomplete (file cut short?); dropped".into(),
-                    });
-                    continue;
-                }
-                return Err(err(bad.column, bad.message));
+                pending = Some((line, bad));
+                continue;
             }
         };
         if value.get("end").is_some() {
@@ -105,6 +134,20 @@ pub fn read_raw_bytes(file: &str, bytes: &[u8]) -> Result<Experiment, InputError
         data.runs.push(run);
         data.offsets.run_ends.push(line.end);
     }
+    if let Some((line, bad)) = pending {
+        if bad.eof || !line.had_newline {
+            data.warnings.push(ReadWarning {
+                kind: ReadWarningKind::Truncated,
+                file: file.to_owned(),
+                line: Some(line.no),
+                message: "last line is incomplete (file cut short?); dropped".into(),
+            });
+        } else {
+            return Err(InputError::at(file, Some(line.no), bad.column, bad.message));
+        }
+    }
+    data.runs.shrink_to_fit();
+    data.offsets.run_ends.shrink_to_fit();
     Ok(data)
 }
 
@@ -121,29 +164,102 @@ fn plain_run(text: &[u8]) -> Option<RunRecord> {
 }
 
 /// The run lines read so far, to name a duplicated one (as left by concatenating a file
-/// with itself or appending a run twice).
-#[derive(Default)]
+/// with itself or appending a run twice): the line of each run number and of each place,
+/// in tables indexed by the number (dense, as a file's run numbers and blocks are), with a
+/// map for the numbers far beyond the lines read. Memory: about 4 bytes a run number and
+/// a place.
 struct Seen {
-    /// Line of each run number.
-    runs: HashMap<u32, usize, Quick>,
-    /// Line of each (block, position, variant's number in `variants`, is_reference).
-    places: HashMap<(u32, u32, u32, bool), usize, Quick>,
+    /// Line of each run number (0: none yet).
+    runs: Dense,
+    /// Line of each place: (block, position, variant's number, is_reference) as one index.
+    places: Dense,
     /// The variant names met, numbered.
     variants: HashMap<String, u32>,
+    /// Places a block holds in [`Seen::places`]: 2 (run or reference) x variants x
+    /// positions, positions growing as met (the table is rebuilt when they do).
+    positions: u32,
+    /// Variants the places are laid out for (beyond them, the map).
+    width: u32,
+}
+
+/// Line numbers by a `u32` key: a table for keys below a bound that grows with the lines
+/// read, a map beyond it.
+#[derive(Default)]
+struct Dense {
+    table: Vec<u32>,
+    far: HashMap<u64, usize, Quick>,
+}
+
+impl Dense {
+    /// Records `line` for `key`, returning the line it had; `room`: how far the table may
+    /// grow for this key.
+    fn insert(&mut self, key: u64, line: usize, room: usize) -> Option<usize> {
+        match usize::try_from(key) {
+            Ok(i) if i < room && line < u32::MAX as usize => {
+                if i >= self.table.len() {
+                    let len = (i + 1).next_power_of_two().min(room.max(i + 1));
+                    self.table.resize(len, 0);
+                }
+                let prev = std::mem::replace(&mut self.table[i], line as u32);
+                (prev != 0).then_some(prev as usize)
+            }
+            _ => self.far.insert(key, line),
+        }
+    }
 }
 
 impl Seen {
+    fn new(variants: usize) -> Seen {
+        Seen {
+            runs: Dense::default(),
+            places: Dense::default(),
+            variants: HashMap::new(),
+            positions: 4,
+            width: (variants as u32).clamp(1, 64),
+        }
+    }
+
+    /// How far a table may grow with `line` lines read: a table never holds more than a
+    /// few slots for each line.
+    fn room(line: usize) -> usize {
+        line.saturating_mul(8).max(1 << 16)
+    }
+
+    /// The place's index in [`Seen::places`] (beyond the table's layout: a distinct key
+    /// past `u32::MAX` blocks' worth, for the map).
+    fn place_key(&self, run: &RunRecord, variant: u32) -> u64 {
+        let slot = |positions: u32| -> u64 {
+            (u64::from(run.block) * u64::from(positions) + u64::from(run.position))
+                * u64::from(self.width)
+                * 2
+                + u64::from(variant) * 2
+                + u64::from(run.is_reference)
+        };
+        if run.position < self.positions && variant < self.width {
+            slot(self.positions)
+        } else {
+            // Outside the layout: keyed apart, above every table index.
+            (1 << 63)
+                | u64::from(run.block) << 31
+                | u64::from(run.position.min(1 << 20)) << 11
+                | u64::from(variant.min(1 << 10)) << 1
+                | u64::from(run.is_reference)
+        }
+    }
+
     /// Records `run` read at `line`; an error when its run number (if the line gives one,
     /// `numbered`) or its place (block, position, variant) was already read. Block numbers in
     /// the message are 1-based ("block 2" is the 2nd block), as the block tables count them;
     /// the file's `block` field is 0-based.
     fn check(&mut self, run: &RunRecord, numbered: bool, line: usize) -> Result<(), String> {
-        let what = format!("block {}, variant {:?}", run.block + 1, run.variant);
+        let what = || format!("block {}, variant {:?}", run.block + 1, run.variant);
+        let room = Self::room(line);
         if numbered {
-            if let Some(prev) = self.runs.insert(run.run, line) {
+            if let Some(prev) = self.runs.insert(u64::from(run.run), line, room) {
                 return Err(format!(
-                    "duplicate run line: run {} ({what}) was already read at line {prev}",
-                    run.run
+                    "duplicate run line: run {} ({}) was already read at line {prev}",
+                    run.run,
+                    what()
                 ));
             }
         }
@@ -155,15 +271,38 @@ impl Seen {
                 next
             }
         };
-        let place = (run.block, run.position, variant, run.is_reference);
-        if let Some(prev) = self.places.insert(place, line) {
+        if run.position >= self.positions && run.position < 64 && self.places.far.is_empty() {
+            self.relayout(run.position + 1);
+        }
+        let key = self.place_key(run, variant);
+        if let Some(prev) = self.places.insert(key, line, room) {
             return Err(format!(
-                "duplicate run line: the same place in the block ({what}, position {}) was \
+                "duplicate run line: the same place in the block ({}, position {}) was \
                  already measured at line {prev}",
+                what(),
                 run.position
             ));
         }
         Ok(())
+    }
+
+    /// Lays the places out again for `positions` positions a block (the lines kept).
+    fn relayout(&mut self, positions: u32) {
+        let old = std::mem::take(&mut self.places.table);
+        let (old_positions, width) = (u64::from(self.positions), u64::from(self.width));
+        self.positions = positions.next_power_of_two();
+        for (i, &line) in old.iter().enumerate() {
+            if line == 0 {
+                continue;
+            }
+            let i = i as u64;
+            let (rest, is_ref) = (i / 2, i % 2);
+            let (rest, variant) = (rest / width, rest % width);
+            let (block, position) = (rest / old_positions, rest % old_positions);
+            let key =
+                ((block * u64::from(self.positions) + position) * width + variant) * 2 + is_ref;
+            self.places.insert(key, line as usize, usize::MAX);
+        }
     }
 }
 
@@ -211,77 +350,116 @@ impl std::hash::Hasher for QuickHasher {
     }
 }
 
-/// One line of the file.
-struct Line<'a> {
+/// One line of the file (its text is [`Lines::text`] until the next line is read).
+struct Line {
     /// 1-based line number.
     no: usize,
-    /// Byte offset of its first byte.
-    start: usize,
-    /// The text, without its newline.
-    text: &'a [u8],
     /// Byte offset just after the line (and its newline).
     end: u64,
     /// Whether a newline ends it (the last line of a cut-off file has none).
     had_newline: bool,
 }
 
-impl Line<'_> {
-    fn is_blank(&self) -> bool {
-        self.text.iter().all(u8::is_ascii_whitespace)
+impl Line {
+    fn is_blank(&self, text: &[u8]) -> bool {
+        text.iter().all(u8::is_ascii_whitespace)
     }
 }
 
-/// The lines of a file in order, each with where it ends. Time: O(bytes) in all.
-struct Lines<'a> {
-    bytes: &'a [u8],
-    start: usize,
+/// The lines of a source in order, each with where it ends, one at a time into one buffer.
+/// Time: O(bytes) in all; memory: the longest line.
+struct Lines<'f, R> {
+    file: &'f str,
+    source: R,
+    text: Vec<u8>,
+    /// Bytes read so far.
+    consumed: u64,
     no: usize,
 }
 
-impl<'a> Lines<'a> {
-    fn new(bytes: &'a [u8]) -> Lines<'a> {
+impl<'f, R: BufRead> Lines<'f, R> {
+    fn new(file: &'f str, source: R) -> Lines<'f, R> {
         Lines {
-            bytes,
-            start: 0,
-            no: 1,
+            file,
+            source,
+            text: Vec::new(),
+            consumed: 0,
+            no: 0,
         }
     }
-}
 
-impl<'a> Iterator for Lines<'a> {
-    type Item = Line<'a>;
+    /// The text of the line last read, without its newline.
+    fn text(&self) -> &[u8] {
+        &self.text
+    }
 
-    fn next(&mut self) -> Option<Line<'a>> {
-        let (bytes, start) = (self.bytes, self.start);
-        if start >= bytes.len() {
-            return None;
+    /// The next line into [`Lines::text`]; `None` at the end.
+    ///
+    /// # Errors
+    /// An I/O error, a line longer than `MAX_INPUT_LINE_BYTES`, or a NUL byte.
+    fn next(&mut self) -> Result<Option<Line>, InputError> {
+        self.text.clear();
+        let mut had_newline = false;
+        loop {
+            let chunk = match self.source.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    return Err(InputError::Io {
+                        file: self.file.to_owned(),
+                        source,
+                    });
+                }
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (i, true),
+                None => (chunk.len(), false),
+            };
+            if let Some(at) = chunk[..take].iter().position(|&b| b == 0) {
+                let byte = self.consumed + at as u64 + 1;
+                return Err(InputError::at(
+                    self.file,
+                    None,
+                    None,
+                    format!(
+                        "binary data (a NUL byte at byte {byte}), not one of abba's formats: \
+                         raw JSONL, CSV or a hyperfine --export-json file"
+                    ),
+                ));
+            }
+            self.text.extend_from_slice(&chunk[..take]);
+            let used = take + usize::from(done);
+            self.source.consume(used);
+            self.consumed += used as u64;
+            if self.text.len() + usize::from(done) > crate::import::MAX_INPUT_LINE_BYTES {
+                return Err(InputError::at(
+                    self.file,
+                    Some(self.no + 1),
+                    None,
+                    format!(
+                        "the line is longer than {} MiB: not one of abba's formats",
+                        crate::import::MAX_INPUT_LINE_BYTES >> 20
+                    ),
+                ));
+            }
+            if done {
+                had_newline = true;
+                break;
+            }
         }
-        let (end, next, had_newline) = match bytes[start..].iter().position(|&b| b == b'\n') {
-            Some(i) => (start + i, start + i + 1, true),
-            None => (bytes.len(), bytes.len(), false),
-        };
-        let line = Line {
-            no: self.no,
-            start,
-            text: &bytes[start..end],
-            end: next as u64,
-            had_newline,
-        };
-        self.start = next;
+        if self.text.is_empty() && !had_newline {
+            return Ok(None);
+        }
         self.no += 1;
-        Some(line)
+        Ok(Some(Line {
+            no: self.no,
+            end: self.consumed,
+            had_newline,
+        }))
     }
-}
-
-/// Where the last line holding more than white space starts; `None` when none does.
-fn last_nonblank_start(bytes: &[u8]) -> Option<usize> {
-    let last = bytes.iter().rposition(|b| !b.is_ascii_whitespace())?;
-    Some(
-        bytes[..last]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1),
-    )
 }
 
 /// Parses and checks line 1: JSON, `"schema": "abba.raw/1"`, a known design and metric,

@@ -156,13 +156,20 @@ impl Experiment {
     /// The value run `r` measured in `metric` (`None` when it has none, or it is not
     /// finite).
     pub(crate) fn value_of(&self, metric: &Metric, r: &RunRecord) -> Option<f64> {
+        self.value_on(metric, r, true)
+    }
+
+    /// [`Self::value_of`], reading the run's `metric` field (the file's own non-time
+    /// value) only when `own`: `metric` is the one the header records.
+    pub(crate) fn value_on(&self, metric: &Metric, r: &RunRecord, own: bool) -> Option<f64> {
+        let field = r.metric.filter(|_| own);
         let v = match metric {
             Metric::Wall => r.wall_ns as f64,
             Metric::User => r.user_ns as f64,
             Metric::Sys => r.sys_ns as f64,
             Metric::Cpu => r.user_ns.saturating_add(r.sys_ns) as f64,
-            Metric::MaxRss => r.metric.unwrap_or(r.max_rss_kib as f64),
-            Metric::Json(_) => r.metric?,
+            Metric::MaxRss => field.unwrap_or(r.max_rss_kib as f64),
+            Metric::Json(_) => field?,
             Metric::Count(e) => r.count(*e)? as f64,
         };
         v.is_finite().then_some(v)
@@ -171,12 +178,24 @@ impl Experiment {
     /// What the metric measures: time for the times, memory for max-rss; for a JSON field,
     /// what its unit names (`ops/s`, `MiB`, `ms`, ...), else the field's name.
     pub(crate) fn quantity(&self, metric: &Metric) -> Quantity {
+        self.quantity_on(metric, *metric == self.header.metric)
+    }
+
+    /// [`Self::quantity`] of `metric`, read with the header's unit when `own` (the
+    /// header records `metric`), else with the metric's own unit.
+    pub(crate) fn quantity_on(&self, metric: &Metric, own: bool) -> Quantity {
+        let unit = if own {
+            self.header.unit.as_str()
+        } else {
+            metric.unit()
+        };
         match metric {
             Metric::Wall | Metric::User | Metric::Sys | Metric::Cpu => Quantity::Time,
             Metric::MaxRss => Quantity::Memory,
             Metric::Count(e) => Quantity::Named(e.name().to_owned()),
-            Metric::Json(field) => Quantity::of_unit(&self.header.unit)
-                .unwrap_or_else(|| Quantity::Named(field.clone())),
+            Metric::Json(field) => {
+                Quantity::of_unit(unit).unwrap_or_else(|| Quantity::Named(field.clone()))
+            }
         }
     }
 

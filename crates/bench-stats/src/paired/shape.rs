@@ -51,7 +51,7 @@
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use self::scale::{HdWindow, SortedRuns};
+use self::scale::{HdWindow, SortedRunIds, SortedRuns};
 use crate::StatsError;
 use crate::model::distribution::{DistributionKind, IntervalDistribution, MAX_DISTRIBUTION_VALUES};
 use crate::special::regularized_beta;
@@ -675,20 +675,19 @@ fn weights_and_estimates(
 /// Every arrangement's `(T, c)` of one part.
 type Reference = Vec<(f64, f64)>;
 
-/// `T_q` of the arrangement as observed (no block swapped; a block with unequal counts
-/// reassigned from seed 0, as [`arranged_stat`] does).
+/// `T_q` of the arrangement as observed: every block's runs in their own variant's pool,
+/// whatever the counts (no block swapped, no run reassigned).
 fn observed_statistic(observed: &[(Vec<f64>, Vec<f64>)], windows: &[HdWindow; 2]) -> f64 {
-    let mut none = Xoshiro256PlusPlus::seed_from_u64(0);
+    let pool = |candidate: bool| {
+        let mut v: Vec<f64> = observed
+            .iter()
+            .flat_map(|(a, b)| if candidate { b } else { a }.iter().copied())
+            .collect();
+        v.sort_unstable_by(f64::total_cmp);
+        v
+    };
     let [wa, wb] = windows;
-    let (t, _) = arranged_stat(
-        observed,
-        &wa.spread(),
-        &wb.spread(),
-        &mut Work::new(),
-        |_| false,
-        &mut none,
-    );
-    t
+    wb.dot(&pool(true)) - wa.dot(&pool(false))
 }
 
 /// Each quantile's reference on the data as observed and on the data aligned at its
@@ -735,6 +734,35 @@ fn references(
         if let (Some(m), Some(r)) = (mean, mean_reference) {
             m.reference = r;
         }
+        let aligned = unaligned.split_off(windows.len());
+        return (unaligned, aligned);
+    }
+    if let Arrangements::Random(count) = arrangements {
+        // Unequal counts (the mean run is not checked): the run-by-run machinery.
+        let mut sorted = vec![SortedRunIds::new(observed)];
+        sorted.extend(
+            estimates
+                .iter()
+                .map(|&t| SortedRunIds::new(&logs.normalized(t))),
+        );
+        let counts: Vec<(usize, usize)> = logs
+            .a
+            .iter()
+            .zip(&logs.b)
+            .map(|(a, b)| (a.len(), b.len()))
+            .collect();
+        let parts: Vec<(usize, [&HdWindow; 2])> = (0..windows.len())
+            .map(|j| (0, [&windows[j][0], &windows[j][1]]))
+            .chain((0..windows.len()).map(|j| (j + 1, [&windows[j][0], &windows[j][1]])))
+            .collect();
+        let mut unaligned =
+            scale::random_references_by_run(&sorted, &counts, &parts, count, seed, &mut |done| {
+                crate::analysis::progress::report(
+                    crate::analysis::Stage::Randomization,
+                    done as u64,
+                    count as u64,
+                );
+            });
         let aligned = unaligned.split_off(windows.len());
         return (unaligned, aligned);
     }
@@ -1647,6 +1675,35 @@ mod tests {
         }
         // 400 at 0.05: 20 expected, SD 4.4; three SDs above.
         assert!(claims <= 33, "{claims} of {reps}");
+    }
+
+    #[test]
+    fn with_unequal_counts_each_ratio_is_the_observed_pools_not_a_reassignment() {
+        // 1 + 3 runs a block: the estimate is the Harrell-Davis quantiles of the runs as
+        // observed (centred per block), never of a random reassignment of a block's runs.
+        let base: Vec<Vec<f64>> = (0..12).map(|i| vec![100.0 + f64::from(i % 3)]).collect();
+        let cand: Vec<Vec<f64>> = (0..12)
+            .map(|i| vec![104.0 + f64::from(i % 4), 109.0, 99.5 + f64::from(i % 2)])
+            .collect();
+        let logs = LogBlocks::new(&base, &cand).unwrap();
+        let observed = logs.normalized(0.0);
+        let pool = |b: bool| -> Vec<f64> {
+            observed
+                .iter()
+                .flat_map(|(x, y)| if b { y.clone() } else { x.clone() })
+                .collect()
+        };
+        let s = shape_analysis(&base, &cand, &ShapeConfig::default()).unwrap();
+        for (shift, q) in s.quantiles.iter().zip(SHAPE_QUANTILES) {
+            let want =
+                harrell_davis(&pool(true), q).unwrap() - harrell_davis(&pool(false), q).unwrap();
+            assert!(
+                (shift.ratio.ln() - want).abs() < 1e-12,
+                "q {q}: {} vs {}",
+                shift.ratio.ln(),
+                want
+            );
+        }
     }
 
     #[test]

@@ -72,12 +72,12 @@ pub fn friedman<B: AsRef<[f64]>>(blocks: &[B]) -> Result<FriedmanOutcome, StatsE
     })?;
     let mut col_sums = vec![0.0; k];
     let mut tie_term = 0.0;
-    for r in rank_rows(blocks, k, "friedman value")? {
+    rank_rows(blocks, k, "friedman value", |r| {
         for (s, x) in col_sums.iter_mut().zip(&r.ranks) {
             *s += x;
         }
         tie_term += r.tie_term;
-    }
+    })?;
     let (nf, kf) = (n as f64, k as f64);
     let c = 1.0 - tie_term / (kf * (kf * kf - 1.0) * nf);
     if c <= 0.0 {

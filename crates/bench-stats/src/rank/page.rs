@@ -134,7 +134,7 @@ pub fn page_trend_with<B: AsRef<[f64]>>(
     }
     let mut l = 0.0;
     let mut ties = false;
-    for r in rank_rows(blocks, k, "page value")? {
+    rank_rows(blocks, k, "page value", |r| {
         ties |= r.has_ties();
         l += r
             .ranks
@@ -142,7 +142,7 @@ pub fn page_trend_with<B: AsRef<[f64]>>(
             .enumerate()
             .map(|(j, rank)| (j + 1) as f64 * rank)
             .sum::<f64>();
-    }
+    })?;
     let (nf, kf) = (n as f64, k as f64);
     let mean = nf * kf * (kf + 1.0).powi(2) / 4.0;
     let var = nf * kf * kf * (kf + 1.0) * (kf * kf - 1.0) / 144.0;

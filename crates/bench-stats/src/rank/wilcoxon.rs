@@ -51,7 +51,7 @@
 
 use crate::StatsError;
 use crate::rank::mann_whitney::Alternative;
-use crate::rank::ranks::{cmp_f64, mid_ranks};
+use crate::rank::ranks::{cmp_f64, mid_ranks, signed_rank_sum};
 use crate::special::{normal_cdf, normal_sf};
 
 /// Largest number of non-zero differences for which the automatic choice is exact.
@@ -226,26 +226,19 @@ pub fn wilcoxon_signed_rank_with(
         });
     }
     check_finite(differences, "wilcoxon difference")?;
-    let nonzero: Vec<f64> = differences.iter().copied().filter(|&d| d != 0.0).collect();
-    let zeros = differences.len() - nonzero.len();
-    let n = nonzero.len();
+    let ranks = signed_rank_sum(differences);
+    let n = ranks.n;
+    let zeros = differences.len() - n;
     if n == 0 {
         return Err(StatsError::AllTied {
             what: "wilcoxon (all differences are zero)",
         });
     }
-    let abs: Vec<f64> = nonzero.iter().map(|d| d.abs()).collect();
-    let ranks = mid_ranks(&abs);
-    let t_plus: f64 = nonzero
-        .iter()
-        .zip(&ranks.ranks)
-        .filter(|(d, _)| **d > 0.0)
-        .map(|(_, r)| r)
-        .sum();
+    let t_plus = ranks.t_plus;
     let nf = n as f64;
     let total = nf * (nf + 1.0) / 2.0;
     let t_minus = total - t_plus;
-    let clean = !ranks.has_ties() && zeros == 0;
+    let clean = ranks.largest_tie <= 1 && zeros == 0;
     let exact = clean
         && match config.method {
             WilcoxonMethodChoice::Auto => n <= WILCOXON_AUTO_EXACT_MAX,
@@ -256,8 +249,10 @@ pub fn wilcoxon_signed_rank_with(
         && config.method == WilcoxonMethodChoice::Auto
         && differences.len() <= WILCOXON_PERMUTATION_MAX;
     let (p, method, z) = if permutation {
+        let nonzero: Vec<f64> = differences.iter().copied().filter(|&d| d != 0.0).collect();
+        let abs: Vec<f64> = nonzero.iter().map(|d| d.abs()).collect();
         (
-            permutation_p(&nonzero, &ranks.ranks, t_plus, config.alternative),
+            permutation_p(&nonzero, &mid_ranks(&abs).ranks, t_plus, config.alternative),
             WilcoxonMethod::Permutation,
             None,
         )

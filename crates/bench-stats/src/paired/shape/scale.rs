@@ -349,32 +349,37 @@ pub(super) fn random_references(
     let n = per_block.len();
     let pool = first.values.len() / 2;
     let mean_observed: f64 = signed_ranks.map_or(0.0, |r| r.iter().sum());
+    // Every block's count, when they are all the same (the usual layout).
+    let same_count = per_block
+        .first()
+        .filter(|&&r| per_block.iter().all(|&x| x == r))
+        .map(|&r| u64::from(r));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut draw_chunk = |size: usize| -> Vec<Draw> {
         (0..size)
             .map(|_| {
                 let mut bits = vec![0u64; n.div_ceil(64)];
-                let mut moved = 0u64;
-                for (i, &r) in per_block.iter().enumerate() {
-                    // As Arrangements::each draws them: one bool per block (`random::<bool>`
-                    // is the top bit of the next 64), then the seed of the reassignments
-                    // (unused with equal counts). Without a branch: the bits are coin flips.
-                    let bit = rng.next_u64() >> 63;
-                    bits[i >> 6] |= bit << (i & 63);
-                    moved += bit * u64::from(r);
+                // As Arrangements::each draws them: one bool per block (`random::<bool>` is
+                // the top bit of the next 64), then the seed of the reassignments (unused
+                // with equal counts). A word of coin flips at a time, without a branch.
+                for (w, word) in bits.iter_mut().enumerate() {
+                    let flips = (n - w * 64).min(64);
+                    let mut x = 0u64;
+                    for j in 0..flips {
+                        x |= (rng.next_u64() >> 63) << j;
+                    }
+                    *word = x;
                 }
                 let _reassignments: u64 = rng.random();
+                let moved: u64 = match same_count {
+                    Some(r) => r * bits.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
+                    None => set_bits(&bits).map(|i| u64::from(per_block[i])).sum(),
+                };
                 // Sums of signed ranks are exact in any order (multiples of 1/2).
-                let mut flipped = 0.0;
-                if let Some(ranks) = signed_ranks {
-                    for (w, &word) in bits.iter().enumerate() {
-                        let mut rest = word;
-                        while rest != 0 {
-                            flipped += ranks[w * 64 + rest.trailing_zeros() as usize];
-                            rest &= rest - 1;
-                        }
-                    }
-                }
+                let flipped: f64 = match signed_ranks {
+                    Some(ranks) => set_bits(&bits).map(|i| ranks[i]).sum(),
+                    None => 0.0,
+                };
                 Draw {
                     bits,
                     moved: moved as usize,
@@ -423,6 +428,277 @@ pub(super) fn random_references(
         current = next;
     }
     (references, mean)
+}
+
+/// Every run of one alignment, sorted, each with its run's number: block `b`'s baseline
+/// runs, then its candidate runs, numbered from the block's offset. For blocks of any run
+/// counts ([`random_references_by_run`]).
+pub(super) struct SortedRunIds {
+    values: Vec<f64>,
+    ids: Vec<u32>,
+}
+
+impl SortedRunIds {
+    /// `blocks[b]`: block `b`'s (baseline, candidate) runs.
+    pub(super) fn new(blocks: &[(Vec<f64>, Vec<f64>)]) -> SortedRunIds {
+        let mut runs: Vec<(f64, u32)> = Vec::new();
+        for (a, b) in blocks {
+            for &x in a.iter().chain(b) {
+                runs.push((x, runs.len() as u32));
+            }
+        }
+        runs.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
+        let (values, ids) = runs.into_iter().unzip();
+        SortedRunIds { values, ids }
+    }
+}
+
+/// Where a quantile's statistic is read in a [`SortedRunIds`] for any arrangement: the
+/// positions `lo..hi`, and the runs below `lo` (bits by run number), whose members of
+/// the baseline's pool an arrangement's bits count.
+struct RunReader {
+    lo: usize,
+    hi: usize,
+    below: Vec<u64>,
+}
+
+impl RunReader {
+    /// The window that holds both pools' weighted ranks (`wa`, `wb`) for every arrangement
+    /// but those 7 standard deviations of the pool counts away: the count of the
+    /// baseline's pool below a position has mean `sum c_b na_b / m_b` and the variance of
+    /// its blocks (a swap: `d_b^2 / 4`; a reassignment: hypergeometric), with `c_b` of the
+    /// block's `m_b` runs below it. An arrangement beyond is read from the whole array.
+    fn new(
+        runs: &SortedRunIds,
+        layout: &[(u32, u32, u32)],
+        block_of: &[u32],
+        wa: &HdWindow,
+        wb: &HdWindow,
+    ) -> RunReader {
+        let total = runs.values.len();
+        let mut below_runs = vec![0u32; layout.len()];
+        let mut below_b = vec![0i64; layout.len()];
+        let var_of = |b: usize, c: u32, d: i64| -> f64 {
+            let (_, na, nb) = layout[b];
+            if na == nb {
+                (d * d) as f64 / 4.0
+            } else {
+                let (m, c, na) = (f64::from(na + nb), f64::from(c), f64::from(na));
+                let p = c / m;
+                na * p * (1.0 - p) * (m - na) / (m - 1.0)
+            }
+        };
+        let (mut mean_a, mut var) = (0.0f64, 0.0f64);
+        let (mut lo, mut hi) = (0usize, total);
+        let (k0a, k0b, k1a, k1b) = (
+            wa.start as f64,
+            wb.start as f64,
+            wa.end() as f64,
+            wb.end() as f64,
+        );
+        for g in 0..=total {
+            let spread = 16.0 + 7.0 * var.max(0.0).sqrt();
+            let mean_b = g as f64 - mean_a;
+            if mean_a + spread <= k0a && mean_b + spread <= k0b {
+                lo = g;
+            }
+            if mean_a - spread >= k1a && mean_b - spread >= k1b {
+                hi = g;
+                break;
+            }
+            if g == total {
+                break;
+            }
+            let id = runs.ids[g] as usize;
+            let b = block_of[id] as usize;
+            let (offset, na, nb) = layout[b];
+            let candidate = id as u32 - offset >= na;
+            let before = var_of(b, below_runs[b], below_b[b]);
+            below_runs[b] += 1;
+            below_b[b] += if candidate { 1 } else { -1 };
+            var += var_of(b, below_runs[b], below_b[b]) - before;
+            mean_a += f64::from(na) / f64::from(na + nb);
+        }
+        let mut below = vec![0u64; total.div_ceil(64)];
+        for &id in &runs.ids[..lo] {
+            below[id as usize >> 6] |= 1 << (id & 63);
+        }
+        RunReader { lo, hi, below }
+    }
+
+    /// The statistic of the arrangement `members` (bits by run number: in the baseline's
+    /// pool); `None` when its pools do not fill the window.
+    fn stat(&self, runs: &SortedRunIds, windows: [&HdWindow; 2], members: &[u64]) -> Option<f64> {
+        let below_a: u32 = self
+            .below
+            .iter()
+            .zip(members)
+            .map(|(b, m)| (b & m).count_ones())
+            .sum();
+        let below_a = below_a as usize;
+        let below_b = self.lo - below_a;
+        if below_a > windows[0].start || below_b > windows[1].start {
+            return None;
+        }
+        scan_by_run(
+            runs,
+            windows,
+            members,
+            (self.lo, self.hi),
+            [below_b, below_a],
+        )
+    }
+}
+
+/// [`scan`] for blocks of any run counts: `members` says which runs are in the baseline's
+/// pool, `windows` are the baseline's and the candidate's weights.
+fn scan_by_run(
+    runs: &SortedRunIds,
+    [wa, wb]: [&HdWindow; 2],
+    members: &[u64],
+    (lo, hi): (usize, usize),
+    below: [usize; 2],
+) -> Option<f64> {
+    let mut counts = below;
+    let mut sums = [0.0f64; 2];
+    let windows = [wb, wa];
+    for g in lo..hi {
+        let id = runs.ids[g] as usize;
+        let in_a = (members[id >> 6] >> (id & 63) & 1) as usize;
+        let rank = counts[in_a];
+        counts[in_a] = rank + 1;
+        let w = windows[in_a];
+        let i = rank.wrapping_sub(w.start);
+        if i < w.weights.len() {
+            sums[in_a] += w.weights[i] * runs.values[g];
+        }
+    }
+    if counts[1] < wa.end() || counts[0] < wb.end() {
+        return None;
+    }
+    Some(sums[0] - sums[1])
+}
+
+/// Every random arrangement's `(T, c)` for each part `(runs, [wa, wb])` (an index into
+/// `sorted`, and the quantile's weights for the baseline's and the candidate's pool
+/// sizes), on blocks of any run counts: the numbers [`super::arranged_stat`] gives, from
+/// the same seeded stream (a block with as many runs of each variant swaps them or not; a
+/// block with unequal counts reassigns its runs by the same partial shuffle). Each
+/// arrangement is drawn as the baseline pool's run bits (`O(N)`: every reassignment draws
+/// its runs), then each part read from a window of its sorted runs. `blocks[b]`: the
+/// runs each variant has in block `b`. `progress(done)` after each chunk.
+/// Time: `O(N log N)` for the sorts, then `O(N)` per arrangement and
+/// `O(N / 64 + sqrt(N))` per arrangement and part, instead of `O(N log N)` per both.
+pub(super) fn random_references_by_run(
+    sorted: &[SortedRunIds],
+    counts: &[(usize, usize)],
+    parts: &[(usize, [&HdWindow; 2])],
+    count: usize,
+    seed: u64,
+    progress: &mut dyn FnMut(usize),
+) -> Vec<super::Reference> {
+    let mut layout = Vec::with_capacity(counts.len());
+    let mut block_of = Vec::new();
+    let mut offset = 0u32;
+    for (b, &(na, nb)) in counts.iter().enumerate() {
+        layout.push((offset, na as u32, nb as u32));
+        block_of.extend(std::iter::repeat_n(b as u32, na + nb));
+        offset += (na + nb) as u32;
+    }
+    let total = offset as usize;
+    let readers: Vec<RunReader> = parts
+        .iter()
+        .map(|&(r, [wa, wb])| RunReader::new(&sorted[r], &layout, &block_of, wa, wb))
+        .collect();
+    let (pool_a, pool_b): (usize, usize) =
+        counts.iter().fold((0, 0), |(x, y), &(a, b)| (x + a, y + b));
+    let n = counts.len();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut flips = vec![false; n];
+    let mut idx: Vec<usize> = Vec::new();
+    let mut draw_chunk = |size: usize| -> Vec<(Vec<u64>, usize)> {
+        (0..size)
+            .map(|_| {
+                // As Arrangements::each draws them, and arranged_stat reassigns.
+                for flip in &mut flips {
+                    *flip = rng.random::<bool>();
+                }
+                let mut sub = Xoshiro256PlusPlus::seed_from_u64(rng.random());
+                let mut bits = vec![0u64; total.div_ceil(64)];
+                let mut set = |id: usize| bits[id >> 6] |= 1 << (id & 63);
+                let mut moved = 0;
+                for (i, &(offset, na, nb)) in layout.iter().enumerate() {
+                    let (offset, na, nb) = (offset as usize, na as usize, nb as usize);
+                    if na == nb {
+                        let from = if flips[i] { offset + na } else { offset };
+                        (from..from + na).for_each(&mut set);
+                        moved += if flips[i] { nb } else { 0 };
+                    } else {
+                        idx.clear();
+                        idx.extend(0..na + nb);
+                        let m = idx.len();
+                        for k in 0..na {
+                            let j = sub.random_range(k..m);
+                            idx.swap(k, j);
+                        }
+                        for &k in &idx[..na] {
+                            set(offset + k);
+                            moved += usize::from(k >= na);
+                        }
+                    }
+                }
+                (bits, moved)
+            })
+            .collect()
+    };
+    let evaluate = |draw: &(Vec<u64>, usize)| -> Vec<f64> {
+        parts
+            .iter()
+            .zip(&readers)
+            .map(|(&(r, windows), reader)| {
+                let runs = &sorted[r];
+                reader
+                    .stat(runs, windows, &draw.0)
+                    .or_else(|| scan_by_run(runs, windows, &draw.0, (0, runs.values.len()), [0, 0]))
+                    .unwrap_or(f64::NAN)
+            })
+            .collect()
+    };
+    let mut references: Vec<super::Reference> = vec![Vec::with_capacity(count); parts.len()];
+    let mut done = 0;
+    let mut current = draw_chunk(CHUNK.min(count));
+    while !current.is_empty() {
+        let next_size = CHUNK.min(count - done - current.len());
+        let (next, values) = both(
+            || draw_chunk(next_size),
+            || map_in_order(&current, &evaluate),
+        );
+        for ((_, moved), stats) in current.iter().zip(values) {
+            let stayed = pool_b - moved;
+            let c = stayed as f64 / pool_b as f64 - *moved as f64 / pool_a as f64;
+            for (r, t) in references.iter_mut().zip(stats) {
+                r.push((t, c));
+            }
+        }
+        done += current.len();
+        progress(done);
+        current = next;
+    }
+    references
+}
+
+/// The indices of the bits set in `words`, ascending.
+fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(w, &word)| {
+        let mut rest = word;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let i = w * 64 + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                i
+            })
+        })
+    })
 }
 
 /// `a()` and `b()`, side by side when parallel.
@@ -564,6 +840,66 @@ mod tests {
             signed_rank_statistic(&flipped)
         });
         assert_eq!(mean.unwrap(), want);
+    }
+
+    /// [`random_references_by_run`] against the sorted pools of every arrangement
+    /// ([`reference`]) on blocks of mixed run counts: the same numbers, bit for bit.
+    fn check_by_run_against_sorted_pools(blocks: usize, count: usize) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(blocks as u64);
+        let shapes = [(1, 3), (2, 2), (3, 1), (2, 3)];
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for i in 0..blocks {
+            let (na, nb) = shapes[i % shapes.len()];
+            let s = 1.0 + 0.1 * ((i * 7 % 11) as f64);
+            let mut run = |k: f64| {
+                let slow = if rng.random::<f64>() < 0.1 { 1.5 } else { 1.0 };
+                s * k * slow * (1.0 + 0.02 * rng.random::<f64>())
+            };
+            a.push((0..na).map(|_| run(1.0)).collect::<Vec<f64>>());
+            b.push((0..nb).map(|_| run(1.01)).collect::<Vec<f64>>());
+        }
+        let logs = LogBlocks::new(&a, &b).unwrap();
+        let observed = logs.normalized(0.0);
+        let aligned = logs.normalized(0.0123);
+        let (na, nb) = logs.totals();
+        let counts: Vec<(usize, usize)> =
+            a.iter().zip(&b).map(|(x, y)| (x.len(), y.len())).collect();
+        let qs = [0.1, 0.5, 0.9];
+        let windows: Vec<[HdWindow; 2]> = qs
+            .iter()
+            .map(|&q| [HdWindow::new(na, q), HdWindow::new(nb, q)])
+            .collect();
+        let sorted = vec![SortedRunIds::new(&observed), SortedRunIds::new(&aligned)];
+        let parts: Vec<(usize, [&HdWindow; 2])> = windows
+            .iter()
+            .map(|w| (0, [&w[0], &w[1]]))
+            .chain(windows.iter().map(|w| (1, [&w[0], &w[1]])))
+            .collect();
+        let mut reported = Vec::new();
+        let got = random_references_by_run(&sorted, &counts, &parts, count, 5, &mut |k| {
+            reported.push(k)
+        });
+        assert_eq!(reported.last(), Some(&count));
+        let arrangements = Arrangements::Random(count);
+        for (j, &q) in qs.iter().enumerate() {
+            let wa = super::super::harrell_davis_weights(na, q);
+            let wb = super::super::harrell_davis_weights(nb, q);
+            for (k, blocks) in [&observed, &aligned].into_iter().enumerate() {
+                let want = reference(blocks, &wa, &wb, arrangements, 5);
+                assert_eq!(got[k * qs.len() + j], want, "q {q} alignment {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn unequal_counts_give_the_sorted_pools_numbers() {
+        check_by_run_against_sorted_pools(30, 300);
+    }
+
+    #[test]
+    fn unequal_counts_give_the_sorted_pools_numbers_through_the_window() {
+        // Over 4096 runs a variant: the weights are windowed, and so is the reading.
+        check_by_run_against_sorted_pools(2400, 16);
     }
 
     #[test]
