@@ -68,7 +68,11 @@ pub fn render_html(p: &Pictures<'_>) -> String {
 fn verdicts(out: &mut String, p: &Pictures<'_>) {
     for g in &p.analysis.groups {
         for c in &g.comparisons {
-            let word = crate::suite::verdict_word(c.outcome);
+            // The console's tag (MORE/FEWER for a count, never a time word).
+            let word = match c.outcome {
+                bench_stats::Outcome::Inconclusive => crate::suite::verdict_word(c.outcome),
+                _ => crate::view::outcome_tag(p.analysis, c),
+            };
             let _ = writeln!(
                 out,
                 "<p class=\"verdict {}\"><span class=\"word\">{}</span>{}</p>",

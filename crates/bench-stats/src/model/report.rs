@@ -1094,6 +1094,9 @@ pub enum VerdictBasis {
     KruskalWallis,
     /// Mann-Whitney U of two unpaired groups.
     MannWhitney,
+    /// Deterministic counts: every run of each variant gave the same count, so the
+    /// difference is known exactly and no test is needed (`exact`).
+    Exact,
     /// A custom [`crate::SignificanceTest`], by its name.
     Custom(String),
 }
@@ -1116,6 +1119,7 @@ impl VerdictBasis {
             VerdictBasis::Friedman
             | VerdictBasis::KruskalWallis
             | VerdictBasis::MannWhitney
+            | VerdictBasis::Exact
             | VerdictBasis::Custom(_) => None,
         }
     }
@@ -1128,6 +1132,7 @@ impl VerdictBasis {
             VerdictBasis::Friedman => "friedman+wilcoxon-holm".into(),
             VerdictBasis::KruskalWallis => "kruskal-wallis+mann-whitney-holm".into(),
             VerdictBasis::MannWhitney => "mann-whitney".into(),
+            VerdictBasis::Exact => "exact".into(),
             VerdictBasis::Custom(name) => name.clone(),
         }
     }
@@ -1146,6 +1151,7 @@ impl VerdictBasis {
             "friedman+wilcoxon-holm" => VerdictBasis::Friedman,
             "kruskal-wallis+mann-whitney-holm" => VerdictBasis::KruskalWallis,
             "mann-whitney" => VerdictBasis::MannWhitney,
+            "exact" => VerdictBasis::Exact,
             other => VerdictBasis::Custom(other.to_owned()),
         }
     }
