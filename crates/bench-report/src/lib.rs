@@ -59,6 +59,7 @@
 //!     }],
 //!     controls: vec![], warnings: vec![], confirmation: None, levels: None, metrics: None,
 //!     noise: None,
+//!     native_time: None,
 //! };
 //! let text = render_console(&analysis, &RenderOptions::default());
 //! assert!(text.contains("1.500 µs"));

@@ -123,7 +123,8 @@ pub use crate::import::{
 pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{
-    ConfirmError, Confirmation, Input, MetricUnavailable, analyze_input, diagnose_noise,
+    ConfirmError, Confirmation, Input, MetricUnavailable, NATIVE_BLOCKS, NativeTiming, analyze_input,
+    diagnose_noise,
     recorded_metrics, suite_noise,
 };
 pub use crate::raw::{

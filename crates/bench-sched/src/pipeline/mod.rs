@@ -29,11 +29,13 @@
 //! ```
 
 mod confirm;
+mod native;
 mod controls;
 mod metrics;
 mod noise;
 
 pub use confirm::{ConfirmError, Confirmation};
+pub use native::{NATIVE_BLOCKS, NativeTiming};
 pub use metrics::{MetricUnavailable, recorded_metrics};
 pub use noise::{diagnose as diagnose_noise, suite_noise};
 

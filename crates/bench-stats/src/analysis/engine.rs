@@ -142,6 +142,7 @@ fn analyze_inner(
         levels: None,
         metrics: None,
         noise: None,
+        native_time: None,
     })
     .map(|mut analysis| {
         if let Some((levels, more)) = crate::hierarchy::levels_report(data, &analysis, config) {

@@ -5,6 +5,7 @@
 pub mod carryover;
 pub mod differential;
 pub mod iid;
+pub mod native_time;
 pub mod off_cpu;
 
 pub use carryover::{
@@ -12,4 +13,5 @@ pub use carryover::{
     DifferentialCarryover, carryover,
 };
 pub use differential::{ResidualCarryover, residual_carryover};
+pub use native_time::native_time;
 pub use iid::{IidChecks, IidConfig, iid_checks, iid_checks_with};

@@ -118,6 +118,14 @@ pub struct Analysis {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub noise: Option<crate::model::noise::NoiseReport>,
+    /// Under valgrind: each counted comparison beside the same commands' native CPU time,
+    /// from a few blocks run natively, and whether the two disagree in direction (beyond
+    /// the v1 contract, serialized only when present).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub native_time: Option<crate::model::native::NativeTimeReport>,
 }
 
 /// The comparisons inside one group against its baseline.
@@ -1038,6 +1046,9 @@ pub enum WarningCode {
     /// Two recorded metrics of the same runs move in opposite directions beyond their
     /// intervals (fewer instructions but more time).
     MetricsDisagree,
+    /// The counts' direction is opposite to the native time's (under valgrind: more
+    /// instructions, less time).
+    CountsDisagreeWithTime,
 }
 
 impl WarningCode {
@@ -1066,6 +1077,7 @@ impl WarningCode {
             WarningCode::HostHeterogeneity => "host-heterogeneity",
             WarningCode::FewHosts => "few-hosts",
             WarningCode::MetricsDisagree => "metrics-disagree",
+            WarningCode::CountsDisagreeWithTime => "counts-disagree-with-time",
         }
     }
 }
