@@ -100,7 +100,7 @@ mod sys;
 
 pub use crate::counter::{
     CachegrindError, CountError, CountEvent, CountedRun, CounterChoice, CounterParseError,
-    CounterProbe, CounterSource, CounterUnavailable, Counting, Counts, FakeCounting, Pmu,
+    CounterProbe, CounterSource, CounterUnavailable, Counting, Counts, FakeCounting, FakeProbe, Pmu,
     PmuRefusal, SelectedCounter, SystemProbe, Valgrind, parse_cachegrind_out, select_counter,
 };
 pub use crate::cpus::{CpuListError, CpuSet, MAX_CPU};
