@@ -248,14 +248,26 @@ fn counts_that_move_opposite_to_time_are_worded_as_counts_and_flagged() {
     assert_eq!(c["ratio_ci"][0], c["ratio_ci"][1]);
     let summary = c["summary"].as_str().unwrap();
     assert!(
-        summary.starts_with("branchless executes") && summary.contains("more instructions than branchy in every run"),
+        summary.starts_with("branchless executes")
+            && summary.contains("more instructions than branchy in every run"),
         "{summary}"
     );
     // No time word on a count, in any format.
     let markdown = std::fs::read_to_string(&md).unwrap();
     let page = std::fs::read_to_string(&html).unwrap();
-    for (what, text) in [("console", stdout.as_str()), ("markdown", &markdown), ("json", &json)] {
-        for word in ["SLOWER", "FASTER", "WORSE", "BETTER", "is slower", "is worse"] {
+    for (what, text) in [
+        ("console", stdout.as_str()),
+        ("markdown", &markdown),
+        ("json", &json),
+    ] {
+        for word in [
+            "SLOWER",
+            "FASTER",
+            "WORSE",
+            "BETTER",
+            "is slower",
+            "is worse",
+        ] {
             let claims = text
                 .lines()
                 .filter(|l| l.contains(word) && !l.contains("native CPU time says"))

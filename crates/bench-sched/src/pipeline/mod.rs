@@ -29,14 +29,14 @@
 //! ```
 
 mod confirm;
-mod native;
 mod controls;
 mod metrics;
+mod native;
 mod noise;
 
 pub use confirm::{ConfirmError, Confirmation};
-pub use native::{NATIVE_BLOCKS, NativeTiming};
 pub use metrics::{MetricUnavailable, recorded_metrics};
+pub use native::{NATIVE_BLOCKS, NativeTiming};
 pub use noise::{diagnose as diagnose_noise, suite_noise};
 
 use std::collections::HashMap;

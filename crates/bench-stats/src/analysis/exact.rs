@@ -110,5 +110,7 @@ pub(crate) fn decide(
         d.blocking.clear();
         d.needed = None;
     }
-    warnings.retain(|w| w.benchmark.as_deref() != Some(cand.name) || w.code != WarningCode::PracticalGate);
+    warnings.retain(|w| {
+        w.benchmark.as_deref() != Some(cand.name) || w.code != WarningCode::PracticalGate
+    });
 }

@@ -13,5 +13,5 @@ pub use carryover::{
     DifferentialCarryover, carryover,
 };
 pub use differential::{ResidualCarryover, residual_carryover};
-pub use native_time::native_time;
 pub use iid::{IidChecks, IidConfig, iid_checks, iid_checks_with};
+pub use native_time::native_time;

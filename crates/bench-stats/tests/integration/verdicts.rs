@@ -267,9 +267,12 @@ fn counts(blocks: u32, a: f64, b: f64, bump: f64) -> Dataset {
                 .map(move |(i, k)| Observation::in_block(if i == 0 { v + bump } else { v }, k)),
         )
     };
-    Dataset::new("instructions", vec![series("A", a, bump), series("B", b, 0.0)])
-        .with_design(Design::Abba)
-        .with_quantity(bench_stats::Quantity::Named("instructions".into()))
+    Dataset::new(
+        "instructions",
+        vec![series("A", a, bump), series("B", b, 0.0)],
+    )
+    .with_design(Design::Abba)
+    .with_quantity(bench_stats::Quantity::Named("instructions".into()))
 }
 
 #[test]
@@ -280,8 +283,15 @@ fn identical_counts_in_every_run_are_decided_exactly_at_any_block_count() {
             &AnalysisConfig::default(),
         );
         let r = 11_529_657.0 / 9_029_733.0;
-        assert_eq!(c.verdict_basis, bench_stats::VerdictBasis::Exact, "{blocks}");
-        assert_eq!((c.verdict, c.outcome), (Verdict::Significant, Outcome::Slower));
+        assert_eq!(
+            c.verdict_basis,
+            bench_stats::VerdictBasis::Exact,
+            "{blocks}"
+        );
+        assert_eq!(
+            (c.verdict, c.outcome),
+            (Verdict::Significant, Outcome::Slower)
+        );
         assert_eq!(c.ratio_ci, Some([r, r]));
         assert!(
             c.summary.starts_with(
@@ -297,20 +307,44 @@ fn identical_counts_in_every_run_are_decided_exactly_at_any_block_count() {
             &AnalysisConfig::default(),
         );
         assert_eq!(c.outcome, Outcome::Faster);
-        assert!(c.summary.starts_with("B executes 21.7% fewer instructions than A in every run"), "{}", c.summary);
+        assert!(
+            c.summary
+                .starts_with("B executes 21.7% fewer instructions than A in every run"),
+            "{}",
+            c.summary
+        );
     }
 }
 
 #[test]
 fn identical_counts_between_variants_are_equivalent_and_a_change_inside_the_margin_is_named() {
     let c = only(&counts(3, 1000.0, 1000.0, 0.0), &AnalysisConfig::default());
-    assert_eq!((c.verdict, c.outcome), (Verdict::NotSignificant, Outcome::Equivalent));
+    assert_eq!(
+        (c.verdict, c.outcome),
+        (Verdict::NotSignificant, Outcome::Equivalent)
+    );
     assert_eq!(c.ratio, Some(1.0));
-    assert!(c.summary.contains("execute the same instructions in every run"), "{}", c.summary);
+    assert!(
+        c.summary
+            .contains("execute the same instructions in every run"),
+        "{}",
+        c.summary
+    );
     // 0.05% more instructions, under the default ±1% margin: a real change, equivalent.
-    let c = only(&counts(6, 100_000.0, 100_050.0, 0.0), &AnalysisConfig::default());
-    assert_eq!((c.verdict, c.outcome), (Verdict::Significant, Outcome::Equivalent));
-    assert!(c.summary.contains("0.050% more instructions") && c.summary.contains("inside the ±1.0% margin"), "{}", c.summary);
+    let c = only(
+        &counts(6, 100_000.0, 100_050.0, 0.0),
+        &AnalysisConfig::default(),
+    );
+    assert_eq!(
+        (c.verdict, c.outcome),
+        (Verdict::Significant, Outcome::Equivalent)
+    );
+    assert!(
+        c.summary.contains("0.050% more instructions")
+            && c.summary.contains("inside the ±1.0% margin"),
+        "{}",
+        c.summary
+    );
 }
 
 #[test]
@@ -321,8 +355,16 @@ fn nearly_deterministic_counts_and_constant_times_keep_the_statistical_path() {
         &AnalysisConfig::default(),
     );
     assert_ne!(c.verdict_basis, bench_stats::VerdictBasis::Exact);
-    assert!(c.summary.contains("more instructions than"), "{}", c.summary);
-    assert!(!c.summary.contains("worse") && !c.summary.contains("slower"), "{}", c.summary);
+    assert!(
+        c.summary.contains("more instructions than"),
+        "{}",
+        c.summary
+    );
+    assert!(
+        !c.summary.contains("worse") && !c.summary.contains("slower"),
+        "{}",
+        c.summary
+    );
     // Constant times are not counts: the rule is for counts only.
     let mut times = counts(6, 100.0, 120.0, 0.0);
     times.unit = "ns".into();

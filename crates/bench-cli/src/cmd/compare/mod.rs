@@ -235,12 +235,20 @@ fn report(
     }
     let csv = crate::core::exports::csv_exports(&args.analysis.csv, &input, &result);
     let recorded = recording.map(|_| result.clone());
+    // The CPU-time series is kept beside wall time's (`history show --metric cpu`).
+    let cpu = recording
+        .and(input.experiment.as_ref())
+        .and_then(|e| bench_history::cpu_twin(e, analysis));
     let code = emit(result, &args.analysis, csv, &input)?;
     if let (Some(result), Some(experiment)) = (&recorded, input.experiment.as_mut()) {
-        let analysed = [bench_history::Analysed::experiment(
+        let mut analysed = vec![bench_history::Analysed::experiment(
             &input.loaded.dataset,
             result,
         )];
+        analysed.extend(
+            cpu.as_ref()
+                .map(bench_history::AnalysedBenchmark::as_analysed),
+        );
         crate::core::record::record_after(
             recording,
             experiment,
