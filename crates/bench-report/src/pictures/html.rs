@@ -69,9 +69,10 @@ fn verdicts(out: &mut String, p: &Pictures<'_>) {
     for g in &p.analysis.groups {
         for c in &g.comparisons {
             // The console's tag (MORE/FEWER for a count, never a time word).
-            let word = match c.outcome {
-                bench_stats::Outcome::Inconclusive => crate::suite::verdict_word(c.outcome),
-                _ => crate::view::outcome_tag(p.analysis, c),
+            let word = if c.outcome == bench_stats::Outcome::Inconclusive {
+                crate::suite::verdict_word(c.outcome)
+            } else {
+                crate::view::outcome_tag(p.analysis, c)
             };
             let _ = writeln!(
                 out,

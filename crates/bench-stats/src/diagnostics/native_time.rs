@@ -66,9 +66,8 @@ fn find<'a>(a: &'a Analysis, baseline: &str, candidate: &str) -> Option<&'a Comp
 /// The direction a comparison's runs show: its outcome when decided, else the
 /// Mann-Whitney test of its runs below `alpha`, in the direction of its ratio.
 fn direction(t: &Comparison, alpha: f64) -> Option<Outcome> {
-    match t.outcome {
-        Outcome::Faster | Outcome::Slower => return Some(t.outcome),
-        _ => {}
+    if matches!(t.outcome, Outcome::Faster | Outcome::Slower) {
+        return Some(t.outcome);
     }
     let clear = t.mann_whitney.as_ref().is_some_and(|m| m.p_value < alpha);
     match t.ratio {

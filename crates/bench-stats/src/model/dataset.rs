@@ -120,14 +120,14 @@ impl Quantity {
     /// The verb a count's sentence uses: "executes" (instructions, branches), "takes"
     /// (cycles), "has" (misses); `None` for a quantity that is not a count.
     pub fn count_verb(&self) -> Option<&'static str> {
-        match self {
-            Quantity::Named(n) if self.is_count() => Some(match n.as_str() {
-                "cycles" => "takes",
-                "branch-misses" | "cache-misses" => "has",
-                _ => "executes",
-            }),
-            _ => None,
-        }
+        let Quantity::Named(n) = self else {
+            return None;
+        };
+        self.is_count().then_some(match n.as_str() {
+            "cycles" => "takes",
+            "branch-misses" | "cache-misses" => "has",
+            _ => "executes",
+        })
     }
 
     /// What values are taken to measure when nothing else is known: throughput when
