@@ -1,14 +1,10 @@
 //! `--counter auto|pmu|valgrind`: which source counts the runs, the one line saying why
 //! `auto` fell back to valgrind, and the remedies of a refused PMU in the CLI's words.
 
-use std::path::{Path, PathBuf};
-
 use bench_sched::{
-    ConfirmError, CountEvent, CounterChoice, CounterProbe, CounterSource, CounterUnavailable,
-    Counting, ExperimentConfig, InterruptFlag, Metric, NativeTiming, Pmu, PmuRefusal, RawWriter,
-    SystemProbe, Valgrind, select_counter,
+    CountEvent, CounterChoice, CounterProbe, CounterSource, CounterUnavailable, Counting, Metric,
+    Pmu, PmuRefusal, SystemProbe, Valgrind, select_counter,
 };
-use bench_stats::{Analysis, AnalysisConfig};
 
 use crate::core::exit::usage;
 use crate::core::stdio::stderr_line;
@@ -127,57 +123,6 @@ pub fn counting(source: CounterSource, metric: &Metric) -> anyhow::Result<Box<dy
         CounterSource::Pmu => Box::new(Pmu::new(event)),
         _ => Box::new(Pmu::new(event)),
     })
-}
-
-/// Where the native runs of a counted experiment go: beside its raw file.
-pub fn native_path(raw: &Path) -> PathBuf {
-    raw.with_extension("native.jsonl")
-}
-
-/// Under valgrind: runs [`bench_sched::NATIVE_BLOCKS`] blocks of the same commands
-/// natively into [`native_path`] (replaced if there) and attaches their CPU time's
-/// check to `counted` ([`bench_sched::NativeTiming`]); nothing for any other counter.
-///
-/// # Errors
-/// As a run: a failed or interrupted native run (exit 3), the native file not writable.
-pub fn time_natively(
-    config: &ExperimentConfig,
-    analysis: &AnalysisConfig,
-    counted: &mut Analysis,
-    raw: &Path,
-    quiet: bool,
-) -> anyhow::Result<()> {
-    let Some(native) = NativeTiming::plan(config) else {
-        return Ok(());
-    };
-    let path = native_path(raw);
-    let mut writer = RawWriter::create(&path).map_err(|e| usage(e.to_string()))?;
-    if !quiet {
-        stderr_line(format_args!(
-            "abba: timing {} blocks natively (valgrind's times are not the program's; counts are not time); raw runs in {}",
-            native.config.blocks,
-            path.display()
-        ));
-    }
-    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
-    let (mut runner, mut progress) = crate::core::run::runner_and_progress(&native.config, quiet)?;
-    crate::core::exit::hold_signals(true);
-    let done = native.run(
-        &stop,
-        &mut runner,
-        &mut writer,
-        &mut progress,
-        analysis,
-        counted,
-    );
-    progress.finish();
-    crate::core::exit::hold_signals(false);
-    drop(writer);
-    match done {
-        Ok(()) => Ok(()),
-        Err(ConfirmError::Run(e)) => Err(crate::core::raw_output::sched_error(e, &path, true)),
-        Err(e) => Err(usage(format!("the native runs ({}): {e}", path.display()))),
-    }
 }
 
 #[cfg(test)]

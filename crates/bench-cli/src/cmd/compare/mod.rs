@@ -118,7 +118,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         // The temporary raw file only guards against a failed or interrupted run; once the
         // report exists it goes (keep runs with --output).
         let _ = std::fs::remove_file(&raw_path);
-        let _ = std::fs::remove_file(crate::core::counting::native_path(&raw_path));
+        let _ = std::fs::remove_file(crate::core::run::native_path(&raw_path));
     } else if !args.analysis.quiet && !args.analysis.json {
         match raw_kept(&raw_path, false) {
             Ok(_) => stderr_line(format_args!("raw runs: {}", raw_path.display())),
@@ -223,7 +223,7 @@ fn report(
     if cfg!(debug_assertions) && !args.kernel.is_empty() {
         result.warnings.push(debug_build_warning());
     }
-    crate::core::counting::time_natively(
+    crate::core::run::time_natively(
         config,
         analysis,
         &mut result,
