@@ -2,7 +2,7 @@
 //! is at hand (a file imported into the history): a suite's benchmarks as `abba suite`
 //! analyses them, any other experiment as `abba analyze` does.
 
-use bench_sched::{Experiment, Input, analyze_input};
+use bench_sched::{Experiment, Input, Metric, analyze_input};
 use bench_stats::suite::{Correction, SuiteConfig, analyze_suite};
 use bench_stats::{Analysis, AnalysisConfig, Dataset};
 
@@ -18,6 +18,8 @@ pub struct AnalysedBenchmark {
     pub dataset: Dataset,
     /// Its analysis.
     pub analysis: Analysis,
+    /// The metric it is kept under when not the file's own (`cpu`: [`cpu_twin`]).
+    pub metric: Option<String>,
 }
 
 impl AnalysedBenchmark {
@@ -27,6 +29,7 @@ impl AnalysedBenchmark {
             suite_name: self.suite_name.as_deref(),
             dataset: &self.dataset,
             analysis: &self.analysis,
+            metric: self.metric.as_deref(),
         }
     }
 }
@@ -80,6 +83,7 @@ pub fn analyse(
                 suite_name: Some(name),
                 dataset,
                 analysis: b.analysis,
+                metric: None,
             })
             .collect());
     }
@@ -90,9 +94,37 @@ pub fn analyse(
         });
     }
     let analysis = analyze_input(&input, config).map_err(|e| failed(&e))?;
-    Ok(vec![AnalysedBenchmark {
+    let cpu = cpu_twin(experiment, config);
+    let mut out = vec![AnalysedBenchmark {
         suite_name: None,
         dataset: input.loaded.dataset,
         analysis,
-    }])
+        metric: None,
+    }];
+    out.extend(cpu);
+    Ok(out)
+}
+
+/// The CPU-time series (user + system) of a plain experiment decided on wall time, kept
+/// beside its wall-time series so that `history show --metric cpu` needs no rerun: the
+/// same runs analysed on CPU time with `config`, under the metric `cpu`. `None` for a
+/// suite, another metric, runs under valgrind (whose times are not the program's), or
+/// runs that do not record CPU time.
+pub fn cpu_twin(experiment: &Experiment, config: &AnalysisConfig) -> Option<AnalysedBenchmark> {
+    if !experiment.header.suite.is_empty() || experiment.header.metric != Metric::Wall {
+        return None;
+    }
+    let cpu = Input::from_experiment(experiment.clone())
+        .on_metric(&Metric::Cpu)
+        .ok()?;
+    if cpu.is_empty() {
+        return None;
+    }
+    let analysis = analyze_input(&cpu, config).ok()?;
+    Some(AnalysedBenchmark {
+        suite_name: None,
+        dataset: cpu.loaded.dataset,
+        analysis,
+        metric: Some(Metric::Cpu.to_string()),
+    })
 }

@@ -184,6 +184,9 @@ impl Store {
         Ok(self.read_series(bench, filter, config)?.series)
     }
 
+    /// Without a metric in the filter, a benchmark's `cpu` series kept beside its `wall`
+    /// series ([`crate::cpu_twin`]) is left out: it is read with the metric `cpu`.
+    ///
     /// As [`Store::all_series`], with the series that do not hold the filter's `since`
     /// commit named ([`SeriesRead::without_since`]): such a series (a benchmark added after
     /// that commit, or not measured at it) is taken from the commit's time on (whole when
@@ -199,7 +202,17 @@ impl Store {
         filter: &Filter,
         config: &SeriesConfig,
     ) -> Result<SeriesRead, HistoryError> {
-        let benchmarks = self.stored_benchmarks(bench, filter)?;
+        let mut benchmarks = self.stored_benchmarks(bench, filter)?;
+        if filter.metric.is_none() {
+            // The CPU-time series kept beside a wall-time one is read when asked for
+            // (`--metric cpu`), so a benchmark's default series stays its wall time.
+            let walls: Vec<String> = benchmarks
+                .iter()
+                .filter(|(_, b)| b.metric == "wall")
+                .map(|(_, b)| b.name.clone())
+                .collect();
+            benchmarks.retain(|(_, b)| b.metric != "cpu" || !walls.contains(&b.name));
+        }
         if let (Some(name), true) = (bench, benchmarks.is_empty()) {
             let known = self
                 .benchmarks(None, &Filter::default())?

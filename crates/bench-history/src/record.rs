@@ -64,6 +64,9 @@ pub struct Analysed<'a> {
     pub dataset: &'a Dataset,
     /// Its analysis.
     pub analysis: &'a Analysis,
+    /// The metric its series is kept under when it is not the raw file's own (`cpu` for
+    /// the CPU-time series kept beside a wall-time experiment's: [`crate::cpu_twin`]).
+    pub metric: Option<&'a str>,
 }
 
 impl<'a> Analysed<'a> {
@@ -73,7 +76,15 @@ impl<'a> Analysed<'a> {
             suite_name: None,
             dataset,
             analysis,
+            metric: None,
         }
+    }
+
+    /// The same, kept as the series of `metric` (not the raw file's own metric).
+    #[must_use]
+    pub fn on_metric(mut self, metric: &'a str) -> Analysed<'a> {
+        self.metric = Some(metric);
+        self
     }
 
     /// The analysis of the suite benchmark `name`'s data.
@@ -86,6 +97,7 @@ impl<'a> Analysed<'a> {
             suite_name: Some(name),
             dataset,
             analysis,
+            metric: None,
         }
     }
 }
@@ -280,7 +292,9 @@ fn unit_rows(
     let Some(group) = unit.analysis.groups.first() else {
         return;
     };
-    let metric = metric_of(raw, unit.suite_name);
+    let metric = unit
+        .metric
+        .map_or_else(|| metric_of(raw, unit.suite_name), str::to_owned);
     let suite_name = unit.suite_name.map(str::to_owned);
     let baseline = group.baseline.clone();
     let stepping = stepping_commits && series.len() == 2;

@@ -43,8 +43,23 @@ pub fn render_gate(result: &GateResult) -> Vec<String> {
                     };
                     format!(" in its {p}")
                 });
+                // A count's regression is said as a count, never as time.
+                let (lead, may) = match &result.counted {
+                    Some(event) => {
+                        let q = bench_stats::Quantity::from(event.clone());
+                        let verb = q.count_verb().unwrap_or("executes");
+                        (
+                            format!("{verb} significantly more {event}"),
+                            format!("reach {pct:.2}% more {event}"),
+                        )
+                    }
+                    None => (
+                        format!("is significantly {worse}"),
+                        format!("be {pct:.2}% {worse}"),
+                    ),
+                };
                 format!(
-                    "{prefix}{} is significantly {worse} than {}{part}{corrected} and may be {pct:.2}% {worse} or more (ratio {:.4}, interval [{:.4}, {:.4}])",
+                    "{prefix}{} {lead} than {}{part}{corrected} and may {may} or more (ratio {:.4}, interval [{:.4}, {:.4}])",
                     name(&r.candidate),
                     name(&r.baseline),
                     r.ratio,

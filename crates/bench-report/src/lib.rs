@@ -59,6 +59,7 @@
 //!     }],
 //!     controls: vec![], warnings: vec![], confirmation: None, levels: None, metrics: None,
 //!     noise: None,
+//!     native_time: None,
 //! };
 //! let text = render_console(&analysis, &RenderOptions::default());
 //! assert!(text.contains("1.500 µs"));
@@ -107,7 +108,7 @@ pub use crate::{
     history::{
         HISTORY_CSV_COLUMNS, HistoryOverview, ListedBenchmark, change_word, escape_terminal,
         percent_change, render_history_bmf, render_history_csv, render_history_json,
-        render_history_list, render_history_series,
+        render_history_list, render_history_series, series_change_word,
     },
     json::render_json,
     markdown::render_markdown,

@@ -12,7 +12,7 @@ use bench_stats::model::{
 use bench_stats::paired::shape::{PartStatistic, QuantileShift};
 use bench_stats::{
     Analysis, Comparison, GroupAnalysis, Grouping, Outcome, PairedEstimator, Quantity, Verdict,
-    WarningCode,
+    VerdictBasis, WarningCode,
 };
 
 use crate::options::Symbols;
@@ -1013,6 +1013,18 @@ fn headline(a: &Analysis, g: &GroupAnalysis, c: &Comparison, sym: &Symbols) -> S
         _ => (c.ratio, c.ratio_ci),
     };
     let part = d.and_then(|d| d.part.as_deref());
+    if c.verdict_basis == VerdictBasis::Exact {
+        // Counts with no spread: the change is exact, in every run.
+        let text = match ratio {
+            Some(r) if r != 1.0 => format!("{} in every run (exact)", change_text(r, None)),
+            _ => "identical in every run (exact)".to_owned(),
+        };
+        return [text, scope]
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            .join(sym.sep);
+    }
     let mut text = match ratio.filter(|r| r.is_finite() && *r > 0.0) {
         None => String::new(),
         // A verdict never stands beside an interval that contradicts it: a rank test of

@@ -101,8 +101,8 @@ mod sys;
 
 pub use crate::counter::{
     CachegrindError, CountError, CountEvent, CountedRun, CounterChoice, CounterParseError,
-    CounterProbe, CounterSource, CounterUnavailable, Counting, Counts, FakeCounting, Pmu,
-    PmuRefusal, SelectedCounter, SystemProbe, Valgrind, parse_cachegrind_out, select_counter,
+    CounterProbe, CounterSource, CounterUnavailable, Counting, Counts, FakeCounting, FakeProbe,
+    Pmu, PmuRefusal, SelectedCounter, SystemProbe, Valgrind, parse_cachegrind_out, select_counter,
 };
 pub use crate::cpus::{CpuListError, CpuSet, MAX_CPU};
 pub use crate::design::{
@@ -125,8 +125,9 @@ pub use crate::import::{
 pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{
-    ConfirmError, Confirmation, Input, MetricUnavailable, SuiteAnalysis, SuiteAnalysisError,
-    analyze_input, analyze_suite_experiment, diagnose_noise, recorded_metrics, suite_noise,
+    ConfirmError, Confirmation, Input, MetricUnavailable, NATIVE_BLOCKS, NativeTiming,
+    SuiteAnalysis, SuiteAnalysisError, analyze_input, analyze_suite_experiment, diagnose_noise,
+    recorded_metrics, suite_noise,
 };
 pub use crate::raw::{
     AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, RAW_SCHEMA, RawExtension, RawHeader,

@@ -127,23 +127,9 @@ pub fn counting(source: CounterSource, metric: &Metric) -> anyhow::Result<Box<dy
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
+    use bench_sched::FakeProbe as Machine;
 
     use super::*;
-
-    struct Machine {
-        pmu: Result<(), PmuRefusal>,
-        valgrind: bool,
-    }
-
-    impl CounterProbe for Machine {
-        fn pmu(&self) -> Result<(), PmuRefusal> {
-            self.pmu.clone()
-        }
-        fn valgrind(&self) -> Option<PathBuf> {
-            self.valgrind.then(|| PathBuf::from("/usr/bin/valgrind"))
-        }
-    }
 
     fn vm(valgrind: bool) -> Machine {
         Machine {

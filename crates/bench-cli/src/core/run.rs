@@ -1,15 +1,18 @@
-//! Running an experiment with progress on stderr (compare and suite), and the bound on
-//! the runs one experiment may schedule.
+//! Running an experiment with progress on stderr (compare and suite), the bound on the
+//! runs one experiment may schedule, and the native runs beside a counted experiment.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bench_sched::{
-    Experiment, ExperimentConfig, InterruptFlag, RawWriter, RealRunner, run_experiment,
+    ConfirmError, Experiment, ExperimentConfig, InterruptFlag, NativeTiming, RawWriter, RealRunner,
+    run_experiment,
 };
+use bench_stats::{Analysis, AnalysisConfig};
 
 use crate::core::exit::usage;
 use crate::core::progress::Progress;
 use crate::core::raw_output::sched_error;
+use crate::core::stdio::stderr_line;
 
 /// Refuses an experiment whose schedule would exceed [`crate::args::MAX_SCHEDULED_RUNS`]
 /// (each count flag is bounded, their product too), before the schedule is built; `fewer`
@@ -61,4 +64,55 @@ pub(crate) fn execute(
     let outcome = run_experiment(config, stop, &mut runner, &mut writer, &mut progress);
     progress.finish();
     outcome.map_err(|e| sched_error(e, raw_path, config.resume.is_none()))
+}
+
+/// Where the native runs of a counted experiment go: beside its raw file.
+pub fn native_path(raw: &Path) -> PathBuf {
+    raw.with_extension("native.jsonl")
+}
+
+/// Under valgrind: runs [`bench_sched::NATIVE_BLOCKS`] blocks of the same commands
+/// natively into [`native_path`] (replaced if there) and attaches their CPU time's
+/// check to `counted` ([`bench_sched::NativeTiming`]); nothing for any other counter.
+///
+/// # Errors
+/// As a run: a failed or interrupted native run (exit 3), the native file not writable.
+pub fn time_natively(
+    config: &ExperimentConfig,
+    analysis: &AnalysisConfig,
+    counted: &mut Analysis,
+    raw: &Path,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let Some(native) = NativeTiming::plan(config) else {
+        return Ok(());
+    };
+    let path = native_path(raw);
+    let mut writer = RawWriter::create(&path).map_err(|e| usage(e.to_string()))?;
+    if !quiet {
+        stderr_line(format_args!(
+            "abba: timing {} blocks natively (valgrind's times are not the program's; counts are not time); raw runs in {}",
+            native.config.blocks,
+            path.display()
+        ));
+    }
+    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
+    let (mut runner, mut progress) = runner_and_progress(&native.config, quiet)?;
+    crate::core::exit::hold_signals(true);
+    let done = native.run(
+        &stop,
+        &mut runner,
+        &mut writer,
+        &mut progress,
+        analysis,
+        counted,
+    );
+    progress.finish();
+    crate::core::exit::hold_signals(false);
+    drop(writer);
+    match done {
+        Ok(()) => Ok(()),
+        Err(ConfirmError::Run(e)) => Err(sched_error(e, &path, true)),
+        Err(e) => Err(usage(format!("the native runs ({}): {e}", path.display()))),
+    }
 }

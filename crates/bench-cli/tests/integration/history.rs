@@ -742,3 +742,97 @@ fn suite_record_keeps_each_benchmark_as_a_step() {
     let l = list(dir.path(), &db);
     assert!(l.contains("up ") && l.contains("flat "), "{l}");
 }
+
+/// One recorded experiment on wall time keeps its CPU-time series too (issue 36): after
+/// `compare --record` and after `history import`, `history show --metric cpu` reads the
+/// CPU series without a rerun, while `history show` without a metric stays on wall time.
+#[test]
+fn a_recorded_wall_experiment_keeps_its_cpu_series_for_history_show_metric_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    git_repo(dir.path(), 2);
+    // A command that spends its time on the CPU (CPU time of `true` is often 0).
+    let work = format!(
+        "{} compute --steps 2000000",
+        assert_cmd::cargo::cargo_bin("abba").display()
+    );
+    let out = run(
+        dir.path(),
+        &[
+            "compare",
+            "--record",
+            "--bench",
+            "t",
+            "--base-commit",
+            "HEAD~1",
+            "--blocks",
+            "6",
+            "-q",
+            "--no-step-summary",
+            &work,
+            &work,
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let l = list(dir.path(), &dir.path().join(".abba/history.db"));
+    assert!(l.contains("cpu (ns") && l.contains("wall (ns"), "{l}");
+    let show = |args: &[&str]| -> Value {
+        let out = run(dir.path(), args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let cpu = show(&["history", "show", "t", "--metric", "cpu", "--json"]);
+    let wall = show(&["history", "show", "t", "--json"]);
+    assert_eq!(cpu["series"].as_array().unwrap().len(), 1, "{cpu}");
+    assert_eq!(cpu["series"][0]["metric"], "cpu", "{cpu}");
+    assert_eq!(wall["series"].as_array().unwrap().len(), 1, "{wall}");
+    assert_eq!(wall["series"][0]["metric"], "wall", "{wall}");
+
+    // An imported wall-time file: its CPU series is user + sys of the same runs.
+    let raw = raw_file(dir.path(), "w.jsonl", 9, &[100.0; 6], &[100.0; 6]);
+    let text_of = std::fs::read_to_string(&raw).unwrap();
+    let mut lines = text_of.lines();
+    let mut header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    header["metric"] = "wall".into();
+    header["unit"] = "ns".into();
+    let mut out = serde_json::to_string(&header).unwrap() + "\n";
+    for line in lines {
+        let mut r: Value = serde_json::from_str(line).unwrap();
+        let b = r["variant"] == "B";
+        // B waits longer off the CPU and computes less on it.
+        r["wall_ns"] = (if b { 3_000_000 } else { 2_000_000 } + r["run"].as_u64().unwrap()).into();
+        r["user_ns"] = (if b { 700_000 } else { 1_000_000 }).into();
+        r["sys_ns"] = 100_000.into();
+        r.as_object_mut().unwrap().remove("metric");
+        out.push_str(&(serde_json::to_string(&r).unwrap() + "\n"));
+    }
+    std::fs::write(&raw, out).unwrap();
+    let db = dir.path().join("i.db");
+    let db_s = db.to_str().unwrap();
+    let imported = run(
+        dir.path(),
+        &[
+            "history",
+            "import",
+            "--history",
+            db_s,
+            "--commit",
+            "c1",
+            raw.to_str().unwrap(),
+        ],
+    );
+    assert!(imported.status.success(), "{}", text(&imported.stderr));
+    let cpu = show(&[
+        "history",
+        "show",
+        "B",
+        "--history",
+        db_s,
+        "--metric",
+        "cpu",
+        "--json",
+    ]);
+    let level = cpu["series"][0]["points"][0]["level"]["median"].as_f64();
+    assert_eq!(level, Some(800_000.0), "{cpu}");
+    let wall = show(&["history", "show", "B", "--history", db_s, "--json"]);
+    assert_eq!(wall["series"][0]["metric"], "wall", "{wall}");
+}

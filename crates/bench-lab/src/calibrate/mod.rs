@@ -879,6 +879,7 @@ mod tests {
             levels: None,
             metrics: None,
             noise: None,
+            native_time: None,
         };
         serde_json::to_string_pretty(&analysis).unwrap()
     }

@@ -105,6 +105,27 @@ pub fn change_word(ratio: f64, higher_is_better: bool) -> &'static str {
     }
 }
 
+/// [`change_word`] in the words of `benchmark`'s metric: `more` or `fewer` for a count
+/// (instructions, cycles, ...: never a time word), `slower` or `faster` otherwise.
+pub fn series_change_word(
+    ratio: f64,
+    benchmark: &bench_stats::history::SeriesBenchmark,
+) -> &'static str {
+    if !is_counted(benchmark) {
+        return change_word(ratio, benchmark.higher_is_better);
+    }
+    match change_word(ratio, benchmark.higher_is_better) {
+        "no change" => "no change",
+        _ if ratio > 1.0 => "more",
+        _ => "fewer",
+    }
+}
+
+/// Whether `benchmark`'s values are counts (its metric names a counted event).
+pub(crate) fn is_counted(benchmark: &bench_stats::history::SeriesBenchmark) -> bool {
+    bench_stats::Quantity::from(benchmark.metric.clone()).is_count()
+}
+
 /// Whether a ratio (after / before) is a slowdown for a benchmark where higher is better
 /// or not.
 fn is_worse(ratio: f64, higher_is_better: bool) -> bool {

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use bench_stats::history::Series;
 
-use super::{change_word, is_worse, percent_change as percent};
+use super::{is_counted, is_worse, percent_change as percent, series_change_word};
 use crate::units::format_value;
 
 /// The table of one series: a title line, one row per commit (its number, hash, subject,
@@ -87,7 +87,7 @@ fn series_rows(s: &Series) -> Vec<[String; 9]> {
                 "<< change {} (p {:.3}, {})",
                 percent(c.ratio),
                 c.p_value,
-                change_word(c.ratio, b.higher_is_better)
+                series_change_word(c.ratio, b)
             ),
             None => String::new(),
         };
@@ -188,7 +188,7 @@ fn chain_line(out: &mut String, s: &Series) {
                 percent(ch.chain.ratio),
                 percent(ch.chain.interval[0]),
                 percent(ch.chain.interval[1]),
-                chain_word(ch.chain.interval, b.higher_is_better),
+                chain_word(ch.chain.interval, b.higher_is_better, is_counted(b)),
                 largest.join(", ")
             );
         }
@@ -198,12 +198,15 @@ fn chain_line(out: &mut String, s: &Series) {
     }
 }
 
-fn chain_word(interval: [f64; 2], higher_is_better: bool) -> &'static str {
+fn chain_word(interval: [f64; 2], higher_is_better: bool, counted: bool) -> &'static str {
     if interval[0] > 1.0 || interval[1] < 1.0 {
-        if is_worse(interval[0], higher_is_better) && is_worse(interval[1], higher_is_better) {
-            "slower"
-        } else {
-            "faster"
+        let worse =
+            is_worse(interval[0], higher_is_better) && is_worse(interval[1], higher_is_better);
+        match (counted, worse) {
+            (true, _) if interval[0] > 1.0 => "more",
+            (true, _) => "fewer",
+            (false, true) => "slower",
+            (false, false) => "faster",
         }
     } else {
         "interval holds 1: no cumulative change shown"

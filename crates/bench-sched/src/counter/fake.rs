@@ -74,3 +74,24 @@ impl CountedRun for FakeRun {
             .ok_or_else(|| CountError::Io(std::io::Error::other("no counts (scripted)")))
     }
 }
+
+/// A [`super::CounterProbe`] that answers as told: a machine with or without a PMU (and
+/// why not) and with or without valgrind (at `/usr/bin/valgrind`), for tests of the
+/// choice of counter without either.
+#[derive(Debug, Clone)]
+pub struct FakeProbe {
+    /// What [`super::CounterProbe::pmu`] answers.
+    pub pmu: Result<(), super::PmuRefusal>,
+    /// Whether valgrind is "installed".
+    pub valgrind: bool,
+}
+
+impl super::CounterProbe for FakeProbe {
+    fn pmu(&self) -> Result<(), super::PmuRefusal> {
+        self.pmu.clone()
+    }
+    fn valgrind(&self) -> Option<std::path::PathBuf> {
+        self.valgrind
+            .then(|| std::path::PathBuf::from("/usr/bin/valgrind"))
+    }
+}

@@ -23,7 +23,7 @@ mod fake;
 mod pmu;
 mod valgrind;
 
-pub use fake::FakeCounting;
+pub use fake::{FakeCounting, FakeProbe};
 pub use pmu::{Pmu, SystemProbe};
 pub use valgrind::{CachegrindError, Valgrind, parse_cachegrind_out};
 
@@ -400,19 +400,7 @@ pub trait CountedRun {
 mod tests {
     use super::*;
 
-    struct Machine {
-        pmu: Result<(), PmuRefusal>,
-        valgrind: bool,
-    }
-
-    impl CounterProbe for Machine {
-        fn pmu(&self) -> Result<(), PmuRefusal> {
-            self.pmu.clone()
-        }
-        fn valgrind(&self) -> Option<PathBuf> {
-            self.valgrind.then(|| PathBuf::from("/usr/bin/valgrind"))
-        }
-    }
+    type Machine = FakeProbe;
 
     fn no_pmu() -> PmuRefusal {
         PmuRefusal::NoPmu {

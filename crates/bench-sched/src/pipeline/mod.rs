@@ -31,11 +31,13 @@
 mod confirm;
 mod controls;
 mod metrics;
+mod native;
 mod noise;
 mod suite;
 
 pub use confirm::{ConfirmError, Confirmation};
 pub use metrics::{MetricUnavailable, recorded_metrics};
+pub use native::{NATIVE_BLOCKS, NativeTiming};
 pub use noise::{diagnose as diagnose_noise, suite_noise};
 pub use suite::{SuiteAnalysis, SuiteAnalysisError, analyze_suite_experiment};
 

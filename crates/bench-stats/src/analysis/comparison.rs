@@ -517,7 +517,7 @@ fn test_floor(
         VerdictBasis::PairedBootstrap(_) => (FloorTest::Bootstrap, 1),
         VerdictBasis::MannWhitney => (FloorTest::MannWhitney, 1),
         VerdictBasis::KruskalWallis => (FloorTest::MannWhitney, candidates),
-        VerdictBasis::Custom(_) => return None,
+        VerdictBasis::Custom(_) | VerdictBasis::Exact => return None,
     };
     Some(TestFloor::new(test, alpha, holm))
 }
@@ -560,6 +560,7 @@ fn deciding_test(basis: &VerdictBasis, paired: Option<&PairedAnalysis>) -> (Stri
         ),
         VerdictBasis::MannWhitney | VerdictBasis::KruskalWallis => ("mann-whitney".into(), "runs"),
         VerdictBasis::Custom(name) => (name.clone(), "custom"),
+        VerdictBasis::Exact => ("exact".into(), "runs"),
     }
 }
 

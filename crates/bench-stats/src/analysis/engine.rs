@@ -13,7 +13,7 @@ use crate::analysis::significance::{
     DefaultTest, FriedmanTest, Group, SignificanceContext, SignificanceReport, SignificanceTest,
     check_report,
 };
-use crate::analysis::{carryover, trend, warnings};
+use crate::analysis::{carryover, exact, trend, warnings};
 use crate::descriptive::Sample;
 use crate::descriptive::summary::benchmark_summary;
 use crate::error::StatsError;
@@ -142,6 +142,7 @@ fn analyze_inner(
         levels: None,
         metrics: None,
         noise: None,
+        native_time: None,
     })
     .map(|mut analysis| {
         if let Some((levels, more)) = crate::hierarchy::levels_report(data, &analysis, config) {
@@ -238,6 +239,28 @@ fn analyze_group(
             build_comparison(&input, pw, &basis, warnings)
         })
         .collect();
+    if data.quantity().is_count() {
+        let side = |i: usize| exact::Side {
+            name: &members[i].name,
+            value: exact::constant(&samples[i]).unwrap_or(0.0),
+            runs: samples[i].len(),
+        };
+        let base = side(baseline);
+        for (c, &i) in comparisons.iter_mut().zip(order.iter().skip(1)) {
+            let cand = side(i);
+            if base.value > 0.0 && cand.value > 0.0 {
+                exact::decide(
+                    c,
+                    &data.quantity(),
+                    &base,
+                    &cand,
+                    config.equivalence_margin,
+                    data.higher_is_better,
+                    warnings,
+                );
+            }
+        }
+    }
     if let Some(t) = &table {
         carryover::attach(data, members, t, &order, &mut comparisons, warnings);
     }

@@ -150,6 +150,9 @@ pub struct GateResult {
     /// Whether the analysis's values are times or throughputs (a regression is "slower");
     /// otherwise it is "worse" (memory, counts, a named value).
     pub timed: bool,
+    /// The counted event when the values are counts (`instructions`): a regression is
+    /// then "executes more instructions", never "slower" or "worse".
+    pub counted: Option<String>,
     /// The benchmark of a suite this analysis is, named in the words; `None` for one
     /// experiment.
     pub benchmark: Option<String>,
@@ -215,6 +218,11 @@ impl Gate {
                 analysis.quantity,
                 None | Some(crate::Quantity::Time | crate::Quantity::Throughput)
             ),
+            counted: analysis
+                .quantity
+                .as_ref()
+                .filter(|q| q.is_count())
+                .map(|q| q.as_str().to_owned()),
             benchmark: None,
             suite_corrected: false,
             trips,

@@ -25,6 +25,12 @@
 //! the group also reports Page's L trend test across the parameter
 //! ([`crate::TrendReport`]); it never changes a verdict.
 //!
+//! Counts with no spread are decided exactly, without a test (`exact`): when every run
+//! of the baseline gave one count and every run of the candidate gave one count (the
+//! values are counts: [`crate::Quantity::is_count`]), the ratio is known at any number
+//! of blocks; MORE or FEWER outside the equivalence margin, EQUIVALENT inside it. One
+//! differing run puts the comparison back on the table above.
+//!
 //! The practical gate runs after the test, whatever the test was: a significant verdict
 //! whose [`EffectSize::practical_value`] is below the configured minimum is downgraded to
 //! not significant, and a warning says so. Then the outcome is named: faster or slower
@@ -37,6 +43,7 @@ mod comparison;
 mod config;
 pub(crate) mod decision;
 mod engine;
+mod exact;
 mod gate;
 pub(crate) mod paired_verdict;
 pub(crate) mod progress;

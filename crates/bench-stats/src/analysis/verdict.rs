@@ -106,7 +106,11 @@ fn p_text(p: f64) -> String {
 /// How much of a change a ratio means, as "4.8% less time" style words.
 fn percent_change(r: f64, quantity: &Quantity) -> String {
     let pct = (r - 1.0).abs() * 100.0;
-    let dir = if r > 1.0 { "more" } else { "less" };
+    let dir = match (r > 1.0, quantity.is_count()) {
+        (true, _) => "more",
+        (false, true) => "fewer",
+        (false, false) => "less",
+    };
     if pct >= 1e6 {
         return format!("{} times the {quantity}", num(r));
     }
@@ -160,6 +164,14 @@ pub(crate) fn describe(f: &Facts<'_>) -> String {
     let tost = tost_text(f);
     let of = estimand_clause(f);
     match f.outcome {
+        Outcome::Faster | Outcome::Slower if f.quantity.is_count() => {
+            // A count is said as a count: "executes 27.0% more instructions than".
+            let verb = f.quantity.count_verb().unwrap_or("executes");
+            format!(
+                "{cand} {verb} {} than {base}{of}: {measure} ratio {rt}, {scope}.",
+                percent_change(r, f.quantity)
+            )
+        }
         Outcome::Faster | Outcome::Slower => {
             let better = f.outcome == Outcome::Faster;
             let verb = match f.quantity {
@@ -479,6 +491,14 @@ impl ShapeWords<'_> {
     /// larger or smaller for memory, worse or better for anything else.
     fn word(&self, which: PartMove) -> &'static str {
         let better = which == PartMove::Faster;
+        if self.f.quantity.is_count() {
+            // A count went up or down, whichever way is better.
+            return if better == self.f.higher_is_better {
+                "more"
+            } else {
+                "fewer"
+            };
+        }
         match self.f.quantity {
             Quantity::Time | Quantity::Throughput if better => "faster",
             Quantity::Time | Quantity::Throughput => "slower",
@@ -491,6 +511,9 @@ impl ShapeWords<'_> {
 
     /// The lead of a directional sentence: "is slower than", "uses more memory than".
     fn verb(&self, which: PartMove) -> String {
+        if let Some(verb) = self.f.quantity.count_verb() {
+            return format!("{verb} {} {} than", self.word(which), self.f.quantity);
+        }
         match self.f.quantity {
             Quantity::Memory if which == PartMove::Faster => "uses less memory than".to_owned(),
             Quantity::Memory => "uses more memory than".to_owned(),

@@ -5,6 +5,7 @@
 pub mod carryover;
 pub mod differential;
 pub mod iid;
+pub mod native_time;
 pub mod off_cpu;
 
 pub use carryover::{
@@ -13,3 +14,4 @@ pub use carryover::{
 };
 pub use differential::{ResidualCarryover, residual_carryover};
 pub use iid::{IidChecks, IidConfig, iid_checks, iid_checks_with};
+pub use native_time::native_time;

@@ -103,6 +103,33 @@ impl Quantity {
         }
     }
 
+    /// Whether the values are counts of events a run executed (`instructions`, `cycles`,
+    /// `branches`, `branch-misses`, `cache-misses`, as abba's counters name them): a count
+    /// is said as a count ("executes 27.0% more instructions"), never as time.
+    ///
+    /// # Examples
+    /// ```
+    /// use bench_stats::Quantity;
+    /// assert!(Quantity::Named("instructions".into()).is_count());
+    /// assert!(!Quantity::Named("score".into()).is_count() && !Quantity::Time.is_count());
+    /// ```
+    pub fn is_count(&self) -> bool {
+        matches!(self, Quantity::Named(n) if COUNTED.contains(&n.as_str()))
+    }
+
+    /// The verb a count's sentence uses: "executes" (instructions, branches), "takes"
+    /// (cycles), "has" (misses); `None` for a quantity that is not a count.
+    pub fn count_verb(&self) -> Option<&'static str> {
+        let Quantity::Named(n) = self else {
+            return None;
+        };
+        self.is_count().then_some(match n.as_str() {
+            "cycles" => "takes",
+            "branch-misses" | "cache-misses" => "has",
+            _ => "executes",
+        })
+    }
+
     /// What values are taken to measure when nothing else is known: throughput when
     /// higher is better, time otherwise.
     pub fn by_direction(higher_is_better: bool) -> Quantity {
@@ -166,6 +193,15 @@ pub fn nanos_per_time_unit(unit: &str) -> Option<f64> {
         _ => return None,
     })
 }
+
+/// The names of the counted events ([`Quantity::is_count`]).
+const COUNTED: [&str; 5] = [
+    "instructions",
+    "cycles",
+    "branches",
+    "branch-misses",
+    "cache-misses",
+];
 
 impl From<String> for Quantity {
     fn from(s: String) -> Quantity {

@@ -5,6 +5,7 @@ pub mod dataset;
 pub mod distribution;
 pub mod levels;
 pub mod metrics;
+pub mod native;
 pub mod noise;
 pub mod report;
 
@@ -17,5 +18,6 @@ pub use levels::{
     PooledEffect, PooledMethod, UnitEffect,
 };
 pub use metrics::{LayoutSpread, MetricComparison, MetricEffect, MetricsReport};
+pub use native::{NativeTimeComparison, NativeTimeReport};
 pub use noise::{CpuBound, CpuTimeVerdict, NoiseComparison, NoiseFinding, NoiseReport};
 pub use report::*;

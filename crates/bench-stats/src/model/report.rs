@@ -118,6 +118,14 @@ pub struct Analysis {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub noise: Option<crate::model::noise::NoiseReport>,
+    /// Under valgrind: each counted comparison beside the same commands' native CPU time,
+    /// from a few blocks run natively, and whether the two disagree in direction (beyond
+    /// the v1 contract, serialized only when present).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub native_time: Option<crate::model::native::NativeTimeReport>,
 }
 
 /// The comparisons inside one group against its baseline.
@@ -1039,6 +1047,9 @@ pub enum WarningCode {
     /// Two recorded metrics of the same runs move in opposite directions beyond their
     /// intervals (fewer instructions but more time).
     MetricsDisagree,
+    /// The counts' direction is opposite to the native time's (under valgrind: more
+    /// instructions, less time).
+    CountsDisagreeWithTime,
 }
 
 impl WarningCode {
@@ -1067,6 +1078,7 @@ impl WarningCode {
             WarningCode::HostHeterogeneity => "host-heterogeneity",
             WarningCode::FewHosts => "few-hosts",
             WarningCode::MetricsDisagree => "metrics-disagree",
+            WarningCode::CountsDisagreeWithTime => "counts-disagree-with-time",
         }
     }
 }
@@ -1095,6 +1107,9 @@ pub enum VerdictBasis {
     KruskalWallis,
     /// Mann-Whitney U of two unpaired groups.
     MannWhitney,
+    /// Deterministic counts: every run of each variant gave the same count, so the
+    /// difference is known exactly and no test is needed (`exact`).
+    Exact,
     /// A custom [`crate::SignificanceTest`], by its name.
     Custom(String),
 }
@@ -1117,6 +1132,7 @@ impl VerdictBasis {
             VerdictBasis::Friedman
             | VerdictBasis::KruskalWallis
             | VerdictBasis::MannWhitney
+            | VerdictBasis::Exact
             | VerdictBasis::Custom(_) => None,
         }
     }
@@ -1129,6 +1145,7 @@ impl VerdictBasis {
             VerdictBasis::Friedman => "friedman+wilcoxon-holm".into(),
             VerdictBasis::KruskalWallis => "kruskal-wallis+mann-whitney-holm".into(),
             VerdictBasis::MannWhitney => "mann-whitney".into(),
+            VerdictBasis::Exact => "exact".into(),
             VerdictBasis::Custom(name) => name.clone(),
         }
     }
@@ -1147,6 +1164,7 @@ impl VerdictBasis {
             "friedman+wilcoxon-holm" => VerdictBasis::Friedman,
             "kruskal-wallis+mann-whitney-holm" => VerdictBasis::KruskalWallis,
             "mann-whitney" => VerdictBasis::MannWhitney,
+            "exact" => VerdictBasis::Exact,
             other => VerdictBasis::Custom(other.to_owned()),
         }
     }

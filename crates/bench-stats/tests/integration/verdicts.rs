@@ -254,3 +254,121 @@ fn the_typical_run_on_counts_without_spread() {
     let five = only(&paired(&[1e6; 5], &[1.0005e6; 5]), &tight);
     assert_eq!(five.verdict, Verdict::NotTested, "{}", five.summary);
 }
+
+/// Two runs per block of each variant over `blocks` blocks, every run of A at `a` and of
+/// B at `b` (plus `bump` on A's first run), as counts of instructions.
+fn counts(blocks: u32, a: f64, b: f64, bump: f64) -> Dataset {
+    let series = |name: &str, v: f64, bump: f64| {
+        Series::new(
+            name,
+            (0..blocks)
+                .flat_map(|k| [k, k])
+                .enumerate()
+                .map(move |(i, k)| Observation::in_block(if i == 0 { v + bump } else { v }, k)),
+        )
+    };
+    Dataset::new(
+        "instructions",
+        vec![series("A", a, bump), series("B", b, 0.0)],
+    )
+    .with_design(Design::Abba)
+    .with_quantity(bench_stats::Quantity::Named("instructions".into()))
+}
+
+#[test]
+fn identical_counts_in_every_run_are_decided_exactly_at_any_block_count() {
+    for blocks in [2, 3, 6, 20] {
+        let c = only(
+            &counts(blocks, 9_029_733.0, 11_529_657.0, 0.0),
+            &AnalysisConfig::default(),
+        );
+        let r = 11_529_657.0 / 9_029_733.0;
+        assert_eq!(
+            c.verdict_basis,
+            bench_stats::VerdictBasis::Exact,
+            "{blocks}"
+        );
+        assert_eq!(
+            (c.verdict, c.outcome),
+            (Verdict::Significant, Outcome::Slower)
+        );
+        assert_eq!(c.ratio_ci, Some([r, r]));
+        assert!(
+            c.summary.starts_with(
+                "B executes 27.7% more instructions than A in every run: 11529657 against 9029733 instructions"
+            ),
+            "{}",
+            c.summary
+        );
+        assert!(!c.summary.contains("not distinguishable") && !c.summary.contains("no interval"));
+        // Fewer counts read as fewer.
+        let c = only(
+            &counts(blocks, 11_529_657.0, 9_029_733.0, 0.0),
+            &AnalysisConfig::default(),
+        );
+        assert_eq!(c.outcome, Outcome::Faster);
+        assert!(
+            c.summary
+                .starts_with("B executes 21.7% fewer instructions than A in every run"),
+            "{}",
+            c.summary
+        );
+    }
+}
+
+#[test]
+fn identical_counts_between_variants_are_equivalent_and_a_change_inside_the_margin_is_named() {
+    let c = only(&counts(3, 1000.0, 1000.0, 0.0), &AnalysisConfig::default());
+    assert_eq!(
+        (c.verdict, c.outcome),
+        (Verdict::NotSignificant, Outcome::Equivalent)
+    );
+    assert_eq!(c.ratio, Some(1.0));
+    assert!(
+        c.summary
+            .contains("execute the same instructions in every run"),
+        "{}",
+        c.summary
+    );
+    // 0.05% more instructions, under the default ±1% margin: a real change, equivalent.
+    let c = only(
+        &counts(6, 100_000.0, 100_050.0, 0.0),
+        &AnalysisConfig::default(),
+    );
+    assert_eq!(
+        (c.verdict, c.outcome),
+        (Verdict::Significant, Outcome::Equivalent)
+    );
+    assert!(
+        c.summary.contains("0.050% more instructions")
+            && c.summary.contains("inside the ±1.0% margin"),
+        "{}",
+        c.summary
+    );
+}
+
+#[test]
+fn nearly_deterministic_counts_and_constant_times_keep_the_statistical_path() {
+    // One run of A differs by one instruction: not exact.
+    let c = only(
+        &counts(6, 9_029_733.0, 11_529_657.0, 1.0),
+        &AnalysisConfig::default(),
+    );
+    assert_ne!(c.verdict_basis, bench_stats::VerdictBasis::Exact);
+    assert!(
+        c.summary.contains("more instructions than"),
+        "{}",
+        c.summary
+    );
+    assert!(
+        !c.summary.contains("worse") && !c.summary.contains("slower"),
+        "{}",
+        c.summary
+    );
+    // Constant times are not counts: the rule is for counts only.
+    let mut times = counts(6, 100.0, 120.0, 0.0);
+    times.unit = "ns".into();
+    times.quantity = None;
+    let c = only(&times, &AnalysisConfig::default());
+    assert_ne!(c.verdict_basis, bench_stats::VerdictBasis::Exact);
+}

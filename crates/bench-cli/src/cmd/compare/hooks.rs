@@ -201,8 +201,14 @@ fn warn_too_few_blocks(args: &CompareArgs, config: &ExperimentConfig, per: u32) 
     } else {
         "no comparison significant, whatever the data"
     };
+    // Counts identical in every run are decided exactly, at any block count.
+    let unless = if config.metric.count_event().is_some() {
+        ", unless the counts are identical in every run of each variant (then the difference is exact)"
+    } else {
+        ""
+    };
     stderr_line(format_args!(
-        "abba: warning: {} too few for a verdict: the paired test needs at least {needed} blocks at alpha {}{holm} (--blocks {needed}, or --runs {runs}); the report will say {says}",
+        "abba: warning: {} too few for a verdict: the paired test needs at least {needed} blocks at alpha {}{holm} (--blocks {needed}, or --runs {runs}); the report will say {says}{unless}",
         if blocks == 1 {
             "1 block is".to_owned()
         } else {

@@ -117,6 +117,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         // The temporary raw file only guards against a failed or interrupted run; once the
         // report exists it goes (keep runs with --output).
         let _ = std::fs::remove_file(&raw_path);
+        let _ = std::fs::remove_file(crate::core::run::native_path(&raw_path));
     } else if !args.analysis.quiet && !args.analysis.json {
         match raw_kept(&raw_path, false) {
             Ok(_) => stderr_line(format_args!("raw runs: {}", raw_path.display())),
@@ -221,17 +222,32 @@ fn report(
     if cfg!(debug_assertions) && !args.kernel.is_empty() {
         result.warnings.push(debug_build_warning());
     }
+    crate::core::run::time_natively(
+        config,
+        analysis,
+        &mut result,
+        raw_path,
+        args.analysis.quiet || args.analysis.json,
+    )?;
     if args.confirm {
         result.confirmation = confirm_standout(args, config, &result, analysis, raw_path)?;
     }
     let csv = crate::core::exports::csv_exports(&args.analysis.csv, &input, &result);
     let recorded = recording.map(|_| result.clone());
+    // The CPU-time series is kept beside wall time's (`history show --metric cpu`).
+    let cpu = recording
+        .and(input.experiment.as_ref())
+        .and_then(|e| bench_history::cpu_twin(e, analysis));
     let code = emit(result, &args.analysis, csv, &input)?;
     if let (Some(result), Some(experiment)) = (&recorded, input.experiment.as_mut()) {
-        let analysed = [bench_history::Analysed::experiment(
+        let mut analysed = vec![bench_history::Analysed::experiment(
             &input.loaded.dataset,
             result,
         )];
+        analysed.extend(
+            cpu.as_ref()
+                .map(bench_history::AnalysedBenchmark::as_analysed),
+        );
         crate::core::record::record_after(
             recording,
             experiment,

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use bench_history::{ChainCheck, ChangeState, RecentChange, check_series};
-use bench_report::{change_word, percent_change as percent};
+use bench_report::{percent_change as percent, series_change_word};
 use bench_stats::history::Series;
 
 use super::read::all_series;
@@ -60,7 +60,7 @@ fn change_lines(s: &Series, r: &RecentChange, label: &str, out: &mut String) {
         bench_report::escape_terminal(p.commit.short()),
         p.commit.subject.as_deref().unwrap_or(""),
         percent(c.ratio),
-        change_word(c.ratio, s.benchmark.higher_is_better),
+        series_change_word(c.ratio, &s.benchmark),
         c.p_value,
         state_words(r.state),
     );

@@ -70,7 +70,26 @@ pub(super) fn list(read: &ReadArgs) -> anyhow::Result<u8> {
     let (experiments, runs) = store.counts().map_err(word)?;
     let machines = store.machines(&read.filter()).map_err(word)?;
     let mut benchmarks: Vec<ListedBenchmark> = Vec::new();
-    for s in all_series(&store, None, read)? {
+    let mut series = all_series(&store, None, read)?;
+    if read.metric.is_none() {
+        // The CPU-time series kept beside wall-time ones (read with `--metric cpu`).
+        let cpu = ReadArgs {
+            metric: Some("cpu".to_owned()),
+            ..read.clone()
+        };
+        for c in all_series(&store, None, &cpu)? {
+            if !series
+                .iter()
+                .any(|s| s.benchmark == c.benchmark && s.machine == c.machine)
+            {
+                series.push(c);
+            }
+        }
+        series.sort_by(|a, b| {
+            (&a.benchmark.name, &a.benchmark.metric).cmp(&(&b.benchmark.name, &b.benchmark.metric))
+        });
+    }
+    for s in series {
         match benchmarks.last_mut() {
             Some(l) if l.benchmark == s.benchmark => {
                 l.commits += s.points.len();
