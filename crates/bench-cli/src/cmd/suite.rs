@@ -166,7 +166,7 @@ fn plan(
     };
     options.resume = resume;
     options.metric = match &args.metric {
-        Some(m) => Some(m.parse().map_err(|e| usage(format!("--metric: {e}")))?),
+        Some(m) => Some(bench_sched::suite_metric(m).map_err(|e| usage(format!("--metric: {e}")))?),
         None => None,
     };
     options.runs_per_block = args.runs_per_block;
@@ -218,7 +218,16 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         return list(&spec, &picked);
     }
     let seed = match &resume {
-        Some(point) => point.header().seed,
+        Some(point) => {
+            let recorded = point.header().seed;
+            if let Some(given) = args.seed.filter(|s| *s != recorded) {
+                return Err(usage(format!(
+                    "--seed {given} with --resume {}: the file's suite was planned with seed {recorded}, and a resumed suite keeps it; leave out --seed",
+                    point.path().display()
+                )));
+            }
+            recorded
+        }
         None => args.seed.unwrap_or_else(fresh_seed),
     };
     let resumed_blocks = resume.as_ref().map(|p| p.header().blocks);
@@ -234,15 +243,12 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     } = plan(&args, &spec, &picked, resume, seed)?;
     // --record's commit and history are settled now, not after the experiment.
     let recording = crate::core::record::prepare(&args.record, "suite")?;
-    check_exports(&args, recording.as_ref())?;
+    check_exports(&args, &config, recording.as_ref())?;
     warn_rate_units(&config);
-    if args.dry_run {
-        return dry_run(&config);
-    }
+    warn_too_few_blocks(&config, &analysis, args.quiet);
     config
         .preflight(&mut RealRunner::new())
         .map_err(|e| usage(e.to_string()))?;
-    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     let out = RawOutput {
         path: args.output.as_deref(),
         force: args.force,
@@ -252,6 +258,32 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
             shell_words::quote(&args.file.display().to_string())
         ),
     };
+    if args.dry_run {
+        // After every check the real run makes, before any file is created.
+        if let Some(point) = &config.resume {
+            point.check(&config).map_err(|e| usage(e.to_string()))?;
+        }
+        crate::core::raw_output::check_output(&out, &config)?;
+        return dry_run(&config);
+    }
+    if let Some(point) = config.resume.as_ref().filter(|p| {
+        p.completed_runs() >= config.schedule().runs.len() && !p.extends(&config)
+    }) {
+        // Complete: nothing runs and no line is added; its report is made again.
+        point.check(&config).map_err(|e| usage(e.to_string()))?;
+        let path = point.path().to_owned();
+        if !args.quiet {
+            stderr_line(format_args!(
+                "abba: note: --resume {}: the suite is complete (every planned run is in the file); nothing runs, its report follows{}",
+                path.display(),
+                if recording.is_some() { " (--record: not recorded again)" } else { "" }
+            ));
+        }
+        let raw = bench_sched::read_raw(&path).map_err(|e| usage(e.to_string()))?;
+        let ctx = Report { analysis: &analysis, correction, gates: &gates, raw_path: &path };
+        return report(&args, raw, &ctx, None);
+    }
+    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     let (writer, raw_path, temporary) = open_raw(&out, &config)?;
     if !args.quiet && !args.json {
         stderr_line(format_args!(
@@ -265,16 +297,24 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     }
     let experiment = execute(&config, &stop, writer, &raw_path, args.quiet)
         .map_err(|e| suite_hint(e, &args.file, &raw_path))?;
-    let code = report(
-        &args,
-        experiment,
-        &analysis,
+    // A signal during the analysis ends abba with its code, as compare does.
+    crate::core::exit::exit_on_signal_from_now(
+        &stop,
+        format!(
+            "the raw runs are complete in {} (abba suite {} --resume {} reports them)",
+            raw_path.display(),
+            shell_words::quote(&args.file.display().to_string()),
+            shell_words::quote(&raw_path.display().to_string())
+        ),
+    );
+    let ctx = Report {
+        analysis: &analysis,
         correction,
-        &gates,
-        &raw_path,
-        recording.as_ref(),
-    )
-    .map_err(|e| naming_raw_file(e, &raw_path))?;
+        gates: &gates,
+        raw_path: &raw_path,
+    };
+    let code = report(&args, experiment, &ctx, recording.as_ref())
+        .map_err(|e| naming_raw_file(e, &raw_path))?;
     if temporary {
         let _ = std::fs::remove_file(&raw_path);
     } else if !args.quiet && !args.json {
@@ -293,10 +333,7 @@ fn warn_rate_units(config: &ExperimentConfig) {
             .unit
             .as_deref()
             .or(config.unit.as_deref().filter(|_| b.metric.is_none()));
-        let higher = b.higher_is_better.unwrap_or(match &b.metric {
-            Some(m) => m.higher_is_better(),
-            None => config.higher_is_better.unwrap_or(false),
-        });
+        let higher = higher_is_better(config, b);
         crate::core::checks::warn_rate_unit_of(
             unit,
             higher,
@@ -304,6 +341,51 @@ fn warn_rate_units(config: &ExperimentConfig) {
             "higher-is-better = true",
             " to its [[benchmark]] (or [settings]) in the suite file",
         );
+    }
+}
+
+/// Blocks below the fewest with which some benchmark's paired test can reach alpha at all
+/// are run anyway (a smoke test), with a warning now, before the runs, as compare gives:
+/// the report will say "not tested", and a `--fail-if-slower` gate then fails.
+fn warn_too_few_blocks(config: &ExperimentConfig, analysis: &AnalysisConfig, quiet: bool) {
+    let Some(suite) = config.suite.as_ref().filter(|_| !quiet) else {
+        return;
+    };
+    let schedule = config.schedule();
+    let needed = suite
+        .benchmarks
+        .iter()
+        .map(|b| {
+            let first = b.variants.first().copied();
+            let per = schedule
+                .runs
+                .iter()
+                .filter(|r| r.block == 0 && first == Some(target_index(r.target)))
+                .count();
+            analysis.min_paired_blocks_for(b.variants.len(), per)
+        })
+        .max()
+        .unwrap_or(0);
+    let blocks = config.blocks as usize;
+    if blocks >= needed {
+        return;
+    }
+    stderr_line(format_args!(
+        "abba: warning: {} too few for a verdict: the paired test needs at least {needed} blocks at alpha {} (--blocks {needed}); every benchmark will be \"not tested\", and a --fail-if-slower gate fails",
+        if blocks == 1 {
+            "1 block is".to_owned()
+        } else {
+            format!("{blocks} blocks are")
+        },
+        analysis.alpha
+    ));
+}
+
+/// The variant a planned run runs (`usize::MAX` for the reference).
+fn target_index(target: bench_sched::Target) -> usize {
+    match target {
+        bench_sched::Target::Variant(i) => i,
+        bench_sched::Target::Reference => usize::MAX,
     }
 }
 
@@ -329,24 +411,26 @@ fn suite_hint(error: anyhow::Error, file: &Path, raw: &Path) -> anyhow::Error {
 /// may the raw runs replace the history.
 fn check_exports(
     args: &SuiteArgs,
+    config: &ExperimentConfig,
     recording: Option<&crate::core::record::Recording>,
 ) -> anyhow::Result<()> {
+    if let (Some(path), Some(suite)) = (&args.export_github_benchmark, &config.suite) {
+        let directions = suite.benchmarks.iter().map(|b| higher_is_better(config, b));
+        let (higher, lower): (Vec<bool>, Vec<bool>) = directions.partition(|h| *h);
+        if !higher.is_empty() && !lower.is_empty() {
+            return Err(usage(format!(
+                "--export-github-benchmark {}: the suite mixes lower-is-better and higher-is-better benchmarks, and one file feeds one of github-action-benchmark's two tools (customSmallerIsBetter or customBiggerIsBetter); export a subset with --only",
+                path.display()
+            )));
+        }
+    }
     if let Some(recording) = recording {
         recording.refuse_as_raw(&[
             ("--output", args.output.as_deref()),
             ("--resume", args.resume.as_deref()),
         ])?;
     }
-    let exports: Vec<(&str, &Path)> = [
-        ("--export-json", &args.export_json),
-        ("--export-markdown", &args.export_markdown),
-        ("--export-pr-comment", &args.export_pr_comment),
-        ("--export-bmf", &args.export_bmf),
-        ("--export-github-benchmark", &args.export_github_benchmark),
-    ]
-    .into_iter()
-    .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
-    .collect();
+    let exports = export_paths(args);
     for (flag, path) in &exports {
         if !matches!(
             crate::core::paths::target(path),
@@ -382,7 +466,34 @@ fn check_exports(
         }
     }
     kept.extend(recording.map(crate::core::record::Recording::kept));
-    crate::core::paths::check_targets(&exports, args.json, &kept)
+    crate::core::paths::check_targets(&exports, args.json, &kept)?;
+    if !args.no_step_summary {
+        crate::core::ci::check_step_summary(&exports, &kept)?;
+    }
+    Ok(())
+}
+
+/// The export paths of `args`, each with its flag.
+fn export_paths(args: &SuiteArgs) -> Vec<(&'static str, &Path)> {
+    [
+        ("--export-json", &args.export_json),
+        ("--export-markdown", &args.export_markdown),
+        ("--export-pr-comment", &args.export_pr_comment),
+        ("--export-bmf", &args.export_bmf),
+        ("--export-github-benchmark", &args.export_github_benchmark),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
+    .collect()
+}
+
+/// Whether benchmark `b`'s values count higher as better, as its dataset will
+/// (`bench_sched::Experiment::suite_datasets`).
+fn higher_is_better(config: &ExperimentConfig, b: &bench_sched::SuiteBenchmark) -> bool {
+    b.higher_is_better.unwrap_or(match &b.metric {
+        Some(m) => m.higher_is_better(),
+        None => config.higher_is_better.unwrap_or(false),
+    })
 }
 
 fn list(spec: &SuiteSpec, picked: &[&BenchmarkEntry]) -> anyhow::Result<u8> {
@@ -439,56 +550,73 @@ fn dry_run(config: &ExperimentConfig) -> anyhow::Result<u8> {
     Ok(0)
 }
 
+/// What the report of a suite's runs needs besides the runs: the analysis, the correction
+/// across benchmarks, the gates and the raw file the runs are in.
+struct Report<'a> {
+    analysis: &'a AnalysisConfig,
+    correction: Correction,
+    gates: &'a Gates,
+    raw_path: &'a Path,
+}
+
 /// After the runs, from the experiment they returned (the raw file is not read again):
 /// the suite's analysis, report, exports and gate; then `--record` keeps the experiment
-/// with each benchmark's analysis as reported.
+/// with each benchmark's analysis as reported. A benchmark no block holds all the runs of
+/// (a variant failed every run, with `--ignore-failure`) costs the others nothing: it is
+/// reported as failed, naming the variant whose runs failed, after the others' report and
+/// exports, and abba then exits 3.
 fn report(
     args: &SuiteArgs,
     mut raw: Experiment,
-    analysis: &AnalysisConfig,
-    correction: Correction,
-    gates: &Gates,
-    raw_path: &Path,
+    ctx: &Report<'_>,
     recording: Option<&crate::core::record::Recording>,
 ) -> anyhow::Result<u8> {
+    let raw_path = ctx.raw_path;
     // Messages name the file the runs are in, as a reader of it would.
     raw.file = raw_path.display().to_string();
     let data = raw.suite_datasets();
-    for b in &data {
+    let mut failed = Vec::new();
+    let mut compared = Vec::new();
+    for b in data {
         for w in &b.loaded.warnings {
             if !args.quiet {
                 stderr_line(format_args!("abba: note: {}", w.message));
             }
         }
-        for s in &b.loaded.dataset.series {
-            if s.observations.is_empty() {
-                return Err(anyhow::Error::new(Exit::CommandFailed(format!(
-                    "benchmark {}: variant {} has no complete block to compare (its runs failed); raw data kept in {}",
-                    b.name,
-                    s.name,
-                    raw_path.display()
-                ))));
-            }
+        if b.loaded.dataset.series.iter().any(|s| s.observations.is_empty()) {
+            failed.push(bench_stats::suite::FailedBenchmark {
+                name: b.name,
+                variants: b.failed_runs,
+            });
+        } else {
+            compared.push(b);
         }
     }
+    let failure = (!failed.is_empty()).then(|| failure_text(&failed, compared.is_empty()));
+    if compared.is_empty() || (args.cross_class && failure.is_some()) {
+        return Err(anyhow::Error::new(Exit::CommandFailed(
+            failure.unwrap_or_default(),
+        )));
+    }
     if args.cross_class {
-        let code = cross_class(args, analysis, &raw)?;
+        let code = cross_class(args, ctx.analysis, &raw)?;
         if recording.is_some() {
             // The history keeps each benchmark's own analysis, which the one cross-class
             // table does not make: made here, once, from the runs in memory.
-            let analysed = bench_history::analyse(&raw, analysis, correction)
+            let analysed = bench_history::analyse(&raw, ctx.analysis, ctx.correction)
                 .map_err(|e| usage(e.to_string()))?;
             let units: Vec<Analysed<'_>> = analysed.iter().map(|a| a.as_analysed()).collect();
             crate::core::record::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
         }
         return Ok(code);
     }
-    let list: Vec<(String, Dataset)> = data
+    let list: Vec<(String, Dataset)> = compared
         .into_iter()
         .map(|b| (b.name, b.loaded.dataset))
         .collect();
-    let suite_config = SuiteConfig::new(analysis.clone(), correction);
+    let suite_config = SuiteConfig::new(ctx.analysis.clone(), ctx.correction);
     let mut report = analyze_suite(&list, &suite_config).map_err(|e| usage(e.to_string()))?;
+    report.failed = failed;
     let noise = bench_sched::suite_noise(&raw, &report, &suite_config);
     for (b, n) in report.benchmarks.iter_mut().zip(noise) {
         b.analysis.noise = n;
@@ -497,7 +625,7 @@ fn report(
         .comment_id
         .clone()
         .unwrap_or_else(|| raw.header.experiment_id());
-    let code = emit(args, &report, gates, &id)?;
+    let code = emit(args, &report, ctx.gates, &id)?;
     let units: Vec<Analysed<'_>> = report
         .benchmarks
         .iter()
@@ -505,7 +633,33 @@ fn report(
         .map(|(b, (name, dataset))| Analysed::suite_benchmark(name, dataset, &b.analysis))
         .collect();
     crate::core::record::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
-    Ok(code)
+    match failure {
+        Some(text) => Err(anyhow::Error::new(Exit::CommandFailed(text))),
+        None => Ok(code),
+    }
+}
+
+/// Why benchmarks were not compared: each with the variant whose runs failed.
+fn failure_text(failed: &[bench_stats::suite::FailedBenchmark], none_left: bool) -> String {
+    let each: Vec<String> = failed
+        .iter()
+        .map(|b| match b.variants.first() {
+            Some(v) => format!(
+                "benchmark {}: variant {} failed {} of its {} runs, so no block holds all of the benchmark's runs; not compared",
+                b.name, v.name, v.failed, v.runs
+            ),
+            None => format!(
+                "benchmark {}: no block holds all of its runs; not compared",
+                b.name
+            ),
+        })
+        .collect();
+    let rest = if none_left {
+        "no benchmark could be compared"
+    } else {
+        "the other benchmarks are reported, their exports written"
+    };
+    format!("{}\n{rest}", each.join("\n"))
 }
 
 /// `--cross-class`: every variant of every benchmark in one table with a class column.
@@ -521,12 +675,34 @@ fn cross_class(
     };
     let result =
         bench_stats::analyze(&loaded.dataset, &config).map_err(|e| usage(e.to_string()))?;
+    // The exports the one table has (the PR comment, BMF, github-action-benchmark and the
+    // gate are per benchmark: refused with --cross-class before anything ran).
+    let mut failed = Vec::new();
+    if let Some(path) = &args.export_json {
+        let written = bench_report::render_json(&result)
+            .map_err(|e| e.to_string())
+            .and_then(|json| crate::core::ci::write_export(path, json.as_bytes()));
+        failed.extend(written.err().map(|e| format!("--export-json: {e}")));
+    }
+    let markdown = bench_report::render_markdown(&result);
+    if let Some(path) = &args.export_markdown {
+        let written = crate::core::ci::write_export(path, markdown.as_bytes());
+        failed.extend(written.err().map(|e| format!("--export-markdown: {e}")));
+    }
+    if !args.no_step_summary && !crate::core::ci::step_summary_fed_by(&export_paths(args)) {
+        if let Err(e) = crate::core::ci::append_step_summary(&markdown) {
+            failed.push(format!("$GITHUB_STEP_SUMMARY: {e}"));
+        }
+    }
     if args.json {
         write_stdout(&bench_report::render_json(&result)?)?;
     } else {
         let mut options = bench_report::RenderOptions::default();
         options.width = crate::core::stdio::terminal_width();
         write_stdout(&bench_report::render_console(&result, &options))?;
+    }
+    if !failed.is_empty() {
+        return Err(usage(failed.join("\n")));
     }
     Ok(0)
 }
@@ -542,6 +718,18 @@ fn noise_line(report: &SuiteReport) -> Option<String> {
 
 fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyhow::Result<u8> {
     let mut failed = Vec::new();
+    // Mixed directions are refused before the runs; should the document still fail, the
+    // report is printed first and the export named after it.
+    let github = match &args.export_github_benchmark {
+        Some(_) => match bench_report::render_suite_github_benchmark(report) {
+            Ok(text) => Some(text),
+            Err(e) => {
+                failed.push(format!("--export-github-benchmark: {e}"));
+                None
+            }
+        },
+        None => None,
+    };
     let mut write = |flag: &str, path: &Option<PathBuf>, text: Option<String>| {
         if let (Some(path), Some(text)) = (path, text) {
             if let Err(e) = crate::core::ci::write_export(path, text.as_bytes()) {
@@ -576,16 +764,12 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
             .as_ref()
             .map(|_| bench_report::render_suite_bmf(report)),
     );
-    let github = match &args.export_github_benchmark {
-        Some(_) => Some(bench_report::render_suite_github_benchmark(report).map_err(usage)?),
-        None => None,
-    };
     write(
         "--export-github-benchmark",
         &args.export_github_benchmark,
         github,
     );
-    if !args.no_step_summary {
+    if !args.no_step_summary && !crate::core::ci::step_summary_fed_by(&export_paths(args)) {
         if let Err(e) = crate::core::ci::append_step_summary(&md_noise(render_suite_markdown(
             report,
             &SuiteMarkdown::new(None, Some(crate::core::ci::STEP_SUMMARY_MAX)),
@@ -614,12 +798,9 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
         let Some(pct) = gates.of(&b.name) else {
             continue;
         };
-        // The suite fails on regressions only: an undecided comparison does not yet fail
-        // it (issue 38, W3).
-        let gate = Gate::new(pct)
-            .check(&b.analysis)
-            .in_suite(b.name.clone())
-            .regressions_only();
+        // As compare's gate: a regression trips it, and so does a comparison no test could
+        // decide (too few blocks), which never passes silently.
+        let gate = Gate::new(pct).check(&b.analysis).in_suite(b.name.clone());
         tripped |= gate.tripped();
         for line in render_gate(&gate) {
             stderr_line(format_args!("abba: gate: {line}"));

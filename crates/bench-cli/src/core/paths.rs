@@ -71,7 +71,7 @@ pub fn check_not_kept(
 }
 
 /// Every export of `args` with its flag (the SVG directory included).
-fn exports(args: &AnalysisArgs) -> Vec<(&'static str, &Path)> {
+pub fn exports(args: &AnalysisArgs) -> Vec<(&'static str, &Path)> {
     [
         ("--export-json", &args.export_json),
         ("--export-markdown", &args.export_markdown),
@@ -94,12 +94,17 @@ pub fn exports_to_stdout(args: &AnalysisArgs) -> bool {
 
 /// Refuses, before anything runs or is read, an export that would replace a `kept` file
 /// (the raw runs, the resumed file, an input), two exports to one file, an export to
-/// standard output beside `--json` or another one there, and `--export-svg -`.
+/// standard output beside `--json` or another one there, and `--export-svg -`; and
+/// `$GITHUB_STEP_SUMMARY` as an export ([`crate::core::ci::check_step_summary`]).
 ///
 /// # Errors
 /// A usage error (exit 2) naming both flags and the path.
 pub fn check_export_targets(args: &AnalysisArgs, kept: &[Kept<'_>]) -> anyhow::Result<()> {
-    check_targets(&exports(args), args.json, kept)
+    check_targets(&exports(args), args.json, kept)?;
+    if !args.no_step_summary {
+        crate::core::ci::check_step_summary(&exports(args), kept)?;
+    }
+    Ok(())
 }
 
 /// [`check_export_targets`] of any command's `exports` (each with its flag): none may

@@ -19,8 +19,11 @@ use std::time::Duration;
 use rand::seq::SliceRandom;
 
 pub use error::SuiteError;
-pub use file::{BenchmarkEntry, Settings, SuiteFile, SuiteSpec, Variants, expand_command, glob};
-pub use plan::{SUITE_BLOCKS, SuiteOptions};
+pub use file::{
+    BenchmarkEntry, MAX_SUITE_FILE_BYTES, Settings, SuiteFile, SuiteSpec, Variants, expand_command,
+    glob,
+};
+pub use plan::{SUITE_BLOCKS, SuiteOptions, suite_metric};
 
 use crate::design::{Design, Pairing, PlannedRun, Schedule, Target, block_order};
 use crate::experiment::Variant;
@@ -225,6 +228,9 @@ pub struct BenchmarkData {
     pub name: String,
     /// Its variants' runs (one series each, classed by the benchmark) and what was dropped.
     pub loaded: Loaded,
+    /// Each of its variants with a failed run (or a run without a value), the most
+    /// failing first: whom to blame when no block is complete.
+    pub failed_runs: Vec<bench_stats::suite::FailedVariant>,
 }
 
 impl Experiment {
@@ -264,11 +270,25 @@ impl Experiment {
             .filter(|r| matches!(r.target, Target::Variant(i) if bench.variants.contains(&i)))
             .count();
         let mut blocks: BTreeMap<u32, Vec<&RunRecord>> = BTreeMap::new();
+        let mut failed_runs: Vec<bench_stats::suite::FailedVariant> = names
+            .iter()
+            .map(|n| bench_stats::suite::FailedVariant {
+                name: (*n).to_owned(),
+                failed: 0,
+                runs: 0,
+            })
+            .collect();
         for r in self.runs.iter().filter(|r| !r.is_reference) {
-            if names.contains(&r.variant.as_str()) {
+            if let Some(k) = names.iter().position(|n| *n == r.variant) {
                 blocks.entry(r.block).or_default().push(r);
+                failed_runs[k].runs += 1;
+                if !r.succeeded() || self.value_of(&metric, r).is_none() {
+                    failed_runs[k].failed += 1;
+                }
             }
         }
+        failed_runs.retain(|v| v.failed > 0);
+        failed_runs.sort_by(|a, b| b.failed.cmp(&a.failed));
         let mut series: Vec<Series> = names
             .iter()
             .map(|n| {
@@ -336,6 +356,7 @@ impl Experiment {
         BenchmarkData {
             name: bench.name.clone(),
             loaded: Loaded { dataset, warnings },
+            failed_runs,
         }
     }
 }
