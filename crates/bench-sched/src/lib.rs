@@ -137,6 +137,7 @@ pub use crate::runner::{
     RealRunner, RunMeasurement, RunRequest, Runner, STDERR_TAIL_BYTES, Shell, Termination,
 };
 pub use crate::suite::{
-    BenchmarkData, BenchmarkEntry, MAX_SUITE_FILE_BYTES, SUITE_BLOCKS, Settings, Suite, SuiteBenchmark, SuiteError,
-    SuiteFile, SuiteOptions, SuiteSpec, Variants, expand_command, glob, suite_metric,
+    BenchmarkData, BenchmarkEntry, MAX_SUITE_FILE_BYTES, SUITE_BLOCKS, Settings, Suite,
+    SuiteBenchmark, SuiteError, SuiteFile, SuiteOptions, SuiteSpec, Variants, expand_command, glob,
+    suite_metric,
 };

@@ -245,7 +245,12 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     let recording = crate::core::record::prepare(&args.record, "suite")?;
     check_exports(&args, &config, recording.as_ref())?;
     warn_rate_units(&config);
-    warn_too_few_blocks(&config, &analysis, args.quiet);
+    warn_too_few_blocks(
+        &config,
+        &analysis,
+        !args.fail_if_slower.is_empty(),
+        args.quiet,
+    );
     config
         .preflight(&mut RealRunner::new())
         .map_err(|e| usage(e.to_string()))?;
@@ -266,9 +271,11 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         crate::core::raw_output::check_output(&out, &config)?;
         return dry_run(&config);
     }
-    if let Some(point) = config.resume.as_ref().filter(|p| {
-        p.completed_runs() >= config.schedule().runs.len() && !p.extends(&config)
-    }) {
+    if let Some(point) = config
+        .resume
+        .as_ref()
+        .filter(|p| p.completed_runs() >= config.schedule().runs.len() && !p.extends(&config))
+    {
         // Complete: nothing runs and no line is added; its report is made again.
         point.check(&config).map_err(|e| usage(e.to_string()))?;
         let path = point.path().to_owned();
@@ -276,11 +283,20 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
             stderr_line(format_args!(
                 "abba: note: --resume {}: the suite is complete (every planned run is in the file); nothing runs, its report follows{}",
                 path.display(),
-                if recording.is_some() { " (--record: not recorded again)" } else { "" }
+                if recording.is_some() {
+                    " (--record: not recorded again)"
+                } else {
+                    ""
+                }
             ));
         }
         let raw = bench_sched::read_raw(&path).map_err(|e| usage(e.to_string()))?;
-        let ctx = Report { analysis: &analysis, correction, gates: &gates, raw_path: &path };
+        let ctx = Report {
+            analysis: &analysis,
+            correction,
+            gates: &gates,
+            raw_path: &path,
+        };
         return report(&args, raw, &ctx, None);
     }
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
@@ -347,7 +363,12 @@ fn warn_rate_units(config: &ExperimentConfig) {
 /// Blocks below the fewest with which some benchmark's paired test can reach alpha at all
 /// are run anyway (a smoke test), with a warning now, before the runs, as compare gives:
 /// the report will say "not tested", and a `--fail-if-slower` gate then fails.
-fn warn_too_few_blocks(config: &ExperimentConfig, analysis: &AnalysisConfig, quiet: bool) {
+fn warn_too_few_blocks(
+    config: &ExperimentConfig,
+    analysis: &AnalysisConfig,
+    gated: bool,
+    quiet: bool,
+) {
     let Some(suite) = config.suite.as_ref().filter(|_| !quiet) else {
         return;
     };
@@ -370,8 +391,18 @@ fn warn_too_few_blocks(config: &ExperimentConfig, analysis: &AnalysisConfig, qui
     if blocks >= needed {
         return;
     }
+    let says = if blocks < analysis.min_paired_blocks() {
+        "the report will say \"not tested\""
+    } else {
+        "no comparison can be significant, whatever the data"
+    };
+    let gate = if gated {
+        "; --fail-if-slower then fails (exit 1), as it cannot rule a slowdown out"
+    } else {
+        ""
+    };
     stderr_line(format_args!(
-        "abba: warning: {} too few for a verdict: the paired test needs at least {needed} blocks at alpha {} (--blocks {needed}); every benchmark will be \"not tested\", and a --fail-if-slower gate fails",
+        "abba: warning: {} too few for a verdict: the paired test needs at least {needed} blocks at alpha {} (--blocks {needed}); {says}{gate}",
         if blocks == 1 {
             "1 block is".to_owned()
         } else {
@@ -583,7 +614,12 @@ fn report(
                 stderr_line(format_args!("abba: note: {}", w.message));
             }
         }
-        if b.loaded.dataset.series.iter().any(|s| s.observations.is_empty()) {
+        if b.loaded
+            .dataset
+            .series
+            .iter()
+            .any(|s| s.observations.is_empty())
+        {
             failed.push(bench_stats::suite::FailedBenchmark {
                 name: b.name,
                 variants: b.failed_runs,

@@ -33,6 +33,7 @@ mod sequential;
 mod slurm;
 mod snapshots;
 mod suite;
+mod suite_holds;
 mod verdicts;
 mod width;
 mod words;

@@ -272,8 +272,7 @@ impl SuiteSpec {
         }
         if let Some(m) = &entry.metric {
             bench.metric = Some(
-                suite_metric(m.get_ref())
-                    .map_err(|e| self.at(m.span(), format!("metric: {e}")))?,
+                suite_metric(m.get_ref()).map_err(|e| self.at(m.span(), format!("metric: {e}")))?,
             );
         }
         bench.unit.clone_from(&entry.unit);
