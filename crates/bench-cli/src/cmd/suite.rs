@@ -450,7 +450,7 @@ fn check_exports(
         let (higher, lower): (Vec<bool>, Vec<bool>) = directions.partition(|h| *h);
         if !higher.is_empty() && !lower.is_empty() {
             return Err(usage(format!(
-                "--export-github-benchmark {}: the suite mixes lower-is-better and higher-is-better benchmarks, and one file feeds one of github-action-benchmark's two tools (customSmallerIsBetter or customBiggerIsBetter); export a subset with --only",
+                "--export-github-benchmark {}: the suite mixes lower-is-better and higher-is-better benchmarks, and github-action-benchmark reads one direction per file; use --export-bmf, or export a subset with --only",
                 path.display()
             )));
         }
@@ -499,7 +499,7 @@ fn check_exports(
     kept.extend(recording.map(crate::core::record::Recording::kept));
     crate::core::paths::check_targets(&exports, args.json, &kept)?;
     if !args.no_step_summary {
-        crate::core::ci::check_step_summary(&exports, &kept)?;
+        crate::core::paths::check_step_summary(&exports, &kept)?;
     }
     Ok(())
 }
@@ -725,7 +725,7 @@ fn cross_class(
         let written = crate::core::ci::write_export(path, markdown.as_bytes());
         failed.extend(written.err().map(|e| format!("--export-markdown: {e}")));
     }
-    if !args.no_step_summary && !crate::core::ci::step_summary_fed_by(&export_paths(args)) {
+    if !args.no_step_summary && !crate::core::paths::step_summary_fed_by(&export_paths(args)) {
         if let Err(e) = crate::core::ci::append_step_summary(&markdown) {
             failed.push(format!("$GITHUB_STEP_SUMMARY: {e}"));
         }
@@ -805,7 +805,7 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
         &args.export_github_benchmark,
         github,
     );
-    if !args.no_step_summary && !crate::core::ci::step_summary_fed_by(&export_paths(args)) {
+    if !args.no_step_summary && !crate::core::paths::step_summary_fed_by(&export_paths(args)) {
         if let Err(e) = crate::core::ci::append_step_summary(&md_noise(render_suite_markdown(
             report,
             &SuiteMarkdown::new(None, Some(crate::core::ci::STEP_SUMMARY_MAX)),

@@ -50,7 +50,7 @@ pub fn emit(
         failed.extend(written.err().map(|e| format!("--export-markdown: {e}")));
     }
     if !args.no_step_summary
-        && !crate::core::ci::step_summary_fed_by(&crate::core::paths::exports(args))
+        && !crate::core::paths::step_summary_fed_by(&crate::core::paths::exports(args))
     {
         let markdown = render_markdown(analysis);
         if let Err(e) = crate::core::ci::append_step_summary(&markdown) {

@@ -555,7 +555,7 @@ fn a_github_benchmark_export_of_mixed_directions_is_refused_before_running() {
     );
     refused(
         &out,
-        "--export-github-benchmark g.json: the suite mixes lower-is-better and higher-is-better benchmarks",
+        "--export-github-benchmark g.json: the suite mixes lower-is-better and higher-is-better benchmarks, and github-action-benchmark reads one direction per file",
     );
     nothing_ran(d);
     assert!(!d.join("g.json").exists());
