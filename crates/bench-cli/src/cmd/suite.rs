@@ -194,6 +194,70 @@ fn counted(n: usize, noun: &str) -> String {
     }
 }
 
+/// The seed of the run: the resumed file's (a `--seed` other than it is refused), else
+/// `--seed`, else a fresh one.
+fn seed_of(args: &SuiteArgs, resume: Option<&ResumePoint>) -> anyhow::Result<u64> {
+    let Some(point) = resume else {
+        return Ok(args.seed.unwrap_or_else(fresh_seed));
+    };
+    let recorded = point.header().seed;
+    if let Some(given) = args.seed.filter(|s| *s != recorded) {
+        return Err(usage(format!(
+            "--seed {given} with --resume {}: the file's suite was planned with seed {recorded}, and a resumed suite keeps it; leave out --seed",
+            point.path().display()
+        )));
+    }
+    Ok(recorded)
+}
+
+/// `--resume` of a complete file: nothing runs and no line is added; its report is made
+/// again from the file (`--record` does not record it a second time).
+fn report_complete(
+    args: &SuiteArgs,
+    config: &ExperimentConfig,
+    ctx: &Report<'_>,
+    recording: bool,
+) -> anyhow::Result<u8> {
+    if let Some(point) = &config.resume {
+        point.check(config).map_err(|e| usage(e.to_string()))?;
+    }
+    let path = ctx.raw_path;
+    if !args.quiet {
+        stderr_line(format_args!(
+            "abba: note: --resume {}: the suite is complete (every planned run is in the file); nothing runs, its report follows{}",
+            path.display(),
+            if recording {
+                " (--record: not recorded again)"
+            } else {
+                ""
+            }
+        ));
+    }
+    let raw = bench_sched::read_raw(path).map_err(|e| usage(e.to_string()))?;
+    report(args, raw, ctx, None)
+}
+
+/// Everything checked and said before anything runs (`--dry-run` included): the exports
+/// and the step summary, the programs, the warnings of a rate unit and of too few blocks.
+fn before_running(
+    args: &SuiteArgs,
+    config: &ExperimentConfig,
+    analysis: &AnalysisConfig,
+    recording: Option<&crate::core::record::Recording>,
+) -> anyhow::Result<()> {
+    check_exports(args, config, recording)?;
+    warn_rate_units(config);
+    warn_too_few_blocks(
+        config,
+        analysis,
+        !args.fail_if_slower.is_empty(),
+        args.quiet,
+    );
+    config
+        .preflight(&mut RealRunner::new())
+        .map_err(|e| usage(e.to_string()))
+}
+
 /// `abba suite`.
 pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     let spec = SuiteSpec::read(&args.file).map_err(|e| suite_error(&e))?;
@@ -217,19 +281,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     if args.list {
         return list(&spec, &picked);
     }
-    let seed = match &resume {
-        Some(point) => {
-            let recorded = point.header().seed;
-            if let Some(given) = args.seed.filter(|s| *s != recorded) {
-                return Err(usage(format!(
-                    "--seed {given} with --resume {}: the file's suite was planned with seed {recorded}, and a resumed suite keeps it; leave out --seed",
-                    point.path().display()
-                )));
-            }
-            recorded
-        }
-        None => args.seed.unwrap_or_else(fresh_seed),
-    };
+    let seed = seed_of(&args, resume.as_ref())?;
     let resumed_blocks = resume.as_ref().map(|p| p.header().blocks);
     let mut args = args;
     if args.blocks.is_none() {
@@ -243,17 +295,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     } = plan(&args, &spec, &picked, resume, seed)?;
     // --record's commit and history are settled now, not after the experiment.
     let recording = crate::core::record::prepare(&args.record, "suite")?;
-    check_exports(&args, &config, recording.as_ref())?;
-    warn_rate_units(&config);
-    warn_too_few_blocks(
-        &config,
-        &analysis,
-        !args.fail_if_slower.is_empty(),
-        args.quiet,
-    );
-    config
-        .preflight(&mut RealRunner::new())
-        .map_err(|e| usage(e.to_string()))?;
+    before_running(&args, &config, &analysis, recording.as_ref())?;
     let out = RawOutput {
         path: args.output.as_deref(),
         force: args.force,
@@ -276,28 +318,13 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         .as_ref()
         .filter(|p| p.completed_runs() >= config.schedule().runs.len() && !p.extends(&config))
     {
-        // Complete: nothing runs and no line is added; its report is made again.
-        point.check(&config).map_err(|e| usage(e.to_string()))?;
-        let path = point.path().to_owned();
-        if !args.quiet {
-            stderr_line(format_args!(
-                "abba: note: --resume {}: the suite is complete (every planned run is in the file); nothing runs, its report follows{}",
-                path.display(),
-                if recording.is_some() {
-                    " (--record: not recorded again)"
-                } else {
-                    ""
-                }
-            ));
-        }
-        let raw = bench_sched::read_raw(&path).map_err(|e| usage(e.to_string()))?;
         let ctx = Report {
             analysis: &analysis,
             correction,
             gates: &gates,
-            raw_path: &path,
+            raw_path: point.path(),
         };
-        return report(&args, raw, &ctx, None);
+        return report_complete(&args, &config, &ctx, recording.is_some());
     }
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     let (writer, raw_path, temporary) = open_raw(&out, &config)?;

@@ -251,6 +251,34 @@ impl Experiment {
             .collect()
     }
 
+    /// Each of `names` (one benchmark's variants) with a run that failed or has no value of
+    /// `metric`, the most failing first. Time: O(runs).
+    fn failed_runs(
+        &self,
+        names: &[&str],
+        metric: &Metric,
+    ) -> Vec<bench_stats::suite::FailedVariant> {
+        let mut out: Vec<bench_stats::suite::FailedVariant> = names
+            .iter()
+            .map(|n| bench_stats::suite::FailedVariant {
+                name: (*n).to_owned(),
+                failed: 0,
+                runs: 0,
+            })
+            .collect();
+        for r in self.runs.iter().filter(|r| !r.is_reference) {
+            if let Some(k) = names.iter().position(|n| *n == r.variant) {
+                out[k].runs += 1;
+                if !r.succeeded() || self.value_of(metric, r).is_none() {
+                    out[k].failed += 1;
+                }
+            }
+        }
+        out.retain(|v| v.failed > 0);
+        out.sort_by_key(|v| std::cmp::Reverse(v.failed));
+        out
+    }
+
     /// One benchmark's runs as [`Self::suite_datasets`] reads them, `schedule` the file's.
     fn benchmark_data(&self, bench: &SuiteBenchmark, schedule: &Schedule) -> BenchmarkData {
         let header_metric = &self.header.metric;
@@ -270,25 +298,12 @@ impl Experiment {
             .filter(|r| matches!(r.target, Target::Variant(i) if bench.variants.contains(&i)))
             .count();
         let mut blocks: BTreeMap<u32, Vec<&RunRecord>> = BTreeMap::new();
-        let mut failed_runs: Vec<bench_stats::suite::FailedVariant> = names
-            .iter()
-            .map(|n| bench_stats::suite::FailedVariant {
-                name: (*n).to_owned(),
-                failed: 0,
-                runs: 0,
-            })
-            .collect();
         for r in self.runs.iter().filter(|r| !r.is_reference) {
-            if let Some(k) = names.iter().position(|n| *n == r.variant) {
+            if names.contains(&r.variant.as_str()) {
                 blocks.entry(r.block).or_default().push(r);
-                failed_runs[k].runs += 1;
-                if !r.succeeded() || self.value_of(&metric, r).is_none() {
-                    failed_runs[k].failed += 1;
-                }
             }
         }
-        failed_runs.retain(|v| v.failed > 0);
-        failed_runs.sort_by(|a, b| b.failed.cmp(&a.failed));
+        let failed_runs = self.failed_runs(&names, &metric);
         let mut series: Vec<Series> = names
             .iter()
             .map(|n| {
