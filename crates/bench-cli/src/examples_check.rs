@@ -313,3 +313,50 @@ fn the_demo_suite_reads_with_ten_benchmarks_two_of_them_changed() {
         .count();
     assert_eq!(changed, 2);
 }
+
+#[test]
+fn github_actions_shards_run_one_shard_per_matrix_job_then_merge_them_with_the_gate() {
+    let docs = yaml("github-actions/abba-suite-shards.yml");
+    let workflow = &docs[0];
+    let jobs = &workflow["jobs"];
+    let shards: Vec<i64> = jobs["shard"]["strategy"]["matrix"]["shard"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    let count = workflow["env"]["SHARDS"].as_i64().unwrap();
+    assert_eq!(
+        shards,
+        (1..=count).collect::<Vec<_>>(),
+        "the matrix lists 1..SHARDS"
+    );
+    assert_eq!(jobs["merge"]["needs"].as_str(), Some("shard"));
+    let runs = |job: &str| -> Vec<String> {
+        jobs[job]["steps"]
+            .as_vec()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["run"].as_str())
+            .flat_map(abba_lines)
+            .collect()
+    };
+    let shard_lines = runs("shard");
+    assert_eq!(shard_lines.len(), 1, "{shard_lines:?}");
+    for k in &shards {
+        let line = shard_lines[0]
+            .replace("$SHARD/$SHARDS", &format!("{k}/{count}"))
+            .replace("\"$SEED\"", "1");
+        let Command::Suite(args) = parse(&line) else {
+            panic!("not abba suite: {line}");
+        };
+        assert_eq!(args.shard.map(|s| s.index()), Some(*k as u32));
+        assert!(args.seed.is_some() && args.output.is_some() && args.no_step_summary);
+    }
+    let merges = runs("merge");
+    assert_eq!(merges.len(), 1, "{merges:?}");
+    let args = check_suite(&merges[0], "github merge");
+    let files: Vec<String> = args.merge.iter().map(|p| p.display().to_string()).collect();
+    assert_eq!(files, ["shards/*.jsonl"]);
+    assert!(!args.no_step_summary, "the merge writes the step summary");
+}

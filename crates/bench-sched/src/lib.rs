@@ -128,16 +128,16 @@ pub use crate::pipeline::{
 };
 pub use crate::raw::{
     AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, RAW_SCHEMA, RawExtension, RawHeader,
-    RawHooks, RawLook, RawSequence, RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant,
-    RawWriter, ReferencePlacement, RunRecord, SequenceStop, StopRuleKind, derived_experiment_id,
-    read_raw, read_raw_bytes, this_host_name,
+    RawHooks, RawLook, RawSequence, RawShard, RawStopRule, RawSuiteBenchmark, RawTrailer,
+    RawVariant, RawWriter, ReferencePlacement, RunRecord, SequenceStop, StopRuleKind,
+    derived_experiment_id, read_raw, read_raw_bytes, this_host_name,
 };
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, MAX_JSON_LINE_BYTES, Metric, MetricParseError, OutputMode,
     RealRunner, RunMeasurement, RunRequest, Runner, STDERR_TAIL_BYTES, Shell, Termination,
 };
 pub use crate::suite::{
-    BenchmarkData, BenchmarkEntry, MAX_SUITE_FILE_BYTES, SUITE_BLOCKS, Settings, Suite,
-    SuiteBenchmark, SuiteError, SuiteFile, SuiteOptions, SuiteSpec, Variants, expand_command, glob,
-    suite_metric,
+    BenchmarkData, BenchmarkEntry, MAX_SUITE_FILE_BYTES, SUITE_BLOCKS, Settings, Shard, ShardError,
+    Suite, SuiteBenchmark, SuiteError, SuiteFile, SuiteOptions, SuiteSpec, Variants,
+    expand_command, glob, merge_shards, suite_digest, suite_metric,
 };

@@ -43,10 +43,18 @@ Examples:
   abba suite --only 'parse-*' --blocks 30      # a subset (globs)
   abba suite --fail-if-slower 5% --fail-if-slower parse-large=10%
   abba suite --export-pr-comment comment.md --export-bmf bencher.json
+  abba suite --shard 2/3 --seed 7 -o shard-2.jsonl   # one CI job's share
+  abba suite --merge shard-*.jsonl             # the shards as one suite report
 
 Significance across the suite: Benjamini-Hochberg by default (false discovery rate at
 --alpha), or --suite-correction holm (family-wise) or none. Under GitHub Actions the report
 is appended to $GITHUB_STEP_SUMMARY (--no-step-summary turns it off).";
+
+/// `K/N` as a [`bench_sched::Shard`].
+fn parse_shard(text: &str) -> Result<bench_sched::Shard, String> {
+    text.parse()
+        .map_err(|e: bench_sched::ShardError| e.to_string())
+}
 
 /// `abba suite`: every benchmark of a suite file, compared between its variants in one
 /// interleaved experiment.
@@ -64,6 +72,14 @@ pub struct SuiteArgs {
     /// Only the benchmarks whose names match one of these globs (`*`, `?`).
     #[arg(long, value_name = "GLOB", num_args = 1.., help_heading = "Running")]
     pub only: Vec<String>,
+    /// Run shard K of N: only the benchmarks whose name hashes to K (FNV-1a of the name,
+    /// modulo N), into the --output raw file that `--merge` reads back with the others.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard, conflicts_with = "resume", help_heading = "Running")]
+    pub shard: Option<bench_sched::Shard>,
+    /// Merge the raw files of every shard of one suite (`--shard K/N`) into the suite's
+    /// one report, one correction across every benchmark; nothing is run.
+    #[arg(long, value_name = "FILE", num_args = 1.., value_hint = ValueHint::FilePath, conflicts_with_all = ["list", "dry_run", "only", "blocks", "warmup", "timeout", "seed", "metric", "runs_per_block", "shell", "ignore_failure", "show_output", "output", "force", "resume", "shard"], help_heading = "Output")]
+    pub merge: Vec<PathBuf>,
     /// Number of blocks [default: the file's `blocks`, else 20].
     #[arg(long, short = 'b', value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS), value_name = "N", help_heading = "Running")]
     pub blocks: Option<u32>,

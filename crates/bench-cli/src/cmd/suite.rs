@@ -95,14 +95,14 @@ impl Gates {
 /// across them (`--suite-correction`).
 fn suite_analysis(
     args: &SuiteArgs,
-    spec: &SuiteSpec,
+    variants: &[&str],
     seed: u64,
 ) -> anyhow::Result<(AnalysisConfig, Correction)> {
     let baseline = match &args.baseline {
-        Some(b) if !spec.variant_names().contains(&b.as_str()) => {
+        Some(b) if !variants.contains(&b.as_str()) => {
             return Err(usage(format!(
                 "--baseline {b:?} is not one of the suite's variants ({})",
-                spec.variant_names().join(", ")
+                variants.join(", ")
             )));
         }
         other => other.clone(),
@@ -175,7 +175,7 @@ fn plan(
         .map_err(|e| suite_error(&e))?;
     let names: Vec<&str> = picked.iter().map(|e| e.name.get_ref().as_str()).collect();
     let gates = Gates::parse(&args.fail_if_slower, &names)?;
-    let (analysis, correction) = suite_analysis(args, spec, seed)?;
+    let (analysis, correction) = suite_analysis(args, &spec.variant_names(), seed)?;
     crate::core::run::check_run_count(&config, "--blocks (or runs-per-block in the suite file)")?;
     Ok(Plan {
         config,
@@ -245,7 +245,7 @@ fn before_running(
     analysis: &AnalysisConfig,
     recording: Option<&crate::core::record::Recording>,
 ) -> anyhow::Result<()> {
-    check_exports(args, config, recording)?;
+    check_exports(args, Some(config), recording)?;
     warn_rate_units(config);
     warn_too_few_blocks(
         config,
@@ -258,8 +258,38 @@ fn before_running(
         .map_err(|e| usage(e.to_string()))
 }
 
+/// Where the raw runs go, and the command that resumes them.
+fn raw_output(args: &SuiteArgs) -> RawOutput<'_> {
+    RawOutput {
+        path: args.output.as_deref(),
+        force: args.force,
+        quiet: args.quiet,
+        resume_command: format!(
+            "abba suite {} --resume",
+            shell_words::quote(&args.file.display().to_string())
+        ),
+    }
+}
+
+/// From now on (the runs done), a signal during the analysis ends abba with its code, as
+/// compare does, naming the complete raw file.
+fn exit_on_signal_in_analysis(stop: &InterruptFlag, file: &Path, raw: &Path) {
+    crate::core::exit::exit_on_signal_from_now(
+        stop,
+        format!(
+            "the raw runs are complete in {} (abba suite {} --resume {} reports them)",
+            raw.display(),
+            shell_words::quote(&file.display().to_string()),
+            shell_words::quote(&raw.display().to_string())
+        ),
+    );
+}
+
 /// `abba suite`.
 pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
+    if !args.merge.is_empty() {
+        return merge(&args);
+    }
     let spec = SuiteSpec::read(&args.file).map_err(|e| suite_error(&e))?;
     let resume = args
         .resume
@@ -279,7 +309,12 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     };
     let picked = pick(&spec, &only)?;
     if args.list {
-        return list(&spec, &picked);
+        let shown: Vec<&BenchmarkEntry> = picked
+            .iter()
+            .copied()
+            .filter(|e| args.shard.is_none_or(|s| s.holds(e.name.get_ref())))
+            .collect();
+        return list(&spec, &shown);
     }
     let seed = seed_of(&args, resume.as_ref())?;
     let resumed_blocks = resume.as_ref().map(|p| p.header().blocks);
@@ -293,18 +328,11 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         correction,
         gates,
     } = plan(&args, &spec, &picked, resume, seed)?;
+    let config = sharded(&args, config)?;
     // --record's commit and history are settled now, not after the experiment.
     let recording = crate::core::record::prepare(&args.record, "suite")?;
     before_running(&args, &config, &analysis, recording.as_ref())?;
-    let out = RawOutput {
-        path: args.output.as_deref(),
-        force: args.force,
-        quiet: args.quiet,
-        resume_command: format!(
-            "abba suite {} --resume",
-            shell_words::quote(&args.file.display().to_string())
-        ),
-    };
+    let out = raw_output(&args);
     if args.dry_run {
         // After every check the real run makes, before any file is created.
         if let Some(point) = &config.resume {
@@ -316,6 +344,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     if let Some(point) = config
         .resume
         .as_ref()
+        .filter(|_| !config.variants.is_empty())
         .filter(|p| p.completed_runs() >= config.schedule().runs.len() && !p.extends(&config))
     {
         let ctx = Report {
@@ -331,7 +360,10 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     if !args.quiet && !args.json {
         stderr_line(format_args!(
             "abba suite: {} x {} variants, {}, seed {}; raw runs in {}",
-            counted(picked.len(), "benchmark"),
+            counted(
+                config.suite.as_ref().map_or(0, |s| s.benchmarks.len()),
+                "benchmark"
+            ),
             spec.variant_names().len(),
             counted(config.blocks as usize, "block"),
             config.seed,
@@ -340,16 +372,11 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     }
     let experiment = execute(&config, &stop, writer, &raw_path, args.quiet)
         .map_err(|e| suite_hint(e, &args.file, &raw_path))?;
-    // A signal during the analysis ends abba with its code, as compare does.
-    crate::core::exit::exit_on_signal_from_now(
-        &stop,
-        format!(
-            "the raw runs are complete in {} (abba suite {} --resume {} reports them)",
-            raw_path.display(),
-            shell_words::quote(&args.file.display().to_string()),
-            shell_words::quote(&raw_path.display().to_string())
-        ),
-    );
+    if config.variants.is_empty() {
+        // An empty shard: its file records that it ran; there is nothing to report.
+        return Ok(0);
+    }
+    exit_on_signal_in_analysis(&stop, &args.file, &raw_path);
     let ctx = Report {
         analysis: &analysis,
         correction,
@@ -469,10 +496,11 @@ fn suite_hint(error: anyhow::Error, file: &Path, raw: &Path) -> anyhow::Error {
 /// may the raw runs replace the history.
 fn check_exports(
     args: &SuiteArgs,
-    config: &ExperimentConfig,
+    config: Option<&ExperimentConfig>,
     recording: Option<&crate::core::record::Recording>,
 ) -> anyhow::Result<()> {
-    if let (Some(path), Some(suite)) = (&args.export_github_benchmark, &config.suite) {
+    let suite = config.and_then(|c| Some((c, c.suite.as_ref()?)));
+    if let (Some(path), Some((config, suite))) = (&args.export_github_benchmark, suite) {
         let directions = suite.benchmarks.iter().map(|b| higher_is_better(config, b));
         let (higher, lower): (Vec<bool>, Vec<bool>) = directions.partition(|h| *h);
         if !higher.is_empty() && !lower.is_empty() {
@@ -873,4 +901,100 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
         return Err(usage(failed.join("\n")));
     }
     Ok(u8::from(tripped))
+}
+
+/// `--shard K/N`: the shard's share of the suite's experiment, its raw file and seed
+/// required (the merge reads the one and compares the other), or the experiment unchanged
+/// without the flag. A resumed shard is
+/// already one (its file's benchmarks).
+fn sharded(args: &SuiteArgs, config: ExperimentConfig) -> anyhow::Result<ExperimentConfig> {
+    let Some(shard) = args.shard else {
+        return Ok(config);
+    };
+    if args.output.is_none() && !args.dry_run {
+        return Err(usage(format!(
+            "--shard {shard}: give --output FILE.jsonl, the shard's raw file that abba suite --merge reads with the other shards'"
+        )));
+    }
+    if args.seed.is_none() && !args.dry_run {
+        return Err(usage(format!(
+            "--shard {shard}: give --seed N, the same in every shard (the merge refuses shards of different seeds)"
+        )));
+    }
+    let total = config.suite.as_ref().map_or(0, |s| s.benchmarks.len());
+    let config = config.into_shard(shard, revision());
+    if !args.quiet && !args.json {
+        let held: Vec<&str> = config
+            .suite
+            .iter()
+            .flat_map(|s| &s.benchmarks)
+            .map(|b| b.name.as_str())
+            .collect();
+        stderr_line(format_args!(
+            "abba suite: shard {shard} holds {} of the suite's {total}{}{}; its correction covers only these: merge every shard's raw file with abba suite --merge for the suite's verdicts",
+            held.len(),
+            if held.is_empty() { "" } else { ": " },
+            held.join(", ")
+        ));
+    }
+    Ok(config)
+}
+
+/// The revision a shard runs on: the git commit of the working directory, else
+/// `$GITHUB_SHA`; `None` when neither is known.
+fn revision() -> Option<String> {
+    bench_history::git::describe("HEAD")
+        .map(|c| c.sha)
+        .or_else(|| std::env::var("GITHUB_SHA").ok().filter(|s| !s.is_empty()))
+}
+
+/// `--merge FILE...`: the shards' raw files as the whole suite's experiment
+/// ([`bench_sched::merge_shards`]: exit 2 naming the files of other suites, revisions or
+/// seeds, a shard given twice, or the missing shards), reported as a suite run at once
+/// with the shards' seed.
+fn merge(args: &SuiteArgs) -> anyhow::Result<u8> {
+    let mut parts = Vec::with_capacity(args.merge.len());
+    for path in &args.merge {
+        parts.push(bench_sched::read_raw(path).map_err(|e| usage(e.to_string()))?);
+    }
+    let shards = parts.len();
+    let merged = bench_sched::merge_shards(parts).map_err(|e| usage(e.to_string()))?;
+    let names: Vec<&str> = merged
+        .header
+        .suite
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
+    let gates = Gates::parse(&args.fail_if_slower, &names)?;
+    let mut variants: Vec<&str> = Vec::new();
+    for b in &merged.header.suite {
+        for v in &b.variants {
+            let short = v
+                .strip_prefix(b.name.as_str())
+                .and_then(|v| v.strip_prefix('/'))
+                .unwrap_or(v);
+            if !variants.contains(&short) {
+                variants.push(short);
+            }
+        }
+    }
+    let (analysis, correction) = suite_analysis(args, &variants, merged.header.seed)?;
+    let recording = crate::core::record::prepare(&args.record, "suite")?;
+    check_exports(args, None, recording.as_ref())?;
+    if !args.quiet && !args.json {
+        stderr_line(format_args!(
+            "abba suite: {} merged from {}, seed {}",
+            counted(names.len(), "benchmark"),
+            counted(shards, "shard file"),
+            merged.header.seed
+        ));
+    }
+    let label = PathBuf::from(merged.file.clone());
+    let ctx = Report {
+        analysis: &analysis,
+        correction,
+        gates: &gates,
+        raw_path: &label,
+    };
+    report(args, merged, &ctx, recording.as_ref())
 }

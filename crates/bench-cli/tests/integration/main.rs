@@ -34,6 +34,7 @@ mod slurm;
 mod snapshots;
 mod suite;
 mod suite_holds;
+mod suite_shards;
 mod verdicts;
 mod width;
 mod words;

@@ -232,13 +232,14 @@ fn run_cells(
                 seed,
             )?;
             eprintln!(
-                "rep {}/{} {} {}: {} (gate off: {}), ratio {} ({:.1} s)",
+                "rep {}/{} {} {}: {} (gate off: {}; cpu: {}), ratio {} ({:.1} s)",
                 rep + 1,
                 args.reps,
                 cell.scenario.label(),
                 cell.design.flag(),
                 obs.default.call.text(),
                 obs.gate_off.text(),
+                obs.cpu.text(),
                 obs.default
                     .ratio
                     .map_or("-".to_owned(), |r| format!("{r:.4}")),
@@ -303,7 +304,7 @@ Rate: the share of repetitions called significant (A/A: in either direction, the
 false-positive rate; A/B: significant and slower, the detection rate), with its Wilson \
 95% interval. slower/faster: significant calls by direction. Gate off: the same raw runs \
 re-analyzed with `--min-practical-effect 0`. Gated: significant calls the practical-effect \
-gate turned into not significant. Ratio: B/A as reported (median of block log-ratios when \
+gate turned into not significant. --metric cpu: the same raw runs re-decided on their CPU time (user + sys). Ratio: B/A as reported (median of block log-ratios when \
 paired, ratio of medians when not); IQR over the repetitions. CI width: mean width of the \
 95% ratio interval, in percent.";
 
@@ -480,11 +481,13 @@ fn reading(analysis: &Analysis) -> Result<Reading> {
     })
 }
 
-/// One experiment: the default analysis and the gate-off re-analysis of its raw runs.
+/// One experiment: the default analysis, and the re-analyses of its raw runs with the gate
+/// off and on CPU time (user + sys, `--metric cpu`, issue 36).
 #[derive(Debug, Clone, PartialEq)]
 struct Observation {
     default: Reading,
     gate_off: Call,
+    cpu: Call,
 }
 
 /// Counts of calls.
@@ -534,9 +537,11 @@ struct Cell {
 struct CellSummary {
     default: Tally,
     gate_off: Tally,
+    cpu: Tally,
     gated: u32,
     rate: Option<Rate>,
     rate_gate_off: Option<Rate>,
+    rate_cpu: Option<Rate>,
     median_ratio: Option<f64>,
     ratio_iqr: Option<[f64; 2]>,
     /// Mean width of the ratio interval.
@@ -559,9 +564,11 @@ impl Cell {
     fn summary(&self) -> CellSummary {
         let mut default = Tally::default();
         let mut gate_off = Tally::default();
+        let mut cpu = Tally::default();
         for o in &self.observations {
             default.add(o.default.call);
             gate_off.add(o.gate_off);
+            cpu.add(o.cpu);
         }
         let ratios = sorted_finite(self.observations.iter().filter_map(|o| o.default.ratio));
         let widths = sorted_finite(
@@ -574,9 +581,11 @@ impl Cell {
         CellSummary {
             default,
             gate_off,
+            cpu,
             gated: self.observations.iter().filter(|o| o.default.gated).count() as u32,
             rate: wilson(default.hits(self.scenario), default.total(), Z95),
             rate_gate_off: wilson(gate_off.hits(self.scenario), gate_off.total(), Z95),
+            rate_cpu: wilson(cpu.hits(self.scenario), cpu.total(), Z95),
             median_ratio: quantile(&ratios, 0.5),
             ratio_iqr: quantile(&ratios, 0.25)
                 .zip(quantile(&ratios, 0.75))
@@ -596,6 +605,8 @@ fn render_table(cells: &[Cell], runs: u32) -> String {
         "slower/faster",
         "gate off: rate [95% CI]",
         "gated",
+        "--metric cpu: rate [95% CI]",
+        "cpu slower/faster",
         "median ratio",
         "ratio IQR",
         "CI width",
@@ -615,6 +626,8 @@ fn render_table(cells: &[Cell], runs: u32) -> String {
             format!("{}/{}", s.default.slower, s.default.faster),
             rate_text(s.rate_gate_off),
             s.gated.to_string(),
+            rate_text(s.rate_cpu),
+            format!("{}/{}", s.cpu.slower, s.cpu.faster),
             s.median_ratio.map_or("-".to_owned(), |r| format!("{r:.4}")),
             s.ratio_iqr
                 .map_or("-".to_owned(), |[a, b]| format!("{a:.4}-{b:.4}")),
@@ -740,28 +753,38 @@ fn experiment(
         planned.runs.len()
     );
 
+    let gate_off = reanalyse(abba, &raw, &["--min-practical-effect", "0"])?.call;
+    let cpu = reanalyse(abba, &raw, &["--metric", "cpu"])?.call;
+    Ok(Observation {
+        default,
+        gate_off,
+        cpu,
+    })
+}
+
+/// `abba analyze --json --quiet EXTRA RAW`, read as a [`Reading`].
+fn reanalyse(abba: &Path, raw: &Path, extra: &[&str]) -> Result<Reading> {
     let out = Command::new(abba)
-        .args([
-            "analyze",
-            "--json",
-            "--quiet",
-            "--min-practical-effect",
-            "0",
-        ])
-        .arg(&raw)
+        .args(["analyze", "--json", "--quiet"])
+        .args(extra)
+        .arg(raw)
         .output()
         .with_context(|| format!("starting {}", abba.display()))?;
     ensure!(
         out.status.success(),
-        "abba analyze {} exited with {}: {}",
+        "abba analyze {} {} exited with {}: {}",
+        extra.join(" "),
         raw.display(),
         out.status,
         String::from_utf8_lossy(&out.stderr).trim()
     );
-    let gate_off = parse_analysis(&String::from_utf8_lossy(&out.stdout))
-        .with_context(|| format!("reading the gate-off analysis of {}", raw.display()))?
-        .call;
-    Ok(Observation { default, gate_off })
+    parse_analysis(&String::from_utf8_lossy(&out.stdout)).with_context(|| {
+        format!(
+            "reading the analysis of {} with {}",
+            raw.display(),
+            extra.join(" ")
+        )
+    })
 }
 
 /// The 1-minute load average, where the system reports one.
@@ -980,27 +1003,25 @@ mod tests {
     #[test]
     fn cell_summary_tallies_both_analyses() {
         let mut cell = Cell::new(Scenario::Shift, Design::Abba);
+        let (slower, faster, no) = (Call::Slower, Call::Faster, Call::NotSignificant);
         let obs = [
-            (Call::Slower, Call::Slower, 1.03, 0.02, false),
-            (Call::NotSignificant, Call::Slower, 1.01, 0.04, true),
-            (
-                Call::NotSignificant,
-                Call::NotSignificant,
-                1.00,
-                0.06,
-                false,
-            ),
-            (Call::Faster, Call::Faster, 0.98, 0.04, false),
+            (slower, slower, slower, 1.03, 0.02, false),
+            (no, slower, slower, 1.01, 0.04, true),
+            (no, no, slower, 1.00, 0.06, false),
+            (faster, faster, no, 0.98, 0.04, false),
         ];
-        for (call, off, ratio, width, gated) in obs {
+        for (call, off, cpu, ratio, width, gated) in obs {
             cell.push(Observation {
                 default: reading(call, ratio, width, gated),
                 gate_off: off,
+                cpu,
             });
         }
         let s = cell.summary();
         assert_eq!(s.rate.map(|r| (r.hits, r.n)), Some((1, 4)));
         assert_eq!(s.rate_gate_off.map(|r| (r.hits, r.n)), Some((2, 4)));
+        assert_eq!(s.rate_cpu.map(|r| (r.hits, r.n)), Some((3, 4)));
+        assert_eq!((s.cpu.slower, s.cpu.faster), (3, 0));
         assert_eq!(s.gated, 1);
         assert_eq!((s.default.slower, s.default.faster), (1, 1));
         // Ratios sorted 0.98, 1.00, 1.01, 1.03: median 1.005, type-7 quartiles 0.995, 1.015.
@@ -1013,6 +1034,7 @@ mod tests {
         assert!(table.contains("| A/B (detections) | abba"), "{table}");
         assert!(table.contains("1/4 = 25%"), "{table}");
         assert!(table.contains("2/4 = 50%"), "{table}");
+        assert!(table.contains("3/4 = 75%"), "{table}");
     }
 
     #[test]

@@ -103,6 +103,9 @@ pub struct ExperimentConfig {
     /// metric ([`Metric::Count`]) needs one; under [`CounterSource::Valgrind`] only
     /// instructions can decide, since the times are valgrind's. Default: none.
     pub counter: Option<CounterSource>,
+    /// The share of a suite this experiment runs (`abba suite --shard K/N`), recorded in
+    /// the raw header ([`crate::ExperimentConfig::into_shard`] sets it). Default: none.
+    pub shard: Option<crate::raw::RawShard>,
 }
 
 /// A sequential stop rule and the baseline its looks compare against.
@@ -160,11 +163,26 @@ impl Default for ExperimentConfig {
             identity: Identity::default(),
             suite: None,
             counter: None,
+            shard: None,
         }
     }
 }
 
 impl ExperimentConfig {
+    /// The layout padding of every run of `schedule` (this configuration's), parallel to
+    /// its runs: [`crate::Layout::pad_for`] of each run, or in a suite each benchmark's own
+    /// ([`Suite::pads`]). Time: O(runs).
+    pub fn pads(&self, schedule: &crate::design::Schedule) -> Vec<usize> {
+        match &self.suite {
+            Some(suite) => suite.pads(self.layout, self.seed, schedule),
+            None => schedule
+                .runs
+                .iter()
+                .map(|r| self.layout.pad_for(self.seed, r))
+                .collect(),
+        }
+    }
+
     /// Where this configuration runs its reference workload, if it has one.
     pub fn reference_runs(&self) -> ReferenceRuns {
         if self.reference.is_some() {
@@ -233,13 +251,13 @@ impl ExperimentConfig {
         self.hooks.get(i).filter(|h| !h.is_empty())
     }
 
-    pub(super) fn unit(&self) -> String {
+    pub(crate) fn unit(&self) -> String {
         self.unit
             .clone()
             .unwrap_or_else(|| self.metric.unit().to_owned())
     }
 
-    pub(super) fn higher(&self) -> bool {
+    pub(crate) fn higher(&self) -> bool {
         self.higher_is_better
             .unwrap_or_else(|| self.metric.higher_is_better())
     }

@@ -88,6 +88,7 @@ fn new_header(config: &ExperimentConfig) -> RawHeader {
             .map(|s| s.to_raw(&config.variants))
             .unwrap_or_default(),
         counter: config.counter,
+        shard: config.shard.clone(),
     };
     header.experiment = Some(
         config
@@ -174,6 +175,7 @@ impl ExperimentConfig {
             },
             suite: Suite::from_raw(h).map_err(ConfigError::SuiteVariant)?,
             counter: h.counter,
+            shard: h.shard.clone(),
             ..ExperimentConfig::default()
         })
     }

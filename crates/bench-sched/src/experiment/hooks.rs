@@ -85,7 +85,7 @@ impl Hooks {
 }
 
 /// The hooks of every variant as the header records them: empty when no variant has one.
-pub(super) fn raw_hooks(hooks: &[Hooks]) -> Vec<RawHooks> {
+pub(crate) fn raw_hooks(hooks: &[Hooks]) -> Vec<RawHooks> {
     if hooks.iter().all(Hooks::is_empty) {
         Vec::new()
     } else {

@@ -19,6 +19,7 @@ pub use config::{
     REFERENCE_NAME, ScanParameter, Until, Variant,
 };
 pub use differences::Mismatch;
+pub(crate) use hooks::raw_hooks;
 pub use hooks::{HookKind, Hooks};
 pub use invalid::ConfigError;
 pub use observer::{NoopObserver, Observer};

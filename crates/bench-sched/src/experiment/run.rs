@@ -408,6 +408,7 @@ impl Session<'_> {
     fn measure(&mut self, skip: usize, runs: &mut Vec<RunRecord>) -> Result<(), SchedError> {
         let config = self.config;
         let schedule = config.schedule();
+        let pads = config.pads(&schedule);
         let mut left_in_block: HashMap<u32, usize> = HashMap::new();
         for r in &schedule.runs[skip..] {
             *left_in_block.entry(r.block).or_default() += 1;
@@ -429,7 +430,7 @@ impl Session<'_> {
                 sleep_unless_stopped(config.settle, self.stop);
             }
             self.check_stop()?;
-            runs.push(self.run_planned(planned)?);
+            runs.push(self.run_planned(planned, pads[n])?);
             if let Target::Variant(i) = planned.target {
                 if last_of.get(&i) == Some(&n) {
                     self.hook_or_stop(i, HookKind::Cleanup, Some(planned.block))?;
@@ -480,7 +481,11 @@ impl Session<'_> {
 
     /// One measured run: runs it, writes its record, and under [`FailurePolicy::Stop`]
     /// ends the experiment (after the `failed` trailer) when it failed.
-    fn run_planned(&mut self, planned: &PlannedRun) -> Result<RunRecord, SchedError> {
+    fn run_planned(
+        &mut self,
+        planned: &PlannedRun,
+        env_pad: usize,
+    ) -> Result<RunRecord, SchedError> {
         let config = self.config;
         let variant = match planned.target {
             Target::Variant(i) => &config.variants[i],
@@ -501,7 +506,6 @@ impl Session<'_> {
             None => None,
         };
         self.observer.on_run_start(planned, variant);
-        let env_pad = config.layout.pad_for(config.seed, planned);
         let m = self.runner.run(
             &variant.name,
             &request(config, self.stop, &variant.command, env_pad, index),

@@ -8,6 +8,7 @@ pub(crate) mod read;
 mod record;
 mod write;
 
+pub(crate) use identity::fnv1a;
 pub use identity::{DERIVED_ID_PREFIX, derived_experiment_id, this_host_name};
 pub use names::{EndStatus, ReferencePlacement, SequenceStop, StopRuleKind};
 pub use read::{read_raw, read_raw_bytes};
@@ -118,6 +119,52 @@ pub struct RawHeader {
     /// counted. Under `valgrind` the runs' times and RSS are valgrind's, not the program's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counter: Option<CounterSource>,
+    /// The share of a suite this file holds (`abba suite --shard K/N`): the shard, the
+    /// suite's identity and every benchmark of the whole suite; absent outside a shard.
+    /// The header's `suite` lists the benchmarks this shard ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<RawShard>,
+}
+
+/// A shard of a suite as its header records it (`abba suite --shard K/N`): what lets
+/// `abba suite --merge` put the shards of one suite back together and refuse the others.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RawShard {
+    /// Which shard, 1-based (`K` of `K/N`).
+    pub index: u32,
+    /// How many shards the suite was split into (`N`).
+    pub count: u32,
+    /// The suite's identity: `suite-` and 16 hex digits, a hash of everything that defines
+    /// the whole suite's runs (see [`crate::suite_digest`]); equal in every shard of one
+    /// suite.
+    pub suite: String,
+    /// The revision the shard was run on (the git commit of the working directory, else
+    /// `$GITHUB_SHA`); absent when none is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+    /// Every benchmark of the whole suite, in the suite file's order (the merged report's
+    /// order); [`crate::Shard::of`] says which shard holds each.
+    pub benchmarks: Vec<String>,
+}
+
+impl RawShard {
+    /// The record of shard `shard` of the suite `suite` (a digest) run on `revision`, the
+    /// whole suite's benchmarks `benchmarks`.
+    pub fn new(
+        shard: crate::suite::Shard,
+        suite: String,
+        revision: Option<String>,
+        benchmarks: Vec<String>,
+    ) -> RawShard {
+        RawShard {
+            index: shard.index(),
+            count: shard.count(),
+            suite,
+            revision,
+            benchmarks,
+        }
+    }
 }
 
 impl RawHeader {

@@ -392,13 +392,14 @@ pub(crate) fn block_name(id: u32) -> String {
     format!("block {} (id {id} in the raw file)", u64::from(id) + 1)
 }
 
-/// What the header's types cannot say: at least one variant, unique names, at least one
+/// What the header's types cannot say: at least one variant (none for an empty shard), unique names, at least one
 /// cycle, and suite benchmarks that name the header's variants. (Every named value, the
 /// design, metric, layout, shell, ..., was read into its type by then: an unknown one is
 /// refused by name.)
 fn validate_header(h: &RawHeader) -> Result<(), String> {
     crate::suite::Suite::from_raw(h)?;
-    if h.variants.is_empty() {
+    // A shard that holds none of its suite's benchmarks records that it ran, and nothing.
+    if h.variants.is_empty() && h.shard.is_none() {
         return Err("the header lists no variants".into());
     }
     if h.cycles == 0 {

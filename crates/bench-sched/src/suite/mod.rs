@@ -8,11 +8,14 @@
 //! falling) cannot line up with one benchmark: it reaches every benchmark at a different
 //! place in every block, and the pairing inside each benchmark's runs cancels what the two
 //! builds shared. Block `b`'s order depends only on (suite, design, seed, b), so a resumed
-//! or extended suite continues the same plan.
+//! or extended suite continues the same plan. A benchmark's own order and its runs' layout
+//! padding depend on its name, never on its place in the suite, so the same benchmark
+//! runs the same runs alone (`--only`), in a shard (`--shard K/N`) or in the whole suite.
 
 mod error;
 mod file;
 mod plan;
+mod shard;
 
 use std::time::Duration;
 
@@ -24,9 +27,11 @@ pub use file::{
     glob,
 };
 pub use plan::{SUITE_BLOCKS, SuiteOptions, suite_metric};
+pub use shard::{Shard, ShardError, merge_shards, suite_digest};
 
 use crate::design::{Design, Pairing, PlannedRun, Schedule, Target, block_order};
 use crate::experiment::Variant;
+use crate::layout::Layout;
 use std::collections::BTreeMap;
 
 use bench_stats::{Dataset, Observation, Series};
@@ -84,7 +89,49 @@ impl SuiteBenchmark {
     }
 }
 
+impl SuiteBenchmark {
+    /// This benchmark's own seed under the experiment's `seed`: its random orders and
+    /// its runs' layout padding come from it. It mixes in the FNV-1a hash of the name, so
+    /// it does not depend on the benchmark's place in the suite (a shard or `--only` runs
+    /// it with the same orders and pads as the whole suite).
+    pub fn seed(&self, seed: u64) -> u64 {
+        seed ^ crate::rng::mix(crate::raw::fnv1a(&self.name))
+    }
+}
+
 impl Suite {
+    /// The layout padding of every run of `schedule` (a schedule of this suite), parallel
+    /// to its runs: a benchmark's run gets the pad of its place among that benchmark's
+    /// runs of the block, drawn from the benchmark's own seed ([`SuiteBenchmark::seed`]),
+    /// so its pads do not depend on the other benchmarks. Time: O(runs).
+    pub fn pads(&self, layout: Layout, seed: u64, schedule: &Schedule) -> Vec<usize> {
+        let mut own: BTreeMap<(u32, usize), u32> = BTreeMap::new();
+        schedule
+            .runs
+            .iter()
+            .map(|r| {
+                let found = match r.target {
+                    Target::Variant(i) => {
+                        self.benchmarks.iter().position(|b| b.variants.contains(&i))
+                    }
+                    Target::Reference => None,
+                };
+                match found {
+                    Some(k) => {
+                        let place = own.entry((r.block, k)).or_default();
+                        let planned = PlannedRun {
+                            position: *place,
+                            ..*r
+                        };
+                        *place += 1;
+                        layout.pad_for(self.benchmarks[k].seed(seed), &planned)
+                    }
+                    None => layout.pad_for(seed, r),
+                }
+            })
+            .collect()
+    }
+
     /// The benchmark variant `i` belongs to, if any.
     pub fn benchmark_of(&self, i: usize) -> Option<&SuiteBenchmark> {
         self.benchmarks.iter().find(|b| b.variants.contains(&i))
@@ -181,8 +228,8 @@ impl Suite {
                         Design::Random => unit,
                         Design::Abba | Design::Sequential => b,
                     };
-                    // Each benchmark draws its own random orders.
-                    let own_seed = seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    // Each benchmark draws its own random orders, from its name.
+                    let own_seed = bench.seed(seed);
                     for own in 0..bench.cycles.max(1) {
                         let unit = match design {
                             Design::Random => {
