@@ -16,9 +16,6 @@ mod args;
 mod cmd;
 mod core;
 
-#[cfg(test)]
-mod examples_check;
-
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};

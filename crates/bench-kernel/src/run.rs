@@ -74,6 +74,23 @@ pub struct KernelResult {
     pub per_thread: Vec<ThreadResult>,
 }
 
+impl std::fmt::Display for KernelResult {
+    /// One line: `int chains=2 threads=1: 1329.9M ops/s (399.0M ops in 0.300 s)` (`n/a`
+    /// for a rate too fast to measure).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rate = self
+            .ops_per_sec
+            .map_or_else(|| "n/a".to_owned(), |v| format!("{:.1}M", v / 1e6));
+        #[allow(clippy::cast_precision_loss)]
+        let ops = self.ops as f64 / 1e6;
+        write!(
+            f,
+            "{} chains={} threads={}: {rate} ops/s ({ops:.1}M ops in {:.3} s)",
+            self.op, self.chains, self.threads, self.elapsed_s
+        )
+    }
+}
+
 /// How a worker decides how many steps to run.
 #[derive(Debug, Clone, Copy)]
 enum Budget {
@@ -319,5 +336,28 @@ mod tests {
         assert_eq!(chunk_steps(Duration::from_secs(1)), MIN_CHUNK_STEPS);
         // 4096 steps in 10 µs: 100 µs is 40960 steps.
         assert_eq!(chunk_steps(Duration::from_micros(10)), 40960);
+    }
+
+    #[test]
+    fn the_result_line_gives_rate_ops_and_time() {
+        let r = |ops_per_sec| KernelResult {
+            op: Op::Int,
+            chains: 2,
+            threads: 1,
+            duration_s: Some(0.3),
+            ops: 399_000_000,
+            elapsed_s: 0.3,
+            ops_per_sec,
+            checksum: 7,
+            per_thread: Vec::new(),
+        };
+        assert_eq!(
+            r(Some(1_329_900_000.0)).to_string(),
+            "int chains=2 threads=1: 1329.9M ops/s (399.0M ops in 0.300 s)"
+        );
+        assert_eq!(
+            r(None).to_string(),
+            "int chains=2 threads=1: n/a ops/s (399.0M ops in 0.300 s)"
+        );
     }
 }

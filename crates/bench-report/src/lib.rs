@@ -89,6 +89,7 @@ pub mod paths;
 #[cfg(feature = "html")]
 pub mod pictures;
 mod plan;
+mod progress;
 mod single;
 mod suite;
 mod suite_noise;
@@ -112,6 +113,7 @@ pub use crate::{
     markdown::render_markdown,
     options::{Charset, ColorMode, RenderOptions, TimeUnit},
     plan::{PlanDocument, render_plan, render_plan_json},
+    progress::{look_text, provisional_text},
     single::render_single,
     suite::{
         PR_COMMENT_MAX, STEP_SUMMARY_MAX, SUITE_SCHEMA, SuiteMarkdown, bmf_measure, comment_marker,

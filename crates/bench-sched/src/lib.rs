@@ -95,6 +95,7 @@ mod pipeline;
 mod raw;
 mod rng;
 mod runner;
+mod scan;
 mod suite;
 mod sys;
 
@@ -110,9 +111,10 @@ pub use crate::design::{
 pub use crate::duration::{DurationParseError, parse_duration, parse_duration_with_unit};
 pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
-    BudgetFit, ConfigError, ExperimentConfig, FailurePolicy, HookKind, Hooks, Identity, MAX_BLOCKS,
-    MAX_RUNS_PER_BLOCK, MAX_WARMUP, Mismatch, NoopObserver, Observer, REFERENCE_NAME, ResumePoint,
-    ScanParameter, Until, Variant, run_experiment,
+    BudgetFit, ConfigError, DEFAULT_BLOCKS, ExperimentConfig, FailurePolicy, HookKind,
+    HookSpecError, Hooks, Identity, MAX_BLOCKS, MAX_RUNS_PER_BLOCK, MAX_WARMUP, Mismatch,
+    NoopObserver, Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant,
+    run_experiment,
 };
 pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary_csv};
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
@@ -136,6 +138,7 @@ pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, MAX_JSON_LINE_BYTES, Metric, MetricParseError, OutputMode,
     RealRunner, RunMeasurement, RunRequest, Runner, STDERR_TAIL_BYTES, Shell, Termination,
 };
+pub use crate::scan::{MAX_VARIANTS, ScanError, ScanExpansion, ScanInput, ScanSpec};
 pub use crate::suite::{
     BenchmarkData, BenchmarkEntry, MAX_SUITE_FILE_BYTES, SUITE_BLOCKS, Settings, Shard, ShardError,
     Suite, SuiteBenchmark, SuiteError, SuiteFile, SuiteOptions, SuiteSpec, Variants,

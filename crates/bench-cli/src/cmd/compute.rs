@@ -77,25 +77,10 @@ pub fn run(args: &ComputeArgs) -> Result<(), ComputeError> {
     let line = if args.json {
         json_line(&result)
     } else {
-        human_line(&result)
+        result.to_string()
     };
     let mut out = std::io::stdout().lock();
     writeln!(out, "{line}").map_err(ComputeError::Write)
-}
-
-/// `int chains=2 threads=1: 1329.9M ops/s (399.0M ops in 0.300 s)`.
-fn human_line(r: &KernelResult) -> String {
-    let rate = r
-        .ops_per_sec
-        .map_or_else(|| "n/a".to_owned(), |v| format!("{:.1}M", v / 1e6));
-    format!(
-        "{} chains={} threads={}: {rate} ops/s ({:.1}M ops in {:.3} s)",
-        r.op,
-        r.chains,
-        r.threads,
-        r.ops as f64 / 1e6,
-        r.elapsed_s
-    )
 }
 
 /// One JSON object; numbers are plain JSON numbers, `null` when not computable.
@@ -116,23 +101,11 @@ fn json_line(r: &KernelResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bench_kernel::Op;
-    use clap::Parser;
 
-    #[derive(Parser, Debug)]
-    struct Wrapper {
-        #[command(flatten)]
-        args: ComputeArgs,
-    }
-
-    fn parse(argv: &[&str]) -> Result<ComputeArgs, clap::Error> {
-        Wrapper::try_parse_from(std::iter::once("compute").chain(argv.iter().copied()))
-            .map(|w| w.args)
-    }
-
-    fn result(checksum: u64, ops_per_sec: Option<f64>) -> KernelResult {
-        KernelResult {
-            op: Op::Int,
+    #[test]
+    fn json_keeps_a_large_checksum_exact() {
+        let result = |checksum, ops_per_sec| KernelResult {
+            op: bench_kernel::Op::Int,
             chains: 2,
             threads: 1,
             duration_s: Some(0.3),
@@ -141,92 +114,7 @@ mod tests {
             ops_per_sec,
             checksum,
             per_thread: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn defaults() {
-        let a = parse(&[]).unwrap();
-        assert_eq!(a.config(), Ok(KernelConfig::default()));
-        assert!(!a.json);
-    }
-
-    #[test]
-    fn both_flag_spellings() {
-        let a = parse(&[
-            "--chains",
-            "2",
-            "--op=fp",
-            "--duration=0.5",
-            "--threads",
-            "3",
-        ])
-        .unwrap();
-        let b = parse(&[
-            "--chains=2",
-            "--op",
-            "fp",
-            "--duration",
-            "0.5",
-            "--threads=3",
-        ])
-        .unwrap();
-        assert_eq!(a.config(), b.config());
-        assert_eq!(
-            a.config(),
-            Ok(KernelConfig {
-                op: Op::Fp,
-                chains: 2,
-                threads: 3,
-                duration: std::time::Duration::from_millis(500),
-            })
-        );
-    }
-
-    #[test]
-    fn unknown_op_is_rejected_with_the_list() {
-        let err = parse(&["--op", "mul"]).unwrap_err().to_string();
-        assert!(err.contains("expected one of int, add, fp"), "{err}");
-    }
-
-    #[test]
-    fn out_of_range_flags_are_usage_errors() {
-        for (argv, message) in [
-            (
-                &["--chains", "0"][..],
-                "--chains must be between 1 and 16, got 0",
-            ),
-            (
-                &["--chains", "17"][..],
-                "--chains must be between 1 and 16, got 17",
-            ),
-            (
-                &["--threads", "0"][..],
-                "--threads must be between 1 and 1024, got 0",
-            ),
-            (&["--duration", "-1"][..], "--duration must be"),
-            (&["--duration", "nan"][..], "--duration must be"),
-        ] {
-            let err = run(&parse(argv).unwrap()).unwrap_err();
-            assert!(matches!(err, ComputeError::Invalid(_)));
-            assert!(err.to_string().starts_with(message), "{err}");
-        }
-    }
-
-    #[test]
-    fn human_line_format() {
-        assert_eq!(
-            human_line(&result(7, Some(1_329_900_000.0))),
-            "int chains=2 threads=1: 1329.9M ops/s (399.0M ops in 0.300 s)"
-        );
-        assert_eq!(
-            human_line(&result(7, None)),
-            "int chains=2 threads=1: n/a ops/s (399.0M ops in 0.300 s)"
-        );
-    }
-
-    #[test]
-    fn json_keeps_a_large_checksum_exact() {
+        };
         let line = json_line(&result(u64::MAX, Some(1.5e9)));
         assert!(line.contains("\"checksum\":18446744073709551615"), "{line}");
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();

@@ -1,13 +1,16 @@
 //! Progress on stderr while an experiment runs: block i of N, the variant running,
 //! elapsed and ETA, and for two variants a provisional estimate after a few blocks (the
-//! ratio and its interval so far, marked provisional: not a decision). Off when stderr is
-//! not a terminal or with `--quiet`.
+//! ratio and its interval so far, marked provisional: not a decision; computed by
+//! `bench_stats::paired::RunningEstimate`, worded by `bench_report::provisional_text`).
+//! Off when stderr is not a terminal or with `--quiet`.
 
 use std::io::IsTerminal;
 use std::time::Duration;
 
+use bench_report::{look_text, provisional_text};
 use bench_sched::{Observer, PlannedRun, RunRecord, Variant};
-use bench_stats::sequential::{Look, LookDecision, SequentialRule};
+use bench_stats::paired::RunningEstimate;
+use bench_stats::sequential::{Look, SequentialRule};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// An [`Observer`] drawing an indicatif bar over the measured runs.
@@ -97,43 +100,34 @@ impl Observer for Progress {
 
     fn on_block_end(&mut self, block: u32) {
         if let Some(r) = &mut self.running {
-            r.block_end(block);
+            r.estimate.block_end(block);
         }
     }
 }
 
-/// Blocks before the progress line shows an estimate.
-pub const PROVISIONAL_AFTER: usize = 3;
-
-/// The running estimate of two variants: per complete block the log-ratio of the
-/// candidate's median run to the baseline's (the typical run of the block, the block value
-/// the default's sequence reads), and their Hodges-Lehmann estimate with its 95%
-/// signed-rank interval.
+/// The running estimate of two variants ([`RunningEstimate`]), with their names.
 #[derive(Debug)]
-pub struct Running {
+struct Running {
     baseline: String,
     candidate: String,
-    /// The current block's values of the baseline and of the candidate.
-    block: Option<(u32, [Vec<f64>; 2])>,
-    log_ratios: Vec<f64>,
+    estimate: RunningEstimate,
 }
 
 impl Running {
     /// `None` unless there are exactly two variants (the first the baseline).
-    pub fn new(names: &[String]) -> Option<Running> {
+    fn new(names: &[String]) -> Option<Running> {
         let [baseline, candidate] = names else {
             return None;
         };
         Some(Running {
             baseline: baseline.clone(),
             candidate: candidate.clone(),
-            block: None,
-            log_ratios: Vec::new(),
+            estimate: RunningEstimate::default(),
         })
     }
 
     /// A measured run: its value (the metric, else the wall time) if it succeeded.
-    pub fn record(&mut self, run: &RunRecord) {
+    fn record(&mut self, run: &RunRecord) {
         if run.is_reference || !run.succeeded() {
             return;
         }
@@ -146,166 +140,12 @@ impl Running {
         };
         #[allow(clippy::cast_precision_loss)]
         let value = run.metric.unwrap_or(run.wall_ns as f64);
-        self.add(run.block, side, value);
+        self.estimate.add(run.block, side, value);
     }
 
-    fn add(&mut self, block: u32, side: usize, value: f64) {
-        if !value.is_finite() || value <= 0.0 {
-            return;
-        }
-        let (b, values) = self.block.get_or_insert((block, [Vec::new(), Vec::new()]));
-        if *b != block {
-            *b = block;
-            *values = [Vec::new(), Vec::new()];
-        }
-        values[side].push(value);
-    }
-
-    /// Every run of `block` is in: its log-ratio joins the estimate.
-    pub fn block_end(&mut self, block: u32) {
-        if let Some((b, [base, cand])) = self.block.take() {
-            let median = |v: &[f64]| bench_stats::paired::BlockSummary::Median.of(v);
-            if let (true, Some(base), Some(cand)) = (b == block, median(&base), median(&cand)) {
-                self.log_ratios.push((cand / base).ln());
-            }
-        }
-    }
-
-    /// `provisional after 5 blocks: B/A 1.043x [0.981, 1.102], not a verdict` (`ratio`
-    /// for `B/A` when the names are long); `None`
-    /// before [`PROVISIONAL_AFTER`] blocks or without an interval.
-    pub fn text(&self) -> Option<String> {
-        let n = self.log_ratios.len();
-        if n < PROVISIONAL_AFTER {
-            return None;
-        }
-        let hl = bench_stats::rank::paired_hodges_lehmann(&self.log_ratios, 0.95).ok()?;
-        let (r, lo, hi) = (hl.estimate.exp(), hl.ci_low.exp(), hl.ci_high.exp());
-        if !(r.is_finite() && lo.is_finite() && hi.is_finite()) {
-            return None;
-        }
-        // Short names say which ratio; long ones would push the line past the terminal.
-        let what = if self.candidate.chars().count() + self.baseline.chars().count() <= 24 {
-            format!("{}/{}", self.candidate, self.baseline)
-        } else {
-            "ratio".to_owned()
-        };
-        Some(format!(
-            "provisional after {n} blocks: {what} {r:.3}x [{lo:.3}, {hi:.3}], not a verdict"
-        ))
-    }
-}
-
-/// One look in words: the interval so far, where it is heading and what it still needs,
-/// e.g. `look 9: ratio in [0.981, 1.032], median 1.012 heading up; needs it off 1 or
-/// inside ±1%`.
-pub fn look_text(look: &Look, rule: &SequentialRule) -> String {
-    let undecided =
-        |rule: &SequentialRule| format!("needs it off 1 or inside ±{:.1}%", rule.margin * 100.0);
-    let [lo, hi] = look.ratio_interval;
-    let interval = if lo.is_finite() && hi.is_finite() && lo > 0.0 {
-        format!("ratio in [{lo:.3}, {hi:.3}]")
-    } else {
-        "ratio not bounded yet".to_owned()
-    };
-    let heading = if look.median_ratio > 1.0 {
-        "up"
-    } else if look.median_ratio < 1.0 {
-        "down"
-    } else {
-        "nowhere"
-    };
-    let state = match look.decision {
-        LookDecision::Larger => "decided: above 1".to_owned(),
-        LookDecision::Smaller => "decided: below 1".to_owned(),
-        LookDecision::Equivalent => format!("decided: inside ±{:.1}%", rule.margin * 100.0),
-        LookDecision::Undecided if look.blocks < rule.min_blocks => {
-            format!("no decision before block {}", rule.min_blocks)
-        }
-        LookDecision::Undecided => undecided(rule),
-        _ => undecided(rule),
-    };
-    format!(
-        "look {}: {interval}, median {:.3} heading {heading}; {state}",
-        look.blocks, look.median_ratio
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use bench_stats::sequential::replay;
-
-    #[test]
-    fn the_running_estimate_is_the_hl_of_block_median_log_ratios_after_three_blocks() {
-        let names = ["A".to_owned(), "B".to_owned()];
-        let mut r = Running::new(&names).unwrap();
-        assert!(Running::new(&names[..1]).is_none());
-        // Block medians (of two runs, their mean): A 120 in every block; B the mean of
-        // its fast and slow run.
-        let blocks = [
-            (110.0, 130.0),
-            (105.0, 150.0),
-            (120.0, 121.0),
-            (108.0, 200.0),
-        ];
-        for (b, (fast, slow)) in (0u32..).zip(blocks) {
-            r.add(b, 0, 100.0);
-            r.add(b, 0, 140.0);
-            r.add(b, 1, slow);
-            r.add(b, 1, fast);
-            r.block_end(b);
-            if b < 2 {
-                assert_eq!(r.text(), None, "block {b}");
-            }
-        }
-        let logs: Vec<f64> = blocks
-            .iter()
-            .map(|(f, s)| ((f + s) / 2.0 / 120.0_f64).ln())
-            .collect();
-        let hl = bench_stats::rank::paired_hodges_lehmann(&logs, 0.95).unwrap();
-        let text = r.text().unwrap();
-        let want = format!(
-            "provisional after 4 blocks: B/A {:.3}x [{:.3}, {:.3}], not a verdict",
-            hl.estimate.exp(),
-            hl.ci_low.exp(),
-            hl.ci_high.exp()
-        );
-        assert_eq!(text, want);
-        // Walsh averages of the four log-ratios; their median is between 1.0x and 1.2x.
-        assert!(
-            text.contains("B/A 1.0") || text.contains("B/A 1.1"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn a_block_missing_a_variant_adds_nothing() {
-        let names = ["A".to_owned(), "B".to_owned()];
-        let mut r = Running::new(&names).unwrap();
-        for b in 0..5 {
-            r.add(b, 0, 100.0);
-            r.block_end(b);
-        }
-        assert_eq!(r.text(), None);
-    }
-
-    #[test]
-    fn a_look_says_where_the_sequence_is_heading() {
-        let rule = SequentialRule::default();
-        let r = replay(
-            &[0.01, 0.02, -0.01, 0.015, 0.005, 0.03, -0.002, 0.01],
-            &rule,
-        );
-        let text = look_text(r.last().unwrap(), &rule);
-        assert!(text.starts_with("look 8: ratio in ["), "{text}");
-        assert!(text.contains("heading up"), "{text}");
-        assert!(text.contains("needs it off 1 or inside ±1.0%"), "{text}");
-        let early = look_text(&r.looks[2], &rule);
-        assert!(
-            early.contains("ratio not bounded yet") && early.contains("no decision before block 7"),
-            "{early}"
-        );
+    fn text(&self) -> Option<String> {
+        let p = self.estimate.estimate()?;
+        Some(provisional_text(&p, &self.baseline, &self.candidate))
     }
 }
 

@@ -59,3 +59,17 @@ pub fn sched_error_text(e: &bench_sched::SchedError) -> String {
         _ => e.to_string(),
     }
 }
+
+/// A scan input ([`bench_sched::ScanInput`]) as the flag that gives it (hyperfine's
+/// spelling, which abba's flags keep).
+pub(crate) fn scan_flag(input: bench_sched::ScanInput) -> &'static str {
+    use bench_sched::ScanInput;
+    match input {
+        ScanInput::Range => "-P/--parameter-scan",
+        ScanInput::Step => "-D/--parameter-step-size",
+        ScanInput::List => "-L/--parameter-list",
+        ScanInput::Name => "--name",
+        ScanInput::Kernel => "--kernel",
+        _ => "a scan flag",
+    }
+}

@@ -230,8 +230,9 @@ fn kubernetes_schema_check_rejects_a_misspelled_mistyped_or_missing_field() {
     }
 }
 
-/// Shell lines with their `\` continuations joined.
-fn logical_lines(script: &str) -> Vec<String> {
+/// Shell lines with their `\` continuations joined (the recipes' checks in `examples.rs`
+/// read them too).
+pub(crate) fn logical_lines(script: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     for line in script.lines() {

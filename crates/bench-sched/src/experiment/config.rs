@@ -10,7 +10,7 @@ use crate::layout::Layout;
 use crate::runner::{CommandSpec, Metric, OutputMode, Runner};
 use crate::suite::Suite;
 
-use super::{Hooks, ResumePoint};
+use super::{HookKind, Hooks, ResumePoint};
 
 /// Name recorded for reference-workload runs.
 pub const REFERENCE_NAME: &str = "reference";
@@ -45,7 +45,8 @@ pub struct ExperimentConfig {
     pub reference: Option<CommandSpec>,
     /// Run order. Default: [`Design::Abba`].
     pub design: Design,
-    /// Number of blocks. Default: 10.
+    /// Number of blocks. Default: [`DEFAULT_BLOCKS`] (20), the one default of `abba
+    /// compare` and `abba suite`.
     pub blocks: u32,
     /// Seed of the run order and the layout padding. Default: 1.
     pub seed: u64,
@@ -135,13 +136,16 @@ pub struct ScanParameter {
     pub values: Vec<f64>,
 }
 
+/// The blocks of an experiment when nothing else gives them (`ExperimentConfig::default`).
+pub const DEFAULT_BLOCKS: u32 = 20;
+
 impl Default for ExperimentConfig {
     fn default() -> Self {
         ExperimentConfig {
             variants: Vec::new(),
             reference: None,
             design: Design::Abba,
-            blocks: 10,
+            blocks: DEFAULT_BLOCKS,
             seed: 1,
             warmup: 1,
             settle: Duration::ZERO,
@@ -181,6 +185,29 @@ impl ExperimentConfig {
                 .map(|r| self.layout.pad_for(self.seed, r))
                 .collect(),
         }
+    }
+
+    /// The characters a shell would expand that any command (hooks and the reference
+    /// included) holds, each once in the order met: without a shell they run literally.
+    #[must_use]
+    pub fn shell_expansions(&self) -> Vec<char> {
+        let hooks = self
+            .hooks
+            .iter()
+            .flat_map(|h| HookKind::ALL.into_iter().filter_map(|k| h.get(k)));
+        let commands = self
+            .variants
+            .iter()
+            .map(|v| &v.command)
+            .chain(self.reference.as_ref())
+            .chain(hooks);
+        let mut found: Vec<char> = Vec::new();
+        for c in commands.flat_map(CommandSpec::shell_expansions) {
+            if !found.contains(&c) {
+                found.push(c);
+            }
+        }
+        found
     }
 
     /// Where this configuration runs its reference workload, if it has one.

@@ -4,8 +4,49 @@
 
 use std::fmt;
 
+use crate::SchedError;
 use crate::raw::RawHooks;
-use crate::runner::CommandSpec;
+use crate::runner::{CommandSpec, Shell};
+
+/// A hook given for a wrong number of variants, or one that is not a command.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum HookSpecError {
+    /// Given neither once nor once per variant.
+    Count {
+        /// The hook.
+        kind: HookKind,
+        /// How many times it is given.
+        given: usize,
+        /// How many variants there are.
+        variants: usize,
+    },
+    /// Its text is not a command.
+    Command {
+        /// The hook.
+        kind: HookKind,
+        /// Why.
+        error: SchedError,
+    },
+}
+
+impl fmt::Display for HookSpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Count {
+                kind,
+                given,
+                variants,
+            } => write!(
+                f,
+                "{kind} is given {given} times but there are {variants} variants: give it once (for every variant) or once per variant"
+            ),
+            Self::Command { kind, error } => write!(f, "{kind}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for HookSpecError {}
 
 /// The hook commands of one variant; every one defaults to none.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -65,6 +106,53 @@ impl Hooks {
             HookKind::Conclude => self.conclude.as_ref(),
             HookKind::Cleanup => self.cleanup.as_ref(),
         }
+    }
+
+    /// The hook of `kind`, to set.
+    fn slot(&mut self, kind: HookKind) -> &mut Option<CommandSpec> {
+        match kind {
+            HookKind::Setup => &mut self.setup,
+            HookKind::Prepare => &mut self.prepare,
+            HookKind::Conclude => &mut self.conclude,
+            HookKind::Cleanup => &mut self.cleanup,
+        }
+    }
+
+    /// The hooks of each of `variants` variants from the texts given per kind (empty when
+    /// none is given). Each kind is given once (for every variant) or once per variant, as
+    /// hyperfine accepts; an empty text among per-variant ones means that variant has none.
+    ///
+    /// # Errors
+    /// [`HookSpecError`] for a kind given another number of times, or a text that is not
+    /// a command in `shell`.
+    pub fn per_variant(
+        given: &[(HookKind, &[String])],
+        variants: usize,
+        shell: Shell,
+    ) -> Result<Vec<Hooks>, HookSpecError> {
+        if given.iter().all(|(_, v)| v.is_empty()) {
+            return Ok(Vec::new());
+        }
+        let mut out = vec![Hooks::default(); variants];
+        for &(kind, values) in given.iter().filter(|(_, v)| !v.is_empty()) {
+            if values.len() != 1 && values.len() != variants {
+                let given = values.len();
+                return Err(HookSpecError::Count {
+                    kind,
+                    given,
+                    variants,
+                });
+            }
+            for (i, hooks) in out.iter_mut().enumerate() {
+                let text = &values[if values.len() == 1 { 0 } else { i }];
+                if !text.trim().is_empty() {
+                    let spec = CommandSpec::parse(text, shell)
+                        .map_err(|error| HookSpecError::Command { kind, error })?;
+                    *hooks.slot(kind) = Some(spec);
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Whether no hook is set.

@@ -15,12 +15,12 @@ mod stop;
 
 pub use budget::BudgetFit;
 pub use config::{
-    ExperimentConfig, FailurePolicy, Identity, MAX_BLOCKS, MAX_RUNS_PER_BLOCK, MAX_WARMUP,
-    REFERENCE_NAME, ScanParameter, Until, Variant,
+    DEFAULT_BLOCKS, ExperimentConfig, FailurePolicy, Identity, MAX_BLOCKS, MAX_RUNS_PER_BLOCK,
+    MAX_WARMUP, REFERENCE_NAME, ScanParameter, Until, Variant,
 };
 pub use differences::Mismatch;
 pub(crate) use hooks::raw_hooks;
-pub use hooks::{HookKind, Hooks};
+pub use hooks::{HookKind, HookSpecError, Hooks};
 pub use invalid::ConfigError;
 pub use observer::{NoopObserver, Observer};
 pub use resume::ResumePoint;

@@ -769,7 +769,7 @@ fn every_invariant_is_a_typed_error() {
         ConfigError::UntilBlocks {
             min: 2,
             max: 8,
-            blocks: 10
+            blocks: crate::DEFAULT_BLOCKS
         }
     );
     // A rule that could only stop inconclusive: 5 blocks cannot reach alpha 0.05.

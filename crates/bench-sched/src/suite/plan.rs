@@ -39,8 +39,9 @@ pub struct SuiteOptions {
     pub runs_per_block: Option<u32>,
 }
 
-/// The blocks of a suite when neither the command line nor the file gives them.
-pub const SUITE_BLOCKS: u32 = 20;
+/// The blocks of a suite when neither the command line nor the file gives them: the one
+/// default of every experiment ([`crate::DEFAULT_BLOCKS`]).
+pub const SUITE_BLOCKS: u32 = crate::DEFAULT_BLOCKS;
 
 /// The metrics a suite measures, as its errors list them.
 const SUITE_METRICS: &str = "wall, user, sys, cpu, max-rss or json:FIELD";

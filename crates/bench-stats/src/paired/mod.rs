@@ -5,6 +5,7 @@
 pub mod estimators;
 pub mod reference;
 pub mod robust;
+pub mod running;
 pub mod shape;
 pub mod variance;
 
@@ -14,4 +15,5 @@ pub use estimators::{
 };
 pub use reference::{REFERENCE_BIAS_LIMIT, RatioOfRatios, ratio_of_ratios, ratio_of_ratios_beside};
 pub use robust::{BlockSummary, PooledMedianRatio, pooled_median_ratio};
+pub use running::{PROVISIONAL_AFTER, Provisional, RunningEstimate};
 pub use variance::{VarianceComponents, paired_variance_components, variance_components};

@@ -5,9 +5,9 @@
 
 use anyhow::Context;
 use bench_sched::{
-    CommandSpec, ConfigError, CpuSet, Design, ExperimentConfig, FailurePolicy, Identity, Layout,
-    Metric, Mismatch, OutputMode, REFERENCE_NAME, RealRunner, ResumePoint, Runner, SchedError,
-    Shell, Until, Variant,
+    CommandSpec, ConfigError, CpuSet, DEFAULT_BLOCKS, Design, ExperimentConfig, FailurePolicy,
+    Identity, Layout, Metric, Mismatch, OutputMode, REFERENCE_NAME, RealRunner, ResumePoint,
+    Runner, ScanError, ScanParameter, ScanSpec, SchedError, Shell, Until, Variant,
 };
 use bench_stats::AnalysisConfig;
 use bench_stats::sequential::SequentialRule;
@@ -17,7 +17,7 @@ use crate::args::{CompareArgs, LayoutArg, ShellArg};
 use crate::core::analysis::{analysis_config_for, fresh_seed};
 use crate::core::exit::usage;
 use crate::core::output::check_export_paths;
-use crate::core::words::sched_error_text;
+use crate::core::words::{scan_flag, sched_error_text};
 
 /// What the arguments of `abba compare` describe: the runs, their names, the analysis.
 #[derive(Debug)]
@@ -45,6 +45,41 @@ struct Variants {
     unit: Option<String>,
 }
 
+/// The arguments with every parameter scan (`-P`/`-L`, [`ScanSpec`]) expanded in the
+/// commands (or `--kernel` specs) and names, and the numeric parameter per variant; `None`
+/// without a scan. A scan's error is a usage error naming the flag.
+fn expand_scan(args: &CompareArgs) -> anyhow::Result<Option<(CompareArgs, Option<ScanParameter>)>> {
+    let spec = ScanSpec {
+        range: args.scan.parameter_scan.clone(),
+        step: args.scan.parameter_step_size.clone(),
+        lists: args.scan.parameter_list.clone(),
+    };
+    if spec.is_empty() {
+        return Ok(None);
+    }
+    let said = |e: ScanError| usage(e.words(scan_flag));
+    if args.resume.is_some() {
+        spec.check().map_err(said)?;
+        let flags = scan_flag(spec.first_input());
+        return Err(usage(format!(
+            "{flags} with --resume: the file's header holds the expanded variants; leave out {flags}"
+        )));
+    }
+    let kernel = !args.kernel.is_empty();
+    let templates = if kernel { &args.kernel } else { &args.commands };
+    let Some(e) = spec.expand(templates, &args.name).map_err(said)? else {
+        return Ok(None);
+    };
+    let mut out = args.clone();
+    if kernel {
+        out.kernel = e.texts;
+    } else {
+        out.commands = e.texts;
+    }
+    out.name = e.names;
+    Ok(Some((out, e.parameter)))
+}
+
 /// Checks the arguments in the order their errors are reported and turns them into the
 /// experiment: variants and names, design, pin, reference, then the rest; the
 /// configuration's own invariants ([`ExperimentConfig::validate`]) are refused with the
@@ -55,9 +90,9 @@ pub(crate) fn experiment_config(
 ) -> anyhow::Result<Plan> {
     let base = resume.as_ref().map(resumed).transpose()?;
     let base = base.as_ref();
-    // A parameter scan (-P/-L) expands the commands and names first (`scan.rs`).
-    let scan = super::scan::expand(args)?;
-    let args = scan.as_ref().map_or(args, |s| &s.args);
+    // A parameter scan (-P/-L) expands the commands and names first.
+    let scan = expand_scan(args)?;
+    let args = scan.as_ref().map_or(args, |s| &s.0);
     let shell = match args.shell {
         Some(arg) => shell_of(arg),
         None => base
@@ -76,11 +111,12 @@ pub(crate) fn experiment_config(
     if let Some(u) = &until {
         u.validate().map_err(|e| config_error(e, args, true))?;
     }
-    let blocks = until
-        .as_ref()
-        .map_or(args.blocks.or(base.map(|b| b.blocks)).unwrap_or(20), |u| {
-            u.rule.max_blocks
-        });
+    let blocks = until.as_ref().map_or(
+        args.blocks
+            .or(base.map(|b| b.blocks))
+            .unwrap_or(DEFAULT_BLOCKS),
+        |u| u.rule.max_blocks,
+    );
     let names = names(args, base, &texts)?;
     check_export_paths(&args.analysis)?;
     let design = match args.design.as_deref() {
@@ -127,7 +163,7 @@ pub(crate) fn experiment_config(
         hooks,
         parameter: scan
             .as_ref()
-            .and_then(|s| s.parameter.clone())
+            .and_then(|s| s.1.clone())
             .or_else(|| base.and_then(|b| b.parameter.clone())),
         until,
         counter,
@@ -162,15 +198,17 @@ fn resumed(point: &ResumePoint) -> anyhow::Result<ExperimentConfig> {
 /// else compare's defaults): warm-ups, settle, layout, timeout, output, failures, the
 /// experiment's identity; a compare runs no suite.
 fn run_settings(args: &CompareArgs, base: Option<&ExperimentConfig>) -> ExperimentConfig {
+    let defaults = ExperimentConfig::default();
+    let base = base.unwrap_or(&defaults);
     ExperimentConfig {
-        warmup: args.warmup.or(base.map(|b| b.warmup)).unwrap_or(1),
-        settle: args.settle.or(base.map(|b| b.settle)).unwrap_or_default(),
+        warmup: args.warmup.unwrap_or(base.warmup),
+        settle: args.settle.unwrap_or(base.settle),
         layout: match args.layout {
             Some(LayoutArg::Random) => Layout::Random,
             Some(LayoutArg::Fixed) => Layout::Fixed(0),
-            None => base.map_or(Layout::Random, |b| b.layout),
+            None => base.layout,
         },
-        timeout: args.timeout.or(base.and_then(|b| b.timeout)),
+        timeout: args.timeout.or(base.timeout),
         output: match (args.show_output, args.analysis.json) {
             (true, true) => OutputMode::ShowOnStderr,
             (true, false) => OutputMode::Show,
@@ -181,25 +219,14 @@ fn run_settings(args: &CompareArgs, base: Option<&ExperimentConfig>) -> Experime
         } else {
             FailurePolicy::Stop
         },
-        abba_version: env!("CARGO_PKG_VERSION").to_string(),
-        warmup_per_block: args
-            .hooks
-            .warmup_per_block
-            .or(base.map(|b| b.warmup_per_block))
-            .unwrap_or(0),
+        warmup_per_block: args.hooks.warmup_per_block.unwrap_or(base.warmup_per_block),
         cycles: 1,
         identity: Identity {
-            experiment: args
-                .experiment
-                .clone()
-                .or_else(|| base.and_then(|b| b.identity.experiment.clone())),
-            host: args
-                .host
-                .clone()
-                .or_else(|| base.and_then(|b| b.identity.host.clone())),
+            experiment: args.experiment.clone().or(base.identity.experiment.clone()),
+            host: args.host.clone().or(base.identity.host.clone()),
         },
         suite: None,
-        ..ExperimentConfig::default()
+        ..defaults.clone()
     }
 }
 

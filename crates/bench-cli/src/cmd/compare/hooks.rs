@@ -5,60 +5,28 @@
 use std::time::Duration;
 
 use bench_sched::{
-    CommandSpec, ExperimentConfig, HookKind, Hooks, InterruptFlag, RealRunner, SchedError, Shell,
+    ExperimentConfig, HookKind, HookSpecError, Hooks, InterruptFlag, RealRunner, SchedError, Shell,
 };
 
 use crate::args::{CompareArgs, HookArgs};
 use crate::core::exit::{Exit, usage};
 use crate::core::stdio::stderr_line;
 
-/// The hooks of each variant (empty when no hook is given). Each hook flag is given once
-/// (for every variant) or once per variant, as hyperfine accepts; an empty CMD among
-/// per-variant values means that variant has none.
+/// The hooks of each variant ([`Hooks::per_variant`]; empty when no hook is given).
 pub fn hooks(args: &HookArgs, variants: usize, shell: Shell) -> anyhow::Result<Vec<Hooks>> {
     let given = [
-        (HookKind::Setup, &args.setup),
-        (HookKind::Prepare, &args.prepare),
-        (HookKind::Conclude, &args.conclude),
-        (HookKind::Cleanup, &args.cleanup),
+        (HookKind::Setup, args.setup.as_slice()),
+        (HookKind::Prepare, args.prepare.as_slice()),
+        (HookKind::Conclude, args.conclude.as_slice()),
+        (HookKind::Cleanup, args.cleanup.as_slice()),
     ];
-    if given.iter().all(|(_, v)| v.is_empty()) {
-        return Ok(Vec::new());
-    }
-    let mut out = vec![Hooks::default(); variants];
-    for (kind, values) in given {
-        if values.is_empty() {
-            continue;
-        }
-        if values.len() != 1 && values.len() != variants {
-            return Err(usage(format!(
-                "--{kind} is given {} times but there are {variants} variants: give it once (for every variant) or once per variant",
-                values.len()
-            )));
-        }
-        for (i, hooks) in out.iter_mut().enumerate() {
-            let text = &values[if values.len() == 1 { 0 } else { i }];
-            if text.trim().is_empty() {
-                continue;
-            }
-            let spec = CommandSpec::parse(text, shell).map_err(|e| {
-                usage(format!(
-                    "--{kind}: {}",
-                    crate::core::words::sched_error_text(&e)
-                ))
-            })?;
-            match kind {
-                HookKind::Setup => hooks.setup = Some(spec),
-                HookKind::Prepare => hooks.prepare = Some(spec),
-                HookKind::Conclude => hooks.conclude = Some(spec),
-                HookKind::Cleanup => hooks.cleanup = Some(spec),
-                // `given` holds the four kinds above; a kind a later bench-sched adds fails
-                // `clippy::wildcard_enum_match_arm` here until it has a flag.
-                _ => {}
-            }
-        }
-    }
-    Ok(out)
+    Hooks::per_variant(&given, variants, shell).map_err(|e| match e {
+        HookSpecError::Command { kind, error } => usage(format!(
+            "--{kind}: {}",
+            crate::core::words::sched_error_text(&error)
+        )),
+        HookSpecError::Count { .. } | _ => usage(format!("--{e}")),
+    })
 }
 
 /// Whether any hook flag is given (on `--resume`, none given keeps the file's hooks).
@@ -71,24 +39,7 @@ pub fn any_given(args: &HookArgs) -> bool {
 /// Prints one warning when any command (hooks and the reference included) holds
 /// characters a shell would expand but that run literally without one.
 pub fn warn_shell_expansions(config: &ExperimentConfig) {
-    let mut found: Vec<char> = Vec::new();
-    let hooks = config
-        .hooks
-        .iter()
-        .flat_map(|h| HookKind::ALL.into_iter().filter_map(|k| h.get(k)));
-    let commands = config
-        .variants
-        .iter()
-        .map(|v| &v.command)
-        .chain(config.reference.as_ref())
-        .chain(hooks);
-    for command in commands {
-        for c in command.shell_expansions() {
-            if !found.contains(&c) {
-                found.push(c);
-            }
-        }
-    }
+    let found = config.shell_expansions();
     if found.is_empty() {
         return;
     }

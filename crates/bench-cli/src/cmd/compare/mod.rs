@@ -6,7 +6,6 @@ pub mod demo;
 mod hooks;
 pub mod hyperfine;
 mod kernel_spec;
-mod scan;
 
 use std::path::{Path, PathBuf};
 

@@ -1,12 +1,14 @@
 //! The fan-out recipes under `examples/` (GitHub Actions matrix, Slurm job array,
-//! Kubernetes Indexed Job) parse, and every abba command in them is accepted by the real
-//! command-line parser: `compare` with `--experiment` and an `--output` named by host and
-//! index, then `analyze results/*.jsonl`.
+//! Kubernetes Indexed Job, the suite workflows) parse, and every abba command in them is
+//! accepted by the real command-line parser (the binary, in an empty folder: its error, if
+//! any, is abba's own about the missing programs or files, never clap's about the words):
+//! `compare` with `--experiment` and an `--output` named by host and index, then
+//! `analyze results/*.jsonl`.
 
-use clap::Parser;
+use assert_cmd::Command;
 use yaml_rust2::{Yaml, YamlLoader};
 
-use crate::args::{Cli, Command};
+use super::kubernetes::logical_lines;
 
 fn example(path: &str) -> String {
     let full = format!("{}/../../examples/{path}", env!("CARGO_MANIFEST_DIR"));
@@ -15,22 +17,6 @@ fn example(path: &str) -> String {
 
 fn yaml(path: &str) -> Vec<Yaml> {
     YamlLoader::load_from_str(&example(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Shell lines with their `\` continuations joined.
-fn logical_lines(script: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for line in script.lines() {
-        match line.trim_end().strip_suffix('\\') {
-            Some(head) => cur.push_str(head),
-            None => {
-                cur.push_str(line);
-                out.push(std::mem::take(&mut cur).trim().to_owned());
-            }
-        }
-    }
-    out
 }
 
 /// Replaces what the engine or the shell would expand (`${{ x }}`, `${X}`, `$(X)`, `$X`)
@@ -69,26 +55,85 @@ fn abba_lines(script: &str) -> Vec<String> {
         .collect()
 }
 
+/// An abba command line as the real parser accepted it: its words after `abba`.
+struct Parsed {
+    words: Vec<String>,
+}
+
+impl Parsed {
+    fn subcommand(&self) -> &str {
+        &self.words[0]
+    }
+
+    fn value(&self, flag: &str) -> Option<&str> {
+        let i = self.words.iter().position(|w| w == flag)?;
+        self.words.get(i + 1).map(String::as_str)
+    }
+
+    /// The words that are neither a flag nor a flag's value (`--quiet` takes none).
+    fn positionals(&self) -> Vec<&str> {
+        let flag_with_value = |w: &str| w.starts_with("--") && w != "--quiet";
+        (1..self.words.len())
+            .filter(|&i| !self.words[i].starts_with('-') && !flag_with_value(&self.words[i - 1]))
+            .map(|i| self.words[i].as_str())
+            .collect()
+    }
+}
+
 /// Parses an abba command line (variables expanded) with the real parser.
-fn parse(line: &str) -> Command {
+fn parse(line: &str) -> Parsed {
     let argv = shell_words::split(&expand(line)).unwrap_or_else(|e| panic!("{line}: {e}"));
     parse_argv(argv, line)
 }
 
-fn parse_argv(argv: Vec<String>, what: &str) -> Command {
-    let cli = Cli::try_parse_from(&argv).unwrap_or_else(|e| panic!("{what}:\n{e}"));
-    cli.command
-        .unwrap_or_else(|| panic!("{what}: no subcommand"))
+/// `argv` as the real parser takes it: abba's words after `abba`, once the parser accepted
+/// them.
+fn parse_argv(argv: Vec<String>, what: &str) -> Parsed {
+    assert_eq!(argv.first().map(String::as_str), Some("abba"), "{what}");
+    let words = argv[1..].to_vec();
+    if let Err(refusal) = accepted(&words) {
+        panic!("{what}: the parser refused it:\n{refusal}");
+    }
+    Parsed { words }
+}
+
+/// Runs abba with `words` (`--dry-run` added where the command has it) in an empty
+/// folder: the parser accepted them when abba, not clap, has the last word.
+fn accepted(words: &[String]) -> Result<(), String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = Command::cargo_bin("abba").unwrap();
+    cmd.current_dir(dir.path()).args(words);
+    if matches!(words.first().map(String::as_str), Some("compare" | "suite")) {
+        cmd.arg("--dry-run");
+    }
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() || stderr.starts_with("abba: error:") {
+        Ok(())
+    } else {
+        Err(stderr.into_owned())
+    }
+}
+
+#[test]
+fn the_parser_check_refuses_a_misspelled_flag() {
+    let words = |s: &str| shell_words::split(s).unwrap();
+    assert!(accepted(&words("compare --experimnet x ./a ./b")).is_err());
+    assert!(accepted(&words("analyze --force-unpaired results/*.jsonl")).is_ok());
 }
 
 /// A compare with an experiment id and one raw file per host and index.
-fn check_compare(command: Command, raw_output: &str, what: &str) {
-    let Command::Compare(args) = command else {
-        panic!("{what}: not abba compare");
-    };
-    assert!(args.experiment.is_some(), "{what}: no --experiment");
-    assert!(args.output.is_some(), "{what}: no --output");
-    assert!(args.commands.len() >= 2, "{what}: fewer than two commands");
+fn check_compare(args: &Parsed, raw_output: &str, what: &str) {
+    assert_eq!(args.subcommand(), "compare", "{what}: not abba compare");
+    assert!(
+        args.value("--experiment").is_some(),
+        "{what}: no --experiment"
+    );
+    assert!(args.value("--output").is_some(), "{what}: no --output");
+    assert!(
+        args.positionals().len() >= 2,
+        "{what}: fewer than two commands"
+    );
     assert!(
         raw_output.starts_with("results/")
             && raw_output.contains("HOST")
@@ -99,14 +144,11 @@ fn check_compare(command: Command, raw_output: &str, what: &str) {
 }
 
 /// An analyze of every raw file in results/.
-fn check_analyze(command: Command, what: &str) {
-    let Command::Analyze(args) = command else {
-        panic!("{what}: not abba analyze");
-    };
-    let files: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
-    assert_eq!(files, ["results/*.jsonl"], "{what}");
+fn check_analyze(args: &Parsed, what: &str) {
+    assert_eq!(args.subcommand(), "analyze", "{what}: not abba analyze");
+    assert_eq!(args.positionals(), ["results/*.jsonl"], "{what}");
     assert!(
-        !args.force_unpaired,
+        !args.words.iter().any(|w| w == "--force-unpaired"),
         "{what}: one experiment needs no --force-unpaired"
     );
 }
@@ -139,10 +181,10 @@ fn github_actions_matrix_runs_compare_per_runner_then_analyze() {
     let compares = runs("measure");
     assert_eq!(compares.len(), 1, "{compares:?}");
     let out = flag_value(&compares[0], "--output");
-    check_compare(parse(&compares[0]), &out, "github measure");
+    check_compare(&parse(&compares[0]), &out, "github measure");
     let analyses = runs("analyze");
     assert_eq!(analyses.len(), 1);
-    check_analyze(parse(&analyses[0]), "github analyze");
+    check_analyze(&parse(&analyses[0]), "github analyze");
     assert!(docs[0]["env"]["EXPERIMENT"].as_str().is_some());
 }
 
@@ -159,14 +201,14 @@ fn slurm_job_array_runs_compare_per_task_then_analyze() {
     let compares = abba_lines(&script);
     assert_eq!(compares.len(), 1, "{compares:?}");
     let out = flag_value(&compares[0], "--output");
-    check_compare(parse(&compares[0]), &out, "slurm task");
+    check_compare(&parse(&compares[0]), &out, "slurm task");
     let submit = example("slurm/submit.sh");
     let line = logical_lines(&submit)
         .into_iter()
         .find(|l| l.contains("--wrap"))
         .expect("the dependent analysis");
     assert!(line.contains("--dependency=afterok:"), "{line}");
-    check_analyze(parse(&flag_value(&line, "--wrap")), "slurm analyze");
+    check_analyze(&parse(&flag_value(&line, "--wrap")), "slurm analyze");
     assert!(submit.contains("sbatch --parsable abba-array.sbatch"));
 }
 
@@ -200,11 +242,11 @@ fn kubernetes_indexed_job_runs_compare_per_pod_then_analyze() {
     let out_at = args.iter().position(|a| a == "--output").unwrap();
     let out = args[out_at + 1].clone();
     argv.extend(args.iter().map(|a| expand(a)));
-    check_compare(parse_argv(argv, "kubernetes pod"), &out, "kubernetes pod");
+    check_compare(&parse_argv(argv, "kubernetes pod"), &out, "kubernetes pod");
     let analyze = yaml("kubernetes/abba-analyze-job.yaml");
     let c = &analyze[0]["spec"]["template"]["spec"]["containers"][0];
     assert_eq!(c["command"][1].as_str(), Some("-c"));
-    check_analyze(parse(c["args"][0].as_str().unwrap()), "kubernetes analyze");
+    check_analyze(&parse(c["args"][0].as_str().unwrap()), "kubernetes analyze");
 }
 
 #[test]
@@ -216,16 +258,15 @@ fn expansion_leaves_no_variable() {
 }
 
 /// An `abba suite` line: the suite file, a PR comment with its id, and a gate.
-fn check_suite(line: &str, what: &str) -> crate::args::suite::SuiteArgs {
-    let Command::Suite(args) = parse(line) else {
-        panic!("{what}: not abba suite");
-    };
+fn check_suite(line: &str, what: &str) -> Parsed {
+    let args = parse(line);
+    assert_eq!(args.subcommand(), "suite", "{what}: not abba suite");
     assert!(
-        args.export_pr_comment.is_some(),
+        args.value("--export-pr-comment").is_some(),
         "{what}: no --export-pr-comment"
     );
-    assert!(!args.fail_if_slower.is_empty(), "{what}: no gate");
-    *args
+    assert!(args.value("--fail-if-slower").is_some(), "{what}: no gate");
+    args
 }
 
 #[test]
@@ -244,7 +285,7 @@ fn github_actions_suite_measures_in_pull_request_and_comments_from_workflow_run(
     assert_eq!(lines.len(), 1, "{lines:?}");
     let args = check_suite(&lines[0], "github suite");
     let id = args
-        .comment_id
+        .value("--comment-id")
         .expect("a fixed --comment-id the comment step finds");
     let script: String = steps
         .iter()
@@ -270,7 +311,7 @@ fn github_actions_suite_measures_in_pull_request_and_comments_from_workflow_run(
         .iter()
         .filter_map(|s| s["run"].as_str())
         .collect();
-    assert!(post.contains(&bench_report::comment_marker(&id)), "{post}");
+    assert!(post.contains(&bench_report::comment_marker(id)), "{post}");
     assert!(post.contains("gh api --method PATCH") && post.contains("gh api --method POST"));
 }
 
@@ -347,16 +388,26 @@ fn github_actions_shards_run_one_shard_per_matrix_job_then_merge_them_with_the_g
         let line = shard_lines[0]
             .replace("$SHARD/$SHARDS", &format!("{k}/{count}"))
             .replace("\"$SEED\"", "1");
-        let Command::Suite(args) = parse(&line) else {
-            panic!("not abba suite: {line}");
-        };
-        assert_eq!(args.shard.map(|s| s.index()), Some(*k as u32));
-        assert!(args.seed.is_some() && args.output.is_some() && args.no_step_summary);
+        let args = parse(&line);
+        assert_eq!(args.subcommand(), "suite", "not abba suite: {line}");
+        assert_eq!(
+            args.value("--shard"),
+            Some(format!("{k}/{count}").as_str()),
+            "{line}"
+        );
+        assert!(
+            args.value("--seed").is_some()
+                && args.value("--output").is_some()
+                && args.words.iter().any(|w| w == "--no-step-summary"),
+            "{line}"
+        );
     }
     let merges = runs("merge");
     assert_eq!(merges.len(), 1, "{merges:?}");
     let args = check_suite(&merges[0], "github merge");
-    let files: Vec<String> = args.merge.iter().map(|p| p.display().to_string()).collect();
-    assert_eq!(files, ["shards/*.jsonl"]);
-    assert!(!args.no_step_summary, "the merge writes the step summary");
+    assert_eq!(args.value("--merge"), Some("shards/*.jsonl"));
+    assert!(
+        !args.words.iter().any(|w| w == "--no-step-summary"),
+        "the merge writes the step summary"
+    );
 }
