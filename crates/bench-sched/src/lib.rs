@@ -141,7 +141,7 @@ pub use crate::runner::{
 };
 pub use crate::scan::{MAX_VARIANTS, ScanError, ScanExpansion, ScanInput, ScanSpec};
 pub use crate::suite::{
-    BenchmarkData, BenchmarkEntry, SUITE_BLOCKS, Settings, Shard, ShardError, Suite,
-    SuiteBenchmark, SuiteError, SuiteFile, SuiteOptions, SuiteSpec, Variants, expand_command, glob,
-    merge_shards, suite_digest, suite_stop,
+    BenchmarkData, BenchmarkEntry, MAX_SUITE_FILE_BYTES, SUITE_BLOCKS, Settings, Shard, ShardError,
+    Suite, SuiteBenchmark, SuiteError, SuiteFile, SuiteOptions, SuiteSpec, Variants,
+    expand_command, glob, merge_shards, suite_digest, suite_metric, suite_stop,
 };

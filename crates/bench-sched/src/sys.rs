@@ -568,6 +568,72 @@ pub(crate) fn try_lock_exclusive(file: &File) -> io::Result<bool> {
     }
 }
 
+/// Whether every process that took the `flock` held on `file` is gone or dying (killed,
+/// exiting, a zombie), read from `/proc/locks` and each holder's `/proc/PID/stat` and
+/// `status`: its lock is then stale and ends within moments. A SIGKILLed abba keeps its
+/// descriptors until the kernel has torn it down (after `kill` returns, and after its
+/// memory is unmapped), and a child it forked keeps a copy until it `exec`s; a resume in
+/// that window must wait, not call the file taken. `Some(false)` when a holder lives,
+/// `None` when it cannot be told (no `/proc`, or no holder listed: the caller tries the lock again).
+/// Time: O(size of `/proc/locks`).
+pub(crate) fn lock_holders_dying(file: &File) -> Option<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = file.metadata().ok()?;
+    let dev = meta.dev();
+    // glibc's `major`/`minor` of a `dev_t`; /proc/locks prints them in hex.
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    let id = format!("{major:02x}:{minor:02x}:{}", meta.ino());
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    // `1: FLOCK  ADVISORY  WRITE 4242 fd:01:123456 0 EOF` (a waiter's line has `->`).
+    let holders: Vec<u32> = locks
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f.get(1) == Some(&"FLOCK") && f.get(5) == Some(&id.as_str()))
+        .filter_map(|f| f.get(4)?.parse().ok())
+        .collect();
+    if holders.is_empty() {
+        return None;
+    }
+    Some(holders.into_iter().all(process_dying))
+}
+
+/// Whether process `pid` is gone, a zombie, exiting (`PF_EXITING`) or has a SIGKILL
+/// pending.
+fn process_dying(pid: u32) -> bool {
+    const PF_EXITING: u64 = 0x4;
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return true;
+    };
+    // After the command name's closing parenthesis: state, then 5 fields, then flags.
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+        return false;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    if matches!(fields.first(), Some(&("Z" | "X" | "x"))) {
+        return true;
+    }
+    if fields
+        .get(6)
+        .and_then(|f| f.parse::<u64>().ok())
+        .is_some_and(|flags| flags & PF_EXITING != 0)
+    {
+        return true;
+    }
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return true;
+    };
+    let sigkill = 1u64 << (libc::SIGKILL - 1);
+    status.lines().any(|l| {
+        let pending = l
+            .strip_prefix("SigPnd:")
+            .or_else(|| l.strip_prefix("ShdPnd:"));
+        pending
+            .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+            .is_some_and(|mask| mask & sigkill != 0)
+    })
+}
+
 /// Whether another open file (another abba writing it) holds a lock on `file`: a shared
 /// lock is tried without waiting and released at once.
 pub(crate) fn is_locked(file: &File) -> io::Result<bool> {

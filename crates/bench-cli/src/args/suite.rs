@@ -184,8 +184,9 @@ pub struct SuiteArgs {
     pub baseline: Option<String>,
     /// One table of every variant of every benchmark against the suite's first series,
     /// with a class column (NBenchmark's cross-class mode), instead of one comparison per
-    /// benchmark.
-    #[arg(long, help_heading = "Analysis")]
+    /// benchmark (its exports: --export-json, --export-markdown and the step summary; the
+    /// per-benchmark gate and CI documents are refused with it).
+    #[arg(long, help_heading = "Analysis", conflicts_with_all = ["fail_if_slower", "export_pr_comment", "export_bmf", "export_github_benchmark"])]
     pub cross_class: bool,
     /// Progress and notes off.
     #[arg(long, short = 'q', help_heading = "Output")]

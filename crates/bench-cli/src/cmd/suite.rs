@@ -168,7 +168,7 @@ fn plan(
     };
     options.resume = resume;
     options.metric = match &args.metric {
-        Some(m) => Some(m.parse().map_err(|e| usage(format!("--metric: {e}")))?),
+        Some(m) => Some(bench_sched::suite_metric(m).map_err(|e| usage(format!("--metric: {e}")))?),
         None => None,
     };
     options.runs_per_block = args.runs_per_block;
@@ -288,6 +288,97 @@ fn counted(n: usize, noun: &str) -> String {
     }
 }
 
+/// The seed of the run: the resumed file's (a `--seed` other than it is refused), else
+/// `--seed`, else a fresh one.
+fn seed_of(args: &SuiteArgs, resume: Option<&ResumePoint>) -> anyhow::Result<u64> {
+    let Some(point) = resume else {
+        return Ok(args.seed.unwrap_or_else(fresh_seed));
+    };
+    let recorded = point.header().seed;
+    if let Some(given) = args.seed.filter(|s| *s != recorded) {
+        return Err(usage(format!(
+            "--seed {given} with --resume {}: the file's suite was planned with seed {recorded}, and a resumed suite keeps it; leave out --seed",
+            point.path().display()
+        )));
+    }
+    Ok(recorded)
+}
+
+/// `--resume` of a complete file: nothing runs and no line is added; its report is made
+/// again from the file (`--record` does not record it a second time).
+fn report_complete(
+    args: &SuiteArgs,
+    config: &ExperimentConfig,
+    ctx: &Report<'_>,
+    recording: bool,
+) -> anyhow::Result<u8> {
+    if let Some(point) = &config.resume {
+        point.check(config).map_err(|e| usage(e.to_string()))?;
+    }
+    let path = ctx.raw_path;
+    if !args.quiet {
+        stderr_line(format_args!(
+            "abba: note: --resume {}: the suite is complete (every planned run is in the file); nothing runs, its report follows{}",
+            path.display(),
+            if recording {
+                " (--record: not recorded again)"
+            } else {
+                ""
+            }
+        ));
+    }
+    let raw = bench_sched::read_raw(path).map_err(|e| usage(e.to_string()))?;
+    report(args, raw, ctx, None)
+}
+
+/// Everything checked and said before anything runs (`--dry-run` included): the exports
+/// and the step summary, the programs, the warnings of a rate unit and of too few blocks.
+fn before_running(
+    args: &SuiteArgs,
+    config: &ExperimentConfig,
+    analysis: &AnalysisConfig,
+    recording: Option<&crate::core::record::Recording>,
+) -> anyhow::Result<()> {
+    check_exports(args, Some(config), recording)?;
+    warn_rate_units(config);
+    warn_too_few_blocks(
+        config,
+        analysis,
+        !args.fail_if_slower.is_empty(),
+        args.quiet,
+    );
+    config
+        .preflight(&mut RealRunner::new())
+        .map_err(|e| usage(e.to_string()))
+}
+
+/// Where the raw runs go, and the command that resumes them.
+fn raw_output(args: &SuiteArgs) -> RawOutput<'_> {
+    RawOutput {
+        path: args.output.as_deref(),
+        force: args.force,
+        quiet: args.quiet,
+        resume_command: format!(
+            "abba suite {} --resume",
+            shell_words::quote(&args.file.display().to_string())
+        ),
+    }
+}
+
+/// From now on (the runs done), a signal during the analysis ends abba with its code, as
+/// compare does, naming the complete raw file.
+fn exit_on_signal_in_analysis(stop: &InterruptFlag, file: &Path, raw: &Path) {
+    crate::core::exit::exit_on_signal_from_now(
+        stop,
+        format!(
+            "the raw runs are complete in {} (abba suite {} --resume {} reports them)",
+            raw.display(),
+            shell_words::quote(&file.display().to_string()),
+            shell_words::quote(&raw.display().to_string())
+        ),
+    );
+}
+
 /// `abba suite`.
 pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     if !args.merge.is_empty() {
@@ -320,10 +411,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
             .collect();
         return list(&spec, &shown);
     }
-    let seed = match &resume {
-        Some(point) => point.header().seed,
-        None => args.seed.unwrap_or_else(fresh_seed),
-    };
+    let seed = seed_of(&args, resume.as_ref())?;
     let resumed_blocks = resume.as_ref().map(|p| p.header().blocks);
     let mut args = args;
     if args.blocks.is_none() {
@@ -338,24 +426,31 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     let config = sharded(&args, config)?;
     // --record's commit and history are settled now, not after the experiment.
     let recording = crate::core::record::prepare(&args.record, "suite")?;
-    check_exports(&args, recording.as_ref())?;
-    warn_rate_units(&config);
+    before_running(&args, &config, &analysis, recording.as_ref())?;
+    let out = raw_output(&args);
     if args.dry_run {
+        // After every check the real run makes, before any file is created.
+        if let Some(point) = &config.resume {
+            point.check(&config).map_err(|e| usage(e.to_string()))?;
+        }
+        crate::core::raw_output::check_output(&out, &config)?;
         return dry_run(&config);
     }
-    config
-        .preflight(&mut RealRunner::new())
-        .map_err(|e| usage(e.to_string()))?;
+    if let Some(point) = config
+        .resume
+        .as_ref()
+        .filter(|_| !config.variants.is_empty())
+        .filter(|p| p.completed_runs() >= config.schedule().runs.len() && !p.extends(&config))
+    {
+        let ctx = Report {
+            analysis: &analysis,
+            correction,
+            gates: &gates,
+            raw_path: point.path(),
+        };
+        return report_complete(&args, &config, &ctx, recording.is_some());
+    }
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
-    let out = RawOutput {
-        path: args.output.as_deref(),
-        force: args.force,
-        quiet: args.quiet,
-        resume_command: format!(
-            "abba suite {} --resume",
-            shell_words::quote(&args.file.display().to_string())
-        ),
-    };
     let (writer, raw_path, temporary) = open_raw(&out, &config)?;
     if !args.quiet && !args.json {
         stderr_line(format_args!(
@@ -376,16 +471,15 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         // An empty shard: its file records that it ran; there is nothing to report.
         return Ok(0);
     }
-    let code = report(
-        &args,
-        experiment,
-        &analysis,
+    exit_on_signal_in_analysis(&stop, &args.file, &raw_path);
+    let ctx = Report {
+        analysis: &analysis,
         correction,
-        &gates,
-        &raw_path,
-        recording.as_ref(),
-    )
-    .map_err(|e| naming_raw_file(e, &raw_path))?;
+        gates: &gates,
+        raw_path: &raw_path,
+    };
+    let code = report(&args, experiment, &ctx, recording.as_ref())
+        .map_err(|e| naming_raw_file(e, &raw_path))?;
     if temporary {
         let _ = std::fs::remove_file(&raw_path);
     } else if !args.quiet && !args.json {
@@ -404,10 +498,7 @@ fn warn_rate_units(config: &ExperimentConfig) {
             .unit
             .as_deref()
             .or(config.unit.as_deref().filter(|_| b.metric.is_none()));
-        let higher = b.higher_is_better.unwrap_or(match &b.metric {
-            Some(m) => m.higher_is_better(),
-            None => config.higher_is_better.unwrap_or(false),
-        });
+        let higher = higher_is_better(config, b);
         crate::core::checks::warn_rate_unit_of(
             unit,
             higher,
@@ -415,6 +506,66 @@ fn warn_rate_units(config: &ExperimentConfig) {
             "higher-is-better = true",
             " to its [[benchmark]] (or [settings]) in the suite file",
         );
+    }
+}
+
+/// Blocks below the fewest with which some benchmark's paired test can reach alpha at all
+/// are run anyway (a smoke test), with a warning now, before the runs, as compare gives:
+/// the report will say "not tested", and a `--fail-if-slower` gate then fails.
+fn warn_too_few_blocks(
+    config: &ExperimentConfig,
+    analysis: &AnalysisConfig,
+    gated: bool,
+    quiet: bool,
+) {
+    let Some(suite) = config.suite.as_ref().filter(|_| !quiet) else {
+        return;
+    };
+    let schedule = config.schedule();
+    let needed = suite
+        .benchmarks
+        .iter()
+        .map(|b| {
+            let first = b.variants.first().copied();
+            let per = schedule
+                .runs
+                .iter()
+                .filter(|r| r.block == 0 && first == Some(target_index(r.target)))
+                .count();
+            analysis.min_paired_blocks_for(b.variants.len(), per)
+        })
+        .max()
+        .unwrap_or(0);
+    let blocks = config.blocks as usize;
+    if blocks >= needed {
+        return;
+    }
+    let says = if blocks < analysis.min_paired_blocks() {
+        "the report will say \"not tested\""
+    } else {
+        "no comparison can be significant, whatever the data"
+    };
+    let gate = if gated {
+        "; --fail-if-slower then fails (exit 1), as it cannot rule a slowdown out"
+    } else {
+        ""
+    };
+    stderr_line(format_args!(
+        "abba: warning: {} too few for a verdict: the paired test needs at least {needed} blocks at alpha {} (--blocks {needed}); {says}{gate}",
+        if blocks == 1 {
+            "1 block is".to_owned()
+        } else {
+            format!("{blocks} blocks are")
+        },
+        analysis.alpha
+    ));
+}
+
+/// The variant a planned run runs (`usize::MAX` for the reference).
+fn target_index(target: bench_sched::Target) -> usize {
+    match target {
+        bench_sched::Target::Variant(i) => i,
+        bench_sched::Target::Reference => usize::MAX,
     }
 }
 
@@ -440,24 +591,27 @@ fn suite_hint(error: anyhow::Error, file: &Path, raw: &Path) -> anyhow::Error {
 /// may the raw runs replace the history.
 fn check_exports(
     args: &SuiteArgs,
+    config: Option<&ExperimentConfig>,
     recording: Option<&crate::core::record::Recording>,
 ) -> anyhow::Result<()> {
+    let suite = config.and_then(|c| Some((c, c.suite.as_ref()?)));
+    if let (Some(path), Some((config, suite))) = (&args.export_github_benchmark, suite) {
+        let directions = suite.benchmarks.iter().map(|b| higher_is_better(config, b));
+        let (higher, lower): (Vec<bool>, Vec<bool>) = directions.partition(|h| *h);
+        if !higher.is_empty() && !lower.is_empty() {
+            return Err(usage(format!(
+                "--export-github-benchmark {}: the suite mixes lower-is-better and higher-is-better benchmarks, and github-action-benchmark reads one direction per file; use --export-bmf, or export a subset with --only",
+                path.display()
+            )));
+        }
+    }
     if let Some(recording) = recording {
         recording.refuse_as_raw(&[
             ("--output", args.output.as_deref()),
             ("--resume", args.resume.as_deref()),
         ])?;
     }
-    let exports: Vec<(&str, &Path)> = [
-        ("--export-json", &args.export_json),
-        ("--export-markdown", &args.export_markdown),
-        ("--export-pr-comment", &args.export_pr_comment),
-        ("--export-bmf", &args.export_bmf),
-        ("--export-github-benchmark", &args.export_github_benchmark),
-    ]
-    .into_iter()
-    .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
-    .collect();
+    let exports = export_paths(args);
     for (flag, path) in &exports {
         if !matches!(
             crate::core::paths::target(path),
@@ -493,7 +647,34 @@ fn check_exports(
         }
     }
     kept.extend(recording.map(crate::core::record::Recording::kept));
-    crate::core::paths::check_targets(&exports, args.json, &kept)
+    crate::core::paths::check_targets(&exports, args.json, &kept)?;
+    if !args.no_step_summary {
+        crate::core::paths::check_step_summary(&exports, &kept)?;
+    }
+    Ok(())
+}
+
+/// The export paths of `args`, each with its flag.
+fn export_paths(args: &SuiteArgs) -> Vec<(&'static str, &Path)> {
+    [
+        ("--export-json", &args.export_json),
+        ("--export-markdown", &args.export_markdown),
+        ("--export-pr-comment", &args.export_pr_comment),
+        ("--export-bmf", &args.export_bmf),
+        ("--export-github-benchmark", &args.export_github_benchmark),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
+    .collect()
+}
+
+/// Whether benchmark `b`'s values count higher as better, as its dataset will
+/// (`bench_sched::Experiment::suite_datasets`).
+fn higher_is_better(config: &ExperimentConfig, b: &bench_sched::SuiteBenchmark) -> bool {
+    b.higher_is_better.unwrap_or(match &b.metric {
+        Some(m) => m.higher_is_better(),
+        None => config.higher_is_better.unwrap_or(false),
+    })
 }
 
 fn list(spec: &SuiteSpec, picked: &[&BenchmarkEntry]) -> anyhow::Result<u8> {
@@ -550,44 +731,65 @@ fn dry_run(config: &ExperimentConfig) -> anyhow::Result<u8> {
     Ok(0)
 }
 
+/// What the report of a suite's runs needs besides the runs: the analysis, the correction
+/// across benchmarks, the gates and the raw file the runs are in.
+struct Report<'a> {
+    analysis: &'a AnalysisConfig,
+    correction: Correction,
+    gates: &'a Gates,
+    raw_path: &'a Path,
+}
+
 /// After the runs, from the experiment they returned (the raw file is not read again):
 /// the suite's analysis, report, exports and gate; then `--record` keeps the experiment
-/// with each benchmark's analysis as reported.
+/// with each benchmark's analysis as reported. A benchmark no block holds all the runs of
+/// (a variant failed every run, with `--ignore-failure`) costs the others nothing: it is
+/// reported as failed, naming the variant whose runs failed, after the others' report and
+/// exports, and abba then exits 3.
 fn report(
     args: &SuiteArgs,
     mut raw: Experiment,
-    analysis: &AnalysisConfig,
-    correction: Correction,
-    gates: &Gates,
-    raw_path: &Path,
+    ctx: &Report<'_>,
     recording: Option<&crate::core::record::Recording>,
 ) -> anyhow::Result<u8> {
+    let raw_path = ctx.raw_path;
     // Messages name the file the runs are in, as a reader of it would.
     raw.file = raw_path.display().to_string();
     let data = raw.suite_datasets();
-    for b in &data {
+    let mut failed = Vec::new();
+    let mut compared = Vec::new();
+    for b in data {
         for w in &b.loaded.warnings {
             if !args.quiet {
                 stderr_line(format_args!("abba: note: {}", w.message));
             }
         }
-        for s in &b.loaded.dataset.series {
-            if s.observations.is_empty() {
-                return Err(anyhow::Error::new(Exit::CommandFailed(format!(
-                    "benchmark {}: variant {} has no complete block to compare (its runs failed); raw data kept in {}",
-                    b.name,
-                    s.name,
-                    raw_path.display()
-                ))));
-            }
+        if b.loaded
+            .dataset
+            .series
+            .iter()
+            .any(|s| s.observations.is_empty())
+        {
+            failed.push(bench_stats::suite::FailedBenchmark {
+                name: b.name,
+                variants: b.failed_runs,
+            });
+        } else {
+            compared.push(b);
         }
     }
+    let failure = (!failed.is_empty()).then(|| failure_text(&failed, compared.is_empty()));
+    if compared.is_empty() || (args.cross_class && failure.is_some()) {
+        return Err(anyhow::Error::new(Exit::CommandFailed(
+            failure.unwrap_or_default(),
+        )));
+    }
     if args.cross_class {
-        let code = cross_class(args, analysis, &raw)?;
+        let code = cross_class(args, ctx.analysis, &raw)?;
         if recording.is_some() {
             // The history keeps each benchmark's own analysis, which the one cross-class
             // table does not make: made here, once, from the runs in memory.
-            let analysed = bench_history::analyse(&raw, analysis, correction)
+            let analysed = bench_history::analyse(&raw, ctx.analysis, ctx.correction)
                 .map_err(|e| usage(e.to_string()))?;
             let units: Vec<Analysed<'_>> = analysed.iter().map(|a| a.as_analysed()).collect();
             crate::core::record::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
@@ -595,8 +797,8 @@ fn report(
         return Ok(code);
     }
     // The one suite analysis `abba analyze` of this raw file gives too (a suite under
-    // --until decided judged by the sequences it stopped on).
-    let suite_config = SuiteConfig::new(analysis.clone(), correction);
+    // --until decided judged by the sequences it stopped on; the failed benchmarks listed).
+    let suite_config = SuiteConfig::new(ctx.analysis.clone(), ctx.correction);
     let bench_sched::SuiteAnalysis {
         mut report,
         datasets: list,
@@ -608,7 +810,7 @@ fn report(
         .comment_id
         .clone()
         .unwrap_or_else(|| raw.header.experiment_id());
-    let code = emit(args, &report, gates, &id)?;
+    let code = emit(args, &report, ctx.gates, &id)?;
     let units: Vec<Analysed<'_>> = report
         .benchmarks
         .iter()
@@ -616,7 +818,33 @@ fn report(
         .map(|(b, (name, dataset))| Analysed::suite_benchmark(name, dataset, &b.analysis))
         .collect();
     crate::core::record::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
-    Ok(code)
+    match failure {
+        Some(text) => Err(anyhow::Error::new(Exit::CommandFailed(text))),
+        None => Ok(code),
+    }
+}
+
+/// Why benchmarks were not compared: each with the variant whose runs failed.
+fn failure_text(failed: &[bench_stats::suite::FailedBenchmark], none_left: bool) -> String {
+    let each: Vec<String> = failed
+        .iter()
+        .map(|b| match b.variants.first() {
+            Some(v) => format!(
+                "benchmark {}: variant {} failed {} of its {} runs, so no block holds all of the benchmark's runs; not compared",
+                b.name, v.name, v.failed, v.runs
+            ),
+            None => format!(
+                "benchmark {}: no block holds all of its runs; not compared",
+                b.name
+            ),
+        })
+        .collect();
+    let rest = if none_left {
+        "no benchmark could be compared"
+    } else {
+        "the other benchmarks are reported, their exports written"
+    };
+    format!("{}\n{rest}", each.join("\n"))
 }
 
 /// `--cross-class`: every variant of every benchmark in one table with a class column.
@@ -632,12 +860,34 @@ fn cross_class(
     };
     let result =
         bench_stats::analyze(&loaded.dataset, &config).map_err(|e| usage(e.to_string()))?;
+    // The exports the one table has (the PR comment, BMF, github-action-benchmark and the
+    // gate are per benchmark: refused with --cross-class before anything ran).
+    let mut failed = Vec::new();
+    if let Some(path) = &args.export_json {
+        let written = bench_report::render_json(&result)
+            .map_err(|e| e.to_string())
+            .and_then(|json| crate::core::ci::write_export(path, json.as_bytes()));
+        failed.extend(written.err().map(|e| format!("--export-json: {e}")));
+    }
+    let markdown = bench_report::render_markdown(&result);
+    if let Some(path) = &args.export_markdown {
+        let written = crate::core::ci::write_export(path, markdown.as_bytes());
+        failed.extend(written.err().map(|e| format!("--export-markdown: {e}")));
+    }
+    if !args.no_step_summary && !crate::core::paths::step_summary_fed_by(&export_paths(args)) {
+        if let Err(e) = crate::core::ci::append_step_summary(&markdown) {
+            failed.push(format!("$GITHUB_STEP_SUMMARY: {e}"));
+        }
+    }
     if args.json {
         write_stdout(&bench_report::render_json(&result)?)?;
     } else {
         let mut options = bench_report::RenderOptions::default();
         options.width = crate::core::stdio::terminal_width();
         write_stdout(&bench_report::render_console(&result, &options))?;
+    }
+    if !failed.is_empty() {
+        return Err(usage(failed.join("\n")));
     }
     Ok(0)
 }
@@ -653,6 +903,18 @@ fn noise_line(report: &SuiteReport) -> Option<String> {
 
 fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyhow::Result<u8> {
     let mut failed = Vec::new();
+    // Mixed directions are refused before the runs; should the document still fail, the
+    // report is printed first and the export named after it.
+    let github = match &args.export_github_benchmark {
+        Some(_) => match bench_report::render_suite_github_benchmark(report) {
+            Ok(text) => Some(text),
+            Err(e) => {
+                failed.push(format!("--export-github-benchmark: {e}"));
+                None
+            }
+        },
+        None => None,
+    };
     let mut write = |flag: &str, path: &Option<PathBuf>, text: Option<String>| {
         if let (Some(path), Some(text)) = (path, text) {
             if let Err(e) = crate::core::ci::write_export(path, text.as_bytes()) {
@@ -688,16 +950,12 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
             .as_ref()
             .map(|_| bench_report::render_suite_bmf(report)),
     );
-    let github = match &args.export_github_benchmark {
-        Some(_) => Some(bench_report::render_suite_github_benchmark(report).map_err(usage)?),
-        None => None,
-    };
     write(
         "--export-github-benchmark",
         &args.export_github_benchmark,
         github,
     );
-    if !args.no_step_summary {
+    if !args.no_step_summary && !crate::core::paths::step_summary_fed_by(&export_paths(args)) {
         if let Err(e) = crate::core::ci::append_step_summary(&render_suite_markdown(
             report,
             &SuiteMarkdown::new(None, Some(crate::core::ci::STEP_SUMMARY_MAX)).with_footer(footer),
@@ -726,12 +984,9 @@ fn emit(args: &SuiteArgs, report: &SuiteReport, gates: &Gates, id: &str) -> anyh
         let Some(pct) = gates.of(&b.name) else {
             continue;
         };
-        // The suite fails on regressions only: an undecided comparison does not yet fail
-        // it (issue 38, W3).
-        let gate = Gate::new(pct)
-            .check(&b.analysis)
-            .in_suite(b.name.clone())
-            .regressions_only();
+        // As compare's gate: a regression trips it, and so does a comparison no test could
+        // decide (too few blocks), which never passes silently.
+        let gate = Gate::new(pct).check(&b.analysis).in_suite(b.name.clone());
         tripped |= gate.tripped();
         for line in render_gate(&gate) {
             stderr_line(format_args!("abba: gate: {line}"));
@@ -820,7 +1075,7 @@ fn merge(args: &SuiteArgs) -> anyhow::Result<u8> {
     }
     let (analysis, correction) = suite_analysis(args, &variants, merged.header.seed)?;
     let recording = crate::core::record::prepare(&args.record, "suite")?;
-    check_exports(args, recording.as_ref())?;
+    check_exports(args, None, recording.as_ref())?;
     if !args.quiet && !args.json {
         stderr_line(format_args!(
             "abba suite: {} merged from {}, seed {}",
@@ -830,13 +1085,11 @@ fn merge(args: &SuiteArgs) -> anyhow::Result<u8> {
         ));
     }
     let label = PathBuf::from(merged.file.clone());
-    report(
-        args,
-        merged,
-        &analysis,
+    let ctx = Report {
+        analysis: &analysis,
         correction,
-        &gates,
-        &label,
-        recording.as_ref(),
-    )
+        gates: &gates,
+        raw_path: &label,
+    };
+    report(args, merged, &ctx, recording.as_ref())
 }

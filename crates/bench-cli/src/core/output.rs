@@ -49,7 +49,9 @@ pub fn emit(
         let written = export(path, render_markdown(analysis).as_bytes());
         failed.extend(written.err().map(|e| format!("--export-markdown: {e}")));
     }
-    if !args.no_step_summary {
+    if !args.no_step_summary
+        && !crate::core::paths::step_summary_fed_by(&crate::core::paths::exports(args))
+    {
         let markdown = render_markdown(analysis);
         if let Err(e) = crate::core::ci::append_step_summary(&markdown) {
             failed.push(format!("$GITHUB_STEP_SUMMARY: {e}"));

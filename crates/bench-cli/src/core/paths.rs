@@ -2,7 +2,7 @@
 //! path names ([`bench_report::paths::target`]), and no export replacing the raw runs, an
 //! input, or another export ([`bench_report::paths::same_file`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::args::AnalysisArgs;
 use crate::core::exit::usage;
@@ -71,7 +71,7 @@ pub fn check_not_kept(
 }
 
 /// Every export of `args` with its flag (the SVG directory included).
-fn exports(args: &AnalysisArgs) -> Vec<(&'static str, &Path)> {
+pub fn exports(args: &AnalysisArgs) -> Vec<(&'static str, &Path)> {
     [
         ("--export-json", &args.export_json),
         ("--export-markdown", &args.export_markdown),
@@ -94,12 +94,17 @@ pub fn exports_to_stdout(args: &AnalysisArgs) -> bool {
 
 /// Refuses, before anything runs or is read, an export that would replace a `kept` file
 /// (the raw runs, the resumed file, an input), two exports to one file, an export to
-/// standard output beside `--json` or another one there, and `--export-svg -`.
+/// standard output beside `--json` or another one there, and `--export-svg -`; and
+/// `$GITHUB_STEP_SUMMARY` as an export ([`check_step_summary`]).
 ///
 /// # Errors
 /// A usage error (exit 2) naming both flags and the path.
 pub fn check_export_targets(args: &AnalysisArgs, kept: &[Kept<'_>]) -> anyhow::Result<()> {
-    check_targets(&exports(args), args.json, kept)
+    check_targets(&exports(args), args.json, kept)?;
+    if !args.no_step_summary {
+        check_step_summary(&exports(args), kept)?;
+    }
+    Ok(())
 }
 
 /// [`check_export_targets`] of any command's `exports` (each with its flag): none may
@@ -137,4 +142,88 @@ pub fn check_targets(
         }
     }
     Ok(())
+}
+
+/// The file `$GITHUB_STEP_SUMMARY` names, when it is set (and not empty).
+fn step_summary_path() -> Option<PathBuf> {
+    std::env::var_os("GITHUB_STEP_SUMMARY")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The file behind a path written in place (`-` is standard output): device and inode.
+fn inode(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let path = if path == Path::new("-") {
+        Path::new("/dev/stdout")
+    } else {
+        path
+    };
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Whether one of `exports` streams into the step summary's file itself (the README's
+/// `--export-markdown /dev/stdout >> "$GITHUB_STEP_SUMMARY"`): the export then is the
+/// summary, and abba does not append its report a second time.
+pub fn step_summary_fed_by(exports: &[(&str, &Path)]) -> bool {
+    let Some(summary) = step_summary_path().as_deref().and_then(inode) else {
+        return false;
+    };
+    exports
+        .iter()
+        .any(|(_, p)| !matches!(target(p), Target::File(_)) && inode(p) == Some(summary))
+}
+
+/// Checks `$GITHUB_STEP_SUMMARY` (when set and the summary is on) before anything runs,
+/// as every export is checked: it must not be a directory nor in a directory that does not
+/// exist, an existing file must open for appending, and it must not be one of the `kept`
+/// files (the raw runs, an input, the suite file, the history: Markdown appended there
+/// would break them) nor the file an export replaces (that would wipe what earlier steps
+/// wrote). An export streaming into it (`>> "$GITHUB_STEP_SUMMARY"`) is allowed: it is
+/// then the summary ([`step_summary_fed_by`]).
+///
+/// # Errors
+/// A usage error (exit 2) naming `$GITHUB_STEP_SUMMARY`, its path and the other flag.
+pub fn check_step_summary(exports: &[(&str, &Path)], kept: &[Kept<'_>]) -> anyhow::Result<()> {
+    let Some(path) = step_summary_path() else {
+        return Ok(());
+    };
+    let shown = path.display();
+    let refuse = |why: String| Err(usage(format!("$GITHUB_STEP_SUMMARY {shown}: {why}")));
+    if let Some(k) = kept.iter().find(|k| same_file(&path, k.path)) {
+        return refuse(format!(
+            "is the same file as {} {}: the report would be appended into it; point the summary elsewhere, or pass --no-step-summary",
+            k.role,
+            k.path.display()
+        ));
+    }
+    if let Some((flag, p)) = exports
+        .iter()
+        .find(|(_, p)| matches!(target(p), Target::File(_)) && same_file(&path, p))
+    {
+        return refuse(format!(
+            "is the same file as {flag} {}: the export would replace what earlier steps wrote there (abba appends its report to the summary itself); give the export another file",
+            p.display()
+        ));
+    }
+    match target(&path) {
+        Target::File(file) => {
+            if file.is_dir() {
+                return refuse("is a directory, not a file the report can be appended to".into());
+            }
+            let dir = file.parent().filter(|d| !d.as_os_str().is_empty());
+            if let Some(dir) = dir.filter(|d| !d.is_dir()) {
+                return refuse(format!("the directory {} does not exist", dir.display()));
+            }
+            if file.exists() {
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&file)
+                    .map_err(|e| usage(format!("$GITHUB_STEP_SUMMARY {shown}: {e}")))?;
+            }
+            Ok(())
+        }
+        // Standard output or error, a descriptor, a device or a pipe: written in place.
+        Target::Stdout | Target::Stderr | Target::InPlace(_) => Ok(()),
+    }
 }

@@ -436,7 +436,7 @@ fn w5_an_existing_confirm_file_is_refused_before_the_experiment_runs() {
 }
 
 /// Sends `signal` to `pid` with kill(1).
-fn kill(signal: &str, pid: u32) {
+pub(super) fn kill(signal: &str, pid: u32) {
     assert!(
         StdCommand::new("kill")
             .args([&format!("-{signal}"), &pid.to_string()])

@@ -19,7 +19,7 @@ fn abba() -> Command {
 
 /// A suite of one benchmark `a` whose runs append a line to `ran.log` (so a test can see
 /// that nothing ran), with `extra` lines added to `[settings]` and to the benchmark.
-fn suite(dir: &Path, name: &str, settings: &str, benchmark: &str) -> PathBuf {
+pub(super) fn suite(dir: &Path, name: &str, settings: &str, benchmark: &str) -> PathBuf {
     let log = dir.join("ran.log");
     let path = dir.join(name);
     std::fs::write(
@@ -33,7 +33,7 @@ fn suite(dir: &Path, name: &str, settings: &str, benchmark: &str) -> PathBuf {
     path
 }
 
-fn nothing_ran(dir: &Path) {
+pub(super) fn nothing_ran(dir: &Path) {
     assert!(!dir.join("ran.log").exists(), "a command ran");
 }
 

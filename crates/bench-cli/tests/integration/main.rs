@@ -36,6 +36,7 @@ mod sequential;
 mod slurm;
 mod snapshots;
 mod suite;
+mod suite_holds;
 mod suite_shards;
 mod suite_until;
 mod verdicts;

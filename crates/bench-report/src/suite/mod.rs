@@ -197,6 +197,17 @@ pub(crate) fn summary_lines(report: &SuiteReport) -> Vec<String> {
     } else {
         out.push(format!("Changed: {}.", list.join(", ")));
     }
+    if !report.failed.is_empty() {
+        out.push(format!(
+            "Not compared (failed): {}.",
+            report
+                .failed
+                .iter()
+                .map(failed_text)
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
     out
 }
 
@@ -273,6 +284,21 @@ fn seconds(s: f64) -> String {
     } else {
         format!("{}s", fixed_level(s))
     }
+}
+
+/// A benchmark that was not compared, and whose runs failed: `small (head: 10 of 10 runs
+/// failed)`.
+fn failed_text(b: &bench_stats::suite::FailedBenchmark) -> String {
+    if b.variants.is_empty() {
+        return format!("{} (no block holds all of its runs)", b.name);
+    }
+    let short = |n: &str| n.rsplit_once('/').map_or(n, |(_, v)| v).to_owned();
+    let each: Vec<String> = b
+        .variants
+        .iter()
+        .map(|v| format!("{}: {} of {} runs failed", short(&v.name), v.failed, v.runs))
+        .collect();
+    format!("{} ({})", b.name, each.join(", "))
 }
 
 /// `n noun`, the noun plural unless `n` is 1 (`1 benchmark`, `3 benchmarks`).

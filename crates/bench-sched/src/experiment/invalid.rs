@@ -87,6 +87,19 @@ pub enum ConfigError {
         /// Max blocks.
         max: u32,
     },
+    /// A stop rule whose max blocks are fewer than its sequence needs to decide anything at
+    /// its alpha: it could only stop inconclusive (a gate would pass whatever the data).
+    #[error(
+        "the stop rule's max blocks ({max}) are below the {needed} blocks its sequence needs to decide at alpha {alpha}: it could never decide"
+    )]
+    UntilCannotDecide {
+        /// Max blocks.
+        max: u32,
+        /// The fewest blocks after which the sequence can decide.
+        needed: u32,
+        /// The rule's alpha.
+        alpha: f64,
+    },
     /// A stop rule whose max blocks are not the planned blocks.
     #[error("the stop rule's blocks ({min} to {max}) must end at the planned blocks ({blocks})")]
     UntilBlocks {
@@ -165,10 +178,12 @@ pub enum ConfigError {
 
 impl Until {
     /// Checks the rule's own invariants: at least one block, min blocks not above max
-    /// blocks ([`ExperimentConfig::validate`] checks them too, with the rest).
+    /// blocks, and max blocks enough for the sequence to decide at its alpha
+    /// ([`ExperimentConfig::validate`] checks them too, with the rest).
     ///
     /// # Errors
-    /// [`ConfigError::NoBlocks`] or [`ConfigError::UntilMinAboveMax`].
+    /// [`ConfigError::NoBlocks`], [`ConfigError::UntilMinAboveMax`] or
+    /// [`ConfigError::UntilCannotDecide`].
     pub fn validate(&self) -> Result<(), ConfigError> {
         let (min, max) = (self.rule.min_blocks, self.rule.max_blocks);
         if max == 0 {
@@ -176,6 +191,14 @@ impl Until {
         }
         if min > max {
             return Err(ConfigError::UntilMinAboveMax { min, max });
+        }
+        let needed = bench_stats::sequential::SequentialRule::needed_blocks(self.rule.alpha);
+        if max < needed {
+            return Err(ConfigError::UntilCannotDecide {
+                max,
+                needed,
+                alpha: self.rule.alpha,
+            });
         }
         Ok(())
     }

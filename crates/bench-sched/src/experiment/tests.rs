@@ -765,11 +765,23 @@ fn every_invariant_is_a_typed_error() {
         ConfigError::UntilMinAboveMax { min: 8, max: 5 }
     );
     assert_eq!(
-        with(&|c| c.until = Some(until(2, 5))),
+        with(&|c| c.until = Some(until(2, 8))),
         ConfigError::UntilBlocks {
             min: 2,
-            max: 5,
+            max: 8,
             blocks: crate::DEFAULT_BLOCKS
+        }
+    );
+    // A rule that could only stop inconclusive: 5 blocks cannot reach alpha 0.05.
+    assert_eq!(
+        with(&|c| {
+            c.blocks = 5;
+            c.until = Some(until(2, 5));
+        }),
+        ConfigError::UntilCannotDecide {
+            max: 5,
+            needed: 7,
+            alpha: 0.05
         }
     );
     assert_eq!(ok.cycles_for_runs_per_block(4), Ok(2));

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use bench_stats::suite::{SuiteConfig, SuiteReport, analyze_suite};
+use bench_stats::suite::{FailedBenchmark, SuiteConfig, SuiteReport, analyze_suite};
 use bench_stats::{Dataset, StatsError};
 
 use crate::error::ReadWarning;
@@ -28,7 +28,9 @@ pub struct SuiteAnalysis {
 pub enum SuiteAnalysisError {
     /// The file has no suite in its header (an `abba compare` file).
     NotASuite,
-    /// A variant of a benchmark has no complete block (its runs failed in every block).
+    /// No benchmark has a complete block; the first's variant had none (its runs failed in
+    /// every block). A suite where some benchmarks have one lists the others in
+    /// [`SuiteReport::failed`].
     NoCompleteBlock {
         /// The benchmark.
         benchmark: String,
@@ -74,25 +76,37 @@ pub fn analyze_suite_experiment(
     }
     let data = e.suite_datasets();
     let mut warnings = Vec::new();
-    for b in &data {
+    let mut failed = Vec::new();
+    let mut datasets: Vec<(String, Dataset)> = Vec::new();
+    for b in data {
         warnings.extend(b.loaded.warnings.iter().cloned());
-        if let Some(s) = b
+        // A benchmark no block holds all the runs of (a variant failed every run, with
+        // --ignore-failure) costs the others nothing: it is listed as failed.
+        match b
             .loaded
             .dataset
             .series
             .iter()
             .find(|s| s.observations.is_empty())
         {
-            return Err(SuiteAnalysisError::NoCompleteBlock {
-                benchmark: b.name.clone(),
-                variant: s.name.clone(),
-            });
+            Some(s) => failed.push((
+                s.name.clone(),
+                FailedBenchmark {
+                    name: b.name,
+                    variants: b.failed_runs,
+                },
+            )),
+            None => datasets.push((b.name, b.loaded.dataset)),
         }
     }
-    let datasets: Vec<(String, Dataset)> = data
-        .into_iter()
-        .map(|b| (b.name, b.loaded.dataset))
-        .collect();
+    if datasets.is_empty()
+        && let Some((variant, first)) = failed.first()
+    {
+        return Err(SuiteAnalysisError::NoCompleteBlock {
+            benchmark: first.name.clone(),
+            variant: variant.clone(),
+        });
+    }
     // A suite under --until decided is judged by the sequences it stopped on.
     let mut config = config.clone();
     config.analysis.sequential = e
@@ -100,6 +114,7 @@ pub fn analyze_suite_experiment(
         .filter(|_| e.header.stop_rule.is_some());
     let config = &config;
     let mut report = analyze_suite(&datasets, config).map_err(SuiteAnalysisError::Stats)?;
+    report.failed = failed.into_iter().map(|(_, b)| b).collect();
     let noise = crate::suite_noise(e, &report, config);
     for (b, n) in report.benchmarks.iter_mut().zip(noise) {
         b.analysis.noise = n;

@@ -28,9 +28,28 @@ impl std::fmt::Debug for RawWriter {
     }
 }
 
-/// Takes the exclusive lock of a raw file, or says who has it.
+/// How long a lock whose holders are all dying ([`crate::sys::lock_holders_dying`]) is
+/// waited for: a killed process's teardown takes milliseconds, a loaded machine's longer.
+const STALE_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Takes the exclusive lock of a raw file, or says who has it. A lock still held by a
+/// process that is dying (an abba just SIGKILLed, or a child it forked that has not yet
+/// `exec`ed) is waited for while its holders keep dying, so `--resume` right after a
+/// `kill -9` resumes instead of calling the file taken; a live holder is refused at once.
 fn lock(f: &File, path: &Path) -> Result<(), SchedError> {
-    match crate::sys::try_lock_exclusive(f) {
+    let deadline = std::time::Instant::now() + STALE_LOCK_WAIT;
+    let mut taken = crate::sys::try_lock_exclusive(f);
+    // No holder listed: released between the two looks; tried again, a few times.
+    let mut unlisted = 0;
+    while matches!(taken, Ok(false)) && std::time::Instant::now() < deadline {
+        match crate::sys::lock_holders_dying(f) {
+            Some(true) => std::thread::sleep(std::time::Duration::from_millis(5)),
+            None if unlisted < 3 => unlisted += 1,
+            Some(false) | None => break,
+        }
+        taken = crate::sys::try_lock_exclusive(f);
+    }
+    match taken {
         Ok(true) => Ok(()),
         Ok(false) => Err(SchedError::Output {
             path: path.to_owned(),

@@ -170,18 +170,67 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// The largest suite file read (a suite of thousands of benchmarks is well under 1 MiB): a
+/// longer input (`yes 'x = 1' | abba suite /dev/stdin`) is refused, not read without limit.
+pub const MAX_SUITE_FILE_BYTES: usize = 16 << 20;
+
+/// Reads the suite file at `path` as the other readers read their inputs: chunk by chunk,
+/// refusing binary data (a NUL byte, found in the first chunk of `/dev/zero`) and a file
+/// longer than [`MAX_SUITE_FILE_BYTES`] as soon as it is seen. Time: O(bytes read).
+fn read_bounded(path: &Path) -> Result<String, SuiteError> {
+    use std::io::Read;
+    let io_error = |source| SuiteError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let refused = |message: String| SuiteError::File {
+        path: path.to_owned(),
+        message,
+    };
+    let mut file = std::fs::File::open(path).map_err(io_error)?;
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io_error(e)),
+        };
+        let got = &chunk[..n];
+        if let Some(at) = got.iter().position(|&b| b == 0) {
+            return Err(refused(format!(
+                "binary data (a NUL byte at byte {}), not a suite file (TOML text)",
+                bytes.len() + at + 1
+            )));
+        }
+        if bytes.len() + n > MAX_SUITE_FILE_BYTES {
+            return Err(refused(format!(
+                "longer than {} MiB: not a suite file (a suite's TOML is a few KiB)",
+                MAX_SUITE_FILE_BYTES >> 20
+            )));
+        }
+        bytes.extend_from_slice(got);
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        refused(format!(
+            "not UTF-8 text (an invalid byte at byte {}), not a suite file (TOML text)",
+            e.utf8_error().valid_up_to() + 1
+        ))
+    })
+}
+
 impl SuiteSpec {
     /// Reads and checks the suite file at `path`. Time: O(file size).
     ///
     /// # Errors
-    /// A missing file ([`SuiteError::Read`]); TOML syntax, an unknown key, a missing
+    /// A missing file ([`SuiteError::Read`]); binary data (a NUL byte) or more than
+    /// [`MAX_SUITE_FILE_BYTES`] (`/dev/zero`, an endless pipe: [`SuiteError::File`], read no
+    /// further); TOML syntax, an unknown key, a missing
     /// `command`, a benchmark named twice, fewer than two variants, a value of the wrong
     /// type or out of bounds ([`SuiteError::At`], [`SuiteError::File`]).
     pub fn read(path: &Path) -> Result<SuiteSpec, SuiteError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text = read_bounded(path)?;
         SuiteSpec::parse(path, text)
     }
 

@@ -23,8 +23,11 @@ use std::time::Duration;
 use rand::seq::SliceRandom;
 
 pub use error::SuiteError;
-pub use file::{BenchmarkEntry, Settings, SuiteFile, SuiteSpec, Variants, expand_command, glob};
-pub use plan::{SUITE_BLOCKS, SuiteOptions};
+pub use file::{
+    BenchmarkEntry, MAX_SUITE_FILE_BYTES, Settings, SuiteFile, SuiteSpec, Variants, expand_command,
+    glob,
+};
+pub use plan::{SUITE_BLOCKS, SuiteOptions, suite_metric};
 pub use shard::{Shard, ShardError, merge_shards, suite_digest};
 pub use until::suite_stop;
 
@@ -274,6 +277,9 @@ pub struct BenchmarkData {
     pub name: String,
     /// Its variants' runs (one series each, classed by the benchmark) and what was dropped.
     pub loaded: Loaded,
+    /// Each of its variants with a failed run (or a run without a value), the most
+    /// failing first: whom to blame when no block is complete.
+    pub failed_runs: Vec<bench_stats::suite::FailedVariant>,
 }
 
 impl Experiment {
@@ -292,6 +298,34 @@ impl Experiment {
             .iter()
             .map(|bench| self.benchmark_data(bench, &schedule))
             .collect()
+    }
+
+    /// Each of `names` (one benchmark's variants) with a run that failed or has no value of
+    /// `metric`, the most failing first. Time: O(runs).
+    fn failed_runs(
+        &self,
+        names: &[&str],
+        metric: &Metric,
+    ) -> Vec<bench_stats::suite::FailedVariant> {
+        let mut out: Vec<bench_stats::suite::FailedVariant> = names
+            .iter()
+            .map(|n| bench_stats::suite::FailedVariant {
+                name: (*n).to_owned(),
+                failed: 0,
+                runs: 0,
+            })
+            .collect();
+        for r in self.runs.iter().filter(|r| !r.is_reference) {
+            if let Some(k) = names.iter().position(|n| *n == r.variant) {
+                out[k].runs += 1;
+                if !r.succeeded() || self.value_of(metric, r).is_none() {
+                    out[k].failed += 1;
+                }
+            }
+        }
+        out.retain(|v| v.failed > 0);
+        out.sort_by_key(|v| std::cmp::Reverse(v.failed));
+        out
     }
 
     /// One benchmark's runs as [`Self::suite_datasets`] reads them, `schedule` the file's.
@@ -318,6 +352,7 @@ impl Experiment {
                 blocks.entry(r.block).or_default().push(r);
             }
         }
+        let failed_runs = self.failed_runs(&names, &metric);
         let mut series: Vec<Series> = names
             .iter()
             .map(|n| {
@@ -385,6 +420,7 @@ impl Experiment {
         BenchmarkData {
             name: bench.name.clone(),
             loaded: Loaded { dataset, warnings },
+            failed_runs,
         }
     }
 }

@@ -51,6 +51,28 @@ pub struct SuiteOptions {
 /// default of every experiment ([`crate::DEFAULT_BLOCKS`]).
 pub const SUITE_BLOCKS: u32 = crate::DEFAULT_BLOCKS;
 
+/// The metrics a suite measures, as its errors list them.
+const SUITE_METRICS: &str = "wall, user, sys, cpu, max-rss or json:FIELD";
+
+/// A metric of a suite (`--metric`, `metric` in the file): wall, user, sys, cpu, max-rss or
+/// json:FIELD. A count (`instructions`, `cycles`, ...) needs a counter, which a suite does
+/// not set up (no `--counter`, no `counter` key), so it is refused here rather than failing
+/// every run.
+///
+/// # Errors
+/// The text is no metric, or a count; the message lists what a suite accepts.
+pub fn suite_metric(text: &str) -> Result<Metric, String> {
+    let metric: Metric = text
+        .parse()
+        .map_err(|_| format!("unknown metric {text:?}; a suite measures {SUITE_METRICS}"))?;
+    if metric.count_event().is_some() {
+        return Err(format!(
+            "{text:?} is a count, which needs a counter (the PMU or valgrind) that a suite does not set up; a suite measures {SUITE_METRICS} (count with `abba compare --metric {text}`)"
+        ));
+    }
+    Ok(metric)
+}
+
 impl SuiteSpec {
     /// The experiment of the `picked` benchmarks (from [`SuiteSpec::pick`]) under
     /// `options`: one [`ExperimentConfig`] whose [`Suite`] groups the variants by
@@ -79,16 +101,14 @@ impl SuiteSpec {
         let design = self.design()?;
         let overridden = options.metric.is_some();
         let metric: Metric = match options.metric {
-            Some(m) => m,
-            None => settings
-                .metric
-                .as_deref()
-                .unwrap_or("wall")
-                .parse()
-                .map_err(|e| SuiteError::File {
+            Some(m) => suite_metric(&m.to_string())
+                .map_err(|e| SuiteError::Invalid(format!("--metric {m}: {e}")))?,
+            None => suite_metric(settings.metric.as_deref().unwrap_or("wall")).map_err(|e| {
+                SuiteError::File {
                     path: self.path().to_owned(),
                     message: format!("settings.metric: {e}"),
-                })?,
+                }
+            })?,
         };
         let cycles = match options.runs_per_block {
             Some(n) if n >= 2 && n % 2 == 0 => n / 2,
@@ -274,9 +294,7 @@ impl SuiteSpec {
         }
         if let Some(m) = &entry.metric {
             bench.metric = Some(
-                m.get_ref()
-                    .parse()
-                    .map_err(|e| self.at(m.span(), format!("metric: {e}")))?,
+                suite_metric(m.get_ref()).map_err(|e| self.at(m.span(), format!("metric: {e}")))?,
             );
         }
         bench.unit.clone_from(&entry.unit);

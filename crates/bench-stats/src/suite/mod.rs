@@ -291,6 +291,15 @@ pub struct SuiteReport {
     pub geometric_mean: Option<GeometricMean>,
     /// How many comparisons came out faster, slower, equivalent and inconclusive.
     pub counts: OutcomeCounts,
+    /// The benchmarks that could not be compared (a variant's runs all failed, so no block
+    /// holds all of the benchmark's runs), in the suite's order; [`analyze_suite`] leaves
+    /// it empty and the caller that dropped them fills it. Not in `benchmarks`, the
+    /// counts or the geometric mean.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Vec::is_empty")
+    )]
+    pub failed: Vec<FailedBenchmark>,
     /// How the experiment ended, when a sequential rule (`--until decided`) or a time
     /// budget governed it; absent for a fixed suite without a budget. Set by the caller
     /// that knows the experiment ([`analyze_suite`] leaves it `None`).
@@ -340,6 +349,30 @@ impl SuiteStop {
             sequential_level,
         }
     }
+}
+
+/// A benchmark of a suite that was not compared: no block holds all of its runs with a
+/// value (with `--ignore-failure`, a variant that failed every run).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct FailedBenchmark {
+    /// The benchmark.
+    pub name: String,
+    /// Its variants with failed runs, the most failing first (empty when no run failed
+    /// but no block was complete).
+    pub variants: Vec<FailedVariant>,
+}
+
+/// A variant's failed runs ([`FailedBenchmark::variants`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct FailedVariant {
+    /// The variant (series) name.
+    pub name: String,
+    /// Its runs that failed (or gave no value).
+    pub failed: usize,
+    /// All its runs.
+    pub runs: usize,
 }
 
 impl SuiteReport {
@@ -563,6 +596,7 @@ pub fn analyze_suite(
         geometric_mean,
         counts,
         stop: None,
+        failed: Vec::new(),
     })
 }
 

@@ -17,7 +17,6 @@ use crate::args::{CompareArgs, LayoutArg, ShellArg};
 use crate::core::analysis::{analysis_config_for, fresh_seed};
 use crate::core::exit::usage;
 use crate::core::output::check_export_paths;
-use crate::core::stdio::stderr_line;
 use crate::core::words::{scan_flag, sched_error_text};
 
 /// What the arguments of `abba compare` describe: the runs, their names, the analysis.
@@ -111,7 +110,6 @@ pub(crate) fn experiment_config(
     let until = until_rule(args, &metric, base)?;
     if let Some(u) = &until {
         u.validate().map_err(|e| config_error(e, args, true))?;
-        note_short_sequence(args, u);
     }
     let blocks = until.as_ref().map_or(
         args.blocks
@@ -308,19 +306,6 @@ pub(crate) fn check(args: &CompareArgs, config: &ExperimentConfig) -> anyhow::Re
         .map_err(|e| config_error(e, args, config.until.is_some()))
 }
 
-/// `--until decided` with fewer blocks than the sequence needs to decide at its alpha:
-/// said now, before the runs.
-fn note_short_sequence(args: &CompareArgs, until: &Until) {
-    let alpha = args.analysis.alpha;
-    let needed = SequentialRule::needed_blocks(alpha);
-    if until.rule.max_blocks < needed && !args.analysis.quiet {
-        stderr_line(format_args!(
-            "abba: note: --max-blocks {}: the sequence cannot decide before {needed} blocks at alpha {alpha}; it will stop INCONCLUSIVE",
-            until.rule.max_blocks
-        ));
-    }
-}
-
 /// A [`ConfigError`] in the words of the flags that caused it; an invariant no flag sets
 /// directly reads as the library states it.
 fn config_error(e: ConfigError, args: &CompareArgs, until: bool) -> anyhow::Error {
@@ -334,6 +319,10 @@ fn config_error(e: ConfigError, args: &CompareArgs, until: bool) -> anyhow::Erro
                 args.analysis.alpha
             )
         }
+    } else if let ConfigError::UntilCannotDecide { max, needed, alpha } = &e {
+        format!(
+            "--max-blocks {max}: the sequence of --until decided cannot decide before {needed} blocks at alpha {alpha}, so it could only stop INCONCLUSIVE (and a gate pass whatever the data): give --max-blocks {needed} or more"
+        )
     } else if let ConfigError::UntilVariants { variants } = &e {
         format!(
             "--until decided compares two variants; {variants} were given (compare them two at a time, or leave out --until)"
