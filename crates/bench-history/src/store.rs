@@ -177,23 +177,36 @@ fn read_connection(path: &Path) -> Result<Connection, rusqlite::Error> {
     Ok(conn)
 }
 
-/// Checks, without writing anything, that `path` can be recorded into: an abba history
-/// (or an empty file), or a new file whose nearest existing ancestor is a directory. A
-/// binary calls it before an experiment runs, so a bad store is said before the runs.
+/// Checks, without changing the store, that `path` can be recorded into: an abba history
+/// (or an empty file) that can be opened for writing, or a new file whose nearest existing
+/// ancestor is a directory; in both cases a directory a file can be created in (a probe
+/// file is created and removed). A binary calls it before an experiment runs, so a bad
+/// store is said before the runs.
 ///
 /// # Errors
-/// [`HistoryError`] naming the file: a directory, a foreign, damaged or newer file, or a
-/// path under something that is not a directory.
+/// [`HistoryError`] naming the file: a directory, a foreign, damaged or newer file, a
+/// path under something that is not a directory, or read-only storage.
 pub fn check_recordable(path: &Path) -> Result<(), HistoryError> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => Err(HistoryError::IsDirectory {
             path: path.to_path_buf(),
         }),
-        Ok(_) => check_ours(path),
+        Ok(_) => {
+            check_ours(path)?;
+            // Opened for writing, not truncated: nothing in the file changes.
+            let writable = std::fs::OpenOptions::new().write(true).open(path).is_ok();
+            match writable {
+                true => check_directory_writable(path, path.parent()),
+                false => Err(HistoryError::ReadOnly {
+                    path: path.to_path_buf(),
+                    migrate_from: older_schema(path),
+                }),
+            }
+        }
         Err(_) => match path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            None => Ok(()),
+            None => check_directory_writable(path, None),
             Some(d) => match std::fs::metadata(d) {
-                Ok(m) if m.is_dir() => Ok(()),
+                Ok(m) if m.is_dir() => check_directory_writable(path, Some(d)),
                 Ok(_) => Err(HistoryError::NotADirectory {
                     path: path.to_path_buf(),
                     parent: d.to_path_buf(),
@@ -204,6 +217,44 @@ pub fn check_recordable(path: &Path) -> Result<(), HistoryError> {
                 }),
             },
         },
+    }
+}
+
+/// The schema version of the store at `path` when it is older than this abba's (it would
+/// need migrating before recording), read without writing.
+fn older_schema(path: &Path) -> Option<i32> {
+    let conn = read_connection(path).ok()?;
+    let version: i32 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .ok()?;
+    (1..schema_version()).contains(&version).then_some(version)
+}
+
+/// Whether a file can be created in the directory of the history `path` (`dir`, the
+/// current directory when `None` or empty), as SQLite's journal must be beside the store:
+/// a probe file is created and removed. Checked before any run, so that a history on
+/// read-only storage (or in a directory abba may not write, such as `/proc`) is refused
+/// before the runs it would lose its record of.
+fn check_directory_writable(path: &Path, dir: Option<&Path>) -> Result<(), HistoryError> {
+    let dir = dir
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".abba-history-write-check-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        // A leftover probe of this process id: the directory is writable.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(_) => Err(HistoryError::ReadOnly {
+            path: path.to_path_buf(),
+            migrate_from: None,
+        }),
     }
 }
 

@@ -104,7 +104,10 @@ fn an_imported_file_is_analysed_with_the_library_defaults_and_its_seed() {
         AnalysisConfig::default()
     );
     let analysed = analyse(&read, &config, Default::default()).unwrap();
-    assert_eq!(analysed.len(), 1);
+    // The wall-time analysis, then its CPU-time twin (a later `--metric cpu` needs no rerun).
+    assert_eq!(analysed.len(), 2);
+    assert_eq!(analysed[0].metric, None);
+    assert_eq!(analysed[1].metric.as_deref(), Some("cpu"));
     let by_hand = analyze_input(&Input::from_experiment(read.clone()), &config).unwrap();
     // (By their JSON: the analysis holds NaN where a field does not apply.)
     let json = |a: &bench_stats::Analysis| serde_json::to_string(a).unwrap();

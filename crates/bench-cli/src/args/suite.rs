@@ -78,7 +78,7 @@ pub struct SuiteArgs {
     pub shard: Option<bench_sched::Shard>,
     /// Merge the raw files of every shard of one suite (`--shard K/N`) into the suite's
     /// one report, one correction across every benchmark; nothing is run.
-    #[arg(long, value_name = "FILE", num_args = 1.., value_hint = ValueHint::FilePath, conflicts_with_all = ["list", "dry_run", "only", "blocks", "warmup", "timeout", "seed", "metric", "runs_per_block", "shell", "ignore_failure", "show_output", "output", "force", "resume", "shard"], help_heading = "Output")]
+    #[arg(long, value_name = "FILE", num_args = 1.., value_hint = ValueHint::FilePath, conflicts_with_all = ["file", "list", "dry_run", "only", "blocks", "warmup", "timeout", "seed", "metric", "runs_per_block", "shell", "ignore_failure", "show_output", "output", "force", "resume", "shard"], help_heading = "Output")]
     pub merge: Vec<PathBuf>,
     /// Number of blocks [default: the file's `blocks`, else 20].
     #[arg(long, short = 'b', value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS), value_name = "N", help_heading = "Running")]

@@ -379,20 +379,18 @@ fn exit_on_signal_in_analysis(stop: &InterruptFlag, file: &Path, raw: &Path) {
     );
 }
 
-/// `abba suite`.
-pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
-    if !args.merge.is_empty() {
-        return merge(&args);
-    }
-    let mut spec = SuiteSpec::read(&args.file).map_err(|e| suite_error(&e))?;
-    override_variants(&mut spec, &args.stop.variant)?;
+/// The `--resume` point, if any, and the benchmarks to run: a resumed suite runs the
+/// benchmarks its file recorded, a fresh one those `--only` picks.
+fn resumed_and_picked<'s>(
+    args: &SuiteArgs,
+    spec: &'s SuiteSpec,
+) -> anyhow::Result<(Option<ResumePoint>, Vec<&'s BenchmarkEntry>)> {
     let resume = args
         .resume
         .as_deref()
         .map(ResumePoint::load)
         .transpose()
         .map_err(|e| usage(e.to_string()))?;
-    // A resumed suite runs the benchmarks its file recorded.
     let only: Vec<String> = match &resume {
         Some(point) => point
             .header()
@@ -402,7 +400,18 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
             .collect(),
         None => args.only.clone(),
     };
-    let picked = pick(&spec, &only)?;
+    let picked = pick(spec, &only)?;
+    Ok((resume, picked))
+}
+
+/// `abba suite`.
+pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
+    if !args.merge.is_empty() {
+        return merge(&args);
+    }
+    let mut spec = SuiteSpec::read(&args.file).map_err(|e| suite_error(&e))?;
+    override_variants(&mut spec, &args.stop.variant)?;
+    let (resume, picked) = resumed_and_picked(&args, &spec)?;
     if args.list {
         let shown: Vec<&BenchmarkEntry> = picked
             .iter()

@@ -536,3 +536,37 @@ fn a_pull_request_without_a_merge_base_is_said_with_its_fix() {
         "{err}"
     );
 }
+
+#[test]
+fn recording_into_read_only_storage_is_refused_before_anything_runs() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ro = d.join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let mode = |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m));
+    mode(d, 0o777).unwrap();
+    mode(&ro, 0o555).unwrap();
+    let marker = d.join("ran");
+    // As root every directory is writable: abba runs as nobody there.
+    let mut c = abba(d);
+    if is_root() {
+        c.uid(65_534).gid(65_534);
+    }
+    let touch = format!("touch {}", marker.display());
+    let out = c
+        .args(["compare", "--record", "--commit", "c1", "--history"])
+        .arg(ro.join("h.db"))
+        .args(["--blocks", "2", "-o"])
+        .arg(d.join("r.jsonl"))
+        .args([touch.as_str(), "true"])
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("read-only storage"), "{err}");
+    assert!(!marker.exists(), "a benchmark ran before the refusal");
+    assert!(!ro.join("h.db").exists());
+    mode(&ro, 0o755).unwrap();
+}

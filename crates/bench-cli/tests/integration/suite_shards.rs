@@ -323,3 +323,19 @@ fn a_shard_needs_its_raw_file_and_seed_and_a_file_that_is_not_a_shard_is_refused
             "whole.jsonl: not a shard of a suite",
         ));
 }
+
+#[test]
+fn a_suite_file_given_beside_merge_is_refused_not_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    suite(dir.path(), &NAMES[..2], "");
+    let one = shard(dir.path(), 1, 1, 1);
+    abba(dir.path())
+        .arg("suite")
+        .arg("abba.toml")
+        .arg("--merge")
+        .arg(&one)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--merge"))
+        .stderr(predicate::str::contains("FILE"));
+}
