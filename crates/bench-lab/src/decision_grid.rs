@@ -402,3 +402,249 @@ fn until_decided_row(profile: NoiseProfile, change: &Change, max: u32, reps: u64
         blocks[blocks.len() / 2],
     );
 }
+
+/// Flags of `part-coverage`.
+#[derive(clap::Args, Debug)]
+pub struct PartCoverageArgs {
+    /// Simulated sessions per cell.
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..))]
+    reps: u32,
+    /// ABBA blocks per session.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(6..))]
+    blocks: u32,
+    /// Only this noise profile (quiet, shared-vm, bursty, drift); by default every one.
+    #[arg(long, value_name = "NAME", value_parser = parse_profile)]
+    profile: Option<NoiseProfile>,
+}
+
+/// The changes of the part-coverage table: no change, a shift, the audit's non-shift
+/// changes and spread up and down.
+fn part_changes() -> Vec<Change> {
+    let mut all = vec![Change::none(), Change::shift(1.02)];
+    all.extend(changes());
+    all.push(Change::scale(0.06));
+    all.push(Change::mixture(
+        "B's runs more consistent (A's spread lognormal SD 0.06)",
+        vec![bench_lab::sim::Mode {
+            weight: 1.0,
+            factor: (1.0, 1.0),
+            log_sd: 0.06,
+        }],
+        Vec::new(),
+    ));
+    all
+}
+
+/// Per part (p10, p50, p90, mean): sessions, intervals covering the truth, the sum of the
+/// intervals' levels, significant (adjusted p <= alpha), and the sum of the estimates' logs.
+#[derive(Debug, Default, Clone, Copy)]
+struct PartTally {
+    n: u32,
+    covers: [u32; 4],
+    level: [f64; 4],
+    significant: [u32; 4],
+    log_ratio: [f64; 4],
+}
+
+fn part_tally(
+    profile: NoiseProfile,
+    change: &Change,
+    blocks: u32,
+    reps: u32,
+    truth4: [f64; 4],
+) -> PartTally {
+    use bench_stats::paired::shape::{ShapeConfig, shape_analysis};
+    let cfg = profile.config();
+    let run = |range: std::ops::Range<u32>| {
+        let mut t = PartTally::default();
+        for r in range {
+            let seed = 10_000 + u64::from(r);
+            let e = simulate_change(&cfg, change, SimDesign::Abba, blocks, 1, seed);
+            let mut a = vec![Vec::new(); blocks as usize];
+            let mut b = vec![Vec::new(); blocks as usize];
+            for &(v, blk, _, x) in &e.runs {
+                if v == 0 {
+                    a[blk as usize].push(x)
+                } else {
+                    b[blk as usize].push(x)
+                }
+            }
+            let config = ShapeConfig {
+                seed,
+                ..ShapeConfig::default()
+            };
+            let Ok(s) = shape_analysis(&a, &b, &config) else {
+                continue;
+            };
+            t.n += 1;
+            for (j, p) in s.parts().enumerate().take(4) {
+                if p.interval
+                    .is_some_and(|[lo, hi]| lo <= truth4[j] && truth4[j] <= hi)
+                {
+                    t.covers[j] += 1;
+                }
+                t.level[j] += p.confidence;
+                t.significant[j] += u32::from(p.p_value_adjusted <= 0.05);
+                t.log_ratio[j] += p.ratio.ln();
+            }
+        }
+        t
+    };
+    let half = reps / 2;
+    let (x, y) = std::thread::scope(|s| {
+        let h = s.spawn(|| run(0..half));
+        let y = run(half..reps);
+        (h.join().expect("thread"), y)
+    });
+    let mut t = x;
+    t.n += y.n;
+    for j in 0..4 {
+        t.covers[j] += y.covers[j];
+        t.level[j] += y.level[j];
+        t.significant[j] += y.significant[j];
+        t.log_ratio[j] += y.log_ratio[j];
+    }
+    t
+}
+
+/// `cargo xtask part-coverage`.
+///
+/// # Errors
+/// Never; the signature matches the other tasks.
+pub fn run_part_coverage(args: &PartCoverageArgs) -> Result<()> {
+    let (reps, blocks) = (args.reps, args.blocks);
+    println!(
+        "# each part of the typical-run check against its true ratio, {reps} sessions of {blocks} ABBA blocks per cell"
+    );
+    println!(
+        "\n| profile | change | part | true ratio | mean estimate | covered (nominal) | significant |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for profile in profiles(args.profile) {
+        for change in part_changes() {
+            let t = truth(&profile.config(), &change, 400, blocks, 77);
+            let truth4 = [t.p10, t.median, t.p90, t.mean];
+            let x = part_tally(profile, &change, blocks, reps, truth4);
+            for (j, name) in ["p10", "p50", "p90", "mean"].iter().enumerate() {
+                let n = f64::from(x.n.max(1));
+                println!(
+                    "| {} | {} | {} | {:.4} | {:.4} | {:.1}% ({:.1}%) | {:.1}% |",
+                    profile.as_str(),
+                    change.name,
+                    name,
+                    truth4[j],
+                    (x.log_ratio[j] / n).exp(),
+                    pct(x.covers[j], x.n),
+                    100.0 * x.level[j] / n,
+                    pct(x.significant[j], x.n),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Flags of `audit-grid`.
+#[derive(clap::Args, Debug)]
+pub struct AuditGridArgs {
+    /// Simulated sessions per cell.
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..))]
+    reps: u32,
+    /// Only this noise profile (quiet, shared-vm, bursty, drift); by default every one.
+    #[arg(long, value_name = "NAME", value_parser = parse_profile)]
+    profile: Option<NoiseProfile>,
+}
+
+/// Outcomes of `reps` sessions through `analyze()` (seeds from 50,000), with how often a
+/// differential-carryover warning fired and the `--fail-if-slower 5%` gate tripped.
+fn audit_tally(
+    cfg: &bench_stats::sim::SimConfig,
+    change: &Change,
+    blocks: u32,
+    reps: u32,
+) -> (Tally, u32, u32) {
+    let run = |range: std::ops::Range<u32>| {
+        let (mut t, mut warned, mut gate) = (Tally::default(), 0u32, 0u32);
+        for r in range {
+            let seed = 50_000 + u64::from(r);
+            let e = simulate_change(cfg, change, SimDesign::Abba, blocks, 1, seed);
+            let config = AnalysisConfig {
+                seed,
+                ..AnalysisConfig::default()
+            };
+            let Ok(a) = analyze(&e.dataset, &config) else {
+                continue;
+            };
+            let o = a.groups[0].comparisons[0].outcome;
+            t.n += 1;
+            t.faster += u32::from(o == Outcome::Faster);
+            t.slower += u32::from(o == Outcome::Slower);
+            t.mixed += u32::from(o == Outcome::Mixed);
+            t.equivalent += u32::from(o == Outcome::Equivalent);
+            warned +=
+                u32::from(a.warnings.iter().any(|w| {
+                    w.code == bench_stats::model::report::WarningCode::DifferentialCarryover
+                }));
+            gate += u32::from(!bench_stats::analysis::regressions(&a, 0.05).is_empty());
+        }
+        (t, warned, gate)
+    };
+    let half = reps / 2;
+    let (x, y) = std::thread::scope(|s| {
+        let h = s.spawn(|| run(0..half));
+        let y = run(half..reps);
+        (h.join().expect("thread"), y)
+    });
+    (x.0.add(y.0), x.1 + y.1, x.2 + y.2)
+}
+
+/// `cargo xtask audit-grid`: the audit's cases through `analyze()`: a carryover that only
+/// `B` leaves behind (runs right after `B` 5% slower, `B` itself unchanged) at 6 to 60
+/// blocks, and spread up and down at 30 blocks with the `--fail-if-slower 5%` gate.
+///
+/// # Errors
+/// Never; the signature matches the other tasks.
+pub fn run_audit_grid(args: &AuditGridArgs) -> Result<()> {
+    let reps = args.reps;
+    println!("# the audit's cases through analyze(), {reps} sessions per cell, alpha 0.05");
+    println!(
+        "\n## runs right after B 5% slower, B unchanged (steady state: B 5% slower)\n\n| profile | blocks | FASTER | SLOWER | MIXED | EQUIVALENT | differential-carryover warning |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for profile in profiles(args.profile) {
+        let cfg = profile.config().with_after_b(0.05);
+        for blocks in [6, 8, 12, 20, 30, 60] {
+            let (t, warned, _) = audit_tally(&cfg, &Change::none(), blocks, reps);
+            println!(
+                "| {} | {blocks} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% |",
+                profile.as_str(),
+                pct(t.faster, t.n),
+                pct(t.slower, t.n),
+                pct(t.mixed, t.n),
+                pct(t.equivalent, t.n),
+                pct(warned, t.n),
+            );
+        }
+    }
+    println!(
+        "\n## spread up and down, 30 blocks\n\n| profile | change | SLOWER | FASTER | MIXED | EQUIVALENT | --fail-if-slower 5% trips |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    let spread = part_changes().split_off(part_changes().len() - 2);
+    for profile in profiles(args.profile) {
+        for change in &spread {
+            let (t, _, gate) = audit_tally(&profile.config(), change, 30, reps);
+            println!(
+                "| {} | {} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% |",
+                profile.as_str(),
+                change.name,
+                pct(t.slower, t.n),
+                pct(t.faster, t.n),
+                pct(t.mixed, t.n),
+                pct(t.equivalent, t.n),
+                pct(gate, t.n),
+            );
+        }
+    }
+    Ok(())
+}

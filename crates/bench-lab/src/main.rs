@@ -114,6 +114,15 @@ enum Task {
     /// profile, for no change, 2% and 10% shifts and changes that are not shifts: outcomes
     /// and median blocks to the stop (a Markdown table; seeded).
     UntilDecidedGrid(decision_grid::UntilDecidedArgs),
+    /// Each part of the typical-run check (p10, p50, p90, mean run) against its true ratio
+    /// on every simulated noise profile: coverage of its interval beside its nominal level,
+    /// and how often it is significant, for no change, a shift, changes that are not shifts
+    /// and spread up and down (a Markdown table; seeded).
+    PartCoverage(decision_grid::PartCoverageArgs),
+    /// The audit's cases through `analyze()` on the simulated noise profiles: runs right
+    /// after B 5% slower with B unchanged, at 6 to 60 blocks; spread up and down with the
+    /// `--fail-if-slower 5%` gate (Markdown tables; seeded).
+    AuditGrid(decision_grid::AuditGridArgs),
     /// Which parts EQUIVALENT requires, calibrated: P(EQUIVALENT) at ±1% under four rules
     /// (every part; typical and mean run with the tails at ±2% or ±3%, the default; the tails
     /// free) on the simulated profiles and a stable metric, for no change, shifts of 1% and
@@ -158,6 +167,8 @@ fn main() -> Result<()> {
         Task::SuiteSequential(a) => suite_sequential::run(&a),
         Task::DecisionGrid(a) => decision_grid::run(&a),
         Task::UntilDecidedGrid(a) => decision_grid::run_until_decided(&a),
+        Task::PartCoverage(a) => decision_grid::run_part_coverage(&a),
+        Task::AuditGrid(a) => decision_grid::run_audit_grid(&a),
         Task::EquivalenceGrid(a) => equivalence_grid::run(&a),
         Task::EstimatorGrid(a) => estimator_grid::run(&a),
         Task::Counters(a) => counters::run(&root, &a),

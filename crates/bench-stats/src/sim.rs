@@ -19,7 +19,9 @@
 //! - **bursts**: a two-state (fast/slow) process; a slow run takes `burst_extra` longer,
 //!   which makes the distribution of run times bimodal;
 //! - **spikes**: a rare pre-emption adding `spike_extra`, the heavy right tail;
-//! - **carryover**: a run that directly follows the other variant is `carryover` faster.
+//! - **carryover**: a run that directly follows the other variant is `carryover` faster,
+//!   and a run that follows `B` is `after_b` slower (a state `B` leaves behind: the
+//!   asymmetric carryover ABBA does not cancel).
 //!   Blocks run back to back, as the runner runs them, so the first run of a block
 //!   follows the last run of the previous block;
 //! - a **first-run-of-block** factor `1 + f` with `f ~ N(first_run.0, first_run.1)` drawn
@@ -65,6 +67,10 @@ pub struct SimConfig {
     pub spike_extra: (f64, f64),
     /// Fraction by which a run right after the other variant is faster.
     pub carryover: f64,
+    /// Fraction by which a run right after `B` is slower, whichever variant it is: a state
+    /// `B` leaves behind (a cache it evicts, a file it grows). Asymmetric: a run after `A`
+    /// is not touched. 0 in every profile.
+    pub after_b: f64,
     /// Mean and SD (between sessions) of the first-run-of-block extra time, a fraction.
     pub first_run: (f64, f64),
     /// True ratio `B / A`.
@@ -87,6 +93,11 @@ impl SimConfig {
     /// The same machine with a carryover advantage `carryover`.
     pub fn with_carryover(self, carryover: f64) -> Self {
         SimConfig { carryover, ..self }
+    }
+
+    /// The same machine where a run right after `B` is `after_b` slower.
+    pub fn with_after_b(self, after_b: f64) -> Self {
+        SimConfig { after_b, ..self }
     }
 
     /// The same machine with noise-free run time `mean` (ms).
@@ -188,6 +199,9 @@ impl Session {
         let mut f = 1.0;
         if self.last_variant.is_some_and(|v| v != variant) {
             f *= 1.0 - cfg.carryover;
+        }
+        if self.last_variant == Some(1) {
+            f *= 1.0 + cfg.after_b;
         }
         if first_in_block {
             f *= 1.0 + self.first_run;
