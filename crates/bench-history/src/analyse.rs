@@ -75,7 +75,7 @@ pub fn analyse(
             .collect();
         let report = analyze_suite(&list, &SuiteConfig::new(config.clone(), correction))
             .map_err(|e| failed(&e))?;
-        return Ok(report
+        let mut out: Vec<AnalysedBenchmark> = report
             .benchmarks
             .into_iter()
             .zip(list)
@@ -85,7 +85,9 @@ pub fn analyse(
                 analysis: b.analysis,
                 metric: None,
             })
-            .collect());
+            .collect();
+        out.extend(suite_cpu_twins(experiment, config, correction));
+        return Ok(out);
     }
     let input = Input::from_experiment(experiment.clone());
     if input.is_empty() {
@@ -127,4 +129,53 @@ pub fn cpu_twin(experiment: &Experiment, config: &AnalysisConfig) -> Option<Anal
         analysis,
         metric: Some(Metric::Cpu.to_string()),
     })
+}
+
+/// The CPU-time series of a suite's wall-time benchmarks, kept beside their wall-time
+/// series as [`cpu_twin`] keeps a plain experiment's: the same runs read as user + system
+/// time ([`Experiment::suite_datasets_on`]), the benchmarks with a complete block analysed
+/// together with `config` and `correction` as `abba suite` analyses them, each under the
+/// metric `cpu`. Empty for a file without a suite, under valgrind (whose times are not the
+/// program's), or when no benchmark has a complete block.
+pub fn suite_cpu_twins(
+    experiment: &Experiment,
+    config: &AnalysisConfig,
+    correction: Correction,
+) -> Vec<AnalysedBenchmark> {
+    if experiment
+        .header
+        .counter
+        .is_some_and(|c| !c.times_are_the_programs())
+    {
+        return Vec::new();
+    }
+    let list: Vec<(String, Dataset)> = experiment
+        .suite_datasets_on(&Metric::Cpu)
+        .into_iter()
+        .filter(|b| {
+            b.loaded
+                .dataset
+                .series
+                .iter()
+                .all(|s| !s.observations.is_empty())
+        })
+        .map(|b| (b.name, b.loaded.dataset))
+        .collect();
+    if list.is_empty() {
+        return Vec::new();
+    }
+    let Ok(report) = analyze_suite(&list, &SuiteConfig::new(config.clone(), correction)) else {
+        return Vec::new();
+    };
+    report
+        .benchmarks
+        .into_iter()
+        .zip(list)
+        .map(|(b, (name, dataset))| AnalysedBenchmark {
+            suite_name: Some(name),
+            dataset,
+            analysis: b.analysis,
+            metric: Some(Metric::Cpu.to_string()),
+        })
+        .collect()
 }

@@ -52,7 +52,7 @@ mod query;
 mod record;
 mod store;
 
-pub use crate::analyse::{AnalysedBenchmark, analyse, cpu_twin, default_config};
+pub use crate::analyse::{AnalysedBenchmark, analyse, cpu_twin, default_config, suite_cpu_twins};
 pub use crate::check::{ChainCheck, ChangeState, RecentChange, SeriesCheck, check_series};
 pub use crate::error::HistoryError;
 pub use crate::git::CommitInfo;

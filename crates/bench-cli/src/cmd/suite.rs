@@ -820,11 +820,22 @@ fn report(
         .clone()
         .unwrap_or_else(|| raw.header.experiment_id());
     let code = emit(args, &report, ctx.gates, &id)?;
+    // Each wall-time benchmark's CPU-time series is kept beside it (`history show --metric
+    // cpu` needs no rerun), as compare's is: the runs in memory read on CPU time.
+    let twins = match recording {
+        Some(_) => bench_history::suite_cpu_twins(&raw, ctx.analysis, ctx.correction),
+        None => Vec::new(),
+    };
     let units: Vec<Analysed<'_>> = report
         .benchmarks
         .iter()
         .zip(&list)
         .map(|(b, (name, dataset))| Analysed::suite_benchmark(name, dataset, &b.analysis))
+        .chain(
+            twins
+                .iter()
+                .map(bench_history::AnalysedBenchmark::as_analysed),
+        )
         .collect();
     crate::core::record::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
     match failure {

@@ -743,6 +743,87 @@ fn suite_record_keeps_each_benchmark_as_a_step() {
     assert!(l.contains("up ") && l.contains("flat "), "{l}");
 }
 
+/// `suite --record` keeps each wall-time benchmark's CPU-time series beside its wall-time
+/// one, as `compare --record` does (issue 36), so `history show --metric cpu` reads a
+/// suite's CPU series with no rerun; a benchmark on another metric (a JSON field) gets
+/// none.
+#[test]
+fn suite_record_keeps_each_wall_benchmarks_cpu_series_for_history_show_metric_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let sh = dir.path().join("value.sh");
+    std::fs::write(&sh, "#!/bin/sh\necho \"{\\\"v\\\": $1}\"\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&sh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // A command that spends its time on the CPU (CPU time of `true` is often 0).
+    let abba_bin = assert_cmd::cargo::cargo_bin("abba");
+    let suite = format!(
+        "[variants]\nbase = \"100\"\nhead = \"110\"\n\n[settings]\nblocks = 6\nwarmup = 0\n\n[[benchmark]]\nname = \"work\"\ncommand = \"{0} compute --steps {{variant}}000\"\n\n[[benchmark]]\nname = \"field\"\nmetric = \"json:v\"\ncommand = \"{1} {{variant}}\"\n",
+        abba_bin.display(),
+        sh.display()
+    );
+    std::fs::write(dir.path().join("abba.toml"), suite).unwrap();
+    let db = dir.path().join("h.db");
+    let db_s = db.to_str().unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "suite",
+            "--record",
+            "--history",
+            db_s,
+            "--commit",
+            "c2",
+            "--base-commit",
+            "c1",
+            "-q",
+            "--no-step-summary",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let show = |args: &[&str]| -> Value {
+        let out = run(dir.path(), args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let cpu = show(&[
+        "history",
+        "show",
+        "work",
+        "--history",
+        db_s,
+        "--metric",
+        "cpu",
+        "--json",
+    ]);
+    let wall = show(&["history", "show", "work", "--history", db_s, "--json"]);
+    assert_eq!(cpu["series"].as_array().unwrap().len(), 1, "{cpu}");
+    assert_eq!(cpu["series"][0]["metric"], "cpu", "{cpu}");
+    assert_eq!(cpu["series"][0]["unit"], "ns", "{cpu}");
+    let level = cpu["series"][0]["points"][0]["level"]["median"].as_f64();
+    assert!(level.is_some_and(|m| m > 0.0), "{cpu}");
+    assert_eq!(wall["series"].as_array().unwrap().len(), 1, "{wall}");
+    assert_eq!(wall["series"][0]["metric"], "wall", "{wall}");
+    // The JSON-field benchmark keeps its own series and no CPU twin.
+    let field_cpu = run(
+        dir.path(),
+        &[
+            "history",
+            "show",
+            "field",
+            "--history",
+            db_s,
+            "--metric",
+            "cpu",
+            "--json",
+        ],
+    );
+    assert_eq!(field_cpu.status.code(), Some(2));
+    let said = text(&field_cpu.stderr);
+    assert!(said.contains("no benchmark field of metric cpu"), "{said}");
+    let field = show(&["history", "show", "field", "--history", db_s, "--json"]);
+    assert_eq!(field["series"][0]["metric"], "json:v", "{field}");
+}
+
 /// One recorded experiment on wall time keeps its CPU-time series too (issue 36): after
 /// `compare --record` and after `history import`, `history show --metric cpu` reads the
 /// CPU series without a rerun, while `history show` without a metric stays on wall time.

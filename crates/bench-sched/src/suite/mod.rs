@@ -300,6 +300,31 @@ impl Experiment {
             .collect()
     }
 
+    /// The suite's benchmarks measured on wall time read on `metric` instead (each in
+    /// `metric`'s own unit and direction), as [`Self::suite_datasets`] reads them: the
+    /// same runs, another value of each (CPU time beside wall time, issue 36). Empty for a
+    /// file without a suite or without a wall-time benchmark. Time: O(runs).
+    pub fn suite_datasets_on(&self, metric: &Metric) -> Vec<BenchmarkData> {
+        let Some(suite) = self.suite() else {
+            return Vec::new();
+        };
+        let schedule = self.schedule();
+        suite
+            .benchmarks
+            .iter()
+            .filter(|b| b.metric.as_ref().unwrap_or(&self.header.metric) == &Metric::Wall)
+            .map(|b| {
+                let on = SuiteBenchmark {
+                    metric: Some(metric.clone()),
+                    unit: None,
+                    higher_is_better: None,
+                    ..b.clone()
+                };
+                self.benchmark_data(&on, &schedule)
+            })
+            .collect()
+    }
+
     /// Each of `names` (one benchmark's variants) with a run that failed or has no value of
     /// `metric`, the most failing first. Time: O(runs).
     fn failed_runs(
