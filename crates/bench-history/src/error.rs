@@ -148,4 +148,14 @@ pub enum HistoryError {
     /// No commit is known: outside git (or before the first commit) with none given.
     #[error("no git commit here (not in a git repository, or no commit yet)")]
     NoCommit,
+    /// A record's label (a commit, base commit, branch or benchmark name) cannot be kept.
+    #[error("{which} {value:?}: {reason}")]
+    Label {
+        /// Which label (`commit`, `base-commit`, `branch`, `bench`).
+        which: &'static str,
+        /// The label as given.
+        value: String,
+        /// Why: empty, or holding a control character.
+        reason: &'static str,
+    },
 }

@@ -13,6 +13,9 @@
 //! - [`Store::all_series`]: per benchmark and machine, the commits in history order with
 //!   their levels and paired steps, the change points and the chain
 //!   ([`bench_stats::history::Series`], rendered by `bench-report`).
+//! - [`Recording`]: a command's record settled before it runs (the history
+//!   [`history_path`] finds, the [`Context`] resolved from [`Labels`]) and kept after it;
+//!   [`Store::record_file`] records a raw file read back.
 //! - [`git`]: the commits a record belongs to, from git; [`check_series`]: the CI check of
 //!   a series, as facts.
 //!
@@ -44,19 +47,20 @@
 #![forbid(unsafe_code)]
 
 mod analyse;
-mod check;
 mod error;
 pub mod git;
 mod migrations;
 mod query;
 mod record;
+mod recording;
 mod store;
 
 pub use crate::analyse::{AnalysedBenchmark, analyse, cpu_twin, default_config, suite_cpu_twins};
-pub use crate::check::{ChainCheck, ChangeState, RecentChange, SeriesCheck, check_series};
 pub use crate::error::HistoryError;
 pub use crate::git::CommitInfo;
 pub use crate::migrations::{MIGRATIONS, schema_version};
 pub use crate::query::{Filter, SeriesRead};
 pub use crate::record::{Analysed, Context, Recorded, content_hash};
+pub use crate::recording::{HISTORY_ENV, Labels, Recording, history_path, open_to_record};
 pub use crate::store::{APPLICATION_ID, Store, check_recordable, default_path};
+pub use bench_stats::history::{ChainCheck, ChangeState, RecentChange, SeriesCheck, check_series};

@@ -107,8 +107,8 @@ pub use crate::{
     gate::render_gate,
     history::{
         HISTORY_CSV_COLUMNS, HistoryOverview, ListedBenchmark, change_word, escape_terminal,
-        percent_change, render_history_bmf, render_history_csv, render_history_json,
-        render_history_list, render_history_series, series_change_word,
+        percent_change, render_history_bmf, render_history_check, render_history_csv,
+        render_history_json, render_history_list, render_history_series, series_change_word,
     },
     json::render_json,
     markdown::render_markdown,

@@ -119,8 +119,8 @@ pub use crate::experiment::{
 pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary_csv};
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
 pub use crate::import::{
-    CsvOptions, InputFormat, Loaded, MergePolicy, detect_format, load_files, merge_sessions,
-    read_csv, read_csv_bytes, read_hyperfine, read_hyperfine_bytes,
+    CsvOptions, InputFormat, Loaded, MergePolicy, detect_format, is_raw_file, load_files,
+    merge_sessions, read_csv, read_csv_bytes, read_hyperfine, read_hyperfine_bytes,
 };
 pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
@@ -142,6 +142,6 @@ pub use crate::runner::{
 pub use crate::scan::{MAX_VARIANTS, ScanError, ScanExpansion, ScanInput, ScanSpec};
 pub use crate::suite::{
     BenchmarkData, BenchmarkEntry, MAX_SUITE_FILE_BYTES, SUITE_BLOCKS, Settings, Shard, ShardError,
-    Suite, SuiteBenchmark, SuiteError, SuiteFile, SuiteOptions, SuiteSpec, Variants,
-    expand_command, glob, merge_shards, suite_digest, suite_metric, suite_stop,
+    StopRequest, Suite, SuiteBenchmark, SuiteError, SuiteFile, SuiteOptions, SuiteSpec, Variants,
+    expand_command, glob, merge_shards, suite_digest, suite_metric, suite_stop, suite_stop_rule,
 };

@@ -1,10 +1,11 @@
 //! The documents of a benchmark's history (`abba history show`, `list`, `export`), one
-//! file per document: the series table ([`table`]), the overview of a store ([`list`]),
+//! file per document: the series table ([`table`]), the CI check ([`check`]), the overview of a store ([`list`]),
 //! CSV ([`csv`]), JSON ([`json`]), Bencher Metric Format ([`bmf`]) and, behind the `html`
 //! feature, the self-contained HTML page ([`html`]). Each reads the plain
 //! `bench_stats::history::Series`.
 
 mod bmf;
+mod check;
 mod csv;
 #[cfg(feature = "html")]
 mod html;
@@ -13,6 +14,7 @@ mod list;
 mod table;
 
 pub use bmf::render_history_bmf;
+pub use check::render_history_check;
 pub use csv::{HISTORY_CSV_COLUMNS, render_history_csv};
 #[cfg(feature = "html")]
 pub use html::render_history_page;

@@ -47,6 +47,17 @@ pub fn detect_format(bytes: &[u8]) -> InputFormat {
     detect(bytes, None)
 }
 
+/// Whether the file at `path` reads as an abba raw file ([`detect_format`] of its first
+/// 64 KiB); `false` when it cannot be read (its reader then names the error).
+pub fn is_raw_file(path: &std::path::Path) -> bool {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(64 * 1024).read_to_end(&mut head);
+    }
+    matches!(detect_format(&head), InputFormat::Raw)
+}
+
 /// What a hyperfine `--export-json` file looks like, for messages.
 pub(crate) const HYPERFINE_SHAPE: &str =
     r#"a JSON object {"results": [{"command": "...", "times": [seconds, ...]}, ...]}"#;

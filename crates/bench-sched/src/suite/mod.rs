@@ -29,10 +29,10 @@ pub use file::{
 };
 pub use plan::{SUITE_BLOCKS, SuiteOptions, suite_metric};
 pub use shard::{Shard, ShardError, merge_shards, suite_digest};
-pub use until::suite_stop;
+pub use until::{StopRequest, suite_stop, suite_stop_rule};
 
 use crate::design::{Design, Pairing, PlannedRun, Schedule, Target, block_order};
-use crate::experiment::Variant;
+use crate::experiment::{ExperimentConfig, Variant};
 use crate::layout::Layout;
 use std::collections::BTreeMap;
 
@@ -77,6 +77,16 @@ pub struct SuiteBenchmark {
 }
 
 impl SuiteBenchmark {
+    /// Whether its values count higher as better in the experiment `config`, as its
+    /// dataset will ([`Experiment::suite_datasets`]): its own direction, else its metric's,
+    /// else the experiment's (lower by default).
+    pub fn higher_is_better_in(&self, config: &ExperimentConfig) -> bool {
+        self.higher_is_better.unwrap_or(match &self.metric {
+            Some(m) => m.higher_is_better(),
+            None => config.higher_is_better.unwrap_or(false),
+        })
+    }
+
     /// A benchmark of `variants` with the experiment's settings.
     pub fn new(name: impl Into<String>, variants: Vec<usize>) -> SuiteBenchmark {
         SuiteBenchmark {
@@ -265,6 +275,70 @@ impl Suite {
             pairing: Pairing::Paired,
             runs,
         }
+    }
+}
+
+impl ExperimentConfig {
+    /// The fewest blocks at which every benchmark of the suite can reach `analysis`'s alpha
+    /// with its paired test ([`AnalysisConfig::min_paired_blocks_for`] of its variants and
+    /// runs per block); 0 outside a suite. Time: O(runs of a block).
+    pub fn suite_min_blocks(&self, analysis: &bench_stats::AnalysisConfig) -> usize {
+        let Some(suite) = &self.suite else { return 0 };
+        let schedule = self.schedule();
+        suite
+            .benchmarks
+            .iter()
+            .map(|b| {
+                let first = b.variants.first().copied();
+                let per = schedule
+                    .runs
+                    .iter()
+                    .filter(|r| r.block == 0)
+                    .filter(|r| matches!(r.target, Target::Variant(i) if Some(i) == first))
+                    .count();
+                analysis.min_paired_blocks_for(b.variants.len(), per)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The variants' names of each of the first `n` blocks, in run order (what `abba suite
+    /// --dry-run` shows). Time: O(runs).
+    pub fn block_orders(&self, n: u32) -> Vec<Vec<&str>> {
+        let schedule = self.schedule();
+        (0..n.min(self.blocks))
+            .map(|b| {
+                schedule
+                    .runs
+                    .iter()
+                    .filter(|r| r.block == b)
+                    .filter_map(|r| match r.target {
+                        Target::Variant(i) => Some(self.variants[i].name.as_str()),
+                        Target::Reference => None,
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+impl RawHeader {
+    /// The suite's variants without their benchmarks' names (`base`, `head` of
+    /// `parse/base`, `parse/head`), each once, in the file's order.
+    pub fn suite_variant_names(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for b in &self.suite {
+            for v in &b.variants {
+                let short = v
+                    .strip_prefix(b.name.as_str())
+                    .and_then(|v| v.strip_prefix('/'))
+                    .unwrap_or(v);
+                if !out.contains(&short) {
+                    out.push(short);
+                }
+            }
+        }
+        out
     }
 }
 

@@ -330,3 +330,68 @@ mod tests {
         assert_eq!(suite_stop(&raw, None).unwrap().stop, "time-budget");
     }
 }
+
+/// What the command line asks of a suite's stop: `--until decided` and its limits.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StopRequest {
+    /// `--until decided`.
+    pub until: bool,
+    /// `--max-blocks`.
+    pub max_blocks: Option<u32>,
+    /// `--min-blocks`.
+    pub min_blocks: Option<u32>,
+}
+
+/// The sequential rule of a suite of `benchmarks` benchmarks: the rule a resumed file
+/// (`resumed`) ran under (its limit extended by `--max-blocks`), else with `--until
+/// decided` each benchmark's sequence at the suite's `alpha` over the benchmarks
+/// ([`bench_stats::suite::sequential_level`]) with `margin`; `None` for a fixed number of
+/// blocks.
+///
+/// # Errors
+/// [`SuiteError::Invalid`]: `--until decided` on a resumed file that ran a fixed number of
+/// blocks, or a limit that leaves no block at which a benchmark could decide.
+pub fn suite_stop_rule(
+    request: StopRequest,
+    resumed: Option<&RawHeader>,
+    alpha: f64,
+    margin: f64,
+    correction: bench_stats::suite::Correction,
+    benchmarks: usize,
+) -> Result<Option<bench_stats::sequential::SequentialRule>, super::SuiteError> {
+    use bench_stats::sequential::SequentialRule;
+    let rule = match resumed.and_then(|h| h.stop_rule.as_ref()) {
+        Some(r) => SequentialRule {
+            max_blocks: request.max_blocks.unwrap_or(r.max_blocks),
+            ..r.to_rule()
+        },
+        None if !request.until => return Ok(None),
+        None if resumed.is_some() => {
+            return Err(super::SuiteError::Invalid(
+                "--until decided: the file to --resume ran a fixed number of blocks; resume it without --until (or give --blocks to extend it)".to_owned(),
+            ));
+        }
+        None => {
+            let level = bench_stats::suite::sequential_level(alpha, correction, benchmarks);
+            let rule = SequentialRule::new(level, margin);
+            SequentialRule {
+                max_blocks: request.max_blocks.unwrap_or(rule.max_blocks),
+                min_blocks: request.min_blocks.unwrap_or(rule.min_blocks),
+                ..rule
+            }
+        }
+    };
+    let needed = SequentialRule::needed_blocks(rule.alpha).max(rule.min_blocks);
+    if rule.max_blocks < needed {
+        let over = if benchmarks > 1 && rule.alpha < alpha {
+            format!("--alpha {alpha} over {benchmarks} benchmarks")
+        } else {
+            format!("--alpha {alpha}")
+        };
+        return Err(super::SuiteError::Invalid(format!(
+            "--max-blocks {}: each benchmark's sequence runs at level {} ({over}) and cannot decide before {needed} blocks: give --max-blocks {needed} or more",
+            rule.max_blocks, rule.alpha,
+        )));
+    }
+    Ok(Some(rule))
+}

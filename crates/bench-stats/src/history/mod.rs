@@ -37,11 +37,13 @@
 //! ```
 
 mod chain;
+mod check;
 mod edivisive;
 mod level;
 mod series;
 
 pub use chain::{Chain, Step, chain};
+pub use check::{ChainCheck, ChangeState, RecentChange, SeriesCheck, check_series};
 pub use edivisive::{
     ChangePoint, ChangePointConfig, e_divisive, energy_split_statistics, try_e_divisive,
 };

@@ -1,114 +1,12 @@
-//! `abba history check`: the library's check of each series (`bench_history::check_series`)
-//! in the binary's words, with the `abba compare` that confirms an unconfirmed change.
+//! `abba history check`: the library's check of each series
+//! (`bench_stats::history::check_series`, its chain through the one `Gate`) in
+//! `bench-report`'s words.
 
-use std::fmt::Write as _;
-
-use bench_history::{ChainCheck, ChangeState, RecentChange, check_series};
-use bench_report::{percent_change as percent, series_change_word};
-use bench_stats::history::Series;
+use bench_stats::history::check_series;
 
 use super::read::all_series;
 use crate::args::history::CheckArgs;
 use crate::core::output::write_stdout;
-
-/// The `abba compare` that confirms a change point: the commit before it against it,
-/// paired, recorded.
-fn confirm_command(s: &Series, index: usize) -> String {
-    let before = &s.points[index - 1].commit;
-    let after = &s.points[index].commit;
-    let cmd = s.benchmark.command.as_deref().unwrap_or("CMD");
-    let q = |t: &str| shell_words::quote(t).into_owned();
-    format!(
-        "abba compare --record --bench {} --base-commit {} --commit {} -n {} -n {} {} {}",
-        q(&s.benchmark.name),
-        before.sha,
-        after.sha,
-        before.short(),
-        after.short(),
-        q(cmd),
-        q(cmd),
-    )
-}
-
-fn state_words(state: ChangeState) -> &'static str {
-    match state {
-        ChangeState::Faster => "faster: not a failure",
-        ChangeState::SlowerConfirmed => "SLOWER, confirmed by the paired comparison",
-        ChangeState::NotConfirmedFaster => "not confirmed: the paired comparison finds it faster",
-        ChangeState::NotConfirmedInconclusive => {
-            "not confirmed: the paired comparison across it is inconclusive (rerun it with more blocks)"
-        }
-        ChangeState::NotConfirmedMixed => {
-            "not confirmed: the paired comparison finds parts of the distribution moved in opposite directions"
-        }
-        ChangeState::Refuted => "refuted: the paired comparison finds it equivalent",
-        ChangeState::SlowerToConfirm => "SLOWER, to confirm",
-        ChangeState::UnknownOutcome | _ => {
-            "not confirmed: the paired comparison's outcome is unknown to this abba"
-        }
-    }
-}
-
-/// One recent change point of `s` with its state, and the command that confirms it.
-fn change_lines(s: &Series, r: &RecentChange, label: &str, out: &mut String) {
-    let c = &s.change_points[r.change_point];
-    let p = &s.points[c.index];
-    let _ = writeln!(
-        out,
-        "{label}: change point at #{} {} {:?}: {} ({}, p {:.3}) - {}",
-        c.index + 1,
-        bench_report::escape_terminal(p.commit.short()),
-        p.commit.subject.as_deref().unwrap_or(""),
-        percent(c.ratio),
-        series_change_word(c.ratio, &s.benchmark),
-        c.p_value,
-        state_words(r.state),
-    );
-    if s.confirmation(c.index).is_none() && c.index > 0 {
-        let _ = writeln!(
-            out,
-            "  confirm: {}",
-            bench_report::escape_terminal(&confirm_command(s, c.index))
-        );
-        let _ = writeln!(
-            out,
-            "    (the first command run from a build of {}, the second from a build of {})",
-            bench_report::escape_terminal(s.points[c.index - 1].commit.short()),
-            bench_report::escape_terminal(p.commit.short())
-        );
-    }
-}
-
-/// `--fail-if-slower`: the chain of paired steps of `s` against the threshold.
-fn chain_line(s: &Series, c: &ChainCheck, label: &str, out: &mut String) {
-    let Some(ch) = &s.chain else { return };
-    let [lo, hi] = ch.chain.interval;
-    if c.fails() {
-        let _ = writeln!(
-            out,
-            "{label}: SLOWER by {} [{}, {}] over {} paired steps #{} -> #{}, reaching --fail-if-slower {}",
-            percent(ch.chain.ratio),
-            percent(lo),
-            percent(hi),
-            ch.steps.len(),
-            ch.from + 1,
-            ch.to + 1,
-            percent(1.0 + c.threshold)
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "{label}: chain of {} paired steps #{} -> #{}: {} [{}, {}], within --fail-if-slower {}",
-            ch.steps.len(),
-            ch.from + 1,
-            ch.to + 1,
-            percent(ch.chain.ratio),
-            percent(lo),
-            percent(hi),
-            percent(1.0 + c.threshold)
-        );
-    }
-}
 
 /// `abba history check`.
 pub(super) fn check(args: &CheckArgs) -> anyhow::Result<u8> {
@@ -126,34 +24,11 @@ pub(super) fn check(args: &CheckArgs) -> anyhow::Result<u8> {
             "history check: no series matches the filters (--machine, --branch, --since, --metric, BENCH), so nothing was checked; see `abba history list`".to_owned()
         }));
     }
-    let mut out = String::new();
-    let mut failures = 0usize;
-    for s in &series {
-        let b = &s.benchmark;
-        let n = s.points.len();
-        let label = format!("{} ({}) on {}", b.name, b.metric, s.machine.name);
-        let label = bench_report::escape_terminal(&label).into_owned();
-        let checked = check_series(s, args.recent, args.fail_if_slower);
-        for r in &checked.recent {
-            change_lines(s, r, &label, &mut out);
-        }
-        if let Some(c) = &checked.chain {
-            chain_line(s, c, &label, &mut out);
-        }
-        failures += checked.failures();
-        if checked.recent.is_empty() && checked.chain.is_none() {
-            let _ = writeln!(
-                out,
-                "{label}: no change point in the newest {} of {n} commits",
-                args.recent.min(n)
-            );
-        }
-    }
-    let _ = writeln!(
-        out,
-        "abba history check: {} series, {failures} failing",
-        series.len()
-    );
-    write_stdout(&out)?;
-    Ok(u8::from(failures > 0))
+    let checked: Vec<_> = series
+        .iter()
+        .map(|s| (s, check_series(s, args.recent, args.fail_if_slower)))
+        .collect();
+    write_stdout(&bench_report::render_history_check(&checked, args.recent))?;
+    let failing = checked.iter().any(|(_, c)| c.failures() > 0);
+    Ok(u8::from(failing))
 }

@@ -8,9 +8,8 @@ use bench_stats::suite::Correction;
 
 use crate::args::history::{HistoryArgs, HistoryCommand, ImportArgs};
 use crate::core::exit::usage;
-use crate::core::record::{
-    context, is_default_path, open_to_record, record_file, resolve_path, say_recorded,
-};
+use crate::core::record::{context, open_to_record, say_recorded, word};
+use bench_history::Labels;
 use bench_sched::read_raw;
 
 /// `abba history ...`.
@@ -28,25 +27,25 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<u8> {
 /// analysed with the library's defaults and its own seed, as `abba analyze` (or `abba
 /// suite`, for a suite's file) would by default.
 fn import(args: &ImportArgs) -> anyhow::Result<u8> {
-    let ctx = context(
-        "history import",
-        "import",
-        args.commit.as_deref(),
-        args.base_commit.as_deref(),
-        args.branch.as_deref(),
-        args.bench.as_deref(),
-    )?;
+    let labels = Labels {
+        commit: args.commit.as_deref(),
+        base_commit: args.base_commit.as_deref(),
+        branch: args.branch.as_deref(),
+        bench: args.bench.as_deref(),
+    };
+    let ctx = context("history import", "import", labels)?;
     let mut raws = Vec::with_capacity(args.files.len());
     for f in &args.files {
         let raw = read_raw(f).map_err(|e| usage(e.to_string()))?;
         raws.push(raw);
     }
-    let path = resolve_path(args.history.as_deref());
-    let mut store = open_to_record(&path, is_default_path(args.history.as_deref()))?;
+    let (mut store, path) = open_to_record(args.history.as_deref())?;
     for raw in &raws {
         let config = bench_history::default_config(raw);
-        let new = record_file(&mut store, raw, &config, Correction::default(), &ctx)?;
-        say_recorded(&path, &raw.file, new, &ctx, false);
+        let recorded = store
+            .record_file(raw, &config, Correction::default(), &ctx)
+            .map_err(word)?;
+        say_recorded(&path, &raw.file, recorded, &ctx, false);
     }
     Ok(0)
 }

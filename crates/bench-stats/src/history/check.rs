@@ -1,10 +1,11 @@
 //! The CI check of a series (`abba history check`): which recent change points are
 //! slowdowns, what the paired comparison across each said, and whether the chain of
-//! steps is significantly slower by at least a threshold. Facts only; the binary words
-//! them.
+//! steps trips the one regression gate ([`Gate::interval_trips`]). Facts only;
+//! `bench-report` words them (`render_history_check`).
 
-use bench_stats::Outcome;
-use bench_stats::history::Series;
+use crate::Outcome;
+use crate::analysis::Gate;
+use crate::history::Series;
 
 /// What is known of a recent change point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,21 +50,20 @@ pub struct RecentChange {
     pub state: ChangeState,
 }
 
-/// The chain of steps against a slowdown threshold.
+/// The chain of steps against the regression gate (`--fail-if-slower`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ChainCheck {
     /// The threshold (0.03: 3%).
     pub threshold: f64,
-    /// The chain's interval lies wholly on the slower side of no change.
-    pub significant: bool,
-    /// The interval reaches a slowdown of the threshold.
-    pub reaches: bool,
+    /// Whether the chain trips the gate: its interval lies wholly on the slower side of no
+    /// change and reaches a slowdown of the threshold ([`Gate::interval_trips`]).
+    pub tripped: bool,
 }
 
 impl ChainCheck {
     /// Whether the check fails on it: significantly slower and possibly by the threshold.
     pub fn fails(&self) -> bool {
-        self.significant && self.reaches
+        self.tripped
     }
 }
 
@@ -98,7 +98,7 @@ fn is_worse(ratio: f64, higher_is_better: bool) -> bool {
 ///
 /// # Examples
 /// ```
-/// use bench_history::{ChangeState, check_series};
+/// use bench_stats::history::{ChangeState, check_series};
 /// use bench_stats::history::{Series, SeriesBenchmark, SeriesMachine};
 /// let s = Series {
 ///     benchmark: SeriesBenchmark { name: "b".into(), metric: "wall".into(), unit: "ns".into(),
@@ -142,19 +142,10 @@ pub fn check_series(s: &Series, recent: usize, threshold: Option<f64>) -> Series
         })
         .collect();
     let chain = match (threshold, &s.chain) {
-        (Some(pct), Some(ch)) => {
-            let [lo, hi] = ch.chain.interval;
-            let (significant, reaches) = if higher {
-                (hi < 1.0, lo <= 1.0 - pct)
-            } else {
-                (lo > 1.0, hi >= 1.0 + pct)
-            };
-            Some(ChainCheck {
-                threshold: pct,
-                significant,
-                reaches,
-            })
-        }
+        (Some(pct), Some(ch)) => Some(ChainCheck {
+            threshold: pct,
+            tripped: Gate::new(pct).interval_trips(ch.chain.interval, higher),
+        }),
         _ => None,
     };
     SeriesCheck { recent, chain }
