@@ -184,6 +184,42 @@ impl Store {
         Ok(self.read_series(bench, filter, config)?.series)
     }
 
+    /// Every series under `filter` for a listing (`abba history list`): as
+    /// [`Store::read_series`] of every benchmark, and without a metric in the filter the
+    /// CPU-time series kept beside wall time too, by benchmark name then metric.
+    ///
+    /// # Errors
+    /// As [`Store::read_series`].
+    pub fn list_series(
+        &self,
+        filter: &Filter,
+        config: &SeriesConfig,
+    ) -> Result<SeriesRead, HistoryError> {
+        let mut read = self.read_series(None, filter, config)?;
+        if filter.metric.is_some() {
+            return Ok(read);
+        }
+        let cpu = Filter {
+            metric: Some("cpu".to_owned()),
+            ..filter.clone()
+        };
+        let twins = self.read_series(None, &cpu, config)?;
+        read.without_since.extend(twins.without_since);
+        for c in twins.series {
+            if !read
+                .series
+                .iter()
+                .any(|s| s.benchmark == c.benchmark && s.machine == c.machine)
+            {
+                read.series.push(c);
+            }
+        }
+        read.series.sort_by(|a, b| {
+            (&a.benchmark.name, &a.benchmark.metric).cmp(&(&b.benchmark.name, &b.benchmark.metric))
+        });
+        Ok(read)
+    }
+
     /// Without a metric in the filter, a benchmark's `cpu` series kept beside its `wall`
     /// series ([`crate::cpu_twin`]) is left out: it is read with the metric `cpu`.
     ///

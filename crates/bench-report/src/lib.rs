@@ -21,7 +21,9 @@
 //!   under `suite/`: [`render_suite_console`] and [`render_suite_markdown`] (one table and
 //!   its summary), [`render_suite_pr_comment`] (with its [`comment_marker`]),
 //!   [`render_suite_json`] (`abba.suite/1`), [`render_suite_bmf`] (Bencher Metric Format)
-//!   and [`render_suite_github_benchmark`] (github-action-benchmark).
+//!   and [`render_suite_github_benchmark`] (github-action-benchmark), all of one report
+//!   through [`SuiteDocuments`]; [`render_suite_listing`], [`render_suite_dry_run`] and
+//!   [`render_suite_failures`] for the suite's plan and its benchmarks not compared.
 //! - [`render_gate`]: the words of the one regression gate
 //!   ([`bench_stats::analysis::GateResult`]) for compare, suite and history.
 //! - [`render_plan`] and [`render_plan_json`]: `abba plan`'s document ([`PlanDocument`]).
@@ -117,10 +119,10 @@ pub use crate::{
     progress::{look_text, provisional_text},
     single::render_single,
     suite::{
-        PR_COMMENT_MAX, STEP_SUMMARY_MAX, SUITE_SCHEMA, SuiteMarkdown, bmf_measure,
-        check_comment_id, comment_marker, render_suite_bmf, render_suite_console,
-        render_suite_github_benchmark, render_suite_json, render_suite_markdown,
-        render_suite_pr_comment,
+        PR_COMMENT_MAX, STEP_SUMMARY_MAX, SUITE_SCHEMA, SuiteDocuments, SuiteMarkdown, bmf_measure,
+        check_comment_id, comment_marker, counted, render_suite_bmf, render_suite_console,
+        render_suite_dry_run, render_suite_failures, render_suite_github_benchmark,
+        render_suite_json, render_suite_listing, render_suite_markdown, render_suite_pr_comment,
     },
     suite_noise::{SuiteNoiseLine, suite_noise_line},
     units::format_value,

@@ -36,7 +36,20 @@ pub fn said(e: &HistoryError) -> String {
             "--{which} '{}': {reason}",
             bench_report::escape_terminal(value)
         ),
-        _ => e.to_string(),
+        HistoryError::IsDirectory { .. }
+        | HistoryError::NotADirectory { .. }
+        | HistoryError::Metadata { .. }
+        | HistoryError::Open { .. }
+        | HistoryError::CreateDirectory { .. }
+        | HistoryError::NoDirectory { .. }
+        | HistoryError::ReadOnly { .. }
+        | HistoryError::Sql { .. }
+        | HistoryError::NoWriteAheadLog { .. }
+        | HistoryError::UnknownBenchmark { .. }
+        | HistoryError::ChangePoints(_)
+        | HistoryError::NothingToRecord { .. }
+        | HistoryError::Analysis { .. }
+        | _ => e.to_string(),
     }
 }
 
@@ -68,9 +81,12 @@ fn crash_point(run_index: usize) {
 /// The record's commits and names from the flags (`who` starts an error: `--record`,
 /// `history import`); a pull request's base that a shallow clone hides is warned of.
 pub fn context(who: &str, source: &str, labels: Labels<'_>) -> anyhow::Result<Context> {
-    let (ctx, shallow) = Context::resolve(source, labels).map_err(|e| match e {
-        HistoryError::Label { .. } => word(e),
-        _ => usage(format!("{who}: {}", said(&e))),
+    let (ctx, shallow) = Context::resolve(source, labels).map_err(|e| {
+        if matches!(e, HistoryError::Label { .. }) {
+            word(e)
+        } else {
+            usage(format!("{who}: {}", said(&e)))
+        }
     })?;
     if let Some(base_ref) = shallow {
         let e = |t: &str| bench_report::escape_terminal(t).into_owned();

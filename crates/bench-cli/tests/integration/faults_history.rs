@@ -5,32 +5,8 @@
 //! benchmark appends to a marker file).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-use assert_cmd::cargo::CommandCargoExt;
-
-/// abba in `dir`, outside any git repository (git stops looking above `dir`), with no
-/// history or CI variable of the caller's.
-pub(super) fn abba(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("abba").unwrap();
-    c.current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("GIT_CEILING_DIRECTORIES", dir.parent().unwrap())
-        .env_remove("ABBA_HISTORY")
-        .env_remove("GITHUB_BASE_REF")
-        .env_remove("GITHUB_HEAD_REF")
-        .env_remove("GITHUB_REF_NAME")
-        .env_remove("GITHUB_STEP_SUMMARY");
-    c
-}
-
-pub(super) fn run(dir: &Path, args: &[&str]) -> Output {
-    abba(dir).args(args).output().unwrap()
-}
-
-pub(super) fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use super::support::{abba_in as abba, run, text};
 
 /// A directory with `bench.sh` (each run appends a line to `ran.log`), `abba.toml` (a suite
 /// of one benchmark running it), an empty directory `sub` and `hh.db`, a history holding

@@ -11,7 +11,7 @@ use std::process::Command;
 use serde_json::Value;
 
 // The binary as the other history tests run it (no history or CI variable of the caller's).
-use super::faults_history::{abba, run, text};
+use super::support::{abba_in as abba, run, text};
 
 const FIXTURE: &str = "tests/data/raw_two.jsonl";
 

@@ -39,6 +39,7 @@ mod suite;
 mod suite_holds;
 mod suite_shards;
 mod suite_until;
+mod support;
 mod verdicts;
 mod width;
 mod words;

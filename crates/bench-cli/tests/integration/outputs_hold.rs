@@ -15,8 +15,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::faults_history::{run, text};
-use super::suite::{script, write};
+use super::support::{run, script, text, write};
 
 /// `n` changed benchmarks (head 5% above base, every run the same value) named by `name`
 /// and their index, then `same` unchanged ones.
@@ -769,7 +768,7 @@ fn a_program_valgrind_cannot_run_is_not_reported_as_the_programs_crash() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let out = super::faults_history::abba(d)
+    let out = super::support::abba_in(d)
         .env("PATH", path)
         .args([
             "compare",

@@ -6,37 +6,12 @@
 //! `metric`), so what changed is known exactly and the verdicts do not depend on how busy
 //! the machine is: the changed ones add a pseudo-random spread from the process id.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn abba() -> Command {
-    let mut cmd = Command::cargo_bin("abba").unwrap();
-    cmd.env("NO_COLOR", "1").env_remove("GITHUB_STEP_SUMMARY");
-    cmd
-}
-
-pub(super) fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-/// A script printing `{"v": X}`: X is its first argument times 100 plus a spread of a
-/// few percent from the process id when a second argument `noisy` is given.
-pub(super) fn script(dir: &Path) -> PathBuf {
-    let path = dir.join("value.sh");
-    std::fs::write(
-        &path,
-        "#!/bin/sh\nif [ \"$2\" = noisy ]; then n=$(( $$ % 5 )); else n=0; fi\nawk -v f=\"$1\" -v n=\"$n\" 'BEGIN { printf \"{\\\"v\\\": %f}\\n\", f * (100 + n) }'\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
-}
+use super::support::{abba, script, write};
 
 /// A suite of `benchmarks` (name, changed?) whose head is 5% above its base in the changed
 /// ones and equal in the others.

@@ -16,8 +16,8 @@ use serde_json::Value;
 // The binary as the history tests run it (no history or CI variable of the caller's), and
 // the suite of one benchmark whose runs append to `ran.log`.
 use super::faults_attack::kill;
-use super::faults_history::{abba, run, text};
 use super::faults_suite::{nothing_ran, suite};
+use super::support::{abba_in as abba, run, text};
 
 /// abba in `dir` with `$GITHUB_STEP_SUMMARY` set to `summary`.
 fn with_summary(dir: &Path, summary: &Path, args: &[&str]) -> Output {

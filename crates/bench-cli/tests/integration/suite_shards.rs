@@ -14,10 +14,8 @@ use predicates::prelude::*;
 use serde_json::Value;
 
 fn abba(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("abba").unwrap();
-    cmd.env("NO_COLOR", "1")
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .env_remove("GITHUB_SHA")
+    let mut cmd = super::support::abba();
+    cmd.env_remove("GITHUB_SHA")
         // No git repository: the shards' revision comes from $GITHUB_SHA alone.
         .env("GIT_DIR", dir.join("no-git"))
         .current_dir(dir);

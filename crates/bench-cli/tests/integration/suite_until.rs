@@ -10,35 +10,10 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn abba() -> Command {
-    let mut cmd = Command::cargo_bin("abba").unwrap();
-    cmd.env("NO_COLOR", "1").env_remove("GITHUB_STEP_SUMMARY");
-    cmd
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-/// A script printing `{"v": X}`: X is its first argument times 100, plus a spread of a
-/// few percent from the process id when its second argument is `noisy`.
-fn script(dir: &Path) -> PathBuf {
-    let path = dir.join("value.sh");
-    std::fs::write(
-        &path,
-        "#!/bin/sh\nif [ \"$2\" = noisy ]; then n=$(( $$ % 5 )); else n=0; fi\nawk -v f=\"$1\" -v n=\"$n\" 'BEGIN { printf \"{\\\"v\\\": %f}\\n\", f * (100 + n) }'\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
-}
+use super::support::{abba, json, script, write};
 
 /// A script printing `{"v": 100}` for the base and, for the head, 95 and 105 in
 /// alternate blocks (its two runs a block share a count kept in the file `$1`): block
@@ -98,10 +73,6 @@ fn ends(raw: &Path) -> Vec<Value> {
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter_map(|v| v.get("end").cloned())
         .collect()
-}
-
-fn json(out: &[u8]) -> Value {
-    serde_json::from_slice(out).unwrap()
 }
 
 fn comparison<'a>(report: &'a Value, benchmark: &str) -> &'a Value {

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use bench_stats::history::{SeriesBenchmark, SeriesMachine};
+use bench_stats::history::{Series, SeriesBenchmark, SeriesMachine};
 
 /// What `abba history list` shows of a store.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +29,28 @@ pub struct ListedBenchmark {
     pub commits: usize,
     /// Machines with a series of it.
     pub machines: usize,
+}
+
+impl ListedBenchmark {
+    /// The benchmarks of `series` (ordered by benchmark, as a store reads them), each with
+    /// its commits summed over its machines' series. Time: O(series).
+    pub fn of_series(series: Vec<Series>) -> Vec<ListedBenchmark> {
+        let mut out: Vec<ListedBenchmark> = Vec::new();
+        for s in series {
+            match out.last_mut() {
+                Some(l) if l.benchmark == s.benchmark => {
+                    l.commits += s.points.len();
+                    l.machines += 1;
+                }
+                _ => out.push(ListedBenchmark {
+                    benchmark: s.benchmark,
+                    commits: s.points.len(),
+                    machines: 1,
+                }),
+            }
+        }
+        out
+    }
 }
 
 /// The overview as text: a count line, then the machines and the benchmarks.

@@ -7,18 +7,22 @@
 
 mod bmf;
 mod console;
+mod documents;
 mod github;
 mod json;
 mod markdown;
+mod plan;
 
 pub use bmf::{bmf_measure, render_suite_bmf};
 pub use console::render_suite_console;
+pub use documents::SuiteDocuments;
 pub use github::render_suite_github_benchmark;
 pub use json::{SUITE_SCHEMA, render_suite_json};
 pub use markdown::{
     PR_COMMENT_MAX, STEP_SUMMARY_MAX, SuiteMarkdown, check_comment_id, comment_marker,
     render_suite_markdown, render_suite_pr_comment,
 };
+pub use plan::{render_suite_dry_run, render_suite_failures, render_suite_listing};
 
 use crate::units::{fixed, level_text, p_text};
 use bench_stats::Outcome;
@@ -302,7 +306,13 @@ fn failed_text(b: &bench_stats::suite::FailedBenchmark) -> String {
 }
 
 /// `n noun`, the noun plural unless `n` is 1 (`1 benchmark`, `3 benchmarks`).
-fn counted(n: usize, noun: &str) -> String {
+///
+/// # Examples
+/// ```
+/// assert_eq!(bench_report::counted(1, "block"), "1 block");
+/// assert_eq!(bench_report::counted(3, "block"), "3 blocks");
+/// ```
+pub fn counted(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("{n} {noun}")
     } else {

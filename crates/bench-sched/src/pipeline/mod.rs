@@ -39,7 +39,10 @@ pub use confirm::{ConfirmError, Confirmation};
 pub use metrics::{MetricUnavailable, recorded_metrics};
 pub use native::{NATIVE_BLOCKS, NativeTiming};
 pub use noise::{diagnose as diagnose_noise, suite_noise};
-pub use suite::{SuiteAnalysis, SuiteAnalysisError, analyze_suite_experiment};
+pub use suite::{
+    SuiteAnalysis, SuiteAnalysisError, SuiteData, analyze_suite_data, analyze_suite_experiment,
+    suite_data,
+};
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;

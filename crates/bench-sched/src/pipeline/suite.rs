@@ -56,12 +56,59 @@ impl fmt::Display for SuiteAnalysisError {
 
 impl std::error::Error for SuiteAnalysisError {}
 
-/// The suite's analysis of the suite experiment `e`: every benchmark on its own dataset
-/// (its own metric, unit and direction; a block dropped only for the benchmark whose run
-/// failed in it, [`Experiment::suite_datasets`]), significance corrected across them
-/// ([`analyze_suite`]; under `--until decided`, each benchmark by the sequence it stopped
-/// on), and each wall-time benchmark's noise diagnosis
-/// ([`crate::suite_noise`]). Time: as [`analyze_suite`], twice when the noise is
+/// A suite's raw runs split for its analysis ([`suite_data`]).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SuiteData {
+    /// Each benchmark with a complete block: its name and dataset, in the suite's order.
+    pub datasets: Vec<(String, Dataset)>,
+    /// Each benchmark no block holds all the runs of (a variant failed every run, with
+    /// `--ignore-failure`), with the variants whose runs failed.
+    pub failed: Vec<FailedBenchmark>,
+    /// What the reading dropped (a block of one benchmark whose run failed, ...).
+    pub warnings: Vec<ReadWarning>,
+    /// The first failed benchmark's variant without data, for the error of a suite where
+    /// none has a complete block.
+    empty_variant: Option<String>,
+}
+
+/// The suite experiment `e`'s benchmarks: every benchmark on its own dataset (its own
+/// metric, unit and direction; a block dropped only for the benchmark whose run failed in
+/// it, [`Experiment::suite_datasets`]); one with no complete block costs the others
+/// nothing: it is listed as failed. Time: O(runs).
+pub fn suite_data(e: &Experiment) -> SuiteData {
+    let mut out = SuiteData {
+        datasets: Vec::new(),
+        failed: Vec::new(),
+        warnings: Vec::new(),
+        empty_variant: None,
+    };
+    for b in e.suite_datasets() {
+        out.warnings.extend(b.loaded.warnings.iter().cloned());
+        match b
+            .loaded
+            .dataset
+            .series
+            .iter()
+            .find(|s| s.observations.is_empty())
+        {
+            Some(s) => {
+                out.empty_variant.get_or_insert_with(|| s.name.clone());
+                out.failed.push(FailedBenchmark {
+                    name: b.name,
+                    variants: b.failed_runs,
+                });
+            }
+            None => out.datasets.push((b.name, b.loaded.dataset)),
+        }
+    }
+    out
+}
+
+/// The suite's analysis of the suite experiment `e`: its benchmarks ([`suite_data`]),
+/// significance corrected across them ([`analyze_suite`]; under `--until decided`, each
+/// benchmark by the sequence it stopped on), and each wall-time benchmark's noise
+/// diagnosis ([`crate::suite_noise`]). Time: as [`analyze_suite`], twice when the noise is
 /// diagnosed.
 ///
 /// # Errors
@@ -74,37 +121,31 @@ pub fn analyze_suite_experiment(
     if e.header.suite.is_empty() {
         return Err(SuiteAnalysisError::NotASuite);
     }
-    let data = e.suite_datasets();
-    let mut warnings = Vec::new();
-    let mut failed = Vec::new();
-    let mut datasets: Vec<(String, Dataset)> = Vec::new();
-    for b in data {
-        warnings.extend(b.loaded.warnings.iter().cloned());
-        // A benchmark no block holds all the runs of (a variant failed every run, with
-        // --ignore-failure) costs the others nothing: it is listed as failed.
-        match b
-            .loaded
-            .dataset
-            .series
-            .iter()
-            .find(|s| s.observations.is_empty())
-        {
-            Some(s) => failed.push((
-                s.name.clone(),
-                FailedBenchmark {
-                    name: b.name,
-                    variants: b.failed_runs,
-                },
-            )),
-            None => datasets.push((b.name, b.loaded.dataset)),
-        }
-    }
+    analyze_suite_data(e, suite_data(e), config)
+}
+
+/// [`analyze_suite_experiment`] of the benchmarks `data` of `e` already split
+/// ([`suite_data`]).
+///
+/// # Errors
+/// [`SuiteAnalysisError`]: no benchmark with a complete block, an analysis that fails.
+pub fn analyze_suite_data(
+    e: &Experiment,
+    data: SuiteData,
+    config: &SuiteConfig,
+) -> Result<SuiteAnalysis, SuiteAnalysisError> {
+    let SuiteData {
+        datasets,
+        failed,
+        warnings,
+        empty_variant,
+    } = data;
     if datasets.is_empty()
-        && let Some((variant, first)) = failed.first()
+        && let (Some(variant), Some(first)) = (empty_variant, failed.first())
     {
         return Err(SuiteAnalysisError::NoCompleteBlock {
             benchmark: first.name.clone(),
-            variant: variant.clone(),
+            variant,
         });
     }
     // A suite under --until decided is judged by the sequences it stopped on.
@@ -114,7 +155,7 @@ pub fn analyze_suite_experiment(
         .filter(|_| e.header.stop_rule.is_some());
     let config = &config;
     let mut report = analyze_suite(&datasets, config).map_err(SuiteAnalysisError::Stats)?;
-    report.failed = failed.into_iter().map(|(_, b)| b).collect();
+    report.failed = failed;
     let noise = crate::suite_noise(e, &report, config);
     for (b, n) in report.benchmarks.iter_mut().zip(noise) {
         b.analysis.noise = n;

@@ -49,6 +49,17 @@ pub enum SuiteError {
     Config(Box<ConfigError>),
     /// A setting the suite cannot have.
     Invalid(String),
+    /// A stop rule asked of a resumed file that ran a fixed number of blocks.
+    StopRuleOnFixedResume,
+    /// The stop rule's limit comes before any block at which a benchmark could decide.
+    CannotDecide {
+        /// The limit, in blocks.
+        max_blocks: u32,
+        /// Each benchmark's level (the suite's alpha over its benchmarks).
+        level: f64,
+        /// The fewest blocks at which a sequence at that level can decide.
+        needed: u32,
+    },
 }
 
 impl SuiteError {
@@ -74,7 +85,9 @@ impl SuiteError {
             | SuiteError::At { .. }
             | SuiteError::File { .. }
             | SuiteError::Config(_)
-            | SuiteError::Invalid(_) => self.to_string(),
+            | SuiteError::Invalid(_)
+            | SuiteError::StopRuleOnFixedResume
+            | SuiteError::CannotDecide { .. } => self.to_string(),
         }
     }
 }
@@ -104,6 +117,17 @@ impl fmt::Display for SuiteError {
             SuiteError::Command { .. } => f.write_str(&self.to_string_with(|e| e.to_string())),
             SuiteError::Config(e) => write!(f, "{}", SchedError::Config((**e).clone())),
             SuiteError::Invalid(message) => f.write_str(message),
+            SuiteError::StopRuleOnFixedResume => f.write_str(
+                "the file to resume ran a fixed number of blocks, so it cannot continue under a stop rule",
+            ),
+            SuiteError::CannotDecide {
+                max_blocks,
+                level,
+                needed,
+            } => write!(
+                f,
+                "a limit of {max_blocks} blocks: each benchmark's sequence runs at level {level} and cannot decide before {needed} blocks"
+            ),
         }
     }
 }

@@ -349,8 +349,9 @@ pub struct StopRequest {
 /// blocks.
 ///
 /// # Errors
-/// [`SuiteError::Invalid`]: `--until decided` on a resumed file that ran a fixed number of
-/// blocks, or a limit that leaves no block at which a benchmark could decide.
+/// [`super::SuiteError::StopRuleOnFixedResume`]: a stop rule asked of a resumed file that
+/// ran a fixed number of blocks; [`super::SuiteError::CannotDecide`]: a limit that leaves
+/// no block at which a benchmark could decide.
 pub fn suite_stop_rule(
     request: StopRequest,
     resumed: Option<&RawHeader>,
@@ -366,11 +367,7 @@ pub fn suite_stop_rule(
             ..r.to_rule()
         },
         None if !request.until => return Ok(None),
-        None if resumed.is_some() => {
-            return Err(super::SuiteError::Invalid(
-                "--until decided: the file to --resume ran a fixed number of blocks; resume it without --until (or give --blocks to extend it)".to_owned(),
-            ));
-        }
+        None if resumed.is_some() => return Err(super::SuiteError::StopRuleOnFixedResume),
         None => {
             let level = bench_stats::suite::sequential_level(alpha, correction, benchmarks);
             let rule = SequentialRule::new(level, margin);
@@ -383,15 +380,11 @@ pub fn suite_stop_rule(
     };
     let needed = SequentialRule::needed_blocks(rule.alpha).max(rule.min_blocks);
     if rule.max_blocks < needed {
-        let over = if benchmarks > 1 && rule.alpha < alpha {
-            format!("--alpha {alpha} over {benchmarks} benchmarks")
-        } else {
-            format!("--alpha {alpha}")
-        };
-        return Err(super::SuiteError::Invalid(format!(
-            "--max-blocks {}: each benchmark's sequence runs at level {} ({over}) and cannot decide before {needed} blocks: give --max-blocks {needed} or more",
-            rule.max_blocks, rule.alpha,
-        )));
+        return Err(super::SuiteError::CannotDecide {
+            max_blocks: rule.max_blocks,
+            level: rule.alpha,
+            needed,
+        });
     }
     Ok(Some(rule))
 }

@@ -242,6 +242,59 @@ impl Gate {
     }
 }
 
+/// The gates of a suite (`--fail-if-slower [NAME=]PCT`): a default and per-benchmark ones,
+/// the last given for a benchmark winning; each benchmark is checked by the one [`Gate`].
+///
+/// # Examples
+/// ```
+/// use bench_stats::analysis::SuiteGates;
+/// let mut gates = SuiteGates::default();
+/// gates.set(None, 0.05);
+/// gates.set(Some("parse"), 0.02);
+/// assert_eq!(gates.of("parse").map(|g| g.threshold), Some(0.02));
+/// assert_eq!(gates.of("other").map(|g| g.threshold), Some(0.05));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SuiteGates {
+    /// The gate of every benchmark without its own.
+    pub default: Option<Gate>,
+    /// Benchmarks' own gates, in the order given.
+    pub by_name: Vec<(String, Gate)>,
+}
+
+impl SuiteGates {
+    /// Adds the gate of `threshold` for benchmark `name` (every benchmark when `None`).
+    pub fn set(&mut self, name: Option<&str>, threshold: f64) {
+        match name {
+            Some(n) => self.by_name.push((n.to_owned(), Gate::new(threshold))),
+            None => self.default = Some(Gate::new(threshold)),
+        }
+    }
+
+    /// The gate of benchmark `name`: its own (the last given), else the default.
+    pub fn of(&self, name: &str) -> Option<Gate> {
+        self.by_name
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, g)| *g)
+            .or(self.default)
+    }
+
+    /// Each gated benchmark of `report` checked by its gate ([`Gate::check`]), as a
+    /// benchmark of a suite whose verdicts were corrected across it. Time: O(comparisons).
+    pub fn check(&self, report: &crate::suite::SuiteReport) -> Vec<GateResult> {
+        report
+            .benchmarks
+            .iter()
+            .filter_map(|b| {
+                let gate = self.of(&b.name)?;
+                Some(gate.check(&b.analysis).in_suite(b.name.clone()))
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

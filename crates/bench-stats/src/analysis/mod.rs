@@ -57,7 +57,7 @@ mod warnings;
 pub use config::{AnalysisConfig, Grouping, PracticalRule, SequentialRun};
 pub use decision::{TAIL_MARGIN_FACTOR, shape_equivalent};
 pub use engine::{analyze, analyze_with};
-pub use gate::{Gate, GateResult, Regression, TripReason, regressions};
+pub use gate::{Gate, GateResult, Regression, SuiteGates, TripReason, regressions};
 
 pub use progress::{Progress, ProgressHook, Stage};
 pub use significance::{

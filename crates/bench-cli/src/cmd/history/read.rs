@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use bench_history::{Filter, Store};
+use bench_history::{Filter, SeriesRead, Store};
 use bench_report::{HistoryOverview, ListedBenchmark};
 use bench_stats::history::{ChangePointConfig, Series, SeriesConfig};
 
@@ -50,18 +50,24 @@ pub(super) fn all_series(
     let got = store
         .read_series(bench, &read.filter(), &read.series_config())
         .map_err(word)?;
+    Ok(said_since(got, read))
+}
+
+/// The series read, each one without the `--since` commit warned of.
+fn said_since(got: SeriesRead, read: &ReadArgs) -> Vec<Series> {
+    let e = |t: &str| bench_report::escape_terminal(t).into_owned();
     if let Some(since) = &read.since {
         for (bench, machine) in &got.without_since {
             crate::core::output::stderr_line(format_args!(
                 "abba: --since {}: not a recorded commit of {} on {}; its series is taken from that commit's time on (it starts after {})",
-                bench_report::escape_terminal(since),
-                bench_report::escape_terminal(bench),
-                bench_report::escape_terminal(machine),
-                bench_report::escape_terminal(since),
+                e(since),
+                e(bench),
+                e(machine),
+                e(since),
             ));
         }
     }
-    Ok(got.series)
+    got.series
 }
 
 /// `abba history list`.
@@ -69,45 +75,16 @@ pub(super) fn list(read: &ReadArgs) -> anyhow::Result<u8> {
     let store = read.open()?;
     let (experiments, runs) = store.counts().map_err(word)?;
     let machines = store.machines(&read.filter()).map_err(word)?;
-    let mut benchmarks: Vec<ListedBenchmark> = Vec::new();
-    let mut series = all_series(&store, None, read)?;
-    if read.metric.is_none() {
-        // The CPU-time series kept beside wall-time ones (read with `--metric cpu`).
-        let cpu = ReadArgs {
-            metric: Some("cpu".to_owned()),
-            ..read.clone()
-        };
-        for c in all_series(&store, None, &cpu)? {
-            if !series
-                .iter()
-                .any(|s| s.benchmark == c.benchmark && s.machine == c.machine)
-            {
-                series.push(c);
-            }
-        }
-        series.sort_by(|a, b| {
-            (&a.benchmark.name, &a.benchmark.metric).cmp(&(&b.benchmark.name, &b.benchmark.metric))
-        });
-    }
-    for s in series {
-        match benchmarks.last_mut() {
-            Some(l) if l.benchmark == s.benchmark => {
-                l.commits += s.points.len();
-                l.machines += 1;
-            }
-            _ => benchmarks.push(ListedBenchmark {
-                benchmark: s.benchmark,
-                commits: s.points.len(),
-                machines: 1,
-            }),
-        }
-    }
+    // The CPU-time series kept beside wall-time ones are listed too.
+    let got = store
+        .list_series(&read.filter(), &read.series_config())
+        .map_err(word)?;
     let overview = HistoryOverview {
         store: store.path().display().to_string(),
         experiments,
         runs,
         machines,
-        benchmarks,
+        benchmarks: ListedBenchmark::of_series(said_since(got, read)),
     };
     write_stdout(&bench_report::render_history_list(&overview))?;
     Ok(0)
