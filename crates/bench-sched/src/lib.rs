@@ -125,9 +125,9 @@ pub use crate::import::{
 pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{
-    ConfirmError, Confirmation, Input, MetricUnavailable, NATIVE_BLOCKS, NativeTiming,
-    SuiteAnalysis, SuiteAnalysisError, analyze_input, analyze_suite_experiment, diagnose_noise,
-    recorded_metrics, suite_noise,
+    ConfirmError, Confirmation, Input, MetricUnavailable, NATIVE_BLOCKS, NativeFileError,
+    NativeTiming, SuiteAnalysis, SuiteAnalysisError, analyze_input, analyze_suite_experiment,
+    diagnose_noise, native_path, recorded_metrics, suite_noise,
 };
 pub use crate::raw::{
     AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, RAW_SCHEMA, RawExtension, RawHeader,

@@ -446,6 +446,11 @@ pub struct CompareArgs {
     /// pmu, the runs record their counts beside the times.
     #[arg(long, value_name = "COUNTER", help_heading = ANALYSIS, hide_short_help = true)]
     pub counter: Option<String>,
+    /// Blocks timed natively after a count under valgrind (0: none).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_BLOCKS), value_name = "N", help_heading = ANALYSIS, hide_short_help = true,
+        help = format!("Blocks timed natively after a count under valgrind (0: none) [default: {}]", bench_sched::NATIVE_BLOCKS),
+        long_help = format!("Under `--counter valgrind` (whose times are valgrind's), N blocks of the same commands run natively, uncounted, on CPU time after the counted ones, into FILE.native.jsonl beside the raw file, to warn when the counts and time disagree (docs/metrics.md); 0 turns them off. No effect with any other counter [default: {}]", bench_sched::NATIVE_BLOCKS))]
+    pub native_blocks: Option<u32>,
     /// Larger values are better (throughput metrics).
     #[arg(long, help_heading = ANALYSIS, hide_short_help = true)]
     pub higher_is_better: bool,

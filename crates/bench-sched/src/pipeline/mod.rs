@@ -37,7 +37,7 @@ mod suite;
 
 pub use confirm::{ConfirmError, Confirmation};
 pub use metrics::{MetricUnavailable, recorded_metrics};
-pub use native::{NATIVE_BLOCKS, NativeTiming};
+pub use native::{NATIVE_BLOCKS, NativeFileError, NativeTiming, native_path};
 pub use noise::{diagnose as diagnose_noise, suite_noise};
 pub use suite::{SuiteAnalysis, SuiteAnalysisError, analyze_suite_experiment};
 

@@ -117,7 +117,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         // The temporary raw file only guards against a failed or interrupted run; once the
         // report exists it goes (keep runs with --output).
         let _ = std::fs::remove_file(&raw_path);
-        let _ = std::fs::remove_file(crate::core::run::native_path(&raw_path));
+        let _ = std::fs::remove_file(bench_sched::native_path(&raw_path));
     } else if !args.analysis.quiet && !args.analysis.json {
         match raw_kept(&raw_path, false) {
             Ok(_) => stderr_line(format_args!("raw runs: {}", raw_path.display())),
@@ -227,6 +227,7 @@ fn report(
         analysis,
         &mut result,
         raw_path,
+        args.native_blocks.unwrap_or(bench_sched::NATIVE_BLOCKS),
         args.analysis.quiet || args.analysis.json,
     )?;
     if args.confirm {
