@@ -91,6 +91,8 @@ pub mod paths;
 pub mod pictures;
 mod plan;
 mod progress;
+#[cfg(feature = "progress")]
+mod progress_bar;
 mod single;
 mod suite;
 mod suite_noise;
@@ -100,6 +102,8 @@ mod wrap;
 
 #[cfg(feature = "html")]
 pub use crate::history::render_history_page;
+#[cfg(feature = "progress")]
+pub use crate::progress_bar::{ANALYSIS_BAR_AFTER, AnalysisBar, RunBar};
 pub use crate::{
     atomic::write_atomic,
     console::render_console,

@@ -100,9 +100,10 @@ mod suite;
 mod sys;
 
 pub use crate::counter::{
-    CachegrindError, CountError, CountEvent, CountedRun, CounterChoice, CounterParseError,
-    CounterProbe, CounterSource, CounterUnavailable, Counting, Counts, FakeCounting, FakeProbe,
-    Pmu, PmuRefusal, SelectedCounter, SystemProbe, Valgrind, parse_cachegrind_out, select_counter,
+    CachegrindError, CountError, CountEvent, CountedRun, CounterChoice, CounterError,
+    CounterParseError, CounterProbe, CounterSource, CounterUnavailable, Counting, Counts,
+    FakeCounting, FakeProbe, INSTALL_VALGRIND, Pmu, PmuRefusal, SelectedCounter, SystemProbe,
+    Valgrind, choose_counter, counting_for, parse_cachegrind_out, select_counter,
 };
 pub use crate::cpus::{CpuListError, CpuSet, MAX_CPU};
 pub use crate::design::{
@@ -130,10 +131,11 @@ pub use crate::pipeline::{
     diagnose_noise, native_path, recorded_metrics, suite_noise,
 };
 pub use crate::raw::{
-    AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, RAW_SCHEMA, RawExtension, RawHeader,
-    RawHooks, RawLook, RawSequence, RawShard, RawStopRule, RawSuiteBenchmark, RawTrailer,
-    RawVariant, RawWriter, ReferencePlacement, RunRecord, SequenceStop, StopRuleKind,
-    derived_experiment_id, read_raw, read_raw_bytes, this_host_name,
+    AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, OpenedRaw, OutputRefusal, RAW_SCHEMA,
+    RawExtension, RawHeader, RawHooks, RawKept, RawLook, RawOutput, RawSequence, RawShard,
+    RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant, RawWriter, ReferencePlacement,
+    RunRecord, SequenceStop, StopRuleKind, derived_experiment_id, read_raw, read_raw_bytes,
+    resume_notes, this_host_name,
 };
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, MAX_JSON_LINE_BYTES, Metric, MetricParseError, OutputMode,
