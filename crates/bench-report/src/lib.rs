@@ -128,5 +128,5 @@ pub use crate::{
     },
     suite_noise::{SuiteNoiseLine, suite_noise_line},
     units::format_value,
-    wrap::wrap,
+    wrap::{wrap, wrap_schedule_line},
 };

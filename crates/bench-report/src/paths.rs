@@ -253,6 +253,16 @@ pub enum PathConflict {
         /// The path.
         path: PathBuf,
     },
+    /// An export path that cannot be written ([`check_writable`], [`check_directory`]).
+    #[error("{flag} {}: {why}", path.display())]
+    Unwritable {
+        /// The export's flag.
+        flag: String,
+        /// The path as given.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
     /// `$GITHUB_STEP_SUMMARY` cannot take the report.
     #[error("$GITHUB_STEP_SUMMARY {}: {why}", path.display())]
     StepSummary {
@@ -321,6 +331,81 @@ pub fn check_targets(
         }
     }
     Ok(())
+}
+
+/// Refuses an export path (`flag given`) that cannot be written, before any work is spent
+/// on it: its directory must exist and take a new file (one is created and removed
+/// there), and the path must not be a directory. Standard output, a descriptor, an
+/// existing device or pipe are left to the write.
+///
+/// # Errors
+/// [`PathConflict::Unwritable`].
+pub fn check_writable(flag: &str, given: &Path) -> Result<(), PathConflict> {
+    let refuse = |why: String| {
+        Err(PathConflict::Unwritable {
+            flag: flag.to_owned(),
+            path: given.to_owned(),
+            why,
+        })
+    };
+    let Target::File(path) = target(given) else {
+        return Ok(());
+    };
+    if path.is_dir() {
+        return refuse("is a directory".to_owned());
+    }
+    if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
+        return Ok(());
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return refuse(format!("the directory {} does not exist", dir.display()));
+    }
+    let probe = dir.join(format!(".abba-write-check.{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        // Another process's probe: the directory takes files.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => refuse(format!("cannot create a file in {}: {e}", dir.display())),
+    }
+}
+
+/// Refuses a directory export (`flag given`, the SVG charts) that is neither a directory
+/// nor a path whose parent directory exists (it is created then).
+///
+/// # Errors
+/// [`PathConflict::Unwritable`].
+pub fn check_directory(flag: &str, given: &Path) -> Result<(), PathConflict> {
+    let refuse = |why: String| {
+        Err(PathConflict::Unwritable {
+            flag: flag.to_owned(),
+            path: given.to_owned(),
+            why,
+        })
+    };
+    let dir = resolve_link(given);
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if dir.exists() {
+        return refuse("exists and is not a directory".to_owned());
+    }
+    match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() && !p.is_dir() => {
+            refuse(format!("the directory {} does not exist", p.display()))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The file `$GITHUB_STEP_SUMMARY` names, when it is set (and not empty).

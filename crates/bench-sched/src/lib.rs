@@ -114,8 +114,8 @@ pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
     BudgetFit, ConfigError, DEFAULT_BLOCKS, ExperimentConfig, FailurePolicy, HookKind,
     HookSpecError, Hooks, Identity, MAX_BLOCKS, MAX_RUNS_PER_BLOCK, MAX_WARMUP, Mismatch,
-    NoopObserver, Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant,
-    run_experiment,
+    NameError, NoopObserver, Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant,
+    run_experiment, variant_names,
 };
 pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary_csv};
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
@@ -127,8 +127,8 @@ pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{
     ConfirmError, Confirmation, Input, MetricUnavailable, NATIVE_BLOCKS, NativeFileError,
-    NativeTiming, SuiteAnalysis, SuiteAnalysisError, analyze_input, analyze_suite_experiment,
-    diagnose_noise, native_path, recorded_metrics, suite_noise,
+    NativeTiming, Pilot, PilotError, SuiteAnalysis, SuiteAnalysisError, analyze_input,
+    analyze_suite_experiment, diagnose_noise, native_path, recorded_metrics, suite_noise,
 };
 pub use crate::raw::{
     AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, OpenedRaw, OutputRefusal, RAW_SCHEMA,

@@ -66,6 +66,22 @@ pub(crate) fn execute(
     outcome.map_err(|e| sched_error(e, raw_path, config.resume.is_none()))
 }
 
+/// Runs a second experiment beside the main one (its native runs, a confirmation) through
+/// `run`, with its own progress and the signals held until it ends.
+pub(crate) fn run_beside<T>(
+    config: &ExperimentConfig,
+    quiet: bool,
+    run: impl FnOnce(&InterruptFlag, &mut RealRunner, &mut Progress) -> T,
+) -> anyhow::Result<T> {
+    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
+    let (mut runner, mut progress) = runner_and_progress(config, quiet)?;
+    crate::core::exit::hold_signals(true);
+    let done = run(&stop, &mut runner, &mut progress);
+    progress.finish();
+    crate::core::exit::hold_signals(false);
+    Ok(done)
+}
+
 /// Under valgrind: runs `blocks` blocks of the same commands natively into
 /// [`bench_sched::native_path`] (replaced if there) and attaches their CPU time's check to
 /// `counted` ([`bench_sched::NativeTiming`]); nothing for any other counter, or 0 blocks.
@@ -92,19 +108,9 @@ pub fn time_natively(
             path.display()
         ));
     }
-    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
-    let (mut runner, mut progress) = runner_and_progress(&native.config, quiet)?;
-    crate::core::exit::hold_signals(true);
-    let done = native.run(
-        &stop,
-        &mut runner,
-        &mut writer,
-        &mut progress,
-        analysis,
-        counted,
-    );
-    progress.finish();
-    crate::core::exit::hold_signals(false);
+    let done = run_beside(&native.config, quiet, |stop, runner, progress| {
+        native.run(stop, runner, &mut writer, progress, analysis, counted)
+    })?;
     drop(writer);
     match done {
         Ok(()) => Ok(()),
