@@ -132,16 +132,18 @@ fn main() -> Result<()> {
 
 /// `cargo xtask tidy`: prints every broken layer rule and fails if there is one.
 fn tidy_run(root: &std::path::Path) -> anyhow::Result<()> {
-    let problems = tidy::check(&tidy::cli_src(root))?;
+    let mut problems = tidy::check(&tidy::cli_src(root))?;
+    problems.extend(tidy::check_crates(root)?);
     for p in &problems {
         println!("{p}");
     }
     anyhow::ensure!(
         problems.is_empty(),
-        "{} broken layer rule(s) in crates/bench-cli/src",
+        "{} broken layer rule(s) in crates/bench-cli/src or the library crates",
         problems.len()
     );
     println!("crates/bench-cli/src: no cycle, no upward arrow, no command naming another");
+    println!("library crates: each depends only on the workspace crates below it");
     Ok(())
 }
 

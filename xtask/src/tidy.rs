@@ -12,6 +12,12 @@
 //! Edges that still break a rule are listed in [`KNOWN`] with why; the list only shrinks
 //! (it is empty).
 //!
+//! Below the binary, the library crates keep their arrows ([`check_crates`]): each
+//! `crates/*/Cargo.toml` names under `[dependencies]` only the workspace crates
+//! [`CRATE_LAYERS`] allows it (`bench-report` renders `bench-stats` results and never
+//! names `bench-sched`; the leaves name none), so moving code out of the binary cannot
+//! bring an upward arrow back one layer down.
+//!
 //! This file has no dependency but `std`: `crates/bench-cli/tests/integration/layers.rs`
 //! includes it with `#[path]`, so `cargo test` runs the same check.
 
@@ -362,6 +368,62 @@ pub fn check(src: &Path) -> std::io::Result<Vec<String>> {
     Ok(problems)
 }
 
+/// The workspace crates each library crate may depend on (`[dependencies]`); a crate not
+/// listed (the binary, the lab) may depend on any.
+pub const CRATE_LAYERS: &[(&str, &[&str])] = &[
+    ("bench-kernel", &[]),
+    ("bench-stats", &[]),
+    ("bench-docs", &[]),
+    ("bench-sched", &["bench-stats"]),
+    ("bench-report", &["bench-stats"]),
+    ("bench-history", &["bench-sched", "bench-stats"]),
+];
+
+/// The workspace crates (`bench-*`) a manifest's `[dependencies]` table names.
+fn bench_dependencies(manifest: &str) -> Vec<String> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == "[dependencies]";
+        } else if inside && line.starts_with("bench-") {
+            let name = line
+                .split(|c: char| c == '.' || c == '=' || c.is_whitespace())
+                .next()
+                .unwrap_or_default();
+            out.push(name.to_owned());
+        }
+    }
+    out
+}
+
+/// Every dependency of a library crate under `root/crates` that [`CRATE_LAYERS`] does not
+/// allow (`bench-report depends on bench-sched`), and every allowed crate whose manifest is
+/// missing. Empty when the crates keep their layers.
+///
+/// # Errors
+/// A manifest cannot be read.
+pub fn check_crates(root: &Path) -> std::io::Result<Vec<String>> {
+    let mut problems = Vec::new();
+    for (name, allowed) in CRATE_LAYERS {
+        let manifest = root.join("crates").join(name).join("Cargo.toml");
+        let text = std::fs::read_to_string(&manifest)?;
+        for dep in bench_dependencies(&text) {
+            if !allowed.contains(&dep.as_str()) {
+                problems.push(format!(
+                    "upward arrow: {name} depends on {dep} (allowed: {})",
+                    if allowed.is_empty() {
+                        "no workspace crate".to_owned()
+                    } else {
+                        allowed.join(", ")
+                    }
+                ));
+            }
+        }
+    }
+    Ok(problems)
+}
+
 /// The cycles of `g` (one per strongly connected component of more than one node).
 fn cycles(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     // Tarjan's algorithm, iterative enough for a few dozen files.
@@ -464,6 +526,29 @@ mod tests {
         ("cmd/b/mod.rs", "mod inner;\nfn f() { inner::g(); }\n"),
         ("cmd/b/inner.rs", "use crate::core::exit;\npub fn g() {}\n"),
     ];
+
+    #[test]
+    fn a_library_crate_naming_a_crate_above_it_is_an_upward_arrow() {
+        let manifest = "[package]\nname = \"x\"\n\n[dependencies]\nbench-stats = { workspace = true }\nbench-sched.workspace = true\nserde.workspace = true\n\n[dev-dependencies]\nbench-docs.workspace = true\n";
+        assert_eq!(bench_dependencies(manifest), ["bench-stats", "bench-sched"]);
+        let root = std::env::temp_dir().join(format!("tidy-crates-{}", std::process::id()));
+        for (name, _) in CRATE_LAYERS {
+            let dir = root.join("crates").join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            let text = if *name == "bench-report" {
+                manifest
+            } else {
+                "[dependencies]\n"
+            };
+            std::fs::write(dir.join("Cargo.toml"), text).unwrap();
+        }
+        let problems = check_crates(&root).unwrap();
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(
+            problems,
+            ["upward arrow: bench-report depends on bench-sched (allowed: bench-stats)"]
+        );
+    }
 
     #[test]
     fn a_layered_tree_passes() {

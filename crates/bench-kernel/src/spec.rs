@@ -99,6 +99,24 @@ impl KernelConfig {
         config.validate().map_err(SpecError::Invalid)?;
         Ok(config)
     }
+
+    /// The flags of a `compute` command (`abba compute`) that run this configuration and
+    /// print one JSON object: `compute --op int --chains 2 --threads 1 --duration 0.3
+    /// --json`, to follow the executable's path.
+    pub fn compute_args(&self) -> Vec<String> {
+        vec![
+            "compute".into(),
+            "--op".into(),
+            self.op.to_string(),
+            "--chains".into(),
+            self.chains.to_string(),
+            "--threads".into(),
+            self.threads.to_string(),
+            "--duration".into(),
+            format!("{}", self.duration.as_secs_f64()),
+            "--json".into(),
+        ]
+    }
 }
 
 #[cfg(test)]
@@ -111,6 +129,10 @@ mod tests {
         assert_eq!(c.op.to_string(), "fp");
         assert_eq!((c.chains, c.threads), (4, 1));
         assert_eq!(c.duration.as_secs_f64(), 0.1);
+        assert_eq!(
+            c.compute_args().join(" "),
+            "compute --op fp --chains 4 --threads 1 --duration 0.1 --json"
+        );
     }
 
     #[test]

@@ -93,6 +93,8 @@ pub mod paths;
 pub mod pictures;
 mod plan;
 mod progress;
+#[cfg(feature = "progress")]
+mod progress_bar;
 mod single;
 mod suite;
 mod suite_noise;
@@ -102,6 +104,8 @@ mod wrap;
 
 #[cfg(feature = "html")]
 pub use crate::history::render_history_page;
+#[cfg(feature = "progress")]
+pub use crate::progress_bar::{ANALYSIS_BAR_AFTER, AnalysisBar, RunBar};
 pub use crate::{
     atomic::write_atomic,
     console::render_console,
@@ -126,5 +130,5 @@ pub use crate::{
     },
     suite_noise::{SuiteNoiseLine, suite_noise_line},
     units::format_value,
-    wrap::wrap,
+    wrap::{wrap, wrap_schedule_line},
 };

@@ -150,8 +150,9 @@ fn detail(out: &mut String, d: &view::Detail) {
 }
 
 /// Escapes the characters that would break a table cell or start unwanted markup, and an
-/// `&` that could start an entity (`a&lt;b` would read `a<b`; `&&` stays as typed).
-fn escape(text: &str) -> String {
+/// `&` that could start an entity (`a&lt;b` would read `a<b`; `&&` stays as typed). The
+/// one Markdown escaper: the suite's documents use it too.
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(ch) = chars.next() {

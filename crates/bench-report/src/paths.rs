@@ -165,6 +165,336 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     x != Identity::Special && x == y
 }
 
+/// Writes one export: to standard output or error for `-`, `/dev/stdout`, `/dev/stderr`
+/// (through the stream the process has, so `>> FILE` appends); in place to another
+/// descriptor, a device or a pipe (opened for appending, never truncated or replaced);
+/// otherwise atomically ([`crate::write_atomic`]), through a symbolic link (the file it
+/// points to is replaced, the link stays).
+///
+/// # Errors
+/// The write's error, in words naming `path`.
+pub fn write_export(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    match target(path) {
+        Target::Stdout => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("{}: cannot write to standard output: {e}", path.display()))
+        }
+        Target::Stderr => {
+            let mut err = std::io::stderr().lock();
+            err.write_all(bytes)
+                .and_then(|()| err.flush())
+                .map_err(|e| format!("{}: cannot write to standard error: {e}", path.display()))
+        }
+        Target::InPlace(dest) => std::fs::OpenOptions::new()
+            .append(true)
+            .open(&dest)
+            .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
+            .map_err(|e| format!("{}: {e}", path.display())),
+        Target::File(dest) => crate::write_atomic(dest, bytes).map_err(|e| e.to_string()),
+    }
+}
+
+/// A file a command reads or records (the raw runs, an input, a history) that no export
+/// may replace: how the user named it and its path.
+#[derive(Debug, Clone, Copy)]
+pub struct Kept<'a> {
+    /// How the user named it (`--output`, `--resume`, `the input`, `--history`).
+    pub role: &'a str,
+    /// Its path.
+    pub path: &'a Path,
+}
+
+/// Why a file a command would write is refused before anything runs
+/// ([`check_not_kept`], [`check_targets`], [`check_step_summary`]): each names the flag
+/// and the path.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PathConflict {
+    /// `flag path` is one of the kept files.
+    #[error("{flag} {} is the same file as {role} {}: {what} would replace it; choose another file", path.display(), kept.display())]
+    Kept {
+        /// The flag writing it.
+        flag: String,
+        /// Its path.
+        path: PathBuf,
+        /// What would be written there.
+        what: String,
+        /// How the kept file was named.
+        role: String,
+        /// The kept file's path.
+        kept: PathBuf,
+    },
+    /// `--export-svg` to standard output.
+    #[error("--export-svg {}: the charts are several files and need a directory, not standard output", path.display())]
+    SvgToStdout {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// Two exports name one file.
+    #[error("{other} and {flag} name the same file ({}): {}; give each its own file", path.display(), if *stdout { "both would go to standard output" } else { "one would replace the other" })]
+    SameExport {
+        /// The earlier export's flag.
+        other: String,
+        /// This export's flag.
+        flag: String,
+        /// The path.
+        path: PathBuf,
+        /// Whether the file is standard output.
+        stdout: bool,
+    },
+    /// An export to standard output beside `--json`.
+    #[error("{flag} {} writes to standard output, where --json prints the analysis; give the export a file, or leave out --json", path.display())]
+    StdoutBesideJson {
+        /// The export's flag.
+        flag: String,
+        /// The path.
+        path: PathBuf,
+    },
+    /// An export path that cannot be written ([`check_writable`], [`check_directory`]).
+    #[error("{flag} {}: {why}", path.display())]
+    Unwritable {
+        /// The export's flag.
+        flag: String,
+        /// The path as given.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// `$GITHUB_STEP_SUMMARY` cannot take the report.
+    #[error("$GITHUB_STEP_SUMMARY {}: {why}", path.display())]
+    StepSummary {
+        /// The summary's path.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+}
+
+/// Refuses `flag path` (an export, or the raw runs' file) when it names one of the `kept`
+/// files under any spelling ([`same_file`]); `what` is what would be written there.
+///
+/// # Errors
+/// [`PathConflict::Kept`].
+pub fn check_not_kept(
+    flag: &str,
+    path: &Path,
+    what: &str,
+    kept: &[Kept<'_>],
+) -> Result<(), PathConflict> {
+    match kept.iter().find(|k| same_file(path, k.path)) {
+        Some(k) => Err(PathConflict::Kept {
+            flag: flag.to_owned(),
+            path: path.to_owned(),
+            what: what.to_owned(),
+            role: k.role.to_owned(),
+            kept: k.path.to_owned(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses, before anything runs, an export of `exports` (each with its flag) that would
+/// replace a `kept` file or another export, that goes to standard output beside `json`,
+/// and `--export-svg -`. Time: O(n²) in the exports.
+///
+/// # Errors
+/// The first [`PathConflict`] found.
+pub fn check_targets(
+    exports: &[(&str, &Path)],
+    json: bool,
+    kept: &[Kept<'_>],
+) -> Result<(), PathConflict> {
+    for (i, (flag, path)) in exports.iter().enumerate() {
+        let stdout = target(path) == Target::Stdout;
+        if *flag == "--export-svg" && stdout {
+            return Err(PathConflict::SvgToStdout {
+                path: path.to_path_buf(),
+            });
+        }
+        check_not_kept(flag, path, "the export", kept)?;
+        if let Some((other, _)) = exports[..i].iter().find(|(_, p)| same_file(path, p)) {
+            return Err(PathConflict::SameExport {
+                other: (*other).to_owned(),
+                flag: (*flag).to_owned(),
+                path: path.to_path_buf(),
+                stdout,
+            });
+        }
+        if json && stdout {
+            return Err(PathConflict::StdoutBesideJson {
+                flag: (*flag).to_owned(),
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an export path (`flag given`) that cannot be written, before any work is spent
+/// on it: its directory must exist and take a new file (one is created and removed
+/// there), and the path must not be a directory. Standard output, a descriptor, an
+/// existing device or pipe are left to the write.
+///
+/// # Errors
+/// [`PathConflict::Unwritable`].
+pub fn check_writable(flag: &str, given: &Path) -> Result<(), PathConflict> {
+    let refuse = |why: String| {
+        Err(PathConflict::Unwritable {
+            flag: flag.to_owned(),
+            path: given.to_owned(),
+            why,
+        })
+    };
+    let Target::File(path) = target(given) else {
+        return Ok(());
+    };
+    if path.is_dir() {
+        return refuse("is a directory".to_owned());
+    }
+    if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
+        return Ok(());
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return refuse(format!("the directory {} does not exist", dir.display()));
+    }
+    let probe = dir.join(format!(".abba-write-check.{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        // Another process's probe: the directory takes files.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => refuse(format!("cannot create a file in {}: {e}", dir.display())),
+    }
+}
+
+/// Refuses a directory export (`flag given`, the SVG charts) that is neither a directory
+/// nor a path whose parent directory exists (it is created then).
+///
+/// # Errors
+/// [`PathConflict::Unwritable`].
+pub fn check_directory(flag: &str, given: &Path) -> Result<(), PathConflict> {
+    let refuse = |why: String| {
+        Err(PathConflict::Unwritable {
+            flag: flag.to_owned(),
+            path: given.to_owned(),
+            why,
+        })
+    };
+    let dir = resolve_link(given);
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if dir.exists() {
+        return refuse("exists and is not a directory".to_owned());
+    }
+    match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() && !p.is_dir() => {
+            refuse(format!("the directory {} does not exist", p.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The file `$GITHUB_STEP_SUMMARY` names, when it is set (and not empty).
+fn step_summary_path() -> Option<PathBuf> {
+    std::env::var_os("GITHUB_STEP_SUMMARY")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The file behind a path written in place (`-` is standard output): device and inode.
+fn inode(path: &Path) -> Option<(u64, u64)> {
+    let path = if path == Path::new("-") {
+        Path::new("/dev/stdout")
+    } else {
+        path
+    };
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Whether one of `exports` streams into the step summary's file itself
+/// (`--export-markdown /dev/stdout >> "$GITHUB_STEP_SUMMARY"`): the export then is the
+/// summary, and the report is not appended a second time.
+pub fn step_summary_fed_by(exports: &[(&str, &Path)]) -> bool {
+    let Some(summary) = step_summary_path().as_deref().and_then(inode) else {
+        return false;
+    };
+    exports
+        .iter()
+        .any(|(_, p)| !matches!(target(p), Target::File(_)) && inode(p) == Some(summary))
+}
+
+/// Checks `$GITHUB_STEP_SUMMARY` (when set) before anything runs, as every export is
+/// checked: not a directory nor in a directory that does not exist, an existing file opens
+/// for appending, and it is none of the `kept` files (Markdown appended there would break
+/// them) nor the file an export replaces (that would wipe what earlier steps wrote). An
+/// export streaming into it is allowed: it is then the summary ([`step_summary_fed_by`]).
+///
+/// # Errors
+/// [`PathConflict::StepSummary`].
+pub fn check_step_summary(
+    exports: &[(&str, &Path)],
+    kept: &[Kept<'_>],
+) -> Result<(), PathConflict> {
+    let Some(path) = step_summary_path() else {
+        return Ok(());
+    };
+    let refuse = |why: String| {
+        Err(PathConflict::StepSummary {
+            path: path.clone(),
+            why,
+        })
+    };
+    if let Some(k) = kept.iter().find(|k| same_file(&path, k.path)) {
+        return refuse(format!(
+            "is the same file as {} {}: the report would be appended into it; point the summary elsewhere, or pass --no-step-summary",
+            k.role,
+            k.path.display()
+        ));
+    }
+    if let Some((flag, p)) = exports
+        .iter()
+        .find(|(_, p)| matches!(target(p), Target::File(_)) && same_file(&path, p))
+    {
+        return refuse(format!(
+            "is the same file as {flag} {}: the export would replace what earlier steps wrote there (abba appends its report to the summary itself); give the export another file",
+            p.display()
+        ));
+    }
+    match target(&path) {
+        Target::File(file) => {
+            if file.is_dir() {
+                return refuse("is a directory, not a file the report can be appended to".into());
+            }
+            let dir = file.parent().filter(|d| !d.as_os_str().is_empty());
+            if let Some(dir) = dir.filter(|d| !d.is_dir()) {
+                return refuse(format!("the directory {} does not exist", dir.display()));
+            }
+            if file.exists() {
+                if let Err(e) = std::fs::OpenOptions::new().append(true).open(&file) {
+                    return refuse(e.to_string());
+                }
+            }
+            Ok(())
+        }
+        // Standard output or error, a descriptor, a device or a pipe: written in place.
+        Target::Stdout | Target::Stderr | Target::InPlace(_) => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

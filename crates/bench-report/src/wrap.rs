@@ -81,6 +81,46 @@ fn wrap_paragraph(
     }
 }
 
+/// A schedule line (`block 3: a | b | b | a`) wrapped to `width` at run boundaries:
+/// continuation lines are indented under the first run, and a line continued after a
+/// ` | ` separator ends with `|`. A single run wider than the line is left whole (the
+/// `--dry-run` schedule of `abba compare`). Time: O(line length).
+pub fn wrap_schedule_line(line: &str, width: Option<usize>) -> String {
+    let Some(width) = width.filter(|&w| line.chars().count() > w) else {
+        return line.to_owned();
+    };
+    let Some(colon) = line.find(": ") else {
+        return wrap(line, Some(width), "", "    ");
+    };
+    let (head, rest) = line.split_at(colon + 2);
+    let (cells, sep, tail): (Vec<&str>, &str, &str) = if rest.contains(" | ") {
+        (rest.split(" | ").collect(), " | ", " |")
+    } else {
+        (rest.split(' ').collect(), " ", "")
+    };
+    let indent = " ".repeat(head.chars().count().min(width / 2));
+    let mut out = String::new();
+    let mut current = head.to_owned();
+    let mut empty = true;
+    for cell in cells {
+        let len = |s: &str| s.chars().count();
+        if !empty && len(&current) + len(sep) + len(cell) + len(tail) > width {
+            out.push_str(current.trim_end());
+            out.push_str(tail);
+            out.push('\n');
+            current = indent.clone();
+            empty = true;
+        }
+        if !empty {
+            current.push_str(sep);
+        }
+        current.push_str(cell);
+        empty = false;
+    }
+    out.push_str(&current);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::wrap;

@@ -100,9 +100,10 @@ mod suite;
 mod sys;
 
 pub use crate::counter::{
-    CachegrindError, CountError, CountEvent, CountedRun, CounterChoice, CounterParseError,
-    CounterProbe, CounterSource, CounterUnavailable, Counting, Counts, FakeCounting, FakeProbe,
-    Pmu, PmuRefusal, SelectedCounter, SystemProbe, Valgrind, parse_cachegrind_out, select_counter,
+    CachegrindError, CountError, CountEvent, CountedRun, CounterChoice, CounterError,
+    CounterParseError, CounterProbe, CounterSource, CounterUnavailable, Counting, Counts,
+    FakeCounting, FakeProbe, INSTALL_VALGRIND, Pmu, PmuRefusal, SelectedCounter, SystemProbe,
+    Valgrind, choose_counter, counting_for, parse_cachegrind_out, select_counter,
 };
 pub use crate::cpus::{CpuListError, CpuSet, MAX_CPU};
 pub use crate::design::{
@@ -113,8 +114,8 @@ pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
     BudgetFit, ConfigError, DEFAULT_BLOCKS, ExperimentConfig, FailurePolicy, HookKind,
     HookSpecError, Hooks, Identity, MAX_BLOCKS, MAX_RUNS_PER_BLOCK, MAX_WARMUP, Mismatch,
-    NoopObserver, Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant,
-    run_experiment,
+    NameError, NoopObserver, Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant,
+    run_experiment, variant_names,
 };
 pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary_csv};
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
@@ -125,15 +126,17 @@ pub use crate::import::{
 pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{
-    ConfirmError, Confirmation, Input, MetricUnavailable, NATIVE_BLOCKS, NativeTiming,
-    SuiteAnalysis, SuiteAnalysisError, SuiteData, analyze_input, analyze_suite_data,
-    analyze_suite_experiment, diagnose_noise, recorded_metrics, suite_data, suite_noise,
+    ConfirmError, Confirmation, Input, MetricUnavailable, NATIVE_BLOCKS, NativeFileError,
+    NativeTiming, Pilot, PilotError, SuiteAnalysis, SuiteAnalysisError, SuiteData, analyze_input,
+    analyze_suite_data, analyze_suite_experiment, diagnose_noise, native_path, recorded_metrics,
+    suite_data, suite_noise,
 };
 pub use crate::raw::{
-    AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, RAW_SCHEMA, RawExtension, RawHeader,
-    RawHooks, RawLook, RawSequence, RawShard, RawStopRule, RawSuiteBenchmark, RawTrailer,
-    RawVariant, RawWriter, ReferencePlacement, RunRecord, SequenceStop, StopRuleKind,
-    derived_experiment_id, read_raw, read_raw_bytes, this_host_name,
+    AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, OpenedRaw, OutputRefusal, RAW_SCHEMA,
+    RawExtension, RawHeader, RawHooks, RawKept, RawLook, RawOutput, RawSequence, RawShard,
+    RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant, RawWriter, ReferencePlacement,
+    RunRecord, SequenceStop, StopRuleKind, derived_experiment_id, read_raw, read_raw_bytes,
+    resume_notes, this_host_name,
 };
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, MAX_JSON_LINE_BYTES, Metric, MetricParseError, OutputMode,

@@ -18,7 +18,7 @@ use crate::args::parse::{
     parse_duration_with_unit, parse_estimator, parse_fraction, parse_margin, parse_percent,
     parse_practical, parse_shell,
 };
-use bench_stats::{PairedEstimator, PracticalRule};
+use bench_stats::{AnalysisConfig, PairedEstimator, PracticalRule};
 
 /// The headings `--help` groups the options under (`-h` shows the common ones of each).
 const RUNNING: &str = "Running";
@@ -203,8 +203,10 @@ pub struct AnalysisArgs {
     #[arg(long, value_name = "NAME", help_heading = ANALYSIS)]
     pub baseline: Option<String>,
     /// Significance level.
-    #[arg(long, allow_hyphen_values = true, default_value = "0.05", value_parser = parse_fraction, value_name = "A", help_heading = ANALYSIS, hide_short_help = true)]
-    pub alpha: f64,
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_fraction, value_name = "A", help_heading = ANALYSIS, hide_short_help = true,
+        help = format!("Significance level [default: {}]", AnalysisConfig::DEFAULT_ALPHA),
+        long_help = format!("Significance level\n\n[default: {}]", AnalysisConfig::DEFAULT_ALPHA))]
+    pub alpha: Option<f64>,
     /// Confidence level of every interval [default: 1 - alpha, so that the interval
     /// beside a verdict excludes no change exactly when the verdict is significant].
     ///
@@ -213,13 +215,15 @@ pub struct AnalysisArgs {
     #[arg(long, allow_hyphen_values = true, value_parser = parse_fraction, value_name = "C", help_heading = ANALYSIS, hide_short_help = true)]
     pub confidence: Option<f64>,
     /// Bootstrap resamples per interval.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RESAMPLES), default_value_t = 2000, value_name = "N", help_heading = ANALYSIS, hide_short_help = true)]
-    pub resamples: u32,
-    /// Minimum practical effect where the Cliff rule applies (unpaired data by default, or
-    /// `--practical cliff`): |Cliff's delta| a significant result must reach, in [0, 1] (0
-    /// turns the gate off; 0.147 is the negligible/small boundary).
-    #[arg(long, default_value = "0.147", value_name = "X", help_heading = ANALYSIS, hide_short_help = true)]
-    pub min_practical_effect: f64,
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RESAMPLES), value_name = "N", help_heading = ANALYSIS, hide_short_help = true,
+        help = format!("Bootstrap resamples per interval [default: {}]", AnalysisConfig::DEFAULT_RESAMPLES),
+        long_help = format!("Bootstrap resamples per interval\n\n[default: {}]", AnalysisConfig::DEFAULT_RESAMPLES))]
+    pub resamples: Option<u32>,
+    /// Minimum practical effect where the Cliff rule applies.
+    #[arg(long, value_name = "X", help_heading = ANALYSIS, hide_short_help = true,
+        help = format!("{MIN_PRACTICAL_EFFECT_HELP} [default: {}]", AnalysisConfig::DEFAULT_MIN_PRACTICAL_EFFECT),
+        long_help = format!("{MIN_PRACTICAL_EFFECT_HELP}\n\n[default: {}]", AnalysisConfig::DEFAULT_MIN_PRACTICAL_EFFECT))]
+    pub min_practical_effect: Option<f64>,
     /// Equivalence margin of the ratio [default: 1%; 0.1% for counts].
     ///
     /// A candidate whose 1 - 2*alpha ratio interval lies inside 1 ± margin is EQUIVALENT (two one-sided
@@ -228,13 +232,11 @@ pub struct AnalysisArgs {
     /// instructions, which resolve a hundredth of a percent].
     #[arg(long, allow_hyphen_values = true, value_name = "PCT", value_parser = parse_margin, help_heading = ANALYSIS)]
     pub equivalence_margin: Option<f64>,
-    /// Which practical-size rule applies: `ratio` (a significant change inside the
-    /// equivalence margin is EQUIVALENT, not FASTER/SLOWER), `cliff:X` (a significant change
-    /// with |Cliff's delta| < X, i.e. distributions that overlap that much, is downgraded to
-    /// not significant), or `auto` (ratio for blocked data, cliff at --min-practical-effect
-    /// for unpaired data).
-    #[arg(long, default_value = "auto", value_name = "RULE", value_parser = parse_practical, help_heading = ANALYSIS, hide_short_help = true)]
-    pub practical: PracticalRule,
+    /// Which practical-size rule applies.
+    #[arg(long, value_name = "RULE", value_parser = parse_practical, help_heading = ANALYSIS, hide_short_help = true,
+        help = format!("{PRACTICAL_HELP} [default: {}]", AnalysisConfig::default().practical.to_text()),
+        long_help = format!("{PRACTICAL_HELP}\n\n[default: {}]", AnalysisConfig::default().practical.to_text()))]
+    pub practical: Option<PracticalRule>,
     /// The estimator that decides a two-variant comparison of blocked data (default
     /// typical-run; every sentence names what its ratio is about): typical-run (each
     /// variant's median run, every run counted, session noise divided out per block, with
@@ -315,6 +317,47 @@ pub struct AnalysisArgs {
     /// is not a terminal, as hyperfine; COLUMNS sets it too).
     #[arg(long, value_name = "N", hide_short_help = true, help_heading = OUTPUT)]
     pub width: Option<usize>,
+}
+
+/// `--min-practical-effect`'s help, before its default.
+const MIN_PRACTICAL_EFFECT_HELP: &str = "Minimum practical effect where the Cliff rule applies (unpaired data by default, or `--practical cliff`): |Cliff's delta| a significant result must reach, in [0, 1] (0 turns the gate off; 0.147 is the negligible/small boundary)";
+
+/// `--practical`'s help, before its default.
+const PRACTICAL_HELP: &str = "Which practical-size rule applies: `ratio` (a significant change inside the equivalence margin is EQUIVALENT, not FASTER/SLOWER), `cliff:X` (a significant change with |Cliff's delta| < X, i.e. distributions that overlap that much, is downgraded to not significant), or `auto` (ratio for blocked data, cliff at --min-practical-effect for unpaired data)";
+
+impl AnalysisArgs {
+    /// `base` (the one [`AnalysisConfig`] builder's defaults, with what the caller knows:
+    /// the seed, the metric's margin) overridden by every analysis flag given; `--alpha`
+    /// moves the interval's confidence to `1 - alpha` unless `--confidence` is given. For
+    /// every command that analyses (compare, analyze, suite, history).
+    pub fn apply(&self, base: AnalysisConfig) -> AnalysisConfig {
+        let base = match self.alpha {
+            Some(alpha) => base.with_alpha(alpha),
+            None => base,
+        };
+        AnalysisConfig {
+            confidence: self.confidence.unwrap_or(base.confidence),
+            resamples: self.resamples.unwrap_or(base.resamples),
+            baseline: self.baseline.clone().or(base.baseline.clone()),
+            min_practical_effect: self
+                .min_practical_effect
+                .unwrap_or(base.min_practical_effect),
+            equivalence_margin: self.equivalence_margin.unwrap_or(base.equivalence_margin),
+            practical: self.practical.unwrap_or(base.practical),
+            grouping: if self.cross_class {
+                bench_stats::Grouping::CrossClass
+            } else {
+                base.grouping
+            },
+            paired_estimator: self.estimator.unwrap_or(base.paired_estimator),
+            ..base
+        }
+    }
+
+    /// The significance level: `--alpha`, else the builder's default.
+    pub fn alpha(&self) -> f64 {
+        self.alpha.unwrap_or(AnalysisConfig::DEFAULT_ALPHA)
+    }
 }
 
 /// `--time-unit`.
@@ -446,6 +489,11 @@ pub struct CompareArgs {
     /// pmu, the runs record their counts beside the times.
     #[arg(long, value_name = "COUNTER", help_heading = ANALYSIS, hide_short_help = true)]
     pub counter: Option<String>,
+    /// Blocks timed natively after a count under valgrind (0: none).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_BLOCKS), value_name = "N", help_heading = ANALYSIS, hide_short_help = true,
+        help = format!("Blocks timed natively after a count under valgrind (0: none) [default: {}]", bench_sched::NATIVE_BLOCKS),
+        long_help = format!("Under `--counter valgrind` (whose times are valgrind's), N blocks of the same commands run natively, uncounted, on CPU time after the counted ones, into FILE.native.jsonl beside the raw file, to warn when the counts and time disagree (docs/metrics.md); 0 turns them off. No effect with any other counter [default: {}]", bench_sched::NATIVE_BLOCKS))]
+    pub native_blocks: Option<u32>,
     /// Larger values are better (throughput metrics).
     #[arg(long, help_heading = ANALYSIS, hide_short_help = true)]
     pub higher_is_better: bool,

@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use bench_sched::{CsvOptions, Input, InputError, MergePolicy, Metric, analyze_input};
+use bench_sched::{
+    CounterSource, CsvOptions, Input, InputError, MergePolicy, Metric, NativeTiming, analyze_input,
+};
 
 use crate::args::AnalyzeArgs;
 use crate::core::analysis::{analysis_config, analysis_config_for};
@@ -101,7 +103,8 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
             crate::core::checks::nothing_to_analyze(&input)
         )));
     }
-    let analysis = analyze_input(&input, &config).map_err(|e| usage(e.to_string()))?;
+    let mut analysis = analyze_input(&input, &config).map_err(|e| usage(e.to_string()))?;
+    native_runs(&args, &paths, &input, &config, &mut analysis);
     let csv = crate::core::exports::csv_exports(&args.analysis.csv, &input, &analysis);
     let code = emit(analysis, &args.analysis, csv, &input)?;
     crate::core::record::record_file_after(
@@ -111,6 +114,35 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         args.analysis.quiet,
     )?;
     Ok(code)
+}
+
+/// A raw file counted under valgrind is set beside the native runs `abba compare` left
+/// beside it ([`NativeTiming::reattach`]), so its counts-vs-time check survives a
+/// re-analysis; a native file that cannot serve is said in one line, and the counted
+/// analysis stands alone.
+fn native_runs(
+    args: &AnalyzeArgs,
+    paths: &[&Path],
+    input: &Input,
+    config: &bench_stats::AnalysisConfig,
+    analysis: &mut bench_stats::Analysis,
+) {
+    let Some(e) = input.experiment.as_ref().filter(|e| {
+        e.header.counter == Some(CounterSource::Valgrind)
+            && e.header.metric.count_event().is_some()
+            && paths.len() == 1
+            && paths[0] != Path::new("-")
+    }) else {
+        return;
+    };
+    if let Err(err) = NativeTiming::reattach(paths[0], &e.header, analysis, config) {
+        if !args.analysis.quiet {
+            crate::core::stdio::stderr_line(format_args!(
+                "abba: warning: the native runs beside {} are not used: {err}",
+                paths[0].display()
+            ));
+        }
+    }
 }
 
 /// `--unit` and `--higher-is-better` describe CSV values; a raw or hyperfine file records

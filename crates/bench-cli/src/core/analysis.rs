@@ -1,22 +1,18 @@
 //! The shared analysis flags into the library's [`AnalysisConfig`], and the fresh seed.
 
 use bench_sched::Metric;
-use bench_stats::{AnalysisConfig, Grouping};
+use bench_stats::AnalysisConfig;
 
 use crate::args::AnalysisArgs;
 use crate::core::exit::usage;
 
-/// The equivalence margin when `--equivalence-margin` is not given: 1%, or 0.1% when the
-/// verdict decides on a count (instructions, cycles, ...). Counts resolve a hundredth of
-/// a percent, so a change of half a percent is both measurable and what a gate on
-/// instruction counts exists to catch; under a 1% margin it would read EQUIVALENT.
-pub const COUNT_MARGIN: f64 = 0.001;
-
-/// The default margin for `metric` (see [`COUNT_MARGIN`]).
+/// The equivalence margin when `--equivalence-margin` is not given: the builder's, or
+/// [`AnalysisConfig::COUNT_EQUIVALENCE_MARGIN`] when the verdict decides on a count
+/// (instructions, cycles, ...).
 pub(crate) fn default_margin(metric: Option<&Metric>) -> f64 {
     match metric {
-        Some(Metric::Count(_)) => COUNT_MARGIN,
-        _ => 0.01,
+        Some(Metric::Count(_)) => AnalysisConfig::COUNT_EQUIVALENCE_MARGIN,
+        _ => AnalysisConfig::DEFAULT_EQUIVALENCE_MARGIN,
     }
 }
 
@@ -47,30 +43,13 @@ pub fn analysis_config_for(
     seed: u64,
     metric: Option<&Metric>,
 ) -> anyhow::Result<AnalysisConfig> {
-    check_alpha(args.alpha)?;
-    let config = AnalysisConfig {
-        alpha: args.alpha,
-        // The interval beside the verdict is at the verdict's level unless asked otherwise.
-        confidence: args.confidence.unwrap_or(1.0 - args.alpha),
-        resamples: args.resamples,
+    let config = args.apply(AnalysisConfig {
         seed,
-        baseline: args.baseline.clone(),
-        min_practical_effect: args.min_practical_effect,
-        equivalence_margin: args
-            .equivalence_margin
-            .unwrap_or_else(|| default_margin(metric)),
-        practical: args.practical,
-        grouping: if args.cross_class {
-            Grouping::CrossClass
-        } else {
-            Grouping::PerClass
-        },
-        paired_estimator: args
-            .estimator
-            .unwrap_or(AnalysisConfig::default().paired_estimator),
+        equivalence_margin: default_margin(metric),
         progress: crate::core::progress::AnalysisBar::hook(args.quiet),
         ..AnalysisConfig::default()
-    };
+    });
+    check_alpha(config.alpha)?;
     config.validate().map_err(|e| usage(format!("--{e}")))?;
     Ok(config)
 }

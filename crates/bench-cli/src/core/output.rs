@@ -1,7 +1,6 @@
 //! What happens after an analysis: the report or JSON on stdout, the exports, the gate.
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
 
 use anyhow::Context;
 use bench_report::{
@@ -15,8 +14,7 @@ use bench_stats::analysis::Gate;
 use crate::args::{AnalysisArgs, StyleArg, TimeUnitArg};
 use crate::core::exit::usage;
 use crate::core::exports::Export;
-use crate::core::paths::Target;
-pub use crate::core::paths::{export, resolve_link};
+pub use crate::core::paths::export;
 pub use crate::core::stdio::{report_width, stderr_line};
 
 /// Prints the report (or the JSON), writes the exports, and returns the exit code the
@@ -146,12 +144,12 @@ pub fn write_stdout(text: &str) -> anyhow::Result<()> {
     }
 }
 
-/// Refuses an export path that cannot be written, before any run is spent on it: its
-/// directory must exist and take a new file (one is created and removed there), and the
-/// path must not be a directory. An existing device or pipe is left to the write.
+/// Refuses an export path that cannot be written, before any run is spent on it
+/// ([`bench_report::paths::check_writable`], [`bench_report::paths::check_directory`]).
 pub fn check_export_paths(args: &AnalysisArgs) -> anyhow::Result<()> {
+    let said = |e: bench_report::paths::PathConflict| usage(e.to_string());
     if let Some(given) = &args.export_svg {
-        check_svg_dir(given)?;
+        bench_report::paths::check_directory("--export-svg", given).map_err(said)?;
     }
     for (flag, path) in [
         ("--export-json", &args.export_json),
@@ -160,72 +158,11 @@ pub fn check_export_paths(args: &AnalysisArgs) -> anyhow::Result<()> {
         ("--export-csv", &args.csv.export_csv),
         ("--export-csv-summary", &args.csv.export_csv_summary),
     ] {
-        let Some(given) = path else { continue };
-        let Target::File(path) = crate::core::paths::target(given) else {
-            // Standard output, a descriptor, a device or a pipe: written in place.
-            continue;
-        };
-        if path.is_dir() {
-            return Err(usage(format!("{flag} {}: is a directory", given.display())));
-        }
-        if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
-            continue;
-        }
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        if !dir.is_dir() {
-            return Err(usage(format!(
-                "{flag} {}: the directory {} does not exist",
-                given.display(),
-                dir.display()
-            )));
-        }
-        let probe = dir.join(format!(".abba-write-check.{}", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&probe)
-        {
-            Ok(_) => {
-                let _ = std::fs::remove_file(&probe);
-            }
-            // Another abba's probe: the directory takes files.
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => {
-                return Err(usage(format!(
-                    "{flag} {}: cannot create a file in {}: {e}",
-                    given.display(),
-                    dir.display()
-                )));
-            }
+        if let Some(given) = path {
+            bench_report::paths::check_writable(flag, given).map_err(said)?;
         }
     }
     Ok(())
-}
-
-/// `--export-svg DIR`: a directory, or a path whose parent directory exists (DIR is
-/// created then).
-fn check_svg_dir(given: &Path) -> anyhow::Result<()> {
-    let dir = resolve_link(given);
-    if dir.is_dir() {
-        return Ok(());
-    }
-    if dir.exists() {
-        return Err(usage(format!(
-            "--export-svg {}: exists and is not a directory",
-            given.display()
-        )));
-    }
-    match dir.parent() {
-        Some(p) if !p.as_os_str().is_empty() && !p.is_dir() => Err(usage(format!(
-            "--export-svg {}: the directory {} does not exist",
-            given.display(),
-            p.display()
-        ))),
-        _ => Ok(()),
-    }
 }
 
 /// Colour on stdout only for a terminal, and never with `NO_COLOR` set.

@@ -1,7 +1,7 @@
 //! Running an experiment with progress on stderr (compare and suite), the bound on the
 //! runs one experiment may schedule, and the native runs beside a counted experiment.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use bench_sched::{
     ConfirmError, Experiment, ExperimentConfig, InterruptFlag, NativeTiming, RawWriter, RealRunner,
@@ -66,14 +66,25 @@ pub(crate) fn execute(
     outcome.map_err(|e| sched_error(e, raw_path, config.resume.is_none()))
 }
 
-/// Where the native runs of a counted experiment go: beside its raw file.
-pub fn native_path(raw: &Path) -> PathBuf {
-    raw.with_extension("native.jsonl")
+/// Runs a second experiment beside the main one (its native runs, a confirmation) through
+/// `run`, with its own progress and the signals held until it ends.
+pub(crate) fn run_beside<T>(
+    config: &ExperimentConfig,
+    quiet: bool,
+    run: impl FnOnce(&InterruptFlag, &mut RealRunner, &mut Progress) -> T,
+) -> anyhow::Result<T> {
+    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
+    let (mut runner, mut progress) = runner_and_progress(config, quiet)?;
+    crate::core::exit::hold_signals(true);
+    let done = run(&stop, &mut runner, &mut progress);
+    progress.finish();
+    crate::core::exit::hold_signals(false);
+    Ok(done)
 }
 
-/// Under valgrind: runs [`bench_sched::NATIVE_BLOCKS`] blocks of the same commands
-/// natively into [`native_path`] (replaced if there) and attaches their CPU time's
-/// check to `counted` ([`bench_sched::NativeTiming`]); nothing for any other counter.
+/// Under valgrind: runs `blocks` blocks of the same commands natively into
+/// [`bench_sched::native_path`] (replaced if there) and attaches their CPU time's check to
+/// `counted` ([`bench_sched::NativeTiming`]); nothing for any other counter, or 0 blocks.
 ///
 /// # Errors
 /// As a run: a failed or interrupted native run (exit 3), the native file not writable.
@@ -82,12 +93,13 @@ pub fn time_natively(
     analysis: &AnalysisConfig,
     counted: &mut Analysis,
     raw: &Path,
+    blocks: u32,
     quiet: bool,
 ) -> anyhow::Result<()> {
-    let Some(native) = NativeTiming::plan(config) else {
+    let Some(native) = NativeTiming::plan(config, blocks) else {
         return Ok(());
     };
-    let path = native_path(raw);
+    let path = bench_sched::native_path(raw);
     let mut writer = RawWriter::create(&path).map_err(|e| usage(e.to_string()))?;
     if !quiet {
         stderr_line(format_args!(
@@ -96,19 +108,9 @@ pub fn time_natively(
             path.display()
         ));
     }
-    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
-    let (mut runner, mut progress) = runner_and_progress(&native.config, quiet)?;
-    crate::core::exit::hold_signals(true);
-    let done = native.run(
-        &stop,
-        &mut runner,
-        &mut writer,
-        &mut progress,
-        analysis,
-        counted,
-    );
-    progress.finish();
-    crate::core::exit::hold_signals(false);
+    let done = run_beside(&native.config, quiet, |stop, runner, progress| {
+        native.run(stop, runner, &mut writer, progress, analysis, counted)
+    })?;
     drop(writer);
     match done {
         Ok(()) => Ok(()),

@@ -924,3 +924,48 @@ fn a_benchmark_by_variant_csv_gives_one_comparison_per_class() {
     assert_eq!(v["groups"].as_array().unwrap().len(), 1);
     assert_eq!(v["groups"][0]["comparisons"].as_array().unwrap().len(), 3);
 }
+
+/// The analysis flags carry no clap default (each overrides the one `AnalysisConfig`
+/// builder's), so `--help` names the builder's default itself: the text after each flag,
+/// up to the next flag, says `[default: X]` with X the builder's constant; and compare's
+/// `--native-blocks` says `bench_sched::NATIVE_BLOCKS`.
+#[test]
+fn help_names_the_analysis_builders_defaults_for_flags_without_clap_defaults() {
+    use bench_stats::AnalysisConfig;
+    let defaults = [
+        ("--alpha", AnalysisConfig::DEFAULT_ALPHA.to_string()),
+        ("--resamples", AnalysisConfig::DEFAULT_RESAMPLES.to_string()),
+        (
+            "--min-practical-effect",
+            AnalysisConfig::DEFAULT_MIN_PRACTICAL_EFFECT.to_string(),
+        ),
+        ("--practical", AnalysisConfig::default().practical.to_text()),
+    ];
+    let section = |help: &str, flag: &str| -> String {
+        let start = help
+            .find(&format!("      {flag} <"))
+            .unwrap_or_else(|| panic!("{flag} is not in the help:\n{help}"));
+        let rest = &help[start + flag.len() + 6..];
+        let end = rest.find("\n      -").unwrap_or(rest.len());
+        rest[..end].to_owned()
+    };
+    for command in ["compare", "analyze"] {
+        let out = abba().args([command, "--help"]).output().unwrap();
+        assert!(out.status.success());
+        let help = String::from_utf8_lossy(&out.stdout);
+        for (flag, default) in &defaults {
+            let text = section(&help, flag);
+            assert!(
+                text.contains(&format!("[default: {default}]")),
+                "abba {command} --help, {flag}: {text}"
+            );
+        }
+        if command == "compare" {
+            let text = section(&help, "--native-blocks");
+            assert!(
+                text.contains(&format!("[default: {}]", bench_sched::NATIVE_BLOCKS)),
+                "{text}"
+            );
+        }
+    }
+}

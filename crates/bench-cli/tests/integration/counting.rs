@@ -262,6 +262,12 @@ fn counts_that_move_opposite_to_time_are_worded_as_counts_and_flagged() {
     let (code, json, stderr) = run(abba().args(["analyze", "--json", raw.to_str().unwrap()]));
     assert_eq!(code, 0, "{stderr}");
     let a: Value = serde_json::from_str(&json).unwrap();
+    // The native runs beside it are read again: the check survives the re-analysis.
+    assert_eq!(a["native_time"]["blocks"], 3, "{json}");
+    assert_eq!(
+        a["native_time"]["comparisons"][0]["disagrees"], true,
+        "{json}"
+    );
     let c = &a["groups"][0]["comparisons"][0];
     assert_eq!(c["verdict_basis"], "exact");
     assert_eq!(c["ratio_ci"][0], c["ratio_ci"][1]);
@@ -283,4 +289,63 @@ fn counts_that_move_opposite_to_time_are_worded_as_counts_and_flagged() {
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<span class=\"word\">MORE</span>"), "{page}");
     assert!(!page.contains(">SLOWER<") && !page.contains("is worse than"));
+}
+
+/// `abba analyze` of a counted file reads the native runs beside it only when they are
+/// this experiment's: without the file (`--native-blocks 0` times nothing natively) the
+/// analysis has no `native_time` and says nothing; a file of another experiment there is
+/// named in one warning and left out.
+#[test]
+fn native_blocks_0_times_nothing_and_analyze_uses_only_this_experiments_native_runs() {
+    if SystemProbe.valgrind().is_none() {
+        assert!(
+            std::env::var_os("ABBA_REQUIRE_VALGRIND").is_none(),
+            "ABBA_REQUIRE_VALGRIND is set but valgrind is not on PATH"
+        );
+        println!("SKIPPED: valgrind is not on PATH (apt-get install -y valgrind)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("raw.jsonl");
+    let native = dir.path().join("raw.native.jsonl");
+    let (code, _, stderr) = run(abba().args([
+        "compare",
+        "--metric",
+        "instructions",
+        "--counter",
+        "valgrind",
+        "--native-blocks",
+        "0",
+        "--blocks",
+        "2",
+        "--warmup",
+        "0",
+        "--output",
+        raw.to_str().unwrap(),
+        "-n",
+        "a",
+        "-n",
+        "b",
+        "/bin/true",
+        "/bin/true",
+    ]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("natively"), "{stderr}");
+    assert!(!native.exists());
+    let (code, json, stderr) = run(abba().args(["analyze", "--json", raw.to_str().unwrap()]));
+    assert_eq!(code, 0, "{stderr}");
+    let a: Value = serde_json::from_str(&json).unwrap();
+    assert!(a["native_time"].is_null(), "{json}");
+    assert!(!stderr.contains("native"), "{stderr}");
+    // Another experiment's file where the native runs go (here: the counted file itself).
+    std::fs::copy(&raw, &native).unwrap();
+    let (code, json, stderr) = run(abba().args(["analyze", "--json", raw.to_str().unwrap()]));
+    assert_eq!(code, 0, "{stderr}");
+    let a: Value = serde_json::from_str(&json).unwrap();
+    assert!(a["native_time"].is_null(), "{json}");
+    assert!(
+        stderr.contains("the native runs beside")
+            && stderr.contains("not the native runs of this experiment"),
+        "{stderr}"
+    );
 }

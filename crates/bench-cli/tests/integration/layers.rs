@@ -39,3 +39,14 @@ fn the_check_sees_every_command_and_no_stale_known_edge() {
         );
     }
 }
+
+#[test]
+fn the_library_crates_depend_only_on_the_crates_below_them() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let problems = tidy::check_crates(&root).unwrap();
+    assert!(
+        problems.is_empty(),
+        "a library crate names a crate above it (see xtask/src/tidy.rs CRATE_LAYERS):\n{}",
+        problems.join("\n")
+    );
+}

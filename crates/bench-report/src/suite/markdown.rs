@@ -5,12 +5,7 @@ use bench_stats::suite::SuiteReport;
 
 use super::{Row, rows_of, summary_lines};
 
-fn md_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
+use crate::markdown::escape as md_escape;
 
 fn md_table(rows: &[&Row]) -> String {
     let mut out = String::from(

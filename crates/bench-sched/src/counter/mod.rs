@@ -19,10 +19,12 @@
 //! [`CounterProbe`] answers what the machine offers, so the choice is testable without
 //! either ([`FakeCounting`] stands in for a source in tests of the loop).
 
+mod choose;
 mod fake;
 mod pmu;
 mod valgrind;
 
+pub use choose::{CounterError, INSTALL_VALGRIND, choose_counter, counting_for};
 pub use fake::{FakeCounting, FakeProbe};
 pub use pmu::{Pmu, SystemProbe};
 pub use valgrind::{CachegrindError, Valgrind, parse_cachegrind_out};

@@ -109,12 +109,27 @@ impl Confirmation {
         experiment: Experiment,
         analysis: &AnalysisConfig,
     ) -> Result<Analysis, ConfirmError> {
-        experiment.check_some_run_succeeded()?;
         let config = AnalysisConfig {
             seed: self.config.seed,
             baseline: Some(self.baseline.clone()),
             ..analysis.clone()
         };
-        Ok(analyze_input(&Input::from_experiment(experiment), &config)?)
+        analyze_experiment(experiment, &config)
     }
+}
+
+/// The analysis of an experiment just run beside another (a confirmation, the native
+/// runs of a counted one): refused when every run of a variant failed.
+///
+/// # Errors
+/// [`ConfirmError::AllRunsFailed`] or [`ConfirmError::Analysis`].
+pub(super) fn analyze_experiment(
+    experiment: Experiment,
+    analysis: &AnalysisConfig,
+) -> Result<Analysis, ConfirmError> {
+    experiment.check_some_run_succeeded()?;
+    Ok(analyze_input(
+        &Input::from_experiment(experiment),
+        analysis,
+    )?)
 }

@@ -327,15 +327,7 @@ fn layout_spread(e: &Experiment, event: CountEvent) -> Vec<LayoutSpread> {
                 .push(v as f64);
         }
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            0.5 * (v[n / 2 - 1] + v[n / 2])
-        }
-    };
+    let median = |v: &mut Vec<f64>| bench_stats::descriptive::median_of(v).unwrap_or(0.0);
     by_variant
         .into_iter()
         .filter(|(_, pads)| pads.len() >= 2)

@@ -33,12 +33,14 @@ mod controls;
 mod metrics;
 mod native;
 mod noise;
+mod pilot;
 mod suite;
 
 pub use confirm::{ConfirmError, Confirmation};
 pub use metrics::{MetricUnavailable, recorded_metrics};
-pub use native::{NATIVE_BLOCKS, NativeTiming};
+pub use native::{NATIVE_BLOCKS, NativeFileError, NativeTiming, native_path};
 pub use noise::{diagnose as diagnose_noise, suite_noise};
+pub use pilot::{Pilot, PilotError};
 pub use suite::{
     SuiteAnalysis, SuiteAnalysisError, SuiteData, analyze_suite_data, analyze_suite_experiment,
     suite_data,

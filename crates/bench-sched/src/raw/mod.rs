@@ -4,6 +4,7 @@
 mod dataset;
 mod identity;
 mod names;
+mod output;
 pub(crate) mod read;
 mod record;
 mod write;
@@ -11,6 +12,7 @@ mod write;
 pub(crate) use identity::fnv1a;
 pub use identity::{DERIVED_ID_PREFIX, derived_experiment_id, this_host_name};
 pub use names::{EndStatus, ReferencePlacement, SequenceStop, StopRuleKind};
+pub use output::{OpenedRaw, OutputRefusal, RawKept, RawOutput, resume_notes};
 pub use read::{read_raw, read_raw_bytes};
 pub use record::{AllRunsFailed, Experiment};
 pub use write::RawWriter;

@@ -156,13 +156,13 @@ pub struct SequentialRun {
 impl Default for AnalysisConfig {
     fn default() -> Self {
         AnalysisConfig {
-            alpha: 0.05,
+            alpha: AnalysisConfig::DEFAULT_ALPHA,
             confidence: 0.95,
-            resamples: 2000,
+            resamples: AnalysisConfig::DEFAULT_RESAMPLES,
             seed: 1,
             baseline: None,
-            min_practical_effect: crate::rank::Magnitude::SMALL_THRESHOLD,
-            equivalence_margin: 0.01,
+            min_practical_effect: AnalysisConfig::DEFAULT_MIN_PRACTICAL_EFFECT,
+            equivalence_margin: AnalysisConfig::DEFAULT_EQUIVALENCE_MARGIN,
             practical: PracticalRule::Auto,
             grouping: Grouping::PerClass,
             paired_estimator: PairedEstimator::TypicalRun,
@@ -174,6 +174,31 @@ impl Default for AnalysisConfig {
 }
 
 impl AnalysisConfig {
+    /// [`AnalysisConfig::alpha`]'s default.
+    pub const DEFAULT_ALPHA: f64 = 0.05;
+    /// [`AnalysisConfig::resamples`]' default.
+    pub const DEFAULT_RESAMPLES: u32 = 2000;
+    /// [`AnalysisConfig::min_practical_effect`]'s default (Romano's negligible/small
+    /// boundary).
+    pub const DEFAULT_MIN_PRACTICAL_EFFECT: f64 = crate::rank::Magnitude::SMALL_THRESHOLD;
+    /// [`AnalysisConfig::equivalence_margin`]'s default.
+    pub const DEFAULT_EQUIVALENCE_MARGIN: f64 = 0.01;
+    /// The equivalence margin for a count (instructions, cycles, ...): counts resolve a
+    /// hundredth of a percent, so a change of half a percent is both measurable and what
+    /// a gate on counts exists to catch; under the 1% margin it would read EQUIVALENT.
+    pub const COUNT_EQUIVALENCE_MARGIN: f64 = 0.001;
+
+    /// This config with `alpha` and the interval's confidence at `1 - alpha` (the verdict's
+    /// level), as a caller overriding alpha wants unless it sets the confidence itself.
+    #[must_use]
+    pub fn with_alpha(self, alpha: f64) -> AnalysisConfig {
+        AnalysisConfig {
+            alpha,
+            confidence: 1.0 - alpha,
+            ..self
+        }
+    }
+
     /// The fewest blocks with which a paired comparison can be significant at `alpha`
     /// at all (6 at 0.05): the smallest exact signed-rank p-value with `n` blocks is
     /// `2 / 2^n`. Fewer blocks give a "not tested" verdict. Time: O(1).

@@ -142,18 +142,8 @@ fn report(r: &Replay, run: &SequentialRun, stop: Stop) -> SequentialReport {
 
 /// The median block ratio: the point the sign sequence is centred on (always inside it).
 fn median_ratio(logs: &[f64]) -> Option<f64> {
-    let mut v: Vec<f64> = logs.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    let m = if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    };
-    Some(m.exp())
+    let v: Vec<f64> = logs.iter().copied().filter(|x| x.is_finite()).collect();
+    crate::descriptive::summary::median_of(&v).map(f64::exp)
 }
 
 fn interval_text(ci: Option<[f64; 2]>) -> String {

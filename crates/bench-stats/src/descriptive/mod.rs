@@ -7,5 +7,5 @@ pub mod summary;
 pub use sample::{Sample, SampleError};
 pub use summary::{
     P99_MIN_SAMPLES, P99Withheld, Summary, TukeyFences, benchmark_summary, median_interval,
-    percentile, quantile_sorted, summarize,
+    median_of, percentile, quantile_sorted, summarize,
 };

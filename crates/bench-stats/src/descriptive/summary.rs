@@ -349,8 +349,15 @@ pub fn median_interval(values: &[f64], confidence: f64) -> Option<[f64; 2]> {
     Some([sorted[k - 1], sorted[n - k]])
 }
 
+/// The median of `values` (the mean of the two middle values for an even count, exactly as
+/// [`quantile_sorted`] at 0.5 and NumPy's `median`); `None` when empty. The one median of
+/// the workspace: use it rather than sorting by hand. Time: O(n) (selection on a copy).
+pub fn median_of(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| median(values))
+}
+
 /// Median by selection, O(n); the same value as [`quantile_sorted`] at 0.5. `values` must
-/// not be empty.
+/// not be empty ([`median_of`] is the public, total form).
 pub(crate) fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
     let n = v.len();

@@ -720,7 +720,9 @@ pub(crate) fn kth_smallest(values: &mut [f64], idx: usize) -> f64 {
 }
 
 /// Median of a non-empty slice (mean of the two middle values for even length),
-/// reordering it. Time: O(len) expected.
+/// reordering it. Time: O(len) expected. Kept beside
+/// [`crate::descriptive::median_of`] on purpose: it selects in place over the n(n+1)/2
+/// Walsh averages, which the shared median would copy first.
 pub(crate) fn median_in_place(values: &mut [f64]) -> f64 {
     let len = values.len();
     let hi = kth_smallest(values, len / 2);

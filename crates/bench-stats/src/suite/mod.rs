@@ -259,11 +259,7 @@ fn medians(data: &Dataset) -> Vec<VariantMedian> {
             let mut v: Vec<f64> = s.observations.iter().map(|o| o.value).collect();
             v.sort_by(f64::total_cmp);
             let n = v.len();
-            let median = if n % 2 == 1 {
-                v[n / 2]
-            } else {
-                v[n / 2 - 1] / 2.0 + v[n / 2] / 2.0
-            };
+            let median = crate::descriptive::quantile_sorted(&v, 0.5);
             let (lo, hi) =
                 crate::descriptive::summary::median_interval_sorted(&v, 1.959_963_984_540_054);
             VariantMedian {

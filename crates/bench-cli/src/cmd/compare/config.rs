@@ -316,7 +316,7 @@ fn config_error(e: ConfigError, args: &CompareArgs, until: bool) -> anyhow::Erro
         } else {
             format!(
                 "--max-blocks {max} is below the {min} blocks --until decided needs at least (the default --min-blocks at alpha {}): give --max-blocks {min} or more",
-                args.analysis.alpha
+                args.analysis.alpha()
             )
         }
     } else if let ConfigError::UntilCannotDecide { max, needed, alpha } = &e {
@@ -416,10 +416,9 @@ fn until_rule(
     }
     let analysis = analysis_config_for(&args.analysis, 1, Some(metric))?;
     let mut rule = SequentialRule::new(analysis.alpha, analysis.equivalence_margin);
-    rule.max_blocks = args
-        .max_blocks
-        .or(resumed.map(|u| u.rule.max_blocks))
-        .unwrap_or(200);
+    if let Some(max) = args.max_blocks.or(resumed.map(|u| u.rule.max_blocks)) {
+        rule.max_blocks = max;
+    }
     if let Some(min) = args.min_blocks.or(resumed.map(|u| u.rule.min_blocks)) {
         rule.min_blocks = min;
     }
@@ -514,57 +513,7 @@ fn pin(arg: Option<&str>) -> anyhow::Result<Option<CpuSet>> {
     Ok(Some(pin))
 }
 
-/// Names for the variants: `--name` where given, else the command text (made unique).
+/// Names for the variants ([`bench_sched::variant_names`]), refused naming `--name`.
 fn variant_names(commands: &[String], names: &[String]) -> anyhow::Result<Vec<String>> {
-    if names.len() > commands.len() {
-        return Err(usage(format!(
-            "--name given {} times but there are only {} variants",
-            names.len(),
-            commands.len()
-        )));
-    }
-    for name in names {
-        if name.trim().is_empty() {
-            return Err(usage(format!(
-                "--name {name:?}: a variant name cannot be empty or blank"
-            )));
-        }
-        if let Some(c) = name.chars().find(|c| c.is_control()) {
-            return Err(usage(format!(
-                "--name {}: a variant name cannot hold a control character ({}): it would break the report's lines and tables",
-                name.escape_debug(),
-                c.escape_debug()
-            )));
-        }
-    }
-    let mut out: Vec<String> = Vec::new();
-    for (i, command) in commands.iter().enumerate() {
-        // A command of several lines names its variant with its control characters
-        // escaped (`a\nb`), the same in every table, message and file.
-        let base = names.get(i).cloned().unwrap_or_else(|| {
-            command
-                .chars()
-                .map(|c| {
-                    if c.is_control() {
-                        c.escape_default().to_string()
-                    } else {
-                        c.to_string()
-                    }
-                })
-                .collect()
-        });
-        let mut name = base.clone();
-        let mut k = 2;
-        while out.contains(&name) {
-            if names.get(i).is_some() {
-                return Err(usage(format!(
-                    "--name `{base}` is used twice: variant names must be unique"
-                )));
-            }
-            name = format!("{base} #{k}");
-            k += 1;
-        }
-        out.push(name);
-    }
-    Ok(out)
+    bench_sched::variant_names(commands, names).map_err(|e| usage(format!("--name {e}")))
 }

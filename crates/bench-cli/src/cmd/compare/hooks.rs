@@ -176,11 +176,7 @@ fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) -> an
 /// anyway (a pilot, a smoke test), with a warning now, before the runs, naming the count
 /// the verdict needs.
 fn warn_too_few_blocks(args: &CompareArgs, config: &ExperimentConfig, per: u32) {
-    let analysis = bench_stats::AnalysisConfig {
-        alpha: args.analysis.alpha,
-        paired_estimator: args.analysis.estimator.unwrap_or_default(),
-        ..bench_stats::AnalysisConfig::default()
-    };
+    let analysis = args.analysis.apply(bench_stats::AnalysisConfig::default());
     let needed = analysis.min_paired_blocks_for(config.variants.len(), per as usize);
     let blocked = config.design != bench_sched::Design::Sequential && config.variants.len() >= 2;
     let blocks = config.blocks as usize;
@@ -214,7 +210,7 @@ fn warn_too_few_blocks(args: &CompareArgs, config: &ExperimentConfig, per: u32) 
         } else {
             format!("{blocks} blocks are")
         },
-        args.analysis.alpha
+        args.analysis.alpha()
     ));
 }
 

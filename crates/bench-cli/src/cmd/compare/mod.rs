@@ -24,7 +24,7 @@ use crate::core::output::{emit, write_stdout};
 use crate::core::raw_output::{
     RawOutput, check_output, naming_raw_file, open_raw, quoted, raw_kept, sched_error,
 };
-use crate::core::run::{check_run_count, execute, runner_and_progress};
+use crate::core::run::{check_run_count, execute, run_beside};
 use crate::core::stdio::stderr_line;
 
 /// `abba compare`: build the experiment from the arguments, check everything that can be
@@ -117,7 +117,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         // The temporary raw file only guards against a failed or interrupted run; once the
         // report exists it goes (keep runs with --output).
         let _ = std::fs::remove_file(&raw_path);
-        let _ = std::fs::remove_file(crate::core::run::native_path(&raw_path));
+        let _ = std::fs::remove_file(bench_sched::native_path(&raw_path));
     } else if !args.analysis.quiet && !args.analysis.json {
         match raw_kept(&raw_path, false) {
             Ok(_) => stderr_line(format_args!("raw runs: {}", raw_path.display())),
@@ -227,6 +227,7 @@ fn report(
         analysis,
         &mut result,
         raw_path,
+        args.native_blocks.unwrap_or(bench_sched::NATIVE_BLOCKS),
         args.analysis.quiet || args.analysis.json,
     )?;
     if args.confirm {
@@ -301,12 +302,9 @@ fn confirm_standout(
             path.display()
         ));
     }
-    let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
-    let (mut runner, mut progress) = runner_and_progress(&rerun.config, quiet)?;
-    crate::core::exit::hold_signals(true);
-    let confirmed = rerun.run(&stop, &mut runner, &mut writer, &mut progress, analysis);
-    progress.finish();
-    crate::core::exit::hold_signals(false);
+    let confirmed = run_beside(&rerun.config, quiet, |stop, runner, progress| {
+        rerun.run(stop, runner, &mut writer, progress, analysis)
+    })?;
     drop(writer);
     match confirmed {
         Ok(a) => Ok(Some(Box::new(a))),
@@ -336,7 +334,7 @@ fn dry_run(config: &ExperimentConfig, names: &[String]) -> anyhow::Result<u8> {
     let lines: String = schedule
         .render(&refs)
         .lines()
-        .map(|line| wrap_schedule_line(line, width) + "\n")
+        .map(|line| bench_report::wrap_schedule_line(line, width) + "\n")
         .collect();
     write_stdout(&format!(
         "{lines}seed {}; {} measured runs\n",
@@ -344,45 +342,6 @@ fn dry_run(config: &ExperimentConfig, names: &[String]) -> anyhow::Result<u8> {
         schedule.runs.len()
     ))?;
     Ok(0)
-}
-
-/// A schedule line (`block 3: a | b | b | a`) wrapped to `width` at run boundaries:
-/// continuation lines are indented under the first run, and a line continued after a
-/// ` | ` separator ends with `|`. A single run wider than the line is left whole.
-fn wrap_schedule_line(line: &str, width: Option<usize>) -> String {
-    let Some(width) = width.filter(|&w| line.chars().count() > w) else {
-        return line.to_owned();
-    };
-    let Some(colon) = line.find(": ") else {
-        return bench_report::wrap(line, Some(width), "", "    ");
-    };
-    let (head, rest) = line.split_at(colon + 2);
-    let (cells, sep, tail): (Vec<&str>, &str, &str) = if rest.contains(" | ") {
-        (rest.split(" | ").collect(), " | ", " |")
-    } else {
-        (rest.split(' ').collect(), " ", "")
-    };
-    let indent = " ".repeat(head.chars().count().min(width / 2));
-    let mut out = String::new();
-    let mut current = head.to_owned();
-    let mut empty = true;
-    for cell in cells {
-        let len = |s: &str| s.chars().count();
-        if !empty && len(&current) + len(sep) + len(cell) + len(tail) > width {
-            out.push_str(current.trim_end());
-            out.push_str(tail);
-            out.push('\n');
-            current = indent.clone();
-            empty = true;
-        }
-        if !empty {
-            current.push_str(sep);
-        }
-        current.push_str(cell);
-        empty = false;
-    }
-    out.push_str(&current);
-    out
 }
 
 #[cfg(test)]
