@@ -22,6 +22,20 @@ fn run(cmd: &mut Command) -> (i32, String, String) {
     )
 }
 
+/// Whether valgrind is on `PATH`; without it a test is skipped (said on stdout), unless
+/// `ABBA_REQUIRE_VALGRIND` is set (`.ci/run`), where its absence fails the test.
+fn valgrind_or_skip() -> bool {
+    if SystemProbe.valgrind().is_some() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("ABBA_REQUIRE_VALGRIND").is_none(),
+        "ABBA_REQUIRE_VALGRIND is set but valgrind is not on PATH"
+    );
+    println!("SKIPPED: valgrind is not on PATH (apt-get install -y valgrind)");
+    false
+}
+
 #[test]
 fn no_valgrind_and_no_pmu_is_exit_2_with_one_line_saying_how_to_install() {
     let no_path = || {
@@ -82,12 +96,7 @@ fn no_valgrind_and_no_pmu_is_exit_2_with_one_line_saying_how_to_install() {
 
 #[test]
 fn a_counted_experiment_records_its_counter_and_resume_keeps_it() {
-    if SystemProbe.valgrind().is_none() {
-        assert!(
-            std::env::var_os("ABBA_REQUIRE_VALGRIND").is_none(),
-            "ABBA_REQUIRE_VALGRIND is set but valgrind is not on PATH"
-        );
-        println!("SKIPPED: valgrind is not on PATH (apt-get install -y valgrind)");
+    if !valgrind_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -183,12 +192,7 @@ fn no_time_word(what: &str, text: &str) {
 /// effect is a factor of 2-3 in CPU time, far outside what a loaded machine moves.
 #[test]
 fn counts_that_move_opposite_to_time_are_worded_as_counts_and_flagged() {
-    if SystemProbe.valgrind().is_none() {
-        assert!(
-            std::env::var_os("ABBA_REQUIRE_VALGRIND").is_none(),
-            "ABBA_REQUIRE_VALGRIND is set but valgrind is not on PATH"
-        );
-        println!("SKIPPED: valgrind is not on PATH (apt-get install -y valgrind)");
+    if !valgrind_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -297,12 +301,7 @@ fn counts_that_move_opposite_to_time_are_worded_as_counts_and_flagged() {
 /// named in one warning and left out.
 #[test]
 fn native_blocks_0_times_nothing_and_analyze_uses_only_this_experiments_native_runs() {
-    if SystemProbe.valgrind().is_none() {
-        assert!(
-            std::env::var_os("ABBA_REQUIRE_VALGRIND").is_none(),
-            "ABBA_REQUIRE_VALGRIND is set but valgrind is not on PATH"
-        );
-        println!("SKIPPED: valgrind is not on PATH (apt-get install -y valgrind)");
+    if !valgrind_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -5,9 +5,9 @@
 
 use anyhow::Context;
 use bench_sched::{
-    CommandSpec, ConfigError, CpuSet, DEFAULT_BLOCKS, Design, ExperimentConfig, FailurePolicy,
-    Identity, Layout, Metric, Mismatch, OutputMode, REFERENCE_NAME, RealRunner, ResumePoint,
-    Runner, ScanError, ScanParameter, ScanSpec, SchedError, Shell, Until, Variant,
+    CommandSpec, ConfigError, CpuSet, ExperimentConfig, FailurePolicy, Identity, Layout, Metric,
+    Mismatch, OutputMode, REFERENCE_NAME, RealRunner, ResumePoint, Runner, ScanError,
+    ScanParameter, ScanSpec, SchedError, Shell, Until, Variant,
 };
 use bench_stats::AnalysisConfig;
 use bench_stats::sequential::SequentialRule;
@@ -90,6 +90,9 @@ pub(crate) fn experiment_config(
 ) -> anyhow::Result<Plan> {
     let base = resume.as_ref().map(resumed).transpose()?;
     let base = base.as_ref();
+    // What a flag left out takes: the resumed file's setting, else the builder's default.
+    let defaults = ExperimentConfig::default();
+    let start = base.unwrap_or(&defaults);
     // A parameter scan (-P/-L) expands the commands and names first.
     let scan = expand_scan(args)?;
     let args = scan.as_ref().map_or(args, |s| &s.0);
@@ -111,17 +114,14 @@ pub(crate) fn experiment_config(
     if let Some(u) = &until {
         u.validate().map_err(|e| config_error(e, args, true))?;
     }
-    let blocks = until.as_ref().map_or(
-        args.blocks
-            .or(base.map(|b| b.blocks))
-            .unwrap_or(DEFAULT_BLOCKS),
-        |u| u.rule.max_blocks,
-    );
+    let blocks = until
+        .as_ref()
+        .map_or(args.blocks.unwrap_or(start.blocks), |u| u.rule.max_blocks);
     let names = names(args, base, &texts)?;
     check_export_paths(&args.analysis)?;
     let design = match args.design.as_deref() {
         Some(d) => d.parse().map_err(|e| usage(format!("--design: {e}")))?,
-        None => base.map_or(Design::Abba, |b| b.design),
+        None => start.design,
     };
     let resumed_pin = base.and_then(|b| b.pin.as_ref()).map(ToString::to_string);
     let pin = pin(args.pin.as_deref().or(resumed_pin.as_deref()))?;
@@ -173,7 +173,7 @@ pub(crate) fn experiment_config(
         Some(n) => config
             .cycles_for_runs_per_block(n)
             .map_err(|e| config_error(e, args, config.until.is_some()))?,
-        None => base.map_or(1, |b| b.cycles.max(1)),
+        None => start.cycles.max(1),
     };
     check(args, &config)?;
     Ok(Plan {
@@ -452,7 +452,7 @@ fn variants(
     if args.kernel.is_empty() {
         let metric: Metric = match args.metric.as_deref() {
             Some(m) => m.parse().map_err(|e| usage(format!("--metric: {e}")))?,
-            None => base.map_or(Metric::Wall, |b| b.metric.clone()),
+            None => base.map_or_else(|| ExperimentConfig::default().metric, |b| b.metric.clone()),
         };
         let texts: Vec<String> = match base.filter(|_| args.commands.is_empty()) {
             Some(b) => b
