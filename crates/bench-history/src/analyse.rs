@@ -61,31 +61,8 @@ pub fn analyse(
         message: e.to_string(),
     };
     if !experiment.header.suite.is_empty() {
-        let list: Vec<(String, Dataset)> = experiment
-            .suite_datasets()
-            .into_iter()
-            .filter(|b| {
-                b.loaded
-                    .dataset
-                    .series
-                    .iter()
-                    .all(|s| !s.observations.is_empty())
-            })
-            .map(|b| (b.name, b.loaded.dataset))
-            .collect();
-        let report = analyze_suite(&list, &SuiteConfig::new(config.clone(), correction))
-            .map_err(|e| failed(&e))?;
-        let mut out: Vec<AnalysedBenchmark> = report
-            .benchmarks
-            .into_iter()
-            .zip(list)
-            .map(|(b, (name, dataset))| AnalysedBenchmark {
-                suite_name: Some(name),
-                dataset,
-                analysis: b.analysis,
-                metric: None,
-            })
-            .collect();
+        let list = bench_sched::suite_data(experiment).datasets;
+        let mut out = analyse_suite(list, config, correction, None).map_err(|e| failed(&e))?;
         out.extend(suite_cpu_twins(experiment, config, correction));
         return Ok(out);
     }
@@ -164,10 +141,19 @@ pub fn suite_cpu_twins(
     if list.is_empty() {
         return Vec::new();
     }
-    let Ok(report) = analyze_suite(&list, &SuiteConfig::new(config.clone(), correction)) else {
-        return Vec::new();
-    };
-    report
+    analyse_suite(list, config, correction, Some(Metric::Cpu.to_string())).unwrap_or_default()
+}
+
+/// The benchmarks `list` analysed together as `abba suite` does, each kept under `metric`
+/// (the file's own when `None`).
+fn analyse_suite(
+    list: Vec<(String, Dataset)>,
+    config: &AnalysisConfig,
+    correction: Correction,
+    metric: Option<String>,
+) -> Result<Vec<AnalysedBenchmark>, bench_stats::StatsError> {
+    let report = analyze_suite(&list, &SuiteConfig::new(config.clone(), correction))?;
+    Ok(report
         .benchmarks
         .into_iter()
         .zip(list)
@@ -175,7 +161,7 @@ pub fn suite_cpu_twins(
             suite_name: Some(name),
             dataset,
             analysis: b.analysis,
-            metric: Some(Metric::Cpu.to_string()),
+            metric: metric.clone(),
         })
-        .collect()
+        .collect())
 }

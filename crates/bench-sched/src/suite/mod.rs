@@ -363,15 +363,7 @@ impl Experiment {
     /// benchmark (with `--ignore-failure`) costs the others nothing; each dropped block is
     /// named in a warning with its benchmark. Time: O(runs).
     pub fn suite_datasets(&self) -> Vec<BenchmarkData> {
-        let Some(suite) = self.suite() else {
-            return Vec::new();
-        };
-        let schedule = self.schedule();
-        suite
-            .benchmarks
-            .iter()
-            .map(|bench| self.benchmark_data(bench, &schedule))
-            .collect()
+        self.suite_datasets_as(|b| Some(b.clone()))
     }
 
     /// The suite's benchmarks measured on wall time read on `metric` instead (each in
@@ -379,6 +371,22 @@ impl Experiment {
     /// same runs, another value of each (CPU time beside wall time, issue 36). Empty for a
     /// file without a suite or without a wall-time benchmark. Time: O(runs).
     pub fn suite_datasets_on(&self, metric: &Metric) -> Vec<BenchmarkData> {
+        self.suite_datasets_as(|b| {
+            let wall = b.metric.as_ref().unwrap_or(&self.header.metric) == &Metric::Wall;
+            wall.then(|| SuiteBenchmark {
+                metric: Some(metric.clone()),
+                unit: None,
+                higher_is_better: None,
+                ..b.clone()
+            })
+        })
+    }
+
+    /// The data of each benchmark of the suite as `read` gives it (`None`: left out).
+    fn suite_datasets_as(
+        &self,
+        read: impl Fn(&SuiteBenchmark) -> Option<SuiteBenchmark>,
+    ) -> Vec<BenchmarkData> {
         let Some(suite) = self.suite() else {
             return Vec::new();
         };
@@ -386,16 +394,7 @@ impl Experiment {
         suite
             .benchmarks
             .iter()
-            .filter(|b| b.metric.as_ref().unwrap_or(&self.header.metric) == &Metric::Wall)
-            .map(|b| {
-                let on = SuiteBenchmark {
-                    metric: Some(metric.clone()),
-                    unit: None,
-                    higher_is_better: None,
-                    ..b.clone()
-                };
-                self.benchmark_data(&on, &schedule)
-            })
+            .filter_map(|b| read(b).map(|b| self.benchmark_data(&b, &schedule)))
             .collect()
     }
 
