@@ -23,7 +23,7 @@ use bench_stats::rank::{
     wilcoxon_signed_rank,
 };
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
@@ -88,41 +88,25 @@ pub fn run(root: &Path) -> Result<()> {
         );
         return Ok(());
     }
-    let (mwu_a, mwu_b, kw_groups) = data();
-    let dir = root.join("target").join("scipy-timing");
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let path = dir.join("data.f64");
-    let mut bytes = Vec::with_capacity(2 * TOTAL * 8);
-    for v in mwu_a.iter().chain(&mwu_b).chain(kw_groups.iter().flatten()) {
-        bytes.extend_from_slice(&v.to_le_bytes());
-    }
-    std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
-
-    let a = Sample::from_vec(mwu_a)?;
-    let b = Sample::from_vec(mwu_b)?;
-    let groups = kw_groups
-        .into_iter()
-        .map(Sample::from_vec)
-        .collect::<Result<Vec<_>, _>>()?;
+    let Inputs {
+        path,
+        a,
+        b,
+        groups,
+        differences,
+        rows,
+    } = inputs(root)?;
     let group_refs: Vec<&Sample> = groups.iter().collect();
-    let differences: Vec<f64> = b
-        .values()
-        .iter()
-        .zip(a.values())
-        .map(|(y, x)| y - x)
-        .collect();
-    let third = TOTAL / 3;
-    let rows: Vec<[f64; 3]> = (0..third)
-        .map(|i| {
-            [
-                groups[0].values()[i],
-                groups[1].values()[i],
-                groups[2].values()[i],
-            ]
-        })
-        .collect();
 
     let mut scipy = Scipy::start(&path)?;
+    if cfg!(debug_assertions) {
+        println!(
+            "scipy-timing: a dev build: bench-stats is optimised but keeps debug assertions, \
+             and the standard library's checks they turn on slow its sort by about 1.7x; \
+             the figures of docs/performance.md come from \
+             `cargo run --release -p bench-lab -- scipy-timing`"
+        );
+    }
     println!(
         "scipy-timing: {TOTAL} values, abba and SciPy {} (NumPy {}) alternating call by call, \
          median of {REPETITIONS} calls each; CPU = the calling thread's (abba) and the \
@@ -196,6 +180,63 @@ pub fn run(root: &Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The data of every test, in abba's layout, and the file SciPy reads them from.
+struct Inputs {
+    path: PathBuf,
+    /// Mann-Whitney's groups.
+    a: Sample,
+    b: Sample,
+    /// Kruskal-Wallis' groups, Friedman's columns.
+    groups: Vec<Sample>,
+    /// `b - a`, Wilcoxon's and the paired Hodges-Lehmann's.
+    differences: Vec<f64>,
+    /// Friedman's blocks.
+    rows: Vec<[f64; 3]>,
+}
+
+/// Writes [`data`] to `target/scipy-timing/data.f64` under `root` and lays it out for abba.
+fn inputs(root: &Path) -> Result<Inputs> {
+    let (mwu_a, mwu_b, kw_groups) = data();
+    let dir = root.join("target").join("scipy-timing");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join("data.f64");
+    let mut bytes = Vec::with_capacity(2 * TOTAL * 8);
+    for v in mwu_a.iter().chain(&mwu_b).chain(kw_groups.iter().flatten()) {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+
+    let a = Sample::from_vec(mwu_a)?;
+    let b = Sample::from_vec(mwu_b)?;
+    let groups = kw_groups
+        .into_iter()
+        .map(Sample::from_vec)
+        .collect::<Result<Vec<_>, _>>()?;
+    let differences: Vec<f64> = b
+        .values()
+        .iter()
+        .zip(a.values())
+        .map(|(y, x)| y - x)
+        .collect();
+    let rows: Vec<[f64; 3]> = (0..TOTAL / 3)
+        .map(|i| {
+            [
+                groups[0].values()[i],
+                groups[1].values()[i],
+                groups[2].values()[i],
+            ]
+        })
+        .collect();
+    Ok(Inputs {
+        path,
+        a,
+        b,
+        groups,
+        differences,
+        rows,
+    })
 }
 
 /// Whether `python3` imports NumPy and SciPy.

@@ -171,11 +171,13 @@ pub(crate) struct SignedRankSum {
 /// numbers as summing [`mid_ranks`] of `|d|` (the ranks are multiples of 1/2: every sum
 /// is exact). Time: O(n log n); memory: O(n).
 pub(crate) fn signed_rank_sum(differences: &[f64]) -> SignedRankSum {
-    let mut keys: Vec<u64> = differences
-        .iter()
-        .filter(|&&d| d != 0.0)
-        .map(|&d| d.abs().to_bits() << 1 | u64::from(d > 0.0))
-        .collect();
+    let mut keys: Vec<u64> = Vec::with_capacity(differences.len());
+    keys.extend(
+        differences
+            .iter()
+            .filter(|&&d| d != 0.0)
+            .map(|&d| d.abs().to_bits() << 1 | u64::from(d > 0.0)),
+    );
     sort_keys(&mut keys);
     let mut sums = [0_u64; 2];
     let ties = doubled_rank_sums(&keys, 1, &mut sums);
