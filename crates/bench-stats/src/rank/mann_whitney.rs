@@ -23,8 +23,8 @@
 //! Speed: the pooled values are ranked by one sort of integer keys that carry each
 //! value's group, then one pass sums the mid-ranks per group. `cargo run --release -p
 //! bench-lab -- scipy-timing` (abba and SciPy alternating call by call, CPU time of the
-//! calling thread, medians of 9) on 2026-12-05 at a load average of about 17 on the 2
-//! shared cores: 10^6 values in 27.3 ms of CPU against SciPy 1.17.1's 179.4 ms (6.6x);
+//! calling thread, medians of 9) on 2026-12-05 at a load average of about 9 on the 2
+//! shared cores: 10^6 values in 21.4 ms of CPU against SciPy 1.17.1's 166.5 ms (7.8x);
 //! docs/performance.md has the rows.
 
 use crate::rank::ranks::group_rank_sums;
