@@ -1,8 +1,16 @@
 //! `cargo xtask scipy-timing`: times this crate's Mann-Whitney U, Kruskal-Wallis,
 //! Wilcoxon signed-rank and Friedman tests against `scipy.stats.mannwhitneyu`,
 //! `scipy.stats.kruskal`, `scipy.stats.wilcoxon` and `scipy.stats.friedmanchisquare` on
-//! the same 10^6 values, side by side in one run, and prints the medians and the speed
-//! ratio (and the paired Hodges-Lehmann estimate's time, which SciPy has no function for).
+//! the same 10^6 values, interleaved in one run, and prints the medians and the speed
+//! ratios (and the Hodges-Lehmann estimates' times, which SciPy has no function for).
+//!
+//! The machine is shared, so the claim rests on CPU time: each call is timed by the CPU
+//! time of the thread that makes it (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)` on this
+//! side, a Python worker's `time.process_time()` on SciPy's) as well as by the wall clock. The two sides
+//! alternate call by call (abba, SciPy, abba, SciPy, ...), [`REPETITIONS`] calls each, so
+//! a burst of load falls on both; the table shows the medians. abba's calls run on the
+//! calling thread only: the CPU time of the whole process is read beside the thread's,
+//! and the table says when any call used other threads.
 //!
 //! The data come from a fixed SplitMix64 stream, are written once as little-endian
 //! `f64` to `target/scipy-timing/data.f64`, and are read by both sides. The step is
@@ -11,49 +19,67 @@
 use anyhow::{Context, Result, bail};
 use bench_stats::Sample;
 use bench_stats::rank::{
-    friedman, kruskal_wallis, mann_whitney_u, paired_hodges_lehmann, wilcoxon_signed_rank,
+    friedman, hodges_lehmann, kruskal_wallis, mann_whitney_u, paired_hodges_lehmann,
+    wilcoxon_signed_rank,
 };
-use std::path::Path;
-use std::process::Command;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
 const TOTAL: usize = 1_000_000;
-const REPETITIONS: usize = 7;
+const REPETITIONS: usize = 9;
 const SEED: u64 = 0x5eed_ab0a;
 
-/// The Python side: reads the same file, times both tests, prints one JSON object.
+/// The Python side: reads the same file, then times one call per line read from stdin
+/// (`mwu`, `kw`, `w` or `f`) and answers with one JSON line: its process CPU time and
+/// wall time in seconds, the p-value and the statistic.
 const PYTHON: &str = r#"
 import json, sys, time
 import numpy as np
+import scipy
 from scipy import stats
-path, total, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+path, total = sys.argv[1], int(sys.argv[2])
 data = np.fromfile(path, dtype="<f8")
 half, third = total // 2, total // 3
 a, b = data[:half], data[half:total]
 kw = data[total:]
 k1, k2, k3 = kw[:third], kw[third:2 * third], kw[2 * third:]
-def timed(f):
-    out, times = None, []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        out = f()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times)), out
-t_mwu, r_mwu = timed(lambda: stats.mannwhitneyu(a, b, method="asymptotic"))
-t_kw, r_kw = timed(lambda: stats.kruskal(k1, k2, k3))
-t_w, r_w = timed(lambda: stats.wilcoxon(b - a, method="approx"))
-t_f, r_f = timed(lambda: stats.friedmanchisquare(k1, k2, k3[:third]))
-print(json.dumps({"mwu_s": t_mwu, "mwu_p": float(r_mwu.pvalue), "mwu_u1": float(r_mwu.statistic),
-                  "kw_s": t_kw, "kw_p": float(r_kw.pvalue), "kw_h": float(r_kw.statistic),
-                  "w_s": t_w, "w_p": float(r_w.pvalue), "f_s": t_f, "f_p": float(r_f.pvalue),
-                  "scipy": __import__("scipy").__version__}))
+d = b - a
+k3f = k3[:third]
+calls = {
+    "mwu": lambda: stats.mannwhitneyu(a, b, method="asymptotic"),
+    "kw": lambda: stats.kruskal(k1, k2, k3),
+    "w": lambda: stats.wilcoxon(d, method="approx"),
+    "f": lambda: stats.friedmanchisquare(k1, k2, k3f),
+}
+print(json.dumps({"scipy": scipy.__version__, "numpy": np.__version__}), flush=True)
+for line in sys.stdin:
+    f = calls[line.strip()]
+    c0, w0 = time.process_time(), time.perf_counter()
+    r = f()
+    c1, w1 = time.process_time(), time.perf_counter()
+    print(json.dumps({"cpu": c1 - c0, "wall": w1 - w0, "p": float(r.pvalue),
+                      "statistic": float(r.statistic)}), flush=True)
 "#;
+
+/// One call's cost, in seconds.
+#[derive(Debug, Clone, Copy)]
+struct Cost {
+    /// CPU time of the calling thread (abba) or of the process (SciPy's worker).
+    cpu: f64,
+    wall: f64,
+    /// abba only: CPU time of every thread of this process (equals `cpu` when the call
+    /// ran on the calling thread alone).
+    process_cpu: f64,
+}
 
 /// Runs the comparison from the workspace root `root`.
 ///
 /// # Errors
-/// When the data file cannot be written, the Python process fails after SciPy was
-/// found importable, or its output is not the expected JSON.
+/// When the data file cannot be written, the CPU clocks cannot be read,
+/// the Python process fails after SciPy was found importable, or its output is not the
+/// expected JSON.
 pub fn run(root: &Path) -> Result<()> {
     if !scipy_found() {
         println!(
@@ -62,6 +88,116 @@ pub fn run(root: &Path) -> Result<()> {
         );
         return Ok(());
     }
+    let Inputs {
+        path,
+        a,
+        b,
+        groups,
+        differences,
+        rows,
+    } = inputs(root)?;
+    let group_refs: Vec<&Sample> = groups.iter().collect();
+
+    let mut scipy = Scipy::start(&path)?;
+    if cfg!(debug_assertions) {
+        println!(
+            "scipy-timing: a dev build: bench-stats is optimised but keeps debug assertions, \
+             and the standard library's checks they turn on slow its sort by about 1.7x; \
+             the figures of docs/performance.md come from \
+             `cargo run --release -p bench-lab -- scipy-timing`"
+        );
+    }
+    println!(
+        "scipy-timing: {TOTAL} values, abba and SciPy {} (NumPy {}) alternating call by call, \
+         median of {REPETITIONS} calls each; CPU = the calling thread's (abba) and the \
+         process's (SciPy's worker)",
+        scipy.version["scipy"].as_str().unwrap_or("?"),
+        scipy.version["numpy"].as_str().unwrap_or("?"),
+    );
+    println!(
+        "{:<30} {:>9} {:>9} {:>7}   {:>9} {:>9} {:>7}   {:>11} {:>11}",
+        "test",
+        "abba cpu",
+        "scipy cpu",
+        "ratio",
+        "abba wall",
+        "scipy wall",
+        "ratio",
+        "p (abba)",
+        "p (scipy)"
+    );
+    let mut others = Vec::new();
+
+    let (ours, mwu, theirs, p) = interleaved(&mut scipy, "mwu", || mann_whitney_u(&a, &b))?;
+    row(
+        "mann-whitney (2 x 500k)",
+        &ours,
+        &theirs,
+        mwu.p_value,
+        p,
+        &mut others,
+    );
+    let (ours, kw, theirs, p) = interleaved(&mut scipy, "kw", || kruskal_wallis(&group_refs))?;
+    row(
+        "kruskal-wallis (3 x 333k)",
+        &ours,
+        &theirs,
+        kw.p_value,
+        p,
+        &mut others,
+    );
+    let (ours, w, theirs, p) = interleaved(&mut scipy, "w", || wilcoxon_signed_rank(&differences))?;
+    row(
+        "wilcoxon (500k differences)",
+        &ours,
+        &theirs,
+        w.p_value,
+        p,
+        &mut others,
+    );
+    let (ours, f, theirs, p) = interleaved(&mut scipy, "f", || friedman(&rows))?;
+    row(
+        "friedman (333k blocks x 3)",
+        &ours,
+        &theirs,
+        f.p_value,
+        p,
+        &mut others,
+    );
+    scipy.finish()?;
+
+    let (hl, _) = alone(|| paired_hodges_lehmann(&differences, 0.95))?;
+    alone_row("paired hodges-lehmann (500k)", &hl, &mut others);
+    let (hl2, _) = alone(|| hodges_lehmann(&a, &b, 0.95))?;
+    alone_row("hodges-lehmann (2 x 500k)", &hl2, &mut others);
+    if others.is_empty() {
+        println!("(every abba call ran on the calling thread alone: process CPU = thread CPU)");
+    } else {
+        println!(
+            "(abba's calls that also used other threads, whose CPU the thread CPU leaves \
+             out: {})",
+            others.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// The data of every test, in abba's layout, and the file SciPy reads them from.
+struct Inputs {
+    path: PathBuf,
+    /// Mann-Whitney's groups.
+    a: Sample,
+    b: Sample,
+    /// Kruskal-Wallis' groups, Friedman's columns.
+    groups: Vec<Sample>,
+    /// `b - a`, Wilcoxon's and the paired Hodges-Lehmann's.
+    differences: Vec<f64>,
+    /// Friedman's blocks.
+    rows: Vec<[f64; 3]>,
+}
+
+/// Writes [`data`] to `target/scipy-timing/data.f64` under `root` and lays it out for abba.
+fn inputs(root: &Path) -> Result<Inputs> {
     let (mwu_a, mwu_b, kw_groups) = data();
     let dir = root.join("target").join("scipy-timing");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -78,19 +214,13 @@ pub fn run(root: &Path) -> Result<()> {
         .into_iter()
         .map(Sample::from_vec)
         .collect::<Result<Vec<_>, _>>()?;
-    let group_refs: Vec<&Sample> = groups.iter().collect();
-
-    let (ours_mwu, mwu) = median_time(|| mann_whitney_u(&a, &b))?;
-    let (ours_kw, kw) = median_time(|| kruskal_wallis(&group_refs))?;
     let differences: Vec<f64> = b
         .values()
         .iter()
         .zip(a.values())
         .map(|(y, x)| y - x)
         .collect();
-    let (ours_w, w) = median_time(|| wilcoxon_signed_rank(&differences))?;
-    let third = TOTAL / 3;
-    let rows: Vec<[f64; 3]> = (0..third)
+    let rows: Vec<[f64; 3]> = (0..TOTAL / 3)
         .map(|i| {
             [
                 groups[0].values()[i],
@@ -99,62 +229,14 @@ pub fn run(root: &Path) -> Result<()> {
             ]
         })
         .collect();
-    let (ours_f, f) = median_time(|| friedman(&rows))?;
-    let (ours_hl, _) = median_time(|| paired_hodges_lehmann(&differences, 0.95))?;
-
-    let py = scipy_side(&path)?;
-    let field = |k: &str| {
-        py[k]
-            .as_f64()
-            .with_context(|| format!("SciPy output lacks `{k}`"))
-    };
-    let (scipy_mwu, scipy_kw) = (field("mwu_s")?, field("kw_s")?);
-
-    println!(
-        "scipy-timing: {TOTAL} values, median of {REPETITIONS} runs each (SciPy {})",
-        py["scipy"].as_str().unwrap_or("?")
-    );
-    println!(
-        "{:<28} {:>12} {:>12} {:>9}   {:>12} {:>12}",
-        "test", "abba", "scipy", "speedup", "p (abba)", "p (scipy)"
-    );
-    row(
-        "mann-whitney (2 x 500k)",
-        ours_mwu,
-        scipy_mwu,
-        mwu.p_value,
-        field("mwu_p")?,
-    );
-    row(
-        "kruskal-wallis (3 x 333k)",
-        ours_kw,
-        scipy_kw,
-        kw.p_value,
-        field("kw_p")?,
-    );
-    let (scipy_w, scipy_f) = (field("w_s")?, field("f_s")?);
-    row(
-        "wilcoxon (500k differences)",
-        ours_w,
-        scipy_w,
-        w.p_value,
-        field("w_p")?,
-    );
-    row(
-        "friedman (333k blocks x 3)",
-        ours_f,
-        scipy_f,
-        f.p_value,
-        field("f_p")?,
-    );
-    println!(
-        "{:<28} {:>9.1} ms {:>12} {:>9}",
-        "paired hodges-lehmann (500k)",
-        ours_hl * 1e3,
-        "(none)",
-        ""
-    );
-    Ok(())
+    Ok(Inputs {
+        path,
+        a,
+        b,
+        groups,
+        differences,
+        rows,
+    })
 }
 
 /// Whether `python3` imports NumPy and SciPy.
@@ -165,55 +247,244 @@ fn scipy_found() -> bool {
         .is_ok_and(|out| out.status.success())
 }
 
-/// The SciPy side's timings and p-values, as one JSON object.
-fn scipy_side(path: &Path) -> Result<serde_json::Value> {
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(PYTHON)
-        .arg(path)
-        .arg(TOTAL.to_string())
-        .arg(REPETITIONS.to_string())
-        .output()
-        .context("running python3")?;
-    if !out.status.success() {
-        bail!(
-            "the SciPy timing script failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+/// The Python worker that times SciPy's calls one at a time.
+struct Scipy {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    /// `{"scipy": version, "numpy": version}`.
+    version: serde_json::Value,
+}
+
+impl Scipy {
+    fn start(data: &Path) -> Result<Scipy> {
+        let mut child = Command::new("python3")
+            .arg("-c")
+            .arg(PYTHON)
+            .arg(data)
+            .arg(TOTAL.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .context("running python3")?;
+        let stdin = child.stdin.take().context("python3's stdin")?;
+        let stdout = BufReader::new(child.stdout.take().context("python3's stdout")?);
+        let mut scipy = Scipy {
+            child,
+            stdin,
+            stdout,
+            version: serde_json::Value::Null,
+        };
+        scipy.version = scipy.answer()?;
+        Ok(scipy)
     }
-    serde_json::from_slice(&out.stdout)
-        .with_context(|| format!("parsing {}", String::from_utf8_lossy(&out.stdout)))
+
+    /// One JSON line from the worker.
+    fn answer(&mut self) -> Result<serde_json::Value> {
+        let mut line = String::new();
+        self.stdout
+            .read_line(&mut line)
+            .context("reading the SciPy worker's answer")?;
+        if line.is_empty() {
+            bail!("the SciPy timing worker exited early (its stderr is above)");
+        }
+        serde_json::from_str(&line).with_context(|| format!("parsing {line:?}"))
+    }
+
+    /// Times one call of `name`: its cost and p-value.
+    fn call(&mut self, name: &str) -> Result<(Cost, f64)> {
+        writeln!(self.stdin, "{name}").context("writing to the SciPy worker")?;
+        self.stdin.flush().context("writing to the SciPy worker")?;
+        let v = self.answer()?;
+        let field = |k: &str| {
+            v[k].as_f64()
+                .with_context(|| format!("the SciPy worker's answer lacks `{k}`: {v}"))
+        };
+        let cpu = field("cpu")?;
+        Ok((
+            Cost {
+                cpu,
+                wall: field("wall")?,
+                process_cpu: cpu,
+            },
+            field("p")?,
+        ))
+    }
+
+    fn finish(self) -> Result<()> {
+        let Scipy {
+            mut child, stdin, ..
+        } = self;
+        drop(stdin);
+        let status = child.wait().context("waiting for the SciPy worker")?;
+        if !status.success() {
+            bail!("the SciPy timing worker failed: {status}");
+        }
+        Ok(())
+    }
 }
 
-/// One line of the table: a test's time (s) in abba and SciPy, the ratio, both p-values.
-fn row(name: &str, ours: f64, scipy: f64, p_ours: f64, p_scipy: f64) {
-    println!(
-        "{:<28} {:>9.1} ms {:>9.1} ms {:>8.2}x   {:>12.4e} {:>12.4e}",
-        name,
-        ours * 1e3,
-        scipy * 1e3,
-        scipy / ours,
-        p_ours,
-        p_scipy
-    );
+/// The CPU clocks of the calling thread and of this process.
+///
+/// `clock_gettime`, not `/proc/thread-self/schedstat`: the kernel brings a running
+/// thread's `schedstat` up to date only at a scheduler tick (4 ms here), so it reads
+/// 12 ms calls as 8 or 16, while `clock_gettime` adds the time since.
+mod clock {
+    // The one use of `unsafe` in bench-lab: two calls of `clock_gettime`.
+    #![allow(unsafe_code)]
+
+    use anyhow::{Result, bail};
+
+    fn read(clock: libc::clockid_t) -> Result<f64> {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+        let rc = unsafe { libc::clock_gettime(clock, &raw mut ts) };
+        if rc != 0 {
+            bail!(
+                "clock_gettime({clock}) failed: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+        Ok(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
+    }
+
+    /// CPU time in seconds of the calling thread.
+    pub(super) fn thread() -> Result<f64> {
+        read(libc::CLOCK_THREAD_CPUTIME_ID)
+    }
+
+    /// CPU time in seconds of every thread of this process.
+    pub(super) fn process() -> Result<f64> {
+        read(libc::CLOCK_PROCESS_CPUTIME_ID)
+    }
 }
 
-/// Median wall time in seconds over [`REPETITIONS`] calls, with the last result.
-fn median_time<T, E>(mut f: impl FnMut() -> Result<T, E>) -> Result<(f64, T)>
+/// One timed call of `f` on this thread.
+fn timed<T, E>(f: &mut impl FnMut() -> Result<T, E>) -> Result<(Cost, T)>
 where
     E: std::error::Error + Send + Sync + 'static,
 {
-    let mut times = Vec::with_capacity(REPETITIONS);
+    let (p0, c0, w0) = (clock::process()?, clock::thread()?, Instant::now());
+    let r = f()?;
+    let (wall, c1, p1) = (
+        w0.elapsed().as_secs_f64(),
+        clock::thread()?,
+        clock::process()?,
+    );
+    Ok((
+        Cost {
+            cpu: c1 - c0,
+            wall,
+            process_cpu: p1 - p0,
+        },
+        r,
+    ))
+}
+
+/// abba's call and SciPy's `name` alternating, [`REPETITIONS`] of each: the median costs
+/// of both sides, abba's last result and SciPy's last p-value.
+fn interleaved<T, E>(
+    scipy: &mut Scipy,
+    name: &str,
+    mut f: impl FnMut() -> Result<T, E>,
+) -> Result<(Cost, T, Cost, f64)>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let (mut last, mut p) = (None, f64::NAN);
+    for _ in 0..REPETITIONS {
+        let (cost, r) = timed(&mut f)?;
+        ours.push(cost);
+        last = Some(r);
+        let (cost, p_scipy) = scipy.call(name)?;
+        theirs.push(cost);
+        p = p_scipy;
+    }
+    let last = last.context("no repetitions ran")?;
+    Ok((median(&ours), last, median(&theirs), p))
+}
+
+/// abba's call alone, [`REPETITIONS`] times: the median cost and the last result.
+fn alone<T, E>(mut f: impl FnMut() -> Result<T, E>) -> Result<(Cost, T)>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let mut costs = Vec::new();
     let mut last = None;
     for _ in 0..REPETITIONS {
-        let t0 = Instant::now();
-        let r = f()?;
-        times.push(t0.elapsed().as_secs_f64());
+        let (cost, r) = timed(&mut f)?;
+        costs.push(cost);
         last = Some(r);
     }
-    times.sort_by(f64::total_cmp);
-    let result = last.context("no repetitions ran")?;
-    Ok((times[times.len() / 2], result))
+    Ok((median(&costs), last.context("no repetitions ran")?))
+}
+
+/// The median of each field on its own.
+fn median(costs: &[Cost]) -> Cost {
+    let of = |field: fn(&Cost) -> f64| {
+        let mut v: Vec<f64> = costs.iter().map(field).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Cost {
+        cpu: of(|c| c.cpu),
+        wall: of(|c| c.wall),
+        process_cpu: of(|c| c.process_cpu),
+    }
+}
+
+/// Notes `name` when its calls used more CPU than the calling thread's (by over 2%).
+fn note_threads(name: &str, ours: &Cost, others: &mut Vec<String>) {
+    if ours.process_cpu > ours.cpu * 1.02 + 1e-4 {
+        others.push(format!(
+            "{name}: {:.1} ms process CPU against {:.1} ms on the thread",
+            ours.process_cpu * 1e3,
+            ours.cpu * 1e3
+        ));
+    }
+}
+
+/// One line of the table: a test's median CPU and wall times in abba and SciPy, the
+/// ratios (SciPy's time over abba's), both p-values.
+fn row(
+    name: &str,
+    ours: &Cost,
+    theirs: &Cost,
+    p_ours: f64,
+    p_scipy: f64,
+    others: &mut Vec<String>,
+) {
+    println!(
+        "{:<30} {:>6.1} ms {:>6.1} ms {:>6.2}x   {:>6.1} ms {:>7.1} ms {:>6.2}x   {:>11.4e} {:>11.4e}",
+        name,
+        ours.cpu * 1e3,
+        theirs.cpu * 1e3,
+        theirs.cpu / ours.cpu,
+        ours.wall * 1e3,
+        theirs.wall * 1e3,
+        theirs.wall / ours.wall,
+        p_ours,
+        p_scipy
+    );
+    note_threads(name, ours, others);
+}
+
+/// A line for a call SciPy has no function for.
+fn alone_row(name: &str, ours: &Cost, others: &mut Vec<String>) {
+    println!(
+        "{:<30} {:>6.1} ms {:>9} {:>7}   {:>6.1} ms {:>10}",
+        name,
+        ours.cpu * 1e3,
+        "(none)",
+        "",
+        ours.wall * 1e3,
+        "(none)"
+    );
+    note_threads(name, ours, others);
 }
 
 /// Two halves for Mann-Whitney and three thirds for Kruskal-Wallis, uniform on [0, 1)

@@ -27,7 +27,12 @@ pub(crate) fn cmp_f64(a: &f64, b: &f64) -> Ordering {
 
 /// Mid-ranks within each block (row) of a blocks x treatments table, for the blocked
 /// rank tests (Friedman, Page): every row must hold `k` finite values; `each` gets every
-/// row's ranks in turn (one buffer, no allocation per row). Time: O(n k log k).
+/// row's ranks in turn (one buffer, no allocation per row). Rows of up to
+/// [`COUNTED_ROW_MAX`] values are ranked by counting, without sorting.
+/// Time: O(n k^2) for short rows, O(n k log k) otherwise.
+///
+/// Generic only at the surface: the work is in the non-generic [`rank_rows_dyn`], so a
+/// caller built without optimisation still runs this crate's optimised code.
 ///
 /// # Errors
 /// [`crate::StatsError::LengthMismatch`] for a row of another length;
@@ -38,14 +43,29 @@ pub(crate) fn rank_rows<B: AsRef<[f64]>>(
     what: &'static str,
     mut each: impl FnMut(&Ranks),
 ) -> Result<(), crate::StatsError> {
+    rank_rows_dyn(blocks.len(), &|i| blocks[i].as_ref(), k, what, &mut each)
+}
+
+/// Rows of at most this many values are ranked by counting, in O(k^2) comparisons without
+/// branches, rather than sorted.
+const COUNTED_ROW_MAX: usize = 8;
+
+/// [`rank_rows`] over `n` rows given by `row`.
+pub(crate) fn rank_rows_dyn<'a>(
+    n: usize,
+    row: &dyn Fn(usize) -> &'a [f64],
+    k: usize,
+    what: &'static str,
+    each: &mut dyn FnMut(&Ranks),
+) -> Result<(), crate::StatsError> {
     let mut order = Vec::with_capacity(k);
     let mut ranks = Ranks {
         ranks: Vec::with_capacity(k),
         tie_term: 0.0,
         largest_tie: 0,
     };
-    for block in blocks {
-        let row = block.as_ref();
+    for i in 0..n {
+        let row = row(i);
         if row.len() != k {
             return Err(crate::StatsError::LengthMismatch {
                 left: k,
@@ -55,10 +75,35 @@ pub(crate) fn rank_rows<B: AsRef<[f64]>>(
         if let Some(&value) = row.iter().find(|v| !v.is_finite()) {
             return Err(crate::StatsError::NonFinite { what, value });
         }
-        mid_ranks_into(row, &mut order, &mut ranks);
+        if k <= COUNTED_ROW_MAX {
+            counted_mid_ranks_into(row, &mut ranks);
+        } else {
+            mid_ranks_into(row, &mut order, &mut ranks);
+        }
         each(&ranks);
     }
     Ok(())
+}
+
+/// [`mid_ranks`] of a short row by counting: a value with `less` values below it and `eq`
+/// equal to it (itself included) has the mid-rank `less + (eq + 1) / 2`, and
+/// `sum(eq^2 - 1)` over the values is `sum(t^3 - t)` over the tie groups. The same
+/// numbers as sorting. Time: O(k^2).
+fn counted_mid_ranks_into(row: &[f64], out: &mut Ranks) {
+    out.ranks.clear();
+    let (mut tie_term, mut largest_tie) = (0_usize, usize::from(!row.is_empty()));
+    for &x in row {
+        let (mut less, mut eq) = (0_usize, 0_usize);
+        for &y in row {
+            less += usize::from(y < x);
+            eq += usize::from(y == x);
+        }
+        out.ranks.push(less as f64 + (eq + 1) as f64 / 2.0);
+        tie_term += eq * eq - 1;
+        largest_tie = largest_tie.max(eq);
+    }
+    out.tie_term = tie_term as f64;
+    out.largest_tie = largest_tie;
 }
 
 /// Mid-ranks of `values`. Time: O(n log n); memory: O(n).
@@ -121,43 +166,26 @@ pub(crate) struct SignedRankSum {
 
 /// [`SignedRankSum`] of finite `differences`, without materialising the ranks: each
 /// non-zero difference becomes the integer key `|d|`'s bits then its sign (ordered as `|d|`
-/// is, the sign breaking no tie of `|d|`), radix-sorted, and each run of equal `|d|` adds
-/// its mid-rank times its count of positive differences. The same numbers as summing
-/// [`mid_ranks`] of `|d|` (the ranks are multiples of 1/2: every sum is exact).
-/// Time: O(n); memory: O(n).
+/// is, the sign breaking no tie of `|d|`), all are sorted, and one pass finds the runs of
+/// equal `|d|` and adds the doubled mid-ranks of the positive ones, in integers. The same
+/// numbers as summing [`mid_ranks`] of `|d|` (the ranks are multiples of 1/2: every sum
+/// is exact). Time: O(n log n); memory: O(n).
 pub(crate) fn signed_rank_sum(differences: &[f64]) -> SignedRankSum {
-    let mut keys: Vec<u64> = differences
-        .iter()
-        .filter(|&&d| d != 0.0)
-        .map(|&d| d.abs().to_bits() << 1 | u64::from(d > 0.0))
-        .collect();
+    let mut keys: Vec<u64> = Vec::with_capacity(differences.len());
+    keys.extend(
+        differences
+            .iter()
+            .filter(|&&d| d != 0.0)
+            .map(|&d| d.abs().to_bits() << 1 | u64::from(d > 0.0)),
+    );
     sort_keys(&mut keys);
-    let n = keys.len();
-    let (mut t_plus, mut tie_term) = (0.0, 0.0);
-    let mut largest_tie = usize::from(n > 0);
-    let mut start = 0;
-    while start < n {
-        let magnitude = keys[start] >> 1;
-        let mut end = start;
-        let mut positive = 0u64;
-        while end < n && keys[end] >> 1 == magnitude {
-            positive += keys[end] & 1;
-            end += 1;
-        }
-        let rank = (start + 1 + end) as f64 / 2.0;
-        t_plus += positive as f64 * rank;
-        if end - start > 1 {
-            let t = (end - start) as f64;
-            tie_term += t * t * t - t;
-            largest_tie = largest_tie.max(end - start);
-        }
-        start = end;
-    }
+    let mut sums = [0_u64; 2];
+    let ties = doubled_rank_sums(&keys, 1, &mut sums);
     SignedRankSum {
-        t_plus,
-        tie_term,
-        largest_tie,
-        n,
+        t_plus: sums[1] as f64 / 2.0,
+        tie_term: ties.term,
+        largest_tie: ties.largest,
+        n: keys.len(),
     }
 }
 
@@ -174,66 +202,23 @@ pub(crate) struct GroupRanks {
 
 /// Order-preserving map of a finite `f64` to `u64` that makes `-0.0` and `0.0` equal.
 fn sort_key(x: f64) -> u64 {
-    let bits = if x == 0.0 {
-        0.0f64.to_bits()
-    } else {
-        x.to_bits()
-    };
-    if bits >> 63 == 1 {
-        !bits
-    } else {
-        bits | (1 << 63)
-    }
+    // `-0.0 + 0.0` is `0.0`, every other finite value is unchanged; then the sign bit
+    // flips a positive value's key above every negative one, and all the bits of a
+    // negative one reverse its order. No branch, so the key loops vectorize.
+    let bits = (x + 0.0).to_bits();
+    bits ^ (((bits as i64) >> 63) as u64 | 1 << 63)
 }
 
-/// Below this many keys a comparison sort beats the radix sort's fixed passes.
-const RADIX_MIN: usize = 4096;
-
-/// Bits of a radix digit: 2048 buckets, whose counts and write positions stay in the
-/// first-level cache (16-bit digits scatter into 65,536 places, each a cache miss).
-const DIGIT_BITS: u32 = 11;
-
-/// Digits of a 64-bit key (the last one 9 bits).
-const DIGITS: usize = 64usize.div_ceil(DIGIT_BITS as usize);
-
-/// Sorts `keys` ascending: LSD radix sort with 11-bit digits for large inputs (every
-/// digit's counts in one pass over the keys, then one scatter per digit, skipping the
-/// digits that are the same for every key), `sort_unstable` otherwise.
-/// Time: O(n) for large n; memory: one scratch copy.
-fn sort_keys(keys: &mut Vec<u64>) {
-    if keys.len() < RADIX_MIN || u32::try_from(keys.len()).is_err() {
-        keys.sort_unstable();
-        return;
-    }
-    let buckets = 1usize << DIGIT_BITS;
-    let mask = (buckets - 1) as u64;
-    let mut counts = vec![0u32; DIGITS * buckets];
-    for &k in keys.iter() {
-        for d in 0..DIGITS {
-            counts[d * buckets + ((k >> (DIGIT_BITS as usize * d)) & mask) as usize] += 1;
-        }
-    }
-    let n = keys.len();
-    let mut scratch = vec![0_u64; n];
-    for d in 0..DIGITS {
-        let counts = &mut counts[d * buckets..(d + 1) * buckets];
-        if counts.iter().any(|&c| c as usize == n) {
-            continue; // every key has the same digit here: the pass would not move anything
-        }
-        let mut total = 0u32;
-        for c in counts.iter_mut() {
-            let here = *c;
-            *c = total;
-            total += here;
-        }
-        let shift = DIGIT_BITS as usize * d;
-        for &k in keys.iter() {
-            let slot = &mut counts[((k >> shift) & mask) as usize];
-            scratch[*slot as usize] = k;
-            *slot += 1;
-        }
-        std::mem::swap(keys, &mut scratch);
-    }
+/// Sorts `keys` ascending with the standard library's unstable sort (ipnsort).
+///
+/// An LSD radix sort with 11-bit digits was here before: on the shared 2-vCPU machine,
+/// whose memory bandwidth the other jobs share, its six passes over 10^6 keys took 28 ms
+/// of CPU against the comparison sort's 16 ms (median of 9 each, uniform doubles' keys;
+/// 7.5 against 20 ms with many ties), and 16-bit digits or a most-significant-digit
+/// first split did no better (the measurements are in docs/performance.md).
+/// Time: O(n log n); memory: in place.
+fn sort_keys(keys: &mut [u64]) {
+    keys.sort_unstable();
 }
 
 /// Above the key of every finite value ([`sort_key`] of the largest is below it).
@@ -248,31 +233,123 @@ fn group_start(keys: &[u64], end: usize, key: u64) -> usize {
     start
 }
 
-/// Mid-rank sums of `groups` pooled, without materialising the ranks: each group's values
-/// are mapped to integer keys and sorted on their own (a plain `u64` sort, several times
-/// faster than sorting `(f64, index)` pairs), then the sorted groups are merged and each run
-/// of equal keys gets its mid-rank. Same result as [`mid_ranks`] on the concatenation.
-/// Time: O(n log n + n k) for k groups; memory: O(n).
+/// Tie bookkeeping of one ranking: `sum(t^3 - t)` over the runs of equal values, and the
+/// longest run (1 when all values differ, 0 for none).
+struct Ties {
+    term: f64,
+    largest: usize,
+}
+
+/// The doubled mid-rank sums of sorted tagged `keys` (each a value in the high bits and a
+/// tag in the low `tag_bits`), per tag, into `sums` (indexed by tag, zeroed by the
+/// caller): a run of equal values over the 0-based positions `s..e` has the mid-rank
+/// `(s + 1 + e) / 2`, so every element of it adds `s + 1 + e`. In integers, so the sums
+/// are exact; the runs are found in the same pass. Time: O(n).
+fn doubled_rank_sums(keys: &[u64], tag_bits: u32, sums: &mut [u64]) -> Ties {
+    let n = keys.len();
+    let tag_mask = (1_u64 << tag_bits) - 1;
+    let mut ties = Ties {
+        term: 0.0,
+        largest: usize::from(n > 0),
+    };
+    let mut i = 0;
+    while i < n {
+        let value = keys[i] >> tag_bits;
+        if i + 1 < n && keys[i + 1] >> tag_bits == value {
+            let mut end = i + 2;
+            while end < n && keys[end] >> tag_bits == value {
+                end += 1;
+            }
+            let doubled = (i + 1 + end) as u64;
+            for &k in &keys[i..end] {
+                sums[(k & tag_mask) as usize] += doubled;
+            }
+            let t = (end - i) as f64;
+            ties.term += t * t * t - t;
+            ties.largest = ties.largest.max(end - i);
+            i = end;
+        } else {
+            // Not tied: the mid-rank is the 1-based position.
+            sums[(keys[i] & tag_mask) as usize] += 2 * (i as u64 + 1);
+            i += 1;
+        }
+    }
+    ties
+}
+
+/// Mid-rank sums of `groups` pooled, without materialising the ranks. When the pooled
+/// values' keys ([`sort_key`]) leave room for the group's index in the low bits (their
+/// top bits all the same, or their range short enough: any data whose largest and
+/// smallest differ by less than a factor of about 2^(2^10) when they share a sign, and
+/// most that do not), every value becomes one integer, `key << bits | group` or
+/// `(key - min) << bits | group`: one sort of them all, then one pass that finds
+/// the runs of equal values and adds each element's doubled mid-rank to its group, in
+/// integers. Otherwise each group is sorted on its own and the sorted groups are merged.
+/// Either way the same numbers as [`mid_ranks`] on the concatenation (the sums of
+/// mid-ranks are multiples of 1/2, exact in `f64` below 2^52).
+/// Time: O(n log n) (+ O(n k) for the merge of k groups); memory: O(n).
 pub(crate) fn group_rank_sums(groups: &[&[f64]]) -> GroupRanks {
+    let k = groups.len();
+    let tag_bits = usize::BITS - k.saturating_sub(1).leading_zeros();
+    let n: usize = groups.iter().map(|g| g.len()).sum();
+    if n == 0 || tag_bits >= 64 {
+        return merged_rank_sums(groups);
+    }
+    // First `key << bits | group`, noting which bits vary: when the top `bits` of every key
+    // are the same (values of one sign, and for up to 4 groups of one side of 2.0 or so:
+    // every run time in seconds or in nanoseconds), the shift lost nothing.
+    let mut keys: Vec<u64> = Vec::with_capacity(n);
+    let (mut all_and, mut all_or) = (u64::MAX, 0_u64);
+    for (tag, g) in (0_u64..).zip(groups) {
+        keys.extend(g.iter().map(|&x| {
+            let key = sort_key(x);
+            all_and &= key;
+            all_or |= key;
+            key << tag_bits | tag
+        }));
+    }
+    if tag_bits > 0 && (all_and ^ all_or) >> (64 - tag_bits) != 0 {
+        // Else `(key - min) << bits | group`, when the range leaves the room.
+        let (mut lo, mut hi) = (u64::MAX, 0);
+        for &x in groups.iter().copied().flatten() {
+            let key = sort_key(x);
+            lo = lo.min(key);
+            hi = hi.max(key);
+        }
+        if (hi - lo) >> (64 - tag_bits) != 0 {
+            return merged_rank_sums(groups);
+        }
+        keys.clear();
+        for (tag, g) in (0_u64..).zip(groups) {
+            keys.extend(g.iter().map(|&x| (sort_key(x) - lo) << tag_bits | tag));
+        }
+    }
+    sort_keys(&mut keys);
+    let mut sums = vec![0_u64; 1 << tag_bits];
+    let ties = doubled_rank_sums(&keys, tag_bits, &mut sums);
+    GroupRanks {
+        rank_sums: sums[..k].iter().map(|&s| s as f64 / 2.0).collect(),
+        tie_term: ties.term,
+        largest_tie: ties.largest,
+    }
+}
+
+/// [`group_rank_sums`] by sorting each group on its own and merging the sorted groups:
+/// for values too far apart to leave room for a group index beside their keys.
+/// Time: O(n log n + n k) for k groups; memory: O(n).
+fn merged_rank_sums(groups: &[&[f64]]) -> GroupRanks {
     // Each group's keys sorted, then `u64::MAX` (above every finite value's key) as a
     // sentinel that ends the merge without a bounds check.
-    let sort_group = |g: &&[f64]| {
-        let mut keys: Vec<u64> = Vec::with_capacity(g.len() + 1);
-        keys.extend(g.iter().map(|&x| sort_key(x)));
-        sort_keys(&mut keys);
-        keys.push(END);
-        keys
-    };
-    // Each group sorts on its own, so the sorts run in parallel when they are worth it.
-    #[cfg(feature = "parallel")]
-    let sorted: Vec<Vec<u64>> = if groups.iter().map(|g| g.len()).sum::<usize>() >= 4 * RADIX_MIN {
-        use rayon::prelude::*;
-        groups.par_iter().map(sort_group).collect()
-    } else {
-        groups.iter().map(sort_group).collect()
-    };
-    #[cfg(not(feature = "parallel"))]
-    let sorted: Vec<Vec<u64>> = groups.iter().map(sort_group).collect();
+    let sorted: Vec<Vec<u64>> = groups
+        .iter()
+        .map(|g| {
+            let mut keys: Vec<u64> = Vec::with_capacity(g.len() + 1);
+            keys.extend(g.iter().map(|&x| sort_key(x)));
+            sort_keys(&mut keys);
+            keys.push(END);
+            keys
+        })
+        .collect();
     let k = sorted.len();
     let mut pos = vec![0_usize; k];
     let mut rank_sums = vec![0.0; k];
@@ -357,30 +434,6 @@ mod tests {
     }
 
     #[test]
-    fn radix_sort_orders_like_the_comparison_sort() {
-        let mut x: u64 = 88172645463325252;
-        let mut values: Vec<f64> = (0..20_000)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let v = (x >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
-                if i % 7 == 0 {
-                    (v * 10.0).round()
-                } else {
-                    v * 1e6
-                }
-            })
-            .collect();
-        values.extend([0.0, -0.0, 1e300, -1e300, 5e-324, -5e-324]);
-        let mut keys: Vec<u64> = values.iter().map(|&v| sort_key(v)).collect();
-        sort_keys(&mut keys);
-        values.sort_by(cmp_f64);
-        let back: Vec<u64> = values.iter().map(|&v| sort_key(v)).collect();
-        assert_eq!(keys, back);
-    }
-
-    #[test]
     fn signed_rank_sum_is_the_sum_of_mid_ranks_of_the_magnitudes() {
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         let d: Vec<f64> = (0..10_000)
@@ -417,5 +470,155 @@ mod tests {
         let r = mid_ranks(&[0.0, -0.0, 1.0]);
         assert_eq!(r.ranks, vec![1.5, 1.5, 3.0]);
         assert!(r.has_ties());
+    }
+
+    /// Finite values with many ties (a palette of six, signed zeros among them), ordinary
+    /// numbers, and extremes far enough apart that no group index fits beside their keys
+    /// (the merge path).
+    fn value() -> impl proptest::strategy::Strategy<Value = f64> {
+        use proptest::prelude::*;
+        prop_oneof![
+            4 => (0..6_i32).prop_map(|v| f64::from(v) - 2.0),
+            1 => Just(-0.0),
+            3 => -1e3..1e3_f64,
+            1 => prop::sample::select(vec![1e300, -1e300, 5e-324, -5e-324, 1e-300]),
+        ]
+    }
+
+    /// The reference every fast path is held to: mid-ranks of the concatenation, by
+    /// comparing every value with every other (no sorting at all).
+    fn naive_mid_ranks(values: &[f64]) -> (Vec<f64>, f64, usize) {
+        let mut ranks = Vec::new();
+        let (mut term, mut largest) = (0.0, usize::from(!values.is_empty()));
+        for &x in values {
+            let less = values.iter().filter(|&&y| y < x).count();
+            let eq = values.iter().filter(|&&y| y == x).count();
+            ranks.push(less as f64 + (eq as f64 + 1.0) / 2.0);
+            largest = largest.max(eq);
+        }
+        // Each tie group once: at its first member.
+        for (i, &x) in values.iter().enumerate() {
+            if values[..i].iter().all(|&y| y != x) {
+                let t = values.iter().filter(|&&y| y == x).count() as f64;
+                term += t * t * t - t;
+            }
+        }
+        (ranks, term, largest)
+    }
+
+    fn check_groups(groups: &[Vec<f64>]) -> Result<(), proptest::test_runner::TestCaseError> {
+        use proptest::prelude::*;
+        let slices: Vec<&[f64]> = groups.iter().map(Vec::as_slice).collect();
+        let pooled: Vec<f64> = groups.iter().flatten().copied().collect();
+        let (ranks, term, largest) = naive_mid_ranks(&pooled);
+        let got = group_rank_sums(&slices);
+        let mut start = 0;
+        for (i, g) in groups.iter().enumerate() {
+            let want: f64 = ranks[start..start + g.len()].iter().sum();
+            prop_assert_eq!(got.rank_sums[i], want, "group {}", i);
+            start += g.len();
+        }
+        prop_assert_eq!(got.tie_term, term);
+        prop_assert_eq!(got.largest_tie, largest);
+        // And the merge path on the same groups, whichever path the above took.
+        let merged = merged_rank_sums(&slices);
+        prop_assert_eq!(merged, got);
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn group_rank_sums_match_naive_mid_ranks_with_heavy_ties(
+            groups in proptest::collection::vec(proptest::collection::vec(value(), 0..40), 1..6)
+        ) {
+            check_groups(&groups)?;
+        }
+
+        #[test]
+        fn group_rank_sums_of_many_groups_match_naive_mid_ranks(
+            groups in proptest::collection::vec(proptest::collection::vec(-3..3_i32, 1..4), 1..40)
+        ) {
+            let groups: Vec<Vec<f64>> = groups
+                .into_iter()
+                .map(|g| g.into_iter().map(f64::from).collect())
+                .collect();
+            check_groups(&groups)?;
+        }
+
+        #[test]
+        fn signed_rank_sum_matches_naive_mid_ranks_of_magnitudes(
+            d in proptest::collection::vec(value(), 0..80)
+        ) {
+            let nonzero: Vec<f64> = d.iter().copied().filter(|&v| v != 0.0).collect();
+            let abs: Vec<f64> = nonzero.iter().map(|v| v.abs()).collect();
+            let (ranks, term, largest) = naive_mid_ranks(&abs);
+            let t_plus: f64 = nonzero
+                .iter()
+                .zip(&ranks)
+                .filter(|(v, _)| **v > 0.0)
+                .map(|(_, r)| r)
+                .sum();
+            let s = signed_rank_sum(&d);
+            proptest::prop_assert_eq!(s.n, nonzero.len());
+            proptest::prop_assert_eq!(s.t_plus, t_plus);
+            proptest::prop_assert_eq!(s.tie_term, term);
+            proptest::prop_assert_eq!(s.largest_tie, if nonzero.is_empty() { 0 } else { largest });
+        }
+
+        #[test]
+        fn counted_row_ranks_match_sorted_mid_ranks(
+            row in proptest::collection::vec(value(), 1..=COUNTED_ROW_MAX)
+        ) {
+            let mut counted = mid_ranks(&[]);
+            counted_mid_ranks_into(&row, &mut counted);
+            let sorted = mid_ranks(&row);
+            proptest::prop_assert_eq!(&counted, &sorted);
+            let (ranks, term, largest) = naive_mid_ranks(&row);
+            proptest::prop_assert_eq!(counted.ranks, ranks);
+            proptest::prop_assert_eq!(counted.tie_term, term);
+            proptest::prop_assert_eq!(counted.largest_tie, largest);
+        }
+    }
+
+    /// 10^5 values in 3 groups with ties: the tagged single-sort path at a size the
+    /// strategies above do not reach, against the merge path.
+    #[test]
+    fn tagged_and_merged_rank_sums_agree_at_scale() {
+        let mut x: u64 = 88172645463325252;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let groups: Vec<Vec<f64>> = (0..3)
+            .map(|g| {
+                (0..33_334)
+                    .map(|i| {
+                        let v = next() + 0.01 * f64::from(g);
+                        if i % 5 == 0 {
+                            (v * 50.0).round()
+                        } else {
+                            v * 1e3
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let slices: Vec<&[f64]> = groups.iter().map(Vec::as_slice).collect();
+        let pooled: Vec<f64> = groups.iter().flatten().copied().collect();
+        let r = mid_ranks(&pooled);
+        let got = group_rank_sums(&slices);
+        assert!(got.largest_tie > 1);
+        assert_eq!(got, merged_rank_sums(&slices));
+        let mut start = 0;
+        for (i, g) in groups.iter().enumerate() {
+            let want: f64 = r.ranks[start..start + g.len()].iter().sum();
+            assert_eq!(got.rank_sums[i], want, "group {i}");
+            start += g.len();
+        }
+        assert_eq!((got.tie_term, got.largest_tie), (r.tie_term, r.largest_tie));
     }
 }
