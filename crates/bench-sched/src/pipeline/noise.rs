@@ -47,11 +47,7 @@ pub(crate) fn noise_report(
 /// Whether [`noise_report`] diagnoses `e` (analysing it a second time, on CPU time): an
 /// experiment decided on wall time with the program's own times (not under valgrind).
 pub(crate) fn diagnosed(e: &Experiment) -> bool {
-    e.header.metric == Metric::Wall
-        && !e
-            .header
-            .counter
-            .is_some_and(|c| !c.times_are_the_programs())
+    e.header.metric == Metric::Wall && e.header.counter.is_none_or(|c| c.times_are_the_programs())
 }
 
 /// Every paired comparison of `analysis` (decided on the wall times `wall`) split into

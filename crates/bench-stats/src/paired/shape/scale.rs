@@ -416,22 +416,7 @@ pub(super) fn random_references(
     // The flips of an earlier check of these blocks in a sharing scope, else drawn here
     // (and kept for a later one when they fit).
     let key = (seed, n, count);
-    let fits = count
-        .checked_mul(words)
-        .is_some_and(|w| w.saturating_mul(8) <= SHARED_FLIPS_MAX_BYTES);
-    let (sharing, reused) = match SHARED.lock() {
-        Ok(shared) if shared.0 > 0 => (
-            true,
-            shared
-                .1
-                .as_ref()
-                .filter(|k| k.key == key)
-                .map(|k| std::sync::Arc::clone(&k.bits)),
-        ),
-        _ => (false, None),
-    };
-    let mut record: Option<Vec<u64>> =
-        (sharing && reused.is_none() && fits).then(|| Vec::with_capacity(count * words));
+    let (reused, mut record) = shared_flips(key, words);
     let mut drawn = 0usize;
     let mut draw_chunk = |size: usize| -> Vec<Draw> {
         (0..size)
@@ -507,8 +492,41 @@ pub(super) fn random_references(
         progress(done);
         current = next;
     }
-    if let Some(bits) = record
-        && let Ok(mut shared) = SHARED.lock()
+    if let Some(bits) = record {
+        keep_flips(key, bits);
+    }
+    (references, mean)
+}
+
+/// In a sharing scope ([`share_arrangements`]): the flips kept for `key` (`(seed, blocks,
+/// arrangements)`), or else an empty list to record the flips drawn into when they fit
+/// (`words` an arrangement). Outside one: neither.
+#[allow(clippy::type_complexity)]
+fn shared_flips(
+    key: (u64, usize, usize),
+    words: usize,
+) -> (Option<std::sync::Arc<Vec<u64>>>, Option<Vec<u64>>) {
+    let fits = key
+        .2
+        .checked_mul(words)
+        .is_some_and(|w| w.saturating_mul(8) <= SHARED_FLIPS_MAX_BYTES);
+    match SHARED.lock() {
+        Ok(shared) if shared.0 > 0 => {
+            let kept = shared
+                .1
+                .as_ref()
+                .filter(|k| k.key == key)
+                .map(|k| std::sync::Arc::clone(&k.bits));
+            let record = (kept.is_none() && fits).then(|| Vec::with_capacity(key.2 * words));
+            (kept, record)
+        }
+        _ => (None, None),
+    }
+}
+
+/// Keeps the flips `bits` drawn for `key` while a sharing scope is open.
+fn keep_flips(key: (u64, usize, usize), bits: Vec<u64>) {
+    if let Ok(mut shared) = SHARED.lock()
         && shared.0 > 0
     {
         shared.1 = Some(SharedFlips {
@@ -516,7 +534,6 @@ pub(super) fn random_references(
             bits: std::sync::Arc::new(bits),
         });
     }
-    (references, mean)
 }
 
 /// Every run of one alignment, sorted, each with its run's number: block `b`'s baseline
