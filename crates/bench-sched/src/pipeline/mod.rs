@@ -300,6 +300,18 @@ fn stopped_early(e: &Experiment, remarks: &[ReadWarning]) -> Option<Warning> {
 /// [`StatsError`] from [`bench_stats::analyze`]: a setting out of range, an unknown
 /// baseline, or no values at all.
 pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis, StatsError> {
+    // The noise diagnosis decides a wall-time experiment again on CPU time: its shape
+    // check reads the arrangements the first one drew (the same numbers, drawn once).
+    match &input.experiment {
+        Some(e) if noise::diagnosed(e) => {
+            bench_stats::paired::shape::share_arrangements(|| analyze_input_once(input, config))
+        }
+        _ => analyze_input_once(input, config),
+    }
+}
+
+/// [`analyze_input`], its arrangements drawn anew by each analysis.
+fn analyze_input_once(input: &Input, config: &AnalysisConfig) -> Result<Analysis, StatsError> {
     let config = &sequential_config(input, config);
     let mut analysis = analyze_dataset(input, &input.loaded.dataset, config)?;
     analysis

@@ -26,11 +26,7 @@ pub(crate) fn noise_report(
     config: &AnalysisConfig,
 ) -> Option<NoiseReport> {
     let e = input.experiment.as_ref()?;
-    if e.header.metric != Metric::Wall
-        || e.header
-            .counter
-            .is_some_and(|c| !c.times_are_the_programs())
-    {
+    if !diagnosed(e) {
         return None;
     }
     // The runs decided on CPU time, as `abba analyze --metric cpu` decides them (the same
@@ -46,6 +42,12 @@ pub(crate) fn noise_report(
         cpu_analysis.as_ref(),
     );
     (!comparisons.is_empty()).then_some(NoiseReport { comparisons })
+}
+
+/// Whether [`noise_report`] diagnoses `e` (analysing it a second time, on CPU time): an
+/// experiment decided on wall time with the program's own times (not under valgrind).
+pub(crate) fn diagnosed(e: &Experiment) -> bool {
+    e.header.metric == Metric::Wall && e.header.counter.is_none_or(|c| c.times_are_the_programs())
 }
 
 /// Every paired comparison of `analysis` (decided on the wall times `wall`) split into
@@ -64,11 +66,17 @@ pub fn diagnose(
         for c in &g.comparisons {
             let class = g.class.as_deref();
             let pair = |d: &Dataset| {
-                let mut d = d.clone();
-                d.series.retain(|s| {
+                let keep = |s: &bench_stats::Series| {
                     (s.name == g.baseline || s.name == c.candidate)
                         && (class.is_none() || s.class.as_deref() == class)
-                });
+                };
+                // Read in place when the pair is the whole dataset (two variants): a
+                // copy of every run otherwise.
+                if d.series.iter().all(keep) {
+                    return dataset_log_ratios(d, Some(&g.baseline));
+                }
+                let mut d = d.clone();
+                d.series.retain(keep);
                 dataset_log_ratios(&d, Some(&g.baseline))
             };
             let (Some(w), Some(u)) = (pair(wall), pair(cpu)) else {

@@ -83,33 +83,28 @@ impl Experiment {
     /// Paired designs: keeps complete blocks whose runs all succeeded with a value.
     fn gather_paired(&self, metric: &Metric, own: bool, out: &mut Gathered<'_>) {
         let per = self.schedule().runs_per_block();
-        let mut by_block: BTreeMap<u32, Vec<&RunRecord>> = BTreeMap::new();
-        for r in &self.runs {
-            by_block.entry(r.block).or_default().push(r);
-        }
-        for (block, runs) in by_block {
-            if runs.len() != per {
+        let blocks = super::record::BlockOrder::of(&self.runs);
+        for (block, members) in blocks.groups(&self.runs) {
+            let runs = || members.iter().map(|&i| &self.runs[i as usize]);
+            if members.len() != per {
                 out.warn(
                     ReadWarningKind::IncompleteBlocks,
                     format!(
                         "{} has {} of {per} runs (incomplete); dropped",
                         block_name(block),
-                        runs.len()
+                        members.len()
                     ),
                 );
                 continue;
             }
-            let values: Option<Vec<f64>> = runs
-                .iter()
-                .map(|r| {
-                    if r.succeeded() {
-                        self.value_on(metric, r, own)
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let Some(values) = values else {
+            let value = |r: &RunRecord| {
+                if r.succeeded() {
+                    self.value_on(metric, r, own)
+                } else {
+                    None
+                }
+            };
+            if runs().any(|r| value(r).is_none()) {
                 out.warn(
                     ReadWarningKind::Input,
                     format!(
@@ -118,9 +113,11 @@ impl Experiment {
                     ),
                 );
                 continue;
-            };
-            for (r, v) in runs.iter().zip(values) {
-                out.push(r, v, Pairing::Paired);
+            }
+            for r in runs() {
+                if let Some(v) = value(r) {
+                    out.push(r, v, Pairing::Paired);
+                }
             }
         }
     }

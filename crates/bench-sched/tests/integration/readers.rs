@@ -72,6 +72,46 @@ fn truncated_last_line_and_incomplete_block_are_dropped_with_warnings() {
     ));
 }
 
+#[test]
+fn run_lines_out_of_block_order_give_the_dataset_of_the_file_in_block_order() {
+    // The blocks grouped without a map (issue 39): lines of blocks 2, 0, 1 interleaved
+    // (each block's own lines in their order) give each variant's runs block by block,
+    // a block's runs in file order, and the incomplete block dropped, as in block order.
+    let in_order = abba_file(3);
+    let lines: Vec<&str> = in_order.lines().collect();
+    let (header, runs) = (lines[0], &lines[1..]);
+    let mut text = format!("{header}\n");
+    for i in [8, 0, 9, 4, 1, 10, 2, 5, 11, 3, 6, 7] {
+        text.push_str(runs[i]);
+        text.push('\n');
+    }
+    text.push_str(&run_line(3, 0, "A", 5));
+    text.push('\n');
+    let head = in_order.replacen("\"blocks\":3", "\"blocks\":4", 1);
+    let text = text.replacen("\"blocks\":3", "\"blocks\":4", 1);
+    let mut ordered = head;
+    ordered.push_str(&run_line(3, 0, "A", 5));
+    ordered.push('\n');
+    let shuffled = read_raw_bytes("r.jsonl", text.as_bytes()).unwrap();
+    let ordered = read_raw_bytes("r.jsonl", ordered.as_bytes()).unwrap();
+    let (a, b) = (shuffled.to_dataset(), ordered.to_dataset());
+    assert_eq!(a.dataset, b.dataset);
+    assert_eq!(a.warnings, b.warnings);
+    assert_eq!(a.dataset.series[0].observations.len(), 6);
+    let values = |e: &Experiment| {
+        let mut v: Vec<(u32, u32, Option<f64>)> = e
+            .runs
+            .iter()
+            .zip(e.analysed_values())
+            .map(|(r, v)| (r.block, r.position, v))
+            .collect();
+        v.sort_by_key(|x| (x.0, x.1));
+        v
+    };
+    assert_eq!(values(&shuffled), values(&ordered));
+    assert_eq!(values(&shuffled).last().map(|x| x.2), Some(None));
+}
+
 fn kinds(warnings: &[ReadWarning]) -> Vec<ReadWarningKind> {
     warnings.iter().map(|w| w.kind).collect()
 }

@@ -51,6 +51,7 @@
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+pub use self::scale::share_arrangements;
 use self::scale::{HdWindow, SortedRunIds, SortedRuns};
 use crate::StatsError;
 use crate::model::distribution::{DistributionKind, IntervalDistribution, MAX_DISTRIBUTION_VALUES};
@@ -1344,6 +1345,13 @@ impl QuantileCheck<'_> {
                 .map(|(shift, _, _)| shift)
         };
         let raw = hl(a_interval);
+        // The interval's estimate is the median of the same Walsh averages: read again only
+        // when there is no interval (a level out of range).
+        let ratio = raw
+            .as_ref()
+            .map(|h| h.estimate)
+            .or_else(|| paired_hl_estimate(&m.observed))
+            .map_or(1.0, f64::exp);
         let p_rank = raw
             .as_ref()
             .and_then(|h| h.no_change.map(|t| t.p_value))
@@ -1351,7 +1359,6 @@ impl QuantileCheck<'_> {
         // An interval that cannot reach its level (too few blocks) is no interval.
         let at_interval = raw.filter(|h| h.achieved_confidence + 1e-9 >= 1.0 - a_interval);
         let p = p_exact.max(p_rank);
-        let ratio = paired_hl_estimate(&m.observed).map_or(1.0, f64::exp);
         let exp = |h: Option<PairedShift>, reject: bool| {
             h.map(|h| [h.ci_low.exp(), h.ci_high.exp()])
                 .filter(|b| b.iter().all(|x| x.is_finite() && *x > 0.0))

@@ -295,34 +295,91 @@ fn scan(
     (lo, hi): (usize, usize),
     below: [usize; 2],
 ) -> Option<f64> {
-    let mut counts = below;
     let (mut sum_a, mut sum_b) = (0.0, 0.0);
     let len = window.weights.len();
     let k0 = window.start;
-    for g in lo..hi {
-        let tag = runs.tags[g];
+    // Runs of the baseline's pool met so far (the candidate's: the rest). Without a branch
+    // on the pool, which a random arrangement makes unpredictable: the term of the other
+    // pool is multiplied by 0, and adding a zero leaves a sum's bits as they are (a sum
+    // that starts at +0 is never -0), so the sums are the branching loop's.
+    let mut met_a = 0usize;
+    for (g, (&tag, &value)) in runs.tags[lo..hi]
+        .iter()
+        .zip(&runs.values[lo..hi])
+        .enumerate()
+    {
         let block = (tag >> 1) as usize;
         let swap = draw.bits[block >> 6] >> (block & 63) & 1;
         // In the baseline's pool: a baseline run of an unswapped block, or a candidate run
         // of a swapped one.
         let in_a = usize::from(u64::from(tag & 1) == swap);
-        let rank = counts[in_a];
-        counts[in_a] = rank + 1;
+        let rank = if in_a == 1 {
+            below[1] + met_a
+        } else {
+            below[0] + (g - met_a)
+        };
+        met_a += in_a;
         let i = rank.wrapping_sub(k0);
         if i < len {
-            let term = window.weights[i] * runs.values[g];
-            if in_a == 1 {
-                sum_a += term;
-            } else {
-                sum_b += term;
-            }
+            let term = window.weights[i] * value;
+            let a = in_a as f64;
+            sum_a += term * a;
+            sum_b += term * (1.0 - a);
         }
     }
     let k1 = window.end();
+    let counts = [below[0] + (hi - lo - met_a), below[1] + met_a];
     if counts[0] < k1 || counts[1] < k1 {
         return None;
     }
     Some(sum_b - sum_a)
+}
+
+/// At most this many bytes of coin flips are kept for a later shape check
+/// ([`share_arrangements`]): 64 MiB, the flips of 2,000 arrangements of 268,000 blocks.
+const SHARED_FLIPS_MAX_BYTES: usize = 64 << 20;
+
+/// The coin flips of one shape check's random arrangements, kept for the next check of
+/// the same blocks and seed while a [`share_arrangements`] scope is open.
+struct SharedFlips {
+    /// `(seed, blocks, arrangements)`: what the flips are a function of.
+    key: (u64, usize, usize),
+    /// Arrangement `m`'s words of flips at `m * words..(m + 1) * words`.
+    bits: std::sync::Arc<Vec<u64>>,
+}
+
+/// The scopes open ([`share_arrangements`]) and the flips kept while any is. The flips
+/// are a function of their key alone, so whichever analysis reads them (on any thread)
+/// reads the very flips it would draw.
+static SHARED: std::sync::Mutex<(usize, Option<SharedFlips>)> = std::sync::Mutex::new((0, None));
+
+/// Runs `f` with the random arrangements of the shape check drawn once and read again by
+/// every later check of as many blocks with the same seed and count while `f` runs: the
+/// same draws, so the same numbers, without drawing them again. The noise diagnosis
+/// decides a wall-time experiment a second time on CPU time; its shape check reads the
+/// wall-time check's arrangements. The last check's flips are kept (one bit a block and
+/// arrangement, up to 64 MiB) until the last open scope closes.
+pub fn share_arrangements<R>(f: impl FnOnce() -> R) -> R {
+    /// Closes the scope when `f` returns or unwinds.
+    struct Close;
+    impl Drop for Close {
+        fn drop(&mut self) {
+            if let Ok(mut shared) = SHARED.lock() {
+                shared.0 -= 1;
+                if shared.0 == 0 {
+                    shared.1 = None;
+                }
+            }
+        }
+    }
+    let _close = match SHARED.lock() {
+        Ok(mut shared) => {
+            shared.0 += 1;
+            Some(Close)
+        }
+        Err(_) => None,
+    };
+    f()
 }
 
 /// Every random arrangement's statistics: for each part, `(runs, window)` (an index into
@@ -355,22 +412,30 @@ pub(super) fn random_references(
         .filter(|&&r| per_block.iter().all(|&x| x == r))
         .map(|&r| u64::from(r));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let words = n.div_ceil(64);
+    // The flips of an earlier check of these blocks in a sharing scope, else drawn here
+    // (and kept for a later one when they fit).
+    let key = (seed, n, count);
+    let (reused, mut record) = shared_flips(key, words);
+    let mut drawn = 0usize;
     let mut draw_chunk = |size: usize| -> Vec<Draw> {
         (0..size)
             .map(|_| {
-                let mut bits = vec![0u64; n.div_ceil(64)];
-                // As Arrangements::each draws them: one bool per block (`random::<bool>` is
-                // the top bit of the next 64), then the seed of the reassignments (unused
-                // with equal counts). A word of coin flips at a time, without a branch.
-                for (w, word) in bits.iter_mut().enumerate() {
-                    let flips = (n - w * 64).min(64);
-                    let mut x = 0u64;
-                    for j in 0..flips {
-                        x |= (rng.next_u64() >> 63) << j;
+                let mut bits = vec![0u64; words];
+                match &reused {
+                    Some(all) => bits.copy_from_slice(&all[drawn * words..(drawn + 1) * words]),
+                    None => {
+                        // As Arrangements::each draws them: one bool per block
+                        // (`random::<bool>` is the top bit of the next 64), then the seed
+                        // of the reassignments (unused with equal counts).
+                        draw_flips(&mut rng, &mut bits, n);
+                        let _reassignments: u64 = rng.random();
+                        if let Some(r) = &mut record {
+                            r.extend_from_slice(&bits);
+                        }
                     }
-                    *word = x;
                 }
-                let _reassignments: u64 = rng.random();
+                drawn += 1;
                 let moved: u64 = match same_count {
                     Some(r) => r * bits.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
                     None => set_bits(&bits).map(|i| u64::from(per_block[i])).sum(),
@@ -427,7 +492,48 @@ pub(super) fn random_references(
         progress(done);
         current = next;
     }
+    if let Some(bits) = record {
+        keep_flips(key, bits);
+    }
     (references, mean)
+}
+
+/// In a sharing scope ([`share_arrangements`]): the flips kept for `key` (`(seed, blocks,
+/// arrangements)`), or else an empty list to record the flips drawn into when they fit
+/// (`words` an arrangement). Outside one: neither.
+#[allow(clippy::type_complexity)]
+fn shared_flips(
+    key: (u64, usize, usize),
+    words: usize,
+) -> (Option<std::sync::Arc<Vec<u64>>>, Option<Vec<u64>>) {
+    let fits = key
+        .2
+        .checked_mul(words)
+        .is_some_and(|w| w.saturating_mul(8) <= SHARED_FLIPS_MAX_BYTES);
+    match SHARED.lock() {
+        Ok(shared) if shared.0 > 0 => {
+            let kept = shared
+                .1
+                .as_ref()
+                .filter(|k| k.key == key)
+                .map(|k| std::sync::Arc::clone(&k.bits));
+            let record = (kept.is_none() && fits).then(|| Vec::with_capacity(key.2 * words));
+            (kept, record)
+        }
+        _ => (None, None),
+    }
+}
+
+/// Keeps the flips `bits` drawn for `key` while a sharing scope is open.
+fn keep_flips(key: (u64, usize, usize), bits: Vec<u64>) {
+    if let Ok(mut shared) = SHARED.lock()
+        && shared.0 > 0
+    {
+        shared.1 = Some(SharedFlips {
+            key,
+            bits: std::sync::Arc::new(bits),
+        });
+    }
 }
 
 /// Every run of one alignment, sorted, each with its run's number: block `b`'s baseline
@@ -687,6 +793,23 @@ pub(super) fn random_references_by_run(
     references
 }
 
+/// `n` coin flips into `bits` (bit `i % 64` of word `i / 64`), each the top bit of the
+/// next 64 of `rng`, as `rng.random::<bool>()` draws them one at a time. A word at a time,
+/// without a branch, on a copy of the generator's state held in registers (written back
+/// after), so the stream is the same. Time: `O(n)`, one generator step a flip.
+fn draw_flips(rng: &mut Xoshiro256PlusPlus, bits: &mut [u64], n: usize) {
+    let mut local = rng.clone();
+    for (w, word) in bits.iter_mut().enumerate() {
+        let flips = n.saturating_sub(w * 64).min(64);
+        let mut x = 0u64;
+        for j in 0..flips {
+            x |= (local.next_u64() >> 63) << j;
+        }
+        *word = x;
+    }
+    *rng = local;
+}
+
 /// The indices of the bits set in `words`, ascending.
 fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
     words.iter().enumerate().flat_map(|(w, &word)| {
@@ -944,6 +1067,50 @@ mod tests {
     }
 
     #[cfg(feature = "parallel")]
+    #[test]
+    fn a_check_in_a_sharing_scope_reads_the_flips_of_the_one_before_and_gets_its_own_numbers() {
+        // Two data sets of the same 200 blocks (as the wall and the CPU times of one
+        // experiment): in a scope the second reads the first's flips; each gives the
+        // numbers it gives drawn anew, and so does one of another seed in the scope.
+        let references = |shift: f64, seed: u64| {
+            let (a, b) = data(200, 2, shift, 3);
+            let logs = LogBlocks::new(&a, &b).unwrap();
+            let sorted = vec![SortedRuns::new(&logs.normalized(0.0))];
+            let window = HdWindow::new(400, 0.1);
+            let d: Vec<f64> = logs
+                .a
+                .iter()
+                .zip(&logs.b)
+                .map(|(a, b)| b[0] - a[0])
+                .collect();
+            let ranks = signed_ranks(&d);
+            random_references(
+                &sorted,
+                &[(0, &window)],
+                300,
+                seed,
+                Some(&ranks),
+                &mut |_| {},
+            )
+        };
+        let anew = [
+            references(1.02, 4),
+            references(1.05, 4),
+            references(1.05, 5),
+        ];
+        // (Which flips the store holds is not asserted: tests running beside this one
+        // may draw into it while the scope is open; the numbers are the same whichever.)
+        let shared = share_arrangements(|| {
+            [
+                references(1.02, 4),
+                references(1.05, 4),
+                references(1.05, 5),
+            ]
+        });
+        assert_eq!(shared, anew);
+        assert_ne!(anew[0], anew[1]);
+    }
+
     #[test]
     fn the_references_are_the_same_on_any_number_of_threads() {
         let (a, b) = data(300, 2, 1.02, 9);
