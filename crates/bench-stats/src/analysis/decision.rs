@@ -311,31 +311,29 @@ pub(crate) fn blocks_to_resolve(
 }
 
 /// The typical run's outcome from how each checked part moved. Opposite directions beyond
-/// the margin are mixed. A direction is claimed when the typical run (p50) or the slow
-/// runs (p90 of a time, p10 of a throughput: the runs that make up most of the cost a user
-/// sees) moved that way beyond the margin and no part moved the other way; the fast runs
-/// alone claim a direction only when every other part's equivalence interval rules out a
-/// move the other way beyond the margin (a spread that grows makes the fast runs faster
-/// and the slow runs slower, and the fast runs, being the least noisy, are resolved
-/// first: they alone must not read as faster). Every part inside the margin is
+/// the margin are mixed. A direction is claimed when the typical run (p50) or the mean run
+/// moved that way beyond the margin and no part moved the other way. A tail (the fast or
+/// the slow runs) that moved alone is a change of spread when the typical and the mean
+/// run are both inside the margin: MIXED, said as spread ("B's runs are more (less)
+/// variable"), never FASTER or SLOWER (issue 42: a B whose runs are more consistent lost
+/// its lucky fast runs, and was called slower). With the typical or the mean run
+/// unresolved, a tail alone claims its direction only when every other part's
+/// equivalence interval rules out a move the other way beyond the margin (a spread that
+/// grows makes the fast runs faster and the slow runs slower, and either tail, resolved
+/// first, must not read as the whole change). Every part inside the margin is
 /// equivalent; anything else is inconclusive.
 pub(crate) fn shape_outcome(s: &ShapeAnalysis, margin: f64, higher_is_better: bool) -> Outcome {
-    let slow_end = if higher_is_better {
-        s.quantiles.first()
-    } else {
-        s.quantiles.last()
-    }
-    .map(|q| q.quantile);
     let decisive = |how: PartMove| {
         s.quantiles.iter().chain(s.mean.as_ref()).any(|q| {
-            q.part == how
-                && (q.statistic == PartStatistic::Mean
-                    || q.quantile == 0.5
-                    || Some(q.quantile) == slow_end)
+            q.part == how && (q.statistic == PartStatistic::Mean || q.quantile == 0.5)
         })
     };
     let claim = |how: PartMove, outcome: Outcome| {
-        if decisive(how) || s.none_opposed(how == PartMove::Faster, margin, higher_is_better) {
+        if decisive(how) {
+            outcome
+        } else if spread_only(s) {
+            Outcome::Mixed
+        } else if s.none_opposed(how == PartMove::Faster, margin, higher_is_better) {
             outcome
         } else {
             Outcome::Inconclusive
@@ -347,6 +345,39 @@ pub(crate) fn shape_outcome(s: &ShapeAnalysis, margin: f64, higher_is_better: bo
         (false, true) => claim(PartMove::Faster, Outcome::Faster),
         (false, false) if shape_equivalent(s, margin) => Outcome::Equivalent,
         (false, false) => Outcome::Inconclusive,
+    }
+}
+
+/// A change of spread alone: the typical and the mean run inside the margin
+/// ([`PartMove::within_margin`]) and a tail beyond it. Needs the mean run (two or more
+/// runs of each variant in every block).
+pub(crate) fn spread_only(s: &ShapeAnalysis) -> bool {
+    let typical = s.typical();
+    s.mean.as_ref().is_some_and(|m| m.part.within_margin())
+        && typical.part.within_margin()
+        && s.quantiles
+            .iter()
+            .any(|q| is_tail(q) && matches!(q.part, PartMove::Slower | PartMove::Faster))
+}
+
+/// How the candidate's runs spread against the baseline's, from the tails that moved:
+/// `Some(true)` apart (the fast runs faster or the slow runs slower, none the other
+/// way: more variable), `Some(false)` together (less variable), `None` when the tails
+/// say neither or both.
+pub(crate) fn spread_direction(s: &ShapeAnalysis, higher_is_better: bool) -> Option<bool> {
+    let (mut apart, mut together) = (false, false);
+    for q in s.quantiles.iter().filter(|q| is_tail(q)) {
+        let fast_end = (q.quantile < 0.5) != higher_is_better;
+        match (q.part, fast_end) {
+            (PartMove::Faster, true) | (PartMove::Slower, false) => apart = true,
+            (PartMove::Slower, true) | (PartMove::Faster, false) => together = true,
+            _ => {}
+        }
+    }
+    match (apart, together) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        _ => None,
     }
 }
 

@@ -8,14 +8,15 @@
 //! fastest runs alone.
 //!
 //! # Construction
-//! 1. **Session noise out.** Every run is divided by its block's center: the geometric mean
-//!    of the two variants' fastest runs in the block (of all the block's runs when the
-//!    variants have unequal counts). Whatever slowed or sped up a whole block cancels, as it
-//!    does for the block ratios, while every run still counts; the center is taken from the
-//!    fastest runs because a busy machine's disturbances (a run in five 15-40% slower on a
-//!    shared VM) would move a mean of all runs, and with it every run of the block.
+//! 1. **Pools, blocks kept.** Each variant's log-runs are pooled over the blocks as they
+//!    are: with as many runs of each variant in a block, a block weighs on both pools
+//!    alike, so the ratio of the pooled quantiles estimates the quantile ratio of the two
+//!    run distributions itself (a quantile treatment effect), whatever the change's shape;
+//!    the blocks still pair the variants through the test (step 3). No center taken from a
+//!    block's own runs, which the candidate's change would move (see [`centre`]); a block
+//!    with unequal counts is centered on the mean of all its log-runs.
 //! 2. **Quantiles.** At each quantile `q` the Harrell-Davis estimate (a Beta-weighted mean
-//!    of all order statistics; Harrell & Davis 1982) of each variant's normalized log-runs;
+//!    of all order statistics; Harrell & Davis 1982) of each variant's pooled log-runs;
 //!    the log-ratio `T_q` is the candidate's minus the baseline's, its `exp` the ratio.
 //! 3. **A randomization test per quantile.** Under no change the labels within a block are
 //!    exchangeable, so swapping the two variants' runs inside blocks (all `2^n` swaps when
@@ -187,7 +188,8 @@ pub struct QuantileShift {
     pub baseline: f64,
     /// The candidate's.
     pub candidate: f64,
-    /// The paired ratio at this quantile, candidate over baseline (session noise out).
+    /// The ratio at this quantile, candidate over baseline: of the pooled runs (blocks
+    /// with unequal counts centered), the quantile ratio of the two run distributions.
     pub ratio: f64,
     /// Its interval at [`QuantileShift::confidence`], `None` with too few blocks for that
     /// level.
@@ -416,21 +418,30 @@ fn dot(w: &[f64], v: &[f64]) -> f64 {
     w.iter().zip(v).map(|(w, v)| w * v).sum()
 }
 
-/// A block's center: the mean of the two variants' fastest log-runs when they have as many
-/// runs, else the mean of all its log-runs.
+/// A block's center: none (0) when the variants have as many runs in the block, else the
+/// mean of all its log-runs.
 ///
-/// The fastest runs are the ones a busy machine disturbs least, so the center carries the
-/// block's session noise without the block's slow outliers (a mean of all runs moves every
-/// run of the block by a fifth of one disturbed run's excess on a 2 + 2 block). Both forms
-/// are symmetric in the block's two variants (a swap leaves them unchanged, so the
-/// randomization test stays exact), and shifting every candidate run by `u` moves either by
-/// the candidate's share of `u` (1/2 with equal counts), as the inversion's shift
-/// coefficients assume. A block with unequal counts is reassigned at random, which the mean
-/// of all runs is invariant to and the fastest runs are not.
+/// With equal counts every block puts as many runs in each variant's pool, so whatever
+/// slowed or sped up a whole block (a load phase, drift) weighs on both pools alike, and
+/// the ratio of the pooled quantiles is the quantile ratio of the two variants' run
+/// distributions itself: the estimand the parts are named after, whatever the change's
+/// shape. A center computed from the block's own runs would move with the candidate's
+/// change (the mean of the variants' fastest runs, used until issue 42, put half of the
+/// change of the candidate's fastest run into every baseline run of the block: p10 of a
+/// candidate whose fast mode is 4% faster read 1.045), and one from the baseline's runs
+/// alone would narrow the baseline's distribution (tails biased with no change at all).
+/// Simulated on every profile at 30 blocks (`cargo run -p bench-lab --example` of
+/// `docs/estimator-grid.md`), dropping the center raised the power of the
+/// `--fail-if-slower 2%` gate at a 4% slowdown (shared-vm 95.5% -> 100%, drift 95.5% ->
+/// 94%): the noise of a 2 + 2 block's fastest runs outweighed the block effects it removed.
+///
+/// With unequal counts a block weighs differently in the two pools, so its level would
+/// leak into the ratio; the mean of all its log-runs takes it out (invariant to the random
+/// reassignment of the block's runs, so the test stays exact), at the price of moving with
+/// the candidate's change by its share of the block's runs.
 fn centre(a: &[f64], b: &[f64]) -> f64 {
     if a.len() == b.len() {
-        let fastest = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-        0.5 * (fastest(a) + fastest(b))
+        0.0
     } else {
         (a.iter().sum::<f64>() + b.iter().sum::<f64>()) / (a.len() + b.len()) as f64
     }
