@@ -1046,7 +1046,16 @@ pub(crate) fn shape_analysis_keeping(
     // dependence when neighbouring runs move together (simulated A/A claims of 6.5-8.5%
     // at 10 blocks of 3 + 1 runs with min-p, 3.5-5.5% with Bonferroni).
     let family = Family::new(&joint, &shares, arrangements, logs.equal_counts());
+    let pool = |candidate: bool| {
+        let mut v: Vec<f64> = observed
+            .iter()
+            .flat_map(|(a, b)| if candidate { b } else { a }.iter().copied())
+            .collect();
+        v.sort_unstable_by(f64::total_cmp);
+        v
+    };
     let check = QuantileCheck {
+        pools: (pool(false), pool(true)),
         c_test: family.level(config.alpha),
         c_interval: family.level(1.0 - config.confidence),
         raw: (
@@ -1301,6 +1310,9 @@ struct Tested {
 struct QuantileCheck<'a> {
     /// Every run of (baseline, candidate), unlogged: the quantiles reported.
     raw: (Vec<f64>, Vec<f64>),
+    /// Each variant's pooled log-runs as observed (blocks with unequal counts centered),
+    /// sorted: the parts' own standard errors ([`QuantileCheck::own_se`]).
+    pools: (Vec<f64>, Vec<f64>),
     arrangements: Arrangements,
     family: Family,
     /// The family's per-unit levels of the test (at alpha) and of the intervals (at
@@ -1423,6 +1435,21 @@ impl QuantileCheck<'_> {
         }
     }
 
+    /// The standard error of quantile `T_q` from each variant's own runs: the
+    /// Maritz-Jarrett estimate (Maritz & Jarrett 1978; Wilcox, *Introduction to Robust
+    /// Estimation*, 3.5) of each pool's Harrell-Davis quantile, `sqrt(sum_i w_i (x_(i) -
+    /// theta)^2)` with its weights `w_i`, the two added in quadrature. It ignores the
+    /// covariance the blocks give the two pools (positive when a block slows both
+    /// variants), so it errs wide. Time: O(n).
+    fn own_se(&self, windows: &[HdWindow; 2]) -> f64 {
+        let var = |window: &HdWindow, sorted: &[f64]| {
+            let theta = window.dot(sorted);
+            let sq: Vec<f64> = sorted.iter().map(|x| (x - theta) * (x - theta)).collect();
+            window.dot(&sq).max(0.0)
+        };
+        (var(&windows[0], &self.pools.0) + var(&windows[1], &self.pools.1)).sqrt()
+    }
+
     /// Quantile `q`'s shift (part `j`): its estimate `t`, the exact randomization test's p
     /// (against `unaligned`, every arrangement of the data as observed), the intervals
     /// from the inversion around the estimate (`aligned`: every arrangement of the data
@@ -1447,13 +1474,35 @@ impl QuantileCheck<'_> {
         // or a skewed tail the two can differ, and either alone would claim more than
         // the other allows).
         let p_exact = exact_p(unaligned, t, extra);
-        let p = p_exact.max(inversion.p_value(t));
+        // The part's own test: the randomization test is exact when nothing changed, but
+        // swapping runs between variants whose spreads differ (a change that is not a
+        // shift) gives its reference the pooled spread, too narrow for a part whose own
+        // quantile did not move (the typical run of a B whose spread grew 10% was called
+        // moved in half of simulated sessions). The part also needs its estimate clear of
+        // no change by its own standard error ([`QuantileCheck::own_se`], normal), and its
+        // interval is the hull of the two.
+        let se = self.own_se(windows);
+        let p_own = if se > 0.0 {
+            (2.0 * crate::special::normal_sf(t.abs() / se)).min(1.0)
+        } else if t == 0.0 {
+            1.0
+        } else {
+            0.0
+        };
+        let p = p_exact.max(inversion.p_value(t)).max(p_own);
         let exp = |i: Option<[f64; 2]>| {
             i.map(|[lo, hi]| [lo.exp(), hi.exp()])
                 .filter(|b| b.iter().all(|x| x.is_finite() && *x > 0.0))
         };
-        let interval = exp(inversion.interval(t, a_interval));
-        let equivalence_interval = exp(inversion.interval(t, self.a_equiv));
+        let hull = |a: f64| {
+            let own = crate::special::normal_ppf(1.0 - a / 2.0).map(|z| z * se);
+            inversion
+                .interval(t, a)
+                .zip(own)
+                .map(|([lo, hi], h)| [lo.min(t - h), hi.max(t + h)])
+        };
+        let interval = exp(hull(a_interval));
+        let equivalence_interval = exp(hull(self.a_equiv));
         let ratio = t.exp();
         // The decision is the exact test's; an inverted interval that excludes no change
         // while the exact test does not reject is widened to hold it, so the interval
