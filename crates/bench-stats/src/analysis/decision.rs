@@ -611,6 +611,33 @@ mod tests {
     }
 
     #[test]
+    fn a_tail_alone_with_the_typical_and_mean_run_inside_the_margin_is_mixed_said_as_spread() {
+        let still = |q: f64| part(q, PartMove::Equivalent, [0.995, 1.005], [0.996, 1.004]);
+        let slower = |q: f64| part(q, PartMove::Slower, [1.05, 1.2], [1.06, 1.19]);
+        let faster = |q: f64| part(q, PartMove::Faster, [0.85, 0.95], [0.86, 0.94]);
+        let unclear = |q: f64| part(q, PartMove::Unclear, [0.9, 1.1], [0.92, 1.08]);
+        // The slow runs slower alone: more variable, never SLOWER.
+        let s = shape(still(0.1), still(0.5), slower(0.9), still(f64::NAN));
+        assert_eq!(shape_outcome(&s, 0.01, false), Outcome::Mixed);
+        assert_eq!(spread_direction(&s, false), Some(true));
+        // A more consistent B: its fast runs slower alone (it lost its lucky runs).
+        let s = shape(slower(0.1), still(0.5), unclear(0.9), still(f64::NAN));
+        assert_eq!(shape_outcome(&s, 0.01, false), Outcome::Mixed);
+        assert_eq!(spread_direction(&s, false), Some(false));
+        // Fast runs faster and slow runs slower: apart; for a throughput, together.
+        let s = shape(faster(0.1), still(0.5), slower(0.9), still(f64::NAN));
+        assert_eq!(shape_outcome(&s, 0.01, false), Outcome::Mixed);
+        assert_eq!(spread_direction(&s, false), Some(true));
+        assert_eq!(spread_direction(&s, true), Some(false));
+        // The typical run moved too: a claim, not a spread.
+        let s = shape(still(0.1), slower(0.5), slower(0.9), still(f64::NAN));
+        assert_eq!(shape_outcome(&s, 0.01, false), Outcome::Slower);
+        // The typical run unresolved and the fast runs could be faster: no claim.
+        let s = shape(unclear(0.1), unclear(0.5), slower(0.9), still(f64::NAN));
+        assert_eq!(shape_outcome(&s, 0.01, false), Outcome::Inconclusive);
+    }
+
+    #[test]
     fn equivalence_holds_the_tails_to_three_times_the_margin() {
         let still = |q: f64| part(q, PartMove::Equivalent, [0.995, 1.005], [0.996, 1.004]);
         // A tail not resolved at ±1% but inside ±3%: equivalent.

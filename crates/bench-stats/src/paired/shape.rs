@@ -1056,6 +1056,7 @@ pub(crate) fn shape_analysis_keeping(
     };
     let check = QuantileCheck {
         pools: (pool(false), pool(true)),
+        blocks: observed.clone(),
         c_test: family.level(config.alpha),
         c_interval: family.level(1.0 - config.confidence),
         raw: (
@@ -1311,8 +1312,10 @@ struct QuantileCheck<'a> {
     /// Every run of (baseline, candidate), unlogged: the quantiles reported.
     raw: (Vec<f64>, Vec<f64>),
     /// Each variant's pooled log-runs as observed (blocks with unequal counts centered),
-    /// sorted: the parts' own standard errors ([`QuantileCheck::own_se`]).
+    /// sorted, and the blocks they came from: the parts' own standard errors
+    /// ([`QuantileCheck::own_se`]).
     pools: (Vec<f64>, Vec<f64>),
+    blocks: Vec<(Vec<f64>, Vec<f64>)>,
     arrangements: Arrangements,
     family: Family,
     /// The family's per-unit levels of the test (at alpha) and of the intervals (at
@@ -1435,19 +1438,44 @@ impl QuantileCheck<'_> {
         }
     }
 
-    /// The standard error of quantile `T_q` from each variant's own runs: the
-    /// Maritz-Jarrett estimate (Maritz & Jarrett 1978; Wilcox, *Introduction to Robust
-    /// Estimation*, 3.5) of each pool's Harrell-Davis quantile, `sqrt(sum_i w_i (x_(i) -
-    /// theta)^2)` with its weights `w_i`, the two added in quadrature. It ignores the
-    /// covariance the blocks give the two pools (positive when a block slows both
-    /// variants), so it errs wide. Time: O(n).
-    fn own_se(&self, windows: &[HdWindow; 2]) -> f64 {
-        let var = |window: &HdWindow, sorted: &[f64]| {
+    /// The standard error of `T_q` with each variant's own spread and the blocks' pairing:
+    /// the cluster (block) sandwich of the quantiles' influence functions. A run `x` of a
+    /// variant whose quantile is `theta` and density there `f` adds `(q - [x <= theta]) /
+    /// (f n)` to its quantile (Bahadur's representation), so `T_q` is a sum over the
+    /// blocks of `D_b`, the candidate's runs' share minus the baseline's, and its variance
+    /// is `n / (n - 1) sum_b (D_b - mean D)^2` (blocks independent, the runs within a
+    /// block however they are correlated). `1 / f` is read from the Maritz-Jarrett
+    /// standard error of the pool's Harrell-Davis quantile (Maritz & Jarrett 1978),
+    /// `sqrt(sum_i w_i (x_(i) - theta)^2) sqrt(n / (q (1 - q)))`. When a block slows both
+    /// variants alike their shares cancel, as in the randomization test; when the spreads
+    /// differ each variant keeps its own, which the swaps do not. Time: O(n) in the runs.
+    fn own_se(&self, q: f64, windows: &[HdWindow; 2]) -> f64 {
+        let inverse_density = |window: &HdWindow, sorted: &[f64]| {
             let theta = window.dot(sorted);
             let sq: Vec<f64> = sorted.iter().map(|x| (x - theta) * (x - theta)).collect();
-            window.dot(&sq).max(0.0)
+            let n = sorted.len() as f64;
+            (theta, window.dot(&sq).max(0.0).sqrt() * (n / (q * (1.0 - q))).sqrt())
         };
-        (var(&windows[0], &self.pools.0) + var(&windows[1], &self.pools.1)).sqrt()
+        let (theta_a, g_a) = inverse_density(&windows[0], &self.pools.0);
+        let (theta_b, g_b) = inverse_density(&windows[1], &self.pools.1);
+        let (n_a, n_b) = (self.pools.0.len() as f64, self.pools.1.len() as f64);
+        let share = |runs: &[f64], theta: f64| -> f64 {
+            runs.iter()
+                .map(|&x| q - if x <= theta { 1.0 } else { 0.0 })
+                .sum::<f64>()
+        };
+        let d: Vec<f64> = self
+            .blocks
+            .iter()
+            .map(|(a, b)| g_b * share(b, theta_b) / n_b - g_a * share(a, theta_a) / n_a)
+            .collect();
+        let k = d.len() as f64;
+        if k < 2.0 {
+            return 0.0;
+        }
+        let mean = d.iter().sum::<f64>() / k;
+        let ss: f64 = d.iter().map(|x| (x - mean) * (x - mean)).sum();
+        (ss * k / (k - 1.0)).sqrt()
     }
 
     /// Quantile `q`'s shift (part `j`): its estimate `t`, the exact randomization test's p
@@ -1478,10 +1506,10 @@ impl QuantileCheck<'_> {
         // swapping runs between variants whose spreads differ (a change that is not a
         // shift) gives its reference the pooled spread, too narrow for a part whose own
         // quantile did not move (the typical run of a B whose spread grew 10% was called
-        // moved in half of simulated sessions). The part also needs its estimate clear of
-        // no change by its own standard error ([`QuantileCheck::own_se`], normal), and its
-        // interval is the hull of the two.
-        let se = self.own_se(windows);
+        // moved in half of simulated quiet sessions). The part also needs its estimate
+        // clear of no change by its own standard error ([`QuantileCheck::own_se`],
+        // normal), and its interval is the hull of the two.
+        let se = self.own_se(q, windows);
         let p_own = if se > 0.0 {
             (2.0 * crate::special::normal_sf(t.abs() / se)).min(1.0)
         } else if t == 0.0 {
