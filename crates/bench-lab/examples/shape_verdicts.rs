@@ -74,7 +74,11 @@ fn cell(profile: NoiseProfile, name: &str, change: &Change, range: std::ops::Ran
                         format!("{:.4} [{lo:.4}, {hi:.4}] {:?}", q.ratio, q.part)
                     })
                     .collect();
-                eprintln!("{profile} {:?} gate2 {gate2}: {}", c.outcome, parts.join("  "));
+                eprintln!(
+                    "{profile} {:?} gate2 {gate2}: {}",
+                    c.outcome,
+                    parts.join("  ")
+                );
             }
         }
     }
@@ -95,7 +99,10 @@ fn main() {
             let half = reps / 2;
             let (x, y) = std::thread::scope(|s| {
                 let t = s.spawn(|| cell(profile, name, change, 0..half));
-                (cell(profile, name, change, half..reps), t.join().expect("thread"))
+                (
+                    cell(profile, name, change, half..reps),
+                    t.join().expect("thread"),
+                )
             });
             let v: Vec<u32> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
             let p = |k: u32| 100.0 * f64::from(k) / f64::from(v[0].max(1));

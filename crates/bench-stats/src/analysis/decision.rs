@@ -324,9 +324,10 @@ pub(crate) fn blocks_to_resolve(
 /// equivalent; anything else is inconclusive.
 pub(crate) fn shape_outcome(s: &ShapeAnalysis, margin: f64, higher_is_better: bool) -> Outcome {
     let decisive = |how: PartMove| {
-        s.quantiles.iter().chain(s.mean.as_ref()).any(|q| {
-            q.part == how && (q.statistic == PartStatistic::Mean || q.quantile == 0.5)
-        })
+        s.quantiles
+            .iter()
+            .chain(s.mean.as_ref())
+            .any(|q| q.part == how && (q.statistic == PartStatistic::Mean || q.quantile == 0.5))
     };
     let claim = |how: PartMove, outcome: Outcome| {
         if decisive(how) {
@@ -534,7 +535,10 @@ pub(crate) fn report(
 
 #[cfg(test)]
 mod tests {
-    use super::{blocks_to_resolve, deciding_part, part_key, shape_equivalent};
+    use super::{
+        blocks_to_resolve, deciding_part, part_key, shape_equivalent, shape_outcome,
+        spread_direction,
+    };
     use crate::model::report::Outcome;
     use crate::paired::shape::{PartMove, PartStatistic, QuantileShift, ShapeAnalysis};
 

@@ -435,6 +435,13 @@ fn dot(w: &[f64], v: &[f64]) -> f64 {
 /// `--fail-if-slower 2%` gate at a 4% slowdown (shared-vm 95.5% -> 100%, drift 95.5% ->
 /// 94%): the noise of a 2 + 2 block's fastest runs outweighed the block effects it removed.
 ///
+/// With one run of each variant in every block a run's place in its variant's
+/// distribution cannot be told from its block's, and the only part checked is the typical
+/// run as the paired location: each block is centered on the mean of its two log-runs, so
+/// the estimate is about the median of the blocks' log-ratios (the pooled runs' ratio
+/// would carry the whole spread between blocks), and the randomization test is the
+/// sign-flip test of those log-ratios; the part's own standard error is not added.
+///
 /// With unequal counts a block weighs differently in the two pools, so its level would
 /// leak into the ratio; the mean of all its log-runs takes it out (invariant to the random
 /// reassignment of the block's runs, so the test stays exact), at the price of moving with
@@ -451,6 +458,9 @@ fn centre(a: &[f64], b: &[f64]) -> f64 {
 struct LogBlocks {
     a: Vec<Vec<f64>>,
     b: Vec<Vec<f64>>,
+    /// One run of each variant in every block: each block is centered on the mean of its
+    /// two log-runs, and the typical run is the paired location ([`centre`]).
+    single: bool,
 }
 
 impl LogBlocks {
@@ -493,10 +503,9 @@ impl LogBlocks {
                 })
                 .collect()
         };
-        Ok(LogBlocks {
-            a: logs(baseline)?,
-            b: logs(candidate)?,
-        })
+        let (a, b) = (logs(baseline)?, logs(candidate)?);
+        let single = a.iter().zip(&b).all(|(a, b)| a.len() == 1 && b.len() == 1);
+        Ok(LogBlocks { a, b, single })
     }
 
     /// The runs of each block with the candidate's shifted by `-shift` (aligned), centered
@@ -507,7 +516,11 @@ impl LogBlocks {
             .zip(&self.b)
             .map(|(a, b)| {
                 let b: Vec<f64> = b.iter().map(|x| x - shift).collect();
-                let c = centre(a, &b);
+                let c = if self.single {
+                    0.5 * (a[0] + b[0])
+                } else {
+                    centre(a, &b)
+                };
                 (
                     a.iter().map(|x| x - c).collect(),
                     b.iter().map(|x| x - c).collect(),
@@ -999,11 +1012,7 @@ pub(crate) fn shape_analysis_keeping(
     // same (the mean of the block differences' 10th and 90th percentiles), a location and
     // not the tails, and a block's mean is its one run. Only the typical run is checked,
     // at the whole alpha.
-    let single = logs
-        .a
-        .iter()
-        .zip(&logs.b)
-        .all(|(a, b)| a.len() == 1 && b.len() == 1);
+    let single = logs.single;
     let checked: &[f64] = if single { &[0.5] } else { &SHAPE_QUANTILES };
     // The mean run is checked when every block holds as many runs of each variant (two or
     // more): with unequal counts, a block's mean of three runs against one has a spread of
@@ -1057,6 +1066,7 @@ pub(crate) fn shape_analysis_keeping(
     let check = QuantileCheck {
         pools: (pool(false), pool(true)),
         blocks: observed.clone(),
+        single,
         c_test: family.level(config.alpha),
         c_interval: family.level(1.0 - config.confidence),
         raw: (
@@ -1316,6 +1326,8 @@ struct QuantileCheck<'a> {
     /// ([`QuantileCheck::own_se`]).
     pools: (Vec<f64>, Vec<f64>),
     blocks: Vec<(Vec<f64>, Vec<f64>)>,
+    /// One run of each variant in every block: no own standard error (see [`centre`]).
+    single: bool,
     arrangements: Arrangements,
     family: Family,
     /// The family's per-unit levels of the test (at alpha) and of the intervals (at
@@ -1454,7 +1466,10 @@ impl QuantileCheck<'_> {
             let theta = window.dot(sorted);
             let sq: Vec<f64> = sorted.iter().map(|x| (x - theta) * (x - theta)).collect();
             let n = sorted.len() as f64;
-            (theta, window.dot(&sq).max(0.0).sqrt() * (n / (q * (1.0 - q))).sqrt())
+            (
+                theta,
+                window.dot(&sq).max(0.0).sqrt() * (n / (q * (1.0 - q))).sqrt(),
+            )
         };
         let (theta_a, g_a) = inverse_density(&windows[0], &self.pools.0);
         let (theta_b, g_b) = inverse_density(&windows[1], &self.pools.1);
@@ -1509,8 +1524,14 @@ impl QuantileCheck<'_> {
         // moved in half of simulated quiet sessions). The part also needs its estimate
         // clear of no change by its own standard error ([`QuantileCheck::own_se`],
         // normal), and its interval is the hull of the two.
-        let se = self.own_se(q, windows);
-        let p_own = if se > 0.0 {
+        let se = if self.single {
+            0.0
+        } else {
+            self.own_se(q, windows)
+        };
+        let p_own = if self.single {
+            0.0
+        } else if se > 0.0 {
             (2.0 * crate::special::normal_sf(t.abs() / se)).min(1.0)
         } else if t == 0.0 {
             1.0
