@@ -1055,16 +1055,8 @@ pub(crate) fn shape_analysis_keeping(
     // dependence when neighbouring runs move together (simulated A/A claims of 6.5-8.5%
     // at 10 blocks of 3 + 1 runs with min-p, 3.5-5.5% with Bonferroni).
     let family = Family::new(&joint, &shares, arrangements, logs.equal_counts());
-    let pool = |candidate: bool| {
-        let mut v: Vec<f64> = observed
-            .iter()
-            .flat_map(|(a, b)| if candidate { b } else { a }.iter().copied())
-            .collect();
-        v.sort_unstable_by(f64::total_cmp);
-        v
-    };
     let check = QuantileCheck {
-        pools: (pool(false), pool(true)),
+        pools: sorted_pools(&observed),
         blocks: observed.clone(),
         single,
         c_test: family.level(config.alpha),
@@ -1120,6 +1112,19 @@ pub(crate) fn shape_analysis_keeping(
         blocks: n,
     };
     Ok((shape, typical_distribution))
+}
+
+/// Each variant's runs of `observed` pooled and sorted: (baseline, candidate).
+fn sorted_pools(observed: &[(Vec<f64>, Vec<f64>)]) -> (Vec<f64>, Vec<f64>) {
+    let pool = |candidate: bool| {
+        let mut v: Vec<f64> = observed
+            .iter()
+            .flat_map(|(a, b)| if candidate { b } else { a }.iter().copied())
+            .collect();
+        v.sort_unstable_by(f64::total_cmp);
+        v
+    };
+    (pool(false), pool(true))
 }
 
 /// [`StatsError::InvalidParameter`] for an alpha, a confidence or a margin out of range.
