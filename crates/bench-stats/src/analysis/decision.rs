@@ -311,31 +311,30 @@ pub(crate) fn blocks_to_resolve(
 }
 
 /// The typical run's outcome from how each checked part moved. Opposite directions beyond
-/// the margin are mixed. A direction is claimed when the typical run (p50) or the slow
-/// runs (p90 of a time, p10 of a throughput: the runs that make up most of the cost a user
-/// sees) moved that way beyond the margin and no part moved the other way; the fast runs
-/// alone claim a direction only when every other part's equivalence interval rules out a
-/// move the other way beyond the margin (a spread that grows makes the fast runs faster
-/// and the slow runs slower, and the fast runs, being the least noisy, are resolved
-/// first: they alone must not read as faster). Every part inside the margin is
+/// the margin are mixed. A direction is claimed when the typical run (p50) or the mean run
+/// moved that way beyond the margin and no part moved the other way. A tail (the fast or
+/// the slow runs) that moved alone is a change of spread when the typical and the mean
+/// run are both inside the margin: MIXED, said as spread ("B's runs are more (less)
+/// variable"), never FASTER or SLOWER (issue 42: a B whose runs are more consistent lost
+/// its lucky fast runs, and was called slower). With the typical or the mean run
+/// unresolved, a tail alone claims its direction only when every other part's
+/// equivalence interval rules out a move the other way beyond the margin (a spread that
+/// grows makes the fast runs faster and the slow runs slower, and either tail, resolved
+/// first, must not read as the whole change). Every part inside the margin is
 /// equivalent; anything else is inconclusive.
 pub(crate) fn shape_outcome(s: &ShapeAnalysis, margin: f64, higher_is_better: bool) -> Outcome {
-    let slow_end = if higher_is_better {
-        s.quantiles.first()
-    } else {
-        s.quantiles.last()
-    }
-    .map(|q| q.quantile);
     let decisive = |how: PartMove| {
-        s.quantiles.iter().chain(s.mean.as_ref()).any(|q| {
-            q.part == how
-                && (q.statistic == PartStatistic::Mean
-                    || q.quantile == 0.5
-                    || Some(q.quantile) == slow_end)
-        })
+        s.quantiles
+            .iter()
+            .chain(s.mean.as_ref())
+            .any(|q| q.part == how && (q.statistic == PartStatistic::Mean || q.quantile == 0.5))
     };
     let claim = |how: PartMove, outcome: Outcome| {
-        if decisive(how) || s.none_opposed(how == PartMove::Faster, margin, higher_is_better) {
+        if decisive(how) {
+            outcome
+        } else if spread_only(s) {
+            Outcome::Mixed
+        } else if s.none_opposed(how == PartMove::Faster, margin, higher_is_better) {
             outcome
         } else {
             Outcome::Inconclusive
@@ -347,6 +346,39 @@ pub(crate) fn shape_outcome(s: &ShapeAnalysis, margin: f64, higher_is_better: bo
         (false, true) => claim(PartMove::Faster, Outcome::Faster),
         (false, false) if shape_equivalent(s, margin) => Outcome::Equivalent,
         (false, false) => Outcome::Inconclusive,
+    }
+}
+
+/// A change of spread alone: the typical and the mean run inside the margin
+/// ([`PartMove::within_margin`]) and a tail beyond it. Needs the mean run (two or more
+/// runs of each variant in every block).
+pub(crate) fn spread_only(s: &ShapeAnalysis) -> bool {
+    let typical = s.typical();
+    s.mean.as_ref().is_some_and(|m| m.part.within_margin())
+        && typical.part.within_margin()
+        && s.quantiles
+            .iter()
+            .any(|q| is_tail(q) && matches!(q.part, PartMove::Slower | PartMove::Faster))
+}
+
+/// How the candidate's runs spread against the baseline's, from the tails that moved:
+/// `Some(true)` apart (the fast runs faster or the slow runs slower, none the other
+/// way: more variable), `Some(false)` together (less variable), `None` when the tails
+/// say neither or both.
+pub(crate) fn spread_direction(s: &ShapeAnalysis, higher_is_better: bool) -> Option<bool> {
+    let (mut apart, mut together) = (false, false);
+    for q in s.quantiles.iter().filter(|q| is_tail(q)) {
+        let fast_end = (q.quantile < 0.5) != higher_is_better;
+        match (q.part, fast_end) {
+            (PartMove::Faster, true) | (PartMove::Slower, false) => apart = true,
+            (PartMove::Slower, true) | (PartMove::Faster, false) => together = true,
+            _ => {}
+        }
+    }
+    match (apart, together) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        _ => None,
     }
 }
 
@@ -503,7 +535,10 @@ pub(crate) fn report(
 
 #[cfg(test)]
 mod tests {
-    use super::{blocks_to_resolve, deciding_part, part_key, shape_equivalent};
+    use super::{
+        blocks_to_resolve, deciding_part, part_key, shape_equivalent, shape_outcome,
+        spread_direction,
+    };
     use crate::model::report::Outcome;
     use crate::paired::shape::{PartMove, PartStatistic, QuantileShift, ShapeAnalysis};
 
@@ -577,6 +612,33 @@ mod tests {
             part_key(deciding_part(&s, Outcome::Slower, true), true),
             "fast-runs"
         );
+    }
+
+    #[test]
+    fn a_tail_alone_with_the_typical_and_mean_run_inside_the_margin_is_mixed_said_as_spread() {
+        let still = |q: f64| part(q, PartMove::Equivalent, [0.995, 1.005], [0.996, 1.004]);
+        let slower = |q: f64| part(q, PartMove::Slower, [1.05, 1.2], [1.06, 1.19]);
+        let faster = |q: f64| part(q, PartMove::Faster, [0.85, 0.95], [0.86, 0.94]);
+        let unclear = |q: f64| part(q, PartMove::Unclear, [0.9, 1.1], [0.92, 1.08]);
+        // The slow runs slower alone: more variable, never SLOWER.
+        let s = shape(still(0.1), still(0.5), slower(0.9), still(f64::NAN));
+        assert_eq!(shape_outcome(&s, 0.01, false), Outcome::Mixed);
+        assert_eq!(spread_direction(&s, false), Some(true));
+        // A more consistent B: its fast runs slower alone (it lost its lucky runs).
+        let s = shape(slower(0.1), still(0.5), unclear(0.9), still(f64::NAN));
+        assert_eq!(shape_outcome(&s, 0.01, false), Outcome::Mixed);
+        assert_eq!(spread_direction(&s, false), Some(false));
+        // Fast runs faster and slow runs slower: apart; for a throughput, together.
+        let s = shape(faster(0.1), still(0.5), slower(0.9), still(f64::NAN));
+        assert_eq!(shape_outcome(&s, 0.01, false), Outcome::Mixed);
+        assert_eq!(spread_direction(&s, false), Some(true));
+        assert_eq!(spread_direction(&s, true), Some(false));
+        // The typical run moved too: a claim, not a spread.
+        let s = shape(still(0.1), slower(0.5), slower(0.9), still(f64::NAN));
+        assert_eq!(shape_outcome(&s, 0.01, false), Outcome::Slower);
+        // The typical run unresolved and the fast runs could be faster: no claim.
+        let s = shape(unclear(0.1), unclear(0.5), slower(0.9), still(f64::NAN));
+        assert_eq!(shape_outcome(&s, 0.01, false), Outcome::Inconclusive);
     }
 
     #[test]

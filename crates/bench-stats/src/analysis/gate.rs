@@ -39,7 +39,8 @@ pub struct Regression {
 /// ([`crate::Comparison::distribution`]): a part that is significantly slower (its
 /// simultaneous interval excludes no change, family-wise at alpha) and whose interval
 /// reaches `pct` trips it, so a regression of the slow runs alone is caught; the worst such
-/// part is reported.
+/// part is reported. The fast runs count only when the verdict is SLOWER: alone they are
+/// a change of spread (a more consistent candidate loses its lucky runs).
 ///
 /// A comparison decided by a confidence sequence (`--until decided`,
 /// [`crate::Comparison::sequential`]) is gated on what decided it: its verdict and its
@@ -51,8 +52,13 @@ pub fn regressions(analysis: &Analysis, pct: f64) -> Vec<Regression> {
         for c in &group.comparisons {
             let fixed_sample_shape = c.distribution.as_ref().filter(|_| c.sequential.is_none());
             if let Some(shape) = fixed_sample_shape {
+                // The fast runs alone are no regression a user pays for unless the
+                // verdict is SLOWER: a B whose runs are more consistent loses its lucky
+                // fast runs (issue 42: the gate failed it in 68-99% of simulations).
+                let fast_counts = c.outcome == crate::Outcome::Slower;
                 let reaching = shape.parts().filter(|q| {
-                    q.part == crate::paired::shape::PartMove::Slower
+                    (fast_counts || !is_fast_runs(q, analysis.higher_is_better))
+                        && q.part == crate::paired::shape::PartMove::Slower
                         && q.interval.is_some_and(|[lo, hi]| {
                             if analysis.higher_is_better {
                                 lo <= 1.0 - pct
@@ -104,6 +110,13 @@ pub fn regressions(analysis: &Analysis, pct: f64) -> Vec<Regression> {
         }
     }
     out
+}
+
+/// The fast runs: the low quantiles of a time, the high ones of a throughput.
+fn is_fast_runs(q: &crate::paired::shape::QuantileShift, higher_is_better: bool) -> bool {
+    q.statistic == crate::paired::shape::PartStatistic::Quantile
+        && (q.quantile - 0.5).abs() > 1e-9
+        && (q.quantile < 0.5) != higher_is_better
 }
 
 /// The one regression gate of compare, suite and history (`--fail-if-slower PCT`): a

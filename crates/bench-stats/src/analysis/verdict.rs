@@ -610,21 +610,43 @@ impl ShapeWords<'_> {
         )
     }
 
-    /// Slower in some parts and faster in others.
+    /// Slower in some parts and faster in others, or a tail alone beyond the margin with
+    /// the typical and the mean run inside it (a change of spread): whether the candidate's
+    /// runs moved apart (more variable) or together (less variable), and each part.
     fn mixed_sentence(&self) -> String {
         let (cand, base) = (self.f.candidate, self.f.baseline);
         let slower = self.moved(PartMove::Slower);
         let faster = self.moved(PartMove::Faster);
         let mut both = slower.clone();
         both.extend(faster.iter().copied());
+        let better = self.word(PartMove::Faster);
+        let worse = self.word(PartMove::Slower);
+        let lead = match crate::analysis::decision::spread_direction(
+            self.s,
+            self.f.higher_is_better,
+        ) {
+            Some(true) => format!(
+                "{cand}'s runs are more variable than {base}'s (they moved apart), so neither {better} nor {worse} describes it"
+            ),
+            Some(false) => format!(
+                "{cand}'s runs are less variable than {base}'s (they moved together), so neither {better} nor {worse} describes it"
+            ),
+            None => format!(
+                "{cand}'s runs moved one way in some parts and the other way in others against {base}'s, so neither {better} nor {worse} describes it"
+            ),
+        };
+        let mut moves = Vec::new();
+        if !slower.is_empty() {
+            moves.push(format!("{worse} in {}", self.list(&slower)));
+        }
+        if !faster.is_empty() {
+            moves.push(format!("{better} in {}", self.list(&faster)));
+        }
         format!(
-            "{cand}'s runs moved apart from {base}'s, so neither {better} nor {worse} describes it: {worse} in {}, {better} in {}{}; {}.",
-            self.list(&slower),
-            self.list(&faster),
+            "{lead}: {}{}; {}.",
+            moves.join(", "),
             self.rest(&both),
             self.scope(),
-            better = self.word(PartMove::Faster),
-            worse = self.word(PartMove::Slower),
         )
     }
 

@@ -8,14 +8,15 @@
 //! fastest runs alone.
 //!
 //! # Construction
-//! 1. **Session noise out.** Every run is divided by its block's center: the geometric mean
-//!    of the two variants' fastest runs in the block (of all the block's runs when the
-//!    variants have unequal counts). Whatever slowed or sped up a whole block cancels, as it
-//!    does for the block ratios, while every run still counts; the center is taken from the
-//!    fastest runs because a busy machine's disturbances (a run in five 15-40% slower on a
-//!    shared VM) would move a mean of all runs, and with it every run of the block.
+//! 1. **Pools, blocks kept.** Each variant's log-runs are pooled over the blocks as they
+//!    are: with as many runs of each variant in a block, a block weighs on both pools
+//!    alike, so the ratio of the pooled quantiles estimates the quantile ratio of the two
+//!    run distributions itself (a quantile treatment effect), whatever the change's shape;
+//!    the blocks still pair the variants through the test (step 3). No center taken from a
+//!    block's own runs, which the candidate's change would move (see [`centre`]); a block
+//!    with unequal counts is centered on the mean of all its log-runs.
 //! 2. **Quantiles.** At each quantile `q` the Harrell-Davis estimate (a Beta-weighted mean
-//!    of all order statistics; Harrell & Davis 1982) of each variant's normalized log-runs;
+//!    of all order statistics; Harrell & Davis 1982) of each variant's pooled log-runs;
 //!    the log-ratio `T_q` is the candidate's minus the baseline's, its `exp` the ratio.
 //! 3. **A randomization test per quantile.** Under no change the labels within a block are
 //!    exchangeable, so swapping the two variants' runs inside blocks (all `2^n` swaps when
@@ -188,7 +189,8 @@ pub struct QuantileShift {
     pub baseline: f64,
     /// The candidate's.
     pub candidate: f64,
-    /// The paired ratio at this quantile, candidate over baseline (session noise out).
+    /// The ratio at this quantile, candidate over baseline: of the pooled runs (blocks
+    /// with unequal counts centered), the quantile ratio of the two run distributions.
     pub ratio: f64,
     /// Its interval at [`QuantileShift::confidence`], `None` with too few blocks for that
     /// level.
@@ -417,21 +419,37 @@ fn dot(w: &[f64], v: &[f64]) -> f64 {
     w.iter().zip(v).map(|(w, v)| w * v).sum()
 }
 
-/// A block's center: the mean of the two variants' fastest log-runs when they have as many
-/// runs, else the mean of all its log-runs.
+/// A block's center: none (0) when the variants have as many runs in the block, else the
+/// mean of all its log-runs.
 ///
-/// The fastest runs are the ones a busy machine disturbs least, so the center carries the
-/// block's session noise without the block's slow outliers (a mean of all runs moves every
-/// run of the block by a fifth of one disturbed run's excess on a 2 + 2 block). Both forms
-/// are symmetric in the block's two variants (a swap leaves them unchanged, so the
-/// randomization test stays exact), and shifting every candidate run by `u` moves either by
-/// the candidate's share of `u` (1/2 with equal counts), as the inversion's shift
-/// coefficients assume. A block with unequal counts is reassigned at random, which the mean
-/// of all runs is invariant to and the fastest runs are not.
+/// With equal counts every block puts as many runs in each variant's pool, so whatever
+/// slowed or sped up a whole block (a load phase, drift) weighs on both pools alike, and
+/// the ratio of the pooled quantiles is the quantile ratio of the two variants' run
+/// distributions itself: the estimand the parts are named after, whatever the change's
+/// shape. A center computed from the block's own runs would move with the candidate's
+/// change (the mean of the variants' fastest runs, used until issue 42, put half of the
+/// change of the candidate's fastest run into every baseline run of the block: p10 of a
+/// candidate whose fast mode is 4% faster read 1.045), and one from the baseline's runs
+/// alone would narrow the baseline's distribution (tails biased with no change at all).
+/// Simulated on every profile at 30 blocks (`cargo run -p bench-lab --example` of
+/// `docs/estimator-grid.md`), dropping the center raised the power of the
+/// `--fail-if-slower 2%` gate at a 4% slowdown (shared-vm 95.5% -> 100%, drift 95.5% ->
+/// 94%): the noise of a 2 + 2 block's fastest runs outweighed the block effects it removed.
+///
+/// With one run of each variant in every block a run's place in its variant's
+/// distribution cannot be told from its block's, and the only part checked is the typical
+/// run as the paired location: each block is centered on the mean of its two log-runs, so
+/// the estimate is about the median of the blocks' log-ratios (the pooled runs' ratio
+/// would carry the whole spread between blocks), and the randomization test is the
+/// sign-flip test of those log-ratios; the part's own standard error is not added.
+///
+/// With unequal counts a block weighs differently in the two pools, so its level would
+/// leak into the ratio; the mean of all its log-runs takes it out (invariant to the random
+/// reassignment of the block's runs, so the test stays exact), at the price of moving with
+/// the candidate's change by its share of the block's runs.
 fn centre(a: &[f64], b: &[f64]) -> f64 {
     if a.len() == b.len() {
-        let fastest = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-        0.5 * (fastest(a) + fastest(b))
+        0.0
     } else {
         (a.iter().sum::<f64>() + b.iter().sum::<f64>()) / (a.len() + b.len()) as f64
     }
@@ -441,6 +459,9 @@ fn centre(a: &[f64], b: &[f64]) -> f64 {
 struct LogBlocks {
     a: Vec<Vec<f64>>,
     b: Vec<Vec<f64>>,
+    /// One run of each variant in every block: each block is centered on the mean of its
+    /// two log-runs, and the typical run is the paired location ([`centre`]).
+    single: bool,
 }
 
 impl LogBlocks {
@@ -483,10 +504,9 @@ impl LogBlocks {
                 })
                 .collect()
         };
-        Ok(LogBlocks {
-            a: logs(baseline)?,
-            b: logs(candidate)?,
-        })
+        let (a, b) = (logs(baseline)?, logs(candidate)?);
+        let single = a.iter().zip(&b).all(|(a, b)| a.len() == 1 && b.len() == 1);
+        Ok(LogBlocks { a, b, single })
     }
 
     /// The runs of each block with the candidate's shifted by `-shift` (aligned), centered
@@ -497,7 +517,11 @@ impl LogBlocks {
             .zip(&self.b)
             .map(|(a, b)| {
                 let b: Vec<f64> = b.iter().map(|x| x - shift).collect();
-                let c = centre(a, &b);
+                let c = if self.single {
+                    0.5 * (a[0] + b[0])
+                } else {
+                    centre(a, &b)
+                };
                 (
                     a.iter().map(|x| x - c).collect(),
                     b.iter().map(|x| x - c).collect(),
@@ -989,11 +1013,7 @@ pub(crate) fn shape_analysis_keeping(
     // same (the mean of the block differences' 10th and 90th percentiles), a location and
     // not the tails, and a block's mean is its one run. Only the typical run is checked,
     // at the whole alpha.
-    let single = logs
-        .a
-        .iter()
-        .zip(&logs.b)
-        .all(|(a, b)| a.len() == 1 && b.len() == 1);
+    let single = logs.single;
     let checked: &[f64] = if single { &[0.5] } else { &SHAPE_QUANTILES };
     // The mean run is checked when every block holds as many runs of each variant (two or
     // more): with unequal counts, a block's mean of three runs against one has a spread of
@@ -1037,6 +1057,9 @@ pub(crate) fn shape_analysis_keeping(
     // at 10 blocks of 3 + 1 runs with min-p, 3.5-5.5% with Bonferroni).
     let family = Family::new(&joint, &shares, arrangements, logs.equal_counts());
     let check = QuantileCheck {
+        pools: sorted_pools(&observed),
+        blocks: observed.clone(),
+        single,
         c_test: family.level(config.alpha),
         c_interval: family.level(1.0 - config.confidence),
         raw: (
@@ -1090,6 +1113,19 @@ pub(crate) fn shape_analysis_keeping(
         blocks: n,
     };
     Ok((shape, typical_distribution))
+}
+
+/// Each variant's runs of `observed` pooled and sorted: (baseline, candidate).
+fn sorted_pools(observed: &[(Vec<f64>, Vec<f64>)]) -> (Vec<f64>, Vec<f64>) {
+    let pool = |candidate: bool| {
+        let mut v: Vec<f64> = observed
+            .iter()
+            .flat_map(|(a, b)| if candidate { b } else { a }.iter().copied())
+            .collect();
+        v.sort_unstable_by(f64::total_cmp);
+        v
+    };
+    (pool(false), pool(true))
 }
 
 /// [`StatsError::InvalidParameter`] for an alpha, a confidence or a margin out of range.
@@ -1291,6 +1327,13 @@ struct Tested {
 struct QuantileCheck<'a> {
     /// Every run of (baseline, candidate), unlogged: the quantiles reported.
     raw: (Vec<f64>, Vec<f64>),
+    /// Each variant's pooled log-runs as observed (blocks with unequal counts centered),
+    /// sorted, and the blocks they came from: the parts' own standard errors
+    /// ([`QuantileCheck::own_se`]).
+    pools: (Vec<f64>, Vec<f64>),
+    blocks: Vec<(Vec<f64>, Vec<f64>)>,
+    /// One run of each variant in every block: no own standard error (see [`centre`]).
+    single: bool,
     arrangements: Arrangements,
     family: Family,
     /// The family's per-unit levels of the test (at alpha) and of the intervals (at
@@ -1419,6 +1462,49 @@ impl QuantileCheck<'_> {
         }
     }
 
+    /// The standard error of `T_q` with each variant's own spread and the blocks' pairing:
+    /// the cluster (block) sandwich of the quantiles' influence functions. A run `x` of a
+    /// variant whose quantile is `theta` and density there `f` adds `(q - [x <= theta]) /
+    /// (f n)` to its quantile (Bahadur's representation), so `T_q` is a sum over the
+    /// blocks of `D_b`, the candidate's runs' share minus the baseline's, and its variance
+    /// is `n / (n - 1) sum_b (D_b - mean D)^2` (blocks independent, the runs within a
+    /// block however they are correlated). `1 / f` is read from the Maritz-Jarrett
+    /// standard error of the pool's Harrell-Davis quantile (Maritz & Jarrett 1978),
+    /// `sqrt(sum_i w_i (x_(i) - theta)^2) sqrt(n / (q (1 - q)))`. When a block slows both
+    /// variants alike their shares cancel, as in the randomization test; when the spreads
+    /// differ each variant keeps its own, which the swaps do not. Time: O(n) in the runs.
+    fn own_se(&self, q: f64, windows: &[HdWindow; 2]) -> f64 {
+        let inverse_density = |window: &HdWindow, sorted: &[f64]| {
+            let theta = window.dot(sorted);
+            let sq: Vec<f64> = sorted.iter().map(|x| (x - theta) * (x - theta)).collect();
+            let n = sorted.len() as f64;
+            (
+                theta,
+                window.dot(&sq).max(0.0).sqrt() * (n / (q * (1.0 - q))).sqrt(),
+            )
+        };
+        let (theta_a, g_a) = inverse_density(&windows[0], &self.pools.0);
+        let (theta_b, g_b) = inverse_density(&windows[1], &self.pools.1);
+        let (n_a, n_b) = (self.pools.0.len() as f64, self.pools.1.len() as f64);
+        let share = |runs: &[f64], theta: f64| -> f64 {
+            runs.iter()
+                .map(|&x| q - if x <= theta { 1.0 } else { 0.0 })
+                .sum::<f64>()
+        };
+        let d: Vec<f64> = self
+            .blocks
+            .iter()
+            .map(|(a, b)| g_b * share(b, theta_b) / n_b - g_a * share(a, theta_a) / n_a)
+            .collect();
+        let k = d.len() as f64;
+        if k < 2.0 {
+            return 0.0;
+        }
+        let mean = d.iter().sum::<f64>() / k;
+        let ss: f64 = d.iter().map(|x| (x - mean) * (x - mean)).sum();
+        (ss * k / (k - 1.0)).sqrt()
+    }
+
     /// Quantile `q`'s shift (part `j`): its estimate `t`, the exact randomization test's p
     /// (against `unaligned`, every arrangement of the data as observed), the intervals
     /// from the inversion around the estimate (`aligned`: every arrangement of the data
@@ -1443,13 +1529,41 @@ impl QuantileCheck<'_> {
         // or a skewed tail the two can differ, and either alone would claim more than
         // the other allows).
         let p_exact = exact_p(unaligned, t, extra);
-        let p = p_exact.max(inversion.p_value(t));
+        // The part's own test: the randomization test is exact when nothing changed, but
+        // swapping runs between variants whose spreads differ (a change that is not a
+        // shift) gives its reference the pooled spread, too narrow for a part whose own
+        // quantile did not move (the typical run of a B whose spread grew 10% was called
+        // moved in half of simulated quiet sessions). The part also needs its estimate
+        // clear of no change by its own standard error ([`QuantileCheck::own_se`],
+        // normal), and its interval is the hull of the two.
+        let se = if self.single {
+            0.0
+        } else {
+            self.own_se(q, windows)
+        };
+        let p_own = if self.single {
+            0.0
+        } else if se > 0.0 {
+            (2.0 * crate::special::normal_sf(t.abs() / se)).min(1.0)
+        } else if t == 0.0 {
+            1.0
+        } else {
+            0.0
+        };
+        let p = p_exact.max(inversion.p_value(t)).max(p_own);
         let exp = |i: Option<[f64; 2]>| {
             i.map(|[lo, hi]| [lo.exp(), hi.exp()])
                 .filter(|b| b.iter().all(|x| x.is_finite() && *x > 0.0))
         };
-        let interval = exp(inversion.interval(t, a_interval));
-        let equivalence_interval = exp(inversion.interval(t, self.a_equiv));
+        let hull = |a: f64| {
+            let own = crate::special::normal_ppf(1.0 - a / 2.0).map(|z| z * se);
+            inversion
+                .interval(t, a)
+                .zip(own)
+                .map(|([lo, hi], h)| [lo.min(t - h), hi.max(t + h)])
+        };
+        let interval = exp(hull(a_interval));
+        let equivalence_interval = exp(hull(self.a_equiv));
         let ratio = t.exp();
         // The decision is the exact test's; an inverted interval that excludes no change
         // while the exact test does not reject is widened to hold it, so the interval
