@@ -178,7 +178,7 @@ pub fn within_block_dependence(runs: &[BlockedRun]) -> Option<WithinBlockDepende
             pairs += 1;
         }
     }
-    if pairs < WITHIN_MIN_PAIRS || !(sum_var > 0.0) {
+    if pairs < WITHIN_MIN_PAIRS || sum_var.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return None;
     }
     let p_value = crate::special::normal_sf(sum / sum_var.sqrt());
