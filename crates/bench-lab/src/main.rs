@@ -32,6 +32,7 @@
     clippy::match_wildcard_for_single_variants
 )]
 
+mod autocorr_grid;
 mod calibrate;
 mod counters;
 mod decision_grid;
@@ -123,6 +124,11 @@ enum Task {
     /// after B 5% slower with B unchanged, at 6 to 60 blocks; spread up and down with the
     /// `--fail-if-slower 5%` gate (Markdown tables; seeded).
     AuditGrid(decision_grid::AuditGridArgs),
+    /// The autocorrelation warning of blocked runs on the simulated noise profiles: how
+    /// often the within-block check fires on A/A sessions (beside the stream's lag-1 check
+    /// it replaced), and on the same sessions with AR(1) noise added (a Markdown table;
+    /// seeded).
+    AutocorrelationGrid(autocorr_grid::AutocorrGridArgs),
     /// Which parts EQUIVALENT requires, calibrated: P(EQUIVALENT) at ±1% under four rules
     /// (every part; typical and mean run with the tails at ±2% or ±3%, the default; the tails
     /// free) on the simulated profiles and a stable metric, for no change, shifts of 1% and
@@ -169,6 +175,7 @@ fn main() -> Result<()> {
         Task::UntilDecidedGrid(a) => decision_grid::run_until_decided(&a),
         Task::PartCoverage(a) => decision_grid::run_part_coverage(&a),
         Task::AuditGrid(a) => decision_grid::run_audit_grid(&a),
+        Task::AutocorrelationGrid(a) => autocorr_grid::run(&a),
         Task::EquivalenceGrid(a) => equivalence_grid::run(&a),
         Task::EstimatorGrid(a) => estimator_grid::run(&a),
         Task::Counters(a) => counters::run(&root, &a),

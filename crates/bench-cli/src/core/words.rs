@@ -16,6 +16,9 @@ pub(crate) fn remedy_text(remedy: Remedy) -> &'static str {
         }
         Remedy::RandomizeLayout => " (--layout random randomizes it per run)",
         Remedy::DecideOnCpuTime => " (--metric cpu)",
+        Remedy::BreakCarryover => {
+            ". Consider --settle (a pause lets the state clear between runs) or --design random (each version then follows both about equally often)"
+        }
         _ => "",
     }
 }

@@ -217,7 +217,7 @@ fn an_outlying_repeated_value_in_a_block_is_named() {
                 "block 4 holds an outlying value of A: 500 at line 26, against 1043 for its \
                  other value in the block"
             )
-            && m.ends_with("the block value 771.5 is their mean")),
+            && m.ends_with("each value is kept as a run of the block (an estimator of one value a block reads their mean, 771.5)")),
         "{found:?}"
     );
     // Two runs per block with ordinary noise (a few percent, one block slow as a whole):

@@ -614,8 +614,9 @@ fn outlying_repeats(
                     found.push(format!(
                         "block {} holds an outlying value of {}: {v} at line {line}, against {} \
                          for its other value{} in the block and {} for its median \
-                         (more than {OUTLIER_ROBUST_SDS} robust SDs of {}); the block value \
-                         {} is their mean",
+                         (more than {OUTLIER_ROBUST_SDS} robust SDs of {}); each value is \
+                         kept as a run of the block (an estimator of one value a block reads \
+                         their mean, {})",
                         place + 1,
                         series.name,
                         short(near),
@@ -797,8 +798,9 @@ mod tests {
         assert_eq!(
             l.warnings[1].message,
             "block 2 holds an outlying value of A: 500 at line 8, against 3 for its other \
-             value in the block and 4 for its median (more than 3 robust SDs of 2.965); the \
-             block value 251.5 is their mean"
+             value in the block and 4 for its median (more than 3 robust SDs of 2.965); each \
+             value is kept as a run of the block (an estimator of one value a block reads \
+             their mean, 251.5)"
         );
         assert_eq!(l.warnings[0].kind, ReadWarningKind::Input);
         assert_eq!(

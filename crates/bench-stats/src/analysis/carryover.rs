@@ -15,8 +15,10 @@ use crate::diagnostics::carryover::{
 use crate::diagnostics::differential::residual_carryover;
 use crate::model::dataset::{Dataset, Design, Series};
 use crate::model::report::{
-    CarryoverMethod, CarryoverSummary, Comparison, Remedy, Warning, WarningCode,
+    CarryoverMethod, CarryoverSummary, Comparison, Outcome, Remedy, Warning, WarningCode,
 };
+use crate::rank::mann_whitney::Alternative;
+use crate::rank::wilcoxon::{WilcoxonConfig, paired_hl_estimate, wilcoxon_signed_rank_with};
 
 /// Runs the diagnostics for the group and fills `comparisons[k].carryover` (comparison `k`
 /// is `members[order[k + 1]]` against `members[order[0]]`).
@@ -46,9 +48,30 @@ pub(crate) fn attach(
             join,
             ..CarryoverConfig::default()
         };
+        // The steady-state reading needs blocks of one ABBA cycle run back to back, whose
+        // predecessors it models.
+        let steady = (join == BlockJoin::BackToBack && single_cycles(&runs))
+            .then(|| steady_state(&runs))
+            .flatten();
         if let (Ok(report), Some(c)) = (carryover(&runs, &config), comparisons.first_mut()) {
             c.carryover = Some(two_variant_summary(&report));
-            two_variant_warnings(&report, &c.candidate, &data.unit, warnings);
+            two_variant_warnings(
+                &report,
+                &c.candidate,
+                &data.unit,
+                steady.is_none(),
+                warnings,
+            );
+        }
+        if let (Some(s), Some(c)) = (steady, comparisons.first_mut()) {
+            let base = baseline_scale(members[baseline], table);
+            let words = CarryoverWords {
+                baseline: &members[baseline].name,
+                unit: &data.unit,
+                scale: base,
+                higher_is_better: data.higher_is_better,
+            };
+            hold_direction(c, &s, &words, config.alpha, warnings);
         }
     } else if !beside {
         let runs = runs_by_position(members, table, |v| v);
@@ -178,10 +201,282 @@ fn in_unit(x: f64, unit: &str) -> String {
     }
 }
 
+/// One-sided level at which the after-candidate contrast counts as a carryover that
+/// cannot be ruled out: `p <= 0.25` that runs right after the candidate read more (or
+/// less) in the direction that could turn the claim over.
+pub(crate) const CARRYOVER_NOT_RULED_OUT: f64 = 0.25;
+
+/// One-sided level the steady-state contrast must reach in the claimed direction for a
+/// direction to stand beside a carryover that cannot be ruled out (`p <= 0.35`: the
+/// steady state points the same way by about 0.4 of its standard error).
+pub(crate) const STEADY_STATE_AGREES: f64 = 0.35;
+
+/// Two variants in ABBA/BAAB blocks of one cycle each (4 runs), read for the state that
+/// each version leaves behind, on the log scale. Back to back (`… A | B A A B | A B B A |
+/// B …`), the candidate `B` follows `A` in 3 of its 4 runs and itself in 1 (the ABBA
+/// block's position 2), `A` follows `B` in 3 and itself in 1 (the BAAB block's position
+/// 2). With `c(X→Y)` the extra log-time of a `Y` run right after an `X` run:
+///
+/// - the measured block difference `m` (mean of `B`'s runs less `A`'s) is
+///   `δ + ¾ c(A→B) + ¼ c(B→B) − ¾ c(B→A) − ¼ c(A→A)`;
+/// - the steady state, each version run after itself, is `δ + c(B→B) − c(A→A)`;
+/// - the after-candidate contrast `d` (ABBA: position 2 less 1, `B` after `B` less `B`
+///   after `A`; BAAB: position 1 less 2, `A` after `B` less `A` after `A`) has mean
+///   `(c(B→B) − c(A→B) + c(B→A) − c(A→A)) / 2`, and the steady state is exactly
+///   `m + 1.5 d`: per block `s = (−y0 − 2 y1 + 4 y2 − y3) / 2` (ABBA) or its negative
+///   (BAAB), whose weights sum to 0 (the block level cancels). A position effect enters
+///   ABBA and BAAB blocks with opposite signs and cancels between them.
+///
+/// A carryover any switch of version causes (symmetric) leaves `d` at 0 and `m`
+/// unbiased. One that `B` leaves behind (every run after `B` 5% slower, `B` unchanged)
+/// gives `d = 5%`, `m = −2.5%` and a steady state of `+5%`: ABBA says faster what is
+/// slower run by itself. `s` has `√5.5` times the spread of `m`'s block values, so the
+/// steady state is read only to keep a direction it contradicts from being claimed
+/// ([`hold_direction`]), never to claim one.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SteadyState {
+    /// Blocks read.
+    pub(crate) blocks: usize,
+    /// Hodges-Lehmann estimate of `d` (log scale).
+    pub(crate) after: f64,
+    /// Two-sided signed-rank p of `d = 0`.
+    pub(crate) after_p: f64,
+    /// One-sided signed-rank p of `d > 0`, `d < 0`.
+    pub(crate) after_one_sided: [f64; 2],
+    /// Hodges-Lehmann estimate of the steady state `s` (log scale).
+    pub(crate) steady: f64,
+    /// One-sided signed-rank p of `s > 0`, `s < 0`.
+    pub(crate) steady_one_sided: [f64; 2],
+    /// Hodges-Lehmann estimate of `m` (log scale), the measured difference of these blocks.
+    pub(crate) measured: f64,
+}
+
+/// Every block holds 4 runs (one ABBA cycle): the predecessors [`steady_state`] models.
+fn single_cycles(runs: &[CarryoverRun]) -> bool {
+    let mut len: BTreeMap<u32, u32> = BTreeMap::new();
+    for r in runs {
+        *len.entry(r.block).or_default() += 1;
+    }
+    len.values().all(|&n| n == 4)
+}
+
+/// The steady-state reading of [`SteadyState`]; `None` with fewer than 6 complete
+/// ABBA/BAAB blocks, without both kinds of block, or with a run that is not positive.
+/// Time: `O(b²)` for `b` blocks (the Hodges-Lehmann estimates; the signed-rank tests are
+/// exact up to 50 blocks, normal beyond).
+pub(crate) fn steady_state(runs: &[CarryoverRun]) -> Option<SteadyState> {
+    let mut by_block: BTreeMap<u32, [Option<(usize, f64)>; 4]> = BTreeMap::new();
+    for r in runs {
+        let cell = by_block.entry(r.block).or_default();
+        let slot = cell.get_mut(r.position as usize)?;
+        *slot = Some((r.variant, r.value));
+    }
+    let (mut m, mut d, mut s) = (Vec::new(), Vec::new(), Vec::new());
+    let mut kinds = [0usize; 2];
+    for cells in by_block.values() {
+        let Some(v) = cells.iter().copied().collect::<Option<Vec<(usize, f64)>>>() else {
+            continue;
+        };
+        if v.iter().any(|c| !(c.1 > 0.0 && c.1.is_finite())) {
+            return None;
+        }
+        let y: Vec<f64> = v.iter().map(|c| c.1.ln()).collect();
+        let order: Vec<usize> = v.iter().map(|c| c.0).collect();
+        // `sign` turns a BAAB block's contrasts into the ABBA block's (B less A).
+        let sign = match order.as_slice() {
+            [0, 1, 1, 0] => 1.0,
+            [1, 0, 0, 1] => -1.0,
+            _ => continue,
+        };
+        kinds[usize::from(sign < 0.0)] += 1;
+        m.push(sign * (y[1] + y[2] - y[0] - y[3]) / 2.0);
+        d.push(sign * (y[2] - y[1]));
+        s.push(sign * (-y[0] - 2.0 * y[1] + 4.0 * y[2] - y[3]) / 2.0);
+    }
+    if m.len() < 6 || kinds.contains(&0) {
+        return None;
+    }
+    let one_sided = |x: &[f64]| -> Option<[f64; 2]> {
+        let p = |alternative| {
+            let config = WilcoxonConfig {
+                alternative,
+                ..WilcoxonConfig::default()
+            };
+            wilcoxon_signed_rank_with(x, &config)
+                .ok()
+                .map(|o| o.p_value)
+        };
+        Some([p(Alternative::Greater)?, p(Alternative::Less)?])
+    };
+    let after_one_sided = one_sided(&d)?;
+    Some(SteadyState {
+        blocks: m.len(),
+        after: paired_hl_estimate(&d)?,
+        after_p: (2.0 * after_one_sided[0].min(after_one_sided[1])).min(1.0),
+        after_one_sided,
+        steady: paired_hl_estimate(&s)?,
+        steady_one_sided: one_sided(&s)?,
+        measured: paired_hl_estimate(&m)?,
+    })
+}
+
+/// The baseline's median run in the blocks compared: the scale that turns the log-scale
+/// carryover into the metric's unit.
+fn baseline_scale(baseline: &Series, table: &BlockTable) -> Option<f64> {
+    let mut v: Vec<f64> = baseline
+        .observations
+        .iter()
+        .filter(|o| o.block.is_some_and(|b| table.ids.binary_search(&b).is_ok()))
+        .map(|o| o.value)
+        .filter(|x| x.is_finite())
+        .collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(crate::descriptive::summary::quantile_sorted(&v, 0.5)).filter(|x| x.is_finite())
+}
+
+/// What the carryover sentences need beside the comparison.
+struct CarryoverWords<'a> {
+    baseline: &'a str,
+    unit: &'a str,
+    /// The baseline's median run ([`baseline_scale`]).
+    scale: Option<f64>,
+    higher_is_better: bool,
+}
+
+impl CarryoverWords<'_> {
+    /// A log-scale difference as an amount of the metric and a percentage: `4.8 ms
+    /// (5.0%)`, two significant digits in the unit (the report's scaling of times), or
+    /// the percentage alone without a scale.
+    fn amount(&self, log: f64) -> String {
+        let frac = log.abs().exp_m1();
+        match self.scale {
+            Some(base) if base > 0.0 => format!(
+                "{} ({:.1}%)",
+                unsigned_in_unit(base * frac, self.unit),
+                100.0 * frac
+            ),
+            _ => format!("{:.1}%", 100.0 * frac),
+        }
+    }
+}
+
+/// A signed percentage of a log-scale ratio: `+5.1%`, `-2.4%`.
+fn percent(log: f64) -> String {
+    format!("{:+.1}%", 100.0 * log.exp_m1())
+}
+
+/// `4.8 ms`, `12 KiB`, `0.17 value`: a positive amount in the data's unit with two
+/// significant digits, a time scaled to the unit (ns to s) that puts it at 1 or more.
+fn unsigned_in_unit(x: f64, unit: &str) -> String {
+    let (value, unit) = match crate::model::dataset::nanos_per_time_unit(unit) {
+        Some(per) => {
+            let ns = x * per;
+            [("s", 1e9), ("ms", 1e6), ("us", 1e3), ("ns", 1.0)]
+                .into_iter()
+                .find(|(_, k)| ns.abs() >= *k)
+                .map_or((ns, "ns"), |(u, k)| (ns / k, u))
+        }
+        None => (x, unit),
+    };
+    let digits = if value == 0.0 || !value.is_finite() {
+        0
+    } else {
+        (1 - value.abs().log10().floor() as i32).clamp(0, 6) as usize
+    };
+    let number = format!("{value:.digits$}");
+    if unit.is_empty() {
+        number
+    } else {
+        format!("{number} {unit}")
+    }
+}
+
+/// The step after the decision: a direction the steady state may contradict is not
+/// claimed. When the comparison claims FASTER or SLOWER, the after-candidate contrast
+/// points the way that could turn the claim over (one-sided `p <= 0.25`,
+/// [`CARRYOVER_NOT_RULED_OUT`]) and the steady state ([`SteadyState`]) does not support
+/// the claimed direction at one-sided `p <= 0.35` ([`STEADY_STATE_AGREES`]), the outcome
+/// becomes INCONCLUSIVE and its sentence says why. The differential-carryover warning
+/// (its size in the metric's unit and in percent, with the steady state beside the
+/// measured difference) is given whenever the contrast is significant at `alpha` or the
+/// direction was withheld. The verdict on the measured difference stands: the blocks did
+/// differ; what is withheld is the claim about the versions.
+fn hold_direction(
+    c: &mut Comparison,
+    s: &SteadyState,
+    w: &CarryoverWords<'_>,
+    alpha: f64,
+    warnings: &mut Vec<Warning>,
+) {
+    // The sign of the claimed move on the log scale of the metric (B less A).
+    let claimed = match (c.outcome, w.higher_is_better) {
+        (Outcome::Faster, false) | (Outcome::Slower, true) => Some(-1.0),
+        (Outcome::Slower, false) | (Outcome::Faster, true) => Some(1.0),
+        _ => None,
+    };
+    let withheld = claimed.is_some_and(|sign: f64| {
+        // A claim downward is turned over by a carryover that raises the runs after B.
+        let (against, along) = if sign < 0.0 { (0, 1) } else { (1, 0) };
+        s.after_one_sided[against] <= CARRYOVER_NOT_RULED_OUT
+            && s.steady_one_sided[along] > STEADY_STATE_AGREES
+    });
+    if !(withheld || s.after_p <= alpha) {
+        return;
+    }
+    let cand = c.candidate.clone();
+    let more = if s.after >= 0.0 { "more" } else { "less" };
+    let facts = format!(
+        "a run right after {cand} reads {} {more} than a run right after {} (signed-rank p = {} over {} blocks), a carryover that ABBA order does not cancel; runs that follow their own version put {cand} at {} against {} (the steady state), where the blocks measure {}",
+        w.amount(s.after),
+        w.baseline,
+        fmt_p(Some(s.after_p)),
+        s.blocks,
+        percent(s.steady),
+        w.baseline,
+        percent(s.measured),
+    );
+    let tail = if withheld {
+        "; the direction the blocks measure is not claimed"
+    } else {
+        ""
+    };
+    warnings.push(
+        Warning::new(
+            WarningCode::DifferentialCarryover,
+            Some(&cand),
+            format!("{facts}{tail}"),
+        )
+        .with_remedy(Remedy::BreakCarryover),
+    );
+    if let (true, Some(sign)) = (withheld, claimed) {
+        let opposite = if sign < 0.0 { 0 } else { 1 };
+        let steady = if s.steady_one_sided[opposite] <= alpha / 2.0 {
+            format!("point the other way ({})", percent(s.steady))
+        } else {
+            format!(
+                "do not confirm it ({}; too few blocks to tell the two apart)",
+                percent(s.steady)
+            )
+        };
+        c.outcome = Outcome::Inconclusive;
+        c.summary = format!(
+            "{cand} vs {}: no direction is claimed. A run right after {cand} reads {} {more} than a run right after {}, a carryover ABBA order does not cancel: the blocks measure {}, but runs that follow their own version {steady}. Let the state clear between runs (a pause), or run the versions in an order that gives each the same predecessors, and measure again.",
+            w.baseline,
+            w.amount(s.after),
+            w.baseline,
+            percent(s.measured),
+        );
+    }
+}
+
 fn two_variant_warnings(
     r: &CarryoverReport,
     candidate: &str,
     unit: &str,
+    differential: bool,
     warnings: &mut Vec<Warning>,
 ) {
     let join = match r.join {
@@ -212,7 +507,7 @@ fn two_variant_warnings(
             .with_remedy(Remedy::SettleBetweenRuns),
         ),
     }
-    if let Some(d) = r.differential.filter(|d| d.detected) {
+    if let Some(d) = r.differential.filter(|d| d.detected && differential) {
         warnings.push(differential_warning(
             candidate,
             d.estimate,

@@ -7,7 +7,7 @@ use crate::analysis::decision::{Equivalence, Rule};
 use crate::analysis::reach::TestFloor;
 use crate::model::dataset::Quantity;
 use crate::model::report::{DecisionReport, Outcome, Verdict};
-use crate::paired::shape::{PartMove, QuantileShift, ShapeAnalysis};
+use crate::paired::shape::{PartMove, PartStatistic, QuantileShift, ShapeAnalysis};
 
 /// What [`describe`] needs to know.
 pub(crate) struct Facts<'a> {
@@ -471,8 +471,13 @@ impl ShapeWords<'_> {
                 format!("; interval at {:.1}%{other}", s.confidence * 100.0)
             };
             format!(
-                "paired over {} blocks, one run of each variant per block, so the fast and slow runs cannot be checked{at}",
-                s.blocks
+                "paired over {} blocks, one run of each variant per block, so {} cannot be checked{at}",
+                s.blocks,
+                if self.speed() {
+                    "the fast and slow runs"
+                } else {
+                    "the low and high ends"
+                }
             )
         } else {
             format!(
@@ -484,7 +489,13 @@ impl ShapeWords<'_> {
     }
 
     fn name(&self, q: &QuantileShift) -> String {
-        q.part_name(self.f.higher_is_better)
+        part_label(q, self.f.higher_is_better, self.speed())
+    }
+
+    /// Times and throughputs have fast and slow runs; memory and other quantities have
+    /// low and high ends.
+    fn speed(&self) -> bool {
+        matches!(self.f.quantity, Quantity::Time | Quantity::Throughput)
     }
 
     /// A part's move in the quantity's words: slower or faster for times and throughputs,
@@ -834,6 +845,18 @@ impl ShapeWords<'_> {
             ),
         }
     }
+}
+
+/// A part's name in the quantity's words: `fast runs (p10)`, `typical run (p50)`, `mean
+/// run` for times and throughputs ([`QuantileShift::part_name`]); `low end (p10)` and
+/// `high end (p90)` for memory and anything else, whose values are not runs' speeds.
+pub(crate) fn part_label(q: &QuantileShift, higher_is_better: bool, speed: bool) -> String {
+    let tail = q.statistic != PartStatistic::Mean && (q.quantile - 0.5).abs() > 1e-9;
+    if speed || !tail {
+        return q.part_name(higher_is_better);
+    }
+    let end = if q.quantile < 0.5 { "low" } else { "high" };
+    format!("{end} end (p{:.0})", (q.quantile * 100.0).round())
 }
 
 /// "fast runs (p10) 1.02x [0.99, 1.05] at 99.1%, typical run (p50) ..., mean run ...":

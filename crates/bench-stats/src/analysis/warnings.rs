@@ -5,6 +5,7 @@
 use crate::analysis::blocks::BlockTable;
 use crate::descriptive::Sample;
 use crate::diagnostics::iid::iid_checks;
+use crate::diagnostics::within_block::{BlockedRun, WITHIN_BLOCK_LEVEL, within_block_dependence};
 use crate::model::dataset::{Dataset, Design, Series};
 use crate::model::report::{Remedy, Warning, WarningCode};
 
@@ -38,8 +39,16 @@ pub(crate) fn p99_withheld(members: &[&Series], samples: &[Sample], warnings: &m
     }
 }
 
-/// Drift and autocorrelation of each member's run stream.
+/// Drift of each member's run stream, and the dependence between neighbouring runs that
+/// the analysis does not remove: for blocked runs, inside blocks after each block's level
+/// ([`within_block_dependence`]; a block's level is what pairing removes, and the stream's
+/// lag-1 correlation, which counts it, warned on most A/A experiments of a machine whose
+/// blocks differ); for runs without blocks, the stream's lag-1 correlation. Blocked runs
+/// without positions are not checked for dependence (their order in a block is unknown).
 pub(crate) fn iid(members: &[&Series], samples: &[Sample], warnings: &mut Vec<Warning>) {
+    let blocked = members
+        .iter()
+        .all(|s| s.observations.iter().all(|o| o.block.is_some()));
     for (s, sample) in members.iter().zip(samples) {
         let Ok(iid) = iid_checks(sample) else {
             continue;
@@ -54,7 +63,7 @@ pub(crate) fn iid(members: &[&Series], samples: &[Sample], warnings: &mut Vec<Wa
                 ),
             ));
         }
-        if iid.autocorrelated {
+        if iid.autocorrelated && !blocked {
             warnings.push(Warning::new(
                 WarningCode::Autocorrelation,
                 Some(&s.name),
@@ -67,6 +76,47 @@ pub(crate) fn iid(members: &[&Series], samples: &[Sample], warnings: &mut Vec<Wa
             ));
         }
     }
+    if blocked {
+        within_blocks(members, warnings);
+    }
+}
+
+/// The autocorrelation warning of blocked runs with positions: neighbours inside a block
+/// that move together beyond the block's level, the variant's effect and the position's.
+fn within_blocks(members: &[&Series], warnings: &mut Vec<Warning>) {
+    let runs: Option<Vec<BlockedRun>> = members
+        .iter()
+        .enumerate()
+        .flat_map(|(variant, s)| {
+            s.observations.iter().map(move |o| {
+                Some(BlockedRun {
+                    variant,
+                    block: o.block?,
+                    position: o.position?,
+                    value: o.value,
+                })
+            })
+        })
+        .collect();
+    let Some(d) = runs
+        .and_then(|r| within_block_dependence(&r))
+        .filter(|d| d.dependent)
+    else {
+        return;
+    };
+    warnings.push(
+        Warning::new(
+            WarningCode::Autocorrelation,
+            None,
+            format!(
+                "neighbouring runs inside a block move together beyond the block's level (their correlation exceeds that of runs further apart in the block by {:.2}; one-sided permutation p = {} over {} blocks, warned at p <= {WITHIN_BLOCK_LEVEL}): the verdict's tests take the block as their unit, so they hold, but the runs of a block carry less information than their number, and a state that lasts from one run to the next can reach the next variant",
+                d.excess_lag1,
+                fmt_p(Some(d.p_value)),
+                d.blocks,
+            ),
+        )
+        .with_remedy(Remedy::SettleBetweenRuns),
+    );
 }
 
 /// Blocks dropped because a member did not run in them, and comparisons that are unpaired
@@ -155,15 +205,15 @@ pub(crate) fn noisy_reference(candidate: &str, cv: f64, bias: f64, blocks: usize
 /// The standout of a group of several candidates, as a hypothesis to confirm.
 pub(crate) fn standout(group: &crate::model::report::GroupAnalysis) -> Option<Warning> {
     let c = group.standout()?;
+    let (what, ratio) = c.largest_change()?;
     Some(
         Warning::new(
             WarningCode::Standout,
             Some(&c.candidate),
             format!(
-                "{} stands out among {} candidates (ratio {:.3}x against {}): the largest of several comparisons tends to overstate its size (its verdict stands), so confirm how large it is with an independent run",
+                "{} stands out among {} candidates ({what} {ratio:.3}x against {}): the largest of several comparisons tends to overstate its size (its verdict stands), so confirm how large it is with an independent run",
                 c.candidate,
                 group.comparisons.len(),
-                c.ratio.unwrap_or(f64::NAN),
                 group.baseline
             ),
         )

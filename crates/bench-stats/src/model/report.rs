@@ -170,7 +170,7 @@ impl GroupAnalysis {
         self.comparisons
             .iter()
             .filter(|c| c.verdict == Verdict::Significant)
-            .filter_map(|c| c.ratio.filter(|r| *r > 0.0).map(|r| (c, r.ln().abs())))
+            .filter_map(|c| c.largest_change().map(|(_, r)| (c, r.ln().abs())))
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(c, _)| c)
             .filter(|c| !self.ends_a_trend(c))
@@ -603,6 +603,35 @@ pub struct Comparison {
     pub interval_distribution: Option<crate::model::distribution::IntervalDistribution>,
 }
 
+impl Comparison {
+    /// The largest change this comparison found, as `(what, ratio)`: with a shape check,
+    /// the part that moved furthest from no change among those that moved (`what` its
+    /// quantile, `p10`, or `mean`), not the typical run alone; else the comparison's ratio
+    /// (`what` is `ratio`). `None` without a positive, finite ratio. Time: O(parts).
+    pub fn largest_change(&self) -> Option<(String, f64)> {
+        use crate::paired::shape::{PartMove, PartStatistic};
+        let moved = self.distribution.as_ref().and_then(|s| {
+            s.parts()
+                .filter(|q| matches!(q.part, PartMove::Slower | PartMove::Faster))
+                .filter(|q| q.ratio > 0.0 && q.ratio.is_finite())
+                .max_by(|a, b| a.ratio.ln().abs().total_cmp(&b.ratio.ln().abs()))
+                .map(|q| {
+                    let what = if q.statistic == PartStatistic::Mean {
+                        "mean".to_owned()
+                    } else {
+                        format!("p{:.0}", q.quantile * 100.0)
+                    };
+                    (what, q.ratio)
+                })
+        });
+        moved.or_else(|| {
+            self.ratio
+                .filter(|r| *r > 0.0 && r.is_finite())
+                .map(|r| ("ratio".to_owned(), r))
+        })
+    }
+}
+
 /// How a sequential experiment was decided ([`Comparison::sequential`]): the confidence
 /// sequence replayed over the blocks in order, one look per block.
 ///
@@ -783,6 +812,9 @@ pub enum Remedy {
     RandomizeLayout,
     /// Decide on CPU time (user + system) instead of wall time.
     DecideOnCpuTime,
+    /// Break a carryover that differs between the versions: let the state clear between
+    /// runs, or run the versions in an order that gives each the same predecessors.
+    BreakCarryover,
 }
 
 /// How one state dimension of the experiment was treated (the variance-reduction seed:

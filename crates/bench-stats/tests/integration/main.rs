@@ -20,6 +20,7 @@ mod analysis;
 mod appendix;
 mod bootstrap_reference;
 mod carryover_sim;
+mod carryover_verdict;
 mod decision_calibration;
 mod decision_grid;
 mod determinism;
