@@ -178,6 +178,12 @@ fn two_variant_summary(r: &CarryoverReport) -> CarryoverSummary {
 /// `-649.4 us`, `+0.1667 value`: a difference in the data's unit with four significant
 /// digits, a time scaled to the unit (ns to s) that puts it at 1 or more.
 fn in_unit(x: f64, unit: &str) -> String {
+    scaled(x, unit, 3, true)
+}
+
+/// `x` in the data's unit with `lead + 1` significant digits (a sign when `signed`), a time
+/// scaled to the unit (ns to s) that puts it at 1 or more.
+fn scaled(x: f64, unit: &str, lead: i32, signed: bool) -> String {
     let (value, unit) = match crate::model::dataset::nanos_per_time_unit(unit) {
         Some(per) => {
             let ns = x * per;
@@ -191,9 +197,13 @@ fn in_unit(x: f64, unit: &str) -> String {
     let digits = if value == 0.0 || !value.is_finite() {
         0
     } else {
-        (3 - value.abs().log10().floor() as i32).clamp(0, 6) as usize
+        (lead - value.abs().log10().floor() as i32).clamp(0, 6) as usize
     };
-    let number = format!("{value:+.digits$}");
+    let number = if signed {
+        format!("{value:+.digits$}")
+    } else {
+        format!("{value:.digits$}")
+    };
     if unit.is_empty() {
         number
     } else {
@@ -371,27 +381,7 @@ fn percent(log: f64) -> String {
 /// `4.8 ms`, `12 KiB`, `0.17 value`: a positive amount in the data's unit with two
 /// significant digits, a time scaled to the unit (ns to s) that puts it at 1 or more.
 fn unsigned_in_unit(x: f64, unit: &str) -> String {
-    let (value, unit) = match crate::model::dataset::nanos_per_time_unit(unit) {
-        Some(per) => {
-            let ns = x * per;
-            [("s", 1e9), ("ms", 1e6), ("us", 1e3), ("ns", 1.0)]
-                .into_iter()
-                .find(|(_, k)| ns.abs() >= *k)
-                .map_or((ns, "ns"), |(u, k)| (ns / k, u))
-        }
-        None => (x, unit),
-    };
-    let digits = if value == 0.0 || !value.is_finite() {
-        0
-    } else {
-        (1 - value.abs().log10().floor() as i32).clamp(0, 6) as usize
-    };
-    let number = format!("{value:.digits$}");
-    if unit.is_empty() {
-        number
-    } else {
-        format!("{number} {unit}")
-    }
+    scaled(x, unit, 1, false)
 }
 
 /// The step after the decision: a direction the steady state may contradict is not

@@ -703,16 +703,9 @@ type Reference = Vec<(f64, f64)>;
 /// `T_q` of the arrangement as observed: every block's runs in their own variant's pool,
 /// whatever the counts (no block swapped, no run reassigned).
 fn observed_statistic(observed: &[(Vec<f64>, Vec<f64>)], windows: &[HdWindow; 2]) -> f64 {
-    let pool = |candidate: bool| {
-        let mut v: Vec<f64> = observed
-            .iter()
-            .flat_map(|(a, b)| if candidate { b } else { a }.iter().copied())
-            .collect();
-        v.sort_unstable_by(f64::total_cmp);
-        v
-    };
+    let (a, b) = sorted_pools(observed);
     let [wa, wb] = windows;
-    wb.dot(&pool(true)) - wa.dot(&pool(false))
+    wb.dot(&b) - wa.dot(&a)
 }
 
 /// Each quantile's reference on the data as observed and on the data aligned at its
