@@ -1,6 +1,7 @@
 //! `abba history check` as text: each series' recent change points with what the paired
 //! comparison across them said (and the `abba compare` that confirms an unconfirmed one),
-//! the chain of paired steps against the gate, and one closing line.
+//! the chain of paired steps against the one gate (in `render_gate`'s words), and one
+//! closing line.
 
 use std::fmt::Write as _;
 
@@ -111,22 +112,18 @@ fn change_lines(s: &Series, r: &RecentChange, label: &str, out: &mut String) {
     }
 }
 
-/// `--fail-if-slower`: the chain of paired steps of `s` against the gate's threshold.
+/// `--fail-if-slower`: the chain of paired steps of `s` against the one gate: a chain that
+/// trips it is said in the gate's words ([`crate::render_gate`], as compare's and suite's
+/// are), one that does not by its interval and the threshold it stays within.
 fn chain_line(s: &Series, c: &ChainCheck, label: &str, out: &mut String) {
     let Some(ch) = &s.chain else { return };
     let [lo, hi] = ch.chain.interval;
     if c.fails() {
-        let _ = writeln!(
-            out,
-            "{label}: SLOWER by {} [{}, {}] over {} paired steps #{} -> #{}, reaching --fail-if-slower {}",
-            percent(ch.chain.ratio),
-            percent(lo),
-            percent(hi),
-            ch.steps.len(),
-            ch.from + 1,
-            ch.to + 1,
-            percent(1.0 + c.threshold)
-        );
+        let mut gate = c.gate.clone();
+        gate.benchmark = Some(label.to_owned());
+        for line in crate::render_gate(&gate) {
+            let _ = writeln!(out, "{}", escape_terminal(&line));
+        }
     } else {
         let _ = writeln!(
             out,

@@ -4,7 +4,7 @@
 //! `bench-report` words them (`render_history_check`).
 
 use crate::Outcome;
-use crate::analysis::Gate;
+use crate::analysis::{Gate, GateResult, Regression, TripReason};
 use crate::history::Series;
 
 /// What is known of a recent change point.
@@ -51,13 +51,18 @@ pub struct RecentChange {
 }
 
 /// The chain of steps against the regression gate (`--fail-if-slower`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChainCheck {
     /// The threshold (0.03: 3%).
     pub threshold: f64,
     /// Whether the chain trips the gate: its interval lies wholly on the slower side of no
     /// change and reaches a slowdown of the threshold ([`Gate::interval_trips`]).
     pub tripped: bool,
+    /// The gate's typed result, as compare's and suite's: when tripped, one
+    /// [`TripReason::Regression`] of the newest commit of the chain (`#N SHORT`) against
+    /// its first baseline, the part `chain of K paired steps`; worded by `bench-report`'s
+    /// `render_gate` as every gate is.
+    pub gate: GateResult,
 }
 
 impl ChainCheck {
@@ -65,6 +70,45 @@ impl ChainCheck {
     pub fn fails(&self) -> bool {
         self.tripped
     }
+}
+
+/// The chain of `s` through the one [`Gate`] of `threshold`: [`Gate::interval_trips`] on
+/// its interval, the trip as a [`Regression`] of its last commit against its first.
+fn chain_check(s: &Series, threshold: f64) -> Option<ChainCheck> {
+    let ch = s.chain.as_ref()?;
+    let gate = Gate::new(threshold);
+    let higher = s.benchmark.higher_is_better;
+    let tripped = gate.interval_trips(ch.chain.interval, higher);
+    let name = |i: usize| format!("#{} {}", i + 1, s.points[i].commit.short());
+    let quantity = crate::Quantity::from(s.benchmark.metric.clone());
+    let trips = if tripped {
+        vec![TripReason::Regression(Regression {
+            baseline: name(ch.from),
+            candidate: name(ch.to),
+            ratio: ch.chain.ratio,
+            ratio_ci: ch.chain.interval,
+            quantile: None,
+            part: Some(format!("chain of {} paired steps", ch.steps.len())),
+        })]
+    } else {
+        Vec::new()
+    };
+    let result = GateResult {
+        threshold,
+        timed: matches!(
+            s.benchmark.metric.as_str(),
+            "wall" | "user" | "sys" | "cpu"
+        ),
+        counted: quantity.is_count().then(|| quantity.as_str().to_owned()),
+        benchmark: None,
+        suite_corrected: false,
+        trips,
+    };
+    Some(ChainCheck {
+        threshold,
+        tripped,
+        gate: result,
+    })
 }
 
 /// The check of one series.
@@ -80,7 +124,7 @@ impl SeriesCheck {
     /// How many of its findings fail.
     pub fn failures(&self) -> usize {
         self.recent.iter().filter(|c| c.state.fails()).count()
-            + usize::from(self.chain.is_some_and(|c| c.fails()))
+            + usize::from(self.chain.as_ref().is_some_and(ChainCheck::fails))
     }
 }
 
@@ -141,12 +185,6 @@ pub fn check_series(s: &Series, recent: usize, threshold: Option<f64>) -> Series
             }
         })
         .collect();
-    let chain = match (threshold, &s.chain) {
-        (Some(pct), Some(ch)) => Some(ChainCheck {
-            threshold: pct,
-            tripped: Gate::new(pct).interval_trips(ch.chain.interval, higher),
-        }),
-        _ => None,
-    };
+    let chain = threshold.and_then(|pct| chain_check(s, pct));
     SeriesCheck { recent, chain }
 }
