@@ -144,7 +144,9 @@ pub use crate::runner::{
 };
 pub use crate::scan::{MAX_VARIANTS, ScanError, ScanExpansion, ScanInput, ScanSpec};
 pub use crate::suite::{
-    BenchmarkData, BenchmarkEntry, MAX_SUITE_FILE_BYTES, SUITE_BLOCKS, Settings, Shard, ShardError,
-    StopRequest, Suite, SuiteBenchmark, SuiteError, SuiteFile, SuiteOptions, SuiteSpec, Variants,
-    expand_command, glob, merge_shards, suite_digest, suite_metric, suite_stop, suite_stop_rule,
+    BenchmarkData, BenchmarkEntry, GateRequest, MAX_SUITE_FILE_BYTES, SUITE_BLOCKS, Settings,
+    Shard, ShardError, StopRequest, Suite, SuiteBenchmark, SuiteError, SuiteFile, SuiteOptions,
+    SuitePlan, SuiteRequest, SuiteSession, SuiteSpec, Variants, analyze_suite_run,
+    cross_class_analysis, expand_command, glob, merge_shards, suite_digest, suite_gates,
+    suite_metric, suite_stop, suite_stop_rule,
 };

@@ -1,6 +1,7 @@
 //! Every document of one suite's report, made from the report, its id and its noise line:
 //! what `abba suite` prints and exports ([`SuiteDocuments`]).
 
+use bench_stats::model::Remedy;
 use bench_stats::suite::SuiteReport;
 
 use super::markdown::{STEP_SUMMARY_MAX, SuiteMarkdown};
@@ -23,6 +24,35 @@ impl<'a> SuiteDocuments<'a> {
             report,
             id: id.into(),
             noise,
+        }
+    }
+
+    /// The documents of `report` with its noise line ([`crate::suite_noise_line`]), its
+    /// remedy said in the caller's words (`remedy`: the flag that applies it).
+    pub fn with_noise(
+        report: &'a SuiteReport,
+        id: impl Into<String>,
+        remedy: impl Fn(Remedy) -> &'static str,
+    ) -> Self {
+        let noise = crate::suite_noise_line(report).map(|line| match line.remedy {
+            Some(r) => format!("{}{}", line.text, remedy(r)),
+            None => line.text,
+        });
+        SuiteDocuments::new(report, id, noise)
+    }
+
+    /// The document of `format`.
+    ///
+    /// # Errors
+    /// JSON that does not serialize (never for a report the analysis made), or a
+    /// github-action-benchmark file of a suite that mixes directions.
+    pub fn render(&self, format: SuiteFormat) -> Result<String, String> {
+        match format {
+            SuiteFormat::Json => self.json().map_err(|e| e.to_string()),
+            SuiteFormat::Markdown => Ok(self.markdown()),
+            SuiteFormat::PrComment => Ok(self.pr_comment()),
+            SuiteFormat::Bmf => Ok(self.bmf()),
+            SuiteFormat::GithubBenchmark => self.github_benchmark(),
         }
     }
 
@@ -83,4 +113,20 @@ impl<'a> SuiteDocuments<'a> {
         }
         text
     }
+}
+
+/// The files a suite's report exports ([`SuiteDocuments::render`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SuiteFormat {
+    /// `abba.suite/1` JSON.
+    Json,
+    /// The Markdown table and summary.
+    Markdown,
+    /// The PR comment.
+    PrComment,
+    /// Bencher Metric Format.
+    Bmf,
+    /// github-action-benchmark's JSON.
+    GithubBenchmark,
 }

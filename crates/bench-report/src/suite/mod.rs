@@ -15,14 +15,16 @@ mod plan;
 
 pub use bmf::{bmf_measure, render_suite_bmf};
 pub use console::render_suite_console;
-pub use documents::SuiteDocuments;
+pub use documents::{SuiteDocuments, SuiteFormat};
 pub use github::render_suite_github_benchmark;
 pub use json::{SUITE_SCHEMA, render_suite_json};
 pub use markdown::{
     PR_COMMENT_MAX, STEP_SUMMARY_MAX, SuiteMarkdown, check_comment_id, comment_marker,
     render_suite_markdown, render_suite_pr_comment,
 };
-pub use plan::{render_suite_dry_run, render_suite_failures, render_suite_listing};
+pub use plan::{
+    render_suite_dry_run, render_suite_failures, render_suite_listing, render_too_few_blocks,
+};
 
 use crate::units::{fixed, level_text, p_text};
 use bench_stats::Outcome;

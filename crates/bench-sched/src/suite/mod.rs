@@ -15,6 +15,7 @@
 mod error;
 mod file;
 mod plan;
+mod session;
 mod shard;
 pub(crate) mod until;
 
@@ -28,6 +29,10 @@ pub use file::{
     glob,
 };
 pub use plan::{SUITE_BLOCKS, SuiteOptions, suite_metric};
+pub use session::{
+    GateRequest, SuitePlan, SuiteRequest, SuiteSession, analyze_suite_run, cross_class_analysis,
+    suite_gates,
+};
 pub use shard::{Shard, ShardError, merge_shards, suite_digest};
 pub use until::{StopRequest, suite_stop, suite_stop_rule};
 

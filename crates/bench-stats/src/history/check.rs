@@ -95,10 +95,7 @@ fn chain_check(s: &Series, threshold: f64) -> Option<ChainCheck> {
     };
     let result = GateResult {
         threshold,
-        timed: matches!(
-            s.benchmark.metric.as_str(),
-            "wall" | "user" | "sys" | "cpu"
-        ),
+        timed: matches!(s.benchmark.metric.as_str(), "wall" | "user" | "sys" | "cpu"),
         counted: quantity.is_count().then(|| quantity.as_str().to_owned()),
         benchmark: None,
         suite_corrected: false,
