@@ -157,6 +157,87 @@ impl Recording {
         experiment.file = raw_path.display().to_string();
         store.record(experiment, analysed, &self.context)
     }
+
+    /// Keeps a suite's `experiment` (just run, its raw file `raw_path`) with each
+    /// benchmark's analysis as its report said it (`analysed`, of
+    /// [`bench_sched::analyze_suite_run`]) and each wall-time benchmark's CPU-time series
+    /// beside it ([`crate::suite_cpu_twins`] under `config` and `correction`, from the runs
+    /// in memory): the raw file is not read back, each benchmark analysed once.
+    ///
+    /// # Errors
+    /// [`HistoryError`] naming the store.
+    pub fn record_suite(
+        &self,
+        experiment: &mut Experiment,
+        raw_path: &Path,
+        analysed: &bench_sched::SuiteAnalysis,
+        (config, correction): (&AnalysisConfig, Correction),
+        hook: Option<fn(usize)>,
+    ) -> Result<Recorded, HistoryError> {
+        let twins = crate::suite_cpu_twins(experiment, config, correction);
+        let units: Vec<Analysed<'_>> = analysed
+            .report
+            .benchmarks
+            .iter()
+            .zip(&analysed.datasets)
+            .map(|(b, (name, dataset))| Analysed::suite_benchmark(name, dataset, &b.analysis))
+            .chain(twins.iter().map(crate::AnalysedBenchmark::as_analysed))
+            .collect();
+        self.record(experiment, raw_path, &units, hook)
+    }
+
+    /// Keeps `experiment` (its raw file `raw_path`) whose command made no analysis of each
+    /// benchmark (a suite's one cross-class table): each is analysed here, once, from the
+    /// runs in memory ([`crate::analyse`]).
+    ///
+    /// # Errors
+    /// [`HistoryError`]: an analysis that fails, the store's.
+    pub fn record_analysing(
+        &self,
+        experiment: &mut Experiment,
+        raw_path: &Path,
+        (config, correction): (&AnalysisConfig, Correction),
+        hook: Option<fn(usize)>,
+    ) -> Result<Recorded, HistoryError> {
+        let analysed = crate::analyse(experiment, config, correction)?;
+        let units: Vec<Analysed<'_>> = analysed.iter().map(|a| a.as_analysed()).collect();
+        self.record(experiment, raw_path, &units, hook)
+    }
+
+    /// Keeps a raw file read back (`raw`, `abba analyze --record`) into this record's
+    /// history ([`Store::record_file`], the default correction).
+    ///
+    /// # Errors
+    /// [`HistoryError`]: nothing to record, an analysis that fails, the store's.
+    pub fn record_file(
+        &self,
+        raw: &Experiment,
+        config: &AnalysisConfig,
+        hook: Option<fn(usize)>,
+    ) -> Result<Recorded, HistoryError> {
+        self.open(hook)?
+            .record_file(raw, config, Correction::default(), &self.context)
+    }
+}
+
+impl Recorded {
+    /// What a record did, in one line: `recorded FILE at COMMIT into STORE` (`BASE ->
+    /// COMMIT` for a step), or that `file` was kept already.
+    pub fn describe(&self, store: &Path, file: &str, context: &Context) -> String {
+        let short = |s: &str| s.chars().take(10).collect::<String>();
+        let at = match &context.base_commit {
+            Some(b) if b.sha != context.commit.sha => {
+                format!("{} -> {}", short(&b.sha), short(&context.commit.sha))
+            }
+            _ => short(&context.commit.sha),
+        };
+        match self {
+            Recorded::New(_) => format!("recorded {file} at {at} into {}", store.display()),
+            Recorded::AlreadyKept => {
+                format!("{file} is already in {} (kept once)", store.display())
+            }
+        }
+    }
 }
 
 /// The history at `path` opened (created when missing) to record into, its directory

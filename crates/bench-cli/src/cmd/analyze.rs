@@ -2,9 +2,12 @@
 
 use std::path::Path;
 
+use bench_report::{SuiteDocuments, SuiteFormat};
 use bench_sched::{
     CounterSource, CsvOptions, Input, InputError, MergePolicy, Metric, NativeTiming, analyze_input,
 };
+use bench_stats::analysis::{Gate, SuiteGates};
+use bench_stats::suite::{Correction, SuiteConfig};
 
 use crate::args::AnalyzeArgs;
 use crate::core::analysis::{analysis_config, analysis_config_for};
@@ -205,68 +208,40 @@ fn suite_report(
     let mut e = e.clone();
     if let Some(m) = metric {
         // --metric over every benchmark, as `abba suite --metric` overrides the file.
-        e.header.metric = m.clone();
-        for b in &mut e.header.suite {
-            b.metric = None;
-            b.unit = None;
-            b.higher_is_better = None;
-        }
+        e.on_suite_metric(m);
     }
     let config = analysis_config_for(&args.analysis, seed, Some(&e.header.metric))?;
-    let suite_config = bench_stats::suite::SuiteConfig::new(
-        config,
-        bench_stats::suite::Correction::BenjaminiHochberg,
-    );
+    let suite_config = SuiteConfig::new(config, Correction::BenjaminiHochberg);
     let analysed = bench_sched::analyze_suite_experiment(&e, &suite_config)
         .map_err(|err| usage(format!("{}: {err}", e.file)))?;
-    if !a.quiet {
-        for w in &analysed.warnings {
-            crate::core::stdio::stderr_line(format_args!("abba: note: {}", w.message));
-        }
+    for w in analysed.warnings.iter().filter(|_| !a.quiet) {
+        crate::core::stdio::stderr_line(format_args!("abba: note: {}", w.message));
     }
     let report = &analysed.report;
-    let noise = bench_report::suite_noise_line(report).map(|line| match line.remedy {
-        Some(r) => format!("{}{}", line.text, crate::core::words::remedy_text(r)),
-        None => line.text,
-    });
-    let json = bench_report::render_suite_json(report)?;
-    if let Some(path) = &a.export_json {
-        crate::core::ci::write_export(path, json.as_bytes())
-            .map_err(|err| usage(format!("--export-json: {err}")))?;
+    let docs = SuiteDocuments::with_noise(report, "", crate::core::words::remedy_text);
+    for (flag, path, format) in [
+        ("--export-json", &a.export_json, SuiteFormat::Json),
+        (
+            "--export-markdown",
+            &a.export_markdown,
+            SuiteFormat::Markdown,
+        ),
+    ] {
+        if let Some(path) = path {
+            docs.render(format)
+                .and_then(|t| crate::core::ci::write_export(path, t.as_bytes()))
+                .map_err(|err| usage(format!("{flag}: {err}")))?;
+        }
     }
-    if let Some(path) = &a.export_markdown {
-        let footer = noise.as_ref().map(|line| format!("**Noise:** {line}"));
-        let md = bench_report::render_suite_markdown(
-            report,
-            &bench_report::SuiteMarkdown::default().with_footer(footer),
-        );
-        crate::core::ci::write_export(path, md.as_bytes())
-            .map_err(|err| usage(format!("--export-markdown: {err}")))?;
-    }
-    let width = a.width.or_else(crate::core::stdio::terminal_width);
     if a.json {
-        crate::core::output::write_stdout(&json)?;
+        crate::core::output::write_stdout(&docs.json()?)?;
     } else {
-        let mut text = bench_report::render_suite_console(report, width);
-        if let Some(line) = &noise {
-            text.push('\n');
-            text.push_str(&bench_report::wrap(line, width, "", "  "));
-            text.push('\n');
-        }
-        crate::core::output::write_stdout(&text)?;
+        let width = a.width.or_else(crate::core::stdio::terminal_width);
+        crate::core::output::write_stdout(&docs.console(width))?;
     }
-    let mut tripped = false;
-    if let Some(pct) = a.fail_if_slower {
-        for b in &report.benchmarks {
-            let gate = bench_stats::analysis::Gate::new(pct)
-                .check(&b.analysis)
-                .in_suite(b.name.clone())
-                .regressions_only();
-            tripped |= gate.tripped();
-            for line in bench_report::render_gate(&gate) {
-                crate::core::stdio::stderr_line(format_args!("abba: gate: {line}"));
-            }
-        }
-    }
+    let mut gates = SuiteGates::default();
+    gates.default = a.fail_if_slower.map(Gate::new);
+    let checked = gates.check(report).into_iter();
+    let tripped = crate::core::ci::say_gates(checked.map(|g| g.regressions_only()));
     Ok(Some(u8::from(tripped)))
 }

@@ -8,8 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bench_history::Analysed;
-use bench_report::{SuiteDocuments, SuiteFormat, counted, render_gate};
+use bench_report::{SuiteDocuments, SuiteFormat, counted};
 use bench_sched::{
     Experiment, ExperimentConfig, FailurePolicy, GateRequest, InterruptFlag, OutputMode,
     RealRunner, Shell, StopRequest, SuiteError, SuitePlan, SuiteRequest, SuiteSession, SuiteSpec,
@@ -55,14 +54,8 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         &plan.config,
         "--blocks (or runs-per-block in the suite file)",
     )?;
-    let SuitePlan {
-        config,
-        analysis,
-        correction,
-        gates,
-        ..
-    } = plan;
-    let config = sharded(&args, config)?;
+    let (analysis, correction, gates) = (plan.analysis, plan.correction, plan.gates);
+    let config = sharded(&args, plan.config)?;
     // --record's commit and history are settled now, not after the experiment.
     let recording = crate::core::record::prepare(&args.record, "suite")?;
     before_running(&args, &config, &analysis, recording.as_ref())?;
@@ -88,25 +81,13 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         correction,
         gates: &gates,
     };
-    if let Some(point) = config
-        .resume
-        .as_ref()
-        .filter(|_| !config.variants.is_empty())
-        .filter(|p| p.completed_runs() >= config.schedule().runs.len() && !p.extends(&config))
-    {
+    if let Some(point) = config.complete_resume() {
         // Nothing runs and no line is added; its report is made again from the file
         // (`--record` does not record it a second time).
         point.check(&config).map_err(|e| usage(e.to_string()))?;
         if !args.quiet {
-            stderr_line(format_args!(
-                "abba: note: --resume {}: the suite is complete (every planned run is in the file); nothing runs, its report follows{}",
-                point.path().display(),
-                if recording.is_some() {
-                    " (--record: not recorded again)"
-                } else {
-                    ""
-                }
-            ));
+            let note = bench_report::render_complete_resume(point.path(), recording.is_some());
+            stderr_line(format_args!("abba: note: {note}"));
         }
         let raw = bench_sched::read_raw(point.path()).map_err(|e| usage(e.to_string()))?;
         return report(&args, raw, point.path(), &ctx, None);
@@ -114,21 +95,11 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     let (writer, raw_path, temporary) = open_raw(&out, &config)?;
     if !args.quiet && !args.json {
-        let blocks = counted(config.blocks as usize, "block");
-        stderr_line(format_args!(
-            "abba suite: {} x {} variants, {}, seed {}; raw runs in {}",
-            counted(
-                config.suite.as_ref().map_or(0, |s| s.benchmarks.len()),
-                "benchmark"
-            ),
-            spec.variant_names().len(),
-            match &config.until {
-                Some(_) => format!("each benchmark until decided, at most {blocks}"),
-                None => blocks,
-            },
-            config.seed,
-            raw_path.display()
-        ));
+        let benchmarks = config.suite.as_ref().map_or(0, |s| s.benchmarks.len());
+        let (until, seed) = (config.until.is_some(), config.seed);
+        let sizes = (benchmarks, spec.variant_names().len());
+        let line = bench_report::render_suite_start(sizes, config.blocks, until, seed, &raw_path);
+        stderr_line(format_args!("{line}"));
     }
     let resume_hint = |signal| {
         format!(
@@ -274,12 +245,8 @@ fn sharded(args: &SuiteArgs, config: ExperimentConfig) -> anyhow::Result<Experim
             .flat_map(|s| &s.benchmarks)
             .map(|b| b.name.as_str())
             .collect();
-        stderr_line(format_args!(
-            "abba suite: shard {shard} holds {} of the suite's {total}{}{}; its correction covers only these: merge every shard's raw file with abba suite --merge for the suite's verdicts",
-            held.len(),
-            if held.is_empty() { "" } else { ": " },
-            held.join(", ")
-        ));
+        let note = bench_report::render_shard_note(&shard.to_string(), &held, total);
+        stderr_line(format_args!("{note}"));
     }
     Ok(config)
 }
@@ -334,10 +301,7 @@ fn check_exports(
     recording: Option<&Recording>,
 ) -> anyhow::Result<()> {
     if let (Some(path), Some(config)) = (&args.export_github_benchmark, config) {
-        let directions: Vec<bool> = (config.suite.iter().flat_map(|s| &s.benchmarks))
-            .map(|b| b.higher_is_better_in(config))
-            .collect();
-        if directions.windows(2).any(|w| w[0] != w[1]) {
+        if config.suite_mixes_directions() {
             return Err(usage(format!(
                 "--export-github-benchmark {}: the suite mixes lower-is-better and higher-is-better benchmarks, and github-action-benchmark reads one direction per file; use --export-bmf, or export a subset with --only",
                 path.display()
@@ -436,28 +400,27 @@ fn report(
             failure.unwrap_or_default(),
         )));
     }
-    let said = |e: &dyn std::fmt::Display| usage(e.to_string());
+    let file = raw.file.clone();
+    let settings = (ctx.analysis, ctx.correction);
+    let hook = crate::core::record::crash_hook();
     if args.cross_class {
         let code = cross_class(args, ctx.analysis, &raw)?;
-        if recording.is_some() {
-            // The history keeps each benchmark's own analysis, which the one cross-class
-            // table does not make: made here, once, from the runs in memory.
-            let analysed =
-                bench_history::analyse(&raw, ctx.analysis, ctx.correction).map_err(|e| said(&e))?;
-            let units: Vec<Analysed<'_>> = analysed.iter().map(|a| a.as_analysed()).collect();
-            crate::core::record::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
-        }
+        // The history keeps each benchmark's own analysis, which the one cross-class
+        // table does not make: made by the library, once, from the runs in memory.
+        crate::core::record::after(recording, &file, args.quiet, |r| {
+            r.record_analysing(&mut raw, raw_path, settings, hook)
+        })?;
         return Ok(code);
     }
     let suite_config = SuiteConfig::new(ctx.analysis.clone(), ctx.correction);
     let analysed = bench_sched::analyze_suite_run(&raw, data, &suite_config, args.stop.time_budget)
-        .map_err(|e| said(&e))?;
+        .map_err(|e| usage(e.to_string()))?;
     let id = args
         .comment_id
         .clone()
         .unwrap_or_else(|| raw.header.experiment_id());
     let docs = SuiteDocuments::with_noise(&analysed.report, id, crate::core::words::remedy_text);
-    let failed = write_exports(args, &docs, &docs.step_summary());
+    let failed = write_exports(args, |f| docs.render(f), &docs.step_summary());
     if args.json {
         write_stdout(&docs.json()?)?;
     } else {
@@ -465,35 +428,15 @@ fn report(
     }
     // As compare's gate: a regression trips it, and so does a comparison no test could
     // decide (too few blocks), which never passes silently.
-    let mut tripped = false;
-    for gate in ctx.gates.check(&analysed.report) {
-        tripped |= gate.tripped();
-        for line in render_gate(&gate) {
-            stderr_line(format_args!("abba: gate: {line}"));
-        }
-    }
+    let tripped = crate::core::ci::say_gates(ctx.gates.check(&analysed.report));
     if !failed.is_empty() {
         return Err(usage(failed.join("\n")));
     }
-    // Each wall-time benchmark's CPU-time series is kept beside it (`history show --metric
-    // cpu` needs no rerun), as compare's is: the runs in memory read on CPU time.
-    let twins = match recording {
-        Some(_) => bench_history::suite_cpu_twins(&raw, ctx.analysis, ctx.correction),
-        None => Vec::new(),
-    };
-    let units: Vec<Analysed<'_>> = analysed
-        .report
-        .benchmarks
-        .iter()
-        .zip(&analysed.datasets)
-        .map(|(b, (name, dataset))| Analysed::suite_benchmark(name, dataset, &b.analysis))
-        .chain(
-            twins
-                .iter()
-                .map(bench_history::AnalysedBenchmark::as_analysed),
-        )
-        .collect();
-    crate::core::record::record_after(recording, &mut raw, raw_path, &units, args.quiet)?;
+    // Each benchmark's analysis as reported, and each wall-time benchmark's CPU-time
+    // series beside it (`history show --metric cpu` needs no rerun), as compare's is.
+    crate::core::record::after(recording, &file, args.quiet, |r| {
+        r.record_suite(&mut raw, raw_path, &analysed, settings, hook)
+    })?;
     match failure {
         Some(text) => Err(anyhow::Error::new(Exit::CommandFailed(text))),
         None => Ok(u8::from(tripped)),
@@ -513,21 +456,15 @@ fn cross_class(
     // gate are per benchmark: refused with --cross-class before anything ran).
     let json = bench_report::render_json(&result).map_err(|e| e.to_string());
     let markdown = bench_report::render_markdown(&result);
-    let mut failed = Vec::new();
-    for (flag, path, text) in [
-        ("--export-json", &args.export_json, json.clone()),
-        (
-            "--export-markdown",
-            &args.export_markdown,
-            Ok(markdown.clone()),
-        ),
-    ] {
-        if let Some(path) = path {
-            let written = text.and_then(|t| crate::core::ci::write_export(path, t.as_bytes()));
-            failed.extend(written.err().map(|e| format!("{flag}: {e}")));
-        }
-    }
-    failed.extend(step_summary(args, &markdown));
+    let failed = write_exports(
+        args,
+        |format| match format {
+            SuiteFormat::Json => json.clone(),
+            SuiteFormat::Markdown => Ok(markdown.clone()),
+            _ => Err("refused with --cross-class".to_owned()),
+        },
+        &markdown,
+    );
     if args.json {
         write_stdout(&json.map_err(anyhow::Error::msg)?)?;
     } else {
@@ -541,15 +478,18 @@ fn cross_class(
     Ok(0)
 }
 
-/// Writes each export of `docs` asked for and the step summary ([`step_summary`]).
-/// Returns what failed, each naming its flag.
-fn write_exports(args: &SuiteArgs, docs: &SuiteDocuments<'_>, summary: &str) -> Vec<String> {
+/// Writes each export asked for (its document made by `document`) and the step summary
+/// ([`step_summary`]). Returns what failed, each naming its flag.
+fn write_exports(
+    args: &SuiteArgs,
+    document: impl Fn(SuiteFormat) -> Result<String, String>,
+    summary: &str,
+) -> Vec<String> {
     let mut failed = Vec::new();
     for (flag, path, format) in exports(args) {
         let Some(path) = path else { continue };
-        let written = docs
-            .render(format)
-            .and_then(|t| crate::core::ci::write_export(path, t.as_bytes()));
+        let written =
+            document(format).and_then(|t| crate::core::ci::write_export(path, t.as_bytes()));
         failed.extend(written.err().map(|e| format!("{flag}: {e}")));
     }
     failed.extend(step_summary(args, summary));

@@ -6,6 +6,20 @@ use std::io::Write;
 use std::path::Path;
 
 pub use bench_report::STEP_SUMMARY_MAX;
+use bench_stats::analysis::GateResult;
+
+/// Says each gate's trips (`abba: gate: ` and [`bench_report::render_gate`]'s words) on
+/// standard error; whether any tripped (the command then exits 1).
+pub fn say_gates(results: impl IntoIterator<Item = GateResult>) -> bool {
+    let mut tripped = false;
+    for gate in results {
+        tripped |= gate.tripped();
+        for line in bench_report::render_gate(&gate) {
+            crate::core::stdio::stderr_line(format_args!("abba: gate: {line}"));
+        }
+    }
+    tripped
+}
 
 /// Writes an export as every export of abba is written ([`crate::core::output::export`]): `-`
 /// and `/dev/stdout` to standard output, a device or pipe in place, a file atomically.

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use bench_history::{Analysed, Context, HistoryError, Labels, Recorded};
 use bench_sched::Experiment;
 use bench_stats::AnalysisConfig;
-use bench_stats::suite::Correction;
 
 use crate::args::history::RecordArgs;
 use crate::core::exit::usage;
@@ -36,20 +35,7 @@ pub fn said(e: &HistoryError) -> String {
             "--{which} '{}': {reason}",
             bench_report::escape_terminal(value)
         ),
-        HistoryError::IsDirectory { .. }
-        | HistoryError::NotADirectory { .. }
-        | HistoryError::Metadata { .. }
-        | HistoryError::Open { .. }
-        | HistoryError::CreateDirectory { .. }
-        | HistoryError::NoDirectory { .. }
-        | HistoryError::ReadOnly { .. }
-        | HistoryError::Sql { .. }
-        | HistoryError::NoWriteAheadLog { .. }
-        | HistoryError::UnknownBenchmark { .. }
-        | HistoryError::ChangePoints(_)
-        | HistoryError::NothingToRecord { .. }
-        | HistoryError::Analysis { .. }
-        | _ => e.to_string(),
+        _ => e.to_string(),
     }
 }
 
@@ -100,28 +86,10 @@ pub fn context(who: &str, source: &str, labels: Labels<'_>) -> anyhow::Result<Co
     Ok(ctx)
 }
 
-/// Says what a record did (unless `quiet`): `recorded FILE at COMMIT into STORE`, or that
-/// it was kept already.
+/// Says what a record did (unless `quiet`): [`Recorded::describe`].
 pub fn say_recorded(path: &Path, file: &str, recorded: Recorded, ctx: &Context, quiet: bool) {
-    if quiet {
-        return;
-    }
-    let short = |s: &str| s.chars().take(10).collect::<String>();
-    let at = match &ctx.base_commit {
-        Some(b) if b.sha != ctx.commit.sha => {
-            format!("{} -> {}", short(&b.sha), short(&ctx.commit.sha))
-        }
-        _ => short(&ctx.commit.sha),
-    };
-    match recorded {
-        Recorded::New(_) => stderr_line(format_args!(
-            "abba: recorded {file} at {at} into {}",
-            path.display()
-        )),
-        Recorded::AlreadyKept => stderr_line(format_args!(
-            "abba: {file} is already in {} (kept once)",
-            path.display()
-        )),
+    if !quiet {
+        stderr_line(format_args!("abba: {}", recorded.describe(path, file, ctx)));
     }
 }
 
@@ -194,9 +162,9 @@ pub fn prepare(args: &RecordArgs, source: &str) -> anyhow::Result<Option<Recordi
     }))
 }
 
-/// `--record` after `compare` or `suite`: the experiment just run, with the analyses the
-/// command made of it (`benchmarks`), recorded with the commits [`prepare`] resolved.
-/// Nothing is read back or analysed again; the record names the raw file `raw_path`.
+/// `--record` after `compare`: the experiment just run, with the analyses the command made
+/// of it (`benchmarks`), recorded with the commits [`prepare`] resolved. Nothing is read
+/// back or analysed again; the record names the raw file `raw_path`.
 ///
 /// # Errors
 /// Exit 2 naming the store.
@@ -207,19 +175,28 @@ pub fn record_after(
     benchmarks: &[Analysed<'_>],
     quiet: bool,
 ) -> anyhow::Result<()> {
+    let file = raw_path.display().to_string();
+    after(recording, &file, quiet, |r| {
+        r.record(experiment, raw_path, benchmarks, Some(crash_point))
+    })
+}
+
+/// A record of `recording` made by `keep` (the library's [`bench_history::Recording`]
+/// methods), said unless `quiet`; nothing without `--record`.
+///
+/// # Errors
+/// Exit 2 naming the store.
+pub fn after(
+    recording: Option<&Recording>,
+    file: &str,
+    quiet: bool,
+    keep: impl FnOnce(&bench_history::Recording) -> Result<Recorded, HistoryError>,
+) -> anyhow::Result<()> {
     let Some(Recording { inner, .. }) = recording else {
         return Ok(());
     };
-    let recorded = inner
-        .record(experiment, raw_path, benchmarks, Some(crash_point))
-        .map_err(word)?;
-    say_recorded(
-        &inner.path,
-        &experiment.file,
-        recorded,
-        &inner.context,
-        quiet,
-    );
+    let recorded = keep(inner).map_err(word)?;
+    say_recorded(&inner.path, file, recorded, &inner.context, quiet);
     Ok(())
 }
 
@@ -234,19 +211,20 @@ pub fn record_file_after(
     config: &AnalysisConfig,
     quiet: bool,
 ) -> anyhow::Result<()> {
-    let Some(Recording { inner, .. }) = recording else {
+    if recording.is_none() {
         return Ok(());
-    };
+    }
     let raw = bench_sched::read_raw(raw_path).map_err(|e| usage(e.to_string()))?;
-    let recorded = inner
-        .open(Some(crash_point))
-        .and_then(|mut store| {
-            store.record_file(&raw, config, Correction::default(), &inner.context)
-        })
-        .map_err(word)?;
     let file = raw_path.display().to_string();
-    say_recorded(&inner.path, &file, recorded, &inner.context, quiet);
-    Ok(())
+    after(recording, &file, quiet, |r| {
+        r.record_file(&raw, config, Some(crash_point))
+    })
+}
+
+/// The fault-injection point of the crash test ([`crash_point`]), for the library's
+/// record calls.
+pub fn crash_hook() -> Option<fn(usize)> {
+    Some(crash_point)
 }
 
 /// `history import`: the store opened to record into (the default one's directory created

@@ -20,7 +20,7 @@ pub use csv::{HISTORY_CSV_COLUMNS, render_history_csv};
 pub use html::render_history_page;
 pub use json::render_history_json;
 pub use list::{HistoryOverview, ListedBenchmark, render_history_list};
-pub use table::render_history_series;
+pub use table::{render_history_series, render_history_show};
 
 use bench_stats::history::Series;
 

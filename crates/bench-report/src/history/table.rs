@@ -7,6 +7,16 @@ use bench_stats::history::Series;
 use super::{is_counted, is_worse, percent_change as percent, series_change_word};
 use crate::units::format_value;
 
+/// `abba history show BENCH`: the table of each series of `bench` ([`render_history_series`]),
+/// a blank line between them, or a line saying no data matches the filters.
+pub fn render_history_show(series: &[Series], bench: &str) -> String {
+    if series.is_empty() {
+        return format!("{bench}: no data matches the filters\n");
+    }
+    let tables: Vec<String> = series.iter().map(render_history_series).collect();
+    tables.join("\n")
+}
+
 /// The table of one series: a title line, one row per commit (its number, hash, subject,
 /// level and interval, the step arriving at it with its interval and outcome, and a
 /// change point's mark), then a line per change point and the chain's line.

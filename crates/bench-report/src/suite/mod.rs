@@ -23,7 +23,8 @@ pub use markdown::{
     render_suite_markdown, render_suite_pr_comment,
 };
 pub use plan::{
-    render_suite_dry_run, render_suite_failures, render_suite_listing, render_too_few_blocks,
+    render_complete_resume, render_shard_note, render_suite_dry_run, render_suite_failures,
+    render_suite_listing, render_suite_start, render_too_few_blocks,
 };
 
 use crate::units::{fixed, level_text, p_text};

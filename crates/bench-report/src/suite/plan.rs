@@ -102,3 +102,50 @@ pub fn render_too_few_blocks(
         },
     ))
 }
+
+/// The line `abba suite` says as its runs start: `benchmarks` x `variants`, the `blocks`
+/// (at most, each benchmark `until` decided), the seed and the raw file.
+pub fn render_suite_start(
+    (benchmarks, variants): (usize, usize),
+    blocks: u32,
+    until: bool,
+    seed: u64,
+    raw: &std::path::Path,
+) -> String {
+    let blocks = counted(blocks as usize, "block");
+    let blocks = if until {
+        format!("each benchmark until decided, at most {blocks}")
+    } else {
+        blocks
+    };
+    format!(
+        "abba suite: {} x {variants} variants, {blocks}, seed {seed}; raw runs in {}",
+        counted(benchmarks, "benchmark"),
+        raw.display()
+    )
+}
+
+/// What `abba suite --shard K/N` (`shard`) says before its runs: the benchmarks it
+/// `held` of the suite's `total`, and that its correction covers only these.
+pub fn render_shard_note(shard: &str, held: &[&str], total: usize) -> String {
+    format!(
+        "abba suite: shard {shard} holds {} of the suite's {total}{}{}; its correction covers only these: merge every shard's raw file with abba suite --merge for the suite's verdicts",
+        held.len(),
+        if held.is_empty() { "" } else { ": " },
+        held.join(", ")
+    )
+}
+
+/// What `abba suite --resume` of a complete file (`path`) says: nothing runs, its report
+/// follows, and with `--record` (`recording`) it is not recorded again.
+pub fn render_complete_resume(path: &std::path::Path, recording: bool) -> String {
+    format!(
+        "--resume {}: the suite is complete (every planned run is in the file); nothing runs, its report follows{}",
+        path.display(),
+        if recording {
+            " (--record: not recorded again)"
+        } else {
+            ""
+        }
+    )
+}

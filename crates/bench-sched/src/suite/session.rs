@@ -310,6 +310,40 @@ fn stop_rule_error(e: SuiteError, alpha: f64, benchmarks: usize) -> SuiteError {
     }
 }
 
+impl ExperimentConfig {
+    /// The resumed file when it already holds every planned run of this suite and is not
+    /// extended: nothing runs, its report is made again from it.
+    pub fn complete_resume(&self) -> Option<&ResumePoint> {
+        self.resume
+            .as_ref()
+            .filter(|_| !self.variants.is_empty())
+            .filter(|p| p.completed_runs() >= self.schedule().runs.len() && !p.extends(self))
+    }
+
+    /// Whether a suite's benchmarks mix lower-is-better and higher-is-better values (one
+    /// github-action-benchmark file holds one direction).
+    pub fn suite_mixes_directions(&self) -> bool {
+        let directions: Vec<bool> = (self.suite.iter().flat_map(|s| &s.benchmarks))
+            .map(|b| b.higher_is_better_in(self))
+            .collect();
+        directions.windows(2).any(|w| w[0] != w[1])
+    }
+}
+
+impl Experiment {
+    /// The metric `m` over every benchmark of a suite's experiment (`abba analyze
+    /// --metric`, as `abba suite --metric` overrides the file): each benchmark's own
+    /// metric, unit and direction give way to it.
+    pub fn on_suite_metric(&mut self, m: &crate::Metric) {
+        self.header.metric = m.clone();
+        for b in &mut self.header.suite {
+            b.metric = None;
+            b.unit = None;
+            b.higher_is_better = None;
+        }
+    }
+}
+
 /// The suite's analysis of the runs `e` just ran (or a complete file, or merged shards),
 /// its benchmarks split already (`data`, [`crate::suite_data`]): each benchmark analysed
 /// once ([`analyze_suite_data`]) and how the session ended ([`super::suite_stop`], under

@@ -104,17 +104,7 @@ pub(super) fn show(args: &ShowArgs) -> anyhow::Result<u8> {
         write_stdout(&bench_report::render_history_json(&series))?;
         return Ok(0);
     }
-    let mut out = String::new();
-    if series.is_empty() {
-        out.push_str(&format!("{}: no data matches the filters\n", args.bench));
-    }
-    for (k, s) in series.iter().enumerate() {
-        if k > 0 {
-            out.push('\n');
-        }
-        out.push_str(&bench_report::render_history_series(s));
-    }
-    write_stdout(&out)?;
+    write_stdout(&bench_report::render_history_show(&series, &args.bench))?;
     Ok(0)
 }
 
