@@ -73,6 +73,14 @@ pub fn describe(rev: &str) -> Option<CommitInfo> {
     })
 }
 
+/// The revision this process runs on (a suite shard's): git's `HEAD` here, else
+/// `$GITHUB_SHA` (a CI checkout without git). `None` when neither tells.
+pub fn revision() -> Option<String> {
+    describe("HEAD")
+        .map(|c| c.sha)
+        .or_else(|| std::env::var("GITHUB_SHA").ok().filter(|s| !s.is_empty()))
+}
+
 /// The branch being built: `git rev-parse --abbrev-ref HEAD`, else (a detached head, as
 /// in CI) `$GITHUB_HEAD_REF` (a pull request) or `$GITHUB_REF_NAME`.
 pub fn current_branch() -> Option<String> {

@@ -112,3 +112,43 @@ pub fn summary_csv(analysis: &Analysis, experiment: Option<&Experiment>) -> Stri
     }
     out
 }
+
+/// One CSV export asked for: its flag, its file and its content (or why there is none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CsvExport {
+    /// The flag that asked for it.
+    pub flag: &'static str,
+    /// Where it goes.
+    pub path: std::path::PathBuf,
+    /// The bytes, or why they cannot be made.
+    pub content: Result<String, String>,
+}
+
+/// `--export-csv` (to `runs`: [`runs_csv`], refused for input without runs) and
+/// `--export-csv-summary` (to `summary`: [`summary_csv`]) of `analysis` of `input`.
+pub fn csv_exports(
+    input: &crate::Input,
+    analysis: &Analysis,
+    runs: Option<&std::path::Path>,
+    summary: Option<&std::path::Path>,
+) -> Vec<CsvExport> {
+    let mut out = Vec::new();
+    if let Some(path) = runs {
+        out.push(CsvExport {
+            flag: "--export-csv",
+            path: path.to_owned(),
+            content: input.experiment.as_ref().map(runs_csv).ok_or_else(|| {
+                "the input holds no runs (CSV or hyperfine data); export runs from a raw file"
+                    .to_owned()
+            }),
+        });
+    }
+    if let Some(path) = summary {
+        out.push(CsvExport {
+            flag: "--export-csv-summary",
+            path: path.to_owned(),
+            content: Ok(summary_csv(analysis, input.experiment.as_ref())),
+        });
+    }
+    out
+}

@@ -117,7 +117,9 @@ pub use crate::experiment::{
     NameError, NoopObserver, Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant,
     run_experiment, variant_names,
 };
-pub use crate::export::{RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, runs_csv, summary_csv};
+pub use crate::export::{
+    CsvExport, RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, csv_exports, runs_csv, summary_csv,
+};
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
 pub use crate::import::{
     CsvOptions, InputFormat, Loaded, MergePolicy, detect_format, is_raw_file, load_files,

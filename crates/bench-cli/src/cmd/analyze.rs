@@ -239,8 +239,10 @@ fn suite_report(
         let width = a.width.or_else(crate::core::stdio::terminal_width);
         crate::core::output::write_stdout(&docs.console(width))?;
     }
-    let mut gates = SuiteGates::default();
-    gates.default = a.fail_if_slower.map(Gate::new);
+    let gates = SuiteGates {
+        default: a.fail_if_slower.map(Gate::new),
+        ..SuiteGates::default()
+    };
     let checked = gates.check(report).into_iter();
     let tripped = crate::core::ci::say_gates(checked.map(|g| g.regressions_only()));
     Ok(Some(u8::from(tripped)))

@@ -66,15 +66,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         resume_command: format!("abba suite {} --resume", quote(&args.file)),
     };
     if args.dry_run {
-        // After every check the real run makes, before any file is created.
-        if let Some(point) = &config.resume {
-            point.check(&config).map_err(|e| usage(e.to_string()))?;
-        }
-        crate::core::raw_output::check_output(&out, &config)?;
-        let orders = config.block_orders(3);
-        let runs = config.schedule().runs.len();
-        let text = bench_report::render_suite_dry_run(&orders, config.blocks, config.seed, runs);
-        return write_stdout(&text).map(|()| 0);
+        return dry_run(&out, &config);
     }
     let ctx = Report {
         analysis: &analysis,
@@ -141,6 +133,19 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         stderr_line(format_args!("raw runs: {}", raw_path.display()));
     }
     Ok(code)
+}
+
+/// `--dry-run`: the first blocks' orders, after every check the real run makes, before
+/// any file is created.
+fn dry_run(out: &RawOutput<'_>, config: &ExperimentConfig) -> anyhow::Result<u8> {
+    if let Some(point) = &config.resume {
+        point.check(config).map_err(|e| usage(e.to_string()))?;
+    }
+    crate::core::raw_output::check_output(out, config)?;
+    let orders = config.block_orders(3);
+    let runs = config.schedule().runs.len();
+    let text = bench_report::render_suite_dry_run(&orders, config.blocks, config.seed, runs);
+    write_stdout(&text).map(|()| 0)
 }
 
 /// A path quoted for a shell command line.
@@ -233,11 +238,7 @@ fn sharded(args: &SuiteArgs, config: ExperimentConfig) -> anyhow::Result<Experim
         )));
     }
     let total = config.suite.as_ref().map_or(0, |s| s.benchmarks.len());
-    // The revision a shard runs on: the git commit here, else `$GITHUB_SHA`.
-    let revision = bench_history::git::describe("HEAD")
-        .map(|c| c.sha)
-        .or_else(|| std::env::var("GITHUB_SHA").ok().filter(|s| !s.is_empty()));
-    let config = config.into_shard(shard, revision);
+    let config = config.into_shard(shard, bench_history::git::revision());
     if !args.quiet && !args.json {
         let held: Vec<&str> = config
             .suite
@@ -461,7 +462,9 @@ fn cross_class(
         |format| match format {
             SuiteFormat::Json => json.clone(),
             SuiteFormat::Markdown => Ok(markdown.clone()),
-            _ => Err("refused with --cross-class".to_owned()),
+            SuiteFormat::PrComment | SuiteFormat::Bmf | SuiteFormat::GithubBenchmark | _ => {
+                Err("refused with --cross-class".to_owned())
+            }
         },
         &markdown,
     );

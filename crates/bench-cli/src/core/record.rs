@@ -35,7 +35,20 @@ pub fn said(e: &HistoryError) -> String {
             "--{which} '{}': {reason}",
             bench_report::escape_terminal(value)
         ),
-        _ => e.to_string(),
+        HistoryError::IsDirectory { .. }
+        | HistoryError::NotADirectory { .. }
+        | HistoryError::Metadata { .. }
+        | HistoryError::Open { .. }
+        | HistoryError::CreateDirectory { .. }
+        | HistoryError::NoDirectory { .. }
+        | HistoryError::ReadOnly { .. }
+        | HistoryError::Sql { .. }
+        | HistoryError::NoWriteAheadLog { .. }
+        | HistoryError::UnknownBenchmark { .. }
+        | HistoryError::ChangePoints(_)
+        | HistoryError::NothingToRecord { .. }
+        | HistoryError::Analysis { .. }
+        | _ => e.to_string(),
     }
 }
 

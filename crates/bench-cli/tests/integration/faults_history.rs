@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::support::{abba_in as abba, run, text};
+use super::support::{abba_in as abba, refused_in, run, text};
 
 /// A directory with `bench.sh` (each run appends a line to `ran.log`), `abba.toml` (a suite
 /// of one benchmark running it), an empty directory `sub` and `hh.db`, a history holding
@@ -74,10 +74,8 @@ impl Setup {
     /// and `kept` byte for byte as it was.
     fn refused(&self, args: &[&str], says: &[&str], kept: &Path) {
         let before = std::fs::read(kept).unwrap();
-        let out = run(self.path(), args);
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        for s in says {
+        let err = refused_in(self.path(), args, 2, says[0]);
+        for s in &says[1..] {
             assert!(err.contains(s), "{args:?}: {s:?} not in: {err}");
         }
         assert!(!err.contains("panicked"), "{err}");
@@ -554,13 +552,8 @@ fn h4_history_import_without_a_commit_names_its_own_flag() {
     );
     assert!(out.status.success());
     let before = std::fs::read(s.db()).unwrap();
-    let out = run(
-        s.path(),
-        &["history", "import", "--history", "hh.db", "raw.jsonl"],
-    );
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("history import: no git commit here"), "{err}");
+    let import = ["history", "import", "--history", "hh.db", "raw.jsonl"];
+    let err = refused_in(s.path(), &import, 2, "history import: no git commit here");
     assert!(err.contains("give --commit"), "{err}");
     assert!(!err.contains("--record"), "{err}");
     assert_eq!(std::fs::read(s.db()).unwrap(), before);

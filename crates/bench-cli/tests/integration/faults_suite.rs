@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 
+use super::support::refused_with;
+
 fn abba() -> Command {
     let mut cmd = Command::cargo_bin("abba").unwrap();
     cmd.env("NO_COLOR", "1")
@@ -163,18 +165,11 @@ fn s2_counts_beyond_reason_in_the_flags_and_the_file_are_refused_before_allocati
 fn s3_resamples_beyond_the_bound_are_refused_before_running() {
     let dir = tempfile::tempdir().unwrap();
     let ok = suite(dir.path(), "ok.toml", "", "");
-    abba()
-        .args(["suite", "-q", "--blocks", "2", "--resamples", "4000000000"])
-        .arg(&ok)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--resamples"));
-    abba()
-        .args(["suite", "-q", "--blocks", "2", "--resamples", "100001"])
-        .arg(&ok)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--resamples"));
+    for resamples in ["4000000000", "100001"] {
+        let ok = ok.to_str().unwrap();
+        let args = ["suite", "-q", "--blocks", "2", "--resamples", resamples, ok];
+        refused_with(&args, 2, "--resamples");
+    }
     nothing_ran(dir.path());
 }
 
@@ -204,12 +199,16 @@ fn s4_a_zero_timeout_or_zero_blocks_in_the_file_names_its_line_and_key() {
             .stderr(predicate::str::contains("invalid experiment configuration").not());
     }
     let ok = suite(dir.path(), "ok.toml", "", "");
-    abba()
-        .args(["suite", "-q", "--blocks", "2", "--timeout", "0s"])
-        .arg(&ok)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--timeout must be longer than 0"));
+    let args = [
+        "suite",
+        "-q",
+        "--blocks",
+        "2",
+        "--timeout",
+        "0s",
+        ok.to_str().unwrap(),
+    ];
+    refused_with(&args, 2, "--timeout must be longer than 0");
     nothing_ran(dir.path());
 }
 

@@ -11,7 +11,7 @@ use std::process::Command;
 use serde_json::Value;
 
 // The binary as the other history tests run it (no history or CI variable of the caller's).
-use super::support::{abba_in as abba, run, text};
+use super::support::{abba_in as abba, refused_in, run, text};
 
 const FIXTURE: &str = "tests/data/raw_two.jsonl";
 
@@ -167,16 +167,8 @@ fn since_a_commit_a_later_benchmark_lacks_reads_it_from_that_commit_on() {
         );
     }
     // No series holds it: still exit 2.
-    let out = run(
-        d,
-        &["history", "check", "--since", "nosuch", "--history", "h.db"],
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("nosuch"),
-        "{}",
-        text(&out.stderr)
-    );
+    let since = ["history", "check", "--since", "nosuch", "--history", "h.db"];
+    refused_in(d, &since, 2, "nosuch");
 }
 
 #[test]
@@ -185,29 +177,17 @@ fn check_with_nothing_to_check_is_exit_2_not_a_pass() {
     let d = dir.path();
     let one = raw_file(d, "1.jsonl", 1, 8, 1.0);
     import(d, "toy", &one, "c2", "c1");
-    let out = run(
-        d,
-        &[
-            "history",
-            "check",
-            "--machine",
-            "nosuch",
-            "--history",
-            "h.db",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
-    assert!(text(&out.stderr).contains("no series matches the filters"));
-    let out = run(
-        d,
-        &["history", "check", "--history", "h.db", "--recent", "0"],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("--recent"),
-        "{}",
-        text(&out.stderr)
-    );
+    let machine = [
+        "history",
+        "check",
+        "--machine",
+        "nosuch",
+        "--history",
+        "h.db",
+    ];
+    refused_in(d, &machine, 2, "no series matches the filters");
+    let recent = ["history", "check", "--history", "h.db", "--recent", "0"];
+    refused_in(d, &recent, 2, "--recent");
     // An empty store (its schema, no experiment).
     let empty = d.join("empty.db");
     {
@@ -219,10 +199,8 @@ fn check_with_nothing_to_check_is_exit_2_not_a_pass() {
         )
         .unwrap();
     }
-    let out = run(d, &["history", "check", "--history", "empty.db"]);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("nothing can be checked"), "{err}");
+    let empty = ["history", "check", "--history", "empty.db"];
+    refused_in(d, &empty, 2, "nothing can be checked");
 }
 
 #[test]
@@ -238,13 +216,7 @@ fn reading_commands_never_write_and_a_new_history_needs_its_directory() {
     ] {
         let mut args = cmd.clone();
         args.extend(["--history", "zero.db"]);
-        let out = run(d, &args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(
-            text(&out.stderr).contains("an empty file"),
-            "{}",
-            text(&out.stderr)
-        );
+        refused_in(d, &args, 2, "an empty file");
         assert_eq!(std::fs::metadata(d.join("zero.db")).unwrap().len(), 0);
         assert!(!d.join("zero.db-wal").exists() && !d.join("zero.db-shm").exists());
     }
@@ -257,46 +229,22 @@ fn reading_commands_never_write_and_a_new_history_needs_its_directory() {
     assert_eq!(std::fs::read(d.join("h.db")).unwrap(), before);
     // --history in a directory that does not exist: refused, nothing created.
     let missing = d.join("no/such/dir/h.db");
-    let out = run(
-        d,
-        &[
-            "history",
-            "import",
-            "--commit",
-            "c1",
-            "--history",
-            missing.to_str().unwrap(),
-            "1.jsonl",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("does not exist"),
-        "{}",
-        text(&out.stderr)
-    );
-    let out = run(
-        d,
-        &[
-            "compare",
-            "-q",
-            "--blocks",
-            "2",
-            "--record",
-            "--commit",
-            "c1",
-            "--history",
-            missing.to_str().unwrap(),
-            "true",
-            "true",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("--history"),
-        "{}",
-        text(&out.stderr)
-    );
+    let m = missing.to_str().unwrap();
+    let import = [
+        "history",
+        "import",
+        "--commit",
+        "c1",
+        "--history",
+        m,
+        "1.jsonl",
+    ];
+    refused_in(d, &import, 2, "does not exist");
+    let record = [
+        "compare", "-q", "--blocks", "2", "--record", "--commit", "c1",
+    ];
+    let record = [&record[..], &["--history", m, "true", "true"]].concat();
+    refused_in(d, &record, 2, "--history");
     assert!(!d.join("no").exists(), "a directory was created");
 }
 
@@ -401,10 +349,7 @@ fn labels_with_control_characters_are_refused_and_stored_ones_escaped() {
             args.extend(["--commit", "c1"]);
         }
         args.extend([flag, value, raw.to_str().unwrap()]);
-        let out = run(d, &args);
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
-        assert!(err.contains(flag), "{err}");
+        let err = refused_in(d, &args, 2, flag);
         assert!(!err.contains('\u{1b}'), "{err:?}");
         let mut args = vec![
             "compare",
@@ -419,10 +364,7 @@ fn labels_with_control_characters_are_refused_and_stored_ones_escaped() {
             args.extend(["--commit", "c1"]);
         }
         args.extend([flag, value, "true", "true"]);
-        let out = run(d, &args);
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
-        assert!(err.contains(flag), "{err}");
+        refused_in(d, &args, 2, flag);
     }
     assert!(!d.join("h.db").exists());
     // A name stored by an earlier abba is shown escaped.

@@ -11,7 +11,7 @@ use std::path::Path;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use super::support::{abba, script, write};
+use super::support::{abba, refused_in, refused_with, script, write};
 
 /// A suite of `benchmarks` (name, changed?) whose head is 5% above its base in the changed
 /// ones and equal in the others.
@@ -41,13 +41,9 @@ fn a_typo_in_a_key_names_file_line_column_and_the_key() {
         "abba.toml",
         "[variants]\nbase = \"a\"\nhead = \"b\"\n\n[[benchmark]]\nname = \"x\"\ncomand = \"true\"\n",
     );
-    abba()
-        .arg("suite")
-        .arg(&f)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("abba.toml:7:1"))
-        .stderr(predicate::str::contains("comand"));
+    let f = f.to_str().unwrap();
+    let err = refused_with(&["suite", f], 2, "abba.toml:7:1");
+    assert!(err.contains("comand"), "{err}");
 }
 
 #[test]
@@ -58,40 +54,19 @@ fn a_missing_command_and_a_duplicate_name_are_refused_with_their_place() {
         "abba.toml",
         "[variants]\nbase = \"a\"\nhead = \"b\"\n\n[[benchmark]]\nname = \"x\"\n",
     );
-    abba()
-        .arg("suite")
-        .arg(&f)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("abba.toml:5:1"))
-        .stderr(predicate::str::contains("command"));
+    let err = refused_with(&["suite", f.to_str().unwrap()], 2, "abba.toml:5:1");
+    assert!(err.contains("command"), "{err}");
     let f = write(
         dir.path(),
         "dup.toml",
         "[variants]\nbase = \"a\"\nhead = \"b\"\n[[benchmark]]\nname = \"x\"\ncommand = \"true\"\n[[benchmark]]\nname = \"x\"\ncommand = \"true\"\n",
     );
-    abba()
-        .arg("suite")
-        .arg(&f)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("dup.toml:8:8"))
-        .stderr(predicate::str::contains("named twice"));
+    let err = refused_with(&["suite", f.to_str().unwrap()], 2, "dup.toml:8:8");
+    assert!(err.contains("named twice"), "{err}");
     let f = write(dir.path(), "one.toml", "[variants]\nbase = \"a\"\n");
-    abba()
-        .arg("suite")
-        .arg(&f)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "baseline and at least one candidate",
-        ));
-    abba()
-        .current_dir(dir.path())
-        .arg("suite")
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("abba.toml"));
+    let one = f.to_str().unwrap();
+    refused_with(&["suite", one], 2, "baseline and at least one candidate");
+    refused_in(dir.path(), &["suite"], 2, "abba.toml");
 }
 
 #[test]
@@ -134,13 +109,9 @@ fn list_dry_run_and_only_select_benchmarks_by_glob() {
     for name in ["parse-small/base", "parse-large/head", "render/base"] {
         assert!(first.contains(name), "{first}");
     }
-    abba()
-        .arg("suite")
-        .arg(&f)
-        .args(["--dry-run", "--only", "nothing*"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("no benchmark matches"));
+    let f = f.to_str().unwrap();
+    let only = ["suite", f, "--dry-run", "--only", "nothing*"];
+    refused_with(&only, 2, "no benchmark matches");
 }
 
 /// Minimal JSON Schema (draft-07 subset: type, properties, required, patternProperties
@@ -357,15 +328,18 @@ fn the_github_benchmark_export_refuses_mixed_directions() {
         "name = \"up\"\nhigher-is-better = true\n",
     );
     let f = write(dir.path(), "abba.toml", &text);
-    abba()
-        .arg("suite")
-        .arg(&f)
-        .args(["-q", "--blocks", "6"])
-        .arg("--export-github-benchmark")
-        .arg(dir.path().join("gh.json"))
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("one direction per file"));
+    let gh = dir.path().join("gh.json");
+    let (f, gh) = (f.to_str().unwrap(), gh.to_str().unwrap());
+    let args = [
+        "suite",
+        f,
+        "-q",
+        "--blocks",
+        "6",
+        "--export-github-benchmark",
+        gh,
+    ];
+    refused_with(&args, 2, "one direction per file");
 }
 
 #[test]
@@ -377,16 +351,12 @@ fn an_export_onto_the_raw_file_is_refused_before_running() {
         &suite_text(dir.path(), &[("x", false)]),
     );
     let raw = dir.path().join("runs.jsonl");
-    abba()
-        .arg("suite")
-        .arg(&f)
-        .arg("--output")
-        .arg(&raw)
-        .arg("--export-bmf")
-        .arg(&raw)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("raw runs' file"));
+    let (f, r) = (f.to_str().unwrap(), raw.to_str().unwrap());
+    refused_with(
+        &["suite", f, "--output", r, "--export-bmf", r],
+        2,
+        "raw runs' file",
+    );
     assert!(!raw.exists());
 }
 
@@ -398,14 +368,8 @@ fn the_suite_refuses_an_output_that_is_a_directory_as_compare_does() {
         "abba.toml",
         &suite_text(dir.path(), &[("x", false)]),
     );
-    abba()
-        .arg("suite")
-        .arg(&f)
-        .arg("--output")
-        .arg(dir.path())
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("is a directory"));
+    let (f, d) = (f.to_str().unwrap(), dir.path().to_str().unwrap());
+    refused_with(&["suite", f, "--output", d], 2, "is a directory");
 }
 
 #[test]
@@ -439,13 +403,9 @@ fn metric_and_runs_per_block_flags_override_the_file_as_docs_ci_says() {
     assert!(four.contains("seed 3; 192 measured runs"), "{four}");
     let eight = dry(&["--runs-per-block", "8", "--blocks", "2"]);
     assert!(eight.contains("seed 3; 64 measured runs"), "{eight}");
-    abba()
-        .arg("suite")
-        .arg(&f)
-        .args(["--dry-run", "--runs-per-block", "3"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--runs-per-block 3"));
+    let file = f.to_str().unwrap();
+    let odd = ["suite", file, "--dry-run", "--runs-per-block", "3"];
+    refused_with(&odd, 2, "--runs-per-block 3");
     // --metric cpu decides on CPU time (ns), not the file's json:v.
     let out = abba()
         .arg("suite")
@@ -460,11 +420,9 @@ fn metric_and_runs_per_block_flags_override_the_file_as_docs_ci_says() {
     let text = doc.to_string();
     assert!(text.contains("\"unit\":\"ns\""), "{text}");
     assert!(!text.contains("\"unit\":\"value\""), "{text}");
-    abba()
-        .arg("suite")
-        .arg(&f)
-        .args(["--dry-run", "--metric", "nonsense"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--metric"));
+    refused_with(
+        &["suite", file, "--dry-run", "--metric", "nonsense"],
+        2,
+        "--metric",
+    );
 }

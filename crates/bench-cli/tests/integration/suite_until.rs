@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use predicates::prelude::*;
 use serde_json::Value;
 
-use super::support::{abba, json, script, write};
+use super::support::{abba, json, refused_with, script, write};
 
 /// A script printing `{"v": 100}` for the base and, for the head, 95 and 105 in
 /// alternate blocks (its two runs a block share a count kept in the file `$1`): block
@@ -177,14 +177,16 @@ fn the_suite_report_states_each_benchmarks_level_and_why_the_suite_stopped() {
 fn a_suite_until_decided_that_cannot_decide_by_its_limit_is_refused_naming_the_flag() {
     let dir = tempfile::tempdir().unwrap();
     let file = three(dir.path());
-    abba()
-        .arg("suite")
-        .arg(&file)
-        .args(["--until", "decided", "--max-blocks", "5"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--max-blocks 5"))
-        .stderr(predicate::str::contains("cannot decide before"));
+    let args = [
+        "suite",
+        file.to_str().unwrap(),
+        "--until",
+        "decided",
+        "--max-blocks",
+        "5",
+    ];
+    let err = refused_with(&args, 2, "--max-blocks 5");
+    assert!(err.contains("cannot decide before"), "{err}");
     assert!(!dir.path().join("abba-suite.jsonl").exists());
 }
 
@@ -333,21 +335,10 @@ fn variant_on_the_command_line_replaces_the_files_value() {
 fn variant_with_an_unknown_name_or_no_value_exits_2_naming_the_flag() {
     let dir = tempfile::tempdir().unwrap();
     let file = slow_aa(dir.path());
-    abba()
-        .arg("suite")
-        .arg(&file)
-        .args(["--list", "--variant", "tip=./build"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--variant tip=./build"))
-        .stderr(predicate::str::contains("it has: base, head"));
-    abba()
-        .arg("suite")
-        .arg(&file)
-        .args(["--list", "--variant", "head"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "--variant \"head\": expected NAME=VALUE",
-        ));
+    let file = file.to_str().unwrap();
+    let unknown = ["suite", file, "--list", "--variant", "tip=./build"];
+    let err = refused_with(&unknown, 2, "--variant tip=./build");
+    assert!(err.contains("it has: base, head"), "{err}");
+    let bare = ["suite", file, "--list", "--variant", "head"];
+    refused_with(&bare, 2, "--variant \"head\": expected NAME=VALUE");
 }

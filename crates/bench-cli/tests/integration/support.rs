@@ -66,3 +66,34 @@ pub(super) fn script(dir: &Path) -> PathBuf {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
 }
+
+// Refusals: the suite and history modules' one check of "exit 2 (or CODE), naming the
+// flag, file or value refused" (leafc40b may add the same for the compare modules; the
+// lead keeps one).
+
+/// Runs `abba ARGS` ([`abba`]) and checks that it is refused: exit `code` with `needle`
+/// (the flag, file or value refused) in its standard error. Returns the standard error
+/// for further checks.
+pub(super) fn refused_with(args: &[&str], code: i32, needle: &str) -> String {
+    said_refusal(abba().args(args).output().unwrap(), args, code, needle)
+}
+
+/// [`refused_with`] of `abba ARGS` run in `dir`, outside any git repository ([`abba_in`]).
+pub(super) fn refused_in(dir: &Path, args: &[&str], code: i32, needle: &str) -> String {
+    said_refusal(
+        abba_in(dir).args(args).output().unwrap(),
+        args,
+        code,
+        needle,
+    )
+}
+
+fn said_refusal(out: Output, args: &[&str], code: i32, needle: &str) -> String {
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "abba {args:?}: {err}");
+    assert!(
+        err.contains(needle),
+        "abba {args:?} should say {needle:?}: {err}"
+    );
+    err
+}

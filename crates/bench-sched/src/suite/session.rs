@@ -306,7 +306,12 @@ fn stop_rule_error(e: SuiteError, alpha: f64, benchmarks: usize) -> SuiteError {
                 "--max-blocks {max_blocks}: each benchmark's sequence runs at level {level} ({over}) and cannot decide before {needed} blocks: give --max-blocks {needed} or more"
             ))
         }
-        other => other,
+        other @ (SuiteError::Read { .. }
+        | SuiteError::At { .. }
+        | SuiteError::File { .. }
+        | SuiteError::Command { .. }
+        | SuiteError::Config(_)
+        | SuiteError::Invalid(_)) => other,
     }
 }
 
