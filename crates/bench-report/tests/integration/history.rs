@@ -3,8 +3,8 @@
 //! a step from an earlier commit, and the chain of steps to the newest commit.
 
 use bench_report::{
-    HistoryOverview, ListedBenchmark, render_history_bmf, render_history_csv, render_history_json,
-    render_history_list, render_history_series,
+    HistoryOverview, ListedBenchmark, render_gate, render_history_bmf, render_history_check,
+    render_history_csv, render_history_json, render_history_list, render_history_series,
 };
 use bench_stats::history::{
     Chain, ChainSpan, ChangePoint, Commit, Level, PairedStep, Point, Series, SeriesBenchmark,
@@ -116,6 +116,35 @@ fn snap(name: &str, text: String) {
 #[test]
 fn the_series_table_marks_the_change_and_names_the_chain() {
     snap("series_table", render_history_series(&series()));
+}
+
+#[test]
+fn a_chain_that_trips_the_gate_is_said_in_the_one_gates_words() {
+    let s = series();
+    // The chain [1.04, 1.062] excludes no change and reaches 3%: it trips the gate.
+    let check = bench_stats::history::check_series(&s, 10, Some(0.03));
+    let gate = &check
+        .chain
+        .as_ref()
+        .expect("a chain under a threshold")
+        .gate;
+    assert!(gate.tripped() && gate.timed && gate.counted.is_none());
+    let text = render_history_check(&[(&s, check.clone())], 10);
+    let line = "parse (wall) on ci-3: #4 04aaaaaaaa is significantly slower than #1 01aaaaaaaa in its chain of 2 paired steps and may be 3.00% slower or more (ratio 1.0510, interval [1.0400, 1.0620])";
+    assert!(text.lines().any(|l| l == line), "{text}");
+    // The same words as compare's and suite's gates: render_gate's, under the series' label.
+    let mut labelled = gate.clone();
+    labelled.benchmark = Some("parse (wall) on ci-3".into());
+    assert_eq!(render_gate(&labelled), vec![line.to_owned()]);
+    assert!(
+        text.ends_with("abba history check: 1 series, 2 failing\n"),
+        "{text}"
+    );
+    // Within 10%: not tripped, said with its interval.
+    let within = bench_stats::history::check_series(&s, 10, Some(0.10));
+    assert!(!within.chain.as_ref().unwrap().gate.tripped());
+    let text = render_history_check(&[(&s, within)], 10);
+    assert!(text.contains("within --fail-if-slower +10.00%"), "{text}");
 }
 
 #[test]

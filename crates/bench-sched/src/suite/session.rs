@@ -383,3 +383,92 @@ pub fn cross_class_analysis(
     };
     bench_stats::analyze(&loaded.dataset, &config)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> SuiteSpec {
+        let text = "[variants]\nbase = \"a\"\nhead = \"b\"\n[[benchmark]]\nname = \"x\"\ncommand = \"true\"\n[[benchmark]]\nname = \"y\"\ncommand = \"true\"\n";
+        SuiteSpec::parse(Path::new("s.toml"), text.into()).unwrap()
+    }
+
+    fn gate(given: &str, benchmark: Option<&str>, threshold: f64) -> GateRequest {
+        GateRequest {
+            given: given.into(),
+            benchmark: benchmark.map(str::to_owned),
+            threshold,
+        }
+    }
+
+    #[test]
+    fn a_plan_runs_the_picked_benchmarks_with_the_fresh_seed_and_their_gates() {
+        let spec = spec();
+        let session = SuiteSession::open(&spec, &["y".into()], None).unwrap();
+        let mut request = SuiteRequest::default();
+        request.options.blocks = Some(4);
+        request.gates = vec![gate("5%", None, 0.05), gate("y=2%", Some("y"), 0.02)];
+        let plan = session.plan(request, || 42).unwrap();
+        assert_eq!(
+            (plan.config.seed, plan.analysis.seed, plan.config.blocks),
+            (42, 42, 4)
+        );
+        let names: Vec<&str> = plan
+            .config
+            .suite
+            .iter()
+            .flat_map(|s| &s.benchmarks)
+            .map(|b| b.name.as_str())
+            .collect();
+        assert_eq!(names, ["y"]);
+        assert_eq!(plan.gates.of("y").map(|g| g.threshold), Some(0.02));
+    }
+
+    #[test]
+    fn refusals_name_the_setting_that_is_wrong() {
+        let spec = spec();
+        let e = SuiteSession::open(&spec, &["z*".into()], None).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("--only z*: no benchmark matches (the suite has: x, y)"),
+            "{e}"
+        );
+        let e = suite_gates(&[gate("z=5%", Some("z"), 0.05)], &["x", "y"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--fail-if-slower z=5%: no benchmark \"z\" in the suite (it has: x, y)"
+        );
+        let mut request = SuiteRequest::default();
+        request.analysis.baseline = Some("tip".into());
+        let e = SuiteSession::open(&spec, &[], None)
+            .unwrap()
+            .plan(request, || 1)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--baseline \"tip\" is not one of the suite's variants (base, head)"
+        );
+        let mut request = SuiteRequest::default();
+        request.stop = StopRequest {
+            until: true,
+            max_blocks: Some(3),
+            min_blocks: None,
+        };
+        let e = SuiteSession::open(&spec, &[], None)
+            .unwrap()
+            .plan(request, || 1)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("--max-blocks 3: each benchmark's sequence runs at level"),
+            "{e}"
+        );
+        let mut spec = spec;
+        let e = spec.override_variants(&["head".into()]).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("--variant \"head\": expected NAME=VALUE"),
+            "{e}"
+        );
+    }
+}
