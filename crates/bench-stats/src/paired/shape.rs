@@ -1791,6 +1791,91 @@ mod tests {
         assert!(rejections <= 65, "{rejections}");
     }
 
+    /// Blocks of 2 + 2 runs whose level drifts by `slope` (log) a block, the candidate's
+    /// runs times `factor`.
+    fn drifting(
+        blocks: usize,
+        slope: f64,
+        factor: f64,
+        seed: u64,
+    ) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut run = |level: f64| level * (1.0 + 0.02 * rng.random::<f64>());
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for i in 0..blocks {
+            let level = (slope * i as f64).exp();
+            a.push(vec![run(level), run(level)]);
+            b.push(vec![factor * run(level), factor * run(level)]);
+        }
+        (a, b)
+    }
+
+    #[test]
+    fn a_blocks_neighbours_centre_leaves_it_out_and_is_one_sided_at_the_ends() {
+        let levels: Vec<f64> = (0..10).map(f64::from).collect();
+        let c = neighbours_centres(&levels, 3);
+        // Inside, a linear drift is met exactly; at the ends the window of 6 blocks is
+        // shifted inwards.
+        assert_eq!(c, vec![3.5, 3.5, 3.5, 3.0, 4.0, 5.0, 6.0, 5.5, 5.5, 5.5]);
+        // A block's own level moves its own centre not at all.
+        let mut moved = levels.clone();
+        moved[5] += 100.0;
+        assert_eq!(neighbours_centres(&moved, 3)[5], c[5]);
+        // Fewer blocks than the window: every other block.
+        assert_eq!(neighbours_centres(&[0.0, 1.0, 5.0], 3), vec![3.0, 2.5, 0.5]);
+    }
+
+    #[test]
+    fn a_drifting_session_is_centered_on_its_neighbours_and_a_steady_one_is_not() {
+        let centered =
+            |(a, b): (Vec<Vec<f64>>, Vec<Vec<f64>>)| LogBlocks::new(&a, &b).unwrap().neighbours;
+        assert!(centered(drifting(30, 0.01, 1.0, 1)));
+        assert!(!centered(drifting(30, 0.0, 1.0, 1)));
+        // Too few blocks for a window on both sides: never.
+        assert!(!centered(drifting(6, 0.05, 1.0, 1)));
+        // One run of each variant in every block: the block's own pair, as before.
+        assert!(!centered((
+            vec![vec![1.0]; 30],
+            (0..30).map(|i| vec![1.0 + 0.01 * f64::from(i)]).collect()
+        )));
+    }
+
+    #[test]
+    fn no_swap_within_a_block_moves_any_blocks_centre() {
+        // The randomization test stays exact: every block's centre is a symmetric function
+        // of the runs of other blocks, so relabelling any block's runs moves none.
+        let (a, b) = drifting(20, 0.01, 1.03, 2);
+        let centres = |a: &[Vec<f64>], b: &[Vec<f64>]| -> (bool, Vec<f64>) {
+            let logs = LogBlocks::new(a, b).unwrap();
+            let c = logs
+                .normalized(0.0)
+                .iter()
+                .zip(&logs.a)
+                .map(|((centered, _), raw)| raw[0] - centered[0])
+                .collect();
+            (logs.neighbours, c)
+        };
+        let before = centres(&a, &b);
+        assert!(before.0);
+        for j in [0, 7, 19] {
+            let (mut a2, mut b2) = (a.clone(), b.clone());
+            std::mem::swap(&mut a2[j], &mut b2[j]);
+            assert_eq!(centres(&a2, &b2), before, "block {j} swapped");
+        }
+    }
+
+    #[test]
+    fn a_shift_on_a_drifting_session_is_found_with_its_size() {
+        // 30 blocks drifting 30% in all, every candidate run 3% slower.
+        let (a, b) = drifting(30, 0.01, 1.03, 3);
+        let s = shape_analysis(&a, &b, &ShapeConfig::default()).unwrap();
+        let typical = s.typical();
+        assert_eq!(typical.part, PartMove::Slower);
+        let [lo, hi] = typical.interval.unwrap();
+        assert!(lo <= 1.03 && 1.03 <= hi, "[{lo}, {hi}]");
+        assert!(hi - lo < 0.03, "[{lo}, {hi}]");
+    }
+
     /// Each arrangement's two-sided p within its part's reference, counted directly.
     fn brute_p(part: &[f64], m: usize) -> f64 {
         let k = part.len();
