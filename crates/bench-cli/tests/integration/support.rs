@@ -66,3 +66,25 @@ pub(super) fn script(dir: &Path) -> PathBuf {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
 }
+
+// The refusals of the compare side (compare, analyze, plan, hooks). The suite/history side
+// may add the same helper in its own block: one is kept when both meet.
+
+/// `abba ARGS` (as [`abba`]) must exit with `code` and name `needle` on stderr (a flag, a
+/// file, a value); returns stderr for further checks.
+pub(super) fn refused_with<S: AsRef<std::ffi::OsStr>>(
+    args: &[S],
+    code: i32,
+    needle: &str,
+) -> String {
+    let out = abba().args(args).output().unwrap();
+    let stderr = text(&out.stderr);
+    let line: Vec<_> = args.iter().map(|a| a.as_ref().to_string_lossy()).collect();
+    assert_eq!(out.status.code(), Some(code), "abba {line:?}: {stderr}");
+    assert!(
+        stderr.contains(needle),
+        "abba {line:?} does not name `{needle}`: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "abba {line:?}: {stderr}");
+    stderr
+}
