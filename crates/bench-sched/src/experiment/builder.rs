@@ -528,3 +528,79 @@ impl ExperimentConfig {
         (per_block, per_block.saturating_mul(u64::from(self.blocks)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two() -> ExperimentBuilder {
+        let mut b = ExperimentBuilder::new(None).unwrap();
+        b.commands = vec!["./a --x".into(), "./b --x".into()];
+        b
+    }
+
+    #[test]
+    fn what_is_left_out_takes_the_defaults_and_names_come_from_the_commands() {
+        let config = two().build().unwrap();
+        let defaults = ExperimentConfig::default();
+        let names: Vec<&str> = config.variants.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["./a --x", "./b --x"]);
+        assert_eq!(config.blocks, defaults.blocks);
+        assert_eq!(config.design, defaults.design);
+        assert_eq!(config.warmup, defaults.warmup);
+        assert_eq!(config.seed, defaults.seed);
+        assert_eq!(config.higher_is_better, Some(false));
+    }
+
+    #[test]
+    fn overrides_win_and_a_stop_rule_sets_the_blocks() {
+        let mut b = two();
+        (b.blocks, b.warmup, b.seed) = (Some(7), Some(0), Some(42));
+        b.names = vec!["old".into(), "new".into()];
+        let config = b.build().unwrap();
+        assert_eq!((config.blocks, config.warmup, config.seed), (7, 0, 42));
+        assert_eq!(config.variants[1].name, "new");
+        let mut b = two();
+        (b.until, b.max_blocks) = (true, Some(40));
+        let config = b.build().unwrap();
+        assert_eq!(config.blocks, 40);
+        assert_eq!(config.until.unwrap().rule.max_blocks, 40);
+    }
+
+    #[test]
+    fn each_refusal_names_its_setting() {
+        let mut b = two();
+        b.baseline = Some("c".into());
+        assert!(matches!(b.build(), Err(BuildError::Baseline { name, .. }) if name == "c"));
+        assert!(matches!(
+            ExperimentBuilder::new(None).unwrap().build(),
+            Err(BuildError::NoCommands)
+        ));
+        let mut b = two();
+        b.hooks.setup = vec!["x".into(), "y".into(), "z".into()];
+        assert!(matches!(b.build(), Err(BuildError::Hooks(_))));
+        let mut b = two();
+        b.runs_per_block = Some(3);
+        assert!(matches!(
+            b.build(),
+            Err(BuildError::Config(ConfigError::RunsPerBlock { .. }))
+        ));
+        let mut b = two();
+        b.commands[1] = "echo a | wc".into();
+        assert!(matches!(b.build(), Err(BuildError::Command(_))));
+    }
+
+    #[test]
+    fn run_bounds_clamp_the_blocks_to_whole_blocks() {
+        // Two variants in ABBA: 2 runs of each per block.
+        let mut config = two().build().unwrap();
+        assert_eq!(config.bound_runs(Some(50), None).unwrap(), 25);
+        assert_eq!(config.blocks, 25);
+        assert_eq!(config.bound_runs(None, Some(9)).unwrap(), 4);
+        assert!(matches!(
+            config.bound_runs(Some(10), Some(2)),
+            Err(BuildError::RunBounds { min: 10, max: 2 })
+        ));
+        assert_eq!(config.scheduled_runs(), (4, 16));
+    }
+}

@@ -335,25 +335,3 @@ fn dry_run(config: &ExperimentConfig, names: &[String]) -> anyhow::Result<u8> {
     ))?;
     Ok(0)
 }
-
-#[cfg(test)]
-mod tests {
-    /// `cargo run -p bench-cli` (the demo) reports kernel speeds without a debug-build
-    /// warning only because the dev profile builds `bench-kernel` as release does.
-    #[test]
-    fn dev_profile_builds_the_kernel_as_release_does() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
-        let manifest = std::fs::read_to_string(root).unwrap();
-        let section = manifest
-            .split("[profile.dev.package.bench-kernel]")
-            .nth(1)
-            .and_then(|rest| rest.split("\n[").next())
-            .unwrap_or_default();
-        for setting in ["opt-level = 3", "codegen-units = 1"] {
-            assert!(
-                section.lines().any(|l| l.trim() == setting),
-                "[profile.dev.package.bench-kernel] lacks `{setting}`"
-            );
-        }
-    }
-}
