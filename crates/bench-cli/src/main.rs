@@ -31,9 +31,7 @@ fn main() -> ExitCode {
         .unwrap_or_else(|error| without_dash_dash_tip(error).exit());
     let result = match cli.command {
         None => cmd::compare::demo::run_demo(&cli.demo),
-        Some(Command::Compute(args)) => compute::run(&args)
-            .map(|()| 0)
-            .map_err(|e| crate::core::exit::usage(e.to_string())),
+        Some(Command::Compute(args)) => compute::run(&args),
         Some(Command::Compare(mut args)) => {
             cmd::compare::hyperfine::adopt(&mut args).and_then(|()| cmd::compare::run(*args))
         }

@@ -28,8 +28,8 @@ use anyhow::{Context, Result, bail};
 use bench_kernel::Op;
 use bench_report::pictures::{Chart, ScanChart, ScanPoint, scan_chart};
 use bench_sched::{
-    ConfirmError, Confirmation, Design, Input, InterruptFlag, RawWriter, RealRunner, ScanParameter,
-    analyze_input,
+    Beside, ConfirmError, Confirmation, Design, Input, InterruptFlag, RawWriter, RealRunner,
+    ScanParameter, analyze_input,
 };
 use bench_stats::descriptive::summarize;
 use bench_stats::resample::{BootstrapConfig, BootstrapInterval, bootstrap_statistic};
@@ -317,13 +317,13 @@ fn confirm(rerun: &Confirmation, raw: &Path, seed: u64) -> Result<Analysis> {
         label: "confirmation",
         blocks: rerun.config.blocks,
     };
-    let analysed = rerun.run(
-        &InterruptFlag::new(),
-        &mut RealRunner::new(),
-        &mut out,
-        &mut progress,
-        &analysis_config(seed),
-    );
+    let beside = Beside {
+        stop: &InterruptFlag::new(),
+        runner: &mut RealRunner::new(),
+        out: &mut out,
+        observer: &mut progress,
+    };
+    let analysed = rerun.run(beside, &analysis_config(seed));
     match analysed {
         Ok(a) => Ok(a),
         Err(ConfirmError::Run(e)) => {

@@ -87,6 +87,7 @@ mod duration;
 mod error;
 mod experiment;
 mod export;
+mod failure;
 mod host;
 mod import;
 mod interrupt;
@@ -112,14 +113,16 @@ pub use crate::design::{
 pub use crate::duration::{DurationParseError, parse_duration, parse_duration_with_unit};
 pub use crate::error::{InputError, ReadWarning, ReadWarningKind, SchedError};
 pub use crate::experiment::{
-    BudgetFit, ConfigError, DEFAULT_BLOCKS, ExperimentConfig, FailurePolicy, HookKind,
-    HookSpecError, Hooks, Identity, MAX_BLOCKS, MAX_RUNS_PER_BLOCK, MAX_WARMUP, Mismatch,
-    NameError, NoopObserver, Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant,
-    run_experiment, variant_names,
+    BudgetFit, BuildError, ConfigError, DEFAULT_BLOCKS, ExperimentBuilder, ExperimentConfig,
+    FailurePolicy, HookKind, HookSpecError, HookTexts, Hooks, Identity, MAX_BLOCKS,
+    MAX_RUNS_PER_BLOCK, MAX_SCHEDULED_RUNS, MAX_WARMUP, Mismatch, NameError, NoopObserver,
+    Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant, run_experiment,
+    variant_names,
 };
 pub use crate::export::{
     CsvExport, RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, csv_exports, runs_csv, summary_csv,
 };
+pub use crate::failure::FailureKind;
 pub use crate::host::{HostFacts, load_average, rfc3339_utc};
 pub use crate::import::{
     CsvOptions, InputFormat, Loaded, MergePolicy, detect_format, is_raw_file, load_files,
@@ -128,7 +131,7 @@ pub use crate::import::{
 pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{
-    ConfirmError, Confirmation, Input, MetricUnavailable, NATIVE_BLOCKS, NativeFileError,
+    Beside, ConfirmError, Confirmation, Input, MetricUnavailable, NATIVE_BLOCKS, NativeFileError,
     NativeTiming, Pilot, PilotError, SuiteAnalysis, SuiteAnalysisError, SuiteData, analyze_input,
     analyze_suite_data, analyze_suite_experiment, diagnose_noise, native_path, recorded_metrics,
     suite_data, suite_noise,

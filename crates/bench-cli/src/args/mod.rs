@@ -12,11 +12,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 
 use crate::args::compute::ComputeArgs;
 pub use crate::args::parse::{
-    MAX_BLOCKS, MAX_RESAMPLES, MAX_RUNS, MAX_RUNS_PER_BLOCK, MAX_WARMUP, ShellArg, StyleArg,
+    LayoutArg, MAX_BLOCKS, MAX_RESAMPLES, MAX_RUNS, MAX_RUNS_PER_BLOCK, MAX_WARMUP, ShellArg,
+    StyleArg,
 };
 use crate::args::parse::{
-    parse_duration_with_unit, parse_estimator, parse_fraction, parse_margin, parse_percent,
-    parse_practical, parse_shell,
+    help_default, long_help_default, parse_duration_with_unit, parse_estimator, parse_fraction,
+    parse_margin, parse_percent, parse_practical, parse_shell,
 };
 use bench_stats::{AnalysisConfig, PairedEstimator, PracticalRule};
 
@@ -52,10 +53,6 @@ Examples:
 
 Exit codes: 0 success, 1 a --fail-if-* gate tripped, 2 bad usage or input,
 3 a benchmarked command failed or timed out, 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (raw data kept).";
-
-/// The most measured runs one experiment may schedule (every block, variant and
-/// reference run together).
-pub const MAX_SCHEDULED_RUNS: u64 = 1_000_000;
 
 /// The `abba` command line.
 #[derive(Debug, Parser)]
@@ -204,8 +201,8 @@ pub struct AnalysisArgs {
     pub baseline: Option<String>,
     /// Significance level.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_fraction, value_name = "A", help_heading = ANALYSIS, hide_short_help = true,
-        help = format!("Significance level [default: {}]", AnalysisConfig::DEFAULT_ALPHA),
-        long_help = format!("Significance level\n\n[default: {}]", AnalysisConfig::DEFAULT_ALPHA))]
+        help = help_default("Significance level", AnalysisConfig::DEFAULT_ALPHA),
+        long_help = long_help_default("Significance level", AnalysisConfig::DEFAULT_ALPHA))]
     pub alpha: Option<f64>,
     /// Confidence level of every interval [default: 1 - alpha, so that the interval
     /// beside a verdict excludes no change exactly when the verdict is significant].
@@ -216,13 +213,13 @@ pub struct AnalysisArgs {
     pub confidence: Option<f64>,
     /// Bootstrap resamples per interval.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RESAMPLES), value_name = "N", help_heading = ANALYSIS, hide_short_help = true,
-        help = format!("Bootstrap resamples per interval [default: {}]", AnalysisConfig::DEFAULT_RESAMPLES),
-        long_help = format!("Bootstrap resamples per interval\n\n[default: {}]", AnalysisConfig::DEFAULT_RESAMPLES))]
+        help = help_default("Bootstrap resamples per interval", AnalysisConfig::DEFAULT_RESAMPLES),
+        long_help = long_help_default("Bootstrap resamples per interval", AnalysisConfig::DEFAULT_RESAMPLES))]
     pub resamples: Option<u32>,
     /// Minimum practical effect where the Cliff rule applies.
     #[arg(long, value_name = "X", help_heading = ANALYSIS, hide_short_help = true,
-        help = format!("{MIN_PRACTICAL_EFFECT_HELP} [default: {}]", AnalysisConfig::DEFAULT_MIN_PRACTICAL_EFFECT),
-        long_help = format!("{MIN_PRACTICAL_EFFECT_HELP}\n\n[default: {}]", AnalysisConfig::DEFAULT_MIN_PRACTICAL_EFFECT))]
+        help = help_default(MIN_PRACTICAL_EFFECT_HELP, AnalysisConfig::DEFAULT_MIN_PRACTICAL_EFFECT),
+        long_help = long_help_default(MIN_PRACTICAL_EFFECT_HELP, AnalysisConfig::DEFAULT_MIN_PRACTICAL_EFFECT))]
     pub min_practical_effect: Option<f64>,
     /// Equivalence margin of the ratio [default: 1%; 0.1% for counts].
     ///
@@ -234,8 +231,8 @@ pub struct AnalysisArgs {
     pub equivalence_margin: Option<f64>,
     /// Which practical-size rule applies.
     #[arg(long, value_name = "RULE", value_parser = parse_practical, help_heading = ANALYSIS, hide_short_help = true,
-        help = format!("{PRACTICAL_HELP} [default: {}]", AnalysisConfig::default().practical.to_text()),
-        long_help = format!("{PRACTICAL_HELP}\n\n[default: {}]", AnalysisConfig::default().practical.to_text()))]
+        help = help_default(PRACTICAL_HELP, AnalysisConfig::default().practical.to_text()),
+        long_help = long_help_default(PRACTICAL_HELP, AnalysisConfig::default().practical.to_text()))]
     pub practical: Option<PracticalRule>,
     /// The estimator that decides a two-variant comparison of blocked data (default
     /// typical-run; every sentence names what its ratio is about): typical-run (each
@@ -491,8 +488,8 @@ pub struct CompareArgs {
     pub counter: Option<String>,
     /// Blocks timed natively after a count under valgrind (0: none).
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_BLOCKS), value_name = "N", help_heading = ANALYSIS, hide_short_help = true,
-        help = format!("Blocks timed natively after a count under valgrind (0: none) [default: {}]", bench_sched::NATIVE_BLOCKS),
-        long_help = format!("Under `--counter valgrind` (whose times are valgrind's), N blocks of the same commands run natively, uncounted, on CPU time after the counted ones, into FILE.native.jsonl beside the raw file, to warn when the counts and time disagree (docs/metrics.md); 0 turns them off. No effect with any other counter [default: {}]", bench_sched::NATIVE_BLOCKS))]
+        help = help_default("Blocks timed natively after a count under valgrind (0: none)", bench_sched::NATIVE_BLOCKS),
+        long_help = help_default("Under `--counter valgrind` (whose times are valgrind's), N blocks of the same commands run natively, uncounted, on CPU time after the counted ones, into FILE.native.jsonl beside the raw file, to warn when the counts and time disagree (docs/metrics.md); 0 turns them off. No effect with any other counter", bench_sched::NATIVE_BLOCKS))]
     pub native_blocks: Option<u32>,
     /// Larger values are better (throughput metrics).
     #[arg(long, help_heading = ANALYSIS, hide_short_help = true)]
@@ -717,15 +714,6 @@ pub struct DemoArgs {
     /// The demo's full report: per-block tables, alternative estimates, every control.
     #[arg(long, help_heading = OUTPUT)]
     pub verbose: bool,
-}
-
-/// `--layout`.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum LayoutArg {
-    /// A uniformly random environment padding of 0..4095 bytes per run.
-    Random,
-    /// The same padding for every run.
-    Fixed,
 }
 
 /// `compare`: hyperfine's hooks, warm-ups per block, and `--runs` / `--time-budget`.

@@ -42,6 +42,43 @@ pub enum ShellArg {
     Sh,
 }
 
+impl From<ShellArg> for bench_sched::Shell {
+    fn from(arg: ShellArg) -> Self {
+        match arg {
+            ShellArg::None => bench_sched::Shell::None,
+            ShellArg::Sh => bench_sched::Shell::Sh,
+        }
+    }
+}
+
+/// `--layout`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum LayoutArg {
+    /// A uniformly random environment padding of 0..4095 bytes per run.
+    Random,
+    /// The same padding for every run.
+    Fixed,
+}
+
+impl From<LayoutArg> for bench_sched::Layout {
+    fn from(arg: LayoutArg) -> Self {
+        match arg {
+            LayoutArg::Random => bench_sched::Layout::Random,
+            LayoutArg::Fixed => bench_sched::Layout::Fixed(0),
+        }
+    }
+}
+
+/// A help text ending with its default as clap writes one: `TEXT [default: D]`.
+pub(crate) fn help_default(text: &str, default: impl std::fmt::Display) -> String {
+    format!("{text} [default: {default}]")
+}
+
+/// A long help text with its default on a paragraph of its own: `TEXT\n\n[default: D]`.
+pub(crate) fn long_help_default(text: &str, default: impl std::fmt::Display) -> String {
+    format!("{text}\n\n[default: {default}]")
+}
+
 /// An experiment id or host name: 1 to 200 characters, none of them a control character
 /// or whitespace other than a space, not blank.
 pub fn parse_label(text: &str) -> Result<String, String> {

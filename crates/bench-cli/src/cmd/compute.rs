@@ -6,72 +6,31 @@
 //! written exactly (serde_json prints `u64` without going through `f64`), so it may exceed
 //! 2^53: readers that parse numbers as doubles will round it.
 
-use std::fmt;
 use std::io::Write;
 
-use bench_kernel::{Kernel, KernelConfig, KernelError, KernelResult, duration_from_secs};
+use bench_kernel::{Kernel, KernelConfig, KernelResult, duration_from_secs};
 
 pub use crate::args::compute::ComputeArgs;
+use crate::core::exit::usage;
 
-/// Why `abba compute` failed.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ComputeError {
-    /// A flag out of range (bad usage: exit code 2).
-    Invalid(KernelError),
-    /// Writing the result to stdout failed.
-    Write(std::io::Error),
-}
-
-impl fmt::Display for ComputeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ComputeError::Invalid(e) => write!(f, "{e}"),
-            ComputeError::Write(e) => write!(f, "cannot write the result: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for ComputeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ComputeError::Invalid(e) => Some(e),
-            ComputeError::Write(e) => Some(e),
-        }
-    }
-}
-
-impl ComputeArgs {
-    /// The kernel configuration these flags describe (the duration checked, the rest
-    /// checked by [`Kernel::new`]).
-    ///
-    /// # Errors
-    ///
-    /// [`KernelError::Duration`] unless `--duration` is in (0, 3600] seconds.
-    pub fn config(&self) -> Result<KernelConfig, KernelError> {
-        Ok(KernelConfig {
-            op: self.op,
-            chains: self.chains,
-            threads: self.threads,
-            duration: duration_from_secs(self.duration)?,
-        })
-    }
-}
-
-/// Validates the flags, runs the kernel for `--duration` seconds (or `--steps` steps per
-/// chain) and prints the result.
+/// Checks the flags (the duration here, the rest by [`Kernel::new`]), runs the kernel for
+/// `--duration` seconds (or `--steps` steps per chain) and prints the result.
 ///
 /// # Errors
 ///
-/// [`ComputeError::Invalid`] before anything runs if a flag is out of range;
-/// [`ComputeError::Write`] if stdout cannot be written.
-pub fn run(args: &ComputeArgs) -> Result<(), ComputeError> {
-    let kernel = args
-        .config()
-        .and_then(Kernel::new)
-        .map_err(ComputeError::Invalid)?;
+/// A usage error (exit 2) before anything runs if a flag is out of range, or if stdout
+/// cannot be written.
+pub fn run(args: &ComputeArgs) -> anyhow::Result<u8> {
+    let invalid = |e: bench_kernel::KernelError| usage(e.to_string());
+    let config = KernelConfig {
+        op: args.op,
+        chains: args.chains,
+        threads: args.threads,
+        duration: duration_from_secs(args.duration).map_err(invalid)?,
+    };
+    let kernel = Kernel::new(config).map_err(invalid)?;
     let result = match args.steps {
-        Some(steps) => kernel.run_steps(steps).map_err(ComputeError::Invalid)?,
+        Some(steps) => kernel.run_steps(steps).map_err(invalid)?,
         None => kernel.run(),
     };
     let line = if args.json {
@@ -80,7 +39,8 @@ pub fn run(args: &ComputeArgs) -> Result<(), ComputeError> {
         result.to_string()
     };
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{line}").map_err(ComputeError::Write)
+    writeln!(out, "{line}").map_err(|e| usage(format!("cannot write the result: {e}")))?;
+    Ok(0)
 }
 
 /// One JSON object; numbers are plain JSON numbers, `null` when not computable.

@@ -147,20 +147,13 @@ pub fn write_stdout(text: &str) -> anyhow::Result<()> {
 /// Refuses an export path that cannot be written, before any run is spent on it
 /// ([`bench_report::paths::check_writable`], [`bench_report::paths::check_directory`]).
 pub fn check_export_paths(args: &AnalysisArgs) -> anyhow::Result<()> {
-    let said = |e: bench_report::paths::PathConflict| usage(e.to_string());
-    if let Some(given) = &args.export_svg {
-        bench_report::paths::check_directory("--export-svg", given).map_err(said)?;
-    }
-    for (flag, path) in [
-        ("--export-json", &args.export_json),
-        ("--export-markdown", &args.export_markdown),
-        ("--export-html", &args.export_html),
-        ("--export-csv", &args.csv.export_csv),
-        ("--export-csv-summary", &args.csv.export_csv_summary),
-    ] {
-        if let Some(given) = path {
-            bench_report::paths::check_writable(flag, given).map_err(said)?;
+    for (flag, path) in crate::core::paths::exports(args) {
+        if flag == "--export-svg" {
+            bench_report::paths::check_directory(flag, path)
+        } else {
+            bench_report::paths::check_writable(flag, path)
         }
+        .map_err(|e| usage(e.to_string()))?;
     }
     Ok(())
 }

@@ -3,44 +3,33 @@
 
 use std::path::{Path, PathBuf};
 
-use bench_sched::{ExperimentConfig, RawKept, RawWriter, SchedError};
+use bench_sched::{ExperimentConfig, FailureKind, RawKept, RawWriter, SchedError};
 
 use crate::core::exit::{Exit, usage};
 use crate::core::stdio::stderr_line;
 
+/// A failed experiment's error with what its raw file `raw` keeps, its exit code by its
+/// kind ([`SchedError::kind`]).
 pub(crate) fn sched_error(error: SchedError, raw: &Path, fresh: bool) -> anyhow::Error {
     let kept = raw_kept(raw, fresh);
     let held = kept.is_ok();
     let kept = kept.unwrap_or_else(|why| why);
-    match error {
-        SchedError::RunFailed { .. }
-        | SchedError::WarmupFailed { .. }
-        | SchedError::HookFailed { .. }
-        | SchedError::TimedOut { .. }
-        | SchedError::Metric { .. }
-        | SchedError::Spawn { .. } => anyhow::Error::new(Exit::CommandFailed(format!(
+    match error.kind() {
+        FailureKind::Command => anyhow::Error::new(Exit::CommandFailed(format!(
             "{error}\n{kept} (use --ignore-failure to record failures and go on)"
         ))),
-        SchedError::Interrupted { signal } if held => anyhow::Error::new(Exit::Interrupted {
-            signal,
-            message: format!(
-                "interrupted by signal {signal}; {kept}; continue with: abba compare --resume {}",
-                quoted(raw)
-            ),
-        }),
-        SchedError::Interrupted { signal } => anyhow::Error::new(Exit::Interrupted {
-            signal,
-            message: format!("interrupted by signal {signal}; {kept}"),
-        }),
-        SchedError::Config(_)
-        | SchedError::CommandSyntax { .. }
-        | SchedError::ShellSyntaxWithoutShell { .. }
-        | SchedError::ProgramNotFound { .. }
-        | SchedError::Output { .. }
-        | SchedError::ResumeMismatch { .. }
-        | SchedError::ResumeInput(_)
-        | SchedError::Signals(_) => usage(format!("{error}\n{kept}")),
-        _ => usage(format!("{error}\n{kept}")),
+        FailureKind::Interrupted { signal } => {
+            let resume = if held {
+                format!("; continue with: abba compare --resume {}", quoted(raw))
+            } else {
+                String::new()
+            };
+            anyhow::Error::new(Exit::Interrupted {
+                signal,
+                message: format!("interrupted by signal {signal}; {kept}{resume}"),
+            })
+        }
+        FailureKind::Input | _ => usage(format!("{error}\n{kept}")),
     }
 }
 

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use bench_sched::{
-    ConfirmError, Experiment, ExperimentConfig, InterruptFlag, NativeTiming, RawWriter, RealRunner,
-    run_experiment,
+    Beside, ConfirmError, Experiment, ExperimentConfig, InterruptFlag, NativeTiming, RawWriter,
+    RealRunner, run_experiment,
 };
 use bench_stats::{Analysis, AnalysisConfig};
 
@@ -14,22 +14,16 @@ use crate::core::progress::Progress;
 use crate::core::raw_output::sched_error;
 use crate::core::stdio::stderr_line;
 
-/// Refuses an experiment whose schedule would exceed [`crate::args::MAX_SCHEDULED_RUNS`]
+/// Refuses an experiment whose schedule would exceed [`bench_sched::MAX_SCHEDULED_RUNS`]
 /// (each count flag is bounded, their product too), before the schedule is built; `fewer`
 /// names what to lower (`--blocks (or --runs)`).
 pub(crate) fn check_run_count(config: &ExperimentConfig, fewer: &str) -> anyhow::Result<()> {
-    let one = ExperimentConfig {
-        blocks: 1,
-        resume: None,
-        ..config.clone()
-    };
-    let per_block = one.schedule().runs.len() as u64;
-    let total = per_block.saturating_mul(u64::from(config.blocks));
-    if total > crate::args::MAX_SCHEDULED_RUNS {
+    let (per_block, total) = config.scheduled_runs();
+    if total > bench_sched::MAX_SCHEDULED_RUNS {
         return Err(usage(format!(
             "{} blocks of {per_block} runs are {total} runs, more than the {} one experiment may schedule; give fewer {fewer}, or split the experiment and merge the files with abba analyze",
             config.blocks,
-            crate::args::MAX_SCHEDULED_RUNS
+            bench_sched::MAX_SCHEDULED_RUNS
         )));
     }
     Ok(())
@@ -67,16 +61,22 @@ pub(crate) fn execute(
 }
 
 /// Runs a second experiment beside the main one (its native runs, a confirmation) through
-/// `run`, with its own progress and the signals held until it ends.
+/// `run`, streaming to `out`, with its own progress and the signals held until it ends.
 pub(crate) fn run_beside<T>(
     config: &ExperimentConfig,
     quiet: bool,
-    run: impl FnOnce(&InterruptFlag, &mut RealRunner, &mut Progress) -> T,
+    out: &mut RawWriter,
+    run: impl FnOnce(Beside<'_>) -> T,
 ) -> anyhow::Result<T> {
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
     let (mut runner, mut progress) = runner_and_progress(config, quiet)?;
     crate::core::exit::hold_signals(true);
-    let done = run(&stop, &mut runner, &mut progress);
+    let done = run(Beside {
+        stop: &stop,
+        runner: &mut runner,
+        out,
+        observer: &mut progress,
+    });
     progress.finish();
     crate::core::exit::hold_signals(false);
     Ok(done)
@@ -108,8 +108,8 @@ pub fn time_natively(
             path.display()
         ));
     }
-    let done = run_beside(&native.config, quiet, |stop, runner, progress| {
-        native.run(stop, runner, &mut writer, progress, analysis, counted)
+    let done = run_beside(&native.config, quiet, &mut writer, |b| {
+        native.run(b, analysis, counted)
     })?;
     drop(writer);
     match done {

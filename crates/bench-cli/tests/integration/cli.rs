@@ -7,6 +7,8 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
+use super::support::refused_with;
+
 fn abba() -> Command {
     let mut cmd = Command::cargo_bin("abba").unwrap();
     cmd.env("NO_COLOR", "1");
@@ -428,52 +430,27 @@ fn malformed_inputs_exit_2_naming_file_and_line() {
 
 #[test]
 fn bad_flags_exit_2_naming_the_flag() {
-    abba()
-        .args(["compute", "--chains", "0"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--chains"));
-    abba()
-        .args(["compute", "--chains", "17"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("16"));
-    abba()
-        .args(["compute", "--duration", "-1"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--duration"));
-    abba().args(["compute", "--op", "mul"]).assert().code(2);
-    abba()
-        .args(["compute", "--threads", "0"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--threads"));
-    abba()
-        .args(["compare", "--settle", "soon", "a", "b"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--settle"));
-    abba()
-        .args(["compare", "--fail-if-slower", "200%", "a", "b"])
-        .assert()
-        .code(2);
-    abba()
-        .args(["analyze", "--min-practical-effect", "2", "x.csv"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("min-practical-effect"));
-    abba()
-        .args(["compare"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("needs a command"));
-    // One command is measured alone, so a missing program is what is refused.
-    abba()
-        .args(["compare", "only-one"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("only-one"));
+    for (args, needle) in [
+        (&["compute", "--chains", "0"][..], "--chains"),
+        (&["compute", "--chains", "17"], "16"),
+        (&["compute", "--duration", "-1"], "--duration"),
+        (&["compute", "--op", "mul"], "--op"),
+        (&["compute", "--threads", "0"], "--threads"),
+        (&["compare", "--settle", "soon", "a", "b"], "--settle"),
+        (
+            &["compare", "--fail-if-slower", "200%", "a", "b"],
+            "--fail-if-slower",
+        ),
+        (
+            &["analyze", "--min-practical-effect", "2", "x.csv"],
+            "min-practical-effect",
+        ),
+        (&["compare"], "needs a command"),
+        // One command is measured alone, so a missing program is what is refused.
+        (&["compare", "only-one"], "only-one"),
+    ] {
+        refused_with(args, 2, needle);
+    }
 }
 
 #[test]

@@ -77,3 +77,22 @@ fn compute_flags_out_of_range_are_refused_with_the_kernels_words() {
         assert!(out.stdout.is_empty(), "{argv:?}: nothing runs");
     }
 }
+
+/// `cargo run -p bench-cli` (the demo) reports kernel speeds without a debug-build
+/// warning only because the dev profile builds `bench-kernel` as release does.
+#[test]
+fn dev_profile_builds_the_kernel_as_release_does() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
+    let manifest = std::fs::read_to_string(root).unwrap();
+    let section = manifest
+        .split("[profile.dev.package.bench-kernel]")
+        .nth(1)
+        .and_then(|rest| rest.split("\n[").next())
+        .unwrap_or_default();
+    for setting in ["opt-level = 3", "codegen-units = 1"] {
+        assert!(
+            section.lines().any(|l| l.trim() == setting),
+            "[profile.dev.package.bench-kernel] lacks `{setting}`"
+        );
+    }
+}

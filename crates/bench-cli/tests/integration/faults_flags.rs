@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use assert_cmd::Command;
-use predicates::prelude::*;
+
+use super::support::refused_with;
 
 fn abba() -> Command {
     let mut cmd = Command::cargo_bin("abba").unwrap();
@@ -79,13 +80,8 @@ fn f1_plan_work_is_bounded_for_large_budgets_and_limits() {
         assert!(out.contains("at most 300 blocks"), "{out}");
         assert!(out.contains("planned at 300 blocks, not more"), "{out}");
     }
-    abba()
-        .arg("plan")
-        .arg(&raw)
-        .args(["--max-blocks", "100001"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--max-blocks"));
+    let too_many = ["plan", raw.to_str().unwrap(), "--max-blocks", "100001"];
+    refused_with(&too_many, 2, "--max-blocks");
 }
 
 #[test]
@@ -110,13 +106,8 @@ fn f2_a_minimum_above_its_maximum_is_refused_naming_both_flags() {
             "--min-blocks 10 is above --max-blocks 8",
         ),
     ] {
-        abba()
-            .args(["compare", "--shell", "sh"])
-            .args(args)
-            .args([&run, &run])
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(says));
+        let line = [&["compare", "--shell", "sh"][..], args, &[&run, &run]].concat();
+        refused_with(&line, 2, says);
     }
     assert!(!log.exists(), "a refused experiment ran");
 }
@@ -153,12 +144,8 @@ fn f3_negative_durations_and_percentages_are_refused_by_their_flags() {
         (&["history", "check"], "--fail-if-slower", "-5%"),
     ];
     for (command, flag, value) in cases {
-        let assert = abba().args(*command).args([flag, value]).assert().code(2);
-        let err = stderr_of(&assert);
-        assert!(
-            err.contains(&format!("'{value}' for '{flag} ")),
-            "{command:?} {flag} {value}: {err}"
-        );
+        let line = [*command, &[*flag, *value][..]].concat();
+        let err = refused_with(&line, 2, &format!("'{value}' for '{flag} "));
         assert!(
             !err.contains("unexpected argument"),
             "{flag} {value}: {err}"
@@ -203,37 +190,26 @@ fn f4_configuration_errors_name_the_flags_at_fault() {
         ),
     ];
     for (args, says) in cases {
-        let assert = abba()
-            .args(["compare", "--shell", "sh"])
-            .args(&args)
-            .assert()
-            .code(2);
-        let err = stderr_of(&assert);
-        assert!(err.contains(says), "{args:?}: {err}");
+        let err = refused_with(
+            &[&["compare", "--shell", "sh"][..], &args].concat(),
+            2,
+            says,
+        );
         assert!(!err.contains("invalid experiment configuration"), "{err}");
         assert!(!err.contains("--confidence"), "{err}");
         assert!(!err.contains("--min-blocks 7 is above"), "{err}");
     }
     assert!(!log.exists(), "a refused experiment ran");
-    abba()
-        .args(["plan", "--profile", "quiet", "--alpha", "1e-300"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--alpha 1e-300"));
+    let plan = ["plan", "--profile", "quiet", "--alpha", "1e-300"];
+    refused_with(&plan, 2, "--alpha 1e-300");
 }
 
 #[test]
 fn f5_an_unparsable_command_is_quoted_for_humans() {
-    let assert = abba()
-        .args(["compare", "true \"unterminated", "true"])
-        .assert()
-        .code(2);
-    let err = stderr_of(&assert);
-    assert!(
-        err.contains(
-            "cannot parse command 'true \"unterminated': a quote is opened but never closed"
-        ),
-        "{err}"
+    let err = refused_with(
+        &["compare", "true \"unterminated", "true"],
+        2,
+        "cannot parse command 'true \"unterminated': a quote is opened but never closed",
     );
     assert!(!err.contains("\\\""), "{err}");
 }

@@ -8,6 +8,8 @@ use std::path::Path;
 use assert_cmd::Command;
 use serde_json::Value;
 
+use super::support::refused_with;
+
 fn abba() -> Command {
     let mut cmd = Command::cargo_bin("abba").unwrap();
     cmd.env("NO_COLOR", "1");
@@ -101,15 +103,15 @@ fn hooks_run_before_after_and_around_every_run_in_the_raw_files_order() {
         assert!(r["prepare_ns"].as_u64().is_some() && r["conclude_ns"].as_u64().is_some());
     }
     // Resuming with other hooks is refused, naming them.
-    let out = abba()
-        .args(["compare", "--resume"])
-        .arg(&raw)
-        .arg("--prepare")
-        .arg(append("other"))
-        .assert()
-        .code(2);
-    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-    assert!(err.contains("hooks differ"), "{err}");
+    let other = append("other");
+    let resume = [
+        "compare",
+        "--resume",
+        raw.to_str().unwrap(),
+        "--prepare",
+        &other,
+    ];
+    refused_with(&resume, 2, "hooks differ");
 }
 
 #[test]
@@ -311,10 +313,8 @@ fn runs_choose_the_blocks_and_say_so() {
         err.contains("4 blocks") && err.contains("8 runs per variant"),
         "{err}"
     );
-    abba()
-        .args(["compare", "--runs", "7", "--blocks", "3", "true", "false"])
-        .assert()
-        .code(2);
+    let both = ["compare", "--runs", "7", "--blocks", "3", "true", "false"];
+    refused_with(&both, 2, "--blocks");
 }
 
 #[test]
@@ -335,19 +335,16 @@ fn a_time_budget_runs_a_pilot_block_and_as_many_blocks_as_fit() {
     assert!((1..=4).contains(&blocks), "{blocks}");
     assert_eq!(runs.len() as u64, blocks * 4);
     let _ = out;
-    let err = abba()
-        .args([
-            "compare",
-            "--time-budget",
-            "2s",
-            "--blocks",
-            "3",
-            "true",
-            "false",
-        ])
-        .assert()
-        .code(2);
-    let _ = err;
+    let both = [
+        "compare",
+        "--time-budget",
+        "2s",
+        "--blocks",
+        "3",
+        "true",
+        "false",
+    ];
+    refused_with(&both, 2, "--blocks");
 }
 
 #[test]
@@ -394,21 +391,18 @@ fn runs_per_block_repeats_the_design_inside_each_block_and_resumes_with_it() {
         .success();
     let (_, runs) = raw_lines(&raw);
     assert_eq!(runs.len(), 24);
-    let refused = abba()
-        .args([
-            "compare",
-            "--quiet",
-            "--blocks",
-            "4",
-            "--runs-per-block",
-            "2",
-        ])
-        .arg("--resume")
-        .arg(&raw)
-        .assert()
-        .code(2);
-    let err = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
-    assert!(err.contains("runs-per-block"), "{err}");
+    let raw = raw.to_str().unwrap();
+    let other = [
+        "compare",
+        "--quiet",
+        "--blocks",
+        "4",
+        "--runs-per-block",
+        "2",
+        "--resume",
+        raw,
+    ];
+    refused_with(&other, 2, "runs-per-block");
 }
 
 #[test]
@@ -428,13 +422,7 @@ fn runs_per_block_that_the_design_cannot_hold_is_a_usage_error() {
             "blocked design",
         ),
     ] {
-        let out = abba()
-            .args(["compare", "--dry-run"])
-            .args(&args)
-            .assert()
-            .code(2);
-        let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
-        assert!(err.contains(needle), "{args:?}: {err}");
+        refused_with(&[&["compare", "--dry-run"][..], &args].concat(), 2, needle);
     }
     // Three variants in Williams rows: one run of each per row, so 2 means two rows.
     let out = abba()

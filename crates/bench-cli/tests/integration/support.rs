@@ -67,33 +67,42 @@ pub(super) fn script(dir: &Path) -> PathBuf {
     path
 }
 
-// Refusals: the suite and history modules' one check of "exit 2 (or CODE), naming the
-// flag, file or value refused" (leafc40b may add the same for the compare modules; the
-// lead keeps one).
+// Refusals: every module's one check of "exit 2 (or CODE), naming the flag, file or
+// value refused".
 
-/// Runs `abba ARGS` ([`abba`]) and checks that it is refused: exit `code` with `needle`
-/// (the flag, file or value refused) in its standard error. Returns the standard error
-/// for further checks.
-pub(super) fn refused_with(args: &[&str], code: i32, needle: &str) -> String {
+/// `abba ARGS` (as [`abba`]) must exit with `code` and name `needle` on stderr (a flag, a
+/// file, a value); returns stderr for further checks.
+pub(super) fn refused_with<S: AsRef<std::ffi::OsStr>>(
+    args: &[S],
+    code: i32,
+    needle: &str,
+) -> String {
     said_refusal(abba().args(args).output().unwrap(), args, code, needle)
 }
 
 /// [`refused_with`] of `abba ARGS` run in `dir`, outside any git repository ([`abba_in`]).
-pub(super) fn refused_in(dir: &Path, args: &[&str], code: i32, needle: &str) -> String {
-    said_refusal(
-        abba_in(dir).args(args).output().unwrap(),
-        args,
-        code,
-        needle,
-    )
+pub(super) fn refused_in<S: AsRef<std::ffi::OsStr>>(
+    dir: &Path,
+    args: &[S],
+    code: i32,
+    needle: &str,
+) -> String {
+    said_refusal(abba_in(dir).args(args).output().unwrap(), args, code, needle)
 }
 
-fn said_refusal(out: Output, args: &[&str], code: i32, needle: &str) -> String {
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "abba {args:?}: {err}");
+fn said_refusal<S: AsRef<std::ffi::OsStr>>(
+    out: Output,
+    args: &[S],
+    code: i32,
+    needle: &str,
+) -> String {
+    let stderr = text(&out.stderr);
+    let line: Vec<_> = args.iter().map(|a| a.as_ref().to_string_lossy()).collect();
+    assert_eq!(out.status.code(), Some(code), "abba {line:?}: {stderr}");
     assert!(
-        err.contains(needle),
-        "abba {args:?} should say {needle:?}: {err}"
+        stderr.contains(needle),
+        "abba {line:?} does not name `{needle}`: {stderr}"
     );
-    err
+    assert!(!stderr.contains("panicked"), "abba {line:?}: {stderr}");
+    stderr
 }

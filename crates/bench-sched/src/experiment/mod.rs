@@ -3,6 +3,7 @@
 //! how it continues a previous raw file ([`ResumePoint`]).
 
 mod budget;
+mod builder;
 mod config;
 mod differences;
 mod header;
@@ -15,6 +16,7 @@ mod run;
 mod stop;
 
 pub use budget::BudgetFit;
+pub use builder::{BuildError, ExperimentBuilder, HookTexts, MAX_SCHEDULED_RUNS};
 pub use config::{
     DEFAULT_BLOCKS, ExperimentConfig, FailurePolicy, Identity, MAX_BLOCKS, MAX_RUNS_PER_BLOCK,
     MAX_WARMUP, REFERENCE_NAME, ScanParameter, Until, Variant,

@@ -81,7 +81,7 @@ impl Confirmation {
         })
     }
 
-    /// Runs the rerun ([`run_experiment`], writing to `out`), refuses it when every run
+    /// Runs the rerun [`Beside`] the experiment it confirms, refuses it when every run
     /// of one of the two failed, and analyzes it with `analysis`'s settings, under the
     /// rerun's seed and with the standout's baseline: what the report shows as its
     /// confirmation ([`Analysis::confirmation`]).
@@ -90,14 +90,10 @@ impl Confirmation {
     /// [`ConfirmError`]: the run's error, [`AllRunsFailed`], or the analysis's.
     pub fn run(
         &self,
-        stop: &InterruptFlag,
-        runner: &mut dyn Runner,
-        out: &mut RawWriter,
-        observer: &mut dyn Observer,
+        beside: Beside<'_>,
         analysis: &AnalysisConfig,
     ) -> Result<Analysis, ConfirmError> {
-        let experiment = run_experiment(&self.config, stop, runner, out, observer)?;
-        self.analyze(experiment, analysis)
+        beside.run(&self.config, &self.analysis_config(analysis))
     }
 
     /// The analysis of the rerun's `experiment` (see [`Self::run`]).
@@ -109,12 +105,47 @@ impl Confirmation {
         experiment: Experiment,
         analysis: &AnalysisConfig,
     ) -> Result<Analysis, ConfirmError> {
-        let config = AnalysisConfig {
+        analyze_experiment(experiment, &self.analysis_config(analysis))
+    }
+
+    /// `analysis` under the rerun's seed and the standout's baseline.
+    fn analysis_config(&self, analysis: &AnalysisConfig) -> AnalysisConfig {
+        AnalysisConfig {
             seed: self.config.seed,
             baseline: Some(self.baseline.clone()),
             ..analysis.clone()
-        };
-        analyze_experiment(experiment, &config)
+        }
+    }
+}
+
+/// Where an experiment derived from another (its confirmation, the native runs of a
+/// counted one) runs beside it: the stop flag, the runner, the raw file its runs stream
+/// to, and its progress.
+#[allow(missing_debug_implementations)]
+pub struct Beside<'a> {
+    /// Stops the runs (a signal, [`InterruptFlag::request_stop`]).
+    pub stop: &'a InterruptFlag,
+    /// Runs each command.
+    pub runner: &'a mut dyn Runner,
+    /// The derived experiment's own raw file.
+    pub out: &'a mut RawWriter,
+    /// Told of every run.
+    pub observer: &'a mut dyn Observer,
+}
+
+impl Beside<'_> {
+    /// Runs `config` ([`run_experiment`]) and analyzes it with `analysis`, refused when
+    /// every run of a variant failed.
+    ///
+    /// # Errors
+    /// [`ConfirmError`]: the run's error, [`AllRunsFailed`], or the analysis's.
+    pub fn run(
+        self,
+        config: &ExperimentConfig,
+        analysis: &AnalysisConfig,
+    ) -> Result<Analysis, ConfirmError> {
+        let experiment = run_experiment(config, self.stop, self.runner, self.out, self.observer)?;
+        analyze_experiment(experiment, analysis)
     }
 }
 

@@ -36,7 +36,7 @@ mod noise;
 mod pilot;
 mod suite;
 
-pub use confirm::{ConfirmError, Confirmation};
+pub use confirm::{Beside, ConfirmError, Confirmation};
 pub use metrics::{MetricUnavailable, recorded_metrics};
 pub use native::{NATIVE_BLOCKS, NativeFileError, NativeTiming, native_path};
 pub use noise::{diagnose as diagnose_noise, suite_noise};

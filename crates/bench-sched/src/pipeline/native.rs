@@ -18,12 +18,10 @@ use std::path::{Path, PathBuf};
 use bench_stats::{Analysis, AnalysisConfig};
 
 use crate::counter::CounterSource;
-use crate::experiment::{ExperimentConfig, Observer, run_experiment};
-use crate::interrupt::InterruptFlag;
-use crate::raw::RawWriter;
-use crate::runner::{Metric, Runner};
+use crate::experiment::ExperimentConfig;
+use crate::runner::Metric;
 
-use super::confirm::{ConfirmError, analyze_experiment};
+use super::confirm::{Beside, ConfirmError, analyze_experiment};
 use super::{Input, InputError};
 
 /// The blocks of native runs after a counted experiment: enough for the runs to show a
@@ -88,7 +86,7 @@ impl NativeTiming {
         })
     }
 
-    /// Runs the native blocks ([`run_experiment`], writing to `out`), analyzes them with
+    /// Runs the native blocks [`Beside`] the counted ones, analyzes them with
     /// `analysis`'s settings, and attaches the check to `counted`
     /// ([`Analysis::native_time`], and a warning per comparison whose counts and time
     /// point opposite ways).
@@ -97,15 +95,11 @@ impl NativeTiming {
     /// [`ConfirmError`]: the run's error, every run of a variant failed, or the analysis's.
     pub fn run(
         &self,
-        stop: &InterruptFlag,
-        runner: &mut dyn Runner,
-        out: &mut RawWriter,
-        observer: &mut dyn Observer,
+        beside: Beside<'_>,
         analysis: &AnalysisConfig,
         counted: &mut Analysis,
     ) -> Result<(), ConfirmError> {
-        let experiment = run_experiment(&self.config, stop, runner, out, observer)?;
-        let native = analyze_experiment(experiment, analysis)?;
+        let native = beside.run(&self.config, analysis)?;
         self.attach(counted, &native);
         Ok(())
     }

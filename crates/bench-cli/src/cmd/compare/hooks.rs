@@ -1,40 +1,14 @@
-//! `compare`'s options for hyperfine users: hook arguments into [`Hooks`], `--runs` and
+//! `compare`'s options for hyperfine users: `--runs`, `--min-runs`/`--max-runs` and
 //! `--time-budget` into a block count, the warning about shell characters passed
 //! literally.
 
 use std::time::Duration;
 
-use bench_sched::{
-    ExperimentConfig, HookKind, HookSpecError, Hooks, InterruptFlag, RealRunner, SchedError, Shell,
-};
+use bench_sched::{ExperimentConfig, FailureKind, InterruptFlag, RealRunner, SchedError};
 
-use crate::args::{CompareArgs, HookArgs};
+use crate::args::CompareArgs;
 use crate::core::exit::{Exit, usage};
 use crate::core::stdio::stderr_line;
-
-/// The hooks of each variant ([`Hooks::per_variant`]; empty when no hook is given).
-pub fn hooks(args: &HookArgs, variants: usize, shell: Shell) -> anyhow::Result<Vec<Hooks>> {
-    let given = [
-        (HookKind::Setup, args.setup.as_slice()),
-        (HookKind::Prepare, args.prepare.as_slice()),
-        (HookKind::Conclude, args.conclude.as_slice()),
-        (HookKind::Cleanup, args.cleanup.as_slice()),
-    ];
-    Hooks::per_variant(&given, variants, shell).map_err(|e| match e {
-        HookSpecError::Command { kind, error } => usage(format!(
-            "--{kind}: {}",
-            crate::core::words::sched_error_text(&error)
-        )),
-        HookSpecError::Count { .. } | _ => usage(format!("--{e}")),
-    })
-}
-
-/// Whether any hook flag is given (on `--resume`, none given keeps the file's hooks).
-pub fn any_given(args: &HookArgs) -> bool {
-    [&args.setup, &args.prepare, &args.conclude, &args.cleanup]
-        .iter()
-        .any(|v| !v.is_empty())
-}
 
 /// Prints one warning when any command (hooks and the reference included) holds
 /// characters a shell would expand but that run literally without one.
@@ -126,46 +100,30 @@ pub fn size(
 /// `--until decided` on its min and max blocks. What was chosen is stated on stderr.
 fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) -> anyhow::Result<()> {
     let (min, max) = (args.hooks.min_runs, args.hooks.max_runs);
-    if let (Some(lo), Some(hi)) = (min, max) {
-        if lo > hi {
-            return Err(crate::core::exit::usage(format!(
-                "--min-runs {lo} is above --max-runs {hi}: give a minimum at most the maximum"
-            )));
-        }
-    }
     if min.is_none() && max.is_none() {
         return Ok(());
     }
-    let lo = min.map(|n| config.blocks_for_runs(n));
-    let hi = max.map(|n| (n / per).max(1));
-    let clamp = |b: u32| {
-        let b = lo.map_or(b, |lo| b.max(lo));
-        hi.map_or(b, |hi| b.min(hi))
-    };
-    let blocks = if let Some(until) = config.until.as_mut() {
-        until.rule.max_blocks = hi.unwrap_or(until.rule.max_blocks);
-        until.rule.min_blocks = clamp(until.rule.min_blocks);
-        until.rule.max_blocks
-    } else {
-        clamp(config.blocks)
-    };
-    config.blocks = blocks;
+    let fewest = config.bound_runs(min, max).map_err(|_| {
+        usage(format!(
+            "--min-runs {} is above --max-runs {}: give a minimum at most the maximum",
+            min.unwrap_or_default(),
+            max.unwrap_or_default()
+        ))
+    })?;
+    let blocks = config.blocks;
     if !args.analysis.quiet {
         let given: Vec<String> = [("--min-runs", min), ("--max-runs", max)]
             .iter()
             .filter_map(|(flag, n)| n.map(|n| format!("{flag} {n}")))
             .collect();
         let what = match &config.until {
-            Some(u) => format!(
-                "--until decided between {} and {blocks} blocks",
-                u.rule.min_blocks
-            ),
+            Some(_) => format!("--until decided between {fewest} and {blocks} blocks"),
             None => blocks_text(blocks),
         };
         stderr_line(format_args!(
             "abba: {}: {what} of {per} runs per variant ({} to {} runs per variant)",
             given.join(", "),
-            config.until.as_ref().map_or(blocks, |u| u.rule.min_blocks) * per,
+            fewest * per,
             blocks * per
         ));
     }
@@ -229,32 +187,16 @@ fn seconds(d: Duration) -> String {
 
 /// A failed pilot block: the same exit codes as a failed experiment, nothing recorded.
 fn pilot_error(error: SchedError) -> anyhow::Error {
-    match error {
-        SchedError::Interrupted { signal } => anyhow::Error::new(Exit::Interrupted {
+    match error.kind() {
+        FailureKind::Interrupted { signal } => anyhow::Error::new(Exit::Interrupted {
             signal,
             message: format!(
                 "interrupted by signal {signal} in the --time-budget pilot block; nothing was recorded"
             ),
         }),
-        SchedError::Config(_) | SchedError::ProgramNotFound { .. } => usage(error.to_string()),
-        SchedError::CommandSyntax { .. }
-        | SchedError::ShellSyntaxWithoutShell { .. }
-        | SchedError::Output { .. }
-        | SchedError::Spawn { .. }
-        | SchedError::RunFailed { .. }
-        | SchedError::WarmupFailed { .. }
-        | SchedError::TimedOut { .. }
-        | SchedError::HookFailed { .. }
-        | SchedError::Metric { .. }
-        | SchedError::ResumeMismatch { .. }
-        | SchedError::ResumeInput(_)
-        | SchedError::Signals(_) => pilot_failed(&error),
-        _ => pilot_failed(&error),
+        FailureKind::Input => usage(error.to_string()),
+        FailureKind::Command | _ => anyhow::Error::new(Exit::CommandFailed(format!(
+            "{error}\n(in the --time-budget pilot block; nothing was recorded)"
+        ))),
     }
-}
-
-fn pilot_failed(error: &SchedError) -> anyhow::Error {
-    anyhow::Error::new(Exit::CommandFailed(format!(
-        "{error}\n(in the --time-budget pilot block; nothing was recorded)"
-    )))
 }

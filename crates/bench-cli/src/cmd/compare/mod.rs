@@ -1,11 +1,10 @@
-//! `abba compare`: arguments into an experiment config (`experiment_args.rs`), run,
+//! `abba compare`: arguments into an experiment config (`config.rs`), run,
 //! analyze, report; `--confirm` reruns the standout ([`Confirmation`]).
 
 mod config;
 pub mod demo;
 mod hooks;
 pub mod hyperfine;
-mod kernel_spec;
 
 use std::path::{Path, PathBuf};
 
@@ -40,7 +39,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         refuse_suite_file(point)?;
     }
     if let (Some(point), Some(output)) = (&resume, &args.output) {
-        if !same_file(point.path(), output) {
+        if !crate::core::paths::same_file(point.path(), output) {
             return Err(usage(format!(
                 "--output {} with --resume {}: a resumed experiment appends to its own file; leave out --output",
                 output.display(),
@@ -48,17 +47,15 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
             )));
         }
     }
-    if let Some(point) = &resume {
-        config::check_resumed(&args, point)?;
-    }
+    let builder = config::builder(&args, resume)?;
     // --record's commit and history are settled now, not after the experiment.
     let recording = crate::core::record::prepare(&args.record, "compare")?;
-    check_kept_files(&args, resume.as_ref(), recording.as_ref())?;
+    check_kept_files(&args, builder.resume(), recording.as_ref())?;
     let Plan {
         mut config,
         names,
         analysis,
-    } = experiment_config(&args, resume)?;
+    } = experiment_config(&args, builder)?;
     hooks::warn_shell_expansions(&config);
     crate::core::checks::warn_rate_unit(args.unit.as_deref(), args.higher_is_better);
     let stop = InterruptFlag::from_signals().map_err(|e| usage(e.to_string()))?;
@@ -141,11 +138,6 @@ fn refuse_suite_file(point: &ResumePoint) -> anyhow::Result<()> {
         point.path().display(),
         names.join(", ")
     )))
-}
-
-/// Whether two paths name the same file (device and inode, or the place it will have).
-fn same_file(a: &Path, b: &Path) -> bool {
-    crate::core::paths::same_file(a, b)
 }
 
 /// The raw file `--confirm` writes beside the experiment's (`None` for a temporary one).
@@ -302,8 +294,8 @@ fn confirm_standout(
             path.display()
         ));
     }
-    let confirmed = run_beside(&rerun.config, quiet, |stop, runner, progress| {
-        rerun.run(stop, runner, &mut writer, progress, analysis)
+    let confirmed = run_beside(&rerun.config, quiet, &mut writer, |b| {
+        rerun.run(b, analysis)
     })?;
     drop(writer);
     match confirmed {
@@ -342,26 +334,4 @@ fn dry_run(config: &ExperimentConfig, names: &[String]) -> anyhow::Result<u8> {
         schedule.runs.len()
     ))?;
     Ok(0)
-}
-
-#[cfg(test)]
-mod tests {
-    /// `cargo run -p bench-cli` (the demo) reports kernel speeds without a debug-build
-    /// warning only because the dev profile builds `bench-kernel` as release does.
-    #[test]
-    fn dev_profile_builds_the_kernel_as_release_does() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
-        let manifest = std::fs::read_to_string(root).unwrap();
-        let section = manifest
-            .split("[profile.dev.package.bench-kernel]")
-            .nth(1)
-            .and_then(|rest| rest.split("\n[").next())
-            .unwrap_or_default();
-        for setting in ["opt-level = 3", "codegen-units = 1"] {
-            assert!(
-                section.lines().any(|l| l.trim() == setting),
-                "[profile.dev.package.bench-kernel] lacks `{setting}`"
-            );
-        }
-    }
 }
