@@ -448,11 +448,13 @@ mod tests {
             e.to_string(),
             "--baseline \"tip\" is not one of the suite's variants (base, head)"
         );
-        let mut request = SuiteRequest::default();
-        request.stop = StopRequest {
-            until: true,
-            max_blocks: Some(3),
-            min_blocks: None,
+        let request = SuiteRequest {
+            stop: StopRequest {
+                until: true,
+                max_blocks: Some(3),
+                min_blocks: None,
+            },
+            ..SuiteRequest::default()
         };
         let e = SuiteSession::open(&spec, &[], None)
             .unwrap()
