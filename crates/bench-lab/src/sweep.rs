@@ -306,7 +306,7 @@ pub fn run(root: &Path, config: &SweepConfig) -> Result<()> {
     Ok(())
 }
 
-/// Runs `rerun` ([`Confirmation::run`]: the experiment, then its analysis under `seed`),
+/// Runs `rerun` ([`Beside::run`]: the experiment, then its analysis under `seed`),
 /// its raw runs in `raw`.
 ///
 /// # Errors
@@ -323,7 +323,10 @@ fn confirm(rerun: &Confirmation, raw: &Path, seed: u64) -> Result<Analysis> {
         out: &mut out,
         observer: &mut progress,
     };
-    let analysed = rerun.run(beside, &analysis_config(seed));
+    let analysed = beside.run(
+        &rerun.config,
+        &rerun.analysis_config(&analysis_config(seed)),
+    );
     match analysed {
         Ok(a) => Ok(a),
         Err(ConfirmError::Run(e)) => {

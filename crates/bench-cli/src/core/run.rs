@@ -109,7 +109,8 @@ pub fn time_natively(
         ));
     }
     let done = run_beside(&native.config, quiet, &mut writer, |b| {
-        native.run(b, analysis, counted)
+        b.run(&native.config, analysis)
+            .map(|timed| native.attach(counted, &timed))
     })?;
     drop(writer);
     match done {

@@ -81,22 +81,8 @@ impl Confirmation {
         })
     }
 
-    /// Runs the rerun [`Beside`] the experiment it confirms, refuses it when every run
-    /// of one of the two failed, and analyzes it with `analysis`'s settings, under the
-    /// rerun's seed and with the standout's baseline: what the report shows as its
-    /// confirmation ([`Analysis::confirmation`]).
-    ///
-    /// # Errors
-    /// [`ConfirmError`]: the run's error, [`AllRunsFailed`], or the analysis's.
-    pub fn run(
-        &self,
-        beside: Beside<'_>,
-        analysis: &AnalysisConfig,
-    ) -> Result<Analysis, ConfirmError> {
-        beside.run(&self.config, &self.analysis_config(analysis))
-    }
-
-    /// The analysis of the rerun's `experiment` (see [`Self::run`]).
+    /// The analysis of the rerun's `experiment` (run [`Beside`] the one it confirms, with
+    /// [`Self::config`] and [`Self::analysis_config`]).
     ///
     /// # Errors
     /// [`ConfirmError::AllRunsFailed`] or [`ConfirmError::Analysis`].
@@ -108,8 +94,10 @@ impl Confirmation {
         analyze_experiment(experiment, &self.analysis_config(analysis))
     }
 
-    /// `analysis` under the rerun's seed and the standout's baseline.
-    fn analysis_config(&self, analysis: &AnalysisConfig) -> AnalysisConfig {
+    /// `analysis` under the rerun's seed and the standout's baseline: the settings of the
+    /// rerun's analysis, which the report shows as its confirmation
+    /// ([`Analysis::confirmation`]).
+    pub fn analysis_config(&self, analysis: &AnalysisConfig) -> AnalysisConfig {
         AnalysisConfig {
             seed: self.config.seed,
             baseline: Some(self.baseline.clone()),

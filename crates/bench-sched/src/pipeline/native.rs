@@ -21,7 +21,7 @@ use crate::counter::CounterSource;
 use crate::experiment::ExperimentConfig;
 use crate::runner::Metric;
 
-use super::confirm::{Beside, ConfirmError, analyze_experiment};
+use super::confirm::{ConfirmError, analyze_experiment};
 use super::{Input, InputError};
 
 /// The blocks of native runs after a counted experiment: enough for the runs to show a
@@ -86,25 +86,9 @@ impl NativeTiming {
         })
     }
 
-    /// Runs the native blocks [`Beside`] the counted ones, analyzes them with
-    /// `analysis`'s settings, and attaches the check to `counted`
-    /// ([`Analysis::native_time`], and a warning per comparison whose counts and time
-    /// point opposite ways).
-    ///
-    /// # Errors
-    /// [`ConfirmError`]: the run's error, every run of a variant failed, or the analysis's.
-    pub fn run(
-        &self,
-        beside: Beside<'_>,
-        analysis: &AnalysisConfig,
-        counted: &mut Analysis,
-    ) -> Result<(), ConfirmError> {
-        let native = beside.run(&self.config, analysis)?;
-        self.attach(counted, &native);
-        Ok(())
-    }
-
-    /// Attaches the check of `counted` against `native`, the analysis of the native runs.
+    /// Attaches the check of `counted` against `native`, the analysis of the native runs
+    /// (run [`crate::Beside`] the counted ones with [`Self::config`]): [`Analysis::native_time`],
+    /// and a warning per comparison whose counts and time point opposite ways.
     pub fn attach(&self, counted: &mut Analysis, native: &Analysis) {
         let (report, warnings) = bench_stats::diagnostics::native_time(
             counted,
@@ -117,7 +101,7 @@ impl NativeTiming {
     }
 
     /// Sets `counted`, the analysis of the counted raw file at `raw` (counted under
-    /// valgrind), beside the native runs [`NativeTiming::run`] left in [`native_path`]`(raw)`
+    /// valgrind), beside the native runs ([`NativeTiming::config`]) left in [`native_path`]`(raw)`
     /// (`abba analyze` of the counted file): the same check and warnings as when the
     /// experiment ran. `Ok(false)` when there is no such file (timed with
     /// `--native-blocks 0`, or removed). Time: one read and one analysis of the native runs.

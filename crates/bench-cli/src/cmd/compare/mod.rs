@@ -294,8 +294,9 @@ fn confirm_standout(
             path.display()
         ));
     }
+    let settings = rerun.analysis_config(analysis);
     let confirmed = run_beside(&rerun.config, quiet, &mut writer, |b| {
-        rerun.run(b, analysis)
+        b.run(&rerun.config, &settings)
     })?;
     drop(writer);
     match confirmed {
