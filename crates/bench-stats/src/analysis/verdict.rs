@@ -744,14 +744,18 @@ impl ShapeWords<'_> {
         })
     }
 
-    /// Why part `q` stands in the way of EQUIVALENT, in a few words: "its 90% interval
-    /// [0.85, 1.21] is not inside ±3.0%, nor is the mean of all runs' [0.98, 1.03] inside
-    /// ±2.0%", or that it moved.
-    fn unpinned(&self, q: &QuantileShift) -> String {
+    /// Why part `q` stands in the way of EQUIVALENT, in a few words, without its
+    /// subject: `(true, "is slower (1.05x [1.02, 1.08])")` for a part that moved, else
+    /// `(false, "90% interval [0.85, 1.21] is not inside ±3.0%, nor is the mean of all
+    /// runs' [0.98, 1.03] inside ±2.0%")`.
+    fn unpinned(&self, q: &QuantileShift) -> (bool, String) {
         let f = self.f;
         let margin = f.config.equivalence_margin;
         if matches!(q.part, PartMove::Slower | PartMove::Faster) {
-            return format!("it is {} ({})", self.word(q.part), part_ratio(q));
+            return (
+                true,
+                format!("is {} ({})", self.word(q.part), part_ratio(q)),
+            );
         }
         let level = self.s.equivalence_confidence * 100.0;
         let own = crate::analysis::decision::part_margin(q, margin) * 100.0;
@@ -763,7 +767,7 @@ impl ShapeWords<'_> {
             None => "(none yet)".to_owned(),
         };
         let mut text = format!(
-            "its {level:.0}% interval {} is not inside ±{own:.1}%",
+            "{level:.0}% interval {} is not inside ±{own:.1}%",
             interval(q.equivalence_interval)
         );
         let slow = crate::analysis::decision::is_slow_runs(q, f.higher_is_better);
@@ -774,7 +778,7 @@ impl ShapeWords<'_> {
                 margin * 100.0 * crate::analysis::decision::ALL_RUNS_MARGIN_FACTOR
             ));
         }
-        text
+        (false, text)
     }
 
     /// What an undecided comparison needs: the parts that stand in the way of EQUIVALENT
@@ -806,9 +810,23 @@ impl ShapeWords<'_> {
             String::new()
         } else if pinned {
             // The typical run is pinned: one sentence on what keeps it from EQUIVALENT.
-            let why: Vec<String> = blockers.iter().map(|q| self.unpinned(q)).collect();
+            let why: Vec<String> = blockers
+                .iter()
+                .zip(&names)
+                .map(|(q, name)| {
+                    let (moved, rest) = self.unpinned(q);
+                    let one = blockers.len() == 1;
+                    match (moved, one) {
+                        (true, true) => format!("it {rest}"),
+                        (true, false) => format!("the {name} {rest}"),
+                        (false, true) => format!("its {rest}"),
+                        (false, false) if name.ends_with('s') => format!("the {name}' {rest}"),
+                        (false, false) => format!("the {name}'s {rest}"),
+                    }
+                })
+                .collect();
             format!(
-                "The typical run is pinned within ±{m:.1}% ({}); {} {} it from EQUIVALENT: {}. ",
+                "The typical run is pinned within ±{m:.1}% ({}); the {} {} it from EQUIVALENT: {}. ",
                 ratio_text(
                     typical.ratio,
                     typical.equivalence_interval.or(typical.interval)
@@ -822,16 +840,28 @@ impl ShapeWords<'_> {
                 why.join("; ")
             )
         } else {
+            // The slow runs may also be held by the mean of all runs: said when they block.
+            let slow = blockers.iter().any(|q| {
+                crate::analysis::decision::is_slow_runs(q, f.higher_is_better)
+                    && !matches!(q.part, PartMove::Slower | PartMove::Faster)
+            });
+            let by_mean = if slow && s.all_runs.is_some() {
+                format!(
+                    "; or, for the slow runs, the mean of all runs inside ±{:.1}%",
+                    m * crate::analysis::decision::ALL_RUNS_MARGIN_FACTOR
+                )
+            } else {
+                String::new()
+            };
             format!(
-                "Not equivalent until the {} {} inside the margin (±{m:.1}% for the typical and mean run, ±{:.1}% for the tails; the slow runs also by the mean of all runs inside ±{:.1}%). ",
+                "Not equivalent until the {} {} inside the margin (±{m:.1}% for the typical and mean run, ±{:.1}% for the tails{by_mean}). ",
                 joined(&names),
                 if names.len() == 1 && !names[0].ends_with('s') {
                     "is"
                 } else {
                     "are"
                 },
-                m * crate::analysis::decision::TAIL_MARGIN_FACTOR,
-                m * crate::analysis::decision::ALL_RUNS_MARGIN_FACTOR
+                m * crate::analysis::decision::TAIL_MARGIN_FACTOR
             )
         };
         let plan = match needed {
