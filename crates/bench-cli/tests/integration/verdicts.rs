@@ -483,7 +483,10 @@ fn an_unchanged_benchmark_on_a_machine_that_disturbs_some_runs_can_be_equivalent
         "the slow runs' own interval {p90} is inside ±3%: this file does not test the rule"
     );
     let all = &s["all_runs"]["equivalence_interval"];
-    assert!(all[0].as_f64().unwrap() >= 0.98 && all[1].as_f64().unwrap() <= 1.02, "{all}");
+    assert!(
+        all[0].as_f64().unwrap() >= 0.98 && all[1].as_f64().unwrap() <= 1.02,
+        "{all}"
+    );
 
     let undecided = comparison("disturbed_a_a_undecided", &[]);
     assert_eq!(undecided["outcome"], "inconclusive");

@@ -781,12 +781,74 @@ impl ShapeWords<'_> {
         (false, text)
     }
 
+    /// The sentence on the parts in the way of EQUIVALENT (`names` their short names):
+    /// with the typical run `pinned`, which part keeps it from EQUIVALENT and why, else
+    /// which parts must be inside which margin; empty when none is in the way.
+    fn in_the_way(&self, blockers: &[&QuantileShift], names: &[String], pinned: bool) -> String {
+        let (f, s, m) = (self.f, self.s, self.margin());
+        let plural = names.len() != 1 || names[0].ends_with('s');
+        if names.is_empty() {
+            return String::new();
+        }
+        if pinned {
+            // The typical run is pinned: one sentence on what keeps it from EQUIVALENT.
+            let typical = s.typical();
+            let why: Vec<String> = blockers
+                .iter()
+                .zip(names)
+                .map(|(q, name)| {
+                    let (moved, rest) = self.unpinned(q);
+                    match (moved, blockers.len() == 1) {
+                        (true, true) if plural => {
+                            format!("they {}", rest.replacen("is ", "are ", 1))
+                        }
+                        (true, true) => format!("it {rest}"),
+                        (true, false) => format!("the {name} {rest}"),
+                        (false, true) if plural => format!("their {rest}"),
+                        (false, true) => format!("its {rest}"),
+                        (false, false) if name.ends_with('s') => format!("the {name}' {rest}"),
+                        (false, false) => format!("the {name}'s {rest}"),
+                    }
+                })
+                .collect();
+            return format!(
+                "The typical run is pinned within ±{m:.1}% ({}); the {} {} it from EQUIVALENT: {}. ",
+                ratio_text(
+                    typical.ratio,
+                    typical.equivalence_interval.or(typical.interval)
+                ),
+                joined(names),
+                if plural { "keep" } else { "keeps" },
+                why.join("; ")
+            );
+        }
+        // The slow runs may also be held by the mean of all runs: said when they block.
+        let slow = blockers.iter().any(|q| {
+            crate::analysis::decision::is_slow_runs(q, f.higher_is_better)
+                && !matches!(q.part, PartMove::Slower | PartMove::Faster)
+        });
+        let by_mean = if slow && s.all_runs.is_some() {
+            format!(
+                "; or, for the slow runs, the mean of all runs inside ±{:.1}%",
+                m * crate::analysis::decision::ALL_RUNS_MARGIN_FACTOR
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "Not equivalent until the {} {} inside the margin (±{m:.1}% for the typical and mean run, ±{:.1}% for the tails{by_mean}). ",
+            joined(names),
+            if plural { "are" } else { "is" },
+            m * crate::analysis::decision::TAIL_MARGIN_FACTOR
+        )
+    }
+
     /// What an undecided comparison needs: the parts that stand in the way of EQUIVALENT
     /// and the blocks with which the slowest of them would resolve its margin
     /// ([`crate::analysis::decision::shape_needs`]), never fewer than were run nor than
     /// the test can decide with.
     fn needs(&self) -> String {
-        let (f, s, m) = (self.f, self.s, self.margin());
+        let (f, s) = (self.f, self.s);
         let floor = f.floor.map_or(0, |fl| fl.count);
         let (blockers, needed) = crate::analysis::decision::shape_needs(
             s,
@@ -806,64 +868,7 @@ impl ShapeWords<'_> {
         let pinned = s.parts().count() > 1
             && !blockers.is_empty()
             && !blockers.iter().any(|q| std::ptr::eq(*q, typical));
-        let what = if names.is_empty() {
-            String::new()
-        } else if pinned {
-            // The typical run is pinned: one sentence on what keeps it from EQUIVALENT.
-            let why: Vec<String> = blockers
-                .iter()
-                .zip(&names)
-                .map(|(q, name)| {
-                    let (moved, rest) = self.unpinned(q);
-                    let one = blockers.len() == 1;
-                    match (moved, one) {
-                        (true, true) => format!("it {rest}"),
-                        (true, false) => format!("the {name} {rest}"),
-                        (false, true) => format!("its {rest}"),
-                        (false, false) if name.ends_with('s') => format!("the {name}' {rest}"),
-                        (false, false) => format!("the {name}'s {rest}"),
-                    }
-                })
-                .collect();
-            format!(
-                "The typical run is pinned within ±{m:.1}% ({}); the {} {} it from EQUIVALENT: {}. ",
-                ratio_text(
-                    typical.ratio,
-                    typical.equivalence_interval.or(typical.interval)
-                ),
-                joined(&names),
-                if names.len() == 1 && !names[0].ends_with('s') {
-                    "keeps"
-                } else {
-                    "keep"
-                },
-                why.join("; ")
-            )
-        } else {
-            // The slow runs may also be held by the mean of all runs: said when they block.
-            let slow = blockers.iter().any(|q| {
-                crate::analysis::decision::is_slow_runs(q, f.higher_is_better)
-                    && !matches!(q.part, PartMove::Slower | PartMove::Faster)
-            });
-            let by_mean = if slow && s.all_runs.is_some() {
-                format!(
-                    "; or, for the slow runs, the mean of all runs inside ±{:.1}%",
-                    m * crate::analysis::decision::ALL_RUNS_MARGIN_FACTOR
-                )
-            } else {
-                String::new()
-            };
-            format!(
-                "Not equivalent until the {} {} inside the margin (±{m:.1}% for the typical and mean run, ±{:.1}% for the tails{by_mean}). ",
-                joined(&names),
-                if names.len() == 1 && !names[0].ends_with('s') {
-                    "is"
-                } else {
-                    "are"
-                },
-                m * crate::analysis::decision::TAIL_MARGIN_FACTOR
-            )
-        };
+        let what = self.in_the_way(&blockers, &names, pinned);
         let plan = match needed {
             Some(k) if k > 1_000_000 => {
                 "The spread is too large for more blocks to settle it; reduce noise first."
