@@ -14,7 +14,9 @@
 //! tests.
 
 use anyhow::Result;
-use bench_lab::sim::{Change, Experiment, NoiseProfile, SimDesign, simulate_change, truth};
+use bench_lab::sim::{
+    Change, Experiment, NoiseProfile, SimConfig, SimDesign, simulate_change, truth,
+};
 use bench_stats::analysis::SequentialRun;
 use bench_stats::sequential::{
     SequentialRule, dataset_log_ratios, dataset_shape, replay, shape_agrees,
@@ -282,8 +284,13 @@ fn changes_table(profile: NoiseProfile, ests: &[Est], reps: u32) {
 /// of the data so far does not contradict, else at `max` blocks; the verdict is then the
 /// analysis of the stopped file (sequence and shape check reconciled). Returns the outcome
 /// and the blocks run.
-fn until_decided(profile: NoiseProfile, change: &Change, max: u32, seed: u64) -> (Outcome, u32) {
-    let e = simulate_change(&profile.config(), change, SimDesign::Abba, max, 1, seed);
+pub(crate) fn until_decided(
+    cfg: &SimConfig,
+    change: &Change,
+    max: u32,
+    seed: u64,
+) -> (Outcome, u32) {
+    let e = simulate_change(cfg, change, SimDesign::Abba, max, 1, seed);
     let rule = SequentialRule {
         max_blocks: max,
         ..SequentialRule::new(0.05, MARGIN)
@@ -358,11 +365,11 @@ fn until_decided_row(profile: NoiseProfile, change: &Change, max: u32, reps: u64
     let results: Vec<(Outcome, u32)> = std::thread::scope(|s| {
         let h = s.spawn(|| {
             (0..half)
-                .map(|r| until_decided(profile, change, max, 30_000 + r))
+                .map(|r| until_decided(&profile.config(), change, max, 30_000 + r))
                 .collect::<Vec<_>>()
         });
         let mut b: Vec<(Outcome, u32)> = (half..reps)
-            .map(|r| until_decided(profile, change, max, 30_000 + r))
+            .map(|r| until_decided(&profile.config(), change, max, 30_000 + r))
             .collect();
         let mut a = h.join().expect("thread");
         a.append(&mut b);

@@ -36,6 +36,7 @@ mod autocorr_grid;
 mod calibrate;
 mod counters;
 mod decision_grid;
+mod equivalence_disturbed;
 mod equivalence_grid;
 mod estimator_grid;
 mod history;
@@ -135,6 +136,12 @@ enum Task {
     /// 2% and tail regressions, with tail-only claims; `--real N` adds real A/A and +2%
     /// experiments on this machine on CPU and wall time (Markdown tables).
     EquivalenceGrid(equivalence_grid::EquivalenceGridArgs),
+    /// EQUIVALENT on a machine that disturbs some runs (issue 42, item 4): each part's
+    /// equivalence interval on A/A sessions at 30, 60 and 150 blocks (`--parts`),
+    /// P(EQUIVALENT) on no change, ±2% shifts and tail regressions (`--changes`), and
+    /// A/A under `--until decided` (`--sequential N`), on every simulated noise profile
+    /// and the disturbed machine (Markdown tables; seeded).
+    EquivalenceDisturbed(equivalence_disturbed::EquivalenceDisturbedArgs),
     /// Every paired estimator on the same simulated sessions of every noise profile: A/A
     /// false positives, coverage of the true ratio and power at 8 to 60 blocks for a 2% and
     /// a 1% effect (Markdown tables of docs/estimator-grid.md; seeded).
@@ -177,6 +184,7 @@ fn main() -> Result<()> {
         Task::AuditGrid(a) => decision_grid::run_audit_grid(&a),
         Task::AutocorrelationGrid(a) => autocorr_grid::run(&a),
         Task::EquivalenceGrid(a) => equivalence_grid::run(&a),
+        Task::EquivalenceDisturbed(a) => equivalence_disturbed::run(&a),
         Task::EstimatorGrid(a) => estimator_grid::run(&a),
         Task::Counters(a) => counters::run(&root, &a),
         Task::HistoryCalibrate(a) => history_calibrate::run(&a),

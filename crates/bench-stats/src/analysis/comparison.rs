@@ -190,7 +190,9 @@ fn decide<'a>(
         &input.samples[input.candidate],
     );
     let equivalence = match (shape, input.paired) {
-        (Some(s), _) => decision::shape_equivalence(s, config.equivalence_margin),
+        (Some(s), _) => {
+            decision::shape_equivalence(s, config.equivalence_margin, input.data.higher_is_better)
+        }
         (None, Some(pa)) => paired_equivalence(pa.decision_blocks(), config),
         (None, None) => unpaired_equivalence(base, cand, config),
     };
@@ -302,7 +304,8 @@ fn deciding_estimate(
         d.interval = q.interval;
         d.level = Some(q.confidence);
         if undecided {
-            let (blockers, needed) = decision::shape_needs(s, margin, floor);
+            let (blockers, needed) =
+                decision::shape_needs(s, margin, floor, facts.higher_is_better);
             d.blocking = blockers
                 .iter()
                 .map(|b| decision::part_key(b, facts.higher_is_better).to_owned())

@@ -55,7 +55,7 @@ mod verdict;
 mod warnings;
 
 pub use config::{AnalysisConfig, Grouping, PracticalRule, SequentialRun};
-pub use decision::{TAIL_MARGIN_FACTOR, shape_equivalent};
+pub use decision::{ALL_RUNS_MARGIN_FACTOR, TAIL_MARGIN_FACTOR, part_margin, shape_equivalent};
 pub use engine::{analyze, analyze_with};
 pub use gate::{Gate, GateResult, Regression, SuiteGates, TripReason, regressions};
 

@@ -661,17 +661,27 @@ impl ShapeWords<'_> {
         )
     }
 
-    /// Equivalent: the typical and mean run within the margin, the tails within theirs.
+    /// Equivalent: the typical and mean run within the margin, the tails within theirs
+    /// (the slow runs, when their own interval is wider, held by the mean of all runs).
     fn equivalent_sentence(&self) -> String {
         let (cand, base, s, m) = (self.f.candidate, self.f.baseline, self.s, self.margin());
+        let margin = self.f.config.equivalence_margin;
+        let mut by_mean = false;
         let all: Vec<String> = s
             .parts()
             .map(|q| {
                 let ci = q.equivalence_interval.unwrap_or([q.ratio, q.ratio]);
-                let own =
-                    crate::analysis::decision::part_margin(q, self.f.config.equivalence_margin)
-                        * 100.0;
-                let wider = if (own - m).abs() > 1e-9 {
+                let own = crate::analysis::decision::part_margin(q, margin) * 100.0;
+                let held = crate::analysis::decision::held_by_all_runs(
+                    q,
+                    s,
+                    margin,
+                    self.f.higher_is_better,
+                );
+                by_mean |= held;
+                let wider = if held {
+                    format!(" (wider than ±{own:.1}%, held by the mean of all runs)")
+                } else if (own - m).abs() > 1e-9 {
                     format!(" (inside ±{own:.1}%)")
                 } else {
                     String::new()
@@ -679,6 +689,15 @@ impl ShapeWords<'_> {
                 format!("{} {}{wider}", self.name(q), ratio_text(q.ratio, Some(ci)))
             })
             .collect();
+        let mut all = all;
+        if let (true, Some(a)) = (by_mean, s.all_runs) {
+            let ci = a.equivalence_interval.unwrap_or([a.ratio, a.ratio]);
+            all.push(format!(
+                "mean of all runs {} (inside ±{:.1}%)",
+                ratio_text(a.ratio, Some(ci)),
+                m * crate::analysis::decision::ALL_RUNS_MARGIN_FACTOR
+            ));
+        }
         let lead = if self.f.verdict == Verdict::Significant {
             format!("{cand} differs from {base} by less than the ±{m:.1}% margin")
         } else {
@@ -725,39 +744,131 @@ impl ShapeWords<'_> {
         })
     }
 
+    /// Why part `q` stands in the way of EQUIVALENT, in a few words, without its
+    /// subject: `(true, "is slower (1.05x [1.02, 1.08])")` for a part that moved, else
+    /// `(false, "90% interval [0.85, 1.21] is not inside ±3.0%, nor is the mean of all
+    /// runs' [0.98, 1.03] inside ±2.0%")`.
+    fn unpinned(&self, q: &QuantileShift) -> (bool, String) {
+        let f = self.f;
+        let margin = f.config.equivalence_margin;
+        if matches!(q.part, PartMove::Slower | PartMove::Faster) {
+            return (
+                true,
+                format!("is {} ({})", self.word(q.part), part_ratio(q)),
+            );
+        }
+        let level = self.s.equivalence_confidence * 100.0;
+        let own = crate::analysis::decision::part_margin(q, margin) * 100.0;
+        let interval = |i: Option<[f64; 2]>| match i {
+            Some([lo, hi]) => {
+                let k = ratio_decimals(lo).min(ratio_decimals(hi));
+                format!("[{lo:.k$}, {hi:.k$}]")
+            }
+            None => "(none yet)".to_owned(),
+        };
+        let mut text = format!(
+            "{level:.0}% interval {} is not inside ±{own:.1}%",
+            interval(q.equivalence_interval)
+        );
+        let slow = crate::analysis::decision::is_slow_runs(q, f.higher_is_better);
+        if let (true, Some(a)) = (slow, self.s.all_runs) {
+            text.push_str(&format!(
+                ", nor is the mean of all runs' {} inside ±{:.1}%",
+                interval(a.equivalence_interval),
+                margin * 100.0 * crate::analysis::decision::ALL_RUNS_MARGIN_FACTOR
+            ));
+        }
+        (false, text)
+    }
+
+    /// The sentence on the parts in the way of EQUIVALENT (`names` their short names):
+    /// with the typical run `pinned`, which part keeps it from EQUIVALENT and why, else
+    /// which parts must be inside which margin; empty when none is in the way.
+    fn in_the_way(&self, blockers: &[&QuantileShift], names: &[String], pinned: bool) -> String {
+        let (f, s, m) = (self.f, self.s, self.margin());
+        let plural = names.len() != 1 || names[0].ends_with('s');
+        if names.is_empty() {
+            return String::new();
+        }
+        if pinned {
+            // The typical run is pinned: one sentence on what keeps it from EQUIVALENT.
+            let typical = s.typical();
+            let why: Vec<String> = blockers
+                .iter()
+                .zip(names)
+                .map(|(q, name)| {
+                    let (moved, rest) = self.unpinned(q);
+                    match (moved, blockers.len() == 1) {
+                        (true, true) if plural => {
+                            format!("they {}", rest.replacen("is ", "are ", 1))
+                        }
+                        (true, true) => format!("it {rest}"),
+                        (true, false) => format!("the {name} {rest}"),
+                        (false, true) if plural => format!("their {rest}"),
+                        (false, true) => format!("its {rest}"),
+                        (false, false) if name.ends_with('s') => format!("the {name}' {rest}"),
+                        (false, false) => format!("the {name}'s {rest}"),
+                    }
+                })
+                .collect();
+            return format!(
+                "The typical run is pinned within ±{m:.1}% ({}); the {} {} it from EQUIVALENT: {}. ",
+                ratio_text(
+                    typical.ratio,
+                    typical.equivalence_interval.or(typical.interval)
+                ),
+                joined(names),
+                if plural { "keep" } else { "keeps" },
+                why.join("; ")
+            );
+        }
+        // The slow runs may also be held by the mean of all runs: said when they block.
+        let slow = blockers.iter().any(|q| {
+            crate::analysis::decision::is_slow_runs(q, f.higher_is_better)
+                && !matches!(q.part, PartMove::Slower | PartMove::Faster)
+        });
+        let by_mean = if slow && s.all_runs.is_some() {
+            format!(
+                "; or, for the slow runs, the mean of all runs inside ±{:.1}%",
+                m * crate::analysis::decision::ALL_RUNS_MARGIN_FACTOR
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "Not equivalent until the {} {} inside the margin (±{m:.1}% for the typical and mean run, ±{:.1}% for the tails{by_mean}). ",
+            joined(names),
+            if plural { "are" } else { "is" },
+            m * crate::analysis::decision::TAIL_MARGIN_FACTOR
+        )
+    }
+
     /// What an undecided comparison needs: the parts that stand in the way of EQUIVALENT
     /// and the blocks with which the slowest of them would resolve its margin
     /// ([`crate::analysis::decision::shape_needs`]), never fewer than were run nor than
     /// the test can decide with.
     fn needs(&self) -> String {
-        let (f, s, m) = (self.f, self.s, self.margin());
+        let (f, s) = (self.f, self.s);
         let floor = f.floor.map_or(0, |fl| fl.count);
-        let (blockers, needed) =
-            crate::analysis::decision::shape_needs(s, f.config.equivalence_margin, floor);
-        let tails = m * crate::analysis::decision::TAIL_MARGIN_FACTOR;
-        let names: Vec<String> = blockers
-            .iter()
-            .map(|q| {
-                self.name(q)
-                    .split(" (")
-                    .next()
-                    .unwrap_or_default()
-                    .to_owned()
-            })
-            .collect();
-        let what = if names.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "Not equivalent until the {} {} inside the margin (±{m:.1}% for the typical and mean run, ±{tails:.1}% for the tails). ",
-                joined(&names),
-                if names.len() == 1 && !names[0].ends_with('s') {
-                    "is"
-                } else {
-                    "are"
-                }
-            )
+        let (blockers, needed) = crate::analysis::decision::shape_needs(
+            s,
+            f.config.equivalence_margin,
+            floor,
+            f.higher_is_better,
+        );
+        let short = |q: &QuantileShift| {
+            self.name(q)
+                .split(" (")
+                .next()
+                .unwrap_or_default()
+                .to_owned()
         };
+        let names: Vec<String> = blockers.iter().map(|q| short(q)).collect();
+        let typical = s.typical();
+        let pinned = s.parts().count() > 1
+            && !blockers.is_empty()
+            && !blockers.iter().any(|q| std::ptr::eq(*q, typical));
+        let what = self.in_the_way(&blockers, &names, pinned);
         let plan = match needed {
             Some(k) if k > 1_000_000 => {
                 "The spread is too large for more blocks to settle it; reduce noise first."

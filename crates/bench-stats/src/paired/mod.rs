@@ -2,6 +2,7 @@
 //! (Cohen's dz), variance components (what pairing gains), and the ratio of ratios against
 //! a reference workload.
 
+pub mod all_runs;
 pub mod estimators;
 pub mod reference;
 pub mod robust;
@@ -9,6 +10,7 @@ pub mod running;
 pub mod shape;
 pub mod variance;
 
+pub use all_runs::{AllRunsMean, all_runs_mean};
 pub use estimators::{
     LARGE_SAMPLE_BLOCKS, PairedAnalysis, PairedConfig, PairedEstimator, RunsEstimate,
     block_bootstrap, cohens_d, paired_analysis, paired_analysis_of_runs,

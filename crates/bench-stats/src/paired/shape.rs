@@ -254,6 +254,14 @@ pub struct ShapeAnalysis {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub mean: Option<QuantileShift>,
+    /// The mean of all runs (two or more runs of each variant in a block), which
+    /// EQUIVALENT reads in place of the slow runs when their quantile cannot be pinned
+    /// (`crate::analysis::decision`); not a part: it is not tested for a move.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub all_runs: Option<crate::paired::all_runs::AllRunsMean>,
     /// Level of the typical run's `interval` (each part has its own,
     /// [`QuantileShift::confidence`]).
     pub confidence: f64,
@@ -1186,9 +1194,14 @@ pub(crate) fn shape_analysis_keeping(
         .iter()
         .find(|q| q.quantile == typical_q)
         .map_or(config.confidence, |q| q.confidence);
+    // The mean of all runs, for the equivalence test alone (see `ShapeAnalysis::all_runs`).
+    let all_runs = (!single)
+        .then(|| crate::paired::all_runs::all_runs_mean(baseline, candidate, 1.0 - check.a_equiv))
+        .flatten();
     let shape = ShapeAnalysis {
         quantiles,
         mean,
+        all_runs,
         confidence,
         equivalence_confidence: 1.0 - check.a_equiv,
         permutations: arrangements.count(),

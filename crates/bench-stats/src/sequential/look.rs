@@ -89,7 +89,9 @@ pub fn shape_agrees(
         LookDecision::Smaller => !better,
         // EQUIVALENT claims the typical and mean run inside the margin and the tails
         // inside theirs (`crate::analysis::decision::shape_equivalent`).
-        LookDecision::Equivalent => crate::analysis::decision::shape_equivalent(shape, margin),
+        LookDecision::Equivalent => {
+            crate::analysis::decision::shape_equivalent(shape, margin, higher_is_better)
+        }
         LookDecision::Undecided => true,
     }
 }

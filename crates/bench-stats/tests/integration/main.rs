@@ -24,6 +24,7 @@ mod carryover_verdict;
 mod decision_calibration;
 mod decision_grid;
 mod determinism;
+mod equivalence_disturbed;
 mod hierarchy_reference;
 mod hierarchy_sim;
 mod history;

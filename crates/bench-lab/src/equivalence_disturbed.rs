@@ -1,0 +1,342 @@
+//! `cargo xtask equivalence-disturbed`: EQUIVALENT on a machine that disturbs some runs
+//! (issue 42, item 4), measured.
+//!
+//! On the simulator (seeded), for every noise profile and the disturbed machine
+//! ([`bench_lab::sim::disturbed_machine`]: quiet, with 8% of runs of either variant
+//! 20-50% slower):
+//!
+//! - `--parts`: A/A at each of `--blocks`: how far each part's `1 - 2 alpha` interval
+//!   reaches from no change (the median over sessions of `max(1 - lo, hi - 1)`), how often
+//!   it lies inside ±1% and inside the margin EQUIVALENT holds it to, and how often the
+//!   default calls the session EQUIVALENT;
+//! - `--changes`: P(EQUIVALENT) of the default on no change, shifts of ±2% and the real
+//!   tail regressions (10% of B's runs 30% slower, 30% of B's runs 20% slower), which must
+//!   stay at most alpha;
+//! - `--sequential N`: N A/A sessions of `--until decided` (at most 200 blocks) per
+//!   profile: how they stop and after how many blocks.
+
+use anyhow::Result;
+use bench_lab::sim::{
+    Change, NoiseProfile, SimConfig, SimDesign, disturbed_machine, simulate_change,
+};
+use bench_stats::paired::shape::{PartStatistic, QuantileShift};
+use bench_stats::{AnalysisConfig, Outcome, analyze};
+
+use crate::decision_grid::until_decided;
+
+const MARGIN: f64 = 0.01;
+
+/// Flags of `equivalence-disturbed`.
+#[derive(clap::Args, Debug)]
+pub struct EquivalenceDisturbedArgs {
+    /// Simulated sessions per cell.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    reps: u32,
+    /// Blocks per session, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [30u32, 60, 150])]
+    blocks: Vec<u32>,
+    /// Print the per-part table of A/A sessions.
+    #[arg(long)]
+    parts: bool,
+    /// Print P(EQUIVALENT) on no change, shifts and tail regressions.
+    #[arg(long)]
+    changes: bool,
+    /// Sessions of `--until decided` A/A per profile (0: none).
+    #[arg(long, default_value_t = 0)]
+    sequential: u32,
+    /// Only the profile of this name (quiet, shared-vm, bursty, drift, disturbed).
+    #[arg(long)]
+    profile: Option<String>,
+}
+
+/// Every profile of the tables: the named ones, then the disturbed machine.
+fn profiles(only: Option<&str>) -> Vec<(&'static str, SimConfig)> {
+    let mut all: Vec<(&'static str, SimConfig)> = NoiseProfile::ALL
+        .iter()
+        .map(|p| (p.as_str(), p.config()))
+        .collect();
+    all.push(("disturbed 8%", disturbed_machine()));
+    all.into_iter()
+        .filter(|(name, _)| only.is_none_or(|o| name.starts_with(o)))
+        .collect()
+}
+
+/// The column of part `q`: p10, p50, p90, mean.
+fn column(q: &QuantileShift) -> usize {
+    match q.statistic {
+        PartStatistic::Mean => 3,
+        PartStatistic::Quantile if q.quantile < 0.3 => 0,
+        PartStatistic::Quantile if q.quantile < 0.7 => 1,
+        PartStatistic::Quantile => 2,
+    }
+}
+
+/// How far `q`'s equivalence interval reaches from no change (infinite without one).
+fn reach(q: &QuantileShift) -> f64 {
+    q.equivalence_interval
+        .map_or(f64::INFINITY, |[lo, hi]| (1.0 - lo).max(hi - 1.0))
+}
+
+/// One session's analysis: the outcome and each part's reach and held margin.
+struct Session {
+    outcome: Outcome,
+    /// Each part's (p10, p50, p90, mean run) and the mean of all runs' reach.
+    reach: [f64; 5],
+    own: [f64; 4],
+    /// EQUIVALENT under the rule before (every tail inside its own ±3 margin, the slow
+    /// runs not held by the mean of all runs).
+    before: bool,
+    /// Every part but the slow runs holds its margin and none moved; the slow runs' own
+    /// interval inside its margin.
+    others: bool,
+    slow_own: bool,
+    blocking: Vec<String>,
+}
+
+impl Session {
+    /// EQUIVALENT with the mean of all runs held to `factor` margins for the slow runs.
+    fn with_factor(&self, factor: f64) -> bool {
+        self.others && (self.slow_own || self.reach[4] <= factor * MARGIN + 1e-12)
+    }
+}
+
+fn session(cfg: &SimConfig, change: &Change, blocks: u32, seed: u64) -> Option<Session> {
+    let e = simulate_change(cfg, change, SimDesign::Abba, blocks, 1, seed);
+    let config = AnalysisConfig {
+        seed,
+        ..AnalysisConfig::default()
+    };
+    let a = analyze(&e.dataset, &config).ok()?;
+    let c = &a.groups[0].comparisons[0];
+    let s = c.distribution.as_ref()?;
+    let (mut r, mut own) = ([f64::INFINITY; 5], [MARGIN; 4]);
+    let (mut before, mut others, mut slow_own) = (true, true, true);
+    for q in s.parts() {
+        let k = column(q);
+        r[k] = reach(q);
+        own[k] = bench_stats::analysis::part_margin(q, MARGIN);
+        let moved = matches!(q.part.as_str(), "slower" | "faster");
+        let inside = r[k] <= own[k] + 1e-12;
+        before &= !moved && inside;
+        if k == 2 {
+            others &= !moved;
+            slow_own = inside;
+        } else {
+            others &= !moved && inside;
+        }
+    }
+    r[4] = s
+        .all_runs
+        .and_then(|m| m.equivalence_interval)
+        .map_or(f64::INFINITY, |[lo, hi]| (1.0 - lo).max(hi - 1.0));
+    Some(Session {
+        outcome: c.outcome,
+        reach: r,
+        own,
+        before,
+        others,
+        slow_own,
+        blocking: c
+            .decision
+            .as_ref()
+            .map(|d| d.blocking.clone())
+            .unwrap_or_default(),
+    })
+}
+
+/// `reps` sessions (seeds from 40,000), on two threads.
+fn sessions(cfg: &SimConfig, change: &Change, blocks: u32, reps: u32) -> Vec<Session> {
+    let half = reps / 2;
+    std::thread::scope(|s| {
+        let h = s.spawn(|| {
+            (0..half)
+                .filter_map(|r| session(cfg, change, blocks, 40_000 + u64::from(r)))
+                .collect::<Vec<_>>()
+        });
+        let mut b: Vec<Session> = (half..reps)
+            .filter_map(|r| session(cfg, change, blocks, 40_000 + u64::from(r)))
+            .collect();
+        let mut a = h.join().expect("thread");
+        a.append(&mut b);
+        a
+    })
+}
+
+fn pct(k: usize, n: usize) -> f64 {
+    100.0 * k as f64 / n.max(1) as f64
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn parts_table(args: &EquivalenceDisturbedArgs) {
+    println!(
+        "A/A, {} sessions per row: each part's 90% interval, its median reach from 1 (max(1 - lo, hi - 1)) and the share inside ±1% / inside the margin EQUIVALENT holds it to (±1% typical and mean run, ±3% tails, ±2% the mean of all runs); P(EQUIVALENT) now and with the slow runs' own interval required (before), and the parts that blocked it",
+        args.reps
+    );
+    println!();
+    println!(
+        "| profile | blocks | EQUIVALENT (before) | p10 | p50 | p90 | mean run | mean of all runs | blocked by p10/p50/p90/mean |"
+    );
+    println!("| --- | ---: | ---: | --- | --- | --- | --- | --- | --- |");
+    for (name, cfg) in profiles(args.profile.as_deref()) {
+        for &blocks in &args.blocks {
+            let v = sessions(&cfg, &Change::none(), blocks, args.reps);
+            let n = v.len();
+            let eq = v
+                .iter()
+                .filter(|s| s.outcome == Outcome::Equivalent)
+                .count();
+            let before = v.iter().filter(|s| s.before).count();
+            let cell = |k: usize| {
+                let m = median(v.iter().map(|s| s.reach[k]).collect());
+                let own = |s: &Session| if k < 4 { s.own[k] } else { 2.0 * MARGIN };
+                let in1 = v.iter().filter(|s| s.reach[k] <= MARGIN + 1e-12).count();
+                let inside = v.iter().filter(|s| s.reach[k] <= own(s) + 1e-12).count();
+                format!(
+                    "±{:.2}%, {:.0}%/{:.0}%",
+                    100.0 * m,
+                    pct(in1, n),
+                    pct(inside, n)
+                )
+            };
+            let blocked = |key: &str| {
+                v.iter()
+                    .filter(|s| s.blocking.iter().any(|b| b == key))
+                    .count()
+            };
+            println!(
+                "| {name} | {blocks} | {:.1}% ({:.1}%) | {} | {} | {} | {} | {} | {:.0}/{:.0}/{:.0}/{:.0}% |",
+                pct(eq, n),
+                pct(before, n),
+                cell(0),
+                cell(1),
+                cell(2),
+                cell(3),
+                cell(4),
+                pct(blocked("fast-runs"), n),
+                pct(blocked("typical-run"), n),
+                pct(blocked("slow-runs"), n),
+                pct(blocked("mean-run"), n),
+            );
+        }
+    }
+    println!();
+}
+
+/// The changes EQUIVALENT must hold at most alpha on, and no change.
+fn changes() -> Vec<Change> {
+    vec![
+        Change::none(),
+        Change::shift(1.02),
+        Change::shift(0.98),
+        Change::share(0.1, (1.3, 1.3)),
+        Change::share(0.3, (1.2, 1.2)),
+    ]
+}
+
+fn changes_table(args: &EquivalenceDisturbedArgs) {
+    println!(
+        "P(EQUIVALENT) at ±1%, now (before: the slow runs' own interval required), and with the mean of all runs held to ±2.5% or ±3% instead of ±2%, {} sessions per cell; at most alpha = 5% on every change but no change",
+        args.reps
+    );
+    println!();
+    let mut head = "| profile | change |".to_owned();
+    let mut rule = "| --- | --- |".to_owned();
+    for b in &args.blocks {
+        head.push_str(&format!(" {b} blocks: now (before) | ±2.5% / ±3% |"));
+        rule.push_str(" ---: | ---: |");
+    }
+    println!("{head}");
+    println!("{rule}");
+    for (name, cfg) in profiles(args.profile.as_deref()) {
+        for change in changes() {
+            let mut row = format!("| {name} | {} |", change.name);
+            for &blocks in &args.blocks {
+                let v = sessions(&cfg, &change, blocks, args.reps);
+                let eq = v
+                    .iter()
+                    .filter(|s| s.outcome == Outcome::Equivalent)
+                    .count();
+                let before = v.iter().filter(|s| s.before).count();
+                let at = |f: f64| pct(v.iter().filter(|s| s.with_factor(f)).count(), v.len());
+                row.push_str(&format!(
+                    " {:.1}% ({:.1}%) | {:.1}% / {:.1}% |",
+                    pct(eq, v.len()),
+                    pct(before, v.len()),
+                    at(2.5),
+                    at(3.0)
+                ));
+            }
+            println!("{row}");
+        }
+    }
+    println!();
+}
+
+fn sequential_table(args: &EquivalenceDisturbedArgs) {
+    let max = 200;
+    println!(
+        "A/A under --until decided (at most {max} blocks), {} sessions per profile",
+        args.sequential
+    );
+    println!();
+    println!(
+        "| profile | EQUIVALENT | FASTER/SLOWER/MIXED | INCONCLUSIVE | ran to {max} | median blocks | median blocks to EQUIVALENT |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (name, cfg) in profiles(args.profile.as_deref()) {
+        let reps = args.sequential;
+        let half = reps / 2;
+        let run = |r: u32| until_decided(&cfg, &Change::none(), max, 60_000 + u64::from(r));
+        let v: Vec<(Outcome, u32)> = std::thread::scope(|s| {
+            let h = s.spawn(|| (0..half).map(run).collect::<Vec<_>>());
+            let mut b: Vec<(Outcome, u32)> = (half..reps).map(run).collect();
+            let mut a = h.join().expect("thread");
+            a.append(&mut b);
+            a
+        });
+        let n = v.len();
+        let count = |o: Outcome| v.iter().filter(|r| r.0 == o).count();
+        let claims = count(Outcome::Faster) + count(Outcome::Slower) + count(Outcome::Mixed);
+        let full = v.iter().filter(|r| r.1 >= max).count();
+        let to_eq: Vec<f64> = v
+            .iter()
+            .filter(|r| r.0 == Outcome::Equivalent)
+            .map(|r| f64::from(r.1))
+            .collect();
+        println!(
+            "| {name} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.0} | {} |",
+            pct(count(Outcome::Equivalent), n),
+            pct(claims, n),
+            pct(count(Outcome::Inconclusive), n),
+            pct(full, n),
+            median(v.iter().map(|r| f64::from(r.1)).collect()),
+            if to_eq.is_empty() {
+                "-".to_owned()
+            } else {
+                format!("{:.0}", median(to_eq))
+            }
+        );
+    }
+    println!();
+}
+
+/// Runs the tables asked for.
+///
+/// # Errors
+/// Never; the signature matches the other tasks.
+pub fn run(args: &EquivalenceDisturbedArgs) -> Result<()> {
+    if args.parts {
+        parts_table(args);
+    }
+    if args.changes {
+        changes_table(args);
+    }
+    if args.sequential > 0 {
+        sequential_table(args);
+    }
+    Ok(())
+}
