@@ -200,7 +200,10 @@ impl<'a> SortedSides<'a> {
     /// value trade places without changing a pool's sum). Time: `O(N)` when merged.
     pub(super) fn shifted(&self, aligned: &[(Vec<f64>, Vec<f64>)], shift: f64) -> SortedRuns {
         let same = |x: &[f64], y: &[f64], by: f64| {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| (y - by).to_bits() == x.to_bits())
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(x, y)| (y - by).to_bits() == x.to_bits())
         };
         let merges = aligned.len() == self.observed.len()
             && aligned
@@ -521,7 +524,8 @@ fn evaluate_draws(
         let runs = &sorted[r];
         let whole = (0, runs.values.len());
         // Beyond the window: the whole array (every arrangement fills it).
-        let outside = |m: usize| scan(runs, window, &draws[m].bits, whole, [0, 0]).unwrap_or(f64::NAN);
+        let outside =
+            |m: usize| scan(runs, window, &draws[m].bits, whole, [0, 0]).unwrap_or(f64::NAN);
         inside.clear();
         for (m, draw) in draws.iter().enumerate() {
             match reader.below(window, draw, swapped[m]) {
@@ -1334,7 +1338,11 @@ mod tests {
         for (d, draw) in draws.iter().enumerate() {
             let alone = scan(&runs, &window, &draw.bits, (reader.lo, reader.hi), below[d]);
             assert!(alone.is_some());
-            assert_eq!(together[d].map(f64::to_bits), alone.map(f64::to_bits), "{d}");
+            assert_eq!(
+                together[d].map(f64::to_bits),
+                alone.map(f64::to_bits),
+                "{d}"
+            );
         }
     }
 
