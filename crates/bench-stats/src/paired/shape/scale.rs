@@ -1291,7 +1291,7 @@ mod tests {
     #[test]
     fn the_flipped_ranks_sum_in_lanes_to_the_sum_one_by_one() {
         let d: Vec<f64> = (0..1000)
-            .map(|i| f64::from((i * 37 % 101) as i32 - 50) / 7.0)
+            .map(|i| f64::from(i * 37 % 101 - 50) / 7.0)
             .collect();
         let ranks = signed_ranks(&d);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
