@@ -56,7 +56,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 pub use self::scale::share_arrangements;
-use self::scale::{HdWindow, SortedRunIds, SortedRuns};
+use self::scale::{HdWindow, SortedRunIds};
 use crate::StatsError;
 use crate::model::distribution::{DistributionKind, IntervalDistribution, MAX_DISTRIBUTION_VALUES};
 use crate::rank::wilcoxon::median_in_place;
@@ -789,9 +789,11 @@ fn weights_and_estimates(
         .iter()
         .map(|&q| [HdWindow::new(totals.0, q), HdWindow::new(totals.1, q)])
         .collect();
+    // The pools are sorted once for every quantile.
+    let pools = sorted_pools(observed);
     let estimates = windows
         .iter()
-        .map(|w| observed_statistic(observed, w))
+        .map(|w| observed_statistic(&pools, w))
         .collect();
     (windows, estimates)
 }
@@ -800,11 +802,11 @@ fn weights_and_estimates(
 type Reference = Vec<(f64, f64)>;
 
 /// `T_q` of the arrangement as observed: every block's runs in their own variant's pool,
-/// whatever the counts (no block swapped, no run reassigned).
-fn observed_statistic(observed: &[(Vec<f64>, Vec<f64>)], windows: &[HdWindow; 2]) -> f64 {
-    let (a, b) = sorted_pools(observed);
+/// whatever the counts (no block swapped, no run reassigned); `pools` are
+/// [`sorted_pools`] of the data as observed.
+fn observed_statistic((a, b): &(Vec<f64>, Vec<f64>), windows: &[HdWindow; 2]) -> f64 {
     let [wa, wb] = windows;
-    wb.dot(&b) - wa.dot(&a)
+    wb.dot(b) - wa.dot(a)
 }
 
 /// Each quantile's reference on the data as observed and on the data aligned at its
@@ -822,11 +824,13 @@ fn references(
     if let Arrangements::Random(count) = arrangements
         && logs.equal_counts()
     {
-        let mut sorted = vec![SortedRuns::new(observed)];
+        // Each variant's runs sorted once; every alignment merges them.
+        let sides = scale::SortedSides::new(observed);
+        let mut sorted = vec![sides.shifted(observed, 0.0)];
         sorted.extend(
             estimates
                 .iter()
-                .map(|&t| SortedRuns::new(&logs.normalized(t))),
+                .map(|&t| sides.shifted(&logs.normalized(t), t)),
         );
         // Equal counts: both variants' weights are the same.
         let parts: Vec<(usize, &HdWindow)> = (0..windows.len())
@@ -1154,10 +1158,9 @@ pub(crate) fn shape_analysis_keeping(
         single,
         c_test: family.level(config.alpha),
         c_interval: family.level(1.0 - config.confidence),
-        raw: (
-            baseline.iter().flatten().copied().collect(),
-            candidate.iter().flatten().copied().collect(),
-        ),
+        // Sorted once for every quantile's values (harrell_davis_with sorts a copy; a
+        // sorted copy of sorted runs is the same runs).
+        raw: (sorted_runs(baseline), sorted_runs(candidate)),
         arrangements,
         family,
         a_equiv: 2.0 * config.alpha,
@@ -1210,6 +1213,13 @@ pub(crate) fn shape_analysis_keeping(
         blocks: n,
     };
     Ok((shape, typical_distribution))
+}
+
+/// Every run of `blocks`, sorted.
+fn sorted_runs(blocks: &[Vec<f64>]) -> Vec<f64> {
+    let mut v: Vec<f64> = blocks.iter().flatten().copied().collect();
+    v.sort_unstable_by(f64::total_cmp);
+    v
 }
 
 /// Each variant's runs of `observed` pooled and sorted: (baseline, candidate).
