@@ -135,7 +135,7 @@ pub use crate::raw::{
     AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, OpenedRaw, OutputRefusal, RAW_SCHEMA,
     RawExtension, RawHeader, RawHooks, RawKept, RawLook, RawOutput, RawSequence, RawShard,
     RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant, RawWriter, ReferencePlacement,
-    RunRecord, SequenceStop, StopRuleKind, derived_experiment_id, read_raw, read_raw_bytes,
+    Run, RunRecord, Runs, RunsIter, SequenceStop, StopRuleKind, derived_experiment_id, read_raw, read_raw_bytes,
     resume_notes, this_host_name,
 };
 pub use crate::runner::{

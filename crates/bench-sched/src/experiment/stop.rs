@@ -3,7 +3,7 @@
 
 use bench_stats::sequential::{Replay, dataset_log_ratios, dataset_shape, replay, shape_agrees};
 
-use crate::raw::{Experiment, RawHeader, RawLook, RawSequence, RunRecord, SequenceStop};
+use crate::raw::{Experiment, RawHeader, RawLook, RawSequence, Runs, SequenceStop};
 
 use super::Until;
 
@@ -14,10 +14,10 @@ use super::Until;
 /// plus the shape check's randomization test at a decided look.
 pub(super) fn looks(
     header: &RawHeader,
-    runs: &[RunRecord],
+    runs: &Runs,
     until: &Until,
 ) -> Option<(Replay, bool)> {
-    let data = Experiment::new(header.clone(), runs.to_vec(), "")
+    let data = Experiment::new(header.clone(), runs.clone(), "")
         .to_dataset()
         .dataset;
     let logs = dataset_log_ratios(&data, until.baseline.as_deref())?;

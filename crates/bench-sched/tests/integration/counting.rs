@@ -94,8 +94,8 @@ fn valgrind_counts_every_process_of_the_command_exactly() {
     );
     // The metric the analysis reads is the count.
     assert_eq!(
-        outcome.runs[0].metric,
-        Some(outcome.runs[0].instructions.unwrap() as f64)
+        outcome.runs.at(0).metric,
+        Some(outcome.runs.at(0).instructions.unwrap() as f64)
     );
     let loaded = data.to_dataset();
     assert_eq!(loaded.dataset.unit, "instructions");
@@ -207,7 +207,7 @@ fn the_loop_records_what_the_counter_counted() {
         ]
     );
     assert!(
-        data.runs[3]
+        data.runs.at(3)
             .count_error
             .as_deref()
             .unwrap()
