@@ -4,8 +4,8 @@ use std::path::Path;
 
 use crate::error::SchedError;
 use crate::raw::{
-    EndStatus, Experiment, RawExtension, RawHeader, RawStopRule, RawTrailer, RawWriter, RunRecord, Runs,
-    SequenceStop, read_raw,
+    EndStatus, Experiment, RawExtension, RawHeader, RawStopRule, RawTrailer, RawWriter, RunRecord,
+    Runs, SequenceStop, read_raw,
 };
 
 use super::{ExperimentConfig, Mismatch};
@@ -152,7 +152,12 @@ impl ResumePoint {
     /// The runs after the last complete block: measured by the session that stopped, and
     /// measured again (their block from its start) by the resume.
     pub fn superseded_runs(&self) -> Vec<RunRecord> {
-        self.data.runs.iter().skip(self.completed_runs()).map(|r| r.to_record()).collect()
+        self.data
+            .runs
+            .iter()
+            .skip(self.completed_runs())
+            .map(|r| r.to_record())
+            .collect()
     }
 
     /// The end line that closes the stopped session before the resumed runs: its own end

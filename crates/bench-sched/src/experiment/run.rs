@@ -9,7 +9,8 @@ use crate::error::SchedError;
 use crate::host::{load_average, rfc3339_utc};
 use crate::interrupt::InterruptFlag;
 use crate::raw::{
-    EndStatus, Experiment, RawHeader, RawSequence, RawTrailer, RawWriter, RunRecord, Runs, SequenceStop,
+    EndStatus, Experiment, RawHeader, RawSequence, RawTrailer, RawWriter, RunRecord, Runs,
+    SequenceStop,
 };
 use crate::runner::{CommandSpec, Metric, RunMeasurement, RunRequest, Runner, Termination};
 

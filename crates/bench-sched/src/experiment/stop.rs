@@ -12,11 +12,7 @@ use super::Until;
 /// (p10, p50, p90 and the mean run: a sequence stops only on a decision that every part
 /// could have contradicted and none did). `None` when the blocks cannot form log-ratios. Time: O(runs + blocks^2),
 /// plus the shape check's randomization test at a decided look.
-pub(super) fn looks(
-    header: &RawHeader,
-    runs: &Runs,
-    until: &Until,
-) -> Option<(Replay, bool)> {
+pub(super) fn looks(header: &RawHeader, runs: &Runs, until: &Until) -> Option<(Replay, bool)> {
     let data = Experiment::new(header.clone(), runs.clone(), "")
         .to_dataset()
         .dataset;

@@ -47,11 +47,7 @@ pub(crate) struct Offsets {
 
 impl Experiment {
     /// The record of `header` and `runs`, without an end line, named `file` in messages.
-    pub fn new(
-        header: RawHeader,
-        runs: impl Into<Runs>,
-        file: impl Into<String>,
-    ) -> Experiment {
+    pub fn new(header: RawHeader, runs: impl Into<Runs>, file: impl Into<String>) -> Experiment {
         Experiment {
             header,
             runs: runs.into(),

@@ -446,7 +446,12 @@ impl Experiment {
             .count();
         // Each block's runs by index: a view of each run would take more room than the runs.
         let mut blocks: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-        for (i, r) in self.runs.iter().enumerate().filter(|(_, r)| !r.is_reference) {
+        for (i, r) in self
+            .runs
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| !r.is_reference)
+        {
             if names.contains(&r.variant) {
                 blocks.entry(r.block).or_default().push(i);
             }

@@ -207,7 +207,8 @@ fn the_loop_records_what_the_counter_counted() {
         ]
     );
     assert!(
-        data.runs.at(3)
+        data.runs
+            .at(3)
             .count_error
             .as_deref()
             .unwrap()
