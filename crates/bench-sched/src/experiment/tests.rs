@@ -562,7 +562,7 @@ fn a_failing_hook_fails_its_run_unless_failures_are_ignored() {
     let b: Vec<Run<'_>> = outcome.runs.iter().filter(|r| r.variant == "B").collect();
     assert!(
         b.iter()
-            .all(|r| r.hook_failure.as_deref() == Some("prepare: exit code 1"))
+            .all(|r| r.hook_failure == Some("prepare: exit code 1"))
     );
     assert!(b.iter().all(|r| !r.succeeded()));
     assert!(

@@ -219,7 +219,7 @@ mod tests {
     fn blocks_of(runs: &Runs, benchmark: &str) -> Vec<u32> {
         let mut b: Vec<u32> = runs
             .iter()
-            .filter(|r| r.benchmark.as_deref() == Some(benchmark))
+            .filter(|r| r.benchmark == Some(benchmark))
             .map(|r| r.block)
             .collect();
         b.dedup();
@@ -245,7 +245,7 @@ mod tests {
             let n = outcome
                 .runs
                 .iter()
-                .filter(|r| r.block == *b && r.benchmark.as_deref() == Some("clear"))
+                .filter(|r| r.block == *b && r.benchmark == Some("clear"))
                 .count();
             assert_eq!(n, 4, "block {b}");
         }

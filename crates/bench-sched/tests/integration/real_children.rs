@@ -316,7 +316,7 @@ fn json_metric_pads_and_pinning_reach_the_child() {
     for (line, r) in lines.iter().zip(&outcome.runs) {
         assert_eq!(line, &format!("{} 0", r.env_pad));
         assert_eq!(r.metric, Some(12.5));
-        assert_eq!(r.allowed_cpus.as_deref(), Some("0"));
+        assert_eq!(r.allowed_cpus, Some("0"));
     }
     let bad = ExperimentConfig {
         metric: Metric::Json("missing".into()),
