@@ -14,7 +14,7 @@
 //! the context's name, when given, as a prefix (`NAME/small`, `NAME/small/base`): one
 //! `--bench` never merges a suite's benchmarks into one series.
 
-use bench_sched::{Experiment, RunRecord};
+use bench_sched::Experiment;
 use bench_stats::history::Level;
 use bench_stats::{Analysis, Dataset};
 use rusqlite::{OptionalExtension, params};
@@ -213,7 +213,7 @@ fn canonical_jsonl(raw: &Experiment) -> String {
     let mut text = serde_json::to_string(&raw.header).unwrap_or_default();
     text.push('\n');
     for run in &raw.runs {
-        text.push_str(&serde_json::to_string(run).unwrap_or_default());
+        text.push_str(&serde_json::to_string(&run.to_record()).unwrap_or_default());
         text.push('\n');
     }
     text
@@ -447,12 +447,12 @@ fn build(raw: &Experiment, units: &[Analysed<'_>], ctx: &Context) -> Record {
         .runs
         .iter()
         .enumerate()
-        .map(|(k, r): (usize, &RunRecord)| RunRow {
+        .map(|(k, r)| RunRow {
             run: r.run,
             block: r.block,
             position: r.position,
-            variant: r.variant.clone(),
-            benchmark: r.benchmark.clone(),
+            variant: r.variant.to_owned(),
+            benchmark: r.benchmark.map(str::to_owned),
             value: values.get(k).copied().flatten(),
             wall_ns: r.wall_ns,
             ok: r.succeeded(),

@@ -47,20 +47,25 @@ pub fn runs_csv(experiment: &Experiment) -> String {
             .position(|v| v.name == name)
             .unwrap_or(usize::MAX)
     };
-    let mut rows: Vec<_> = raw
-        .runs
-        .iter()
-        .zip(raw.analysed_values())
-        .filter_map(|(r, v)| v.map(|v| (r, v)))
+    // The runs by index: a view of each run would take more room than the runs.
+    let mut rows: Vec<(usize, f64)> = raw
+        .analysed_values()
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, v)| v.map(|v| (i, v)))
         .collect();
-    rows.sort_by_key(|(r, _)| (r.block, order(&r.variant), r.position));
-    for (r, value) in rows {
+    rows.sort_by_key(|&(i, _)| {
+        let r = raw.runs.at(i);
+        (r.block, order(r.variant), r.position)
+    });
+    for (i, value) in rows {
+        let r = raw.runs.at(i);
         let _ = writeln!(
             out,
             "{},{},{},{},{},{},{},{},{},{},{},{}",
             r.block,
             r.position,
-            field(&r.variant),
+            field(r.variant),
             r.wall_ns,
             r.user_ns,
             r.sys_ns,

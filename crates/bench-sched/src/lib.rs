@@ -139,9 +139,9 @@ pub use crate::pipeline::{
 pub use crate::raw::{
     AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, OpenedRaw, OutputRefusal, RAW_SCHEMA,
     RawExtension, RawHeader, RawHooks, RawKept, RawLook, RawOutput, RawSequence, RawShard,
-    RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant, RawWriter, ReferencePlacement,
-    RunRecord, SequenceStop, StopRuleKind, derived_experiment_id, read_raw, read_raw_bytes,
-    resume_notes, this_host_name,
+    RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant, RawWriter, ReferencePlacement, Run,
+    RunRecord, Runs, RunsIter, SequenceStop, StopRuleKind, derived_experiment_id, read_raw,
+    read_raw_bytes, resume_notes, this_host_name,
 };
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, MAX_JSON_LINE_BYTES, Metric, MetricParseError, OutputMode,

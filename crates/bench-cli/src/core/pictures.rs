@@ -24,7 +24,7 @@ pub fn run_trace(input: &Input) -> RunTrace {
             .iter()
             .zip(measured.into_iter().zip(analysed))
             .map(|(r, (value, used))| TracedRun {
-                variant: r.variant.clone(),
+                variant: r.variant.to_owned(),
                 block: Some(r.block),
                 value,
                 status: match (r.is_reference, value, used) {

@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::error::SchedError;
 use crate::raw::{
     EndStatus, Experiment, RawExtension, RawHeader, RawStopRule, RawTrailer, RawWriter, RunRecord,
-    SequenceStop, read_raw,
+    Runs, SequenceStop, read_raw,
 };
 
 use super::{ExperimentConfig, Mismatch};
@@ -110,7 +110,7 @@ impl ResumePoint {
     /// The header of the file and the runs a resume keeps (see [`Self::completed_runs`]).
     /// An extension plans the new block count, records the extension and the stop rule's
     /// new limit: every block it adds is a further look.
-    pub(super) fn kept(&self, config: &ExperimentConfig) -> (RawHeader, Vec<RunRecord>) {
+    pub(super) fn kept(&self, config: &ExperimentConfig) -> (RawHeader, Runs) {
         let keep = self.completed_runs();
         let mut header = self.data.header.clone();
         if self.extends(config) {
@@ -127,7 +127,7 @@ impl ResumePoint {
                 (None, None) => None,
             };
         }
-        (header, self.data.runs[..keep].to_vec())
+        (header, self.data.runs.slice(0..keep))
     }
 
     /// What reading the file dropped (a cut-off last line), said before it is resumed.
@@ -142,16 +142,22 @@ impl ResumePoint {
         self.data
             .runs
             .iter()
-            .chain(ended)
-            .map(|r| r.session + 1)
+            .map(|r| r.session)
+            .chain(ended.map(|r| r.session))
+            .map(|s| s + 1)
             .max()
             .unwrap_or(0)
     }
 
     /// The runs after the last complete block: measured by the session that stopped, and
     /// measured again (their block from its start) by the resume.
-    pub fn superseded_runs(&self) -> &[RunRecord] {
-        &self.data.runs[self.completed_runs()..]
+    pub fn superseded_runs(&self) -> Vec<RunRecord> {
+        self.data
+            .runs
+            .iter()
+            .skip(self.completed_runs())
+            .map(|r| r.to_record())
+            .collect()
     }
 
     /// The end line that closes the stopped session before the resumed runs: its own end
@@ -159,7 +165,7 @@ impl ResumePoint {
     /// modification) with the runs of its unfinished block ([`RawTrailer::superseded`]);
     /// `None` when nothing follows the last complete block.
     fn session_end(&self) -> Option<RawTrailer> {
-        let superseded = self.superseded_runs().to_vec();
+        let superseded = self.superseded_runs();
         if superseded.is_empty() && self.data.end.is_none() {
             return None;
         }

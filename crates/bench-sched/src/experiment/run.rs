@@ -9,7 +9,8 @@ use crate::error::SchedError;
 use crate::host::{load_average, rfc3339_utc};
 use crate::interrupt::InterruptFlag;
 use crate::raw::{
-    EndStatus, Experiment, RawHeader, RawSequence, RawTrailer, RawWriter, RunRecord, SequenceStop,
+    EndStatus, Experiment, RawHeader, RawSequence, RawTrailer, RawWriter, RunRecord, Runs,
+    SequenceStop,
 };
 use crate::runner::{CommandSpec, Metric, RunMeasurement, RunRequest, Runner, Termination};
 
@@ -199,7 +200,7 @@ pub(super) fn preflight(
 /// file's header and its complete blocks, a fresh experiment starts from nothing. A suite
 /// under a stop rule ran only its undecided benchmarks in later blocks: it skips the
 /// planned runs of every kept block.
-fn starting_point(config: &ExperimentConfig) -> (RawHeader, Vec<RunRecord>, usize) {
+fn starting_point(config: &ExperimentConfig) -> (RawHeader, Runs, usize) {
     match &config.resume {
         Some(r) => {
             let (header, runs) = r.kept(config);
@@ -217,7 +218,7 @@ fn starting_point(config: &ExperimentConfig) -> (RawHeader, Vec<RunRecord>, usiz
             };
             (header, runs, keep)
         }
-        None => (RawHeader::from_config(config), Vec::new(), 0),
+        None => (RawHeader::from_config(config), Runs::new(), 0),
     }
 }
 
@@ -447,7 +448,7 @@ impl Session<'_> {
     /// each record to `runs` and telling the observer when a block is complete. Returns how
     /// the measuring ended: `complete` (every planned block, or the stop rule decided) or
     /// `time-budget`.
-    fn measure(&mut self, skip: usize, runs: &mut Vec<RunRecord>) -> Result<EndStatus, SchedError> {
+    fn measure(&mut self, skip: usize, runs: &mut Runs) -> Result<EndStatus, SchedError> {
         let config = self.config;
         let schedule = config.schedule();
         let pads = config.pads(&schedule);
@@ -560,7 +561,7 @@ impl Session<'_> {
     /// and kept for the trailer. `true` when it decided (the experiment stops). In a suite,
     /// each benchmark still running looks at its own sequence; a decided one runs in no
     /// further block (its cleanup hooks run now), and the suite stops when all are.
-    fn look(&mut self, runs: &[RunRecord]) -> bool {
+    fn look(&mut self, runs: &Runs) -> bool {
         let Some(until) = &self.config.until else {
             return false;
         };

@@ -3,7 +3,7 @@
 
 use bench_stats::sequential::{Replay, dataset_log_ratios, dataset_shape, replay, shape_agrees};
 
-use crate::raw::{Experiment, RawHeader, RawLook, RawSequence, RunRecord, SequenceStop};
+use crate::raw::{Experiment, RawHeader, RawLook, RawSequence, Runs, SequenceStop};
 
 use super::Until;
 
@@ -12,12 +12,8 @@ use super::Until;
 /// (p10, p50, p90 and the mean run: a sequence stops only on a decision that every part
 /// could have contradicted and none did). `None` when the blocks cannot form log-ratios. Time: O(runs + blocks^2),
 /// plus the shape check's randomization test at a decided look.
-pub(super) fn looks(
-    header: &RawHeader,
-    runs: &[RunRecord],
-    until: &Until,
-) -> Option<(Replay, bool)> {
-    let data = Experiment::new(header.clone(), runs.to_vec(), "")
+pub(super) fn looks(header: &RawHeader, runs: &Runs, until: &Until) -> Option<(Replay, bool)> {
+    let data = Experiment::new(header.clone(), runs.clone(), "")
         .to_dataset()
         .dataset;
     let logs = dataset_log_ratios(&data, until.baseline.as_deref())?;

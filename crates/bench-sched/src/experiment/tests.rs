@@ -171,7 +171,7 @@ fn failure_stops_with_variant_block_and_stderr_unless_ignored() {
     );
     let data = read_raw_bytes("mem", &buf.0.lock().unwrap()).unwrap();
     assert_eq!(data.runs.len(), 6);
-    assert_eq!(data.runs[5].exit_code, Some(7));
+    assert_eq!(data.runs.at(5).exit_code, Some(7));
 
     let ignore = ExperimentConfig {
         on_failure: FailurePolicy::Ignore,
@@ -252,7 +252,7 @@ fn json_metric_reads_the_field_or_fails() {
     .unwrap_err();
     drop(w);
     let data = read_raw_bytes("mem", &buf.0.lock().unwrap()).unwrap();
-    assert_eq!(data.runs[0].metric, None);
+    assert_eq!(data.runs.at(0).metric, None);
     assert_eq!(data.end.as_ref().map(|t| t.status), Some(EndStatus::Failed));
     assert!(data.to_dataset().dataset.series[0].observations.is_empty());
     config.higher_is_better = Some(true);
@@ -385,7 +385,7 @@ fn reference_runs_beside_every_run_into_dataset_reference() {
         .runs
         .iter()
         .filter(|r| r.block == 0)
-        .map(|r| match (&r.beside, r.is_reference) {
+        .map(|r| match (r.beside, r.is_reference) {
             (Some(v), true) => {
                 if v == "A" {
                     "rA"
@@ -393,7 +393,7 @@ fn reference_runs_beside_every_run_into_dataset_reference() {
                     "rB"
                 }
             }
-            _ => r.variant.as_str(),
+            _ => r.variant,
         })
         .collect();
     assert_eq!(block0, ["rA", "A", "B", "rB", "rB", "B", "A", "rA"]);
@@ -559,10 +559,10 @@ fn a_failing_hook_fails_its_run_unless_failures_are_ignored() {
         &mut NoopObserver,
     )
     .unwrap();
-    let b: Vec<&RunRecord> = outcome.runs.iter().filter(|r| r.variant == "B").collect();
+    let b: Vec<Run<'_>> = outcome.runs.iter().filter(|r| r.variant == "B").collect();
     assert!(
         b.iter()
-            .all(|r| r.hook_failure.as_deref() == Some("prepare: exit code 1"))
+            .all(|r| r.hook_failure == Some("prepare: exit code 1"))
     );
     assert!(b.iter().all(|r| !r.succeeded()));
     assert!(

@@ -9,7 +9,7 @@ use bench_stats::{Warning, WarningCode};
 
 use crate::design::Design;
 use crate::layout::Layout;
-use crate::raw::{RawHeader, RunRecord};
+use crate::raw::{RawHeader, Run, Runs};
 use crate::runner::Metric;
 
 fn control(dimension: &str, treatment: Treatment, detail: String) -> Control {
@@ -20,14 +20,15 @@ fn control(dimension: &str, treatment: Treatment, detail: String) -> Control {
 /// header, the measured runs and the load average at the end (when known).
 pub(crate) fn controls(
     header: &RawHeader,
-    runs: &[RunRecord],
+    runs: &Runs,
     load_end: Option<[f64; 3]>,
 ) -> Vec<Control> {
-    let measured: Vec<&RunRecord> = runs.iter().filter(|r| !r.is_reference).collect();
+    // Read twice rather than listed: a view of every run would take more room than the runs.
+    let measured = || runs.iter().filter(|r| !r.is_reference);
     vec![
         run_order(header),
-        layout(header, &measured),
-        cores(header, &measured),
+        layout(header, measured()),
+        cores(header, measured()),
         frequency(header),
         aslr(header),
         harness(header),
@@ -58,8 +59,12 @@ fn run_order(header: &RawHeader) -> Control {
     }
 }
 
-fn layout(header: &RawHeader, measured: &[&RunRecord]) -> Control {
-    let pads: BTreeSet<usize> = measured.iter().map(|r| r.env_pad).collect();
+fn layout<'a>(header: &RawHeader, measured: impl Iterator<Item = Run<'a>>) -> Control {
+    let mut count = 0usize;
+    let pads: BTreeSet<usize> = measured
+        .inspect(|_| count += 1)
+        .map(|r| r.env_pad)
+        .collect();
     if randomized_layout(header) {
         control(
             "environment size / stack layout",
@@ -67,7 +72,7 @@ fn layout(header: &RawHeader, measured: &[&RunRecord]) -> Control {
             format!(
                 "{} distinct environment paddings (0-4095 bytes) over {} runs move the initial stack, so layout luck averages out instead of biasing one variant",
                 pads.len(),
-                measured.len()
+                count
             ),
         )
         .with_brief(format!("layout randomized ({} paddings)", pads.len()))
@@ -84,7 +89,7 @@ fn layout(header: &RawHeader, measured: &[&RunRecord]) -> Control {
     }
 }
 
-fn cores(header: &RawHeader, measured: &[&RunRecord]) -> Control {
+fn cores<'a>(header: &RawHeader, measured: impl Iterator<Item = Run<'a>>) -> Control {
     if let Some(pin) = &header.pin {
         return control(
             "cores",
@@ -93,10 +98,7 @@ fn cores(header: &RawHeader, measured: &[&RunRecord]) -> Control {
         )
         .with_brief(format!("pinned to CPU(s) {pin}"));
     }
-    let cpus: BTreeSet<&str> = measured
-        .iter()
-        .filter_map(|r| r.allowed_cpus.as_deref())
-        .collect();
+    let cpus: BTreeSet<&str> = measured.filter_map(|r| r.allowed_cpus).collect();
     let among = if cpus.is_empty() {
         "all".to_string()
     } else {
@@ -186,7 +188,7 @@ fn background_load(header: &RawHeader, load_end: Option<[f64; 3]>) -> Control {
 /// run waited for a CPU (`run_delay_ns`, when recorded) is not the command's waiting: it
 /// is taken out of the wall time first, so a busy machine does not read as a sleeping
 /// command (the noise diagnosis speaks of that wait).
-pub(crate) fn run_warnings(header: &RawHeader, runs: &[RunRecord]) -> Vec<Warning> {
+pub(crate) fn run_warnings(header: &RawHeader, runs: &Runs) -> Vec<Warning> {
     let mut out = Vec::new();
     if !randomized_layout(header) {
         out.push(

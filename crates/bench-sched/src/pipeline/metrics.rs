@@ -120,9 +120,7 @@ impl Input {
         experiment.header.higher_is_better = metric.higher_is_better();
         // A run's `metric` holds the file's own non-time value (JSON field, max-rss):
         // another metric reads its own field.
-        for r in &mut experiment.runs {
-            r.metric = None;
-        }
+        experiment.runs.update(|r| r.metric = None);
         Ok(Input {
             loaded: Loaded {
                 dataset: loaded.dataset,
@@ -320,7 +318,7 @@ fn layout_spread(e: &Experiment, event: CountEvent) -> Vec<LayoutSpread> {
     for r in e.runs.iter().filter(|r| r.succeeded() && !r.is_reference) {
         if let Some(v) = r.count(event) {
             by_variant
-                .entry((order(&r.variant), r.variant.as_str()))
+                .entry((order(r.variant), r.variant))
                 .or_default()
                 .entry(r.env_pad)
                 .or_default()

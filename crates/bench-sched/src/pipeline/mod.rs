@@ -60,7 +60,7 @@ use crate::import::levels::{RawPart, check_same_experiment, merge_levels, mergea
 use crate::import::{
     CsvOptions, Loaded, MergePolicy, extension, merge_sessions, read_bytes, read_file, read_named,
 };
-use crate::raw::{EndStatus, Experiment, RawHeader, RunRecord};
+use crate::raw::{EndStatus, Experiment, RawHeader, Runs};
 use crate::runner::Metric;
 
 /// The files read so far, to refuse one given twice under two names (a hard link, a copy,
@@ -103,7 +103,7 @@ impl Twins {
         let mut mine = HashMap::new();
         for r in &raw.runs {
             // The whole run line, times to the nanosecond: two hosts never measure alike.
-            let run = Self::hash(&serde_json::to_vec(r).unwrap_or_default());
+            let run = Self::hash(&serde_json::to_vec(&r.to_record()).unwrap_or_default());
             let key = (header, r.session, run);
             if let Some(prev) = self.runs.get(&key) {
                 return Err(Self::twin(
@@ -449,7 +449,7 @@ fn extended_warning(header: &RawHeader) -> Option<Warning> {
 }
 
 /// The looks a resumed experiment may have had: one per session that wrote runs.
-fn resumed_warning(runs: &[RunRecord]) -> Option<Warning> {
+fn resumed_warning(runs: &Runs) -> Option<Warning> {
     let sessions = runs.iter().map(|r| r.session).max()? + 1;
     (sessions > 1).then(|| {
         Warning::new(

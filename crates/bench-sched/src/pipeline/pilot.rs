@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use bench_stats::sequential::dataset_log_ratios;
 use bench_stats::{Dataset, Design};
 
-use crate::raw::{RawHeader, RunRecord};
+use crate::raw::{RawHeader, Run, Runs};
 
 use super::Input;
 
@@ -134,17 +134,17 @@ fn replicates(data: &Dataset, baseline: Option<&str>) -> Vec<[Vec<f64>; 2]> {
 /// Seconds per run (wall time plus the pause before it and its hooks), per block beyond
 /// its runs (warm-ups per block), and per whole block, from the recorded runs.
 #[allow(clippy::cast_precision_loss)]
-fn costs(h: &RawHeader, runs: &[RunRecord], blocks: usize) -> (Option<(f64, f64)>, Option<f64>) {
-    let ok: Vec<&RunRecord> = runs.iter().filter(|r| r.succeeded()).collect();
-    if ok.is_empty() || blocks == 0 {
+fn costs(h: &RawHeader, runs: &Runs, blocks: usize) -> (Option<(f64, f64)>, Option<f64>) {
+    let ok = || runs.iter().filter(Run::succeeded);
+    let n = ok().count();
+    if n == 0 || blocks == 0 {
         return (None, None);
     }
-    let hooks = |r: &RunRecord| r.prepare_ns.unwrap_or(0) + r.conclude_ns.unwrap_or(0);
-    let per_run = ok
-        .iter()
-        .map(|r| (r.wall_ns + hooks(r) + h.settle_ns) as f64 / 1e9)
+    let hooks = |r: &Run<'_>| r.prepare_ns.unwrap_or(0) + r.conclude_ns.unwrap_or(0);
+    let per_run = ok()
+        .map(|r| (r.wall_ns + hooks(&r) + h.settle_ns) as f64 / 1e9)
         .sum::<f64>()
-        / ok.len() as f64;
+        / n as f64;
     let variants = h.variants.len() as f64 + f64::from(u8::from(h.reference.is_some()));
     let per_block_extra = f64::from(h.warmup_per_block) * variants * per_run;
     let runs_per_block = runs.len() as f64 / blocks as f64;

@@ -7,7 +7,7 @@ use bench_stats::model::ReferenceRun;
 use bench_stats::{Dataset, Observation, Series};
 
 use super::read::block_name;
-use super::{Experiment, RawTrailer, RunRecord};
+use super::{Experiment, RawTrailer, Run};
 use crate::design::Pairing;
 use crate::error::{ReadWarning, ReadWarningKind};
 use crate::import::Loaded;
@@ -85,7 +85,7 @@ impl Experiment {
         let per = self.schedule().runs_per_block();
         let blocks = super::record::BlockOrder::of(&self.runs);
         for (block, members) in blocks.groups(&self.runs) {
-            let runs = || members.iter().map(|&i| &self.runs[i as usize]);
+            let runs = || members.iter().map(|&i| self.runs.at(i as usize));
             if members.len() != per {
                 out.warn(
                     ReadWarningKind::IncompleteBlocks,
@@ -97,7 +97,7 @@ impl Experiment {
                 );
                 continue;
             }
-            let value = |r: &RunRecord| {
+            let value = |r: Run<'_>| {
                 if r.succeeded() {
                     self.value_on(metric, r, own)
                 } else {
@@ -204,16 +204,16 @@ impl<'a> Gathered<'a> {
 
     /// Adds run `r` with value `v` to the reference or to its variant's series (with block
     /// and position when paired).
-    fn push(&mut self, r: &RunRecord, v: f64, pairing: Pairing) {
+    fn push(&mut self, r: Run<'_>, v: f64, pairing: Pairing) {
         if r.is_reference {
-            match &r.beside {
+            match r.beside {
                 Some(variant) if pairing == Pairing::Paired => {
                     self.beside
-                        .push(ReferenceRun::new(variant.clone(), r.block, v));
+                        .push(ReferenceRun::new(variant.to_owned(), r.block, v));
                 }
                 _ => self.reference.push((r.block, v)),
             }
-        } else if let Some(&i) = self.index.get(r.variant.as_str()) {
+        } else if let Some(&i) = self.index.get(r.variant) {
             self.series[i].observations.push(match pairing {
                 Pairing::Paired => Observation::in_block(v, r.block).at_position(r.position),
                 Pairing::Unpaired => Observation::new(v),

@@ -7,6 +7,7 @@ mod names;
 mod output;
 pub(crate) mod read;
 mod record;
+mod runs;
 mod write;
 
 pub(crate) use identity::fnv1a;
@@ -15,6 +16,7 @@ pub use names::{EndStatus, ReferencePlacement, SequenceStop, StopRuleKind};
 pub use output::{OpenedRaw, OutputRefusal, RawKept, RawOutput, resume_notes};
 pub use read::{read_raw, read_raw_bytes};
 pub use record::{AllRunsFailed, Experiment};
+pub use runs::{Iter as RunsIter, Run, Runs};
 pub use write::RawWriter;
 
 use bench_stats::sequential::{LookDecision, SequenceMethod};

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use bench_stats::Quantity;
 
-use super::{RawHeader, RawTrailer, RunRecord};
+use super::{RawHeader, RawTrailer, Run, Runs};
 use crate::design::{Design, Pairing, Schedule};
 use crate::error::ReadWarning;
 use crate::runner::Metric;
@@ -18,8 +18,9 @@ use crate::runner::Metric;
 pub struct Experiment {
     /// The header line: design, seed, variants, settings, host facts.
     pub header: RawHeader,
-    /// Every run line, in file order: failed and reference runs included.
-    pub runs: Vec<RunRecord>,
+    /// Every run line, in file order: failed and reference runs included (stored
+    /// compactly: [`Runs`]).
+    pub runs: Runs,
     /// The end line, when the writer got to write one (`None` for a file cut off because
     /// abba was killed or crashed, or one still being written).
     pub end: Option<RawTrailer>,
@@ -46,10 +47,10 @@ pub(crate) struct Offsets {
 
 impl Experiment {
     /// The record of `header` and `runs`, without an end line, named `file` in messages.
-    pub fn new(header: RawHeader, runs: Vec<RunRecord>, file: impl Into<String>) -> Experiment {
+    pub fn new(header: RawHeader, runs: impl Into<Runs>, file: impl Into<String>) -> Experiment {
         Experiment {
             header,
-            runs,
+            runs: runs.into(),
             end: None,
             session_ends: Vec::new(),
             file: file.into(),
@@ -155,13 +156,13 @@ impl Experiment {
 
     /// The value run `r` measured in `metric` (`None` when it has none, or it is not
     /// finite).
-    pub(crate) fn value_of(&self, metric: &Metric, r: &RunRecord) -> Option<f64> {
+    pub(crate) fn value_of(&self, metric: &Metric, r: Run<'_>) -> Option<f64> {
         self.value_on(metric, r, true)
     }
 
     /// [`Self::value_of`], reading the run's `metric` field (the file's own non-time
     /// value) only when `own`: `metric` is the one the header records.
-    pub(crate) fn value_on(&self, metric: &Metric, r: &RunRecord, own: bool) -> Option<f64> {
+    pub(crate) fn value_on(&self, metric: &Metric, r: Run<'_>, own: bool) -> Option<f64> {
         let field = r.metric.filter(|_| own);
         let v = match metric {
             Metric::Wall => r.wall_ns as f64,
@@ -242,9 +243,9 @@ impl Experiment {
         for (r, v) in self.runs.iter().zip(self.analysed_values()) {
             if v.is_some() {
                 // The name is copied once a variant, not once a run.
-                let e = match sums.get_mut(r.variant.as_str()) {
+                let e = match sums.get_mut(r.variant) {
                     Some(e) => e,
-                    None => sums.entry(r.variant.clone()).or_default(),
+                    None => sums.entry(r.variant.to_owned()).or_default(),
                 };
                 e.0 += r.user_ns as f64;
                 e.1 += r.sys_ns as f64;
@@ -264,7 +265,7 @@ impl Experiment {
     /// [`AllRunsFailed`] naming the variant and its run count.
     pub fn check_some_run_succeeded(&self) -> Result<(), AllRunsFailed> {
         for v in &self.header.variants {
-            let runs: Vec<&RunRecord> = self
+            let runs: Vec<Run<'_>> = self
                 .runs
                 .iter()
                 .filter(|r| r.variant == v.name && !r.is_reference)
@@ -301,11 +302,11 @@ pub(crate) struct BlockOrder {
 }
 
 impl BlockOrder {
-    pub(crate) fn of(runs: &[RunRecord]) -> BlockOrder {
+    pub(crate) fn of(runs: &Runs) -> BlockOrder {
         let mut order: Vec<u32> = (0..runs.len() as u32).collect();
-        if !runs.windows(2).all(|w| w[0].block <= w[1].block) {
+        if !(1..runs.len()).all(|i| runs.block(i - 1) <= runs.block(i)) {
             // Stable: a block's runs stay in file order.
-            order.sort_by_key(|&i| runs[i as usize].block);
+            order.sort_by_key(|&i| runs.block(i as usize));
         }
         BlockOrder { order }
     }
@@ -313,10 +314,10 @@ impl BlockOrder {
     /// Each block with the indices of its runs, blocks ascending.
     pub(crate) fn groups<'a>(
         &'a self,
-        runs: &'a [RunRecord],
+        runs: &'a Runs,
     ) -> impl Iterator<Item = (u32, &'a [u32])> + 'a {
         self.order
-            .chunk_by(move |&i, &j| runs[i as usize].block == runs[j as usize].block)
-            .map(move |g| (runs[g[0] as usize].block, g))
+            .chunk_by(move |&i, &j| runs.block(i as usize) == runs.block(j as usize))
+            .map(move |g| (runs.block(g[0] as usize), g))
     }
 }

@@ -46,7 +46,7 @@ use bench_stats::{Dataset, Observation, Series};
 use crate::error::{ReadWarning, ReadWarningKind};
 use crate::import::Loaded;
 use crate::raw::read::block_name;
-use crate::raw::{Experiment, RawHeader, RawSuiteBenchmark, RunRecord};
+use crate::raw::{Experiment, RawHeader, RawSuiteBenchmark, Run};
 use crate::rng::block_rng;
 use crate::runner::Metric;
 
@@ -449,10 +449,16 @@ impl Experiment {
             .filter(|r| r.block == 0)
             .filter(|r| matches!(r.target, Target::Variant(i) if bench.variants.contains(&i)))
             .count();
-        let mut blocks: BTreeMap<u32, Vec<&RunRecord>> = BTreeMap::new();
-        for r in self.runs.iter().filter(|r| !r.is_reference) {
-            if names.contains(&r.variant.as_str()) {
-                blocks.entry(r.block).or_default().push(r);
+        // Each block's runs by index: a view of each run would take more room than the runs.
+        let mut blocks: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for (i, r) in self
+            .runs
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| !r.is_reference)
+        {
+            if names.contains(&r.variant) {
+                blocks.entry(r.block).or_default().push(i);
             }
         }
         let failed_runs = self.failed_runs(&names, &metric);
@@ -485,9 +491,10 @@ impl Experiment {
                 );
                 continue;
             }
+            let runs: Vec<Run<'_>> = runs.iter().map(|&i| self.runs.at(i)).collect();
             let values: Option<Vec<f64>> = runs
                 .iter()
-                .map(|r| r.succeeded().then(|| self.value_of(&metric, r)).flatten())
+                .map(|r| r.succeeded().then(|| self.value_of(&metric, *r)).flatten())
                 .collect();
             let Some(values) = values else {
                 warn(

@@ -494,10 +494,10 @@ fn join(everyone: &[String], parts: Vec<Experiment>) -> Experiment {
     if let (Some(end), Some(status)) = (end.as_mut(), status) {
         end.status = status;
     }
-    let mut runs = Vec::new();
+    let mut runs = crate::raw::Runs::new();
     let mut warnings = Vec::new();
     for p in parts {
-        runs.extend(p.runs);
+        runs.extend(p.runs.iter().map(|r| r.to_record()));
         warnings.extend(p.warnings);
     }
     let mut merged = Experiment::new(header, runs, files.join(", "));

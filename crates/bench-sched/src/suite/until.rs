@@ -17,7 +17,7 @@ use bench_stats::sequential::{dataset_log_ratios, dataset_shape, replay, shape_a
 
 use crate::design::{Schedule, Target};
 use crate::experiment::Until;
-use crate::raw::{EndStatus, Experiment, RawHeader, RunRecord};
+use crate::raw::{EndStatus, Experiment, RawHeader, Runs};
 
 use super::Suite;
 
@@ -25,8 +25,8 @@ use super::Suite;
 /// complete blocks), in the suite's order: a benchmark is decided when the last look of its
 /// sequence decides and its shape check agrees. Time: O(runs) plus one replay per
 /// benchmark, and the shape check's randomization test at a deciding look.
-pub(crate) fn decided(header: &RawHeader, runs: &[RunRecord], until: &Until) -> Vec<bool> {
-    let data = Experiment::new(header.clone(), runs.to_vec(), "").suite_datasets();
+pub(crate) fn decided(header: &RawHeader, runs: &Runs, until: &Until) -> Vec<bool> {
+    let data = Experiment::new(header.clone(), runs.clone(), "").suite_datasets();
     data.iter()
         .map(|b| {
             let data = &b.loaded.dataset;
@@ -78,8 +78,10 @@ pub(crate) fn complete_prefix(experiment: &Experiment) -> usize {
     let mut done = vec![false; per.len()];
     let mut at = 0;
     while at < runs.len() {
-        let block = runs[at].block;
-        let n = runs[at..].iter().take_while(|r| r.block == block).count();
+        let block = runs.block(at);
+        let n = (at..runs.len())
+            .take_while(|&i| runs.block(i) == block)
+            .count();
         let expected: usize = per
             .iter()
             .zip(&done)
@@ -90,7 +92,7 @@ pub(crate) fn complete_prefix(experiment: &Experiment) -> usize {
             break;
         }
         at += n;
-        let now = decided(&experiment.header, &runs[..at], &until);
+        let now = decided(&experiment.header, &runs.slice(0..at), &until);
         done.iter_mut().zip(now).for_each(|(d, n)| *d |= n);
     }
     at
@@ -214,10 +216,10 @@ mod tests {
         })
     }
 
-    fn blocks_of(runs: &[RunRecord], benchmark: &str) -> Vec<u32> {
+    fn blocks_of(runs: &Runs, benchmark: &str) -> Vec<u32> {
         let mut b: Vec<u32> = runs
             .iter()
-            .filter(|r| r.benchmark.as_deref() == Some(benchmark))
+            .filter(|r| r.benchmark == Some(benchmark))
             .map(|r| r.block)
             .collect();
         b.dedup();
@@ -243,7 +245,7 @@ mod tests {
             let n = outcome
                 .runs
                 .iter()
-                .filter(|r| r.block == *b && r.benchmark.as_deref() == Some("clear"))
+                .filter(|r| r.block == *b && r.benchmark == Some("clear"))
                 .count();
             assert_eq!(n, 4, "block {b}");
         }

@@ -94,8 +94,8 @@ fn valgrind_counts_every_process_of_the_command_exactly() {
     );
     // The metric the analysis reads is the count.
     assert_eq!(
-        outcome.runs[0].metric,
-        Some(outcome.runs[0].instructions.unwrap() as f64)
+        outcome.runs.at(0).metric,
+        Some(outcome.runs.at(0).instructions.unwrap() as f64)
     );
     let loaded = data.to_dataset();
     assert_eq!(loaded.dataset.unit, "instructions");
@@ -144,7 +144,7 @@ fn failed_and_killed_counted_runs_are_kept() {
     let killed = data.runs.iter().find(|r| r.variant == "killed").unwrap();
     assert_eq!(killed.signal, Some(9));
     assert_eq!(killed.instructions, None);
-    let why = killed.count_error.as_deref().unwrap();
+    let why = killed.count_error.unwrap();
     assert!(why.contains("valgrind wrote no count"), "{why}");
 }
 
@@ -206,13 +206,7 @@ fn the_loop_records_what_the_counter_counted() {
             (None, None)
         ]
     );
-    assert!(
-        data.runs[3]
-            .count_error
-            .as_deref()
-            .unwrap()
-            .contains("no counts")
-    );
+    assert!(data.runs.at(3).count_error.unwrap().contains("no counts"));
 }
 
 #[test]

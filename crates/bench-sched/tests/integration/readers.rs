@@ -216,7 +216,7 @@ fn run_lines_with_unknown_fields_are_read() {
     }
     let data = read_raw_bytes("r.jsonl", lines.join("\n").as_bytes()).unwrap();
     assert_eq!(data.runs.len(), 8);
-    assert_eq!(data.runs[0].env_pad, 3);
+    assert_eq!(data.runs.at(0).env_pad, 3);
     assert_eq!(data.to_dataset().dataset.series[0].observations.len(), 4);
 }
 

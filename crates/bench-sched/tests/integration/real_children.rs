@@ -124,7 +124,7 @@ fn rusage_of_an_allocating_spinning_command_is_plausible() {
         &mut NoopObserver,
     )
     .unwrap();
-    let r = &outcome.runs[0];
+    let r = outcome.runs.at(0);
     assert!(r.max_rss_kib > 40_000, "max rss {} KiB", r.max_rss_kib);
     assert_eq!(r.metric, Some(r.max_rss_kib as f64));
     assert!(r.user_ns > 1_000_000, "user {} ns", r.user_ns);
@@ -170,7 +170,7 @@ fn failing_command_stops_with_variant_block_and_stderr() {
     );
     let data = read_raw(&out).unwrap();
     assert_eq!(data.runs.len(), 2);
-    assert_eq!(data.runs[1].exit_code, Some(3));
+    assert_eq!(data.runs.at(1).exit_code, Some(3));
     assert_eq!(data.end.unwrap().status, EndStatus::Failed);
 }
 
@@ -316,7 +316,7 @@ fn json_metric_pads_and_pinning_reach_the_child() {
     for (line, r) in lines.iter().zip(&outcome.runs) {
         assert_eq!(line, &format!("{} 0", r.env_pad));
         assert_eq!(r.metric, Some(12.5));
-        assert_eq!(r.allowed_cpus.as_deref(), Some("0"));
+        assert_eq!(r.allowed_cpus, Some("0"));
     }
     let bad = ExperimentConfig {
         metric: Metric::Json("missing".into()),
