@@ -34,6 +34,7 @@
 
 mod autocorr_grid;
 mod calibrate;
+mod carryover_grid;
 mod counters;
 mod decision_grid;
 mod equivalence_grid;
@@ -124,6 +125,11 @@ enum Task {
     /// after B 5% slower with B unchanged, at 6 to 60 blocks; spread up and down with the
     /// `--fail-if-slower 5%` gate (Markdown tables; seeded).
     AuditGrid(decision_grid::AuditGridArgs),
+    /// Carryover through `analyze()` on the simulated noise profiles, `B` unchanged: runs
+    /// after B 5% slower, 5% faster, and every switch of version 5% slower, at 6 to 60
+    /// blocks; then the carryover hold's cost on a 2% shift (claims withheld beside the
+    /// claims left; Markdown tables; seeded).
+    CarryoverGrid(carryover_grid::CarryoverGridArgs),
     /// The autocorrelation warning of blocked runs on the simulated noise profiles: how
     /// often the within-block check fires on A/A sessions (beside the stream's lag-1 check
     /// it replaced), and on the same sessions with AR(1) noise added (a Markdown table;
@@ -175,6 +181,7 @@ fn main() -> Result<()> {
         Task::UntilDecidedGrid(a) => decision_grid::run_until_decided(&a),
         Task::PartCoverage(a) => decision_grid::run_part_coverage(&a),
         Task::AuditGrid(a) => decision_grid::run_audit_grid(&a),
+        Task::CarryoverGrid(a) => carryover_grid::run(&a),
         Task::AutocorrelationGrid(a) => autocorr_grid::run(&a),
         Task::EquivalenceGrid(a) => equivalence_grid::run(&a),
         Task::EstimatorGrid(a) => estimator_grid::run(&a),
