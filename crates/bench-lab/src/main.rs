@@ -131,9 +131,10 @@ enum Task {
     /// claims left; Markdown tables; seeded).
     CarryoverGrid(carryover_grid::CarryoverGridArgs),
     /// The autocorrelation warning of blocked runs on the simulated noise profiles: how
-    /// often the within-block check fires on A/A sessions (beside the stream's lag-1 check
-    /// it replaced), and on the same sessions with AR(1) noise added (a Markdown table;
-    /// seeded).
+    /// often the within-block check fires on A/A sessions at 10, 30 and 60 blocks (beside
+    /// the stream's lag-1 check it replaced), and on the same sessions with AR(1) noise of
+    /// 0.3 and 0.5 added; `--screen` varies the span that leaves a block out, `--no-bursts`
+    /// takes the profiles' bursts out (a Markdown table; seeded).
     AutocorrelationGrid(autocorr_grid::AutocorrGridArgs),
     /// Which parts EQUIVALENT requires, calibrated: P(EQUIVALENT) at ±1% under four rules
     /// (every part; typical and mean run with the tails at ±2% or ±3%, the default; the tails
