@@ -10,11 +10,11 @@
 use anyhow::Result;
 use bench_lab::sim::{Change, NoiseProfile, SimDesign, normal, simulate_change};
 use bench_stats::Sample;
-use bench_stats::sim::SimConfig;
 use bench_stats::diagnostics::{
     BlockedRun, WITHIN_BLOCK_LEVEL, WITHIN_BLOCK_SCREEN, WithinBlockConfig, iid_checks,
     within_block_dependence_with,
 };
+use bench_stats::sim::SimConfig;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -44,12 +44,7 @@ const PHIS: [f64; 2] = [0.3, 0.5];
 
 /// One session's runs, with AR(1) noise of coefficient `phi` and log-SD `ar_sd` over the
 /// whole stream multiplied in when `ar_sd > 0`.
-fn session(
-    cfg: &SimConfig,
-    blocks: u32,
-    (phi, ar_sd): (f64, f64),
-    seed: u64,
-) -> Vec<BlockedRun> {
+fn session(cfg: &SimConfig, blocks: u32, (phi, ar_sd): (f64, f64), seed: u64) -> Vec<BlockedRun> {
     let e = simulate_change(cfg, &Change::none(), SimDesign::Abba, blocks, 1, seed);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed_a121);
     let mut z = normal(&mut rng);
