@@ -89,6 +89,9 @@ fn cell(cfg: &SimConfig, change: &Change, blocks: u32, reps: u32) -> Cell {
     })
 }
 
+/// A carryover case: its name and how it changes a profile's machine.
+type Case = (&'static str, fn(SimConfig) -> SimConfig);
+
 fn pct(k: u32, n: u32) -> f64 {
     100.0 * f64::from(k) / f64::from(n.max(1))
 }
@@ -109,7 +112,7 @@ pub fn run(args: &CarryoverGridArgs) -> Result<()> {
     println!(
         "withheld: FASTER/SLOWER claims the carryover hold made INCONCLUSIVE (the rate without the hold is the claim's column plus this); warned: a differential-carryover warning.\n"
     );
-    let cases: [(&str, fn(SimConfig) -> SimConfig); 3] = [
+    let cases: [Case; 3] = [
         ("runs after B 5% slower (steady state B 5% slower)", |c| {
             c.with_after_b(0.05)
         }),
