@@ -34,6 +34,7 @@
 
 mod autocorr_grid;
 mod calibrate;
+mod carryover_grid;
 mod counters;
 mod decision_grid;
 mod equivalence_disturbed;
@@ -125,10 +126,16 @@ enum Task {
     /// after B 5% slower with B unchanged, at 6 to 60 blocks; spread up and down with the
     /// `--fail-if-slower 5%` gate (Markdown tables; seeded).
     AuditGrid(decision_grid::AuditGridArgs),
+    /// Carryover through `analyze()` on the simulated noise profiles, `B` unchanged: runs
+    /// after B 5% slower, 5% faster, and every switch of version 5% slower, at 6 to 60
+    /// blocks; then the carryover hold's cost on a 2% shift (claims withheld beside the
+    /// claims left; Markdown tables; seeded).
+    CarryoverGrid(carryover_grid::CarryoverGridArgs),
     /// The autocorrelation warning of blocked runs on the simulated noise profiles: how
-    /// often the within-block check fires on A/A sessions (beside the stream's lag-1 check
-    /// it replaced), and on the same sessions with AR(1) noise added (a Markdown table;
-    /// seeded).
+    /// often the within-block check fires on A/A sessions at 10, 30 and 60 blocks (beside
+    /// the stream's lag-1 check it replaced), and on the same sessions with AR(1) noise of
+    /// 0.3 and 0.5 added; `--screen` varies the span that leaves a block out, `--no-bursts`
+    /// takes the profiles' bursts out (a Markdown table; seeded).
     AutocorrelationGrid(autocorr_grid::AutocorrGridArgs),
     /// Which parts EQUIVALENT requires, calibrated: P(EQUIVALENT) at ±1% under four rules
     /// (every part; typical and mean run with the tails at ±2% or ±3%, the default; the tails
@@ -182,6 +189,7 @@ fn main() -> Result<()> {
         Task::UntilDecidedGrid(a) => decision_grid::run_until_decided(&a),
         Task::PartCoverage(a) => decision_grid::run_part_coverage(&a),
         Task::AuditGrid(a) => decision_grid::run_audit_grid(&a),
+        Task::CarryoverGrid(a) => carryover_grid::run(&a),
         Task::AutocorrelationGrid(a) => autocorr_grid::run(&a),
         Task::EquivalenceGrid(a) => equivalence_grid::run(&a),
         Task::EquivalenceDisturbed(a) => equivalence_disturbed::run(&a),

@@ -109,7 +109,7 @@ fn within_blocks(members: &[&Series], warnings: &mut Vec<Warning>) {
             WarningCode::Autocorrelation,
             None,
             format!(
-                "neighbouring runs inside a block move together beyond the block's level (their correlation exceeds that of runs further apart in the block by {:.2}; one-sided permutation p = {} over {} blocks, warned at p <= {WITHIN_BLOCK_LEVEL}): the verdict's tests take the block as their unit, so they hold, but the runs of a block carry less information than their number, and a state that lasts from one run to the next can reach the next variant",
+                "neighbouring runs inside a block move together beyond the block's level (their correlation exceeds that of runs further apart in the block by {:.2}; exact one-sided permutation p = {} over {} undisturbed blocks, warned at p <= {WITHIN_BLOCK_LEVEL}): the verdict's tests take the block as their unit, so they hold; a block's runs count for fewer than their number, so precision comes from more blocks, not more runs per block",
                 d.excess_lag1,
                 fmt_p(Some(d.p_value)),
                 d.blocks,

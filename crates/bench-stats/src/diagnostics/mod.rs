@@ -17,5 +17,6 @@ pub use differential::{ResidualCarryover, residual_carryover};
 pub use iid::{IidChecks, IidConfig, iid_checks, iid_checks_with};
 pub use native_time::native_time;
 pub use within_block::{
-    BlockedRun, WITHIN_BLOCK_LEVEL, WithinBlockDependence, within_block_dependence,
+    BlockedRun, WITHIN_BLOCK_LEVEL, WITHIN_BLOCK_SCREEN, WithinBlockConfig, WithinBlockDependence,
+    within_block_dependence, within_block_dependence_with,
 };

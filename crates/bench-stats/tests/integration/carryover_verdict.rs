@@ -2,8 +2,9 @@
 //! behind does not turn into a FASTER claim, and the autocorrelation warning of blocked
 //! runs reads the dependence inside blocks, not the blocks' levels.
 //!
-//! The grids behind the rates are `cargo xtask audit-grid` and `cargo xtask
-//! autocorrelation-grid` (docs/estimator-grid.md); these tests hold seeded cases of each.
+//! The grids behind the rates are `cargo xtask audit-grid`, `cargo xtask carryover-grid`
+//! and `cargo xtask autocorrelation-grid` (docs/estimator-grid.md); these tests hold
+//! seeded cases of each.
 
 use bench_stats::model::report::WarningCode;
 use bench_stats::sim::{NoiseProfile, abba_runs, series};
@@ -67,6 +68,56 @@ fn asymmetric_carryover_is_not_called_faster_at_6_and_40_blocks_and_the_warning_
                     c.summary
                 );
             }
+        }
+    }
+}
+
+#[test]
+fn a_carryover_after_b_of_the_other_sign_is_not_called_slower_at_6_and_40_blocks() {
+    // The mirror of the audit's case: every run right after B 5% faster, B unchanged.
+    // ABBA measures B about 2.5% slower; run by itself B is 5% faster. `cargo xtask
+    // carryover-grid --reps 400`: SLOWER in 0 of 400 quiet sessions at every block count.
+    let cfg = NoiseProfile::Quiet.config().with_after_b(-0.05);
+    for blocks in [6, 40] {
+        for seed in 0..4 {
+            let runs = abba_runs(&cfg, blocks, 4400 + seed);
+            let a = analyze(&dataset(&runs), &config(seed)).expect("analysis");
+            let c = &a.groups[0].comparisons[0];
+            assert_ne!(c.outcome, Outcome::Slower, "{blocks} blocks: {}", c.summary);
+            assert!(
+                a.warnings
+                    .iter()
+                    .any(|w| w.code == WarningCode::DifferentialCarryover),
+                "{blocks} blocks: no carryover warning"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_symmetric_carryover_makes_no_claim_and_is_not_held() {
+    // Every switch of version costs 5% (a run right after the other variant 5% slower),
+    // B unchanged: ABBA order cancels it, so no direction is claimed and the carryover
+    // hold has nothing to withhold (`cargo xtask carryover-grid --reps 400`: quiet
+    // sessions claim in at most 0.2% at 6 to 60 blocks).
+    let cfg = NoiseProfile::Quiet.config().with_carryover(-0.05);
+    for blocks in [6, 40] {
+        for seed in 0..4 {
+            let runs = abba_runs(&cfg, blocks, 4500 + seed);
+            let a = analyze(&dataset(&runs), &config(seed)).expect("analysis");
+            let c = &a.groups[0].comparisons[0];
+            assert!(
+                !matches!(c.outcome, Outcome::Faster | Outcome::Slower),
+                "{blocks} blocks: {}",
+                c.summary
+            );
+            assert!(
+                a.warnings
+                    .iter()
+                    .all(|w| !w.message.ends_with("is not claimed")),
+                "{blocks} blocks: {:?}",
+                a.warnings
+            );
         }
     }
 }
@@ -140,9 +191,12 @@ fn block_levels_alone_do_not_raise_the_autocorrelation_warning() {
 #[test]
 fn ar1_noise_inside_blocks_raises_the_autocorrelation_warning() {
     // AR(1) of 0.8 as the whole run noise, 60 blocks of 4 runs: the check (at 1%) finds it
-    // in about 58% of sessions (the unit test's 100), so most of 6 seeded ones.
+    // in 3 of these 6 seeded sessions; on A/A data it fires on at most 2% (`cargo xtask
+    // autocorrelation-grid`), so 3 of 6 by chance would have a probability under 1e-3.
+    // Since the span screen (issue 42) it reads fewer blocks (a strong AR(1) moves a
+    // block's runs apart), so it finds less than the 4 of 6 it found before.
     let found = (0..6)
         .filter(|&seed| autocorrelation_warned(&levels_and_ar1(60, 0.05, 0.8, 600 + seed)))
         .count();
-    assert!(found >= 4, "found in {found} of 6");
+    assert!(found >= 3, "found in {found} of 6");
 }
