@@ -87,7 +87,12 @@ pub(super) fn refused_in<S: AsRef<std::ffi::OsStr>>(
     code: i32,
     needle: &str,
 ) -> String {
-    said_refusal(abba_in(dir).args(args).output().unwrap(), args, code, needle)
+    said_refusal(
+        abba_in(dir).args(args).output().unwrap(),
+        args,
+        code,
+        needle,
+    )
 }
 
 fn said_refusal<S: AsRef<std::ffi::OsStr>>(
