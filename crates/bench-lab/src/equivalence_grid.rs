@@ -214,8 +214,10 @@ pub fn run(args: &EquivalenceGridArgs) -> Result<()> {
                 pct(t.blocked[2], t.n),
                 pct(t.blocked[3], t.n)
             );
-            // The default's own outcome is the middle rule.
-            debug_assert_eq!(t.equivalent, t.rules[2]);
+            // The default's own outcome lies between the middle rule (tails at 3x the
+            // margin, which it always accepts) and the core rule: since issue 42 the slow
+            // runs may also be held by the mean of all runs (`ALL_RUNS_MARGIN_FACTOR`).
+            debug_assert!(t.rules[2] <= t.equivalent && t.equivalent <= t.rules[3]);
         }
     }
     if args.real > 0 {
