@@ -38,6 +38,29 @@ pub struct DecisionGridArgs {
     /// default, fastest, means, oracle.
     #[arg(long, value_name = "LIST", value_enum, value_delimiter = ',', default_values_t = Est::ALL)]
     only: Vec<Est>,
+    /// Only the A/A and 2% shift table of each profile (not the changes that are not
+    /// shifts): a quicker check of error rates and power.
+    #[arg(long)]
+    shift_only: bool,
+    /// Unequal replicate counts: `A+B` runs of each variant in every block (`3+1`: three
+    /// of A, then one of B, reversed in every other block, as a CSV of replicates) in
+    /// place of ABBA blocks.
+    #[arg(long, value_name = "A+B", value_parser = parse_counts)]
+    unequal: Option<(u32, u32)>,
+}
+
+/// `3+1`: the runs of each variant in a block of `--unequal`.
+fn parse_counts(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("`{s}` is not A+B with A, B from 1 to 16 (e.g. 3+1)");
+    let (a, b) = s.split_once('+').ok_or_else(bad)?;
+    let parse = |x: &str| {
+        x.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=16).contains(n))
+            .ok_or_else(bad)
+    };
+    Ok((parse(a)?, parse(b)?))
 }
 
 /// Flags of `until-decided-grid`.
@@ -143,9 +166,10 @@ impl Tally {
 }
 
 /// The outcomes of `reps` seeded sessions (seeds from 10,000) of `change` on `profile`,
-/// `blocks` ABBA blocks each, decided by `est`; `true_ratio` is what an interval covers.
+/// `blocks` blocks of `design` each, decided by `est`; `true_ratio` is what an interval
+/// covers.
 fn tally(
-    profile: NoiseProfile,
+    (profile, design): (NoiseProfile, SimDesign),
     change: &Change,
     blocks: u32,
     est: Est,
@@ -157,7 +181,7 @@ fn tally(
         let mut t = Tally::default();
         for r in range {
             let seed = 10_000 + u64::from(r);
-            let e = simulate_change(&cfg, change, SimDesign::Abba, blocks, 1, seed);
+            let e = simulate_change(&cfg, change, design, blocks, 1, seed);
             let (o, ci) = decide(&e, est, seed);
             t.n += 1;
             t.faster += u32::from(o == Outcome::Faster);
@@ -212,27 +236,36 @@ pub fn run(args: &DecisionGridArgs) -> Result<()> {
         .into_iter()
         .filter(|e| args.only.contains(e))
         .collect();
+    let design = match args.unequal {
+        Some((a, b)) => SimDesign::Unequal { a, b },
+        None => SimDesign::Abba,
+    };
     println!(
         "# whole decision through analyze(), {reps} sessions per cell, alpha 0.05, margin ±1%"
     );
+    if let Some((a, b)) = args.unequal {
+        println!("# {a} run(s) of A and {b} of B in every block");
+    }
     for profile in profiles(args.profile) {
         println!("\n## {}\n", profile.as_str());
-        shift_table(profile, &ests, reps);
-        changes_table(profile, &ests, reps);
+        shift_table((profile, design), &ests, reps);
+        if !args.shift_only {
+            changes_table((profile, design), &ests, reps);
+        }
     }
     Ok(())
 }
 
 /// A/A claims and coverage, and the 2 % shift, per estimator.
-fn shift_table(profile: NoiseProfile, ests: &[Est], reps: u32) {
+fn shift_table(on: (NoiseProfile, SimDesign), ests: &[Est], reps: u32) {
     println!(
         "| estimator | A/A claims 8 bl | A/A claims 30 bl | A/A coverage 30 bl | 2% shift SLOWER 30 bl | 2% coverage |"
     );
     println!("| --- | --- | --- | --- | --- | --- |");
     for &est in ests {
-        let aa8 = tally(profile, &Change::none(), 8, est, reps, 1.0);
-        let aa30 = tally(profile, &Change::none(), 30, est, reps, 1.0);
-        let sh = tally(profile, &Change::shift(1.02), 30, est, reps, 1.02);
+        let aa8 = tally(on, &Change::none(), 8, est, reps, 1.0);
+        let aa30 = tally(on, &Change::none(), 30, est, reps, 1.0);
+        let sh = tally(on, &Change::shift(1.02), 30, est, reps, 1.02);
         println!(
             "| {} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% |",
             est.name(),
@@ -246,7 +279,8 @@ fn shift_table(profile: NoiseProfile, ests: &[Est], reps: u32) {
 }
 
 /// The changes that are not shifts, at 25 blocks, per estimator.
-fn changes_table(profile: NoiseProfile, ests: &[Est], reps: u32) {
+fn changes_table(on: (NoiseProfile, SimDesign), ests: &[Est], reps: u32) {
+    let profile = on.0;
     println!(
         "\n| change (truth: median / mean / p10 / p90) at 25 blocks | estimator | SLOWER | MIXED | FASTER | EQUIVALENT | wrong direction | false EQUIVALENT | median covered |"
     );
@@ -257,7 +291,7 @@ fn changes_table(profile: NoiseProfile, ests: &[Est], reps: u32) {
             .iter()
             .any(|r| (r - 1.0).abs() > MARGIN);
         for &est in ests {
-            let x = tally(profile, &change, 25, est, reps, t.median);
+            let x = tally(on, &change, 25, est, reps, t.median);
             let wrong = if t.mean > 1.0 { x.faster } else { x.slower };
             println!(
                 "| {} ({:.3} / {:.3} / {:.3} / {:.3}) | {} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% |",

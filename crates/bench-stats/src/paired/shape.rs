@@ -464,11 +464,11 @@ fn dot(w: &[f64], v: &[f64]) -> f64 {
 /// leak into the ratio; the mean of all its log-runs takes it out (invariant to the random
 /// reassignment of the block's runs, so the test stays exact), at the price of moving with
 /// the candidate's change by its share of the block's runs.
-fn centre(a: &[f64], b: &[f64]) -> f64 {
-    if a.len() == b.len() {
-        0.0
+fn centre(a: &[f64], b: &[f64], single: bool, neighbours: Option<f64>) -> f64 {
+    if single {
+        0.5 * (a[0] + b[0])
     } else {
-        (a.iter().sum::<f64>() + b.iter().sum::<f64>()) / (a.len() + b.len()) as f64
+        neighbours.unwrap_or(0.0)
     }
 }
 
@@ -579,7 +579,9 @@ impl LogBlocks {
             single,
             neighbours: false,
         };
-        logs.neighbours = !single && logs.equal_counts() && neighbours_predict(&logs.levels(0.0));
+        let old = std::env::var("ABBA_X_CENTRE").is_ok_and(|m| m == "old");
+        logs.neighbours =
+            !single && (!old || logs.equal_counts()) && neighbours_predict(&logs.levels(0.0));
         Ok(logs)
     }
 
@@ -614,12 +616,18 @@ impl LogBlocks {
             .enumerate()
             .map(|(i, (a, b))| {
                 let b: Vec<f64> = b.iter().map(|x| x - shift).collect();
-                let c = if self.single {
-                    0.5 * (a[0] + b[0])
-                } else if let Some(&c) = neighbours.get(i) {
-                    c
+                let c = if std::env::var("ABBA_X_CENTRE").is_ok_and(|m| m == "old") {
+                    if self.single {
+                        0.5 * (a[0] + b[0])
+                    } else if let Some(&c) = neighbours.get(i) {
+                        c
+                    } else if a.len() == b.len() {
+                        0.0
+                    } else {
+                        (a.iter().sum::<f64>() + b.iter().sum::<f64>()) / (a.len() + b.len()) as f64
+                    }
                 } else {
-                    centre(a, &b)
+                    centre(a, &b, self.single, neighbours.get(i).copied())
                 };
                 (
                     a.iter().map(|x| x - c).collect(),
@@ -885,6 +893,9 @@ fn references(
                 );
             });
         let aligned = unaligned.split_off(windows.len());
+        if let Some(m) = mean {
+            m.reference = unequal_mean_reference(logs, arrangements, seed);
+        }
         return (unaligned, aligned);
     }
     let of = |blocks: &[(Vec<f64>, Vec<f64>)], [wa, wb]: &[HdWindow; 2]| {
@@ -909,6 +920,41 @@ fn references(
         });
     }
     (unaligned, aligned)
+}
+
+/// The mean run's signed-rank statistic under every arrangement of blocks with any run
+/// counts, drawn as [`Arrangements::each`] and [`arranged_stat`] draw them (a block with
+/// equal counts swaps; one with unequal counts reassigns its runs by the same partial
+/// shuffle), so it shares the quantiles' arrangements.
+fn unequal_mean_reference(logs: &LogBlocks, arrangements: Arrangements, seed: u64) -> Vec<f64> {
+    let lmean = |v: &mut dyn Iterator<Item = f64>| {
+        let (s, k) = v.fold((0.0, 0usize), |(s, k), x| (s + x.exp(), k + 1));
+        (s / k as f64).ln()
+    };
+    let n = logs.a.len();
+    let mut d = vec![0.0; n];
+    let mut idx: Vec<usize> = Vec::new();
+    arrangements.each(n, seed, |swap, rng| {
+        for (i, (a, b)) in logs.a.iter().zip(&logs.b).enumerate() {
+            let o = lmean(&mut b.iter().copied()) - lmean(&mut a.iter().copied());
+            d[i] = if a.len() == b.len() {
+                if swap(i) { -o } else { o }
+            } else {
+                idx.clear();
+                idx.extend(0..a.len() + b.len());
+                let m = idx.len();
+                for k in 0..a.len() {
+                    let j = rng.random_range(k..m);
+                    idx.swap(k, j);
+                }
+                let value = |k: usize| if k < a.len() { a[k] } else { b[k - a.len()] };
+                let la = lmean(&mut idx[..a.len()].iter().map(|&k| value(k)));
+                let lb = lmean(&mut idx[a.len()..].iter().map(|&k| value(k)));
+                lb - la
+            };
+        }
+        signed_rank_statistic(&d)
+    })
 }
 
 /// The randomization test of one quantile, inverted. Each arrangement `m` of the data
@@ -1116,7 +1162,8 @@ pub(crate) fn shape_analysis_keeping(
     // its own that a random reassignment of the runs does not keep on a machine whose
     // neighbouring runs move together (simulated A/A claims of 6-9.5% at 1 + 3 and 3 + 1
     // runs against 1-5% for the quantiles alone), so only the quantiles are checked.
-    let with_mean = !single && logs.equal_counts();
+    let xm = std::env::var("ABBA_X_MEAN").unwrap_or_default();
+    let with_mean = !single && (!xm.is_empty() || logs.equal_counts());
     let parts = if single {
         1
     } else if with_mean {
@@ -1151,7 +1198,12 @@ pub(crate) fn shape_analysis_keeping(
     // the joint reference of random reassignments, which need not hold the data's own
     // dependence when neighbouring runs move together (simulated A/A claims of 6.5-8.5%
     // at 10 blocks of 3 + 1 runs with min-p, 3.5-5.5% with Bonferroni).
-    let family = Family::new(&joint, &shares, arrangements, logs.equal_counts());
+    let family = Family::new(
+        &joint,
+        &shares,
+        arrangements,
+        xm == "minp" || logs.equal_counts(),
+    );
     let check = QuantileCheck {
         pools: sorted_pools(&observed),
         blocks: observed.clone(),
