@@ -472,9 +472,9 @@ fn dot(w: &[f64], v: &[f64]) -> f64 {
 /// a session with both (the decision grid's oracle, which drops the disturbed runs)
 /// pooled runs near 0 with runs at their level in the data's unit, and its pooled
 /// quantiles read the gap between the two; on a CSV of 3 + 1 replicates the mean moved
-/// with the candidate's change by its share of the block's runs (p10 of "30% of B's runs
-/// 20% slower" covered in 57.5% of quiet sessions). The figures, with their commands, are
-/// in `docs/estimator-grid.md` ("Unequal run counts").
+/// with the candidate's change by its share of the block's runs, so the tails' ratios
+/// were not those of the run distributions. The figures, with their commands, are in
+/// `docs/estimator-grid.md` ("Unequal run counts", beside the oracle's table).
 fn centre(a: &[f64], b: &[f64], single: bool, neighbours: Option<f64>) -> f64 {
     if single {
         0.5 * (a[0] + b[0])
