@@ -689,3 +689,18 @@ pub fn run_audit_grid(args: &AuditGridArgs) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::parse_counts;
+
+    #[test]
+    fn unequal_counts_are_read_as_a_plus_b() {
+        assert_eq!(parse_counts("3+1"), Ok((3, 1)));
+        assert_eq!(parse_counts("1 + 16"), Ok((1, 16)));
+        for bad in ["3", "0+1", "1+17", "a+1", "3+1+1", ""] {
+            let e = parse_counts(bad).unwrap_err();
+            assert!(e.contains("is not A+B"), "{bad}: {e}");
+        }
+    }
+}
