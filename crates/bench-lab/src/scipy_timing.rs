@@ -8,8 +8,9 @@
 //! time of the whole process (`clock_gettime(CLOCK_PROCESS_CPUTIME_ID)`, every thread's,
 //! on this side; the Python worker's `time.process_time()` on SciPy's) as well as by the
 //! wall clock. abba runs each test twice per round: on a rayon pool of one thread (the
-//! single-thread figure) and on the global pool (every core: bench-stats sorts large rank
-//! sets on it); SciPy's calls run on one thread. The three alternate call by call (abba on
+//! single-thread figure) and on the global pool (every core, for any test that uses
+//! rayon; the rank tests rank on the calling thread, so the two rows differ only by
+//! noise); the two results must be equal. SciPy's calls run on one thread. The three alternate call by call (abba on
 //! one thread, abba on the pool, SciPy, ...), [`REPETITIONS`] rounds, so a burst of load
 //! falls on all; the table shows the medians and the load average before and after.
 //!

@@ -166,21 +166,19 @@ pub(crate) struct SignedRankSum {
 
 /// [`SignedRankSum`] of finite `differences`, without materialising the ranks: each
 /// non-zero difference becomes the integer key `|d|`'s bits then its sign (ordered as `|d|`
-/// is, the sign breaking no tie of `|d|`), all are sorted ([`sorted_keys`]), and one pass
-/// finds the runs of equal `|d|` and adds the doubled mid-ranks of the positive ones, in
-/// integers. The same numbers as summing [`mid_ranks`] of `|d|` (the ranks are multiples
-/// of 1/2: every sum is exact). Time: O(n log n); memory: O(n).
+/// is, the sign breaking no tie of `|d|`), all are sorted, and one pass finds the runs of
+/// equal `|d|` and adds the doubled mid-ranks of the positive ones, in integers. The same
+/// numbers as summing [`mid_ranks`] of `|d|` (the ranks are multiples of 1/2: every sum
+/// is exact). Time: O(n log n); memory: O(n).
 pub(crate) fn signed_rank_sum(differences: &[f64]) -> SignedRankSum {
-    let (mut n, mut lo, mut hi) = (0_usize, f64::INFINITY, 0.0_f64);
-    for &d in differences {
-        let m = d.abs();
-        n += usize::from(d != 0.0);
-        if d != 0.0 {
-            lo = lo.min(m);
-        }
-        hi = hi.max(m);
-    }
-    let keys = sorted_keys(&Signed(differences), n, lo, hi);
+    let mut keys: Vec<u64> = Vec::with_capacity(differences.len());
+    keys.extend(
+        differences
+            .iter()
+            .filter(|&&d| d != 0.0)
+            .map(|&d| d.abs().to_bits() << 1 | u64::from(d > 0.0)),
+    );
+    sort_keys(&mut keys);
     let mut sums = [0_u64; 2];
     let ties = doubled_rank_sums(&keys, 1, &mut sums);
     SignedRankSum {
@@ -189,160 +187,6 @@ pub(crate) fn signed_rank_sum(differences: &[f64]) -> SignedRankSum {
         largest_tie: ties.largest,
         n: keys.len(),
     }
-}
-
-/// A set of values to rank, each with its sort key: the value orders the buckets of
-/// [`sorted_keys`], the key (an order-preserving integer with a tag in its low bits)
-/// is what is sorted.
-trait Keyed {
-    /// Calls `f(value, key)` for every value, in the same order on every call.
-    fn each(&self, f: impl FnMut(f64, u64));
-}
-
-/// Non-zero differences as `|d|`, keyed by `|d|`'s bits then the sign (non-negative
-/// floats order as their bits).
-struct Signed<'a>(&'a [f64]);
-
-impl Keyed for Signed<'_> {
-    fn each(&self, mut f: impl FnMut(f64, u64)) {
-        for &d in self.0 {
-            if d != 0.0 {
-                let m = d.abs();
-                f(m, m.to_bits() << 1 | u64::from(d > 0.0));
-            }
-        }
-    }
-}
-
-/// Groups of values keyed `(sort_key(x) - offset) << bits | group`.
-struct Tagged<'a> {
-    groups: &'a [&'a [f64]],
-    bits: u32,
-    offset: u64,
-}
-
-impl Keyed for Tagged<'_> {
-    fn each(&self, mut f: impl FnMut(f64, u64)) {
-        for (tag, g) in (0_u64..).zip(self.groups) {
-            for &x in *g {
-                f(x, (sort_key(x) - self.offset) << self.bits | tag);
-            }
-        }
-    }
-}
-
-/// Below this many keys [`sorted_keys`] sorts them in one piece.
-const BUCKETED_MIN: usize = 1 << 16;
-
-/// About this many keys a bucket in [`sorted_keys`].
-const BUCKET_KEYS: usize = 1 << 10;
-
-/// At most this many buckets in [`sorted_keys`] (more scatter to too many places at once).
-const MAX_BUCKETS: usize = 1 << 12;
-
-/// From this many keys up, [`sort_buckets`] sorts on the rayon pool (`parallel` feature).
-#[cfg(feature = "parallel")]
-const PARALLEL_MIN: usize = 1 << 17;
-
-/// The `n` keys of `values` (whose values lie in `[lo, hi]`), sorted ascending.
-///
-/// Large sets are first split by value into buckets of about [`BUCKET_KEYS`] keys: the
-/// bucket of `x` is `floor((x - lo) * buckets / (hi - lo))`, which never decreases as `x`
-/// grows (each step rounds monotonically) and puts equal values (`-0.0` and `0.0` too)
-/// together, so the buckets, each sorted on its own, are the whole sorted array: the same
-/// keys in the same order as one sort of them all. A count pass sizes the buckets, a
-/// second pass writes each key into its bucket, then the buckets (each in the first levels
-/// of cache) are sorted, on the rayon pool when there are many keys (`parallel` feature;
-/// the result does not depend on the number of threads: it is the one sorted array).
-/// Skewed values only make some buckets larger. Small sets, or a range whose width is not
-/// a finite positive number, are sorted in one piece.
-/// Time: O(n log n); memory: O(n) plus one count per bucket.
-fn sorted_keys(values: &impl Keyed, n: usize, lo: f64, hi: f64) -> Vec<u64> {
-    let buckets = (n / BUCKET_KEYS).clamp(1, MAX_BUCKETS);
-    let scale = buckets as f64 / (hi - lo);
-    if n < BUCKETED_MIN || !(scale.is_finite() && scale > 0.0) {
-        let mut keys = Vec::with_capacity(n);
-        values.each(|_, key| keys.push(key));
-        sort_whole(&mut keys);
-        return keys;
-    }
-    bucket_sorted_keys(values, n, lo, scale, buckets)
-}
-
-/// [`sorted_keys`] in `buckets` buckets, `scale` = `buckets / (hi - lo)` (finite, > 0).
-fn bucket_sorted_keys(
-    values: &impl Keyed,
-    n: usize,
-    lo: f64,
-    scale: f64,
-    buckets: usize,
-) -> Vec<u64> {
-    let last = buckets - 1;
-    // `x - lo >= 0` and finite, so the product is neither NaN nor negative; the cast
-    // saturates and the `min` keeps the top value (and any rounding above) in the last.
-    let bucket = |x: f64| (((x - lo) * scale) as usize).min(last);
-    // starts[b + 1] counts bucket b, then the running sums make it where bucket b + 1 starts.
-    let mut starts = vec![0_usize; buckets + 1];
-    values.each(|x, _| starts[bucket(x) + 1] += 1);
-    for b in 1..=buckets {
-        starts[b] += starts[b - 1];
-    }
-    let mut keys = vec![0_u64; n];
-    let mut next = starts.clone();
-    values.each(|x, key| {
-        let b = bucket(x);
-        keys[next[b]] = key;
-        next[b] += 1;
-    });
-    sort_buckets(&mut keys, &starts);
-    keys
-}
-
-/// Sorts `keys` whole: on the rayon pool for many keys (`parallel` feature).
-fn sort_whole(keys: &mut [u64]) {
-    #[cfg(feature = "parallel")]
-    if keys.len() >= PARALLEL_MIN {
-        use rayon::slice::ParallelSliceMut;
-        keys.par_sort_unstable();
-        return;
-    }
-    sort_keys(keys);
-}
-
-/// Sorts each bucket of `keys` (bucket `b` is `keys[bounds[b]..bounds[b + 1]]`): on the
-/// rayon pool for [`PARALLEL_MIN`] keys or more (`parallel` feature), else one bucket
-/// after the other.
-fn sort_buckets(keys: &mut [u64], bounds: &[usize]) {
-    #[cfg(feature = "parallel")]
-    if keys.len() >= PARALLEL_MIN {
-        sort_buckets_parallel(keys, bounds);
-        return;
-    }
-    for w in bounds.windows(2) {
-        sort_whole(&mut keys[w[0]..w[1]]);
-    }
-}
-
-/// [`sort_buckets`] of the buckets `bounds` delimits, `keys` starting at `bounds[0]`:
-/// split at the bucket boundary nearest the middle and both halves sorted by
-/// `rayon::join`, down to a quarter of [`PARALLEL_MIN`] keys.
-#[cfg(feature = "parallel")]
-fn sort_buckets_parallel(keys: &mut [u64], bounds: &[usize]) {
-    let base = bounds[0];
-    if keys.len() < PARALLEL_MIN / 4 || bounds.len() <= 2 {
-        for w in bounds.windows(2) {
-            sort_whole(&mut keys[w[0] - base..w[1] - base]);
-        }
-        return;
-    }
-    let half = base + keys.len() / 2;
-    // Both sides keep at least one bucket, so each call has fewer than this one.
-    let mid = bounds.partition_point(|&s| s < half).clamp(1, bounds.len() - 2);
-    let (left, right) = keys.split_at_mut(bounds[mid] - base);
-    rayon::join(
-        || sort_buckets_parallel(left, &bounds[..=mid]),
-        || sort_buckets_parallel(right, &bounds[mid..]),
-    );
 }
 
 /// Rank sums of several groups ranked together, with the tie bookkeeping of [`mid_ranks`].
@@ -365,10 +209,13 @@ fn sort_key(x: f64) -> u64 {
     bits ^ (((bits as i64) >> 63) as u64 | 1 << 63)
 }
 
-/// Sorts `keys` ascending with the standard library's unstable sort (ipnsort), on this
-/// thread. Radix sorts (LSD with 8- to 16-bit digits, MSD splits, the `rdst`,
-/// `voracious_radix_sort` and `radsort` crates) were slower here on the shared machine
-/// (docs/performance.md has the measurements).
+/// Sorts `keys` ascending with the standard library's unstable sort (ipnsort).
+///
+/// An LSD radix sort with 11-bit digits was here before: on the shared 2-vCPU machine,
+/// whose memory bandwidth the other jobs share, its six passes over 10^6 keys took 28 ms
+/// of CPU against the comparison sort's 16 ms (median of 9 each, uniform doubles' keys;
+/// 7.5 against 20 ms with many ties), and 16-bit digits or a most-significant-digit
+/// first split did no better (the measurements are in docs/performance.md).
 /// Time: O(n log n); memory: in place.
 fn sort_keys(keys: &mut [u64]) {
     keys.sort_unstable();
@@ -435,7 +282,7 @@ fn doubled_rank_sums(keys: &[u64], tag_bits: u32, sums: &mut [u64]) -> Ties {
 /// top bits all the same, or their range short enough: any data whose largest and
 /// smallest differ by less than a factor of about 2^(2^10) when they share a sign, and
 /// most that do not), every value becomes one integer, `key << bits | group` or
-/// `(key - min) << bits | group`: one sort of them all ([`sorted_keys`]), then one pass that finds
+/// `(key - min) << bits | group`: one sort of them all, then one pass that finds
 /// the runs of equal values and adds each element's doubled mid-rank to its group, in
 /// integers. Otherwise each group is sorted on its own and the sorted groups are merged.
 /// Either way the same numbers as [`mid_ranks`] on the concatenation (the sums of
@@ -448,34 +295,36 @@ pub(crate) fn group_rank_sums(groups: &[&[f64]]) -> GroupRanks {
     if n == 0 || tag_bits >= 64 {
         return merged_rank_sums(groups);
     }
-    // One pass for which bits of the keys vary and the range of the values. When the top
-    // `bits` of every key are the same (values of one sign, and for up to 4 groups of one
-    // side of 2.0 or so: every run time in seconds or in nanoseconds), `key << bits |
-    // group` loses nothing; else `(key - min) << bits | group`, when the range leaves room.
+    // First `key << bits | group`, noting which bits vary: when the top `bits` of every key
+    // are the same (values of one sign, and for up to 4 groups of one side of 2.0 or so:
+    // every run time in seconds or in nanoseconds), the shift lost nothing.
+    let mut keys: Vec<u64> = Vec::with_capacity(n);
     let (mut all_and, mut all_or) = (u64::MAX, 0_u64);
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for &x in groups.iter().copied().flatten() {
-        let key = sort_key(x);
-        all_and &= key;
-        all_or |= key;
-        lo = lo.min(x);
-        hi = hi.max(x);
+    for (tag, g) in (0_u64..).zip(groups) {
+        keys.extend(g.iter().map(|&x| {
+            let key = sort_key(x);
+            all_and &= key;
+            all_or |= key;
+            key << tag_bits | tag
+        }));
     }
-    let mut offset = 0;
     if tag_bits > 0 && (all_and ^ all_or) >> (64 - tag_bits) != 0 {
-        // `sort_key` is monotone: the extreme values have the extreme keys.
-        let (key_lo, key_hi) = (sort_key(lo), sort_key(hi));
-        if (key_hi - key_lo) >> (64 - tag_bits) != 0 {
+        // Else `(key - min) << bits | group`, when the range leaves the room.
+        let (mut lo, mut hi) = (u64::MAX, 0);
+        for &x in groups.iter().copied().flatten() {
+            let key = sort_key(x);
+            lo = lo.min(key);
+            hi = hi.max(key);
+        }
+        if (hi - lo) >> (64 - tag_bits) != 0 {
             return merged_rank_sums(groups);
         }
-        offset = key_lo;
+        keys.clear();
+        for (tag, g) in (0_u64..).zip(groups) {
+            keys.extend(g.iter().map(|&x| (sort_key(x) - lo) << tag_bits | tag));
+        }
     }
-    let tagged = Tagged {
-        groups,
-        bits: tag_bits,
-        offset,
-    };
-    let keys = sorted_keys(&tagged, n, lo, hi);
+    sort_keys(&mut keys);
     let mut sums = vec![0_u64; 1 << tag_bits];
     let ties = doubled_rank_sums(&keys, tag_bits, &mut sums);
     GroupRanks {
@@ -587,8 +436,7 @@ mod tests {
     #[test]
     fn signed_rank_sum_is_the_sum_of_mid_ranks_of_the_magnitudes() {
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        // 3 x 10^5: past the sizes where the keys are bucketed and sorted in parallel.
-        let d: Vec<f64> = (0..300_000)
+        let d: Vec<f64> = (0..10_000)
             .map(|i| {
                 x ^= x << 13;
                 x ^= x >> 7;
@@ -734,77 +582,8 @@ mod tests {
         }
     }
 
-    /// The keys of `values` sorted in one piece: what every bucketing must give.
-    fn sorted_whole(values: &impl Keyed) -> Vec<u64> {
-        let mut keys = Vec::new();
-        values.each(|_, key| keys.push(key));
-        keys.sort_unstable();
-        keys
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
-
-        /// Split into 1 to 64 buckets by value (far more buckets per key than the real
-        /// sizes use), the keys come out as one sort of them all, ties and signed zeros
-        /// together, for the tagged groups and the signed differences.
-        #[test]
-        fn bucketed_keys_are_the_whole_sort(
-            groups in proptest::collection::vec(proptest::collection::vec(value(), 1..60), 1..4),
-            buckets in 1..64_usize,
-        ) {
-            let slices: Vec<&[f64]> = groups.iter().map(Vec::as_slice).collect();
-            let pooled: Vec<f64> = groups.iter().flatten().copied().collect();
-            let (lo, hi) = pooled
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
-            let scale = buckets as f64 / (hi - lo);
-            // Two groups at most fit beside any key; more use the keys of one sign only.
-            let tagged = Tagged { groups: &slices[..1], bits: 0, offset: 0 };
-            if scale.is_finite() && scale > 0.0 {
-                let n = slices[0].len();
-                let got = bucket_sorted_keys(&tagged, n, lo, scale, buckets);
-                proptest::prop_assert_eq!(got, sorted_whole(&tagged));
-            }
-            let signed = Signed(&pooled);
-            let nonzero: Vec<f64> =
-                pooled.iter().filter(|&&d| d != 0.0).map(|d| d.abs()).collect();
-            let (lo, hi) = nonzero
-                .iter()
-                .fold((f64::INFINITY, 0.0_f64), |(l, h), &x| (l.min(x), h.max(x)));
-            let scale = buckets as f64 / (hi - lo);
-            if scale.is_finite() && scale > 0.0 {
-                let got = bucket_sorted_keys(&signed, nonzero.len(), lo, scale, buckets);
-                proptest::prop_assert_eq!(got, sorted_whole(&signed));
-            }
-        }
-    }
-
-    /// Bucketed on the rayon pool at a size past [`PARALLEL_MIN`], with values so skewed
-    /// that one bucket holds almost all of them (a few outliers stretch the range): the
-    /// keys are still the one sort of them all.
-    #[test]
-    fn skewed_large_sets_sort_as_one() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let values: Vec<f64> = (0..400_000)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let v = (x >> 11) as f64 / (1u64 << 53) as f64;
-                if i % 100_000 == 7 { 1e12 * v } else { 1.0 + v }
-            })
-            .collect();
-        let groups: [&[f64]; 2] = [&values[..150_000], &values[150_000..]];
-        let tagged = Tagged { groups: &groups, bits: 1, offset: 0 };
-        let (lo, hi) = values
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
-        assert_eq!(sorted_keys(&tagged, values.len(), lo, hi), sorted_whole(&tagged));
-    }
-
-    /// 3 x 10^5 values in 3 groups with ties: the tagged single-sort path at a size the
-    /// strategies above do not reach (bucketed, on the rayon pool), against the merge path.
+    /// 10^5 values in 3 groups with ties: the tagged single-sort path at a size the
+    /// strategies above do not reach, against the merge path.
     #[test]
     fn tagged_and_merged_rank_sums_agree_at_scale() {
         let mut x: u64 = 88172645463325252;
@@ -816,7 +595,7 @@ mod tests {
         };
         let groups: Vec<Vec<f64>> = (0..3)
             .map(|g| {
-                (0..100_000)
+                (0..33_334)
                     .map(|i| {
                         let v = next() + 0.01 * f64::from(g);
                         if i % 5 == 0 {
