@@ -5,12 +5,14 @@
 //! ratios (and the Hodges-Lehmann estimates' times, which SciPy has no function for).
 //!
 //! The machine is shared, so the claim rests on CPU time: each call is timed by the CPU
-//! time of the thread that makes it (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)` on this
-//! side, a Python worker's `time.process_time()` on SciPy's) as well as by the wall clock. The two sides
-//! alternate call by call (abba, SciPy, abba, SciPy, ...), [`REPETITIONS`] calls each, so
-//! a burst of load falls on both; the table shows the medians. abba's calls run on the
-//! calling thread only: the CPU time of the whole process is read beside the thread's,
-//! and the table says when any call used other threads.
+//! time of the whole process (`clock_gettime(CLOCK_PROCESS_CPUTIME_ID)`, every thread's,
+//! on this side; the Python worker's `time.process_time()` on SciPy's) as well as by the
+//! wall clock. abba runs each test twice per round: on a rayon pool of one thread (the
+//! single-thread figure) and on the global pool (every core, for any test that uses
+//! rayon; the rank tests rank on the calling thread, so the two rows differ only by
+//! noise); the two results must be equal. SciPy's calls run on one thread. The three alternate call by call (abba on
+//! one thread, abba on the pool, SciPy, ...), [`REPETITIONS`] rounds, so a burst of load
+//! falls on all; the table shows the medians and the load average before and after.
 //!
 //! The data come from a fixed SplitMix64 stream, are written once as little-endian
 //! `f64` to `target/scipy-timing/data.f64`, and are read by both sides. The step is
@@ -66,12 +68,9 @@ for line in sys.stdin:
 /// One call's cost, in seconds.
 #[derive(Debug, Clone, Copy)]
 struct Cost {
-    /// CPU time of the calling thread (abba) or of the process (SciPy's worker).
+    /// CPU time of every thread of the process (abba's) or of the process (SciPy's worker).
     cpu: f64,
     wall: f64,
-    /// abba only: CPU time of every thread of this process (equals `cpu` when the call
-    /// ran on the calling thread alone).
-    process_cpu: f64,
 }
 
 /// Runs the comparison from the workspace root `root`.
@@ -94,9 +93,14 @@ pub fn run(root: &Path) -> Result<()> {
         b,
         groups,
         differences,
-        rows,
+        rows: rows_of_three,
     } = inputs(root)?;
     let group_refs: Vec<&Sample> = groups.iter().collect();
+    let single = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .context("building a one-thread rayon pool")?;
+    let threads = rayon::current_num_threads();
 
     let mut scipy = Scipy::start(&path)?;
     if cfg!(debug_assertions) {
@@ -108,14 +112,15 @@ pub fn run(root: &Path) -> Result<()> {
         );
     }
     println!(
-        "scipy-timing: {TOTAL} values, abba and SciPy {} (NumPy {}) alternating call by call, \
-         median of {REPETITIONS} calls each; CPU = the calling thread's (abba) and the \
-         process's (SciPy's worker)",
+        "scipy-timing: {TOTAL} values, abba on 1 thread, abba on the rayon pool ({threads} \
+         threads) and SciPy {} (NumPy {}) alternating call by call, median of {REPETITIONS} \
+         calls each; CPU = the process's (every thread's) on both sides; load average {}",
         scipy.version["scipy"].as_str().unwrap_or("?"),
         scipy.version["numpy"].as_str().unwrap_or("?"),
+        load_average(),
     );
     println!(
-        "{:<30} {:>9} {:>9} {:>7}   {:>9} {:>9} {:>7}   {:>11} {:>11}",
+        "{:<34} {:>9} {:>9} {:>7}   {:>9} {:>10} {:>7}   {:>11} {:>11}",
         "test",
         "abba cpu",
         "scipy cpu",
@@ -126,60 +131,33 @@ pub fn run(root: &Path) -> Result<()> {
         "p (abba)",
         "p (scipy)"
     );
-    let mut others = Vec::new();
 
-    let (ours, mwu, theirs, p) = interleaved(&mut scipy, "mwu", || mann_whitney_u(&a, &b))?;
-    row(
-        "mann-whitney (2 x 500k)",
-        &ours,
-        &theirs,
-        mwu.p_value,
-        p,
-        &mut others,
-    );
-    let (ours, kw, theirs, p) = interleaved(&mut scipy, "kw", || kruskal_wallis(&group_refs))?;
-    row(
-        "kruskal-wallis (3 x 333k)",
-        &ours,
-        &theirs,
-        kw.p_value,
-        p,
-        &mut others,
-    );
-    let (ours, w, theirs, p) = interleaved(&mut scipy, "w", || wilcoxon_signed_rank(&differences))?;
-    row(
-        "wilcoxon (500k differences)",
-        &ours,
-        &theirs,
-        w.p_value,
-        p,
-        &mut others,
-    );
-    let (ours, f, theirs, p) = interleaved(&mut scipy, "f", || friedman(&rows))?;
-    row(
-        "friedman (333k blocks x 3)",
-        &ours,
-        &theirs,
-        f.p_value,
-        p,
-        &mut others,
-    );
+    let t = interleaved(&mut scipy, &single, "mwu", || mann_whitney_u(&a, &b))?;
+    rows("mann-whitney (2 x 500k)", &t, threads, |r| r.p_value);
+    let t = interleaved(&mut scipy, &single, "kw", || kruskal_wallis(&group_refs))?;
+    rows("kruskal-wallis (3 x 333k)", &t, threads, |r| r.p_value);
+    let t = interleaved(&mut scipy, &single, "w", || {
+        wilcoxon_signed_rank(&differences)
+    })?;
+    rows("wilcoxon (500k differences)", &t, threads, |r| r.p_value);
+    let t = interleaved(&mut scipy, &single, "f", || friedman(&rows_of_three))?;
+    rows("friedman (333k blocks x 3)", &t, threads, |r| r.p_value);
     scipy.finish()?;
 
     let (hl, _) = alone(|| paired_hodges_lehmann(&differences, 0.95))?;
-    alone_row("paired hodges-lehmann (500k)", &hl, &mut others);
+    alone_row("paired hodges-lehmann (500k)", &hl);
     let (hl2, _) = alone(|| hodges_lehmann(&a, &b, 0.95))?;
-    alone_row("hodges-lehmann (2 x 500k)", &hl2, &mut others);
-    if others.is_empty() {
-        println!("(every abba call ran on the calling thread alone: process CPU = thread CPU)");
-    } else {
-        println!(
-            "(abba's calls that also used other threads, whose CPU the thread CPU leaves \
-             out: {})",
-            others.join(", ")
-        );
-    }
+    alone_row("hodges-lehmann (2 x 500k)", &hl2);
+    println!("load average after: {}", load_average());
     Ok(())
+}
+
+/// `/proc/loadavg`'s 1-, 5- and 15-minute load averages, or `?`.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "?".to_string(),
+        |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+    )
 }
 
 /// The data of every test, in abba's layout, and the file SciPy reads them from.
@@ -300,12 +278,10 @@ impl Scipy {
             v[k].as_f64()
                 .with_context(|| format!("the SciPy worker's answer lacks `{k}`: {v}"))
         };
-        let cpu = field("cpu")?;
         Ok((
             Cost {
-                cpu,
+                cpu: field("cpu")?,
                 wall: field("wall")?,
-                process_cpu: cpu,
             },
             field("p")?,
         ))
@@ -324,13 +300,13 @@ impl Scipy {
     }
 }
 
-/// The CPU clocks of the calling thread and of this process.
+/// The CPU clock of this process (every thread's).
 ///
 /// `clock_gettime`, not `/proc/thread-self/schedstat`: the kernel brings a running
 /// thread's `schedstat` up to date only at a scheduler tick (4 ms here), so it reads
 /// 12 ms calls as 8 or 16, while `clock_gettime` adds the time since.
 mod clock {
-    // The one use of `unsafe` in bench-lab: two calls of `clock_gettime`.
+    // The one use of `unsafe` in bench-lab: a call of `clock_gettime`.
     #![allow(unsafe_code)]
 
     use anyhow::{Result, bail};
@@ -351,72 +327,79 @@ mod clock {
         Ok(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
     }
 
-    /// CPU time in seconds of the calling thread.
-    pub(super) fn thread() -> Result<f64> {
-        read(libc::CLOCK_THREAD_CPUTIME_ID)
-    }
-
     /// CPU time in seconds of every thread of this process.
     pub(super) fn process() -> Result<f64> {
         read(libc::CLOCK_PROCESS_CPUTIME_ID)
     }
 }
 
-/// One timed call of `f` on this thread.
-fn timed<T, E>(f: &mut impl FnMut() -> Result<T, E>) -> Result<(Cost, T)>
+/// One timed call of `f`.
+fn timed<T, E>(f: impl FnOnce() -> Result<T, E>) -> Result<(Cost, T)>
 where
     E: std::error::Error + Send + Sync + 'static,
 {
-    let (p0, c0, w0) = (clock::process()?, clock::thread()?, Instant::now());
+    let (c0, w0) = (clock::process()?, Instant::now());
     let r = f()?;
-    let (wall, c1, p1) = (
-        w0.elapsed().as_secs_f64(),
-        clock::thread()?,
-        clock::process()?,
-    );
-    Ok((
-        Cost {
-            cpu: c1 - c0,
-            wall,
-            process_cpu: p1 - p0,
-        },
-        r,
-    ))
+    let (wall, c1) = (w0.elapsed().as_secs_f64(), clock::process()?);
+    Ok((Cost { cpu: c1 - c0, wall }, r))
 }
 
-/// abba's call and SciPy's `name` alternating, [`REPETITIONS`] of each: the median costs
-/// of both sides, abba's last result and SciPy's last p-value.
+/// The median costs of one test: abba on one thread, abba on the rayon pool, SciPy; abba's
+/// last result (the pool's) and SciPy's last p-value.
+struct Timing<T> {
+    single: Cost,
+    pool: Cost,
+    scipy: Cost,
+    ours: T,
+    p_scipy: f64,
+}
+
+/// abba's call on the one-thread pool `single`, on the global pool, and SciPy's `name`
+/// alternating, [`REPETITIONS`] rounds. The two abba results must be equal.
 fn interleaved<T, E>(
     scipy: &mut Scipy,
+    single: &rayon::ThreadPool,
     name: &str,
-    mut f: impl FnMut() -> Result<T, E>,
-) -> Result<(Cost, T, Cost, f64)>
+    f: impl Fn() -> Result<T, E> + Sync,
+) -> Result<Timing<T>>
 where
+    T: Send + PartialEq + std::fmt::Debug,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let (mut one, mut pool, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
     let (mut last, mut p) = (None, f64::NAN);
     for _ in 0..REPETITIONS {
-        let (cost, r) = timed(&mut f)?;
-        ours.push(cost);
+        let (cost, r1) = timed(|| single.install(&f))?;
+        one.push(cost);
+        let (cost, r) = timed(&f)?;
+        pool.push(cost);
+        if r != r1 {
+            bail!("{name}: abba's result on one thread {r1:?} differs from the pool's {r:?}");
+        }
         last = Some(r);
         let (cost, p_scipy) = scipy.call(name)?;
         theirs.push(cost);
         p = p_scipy;
     }
-    let last = last.context("no repetitions ran")?;
-    Ok((median(&ours), last, median(&theirs), p))
+    Ok(Timing {
+        single: median(&one),
+        pool: median(&pool),
+        scipy: median(&theirs),
+        ours: last.context("no repetitions ran")?,
+        p_scipy: p,
+    })
 }
 
-/// abba's call alone, [`REPETITIONS`] times: the median cost and the last result.
-fn alone<T, E>(mut f: impl FnMut() -> Result<T, E>) -> Result<(Cost, T)>
+/// abba's call alone (on the global pool), [`REPETITIONS`] times: the median cost and
+/// the last result.
+fn alone<T, E>(f: impl Fn() -> Result<T, E>) -> Result<(Cost, T)>
 where
     E: std::error::Error + Send + Sync + 'static,
 {
     let mut costs = Vec::new();
     let mut last = None;
     for _ in 0..REPETITIONS {
-        let (cost, r) = timed(&mut f)?;
+        let (cost, r) = timed(&f)?;
         costs.push(cost);
         last = Some(r);
     }
@@ -433,50 +416,35 @@ fn median(costs: &[Cost]) -> Cost {
     Cost {
         cpu: of(|c| c.cpu),
         wall: of(|c| c.wall),
-        process_cpu: of(|c| c.process_cpu),
     }
 }
 
-/// Notes `name` when its calls used more CPU than the calling thread's (by over 2%).
-fn note_threads(name: &str, ours: &Cost, others: &mut Vec<String>) {
-    if ours.process_cpu > ours.cpu * 1.02 + 1e-4 {
-        others.push(format!(
-            "{name}: {:.1} ms process CPU against {:.1} ms on the thread",
-            ours.process_cpu * 1e3,
-            ours.cpu * 1e3
-        ));
+/// Two lines of the table, abba on one thread then on the pool of `threads`: median CPU
+/// and wall times of abba and SciPy, the ratios (SciPy's time over abba's), both p-values.
+fn rows<T>(name: &str, t: &Timing<T>, threads: usize, p: impl Fn(&T) -> f64) {
+    for (label, ours) in [
+        (format!("{name}, 1 thread"), &t.single),
+        (format!("{name}, {threads} threads"), &t.pool),
+    ] {
+        println!(
+            "{:<34} {:>6.1} ms {:>6.1} ms {:>6.2}x   {:>6.1} ms {:>7.1} ms {:>6.2}x   {:>11.4e} {:>11.4e}",
+            label,
+            ours.cpu * 1e3,
+            t.scipy.cpu * 1e3,
+            t.scipy.cpu / ours.cpu,
+            ours.wall * 1e3,
+            t.scipy.wall * 1e3,
+            t.scipy.wall / ours.wall,
+            p(&t.ours),
+            t.p_scipy
+        );
     }
-}
-
-/// One line of the table: a test's median CPU and wall times in abba and SciPy, the
-/// ratios (SciPy's time over abba's), both p-values.
-fn row(
-    name: &str,
-    ours: &Cost,
-    theirs: &Cost,
-    p_ours: f64,
-    p_scipy: f64,
-    others: &mut Vec<String>,
-) {
-    println!(
-        "{:<30} {:>6.1} ms {:>6.1} ms {:>6.2}x   {:>6.1} ms {:>7.1} ms {:>6.2}x   {:>11.4e} {:>11.4e}",
-        name,
-        ours.cpu * 1e3,
-        theirs.cpu * 1e3,
-        theirs.cpu / ours.cpu,
-        ours.wall * 1e3,
-        theirs.wall * 1e3,
-        theirs.wall / ours.wall,
-        p_ours,
-        p_scipy
-    );
-    note_threads(name, ours, others);
 }
 
 /// A line for a call SciPy has no function for.
-fn alone_row(name: &str, ours: &Cost, others: &mut Vec<String>) {
+fn alone_row(name: &str, ours: &Cost) {
     println!(
-        "{:<30} {:>6.1} ms {:>9} {:>7}   {:>6.1} ms {:>10}",
+        "{:<34} {:>6.1} ms {:>9} {:>7}   {:>6.1} ms {:>10}",
         name,
         ours.cpu * 1e3,
         "(none)",
@@ -484,7 +452,6 @@ fn alone_row(name: &str, ours: &Cost, others: &mut Vec<String>) {
         ours.wall * 1e3,
         "(none)"
     );
-    note_threads(name, ours, others);
 }
 
 /// Two halves for Mann-Whitney and three thirds for Kruskal-Wallis, uniform on [0, 1)

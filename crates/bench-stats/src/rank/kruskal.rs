@@ -7,9 +7,8 @@
 //! `k - 1` degrees of freedom (the regularized upper incomplete gamma function).
 //!
 //! Speed: ranked as [`mann_whitney_u`](crate::rank::mann_whitney_u) ranks, by one sort
-//! of keys carrying each value's group. `cargo run --release -p bench-lab --
-//! scipy-timing` on 2026-12-05 (load average about 9): three groups totalling 10^6
-//! values in 22.2 ms of CPU against SciPy 1.17.1's 175.0 ms (7.9x).
+//! of keys carrying each value's group; docs/performance.md has the timings against
+//! SciPy with their command.
 
 use crate::rank::ranks::group_rank_sums;
 use crate::special::chi2_sf;

@@ -21,11 +21,8 @@
 //! information exists to test.
 //!
 //! Speed: the pooled values are ranked by one sort of integer keys that carry each
-//! value's group, then one pass sums the mid-ranks per group. `cargo run --release -p
-//! bench-lab -- scipy-timing` (abba and SciPy alternating call by call, CPU time of the
-//! calling thread, medians of 9) on 2026-12-05 at a load average of about 9 on the 2
-//! shared cores: 10^6 values in 21.4 ms of CPU against SciPy 1.17.1's 166.5 ms (7.8x);
-//! docs/performance.md has the rows.
+//! value's group, then one pass sums the mid-ranks per group, on the calling thread. The timings against SciPy at 10^6 values, with their command
+//! (`cargo run --release -p bench-lab -- scipy-timing`), are in docs/performance.md.
 
 use crate::rank::ranks::group_rank_sums;
 use crate::special::normal_sf;
