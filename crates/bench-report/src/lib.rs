@@ -98,6 +98,7 @@ mod progress_bar;
 mod single;
 mod suite;
 mod suite_noise;
+mod unit_warning;
 mod units;
 mod view;
 mod wrap;
@@ -122,7 +123,7 @@ pub use crate::{
     options::{Charset, ColorMode, RenderOptions, TimeUnit},
     plan::{PlanDocument, render_plan, render_plan_json},
     progress::{look_text, provisional_text},
-    single::render_single,
+    single::{render_measured, render_single},
     suite::{
         PR_COMMENT_MAX, STEP_SUMMARY_MAX, SUITE_SCHEMA, SuiteDocuments, SuiteFormat, SuiteMarkdown,
         bmf_measure, check_comment_id, comment_marker, counted, render_complete_resume,
@@ -132,6 +133,7 @@ pub use crate::{
         render_too_few_blocks,
     },
     suite_noise::{SuiteNoiseLine, suite_noise_line},
+    unit_warning::{UnitSetting, render_rate_unit_warning},
     units::format_value,
     wrap::{wrap, wrap_schedule_line},
 };

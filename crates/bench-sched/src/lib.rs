@@ -132,16 +132,16 @@ pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{
     Beside, ConfirmError, Confirmation, Input, MetricUnavailable, NATIVE_BLOCKS, NativeFileError,
-    NativeTiming, Pilot, PilotError, SuiteAnalysis, SuiteAnalysisError, SuiteData, analyze_input,
-    analyze_suite_data, analyze_suite_experiment, diagnose_noise, native_path, recorded_metrics,
-    suite_data, suite_noise,
+    NativeTiming, NothingToAnalyze, Pilot, PilotError, SuiteAnalysis, SuiteAnalysisError,
+    SuiteData, analyze_input, analyze_suite_data, analyze_suite_experiment, diagnose_noise,
+    native_path, recorded_metrics, suite_data, suite_noise,
 };
 pub use crate::raw::{
-    AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, OpenedRaw, OutputRefusal, RAW_SCHEMA,
-    RawExtension, RawHeader, RawHooks, RawKept, RawLook, RawOutput, RawSequence, RawShard,
-    RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant, RawWriter, ReferencePlacement, Run,
-    RunRecord, Runs, RunsIter, SequenceStop, StopRuleKind, derived_experiment_id, read_raw,
-    read_raw_bytes, resume_notes, this_host_name,
+    AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, LabelError, MAX_LABEL_CHARS,
+    OpenedRaw, OutputRefusal, RAW_SCHEMA, RawExtension, RawHeader, RawHooks, RawKept, RawLook,
+    RawOutput, RawSequence, RawShard, RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant,
+    RawWriter, ReferencePlacement, Run, RunRecord, Runs, RunsIter, SequenceStop, StopRuleKind,
+    derived_experiment_id, parse_label, read_raw, read_raw_bytes, resume_notes, this_host_name,
 };
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, MAX_JSON_LINE_BYTES, Metric, MetricParseError, OutputMode,

@@ -5,11 +5,10 @@ use std::time::Duration;
 
 use clap::{Args, ValueHint};
 
-use crate::args::parse::{
-    MAX_BLOCKS, MAX_RESAMPLES, MAX_WARMUP, parse_duration_with_unit, parse_estimator,
-    parse_fraction, parse_margin,
-};
+use crate::args::parse::{MAX_BLOCKS, MAX_RESAMPLES, MAX_WARMUP};
+use bench_sched::parse_duration_with_unit;
 use bench_stats::PairedEstimator;
+use bench_stats::analysis::{parse_estimator, parse_fraction, parse_margin};
 
 pub const SUITE_HELP: &str = "\
 The suite file (TOML; default abba.toml):

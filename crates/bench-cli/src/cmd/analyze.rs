@@ -2,9 +2,11 @@
 
 use std::path::Path;
 
+use bench_history::Printed;
 use bench_report::{SuiteDocuments, SuiteFormat};
 use bench_sched::{
-    CounterSource, CsvOptions, Input, InputError, MergePolicy, Metric, NativeTiming, analyze_input,
+    CounterSource, CsvOptions, Experiment, Input, InputError, MergePolicy, Metric, NativeTiming,
+    SuiteAnalysis, analyze_input,
 };
 use bench_stats::analysis::{Gate, SuiteGates};
 use bench_stats::suite::{Correction, SuiteConfig};
@@ -13,6 +15,7 @@ use crate::args::AnalyzeArgs;
 use crate::core::analysis::{analysis_config, analysis_config_for};
 use crate::core::exit::usage;
 use crate::core::output::emit;
+use crate::core::record::Recording;
 
 /// `abba analyze FILE...`.
 pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
@@ -82,7 +85,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
             "--export-csv needs runs: it is available for one raw file (abba compare --output), not for CSV or hyperfine input",
         ));
     }
-    let input = match &metric {
+    let mut input = match &metric {
         Some(m) => input
             .on_metric(m)
             .map_err(|e| usage(format!("--metric {m}: {e}")))?,
@@ -92,10 +95,25 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     let seed = args.seed.or(input.recorded_seed()).unwrap_or(1);
     let decided_on: Option<Metric> = input.experiment.as_ref().map(|e| e.header.metric.clone());
     let config = analysis_config_for(&args.analysis, seed, decided_on.as_ref())?;
+    let quiet = args.analysis.quiet;
     // A suite's raw file gets the suite's analysis, as `abba suite` reported it.
-    if let Some(code) = suite_report(&args, &input, metric.as_ref(), seed)? {
-        let quiet = args.analysis.quiet;
-        crate::core::record::record_file_after(recording.as_ref(), paths[0], &config, quiet)?;
+    if let Some((code, analysed, suite_config)) =
+        suite_report(&args, &input, metric.as_ref(), seed)?
+    {
+        let printed = Printed::Suite {
+            analysed: &analysed,
+            metric: metric.as_ref(),
+        };
+        let settings = (&suite_config.analysis, suite_config.correction);
+        let experiment = input.experiment;
+        record(
+            recording.as_ref(),
+            experiment,
+            paths[0],
+            printed,
+            settings,
+            quiet,
+        )?;
         return Ok(code);
     }
     if input.is_empty() {
@@ -103,20 +121,56 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         return Err(usage(format!(
             "{}: {}",
             files.join(", "),
-            crate::core::checks::nothing_to_analyze(&input)
+            input.nothing_to_analyze()
         )));
     }
     let mut analysis = analyze_input(&input, &config).map_err(|e| usage(e.to_string()))?;
     native_runs(&args, &paths, &input, &config, &mut analysis);
     let csv = crate::core::exports::csv_exports(&args.analysis.csv, &input, &analysis);
+    // --record keeps the analysis printed: the file is not read again.
+    let printed = recording.as_ref().map(|_| analysis.clone());
     let code = emit(analysis, &args.analysis, csv, &input)?;
-    crate::core::record::record_file_after(
-        recording.as_ref(),
-        paths[0],
-        &config,
-        args.analysis.quiet,
-    )?;
+    if let Some(analysis) = &printed {
+        let experiment = input.experiment.take();
+        let printed = match &experiment {
+            Some(e) if !e.header.suite.is_empty() => Printed::NotPerBenchmark,
+            _ => Printed::Experiment {
+                dataset: &input.loaded.dataset,
+                analysis,
+                metric: metric.as_ref(),
+            },
+        };
+        let settings = (&config, Correction::default());
+        record(
+            recording.as_ref(),
+            experiment,
+            paths[0],
+            printed,
+            settings,
+            quiet,
+        )?;
+    }
     Ok(code)
+}
+
+/// `--record` after the report: the `experiment` read from `path` kept with what was
+/// printed of it ([`bench_history::Recording::record_printed`]), from memory.
+fn record(
+    recording: Option<&Recording>,
+    experiment: Option<Experiment>,
+    path: &Path,
+    printed: Printed<'_>,
+    settings: (&bench_stats::AnalysisConfig, Correction),
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let Some(mut experiment) = experiment else {
+        return Ok(());
+    };
+    let file = path.display().to_string();
+    let hook = crate::core::record::crash_hook();
+    crate::core::record::after(recording, &file, quiet, |r| {
+        r.record_printed(&mut experiment, path, printed, settings, hook)
+    })
 }
 
 /// A raw file counted under valgrind is set beside the native runs `abba compare` left
@@ -184,7 +238,7 @@ fn suite_report(
     input: &Input,
     metric: Option<&Metric>,
     seed: u64,
-) -> anyhow::Result<Option<u8>> {
+) -> anyhow::Result<Option<(u8, SuiteAnalysis, SuiteConfig)>> {
     let a = &args.analysis;
     let Some(e) = input
         .experiment
@@ -245,5 +299,5 @@ fn suite_report(
     };
     let checked = gates.check(report).into_iter();
     let tripped = crate::core::ci::say_gates(checked.map(|g| g.regressions_only()));
-    Ok(Some(u8::from(tripped)))
+    Ok(Some((u8::from(tripped), analysed, suite_config)))
 }

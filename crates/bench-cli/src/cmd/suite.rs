@@ -213,7 +213,7 @@ fn request(args: &SuiteArgs) -> anyhow::Result<SuiteRequest> {
         r.gates.push(GateRequest {
             given: v.clone(),
             benchmark: name,
-            threshold: crate::args::parse::parse_percent(pct)
+            threshold: bench_stats::analysis::parse_percent(pct)
                 .map_err(|e| usage(format!("--fail-if-slower {v}: {e}")))?,
         });
     }
@@ -269,13 +269,13 @@ fn before_running(
             .unit
             .as_deref()
             .or(config.unit.as_deref().filter(|_| b.metric.is_none()));
-        crate::core::checks::warn_rate_unit_of(
-            unit,
-            b.higher_is_better_in(config),
-            &format!("benchmark {:?}: unit", b.name),
-            "higher-is-better = true",
-            " to its [[benchmark]] (or [settings]) in the suite file",
-        );
+        let given = format!("benchmark {:?}: unit", b.name);
+        let at = bench_report::UnitSetting {
+            given: &given,
+            direction: "higher-is-better = true",
+            place: " to its [[benchmark]] (or [settings]) in the suite file",
+        };
+        crate::core::checks::warn_rate_unit_of(unit, b.higher_is_better_in(config), at);
     }
     let warning = bench_report::render_too_few_blocks(
         config.blocks as usize,

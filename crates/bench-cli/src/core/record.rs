@@ -1,13 +1,12 @@
 //! `--record` in the binary's words: the flags into a [`bench_history::Recording`] settled
-//! before anything runs ([`prepare`]), the experiment recorded after ([`record_after`],
-//! [`record_file_after`]), and the history's errors said with the flag that helps. The
-//! store, the commits and the analysis of a file read back are `bench-history`'s.
+//! before anything runs ([`prepare`]), the experiment recorded after with the analysis
+//! the command printed ([`record_after`], [`after`]), and the history's errors said with
+//! the flag that helps. The store and the commits are `bench-history`'s.
 
 use std::path::{Path, PathBuf};
 
 use bench_history::{Analysed, Context, HistoryError, Labels, Recorded};
 use bench_sched::Experiment;
-use bench_stats::AnalysisConfig;
 
 use crate::args::history::RecordArgs;
 use crate::core::exit::usage;
@@ -211,27 +210,6 @@ pub fn after(
     let recorded = keep(inner).map_err(word)?;
     say_recorded(&inner.path, file, recorded, &inner.context, quiet);
     Ok(())
-}
-
-/// `--record` after `analyze`: its one raw file read back and analysed with the
-/// command's settings (`analyze` may have changed metric or read several views of it).
-///
-/// # Errors
-/// Exit 2 naming the store or the file.
-pub fn record_file_after(
-    recording: Option<&Recording>,
-    raw_path: &Path,
-    config: &AnalysisConfig,
-    quiet: bool,
-) -> anyhow::Result<()> {
-    if recording.is_none() {
-        return Ok(());
-    }
-    let raw = bench_sched::read_raw(raw_path).map_err(|e| usage(e.to_string()))?;
-    let file = raw_path.display().to_string();
-    after(recording, &file, quiet, |r| {
-        r.record_file(&raw, config, Some(crash_point))
-    })
 }
 
 /// The fault-injection point of the crash test ([`crash_point`]), for the library's

@@ -33,6 +33,7 @@ mod controls;
 mod metrics;
 mod native;
 mod noise;
+mod nothing;
 mod pilot;
 mod suite;
 
@@ -40,6 +41,7 @@ pub use confirm::{Beside, ConfirmError, Confirmation};
 pub use metrics::{MetricUnavailable, recorded_metrics};
 pub use native::{NATIVE_BLOCKS, NativeFileError, NativeTiming, native_path};
 pub use noise::{diagnose as diagnose_noise, suite_noise};
+pub use nothing::NothingToAnalyze;
 pub use pilot::{Pilot, PilotError};
 pub use suite::{
     SuiteAnalysis, SuiteAnalysisError, SuiteData, analyze_suite_data, analyze_suite_experiment,

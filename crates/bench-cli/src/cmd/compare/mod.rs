@@ -207,7 +207,7 @@ fn report(
     let mut input = Input::from_experiment(outcome);
     if input.is_empty() {
         return Err(anyhow::Error::new(Exit::CommandFailed(
-            crate::core::checks::nothing_to_analyze(&input),
+            input.nothing_to_analyze().to_string(),
         )));
     }
     let mut result = analyze_input(&input, analysis).map_err(|e| usage(e.to_string()))?;
