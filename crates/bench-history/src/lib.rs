@@ -50,6 +50,7 @@
 mod analyse;
 mod error;
 pub mod git;
+mod inputs;
 mod migrations;
 mod printed;
 mod query;
@@ -60,6 +61,7 @@ mod store;
 pub use crate::analyse::{AnalysedBenchmark, analyse, cpu_twin, default_config, suite_cpu_twins};
 pub use crate::error::HistoryError;
 pub use crate::git::CommitInfo;
+pub use crate::inputs::{RecordInputError, check_record_inputs};
 pub use crate::migrations::{MIGRATIONS, schema_version};
 pub use crate::printed::Printed;
 pub use crate::query::{Filter, SeriesRead};

@@ -78,7 +78,9 @@
 )]
 
 mod atomic;
+mod compare_plan;
 mod console;
+mod csv_options;
 mod error;
 mod gate;
 mod history;
@@ -109,14 +111,16 @@ pub use crate::history::render_history_page;
 pub use crate::progress_bar::{ANALYSIS_BAR_AFTER, AnalysisBar, RunBar};
 pub use crate::{
     atomic::write_atomic,
+    compare_plan::{BlockShortfall, render_compare_too_few_blocks},
     console::render_console,
+    csv_options::render_ignored_csv_options,
     error::ExportError,
     gate::render_gate,
     history::{
         HISTORY_CSV_COLUMNS, HistoryOverview, ListedBenchmark, change_word, escape_terminal,
         percent_change, render_history_bmf, render_history_check, render_history_csv,
         render_history_json, render_history_list, render_history_series, render_history_show,
-        series_change_word,
+        render_shallow_base, series_change_word,
     },
     json::render_json,
     markdown::render_markdown,

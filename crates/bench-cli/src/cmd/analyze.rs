@@ -33,22 +33,8 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     // --record's commit and history are settled before any report or export.
     let recording = crate::core::record::prepare(&args.record, "analyze")?;
     let paths: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
-    for (i, a) in paths.iter().enumerate() {
-        let same = |b: &&Path| match (a.canonicalize(), b.canonicalize()) {
-            (Ok(x), Ok(y)) => x == y,
-            _ => a == b,
-        };
-        if paths[..i].iter().any(same) {
-            if *a == Path::new("-") {
-                return Err(usage(
-                    "- (standard input) is given twice: it can be read once",
-                ));
-            }
-            return Err(usage(format!(
-                "{} is given twice: its runs would count double",
-                a.display()
-            )));
-        }
+    if let Some(twice) = bench_sched::repeated_input(&paths) {
+        return Err(usage(twice.to_string()));
     }
     let kept: Vec<crate::core::paths::Kept<'_>> = paths
         .iter()
@@ -95,7 +81,6 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     let seed = args.seed.or(input.recorded_seed()).unwrap_or(1);
     let decided_on: Option<Metric> = input.experiment.as_ref().map(|e| e.header.metric.clone());
     let config = analysis_config_for(&args.analysis, seed, decided_on.as_ref())?;
-    let quiet = args.analysis.quiet;
     // A suite's raw file gets the suite's analysis, as `abba suite` reported it.
     if let Some((code, analysed, suite_config)) =
         suite_report(&args, &input, metric.as_ref(), seed)?
@@ -106,14 +91,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         };
         let settings = (&suite_config.analysis, suite_config.correction);
         let experiment = input.experiment;
-        record(
-            recording.as_ref(),
-            experiment,
-            paths[0],
-            printed,
-            settings,
-            quiet,
-        )?;
+        record(&args, recording.as_ref(), experiment, printed, settings)?;
         return Ok(code);
     }
     if input.is_empty() {
@@ -141,34 +119,26 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
             },
         };
         let settings = (&config, Correction::default());
-        record(
-            recording.as_ref(),
-            experiment,
-            paths[0],
-            printed,
-            settings,
-            quiet,
-        )?;
+        record(&args, recording.as_ref(), experiment, printed, settings)?;
     }
     Ok(code)
 }
 
-/// `--record` after the report: the `experiment` read from `path` kept with what was
-/// printed of it ([`bench_history::Recording::record_printed`]), from memory.
+/// `--record` after the report: the `experiment` read from the one file kept with what
+/// was printed of it ([`bench_history::Recording::record_printed`]), from memory.
 fn record(
+    args: &AnalyzeArgs,
     recording: Option<&Recording>,
     experiment: Option<Experiment>,
-    path: &Path,
     printed: Printed<'_>,
     settings: (&bench_stats::AnalysisConfig, Correction),
-    quiet: bool,
 ) -> anyhow::Result<()> {
-    let Some(mut experiment) = experiment else {
+    let (Some(mut experiment), Some(path)) = (experiment, args.files.first()) else {
         return Ok(());
     };
     let file = path.display().to_string();
     let hook = crate::core::record::crash_hook();
-    crate::core::record::after(recording, &file, quiet, |r| {
+    crate::core::record::after(recording, &file, args.analysis.quiet, |r| {
         r.record_printed(&mut experiment, path, printed, settings, hook)
     })
 }
@@ -202,29 +172,11 @@ fn native_runs(
     }
 }
 
-/// `--unit` and `--higher-is-better` describe CSV values; a raw or hyperfine file records
-/// its own. When the data read do not carry what was given, the flag had no effect: say so
-/// (it was silent).
+/// `--unit` and `--higher-is-better` describe CSV values; when the data read do not carry
+/// what was given, the flag had no effect: said ([`bench_report::render_ignored_csv_options`]).
 fn ignored_csv_options(args: &AnalyzeArgs, data: &bench_stats::Dataset) {
-    let unit_ignored = args.unit != "ns" && data.unit != args.unit;
-    let direction_ignored = args.higher_is_better && !data.higher_is_better;
-    for (ignored, flag, records) in [
-        (
-            unit_ignored,
-            format!("--unit {}", args.unit),
-            format!("its unit ({})", data.unit),
-        ),
-        (
-            direction_ignored,
-            "--higher-is-better".to_owned(),
-            "which way is better".to_owned(),
-        ),
-    ] {
-        if ignored {
-            crate::core::stdio::stderr_line(format_args!(
-                "abba: warning: {flag} applies to CSV values only and was ignored: the raw or hyperfine data record {records}"
-            ));
-        }
+    for w in bench_report::render_ignored_csv_options(&args.unit, args.higher_is_better, data) {
+        crate::core::stdio::stderr_line(format_args!("abba: warning: {w}"));
     }
 }
 
