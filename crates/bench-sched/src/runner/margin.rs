@@ -21,7 +21,12 @@ impl Metric {
     pub fn default_equivalence_margin(&self) -> f64 {
         match self {
             Metric::Count(_) => AnalysisConfig::COUNT_EQUIVALENCE_MARGIN,
-            _ => AnalysisConfig::DEFAULT_EQUIVALENCE_MARGIN,
+            Metric::Wall
+            | Metric::User
+            | Metric::Sys
+            | Metric::Cpu
+            | Metric::MaxRss
+            | Metric::Json(_) => AnalysisConfig::DEFAULT_EQUIVALENCE_MARGIN,
         }
     }
 }
