@@ -14,8 +14,9 @@
 //!   their levels and paired steps, the change points and the chain
 //!   ([`bench_stats::history::Series`], rendered by `bench-report`).
 //! - [`Recording`]: a command's record settled before it runs (the history
-//!   [`history_path`] finds, the [`Context`] resolved from [`Labels`]) and kept after it;
-//!   [`Store::record_file`] records a raw file read back.
+//!   [`history_path`] finds, the [`Context`] resolved from [`Labels`]) and kept after it
+//!   with the analysis the command printed ([`Recording::record_printed`] for a file it
+//!   read); [`Store::record_file`] records a raw file read back with no analysis at hand.
 //! - [`git`]: the commits a record belongs to, from git; [`check_series`]: the CI check of
 //!   a series, as facts.
 //!
@@ -49,7 +50,9 @@
 mod analyse;
 mod error;
 pub mod git;
+mod inputs;
 mod migrations;
+mod printed;
 mod query;
 mod record;
 mod recording;
@@ -58,7 +61,9 @@ mod store;
 pub use crate::analyse::{AnalysedBenchmark, analyse, cpu_twin, default_config, suite_cpu_twins};
 pub use crate::error::HistoryError;
 pub use crate::git::CommitInfo;
+pub use crate::inputs::{RecordInputError, check_record_inputs};
 pub use crate::migrations::{MIGRATIONS, schema_version};
+pub use crate::printed::Printed;
 pub use crate::query::{Filter, SeriesRead};
 pub use crate::record::{Analysed, Context, Recorded, content_hash};
 pub use crate::recording::{HISTORY_ENV, Labels, Recording, history_path, open_to_record};

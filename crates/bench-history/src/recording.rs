@@ -2,8 +2,7 @@
 //! import`): where the history is ([`history_path`]), the record's commits and names
 //! settled before anything runs ([`Context::resolve`], [`Recording::prepare`]), and the
 //! experiment kept after it ran, with the analyses its command already made
-//! ([`Recording::record`]), or analysed first when read back from its file
-//! ([`Recording::record_file`]).
+//! ([`Recording::record`]; for a file it read, [`Recording::record_printed`]).
 
 use std::path::{Path, PathBuf};
 
@@ -202,21 +201,6 @@ impl Recording {
         let analysed = crate::analyse(experiment, config, correction)?;
         let units: Vec<Analysed<'_>> = analysed.iter().map(|a| a.as_analysed()).collect();
         self.record(experiment, raw_path, &units, hook)
-    }
-
-    /// Keeps a raw file read back (`raw`, `abba analyze --record`) into this record's
-    /// history ([`Store::record_file`], the default correction).
-    ///
-    /// # Errors
-    /// [`HistoryError`]: nothing to record, an analysis that fails, the store's.
-    pub fn record_file(
-        &self,
-        raw: &Experiment,
-        config: &AnalysisConfig,
-        hook: Option<fn(usize)>,
-    ) -> Result<Recorded, HistoryError> {
-        self.open(hook)?
-            .record_file(raw, config, Correction::default(), &self.context)
     }
 }
 

@@ -78,7 +78,9 @@
 )]
 
 mod atomic;
+mod compare_plan;
 mod console;
+mod csv_options;
 mod error;
 mod gate;
 mod history;
@@ -98,6 +100,7 @@ mod progress_bar;
 mod single;
 mod suite;
 mod suite_noise;
+mod unit_warning;
 mod units;
 mod view;
 mod wrap;
@@ -108,21 +111,23 @@ pub use crate::history::render_history_page;
 pub use crate::progress_bar::{ANALYSIS_BAR_AFTER, AnalysisBar, RunBar};
 pub use crate::{
     atomic::write_atomic,
+    compare_plan::{BlockShortfall, render_compare_too_few_blocks},
     console::render_console,
+    csv_options::render_ignored_csv_options,
     error::ExportError,
     gate::render_gate,
     history::{
         HISTORY_CSV_COLUMNS, HistoryOverview, ListedBenchmark, change_word, escape_terminal,
         percent_change, render_history_bmf, render_history_check, render_history_csv,
         render_history_json, render_history_list, render_history_series, render_history_show,
-        series_change_word,
+        render_shallow_base, series_change_word,
     },
     json::render_json,
     markdown::render_markdown,
     options::{Charset, ColorMode, RenderOptions, TimeUnit},
     plan::{PlanDocument, render_plan, render_plan_json},
     progress::{look_text, provisional_text},
-    single::render_single,
+    single::{render_measured, render_single},
     suite::{
         PR_COMMENT_MAX, STEP_SUMMARY_MAX, SUITE_SCHEMA, SuiteDocuments, SuiteFormat, SuiteMarkdown,
         bmf_measure, check_comment_id, comment_marker, counted, render_complete_resume,
@@ -132,6 +137,7 @@ pub use crate::{
         render_too_few_blocks,
     },
     suite_noise::{SuiteNoiseLine, suite_noise_line},
+    unit_warning::{UnitSetting, render_rate_unit_warning},
     units::format_value,
     wrap::{wrap, wrap_schedule_line},
 };

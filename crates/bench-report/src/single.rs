@@ -3,11 +3,52 @@
 
 use std::fmt::Write as _;
 
-use bench_stats::Analysis;
+use bench_stats::{Analysis, Dataset};
 
 use crate::options::{Charset, RenderOptions, Symbols};
 use crate::units::{self, Scale};
 use crate::wrap::wrap;
+
+/// The console report of `analysis` of `data` ([`crate::render_console`]); for one
+/// command measured alone (one benchmark, nothing compared), [`render_single`] with its
+/// median's distribution-free interval
+/// ([`median_interval`](bench_stats::descriptive::median_interval) of its values at
+/// `analysis.confidence`) and a line saying there is no verdict. Time: O(n log n) in the
+/// runs of the one benchmark, else [`crate::render_console`]'s.
+///
+/// # Examples
+///
+/// ```
+/// use bench_report::{RenderOptions, render_measured};
+/// use bench_stats::{AnalysisConfig, Dataset, Observation, Series, analyze};
+///
+/// let runs = (0..20).map(|i| Observation::new(10.0e6 + f64::from(i) * 1e4));
+/// let data = Dataset::new("ns", vec![Series::new("sleep 0.01", runs)]);
+/// let analysis = analyze(&data, &AnalysisConfig::default()).unwrap();
+/// let text = render_measured(&analysis, &data, &RenderOptions::default());
+/// assert!(text.starts_with("Benchmark 1: sleep 0.01\n"));
+/// assert!(text.contains("One command, measured alone: no verdict."));
+/// ```
+pub fn render_measured(analysis: &Analysis, data: &Dataset, options: &RenderOptions) -> String {
+    let benchmarks: Vec<_> = analysis.groups.iter().flat_map(|g| &g.benchmarks).collect();
+    let compared = analysis.groups.iter().any(|g| !g.comparisons.is_empty());
+    if benchmarks.len() != 1 || compared {
+        return crate::render_console(analysis, options);
+    }
+    let medians: Vec<Option<[f64; 2]>> = benchmarks
+        .iter()
+        .map(|b| {
+            let series = data.series.iter().find(|s| s.name == b.name)?;
+            let values: Vec<f64> = series.observations.iter().map(|o| o.value).collect();
+            bench_stats::descriptive::median_interval(&values, analysis.confidence)
+        })
+        .collect();
+    let mut text = render_single(analysis, &medians, options);
+    let note =
+        "One command, measured alone: no verdict. Give two or more commands to compare them.";
+    let _ = write!(text, "\n{}\n", wrap(note, options.width, "", "  "));
+    text
+}
 
 /// Each benchmark of `analysis` as hyperfine prints one command:
 ///

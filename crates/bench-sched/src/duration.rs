@@ -79,3 +79,38 @@ pub fn parse_duration_with_unit(text: &str) -> Result<Duration, DurationParseErr
     }
     parse_duration(text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_in_every_unit() {
+        assert_eq!(parse_duration("200ms").unwrap(), Duration::from_millis(200));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_duration("500us").unwrap(), Duration::from_micros(500));
+        assert_eq!(parse_duration("1m").unwrap(), Duration::from_secs(60));
+        assert_eq!(parse_duration("2min").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("1h").unwrap(), Duration::from_secs(3600));
+        // Every spelling of bench_stats::model::nanos_per_time_unit.
+        assert_eq!(parse_duration("3μs").unwrap(), Duration::from_micros(3));
+        assert_eq!(parse_duration("2 seconds").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_duration("1hr").unwrap(), Duration::from_secs(3600));
+        assert_eq!(parse_duration_with_unit("0").unwrap(), Duration::ZERO);
+        assert_eq!(
+            parse_duration_with_unit("5").unwrap_err().to_string(),
+            "`5` has no unit: write `5s`, `5ms` or `5min`"
+        );
+        assert_eq!(
+            parse_duration_with_unit("5s").unwrap(),
+            Duration::from_secs(5)
+        );
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("-1s").is_err());
+        assert_eq!(
+            parse_duration("3 parsecs").unwrap_err().to_string(),
+            "unknown duration unit `parsecs` in `3 parsecs` (use ns, us, ms, s, min or h)"
+        );
+    }
+}

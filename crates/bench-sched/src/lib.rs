@@ -116,8 +116,8 @@ pub use crate::experiment::{
     BudgetFit, BuildError, ConfigError, DEFAULT_BLOCKS, ExperimentBuilder, ExperimentConfig,
     FailurePolicy, HookKind, HookSpecError, HookTexts, Hooks, Identity, MAX_BLOCKS,
     MAX_RUNS_PER_BLOCK, MAX_SCHEDULED_RUNS, MAX_WARMUP, Mismatch, NameError, NoopObserver,
-    Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant, run_experiment,
-    variant_names,
+    NotResumable, Observer, REFERENCE_NAME, ResumePoint, ScanParameter, Until, Variant,
+    run_experiment, variant_names,
 };
 pub use crate::export::{
     CsvExport, RUNS_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, csv_exports, runs_csv, summary_csv,
@@ -132,16 +132,16 @@ pub use crate::interrupt::{InterruptFlag, SIGHUP, SIGINT, SIGTERM};
 pub use crate::layout::{LAYOUT_ENV_VAR, Layout, LayoutParseError, MAX_LAYOUT_PAD};
 pub use crate::pipeline::{
     Beside, ConfirmError, Confirmation, Input, MetricUnavailable, NATIVE_BLOCKS, NativeFileError,
-    NativeTiming, Pilot, PilotError, SuiteAnalysis, SuiteAnalysisError, SuiteData, analyze_input,
-    analyze_suite_data, analyze_suite_experiment, diagnose_noise, native_path, recorded_metrics,
-    suite_data, suite_noise,
+    NativeTiming, NothingToAnalyze, Pilot, PilotError, RepeatedInput, SuiteAnalysis,
+    SuiteAnalysisError, SuiteData, analyze_input, analyze_suite_data, analyze_suite_experiment,
+    diagnose_noise, native_path, recorded_metrics, repeated_input, suite_data, suite_noise,
 };
 pub use crate::raw::{
-    AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, OpenedRaw, OutputRefusal, RAW_SCHEMA,
-    RawExtension, RawHeader, RawHooks, RawKept, RawLook, RawOutput, RawSequence, RawShard,
-    RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant, RawWriter, ReferencePlacement, Run,
-    RunRecord, Runs, RunsIter, SequenceStop, StopRuleKind, derived_experiment_id, read_raw,
-    read_raw_bytes, resume_notes, this_host_name,
+    AllRunsFailed, DERIVED_ID_PREFIX, EndStatus, Experiment, LabelError, MAX_LABEL_CHARS,
+    OpenedRaw, OutputRefusal, RAW_SCHEMA, RawExtension, RawHeader, RawHooks, RawKept, RawLook,
+    RawOutput, RawSequence, RawShard, RawStopRule, RawSuiteBenchmark, RawTrailer, RawVariant,
+    RawWriter, ReferencePlacement, Run, RunRecord, Runs, RunsIter, SequenceStop, StopRuleKind,
+    derived_experiment_id, parse_label, read_raw, read_raw_bytes, resume_notes, this_host_name,
 };
 pub use crate::runner::{
     CommandSpec, FakeCall, FakeRunner, MAX_JSON_LINE_BYTES, Metric, MetricParseError, OutputMode,

@@ -31,8 +31,8 @@ pub struct ComputeArgs {
 
 /// A plain number of seconds (range-checked later by the kernel's validation, so `-1`
 /// and `nan` get its message), or a duration with a unit.
-fn seconds(text: &str) -> Result<f64, String> {
+fn seconds(text: &str) -> Result<f64, bench_sched::DurationParseError> {
     text.trim()
         .parse::<f64>()
-        .or_else(|_| super::parse::parse_duration(text).map(|d| d.as_secs_f64()))
+        .or_else(|_| bench_sched::parse_duration(text).map(|d| d.as_secs_f64()))
 }

@@ -86,10 +86,10 @@ pub struct ReadArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=1000))]
     pub min_segment: Option<u32>,
     /// The significance threshold of a change point (permutation p).
-    #[arg(long, allow_hyphen_values = true, value_name = "P", value_parser = super::parse::parse_fraction)]
+    #[arg(long, allow_hyphen_values = true, value_name = "P", value_parser = bench_stats::analysis::parse_fraction)]
     pub threshold: Option<f64>,
     /// Confidence of the chain's interval.
-    #[arg(long, allow_hyphen_values = true, default_value = "0.95", value_name = "C", value_parser = super::parse::parse_fraction)]
+    #[arg(long, allow_hyphen_values = true, default_value = "0.95", value_name = "C", value_parser = bench_stats::analysis::parse_fraction)]
     pub confidence: f64,
 }
 
@@ -191,7 +191,7 @@ pub struct CheckArgs {
     #[arg(long, default_value_t = 10, value_name = "N", value_parser = parse_recent)]
     pub recent: usize,
     /// Exit 1 also when the chain of steps is significantly slower and may reach PCT.
-    #[arg(long, allow_hyphen_values = true, value_name = "PCT", value_parser = super::parse::parse_percent)]
+    #[arg(long, allow_hyphen_values = true, value_name = "PCT", value_parser = bench_stats::analysis::parse_percent)]
     pub fail_if_slower: Option<f64>,
 }
 

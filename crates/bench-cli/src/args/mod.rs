@@ -15,9 +15,10 @@ pub use crate::args::parse::{
     LayoutArg, MAX_BLOCKS, MAX_RESAMPLES, MAX_RUNS, MAX_RUNS_PER_BLOCK, MAX_WARMUP, ShellArg,
     StyleArg,
 };
-use crate::args::parse::{
-    help_default, long_help_default, parse_duration_with_unit, parse_estimator, parse_fraction,
-    parse_margin, parse_percent, parse_practical, parse_shell,
+use crate::args::parse::{help_default, long_help_default, parse_shell};
+use bench_sched::{parse_duration_with_unit, parse_label};
+use bench_stats::analysis::{
+    parse_estimator, parse_fraction, parse_margin, parse_percent, parse_practical,
 };
 use bench_stats::{AnalysisConfig, PairedEstimator, PracticalRule};
 
@@ -442,11 +443,11 @@ pub struct CompareArgs {
     /// merges files of one experiment (from many hosts) by host, session and block, and
     /// refuses to pool files of different experiments. Default: an id derived from the
     /// variants' names and commands, the metric and the design (`auto-` + 16 hex digits).
-    #[arg(long, value_name = "ID", value_parser = crate::args::parse::parse_label, help_heading = MACHINES)]
+    #[arg(long, value_name = "ID", value_parser = parse_label, help_heading = MACHINES)]
     pub experiment: Option<String>,
     /// The name this machine goes by in a many-host analysis, recorded in the raw header.
     /// Default: the hostname (/proc/sys/kernel/hostname, else $HOSTNAME).
-    #[arg(long, value_name = "NAME", value_parser = crate::args::parse::parse_label, help_heading = MACHINES, hide_short_help = true)]
+    #[arg(long, value_name = "NAME", value_parser = parse_label, help_heading = MACHINES, hide_short_help = true)]
     pub host: Option<String>,
     /// With 3+ variants: when one candidate stands out (the significant one with the largest
     /// change), rerun it against the baseline as a fresh experiment with a fresh seed and

@@ -5,11 +5,10 @@ use std::time::Duration;
 
 use clap::{Args, ValueHint};
 
-use crate::args::parse::{
-    MAX_BLOCKS, MAX_RESAMPLES, MAX_WARMUP, parse_duration_with_unit, parse_estimator,
-    parse_fraction, parse_margin,
-};
+use crate::args::parse::{MAX_BLOCKS, MAX_RESAMPLES, MAX_WARMUP};
+use bench_sched::parse_duration_with_unit;
 use bench_stats::PairedEstimator;
+use bench_stats::analysis::{parse_estimator, parse_fraction, parse_margin};
 
 pub const SUITE_HELP: &str = "\
 The suite file (TOML; default abba.toml):
@@ -50,12 +49,6 @@ Significance across the suite: Benjamini-Hochberg by default (false discovery ra
 --alpha), or --suite-correction holm (family-wise) or none. Under GitHub Actions the report
 is appended to $GITHUB_STEP_SUMMARY (--no-step-summary turns it off).";
 
-/// `K/N` as a [`bench_sched::Shard`].
-fn parse_shard(text: &str) -> Result<bench_sched::Shard, String> {
-    text.parse()
-        .map_err(|e: bench_sched::ShardError| e.to_string())
-}
-
 /// `abba suite`: every benchmark of a suite file, compared between its variants in one
 /// interleaved experiment.
 #[derive(Debug, Args)]
@@ -74,7 +67,7 @@ pub struct SuiteArgs {
     pub only: Vec<String>,
     /// Run shard K of N: only the benchmarks whose name hashes to K (FNV-1a of the name,
     /// modulo N), into the --output raw file that `--merge` reads back with the others.
-    #[arg(long, value_name = "K/N", value_parser = parse_shard, conflicts_with = "resume", help_heading = "Running")]
+    #[arg(long, value_name = "K/N", value_parser = <bench_sched::Shard as std::str::FromStr>::from_str, conflicts_with = "resume", help_heading = "Running")]
     pub shard: Option<bench_sched::Shard>,
     /// Merge the raw files of every shard of one suite (`--shard K/N`) into the suite's
     /// one report, one correction across every benchmark; nothing is run.

@@ -2,9 +2,11 @@
 
 use std::path::Path;
 
+use bench_history::Printed;
 use bench_report::{SuiteDocuments, SuiteFormat};
 use bench_sched::{
-    CounterSource, CsvOptions, Input, InputError, MergePolicy, Metric, NativeTiming, analyze_input,
+    CounterSource, CsvOptions, Experiment, Input, InputError, MergePolicy, Metric, NativeTiming,
+    SuiteAnalysis, analyze_input,
 };
 use bench_stats::analysis::{Gate, SuiteGates};
 use bench_stats::suite::{Correction, SuiteConfig};
@@ -13,6 +15,7 @@ use crate::args::AnalyzeArgs;
 use crate::core::analysis::{analysis_config, analysis_config_for};
 use crate::core::exit::usage;
 use crate::core::output::emit;
+use crate::core::record::Recording;
 
 /// `abba analyze FILE...`.
 pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
@@ -30,22 +33,8 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     // --record's commit and history are settled before any report or export.
     let recording = crate::core::record::prepare(&args.record, "analyze")?;
     let paths: Vec<&Path> = args.files.iter().map(|p| p.as_path()).collect();
-    for (i, a) in paths.iter().enumerate() {
-        let same = |b: &&Path| match (a.canonicalize(), b.canonicalize()) {
-            (Ok(x), Ok(y)) => x == y,
-            _ => a == b,
-        };
-        if paths[..i].iter().any(same) {
-            if *a == Path::new("-") {
-                return Err(usage(
-                    "- (standard input) is given twice: it can be read once",
-                ));
-            }
-            return Err(usage(format!(
-                "{} is given twice: its runs would count double",
-                a.display()
-            )));
-        }
+    if let Some(twice) = bench_sched::repeated_input(&paths) {
+        return Err(usage(twice.to_string()));
     }
     let kept: Vec<crate::core::paths::Kept<'_>> = paths
         .iter()
@@ -82,7 +71,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
             "--export-csv needs runs: it is available for one raw file (abba compare --output), not for CSV or hyperfine input",
         ));
     }
-    let input = match &metric {
+    let mut input = match &metric {
         Some(m) => input
             .on_metric(m)
             .map_err(|e| usage(format!("--metric {m}: {e}")))?,
@@ -93,9 +82,16 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
     let decided_on: Option<Metric> = input.experiment.as_ref().map(|e| e.header.metric.clone());
     let config = analysis_config_for(&args.analysis, seed, decided_on.as_ref())?;
     // A suite's raw file gets the suite's analysis, as `abba suite` reported it.
-    if let Some(code) = suite_report(&args, &input, metric.as_ref(), seed)? {
-        let quiet = args.analysis.quiet;
-        crate::core::record::record_file_after(recording.as_ref(), paths[0], &config, quiet)?;
+    if let Some((code, analysed, suite_config)) =
+        suite_report(&args, &input, metric.as_ref(), seed)?
+    {
+        let printed = Printed::Suite {
+            analysed: &analysed,
+            metric: metric.as_ref(),
+        };
+        let settings = (&suite_config.analysis, suite_config.correction);
+        let experiment = input.experiment;
+        record(&args, recording.as_ref(), experiment, printed, settings)?;
         return Ok(code);
     }
     if input.is_empty() {
@@ -103,20 +99,48 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<u8> {
         return Err(usage(format!(
             "{}: {}",
             files.join(", "),
-            crate::core::checks::nothing_to_analyze(&input)
+            input.nothing_to_analyze()
         )));
     }
     let mut analysis = analyze_input(&input, &config).map_err(|e| usage(e.to_string()))?;
     native_runs(&args, &paths, &input, &config, &mut analysis);
     let csv = crate::core::exports::csv_exports(&args.analysis.csv, &input, &analysis);
+    // --record keeps the analysis printed: the file is not read again.
+    let printed = recording.as_ref().map(|_| analysis.clone());
     let code = emit(analysis, &args.analysis, csv, &input)?;
-    crate::core::record::record_file_after(
-        recording.as_ref(),
-        paths[0],
-        &config,
-        args.analysis.quiet,
-    )?;
+    if let Some(analysis) = &printed {
+        let experiment = input.experiment.take();
+        let printed = match &experiment {
+            Some(e) if !e.header.suite.is_empty() => Printed::NotPerBenchmark,
+            _ => Printed::Experiment {
+                dataset: &input.loaded.dataset,
+                analysis,
+                metric: metric.as_ref(),
+            },
+        };
+        let settings = (&config, Correction::default());
+        record(&args, recording.as_ref(), experiment, printed, settings)?;
+    }
     Ok(code)
+}
+
+/// `--record` after the report: the `experiment` read from the one file kept with what
+/// was printed of it ([`bench_history::Recording::record_printed`]), from memory.
+fn record(
+    args: &AnalyzeArgs,
+    recording: Option<&Recording>,
+    experiment: Option<Experiment>,
+    printed: Printed<'_>,
+    settings: (&bench_stats::AnalysisConfig, Correction),
+) -> anyhow::Result<()> {
+    let (Some(mut experiment), Some(path)) = (experiment, args.files.first()) else {
+        return Ok(());
+    };
+    let file = path.display().to_string();
+    let hook = crate::core::record::crash_hook();
+    crate::core::record::after(recording, &file, args.analysis.quiet, |r| {
+        r.record_printed(&mut experiment, path, printed, settings, hook)
+    })
 }
 
 /// A raw file counted under valgrind is set beside the native runs `abba compare` left
@@ -148,29 +172,11 @@ fn native_runs(
     }
 }
 
-/// `--unit` and `--higher-is-better` describe CSV values; a raw or hyperfine file records
-/// its own. When the data read do not carry what was given, the flag had no effect: say so
-/// (it was silent).
+/// `--unit` and `--higher-is-better` describe CSV values; when the data read do not carry
+/// what was given, the flag had no effect: said ([`bench_report::render_ignored_csv_options`]).
 fn ignored_csv_options(args: &AnalyzeArgs, data: &bench_stats::Dataset) {
-    let unit_ignored = args.unit != "ns" && data.unit != args.unit;
-    let direction_ignored = args.higher_is_better && !data.higher_is_better;
-    for (ignored, flag, records) in [
-        (
-            unit_ignored,
-            format!("--unit {}", args.unit),
-            format!("its unit ({})", data.unit),
-        ),
-        (
-            direction_ignored,
-            "--higher-is-better".to_owned(),
-            "which way is better".to_owned(),
-        ),
-    ] {
-        if ignored {
-            crate::core::stdio::stderr_line(format_args!(
-                "abba: warning: {flag} applies to CSV values only and was ignored: the raw or hyperfine data record {records}"
-            ));
-        }
+    for w in bench_report::render_ignored_csv_options(&args.unit, args.higher_is_better, data) {
+        crate::core::stdio::stderr_line(format_args!("abba: warning: {w}"));
     }
 }
 
@@ -184,7 +190,7 @@ fn suite_report(
     input: &Input,
     metric: Option<&Metric>,
     seed: u64,
-) -> anyhow::Result<Option<u8>> {
+) -> anyhow::Result<Option<(u8, SuiteAnalysis, SuiteConfig)>> {
     let a = &args.analysis;
     let Some(e) = input
         .experiment
@@ -245,5 +251,5 @@ fn suite_report(
     };
     let checked = gates.check(report).into_iter();
     let tripped = crate::core::ci::say_gates(checked.map(|g| g.regressions_only()));
-    Ok(Some(u8::from(tripped)))
+    Ok(Some((u8::from(tripped), analysed, suite_config)))
 }

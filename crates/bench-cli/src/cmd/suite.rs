@@ -19,7 +19,7 @@ use bench_stats::suite::{Correction, SuiteConfig};
 use crate::args::suite::SuiteArgs;
 use crate::core::exit::{Exit, usage};
 use crate::core::output::write_stdout;
-use crate::core::raw_output::{RawOutput, naming_raw_file, open_raw};
+use crate::core::raw_output::{RawOutput, naming_raw_file, open_raw, quoted};
 use crate::core::record::Recording;
 use crate::core::stdio::{stderr_line, terminal_width};
 
@@ -63,7 +63,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         path: args.output.as_deref(),
         force: args.force,
         quiet: args.quiet,
-        resume_command: format!("abba suite {} --resume", quote(&args.file)),
+        resume_command: format!("abba suite {} --resume", quoted(&args.file)),
     };
     if args.dry_run {
         return dry_run(&out, &config);
@@ -97,8 +97,8 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         format!(
             "interrupted by signal {signal}; the raw runs so far are kept in {}; continue with: abba suite {} --resume {}",
             raw_path.display(),
-            quote(&args.file),
-            quote(&raw_path)
+            quoted(&args.file),
+            quoted(&raw_path)
         )
     };
     let experiment = crate::core::run::execute(&config, &stop, writer, &raw_path, args.quiet)
@@ -121,8 +121,8 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<u8> {
         format!(
             "the raw runs are complete in {} (abba suite {} --resume {} reports them)",
             raw_path.display(),
-            quote(&args.file),
-            quote(&raw_path)
+            quoted(&args.file),
+            quoted(&raw_path)
         ),
     );
     let code = report(&args, experiment, &raw_path, &ctx, recording.as_ref())
@@ -146,11 +146,6 @@ fn dry_run(out: &RawOutput<'_>, config: &ExperimentConfig) -> anyhow::Result<u8>
     let runs = config.schedule().runs.len();
     let text = bench_report::render_suite_dry_run(&orders, config.blocks, config.seed, runs);
     write_stdout(&text).map(|()| 0)
-}
-
-/// A path quoted for a shell command line.
-fn quote(path: &Path) -> String {
-    shell_words::quote(&path.display().to_string()).into_owned()
 }
 
 /// The flags as the session's request: the settings over the file's, the stop rule, the
@@ -206,16 +201,9 @@ fn request(args: &SuiteArgs) -> anyhow::Result<SuiteRequest> {
         ..AnalysisConfig::default()
     };
     for v in &args.fail_if_slower {
-        let (name, pct) = match v.split_once('=') {
-            Some((n, p)) => (Some(n.trim().to_owned()), p),
-            None => (None, v.as_str()),
-        };
-        r.gates.push(GateRequest {
-            given: v.clone(),
-            benchmark: name,
-            threshold: crate::args::parse::parse_percent(pct)
-                .map_err(|e| usage(format!("--fail-if-slower {v}: {e}")))?,
-        });
+        let gate =
+            GateRequest::parse(v).map_err(|e| usage(format!("--fail-if-slower {v}: {e}")))?;
+        r.gates.push(gate);
     }
     Ok(r)
 }
@@ -269,13 +257,13 @@ fn before_running(
             .unit
             .as_deref()
             .or(config.unit.as_deref().filter(|_| b.metric.is_none()));
-        crate::core::checks::warn_rate_unit_of(
-            unit,
-            b.higher_is_better_in(config),
-            &format!("benchmark {:?}: unit", b.name),
-            "higher-is-better = true",
-            " to its [[benchmark]] (or [settings]) in the suite file",
-        );
+        let given = format!("benchmark {:?}: unit", b.name);
+        let at = bench_report::UnitSetting {
+            given: &given,
+            direction: "higher-is-better = true",
+            place: " to its [[benchmark]] (or [settings]) in the suite file",
+        };
+        crate::core::checks::warn_rate_unit_of(unit, b.higher_is_better_in(config), at);
     }
     let warning = bench_report::render_too_few_blocks(
         config.blocks as usize,

@@ -6,16 +6,6 @@ use bench_stats::AnalysisConfig;
 use crate::args::AnalysisArgs;
 use crate::core::exit::usage;
 
-/// The equivalence margin when `--equivalence-margin` is not given: the builder's, or
-/// [`AnalysisConfig::COUNT_EQUIVALENCE_MARGIN`] when the verdict decides on a count
-/// (instructions, cycles, ...).
-pub(crate) fn default_margin(metric: Option<&Metric>) -> f64 {
-    match metric {
-        Some(Metric::Count(_)) => AnalysisConfig::COUNT_EQUIVALENCE_MARGIN,
-        _ => AnalysisConfig::DEFAULT_EQUIVALENCE_MARGIN,
-    }
-}
-
 /// Turns the shared analysis flags into the library's config.
 pub fn analysis_config(args: &AnalysisArgs, seed: u64) -> anyhow::Result<AnalysisConfig> {
     analysis_config_for(args, seed, None)
@@ -45,7 +35,11 @@ pub fn analysis_config_for(
 ) -> anyhow::Result<AnalysisConfig> {
     let config = args.apply(AnalysisConfig {
         seed,
-        equivalence_margin: default_margin(metric),
+        // A count's verdict gets its own margin (Metric::default_equivalence_margin).
+        equivalence_margin: metric.map_or(
+            AnalysisConfig::DEFAULT_EQUIVALENCE_MARGIN,
+            Metric::default_equivalence_margin,
+        ),
         progress: crate::core::progress::AnalysisBar::hook(args.quiet),
         ..AnalysisConfig::default()
     });

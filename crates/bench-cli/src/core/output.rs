@@ -4,8 +4,7 @@ use std::io::{IsTerminal, Write};
 
 use anyhow::Context;
 use bench_report::{
-    Charset, ColorMode, RenderOptions, TimeUnit, render_console, render_gate, render_json,
-    render_markdown,
+    Charset, ColorMode, RenderOptions, TimeUnit, render_gate, render_json, render_markdown,
 };
 use bench_sched::Input;
 use bench_stats::Analysis;
@@ -78,39 +77,10 @@ pub fn emit(
     Ok(u8::from(gate.is_some_and(|g| g.tripped())))
 }
 
-/// The console report; for one command measured alone (one benchmark, nothing compared),
-/// hyperfine's summary with the median's distribution-free interval instead.
+/// The console report ([`bench_report::render_measured`]: hyperfine's summary for one
+/// command measured alone).
 fn console_text(analysis: &Analysis, args: &AnalysisArgs, input: &Input) -> String {
-    let options = render_options(args);
-    let benchmarks: Vec<_> = analysis.groups.iter().flat_map(|g| &g.benchmarks).collect();
-    let compared = analysis.groups.iter().any(|g| !g.comparisons.is_empty());
-    if benchmarks.len() != 1 || compared {
-        return render_console(analysis, &options);
-    }
-    let medians: Vec<Option<[f64; 2]>> = benchmarks
-        .iter()
-        .map(|b| {
-            let series = input
-                .loaded
-                .dataset
-                .series
-                .iter()
-                .find(|s| s.name == b.name)?;
-            let values: Vec<f64> = series.observations.iter().map(|o| o.value).collect();
-            bench_stats::descriptive::median_interval(&values, analysis.confidence)
-        })
-        .collect();
-    let mut text = bench_report::render_single(analysis, &medians, &options);
-    text.push_str(&format!(
-        "\n{}\n",
-        bench_report::wrap(
-            "One command, measured alone: no verdict. Give two or more commands to compare them.",
-            options.width,
-            "",
-            "  "
-        )
-    ));
-    text
+    bench_report::render_measured(analysis, &input.loaded.dataset, &render_options(args))
 }
 
 /// `--export-html` and `--export-svg`; the failures, worded with their flag.

@@ -1,13 +1,12 @@
 //! `--record` in the binary's words: the flags into a [`bench_history::Recording`] settled
-//! before anything runs ([`prepare`]), the experiment recorded after ([`record_after`],
-//! [`record_file_after`]), and the history's errors said with the flag that helps. The
-//! store, the commits and the analysis of a file read back are `bench-history`'s.
+//! before anything runs ([`prepare`]), the experiment recorded after with the analysis
+//! the command printed ([`record_after`], [`after`]), and the history's errors said with
+//! the flag that helps. The store and the commits are `bench-history`'s.
 
 use std::path::{Path, PathBuf};
 
 use bench_history::{Analysed, Context, HistoryError, Labels, Recorded};
 use bench_sched::Experiment;
-use bench_stats::AnalysisConfig;
 
 use crate::args::history::RecordArgs;
 use crate::core::exit::usage;
@@ -88,13 +87,8 @@ pub fn context(who: &str, source: &str, labels: Labels<'_>) -> anyhow::Result<Co
         }
     })?;
     if let Some(base_ref) = shallow {
-        let e = |t: &str| bench_report::escape_terminal(t).into_owned();
-        stderr_line(format_args!(
-            "abba: warning: {who}: $GITHUB_BASE_REF is {} but git finds no merge base of HEAD with origin/{} (a shallow clone?), so the record has no base commit: both variants are kept as series at {} instead of a step; fetch the history (actions/checkout with fetch-depth: 0) or give --base-commit",
-            e(&base_ref),
-            e(&base_ref),
-            e(&ctx.commit.sha.chars().take(10).collect::<String>()),
-        ));
+        let w = bench_report::render_shallow_base(who, &base_ref, &ctx.commit.sha);
+        stderr_line(format_args!("abba: warning: {w}"));
     }
     Ok(ctx)
 }
@@ -213,27 +207,6 @@ pub fn after(
     Ok(())
 }
 
-/// `--record` after `analyze`: its one raw file read back and analysed with the
-/// command's settings (`analyze` may have changed metric or read several views of it).
-///
-/// # Errors
-/// Exit 2 naming the store or the file.
-pub fn record_file_after(
-    recording: Option<&Recording>,
-    raw_path: &Path,
-    config: &AnalysisConfig,
-    quiet: bool,
-) -> anyhow::Result<()> {
-    if recording.is_none() {
-        return Ok(());
-    }
-    let raw = bench_sched::read_raw(raw_path).map_err(|e| usage(e.to_string()))?;
-    let file = raw_path.display().to_string();
-    after(recording, &file, quiet, |r| {
-        r.record_file(&raw, config, Some(crash_point))
-    })
-}
-
 /// The fault-injection point of the crash test ([`crash_point`]), for the library's
 /// record calls.
 pub fn crash_hook() -> Option<fn(usize)> {
@@ -248,26 +221,11 @@ pub fn open_to_record(flag: Option<&Path>) -> anyhow::Result<(bench_history::Sto
     Ok((store, path))
 }
 
-/// Checks `--record` on `analyze` before anything runs: one raw file.
+/// Checks `--record` on `analyze` before anything runs: one raw file
+/// ([`bench_history::check_record_inputs`]).
 pub fn check_record_inputs(args: &RecordArgs, files: &[PathBuf]) -> anyhow::Result<()> {
-    if args.record && files.len() != 1 {
-        return Err(usage(
-            "--record: give one raw file (abba history import FILE... records several)",
-        ));
+    if !args.record {
+        return Ok(());
     }
-    if args.record && files.first().is_some_and(|f| f == Path::new("-")) {
-        return Err(usage(
-            "--record: standard input cannot be recorded (its content is gone once read); save it to a file",
-        ));
-    }
-    if let (true, Some(f)) = (args.record, files.first()) {
-        // Only a raw file holds an experiment to record; said before any report.
-        if !bench_sched::is_raw_file(f) {
-            return Err(usage(format!(
-                "--record: {} is not an abba raw file (abba compare --output writes one); CSV and hyperfine data hold no experiment to record",
-                f.display()
-            )));
-        }
-    }
-    Ok(())
+    bench_history::check_record_inputs(files).map_err(|e| usage(format!("--record: {e}")))
 }

@@ -178,3 +178,93 @@ fn a_recorded_compare_and_an_import_of_its_raw_file_are_one_experiment() {
         text(&again.stderr)
     );
 }
+
+/// `analyze --record` keeps the analysis it printed: its raw file is read once, before
+/// the report. The job summary is a FIFO whose buffer the test fills, so abba blocks
+/// writing it, after the analysis and before the record; the raw file is removed then,
+/// and only then is the FIFO drained: a record that read the file again would fail.
+#[cfg(target_os = "linux")]
+#[test]
+fn analyze_record_reads_its_raw_file_once() {
+    use std::io::{Read, Write};
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("runs.jsonl");
+    let made = abba(
+        dir.path(),
+        &[
+            "compare",
+            "-q",
+            "--blocks",
+            "6",
+            "--output",
+            "runs.jsonl",
+            "true",
+            "true",
+        ],
+    );
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let fifo = dir.path().canonicalize().unwrap().join("summary.fifo");
+    let mkfifo = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(mkfifo.success());
+    // Opened both ways, a FIFO opens at once; filled, the next write waits for a reader.
+    let mut both = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let mut size = 0;
+    loop {
+        match both.write(&[b'x'; 4096]) {
+            Ok(n) => size += n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(size > 0);
+    let mut child = Command::cargo_bin("abba")
+        .unwrap()
+        .current_dir(dir.path())
+        .env_remove("ABBA_HISTORY")
+        .env_remove("GITHUB_BASE_REF")
+        .env("GITHUB_STEP_SUMMARY", &fifo)
+        .args(["analyze", "runs.jsonl", "--record", "--history", "h.db"])
+        .args(["--commit", "c1", "--bench", "t"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // abba opens the summary once the report is made, then waits on the full FIFO.
+    let fds = format!("/proc/{}/fd", child.id());
+    let start = std::time::Instant::now();
+    let opened = || {
+        std::fs::read_dir(&fds).is_ok_and(|d| {
+            d.flatten()
+                .any(|e| std::fs::read_link(e.path()).is_ok_and(|l| l == fifo))
+        })
+    };
+    while !opened() {
+        assert!(
+            start.elapsed().as_secs() < 120,
+            "abba never opened the summary"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "abba ended early");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::fs::remove_file(&raw).unwrap();
+    let mut reader = std::fs::File::open(&fifo).unwrap();
+    drop(both);
+    let mut summary = Vec::new();
+    reader.read_to_end(&mut summary).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("abba: recorded runs.jsonl at c1 into h.db"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(summary.len() > size, "abba wrote no summary");
+    let list = text(&abba(dir.path(), &["history", "list", "--history", "h.db"]).stdout);
+    assert!(list.contains("1 experiments, 24 runs"), "{list}");
+}

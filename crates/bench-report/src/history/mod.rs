@@ -11,6 +11,7 @@ mod csv;
 mod html;
 mod json;
 mod list;
+mod record;
 mod table;
 
 pub use bmf::render_history_bmf;
@@ -20,6 +21,7 @@ pub use csv::{HISTORY_CSV_COLUMNS, render_history_csv};
 pub use html::render_history_page;
 pub use json::render_history_json;
 pub use list::{HistoryOverview, ListedBenchmark, render_history_list};
+pub use record::render_shallow_base;
 pub use table::{render_history_series, render_history_show};
 
 use bench_stats::history::Series;

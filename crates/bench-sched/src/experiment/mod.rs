@@ -11,6 +11,7 @@ mod hooks;
 mod invalid;
 mod naming;
 mod observer;
+mod resumable;
 mod resume;
 mod run;
 mod stop;
@@ -27,6 +28,7 @@ pub use hooks::{HookKind, HookSpecError, Hooks};
 pub use invalid::ConfigError;
 pub use naming::{NameError, variant_names};
 pub use observer::{NoopObserver, Observer};
+pub use resumable::NotResumable;
 pub use resume::ResumePoint;
 pub use run::run_experiment;
 

@@ -33,14 +33,18 @@ mod controls;
 mod metrics;
 mod native;
 mod noise;
+mod nothing;
 mod pilot;
+mod repeated;
 mod suite;
 
 pub use confirm::{Beside, ConfirmError, Confirmation};
 pub use metrics::{MetricUnavailable, recorded_metrics};
 pub use native::{NATIVE_BLOCKS, NativeFileError, NativeTiming, native_path};
 pub use noise::{diagnose as diagnose_noise, suite_noise};
+pub use nothing::NothingToAnalyze;
 pub use pilot::{Pilot, PilotError};
+pub use repeated::{RepeatedInput, repeated_input};
 pub use suite::{
     SuiteAnalysis, SuiteAnalysisError, SuiteData, analyze_suite_data, analyze_suite_experiment,
     suite_data,

@@ -98,3 +98,74 @@ mod tests {
         assert_eq!(fnv1a("foobar"), 0x8594_4171_f739_67e8);
     }
 }
+
+/// The most characters an experiment id or host name may have ([`parse_label`]).
+pub const MAX_LABEL_CHARS: usize = 200;
+
+/// Why a text cannot be an experiment id or host name; its `Display` is what it must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LabelError {
+    /// Empty or blank.
+    Empty,
+    /// Longer than [`MAX_LABEL_CHARS`] characters.
+    TooLong,
+    /// A control character (a newline, a tab).
+    ControlCharacter,
+}
+
+impl std::fmt::Display for LabelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LabelError::Empty => f.write_str("must not be empty"),
+            LabelError::TooLong => write!(f, "must be at most {MAX_LABEL_CHARS} characters"),
+            LabelError::ControlCharacter => {
+                f.write_str("must not contain control characters (newlines, tabs)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LabelError {}
+
+/// An experiment id or host name as a header records it: 1 to [`MAX_LABEL_CHARS`]
+/// characters, not blank, none of them a control character. Time: O(length).
+///
+/// # Errors
+/// [`LabelError`].
+///
+/// # Examples
+/// ```
+/// assert_eq!(bench_sched::parse_label("nightly run")?, "nightly run");
+/// assert!(bench_sched::parse_label("a\tb").is_err());
+/// # Ok::<(), bench_sched::LabelError>(())
+/// ```
+pub fn parse_label(text: &str) -> Result<String, LabelError> {
+    if text.trim().is_empty() {
+        return Err(LabelError::Empty);
+    }
+    if text.chars().count() > MAX_LABEL_CHARS {
+        return Err(LabelError::TooLong);
+    }
+    if text.chars().any(char::is_control) {
+        return Err(LabelError::ControlCharacter);
+    }
+    Ok(text.to_owned())
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::*;
+
+    #[test]
+    fn a_label_is_not_blank_long_or_controlled() {
+        assert_eq!(parse_label("host-1").unwrap(), "host-1");
+        assert_eq!(parse_label(" "), Err(LabelError::Empty));
+        assert_eq!(parse_label(&"é".repeat(200)).unwrap().chars().count(), 200);
+        assert_eq!(parse_label(&"é".repeat(201)), Err(LabelError::TooLong));
+        assert_eq!(
+            parse_label("a\nb").unwrap_err().to_string(),
+            "must not contain control characters (newlines, tabs)"
+        );
+    }
+}

@@ -11,7 +11,10 @@ mod runs;
 mod write;
 
 pub(crate) use identity::fnv1a;
-pub use identity::{DERIVED_ID_PREFIX, derived_experiment_id, this_host_name};
+pub use identity::{
+    DERIVED_ID_PREFIX, LabelError, MAX_LABEL_CHARS, derived_experiment_id, parse_label,
+    this_host_name,
+};
 pub use names::{EndStatus, ReferencePlacement, SequenceStop, StopRuleKind};
 pub use output::{OpenedRaw, OutputRefusal, RawKept, RawOutput, resume_notes};
 pub use read::{read_raw, read_raw_bytes};

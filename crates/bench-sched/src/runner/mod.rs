@@ -1,6 +1,7 @@
 //! Running one command once: the [`Runner`] trait, command specs and metrics.
 
 mod fake;
+mod margin;
 mod real;
 
 pub use fake::{FakeCall, FakeRunner};

@@ -14,6 +14,7 @@
 
 mod error;
 mod file;
+mod gate_request;
 mod plan;
 mod session;
 mod shard;

@@ -53,6 +53,7 @@ mod significance;
 mod trend;
 mod verdict;
 mod warnings;
+mod written;
 
 pub use config::{AnalysisConfig, Grouping, PracticalRule, SequentialRun};
 pub use decision::{ALL_RUNS_MARGIN_FACTOR, TAIL_MARGIN_FACTOR, part_margin, shape_equivalent};
@@ -64,4 +65,7 @@ pub use significance::{
     DefaultTest, EffectSize, FriedmanTest, Group, KruskalWallisTest, MannWhitneyTest,
     PairwiseComparison, SignificanceContext, SignificanceReport, SignificanceTest,
     paired_dominance,
+};
+pub use written::{
+    WrittenError, parse_estimator, parse_fraction, parse_margin, parse_percent, parse_practical,
 };

@@ -7,6 +7,7 @@ pub mod levels;
 pub mod metrics;
 pub mod native;
 pub mod noise;
+mod rate;
 pub mod report;
 
 pub use dataset::{
@@ -20,4 +21,5 @@ pub use levels::{
 pub use metrics::{LayoutSpread, MetricComparison, MetricEffect, MetricsReport};
 pub use native::{NativeTimeComparison, NativeTimeReport};
 pub use noise::{CpuBound, CpuTimeVerdict, NoiseComparison, NoiseFinding, NoiseReport};
+pub use rate::is_rate_unit;
 pub use report::*;

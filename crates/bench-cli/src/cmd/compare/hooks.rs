@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use bench_report::counted;
 use bench_sched::{ExperimentConfig, FailureKind, InterruptFlag, RealRunner, SchedError};
 
 use crate::args::CompareArgs;
@@ -39,7 +40,7 @@ pub fn size(
         if !quiet {
             stderr_line(format_args!(
                 "abba: --runs {runs}: {} of {per} runs per variant = {} runs per variant",
-                blocks_text(config.blocks),
+                counted(config.blocks as usize, "block"),
                 config.blocks * per
             ));
         }
@@ -84,7 +85,7 @@ pub fn size(
                 "abba: --time-budget {}: the pilot block took {}; {} fit in the remaining {} ({} runs per variant)",
                 seconds(budget),
                 seconds(took),
-                blocks_text(config.blocks),
+                counted(config.blocks as usize, "block"),
                 seconds(remaining),
                 config.blocks * per
             ));
@@ -118,7 +119,7 @@ fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) -> an
             .collect();
         let what = match &config.until {
             Some(_) => format!("--until decided between {fewest} and {blocks} blocks"),
-            None => blocks_text(blocks),
+            None => counted(blocks as usize, "block"),
         };
         stderr_line(format_args!(
             "abba: {}: {what} of {per} runs per variant ({} to {} runs per variant)",
@@ -132,52 +133,24 @@ fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) -> an
 
 /// A fixed block count below the fewest a paired comparison can be tested with is run
 /// anyway (a pilot, a smoke test), with a warning now, before the runs, naming the count
-/// the verdict needs.
+/// the verdict needs ([`bench_report::render_compare_too_few_blocks`]).
 fn warn_too_few_blocks(args: &CompareArgs, config: &ExperimentConfig, per: u32) {
     let analysis = args.analysis.apply(bench_stats::AnalysisConfig::default());
-    let needed = analysis.min_paired_blocks_for(config.variants.len(), per as usize);
     let blocked = config.design != bench_sched::Design::Sequential && config.variants.len() >= 2;
-    let blocks = config.blocks as usize;
-    if !blocked || config.until.is_some() || blocks >= needed || args.analysis.quiet {
+    if !blocked || config.until.is_some() || args.analysis.quiet {
         return;
     }
-    let runs = needed * per as usize;
-    let candidates = config.variants.len() - 1;
-    let holm = if candidates > 1 {
-        format!(
-            ", its smallest p below alpha/{candidates} for each of the {candidates} Holm-corrected comparisons with the baseline"
-        )
-    } else {
-        String::new()
+    let shortfall = bench_report::BlockShortfall {
+        blocks: config.blocks as usize,
+        needed: analysis.min_paired_blocks_for(config.variants.len(), per as usize),
+        min_paired: analysis.min_paired_blocks(),
+        runs_per_block: per as usize,
+        candidates: config.variants.len() - 1,
+        counts: config.metric.count_event().is_some(),
+        alpha: args.analysis.alpha(),
     };
-    let says = if blocks < analysis.min_paired_blocks() {
-        "\"not tested\""
-    } else {
-        "no comparison significant, whatever the data"
-    };
-    // Counts identical in every run are decided exactly, at any block count.
-    let unless = if config.metric.count_event().is_some() {
-        ", unless the counts are identical in every run of each variant (then the difference is exact)"
-    } else {
-        ""
-    };
-    stderr_line(format_args!(
-        "abba: warning: {} too few for a verdict: the paired test needs at least {needed} blocks at alpha {}{holm} (--blocks {needed}, or --runs {runs}); the report will say {says}{unless}",
-        if blocks == 1 {
-            "1 block is".to_owned()
-        } else {
-            format!("{blocks} blocks are")
-        },
-        args.analysis.alpha()
-    ));
-}
-
-/// "1 block", "12 blocks".
-fn blocks_text(n: u32) -> String {
-    if n == 1 {
-        "1 block".to_owned()
-    } else {
-        format!("{n} blocks")
+    if let Some(w) = bench_report::render_compare_too_few_blocks(&shortfall) {
+        stderr_line(format_args!("abba: warning: {w}"));
     }
 }
 

@@ -36,7 +36,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         .transpose()
         .map_err(|e| usage(e.to_string()))?;
     if let Some(point) = &resume {
-        refuse_suite_file(point)?;
+        if let Some(no) = point.suite_refusal() {
+            return Err(usage(format!("--resume {}: {no}", point.path().display())));
+        }
     }
     if let (Some(point), Some(output)) = (&resume, &args.output) {
         if !crate::core::paths::same_file(point.path(), output) {
@@ -65,19 +67,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         .preflight(&mut RealRunner::new())
         .map_err(|e| usage(e.to_string()))?;
     if let Some(point) = &config.resume {
-        if let (Some(at), false) = (point.decided_at(), point.extends(&config)) {
-            return Err(usage(format!(
-                "--resume {}: nothing to resume, the sequential rule decided after {at} blocks; report it with `abba analyze {}`, or raise --max-blocks to extend it (a further look)",
-                point.path().display(),
-                quoted(point.path())
-            )));
-        }
-        if point.completed_runs() >= config.schedule().runs.len() {
-            return Err(usage(format!(
-                "--resume {}: nothing to resume, every planned run is in the file; report it with `abba analyze {}`, or give more --blocks to extend it (its verdict then comes from the confidence sequence)",
-                point.path().display(),
-                quoted(point.path())
-            )));
+        if let Some(no) = point.nothing_to_resume(&config) {
+            return Err(usage(format!("--resume {}: {no}", point.path().display())));
         }
     }
     let out = RawOutput {
@@ -122,22 +113,6 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(code)
-}
-
-/// `--resume` of a suite's raw file: `abba suite` continues it, with its suite file (the raw
-/// file does not record that file's name).
-fn refuse_suite_file(point: &ResumePoint) -> anyhow::Result<()> {
-    let suite = &point.header().suite;
-    if suite.is_empty() {
-        return Ok(());
-    }
-    let names: Vec<&str> = suite.iter().map(|b| b.name.as_str()).collect();
-    let file = shell_words::quote(&point.path().display().to_string()).into_owned();
-    Err(usage(format!(
-        "--resume {}: the file is a suite's raw file (benchmarks {}), which abba compare does not continue; continue it with `abba suite <its suite file> --resume {file}`",
-        point.path().display(),
-        names.join(", ")
-    )))
 }
 
 /// The raw file `--confirm` writes beside the experiment's (`None` for a temporary one).
@@ -207,7 +182,7 @@ fn report(
     let mut input = Input::from_experiment(outcome);
     if input.is_empty() {
         return Err(anyhow::Error::new(Exit::CommandFailed(
-            crate::core::checks::nothing_to_analyze(&input),
+            input.nothing_to_analyze().to_string(),
         )));
     }
     let mut result = analyze_input(&input, analysis).map_err(|e| usage(e.to_string()))?;
