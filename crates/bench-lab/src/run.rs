@@ -47,6 +47,25 @@ pub fn target_dir(root: &Path) -> PathBuf {
     }
 }
 
+/// Runs `command` (abba, hyperfine) to its end and returns its standard output; an error
+/// names `what` with the exit status and the standard error when it failed, or the program
+/// when it could not start.
+///
+/// # Errors
+/// The program did not start or did not exit with 0.
+pub fn stdout_of(command: &mut std::process::Command, what: &str) -> Result<Vec<u8>> {
+    let out = command
+        .output()
+        .with_context(|| format!("starting {}", command.get_program().to_string_lossy()))?;
+    anyhow::ensure!(
+        out.status.success(),
+        "{what} exited with {}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+    Ok(out.stdout)
+}
+
 /// Builds `abba` in release mode (`$CARGO build --release -p bench-cli`, `cargo` when
 /// `$CARGO` is unset) and returns the path of the binary.
 ///
@@ -248,7 +267,7 @@ pub fn run_plan(abba: &Path, plan: &Plan) -> Result<BlockTable> {
     block_table(plan, &outcome.to_dataset())
 }
 
-/// The plan's values as `values[variant][block]` in M ops/s (see [`block_values`]).
+/// The plan's values as `values[variant][block]` in M ops/s (see `block_values`).
 ///
 /// # Errors
 /// A block of a variant without a value.

@@ -98,6 +98,7 @@ mod progress_bar;
 mod single;
 mod suite;
 mod suite_noise;
+mod too_few;
 mod units;
 mod view;
 mod wrap;
@@ -129,9 +130,9 @@ pub use crate::{
         render_shard_note, render_suite_bmf, render_suite_console, render_suite_dry_run,
         render_suite_failures, render_suite_github_benchmark, render_suite_json,
         render_suite_listing, render_suite_markdown, render_suite_pr_comment, render_suite_start,
-        render_too_few_blocks,
     },
     suite_noise::{SuiteNoiseLine, suite_noise_line},
+    too_few::{TooFewBlocks, render_too_few_blocks},
     units::format_value,
     wrap::{wrap, wrap_schedule_line},
 };

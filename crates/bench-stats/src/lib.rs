@@ -95,6 +95,7 @@ pub mod model;
 pub mod paired;
 pub mod parametric;
 pub mod plan;
+pub mod probe;
 pub mod rank;
 pub mod resample;
 pub mod sequential;

@@ -141,35 +141,19 @@ fn warn_too_few_blocks(args: &CompareArgs, config: &ExperimentConfig, per: u32) 
     if !blocked || config.until.is_some() || blocks >= needed || args.analysis.quiet {
         return;
     }
-    let runs = needed * per as usize;
-    let candidates = config.variants.len() - 1;
-    let holm = if candidates > 1 {
-        format!(
-            ", its smallest p below alpha/{candidates} for each of the {candidates} Holm-corrected comparisons with the baseline"
-        )
-    } else {
-        String::new()
+    let warning = bench_report::TooFewBlocks {
+        blocks,
+        needed,
+        min_paired: analysis.min_paired_blocks(),
+        alpha: args.analysis.alpha(),
+        holm_comparisons: config.variants.len() - 1,
+        runs_per_block: Some(per as usize),
+        exact_counts: config.metric.count_event().is_some(),
+        gated: false,
     };
-    let says = if blocks < analysis.min_paired_blocks() {
-        "\"not tested\""
-    } else {
-        "no comparison significant, whatever the data"
-    };
-    // Counts identical in every run are decided exactly, at any block count.
-    let unless = if config.metric.count_event().is_some() {
-        ", unless the counts are identical in every run of each variant (then the difference is exact)"
-    } else {
-        ""
-    };
-    stderr_line(format_args!(
-        "abba: warning: {} too few for a verdict: the paired test needs at least {needed} blocks at alpha {}{holm} (--blocks {needed}, or --runs {runs}); the report will say {says}{unless}",
-        if blocks == 1 {
-            "1 block is".to_owned()
-        } else {
-            format!("{blocks} blocks are")
-        },
-        args.analysis.alpha()
-    ));
+    if let Some(w) = warning.render() {
+        stderr_line(format_args!("abba: warning: {w}"));
+    }
 }
 
 /// "1 block", "12 blocks".
