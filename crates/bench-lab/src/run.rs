@@ -310,6 +310,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn stdout_of_returns_the_output_or_names_the_failure() {
+        let out = stdout_of(Command::new("sh").args(["-c", "echo hi"]), "sh echo").unwrap();
+        assert_eq!(out, b"hi\n");
+        let err = stdout_of(
+            Command::new("sh").args(["-c", "echo oops >&2; exit 3"]),
+            "sh exit",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("sh exit exited with exit status: 3: oops"),
+            "{err}"
+        );
+        let err = stdout_of(&mut Command::new("/nonexistent/abba"), "x").unwrap_err();
+        assert_eq!(err.to_string(), "starting /nonexistent/abba");
+    }
+
+    #[test]
     fn kernel_command_has_the_appendix_flags() {
         let k = KernelSpec {
             op: Op::Int,
