@@ -79,6 +79,8 @@ enum Task {
     /// Check the layers of the `abba` binary (`crates/bench-cli/src`): no import cycle
     /// between files, no upward arrow (args <- core <- commands <- main), no command
     /// naming another. The same check runs in `cargo test` (bench-cli's `layers` test).
+    /// Also: the library crates' arrows, and `cargo doc --workspace --no-deps` with no
+    /// rustdoc warning (a broken or private intra-doc link).
     Tidy,
 }
 
@@ -137,13 +139,32 @@ fn tidy_run(root: &std::path::Path) -> anyhow::Result<()> {
     for p in &problems {
         println!("{p}");
     }
+    // Warm, cargo replays its cached rustdoc messages in under a second; after a change
+    // to bench-stats, which every crate documents again, about a minute on 2 cores.
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let doc = std::process::Command::new(cargo)
+        .args(["doc", "--workspace", "--no-deps"])
+        .current_dir(root)
+        .output()?;
     anyhow::ensure!(
-        problems.is_empty(),
-        "{} broken layer rule(s) in crates/bench-cli/src or the library crates",
-        problems.len()
+        doc.status.success(),
+        "cargo doc --workspace --no-deps failed:\n{}",
+        String::from_utf8_lossy(&doc.stderr)
+    );
+    let warnings = tidy::doc_warnings(&String::from_utf8_lossy(&doc.stderr));
+    for w in &warnings {
+        println!("{w}");
+    }
+    anyhow::ensure!(
+        problems.is_empty() && warnings.is_empty(),
+        "{} broken layer rule(s) in crates/bench-cli/src or the library crates, {} rustdoc \
+         warning(s) in cargo doc --workspace --no-deps",
+        problems.len(),
+        warnings.len()
     );
     println!("crates/bench-cli/src: no cycle, no upward arrow, no command naming another");
     println!("library crates: each depends only on the workspace crates below it");
+    println!("cargo doc --workspace --no-deps: no warning");
     Ok(())
 }
 

@@ -494,6 +494,31 @@ pub fn cli_src(root: &Path) -> PathBuf {
     root.join("crates/bench-cli/src")
 }
 
+/// The rustdoc warnings in the standard error of `cargo doc` (a broken or private
+/// intra-doc link, an unclosed HTML tag), each as `FILE:LINE:COL: MESSAGE`; cargo's
+/// closing counts ("generated 2 warnings") are left out.
+pub fn doc_warnings(stderr: &str) -> Vec<String> {
+    let lines: Vec<&str> = stderr.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(message) = line.strip_prefix("warning: ") else {
+            continue;
+        };
+        if message.starts_with('`') && message.contains(" generated ") {
+            continue;
+        }
+        let place = lines[i + 1..]
+            .iter()
+            .take(3)
+            .find_map(|l| l.trim_start().strip_prefix("--> "));
+        out.push(match place {
+            Some(p) => format!("{p}: {message}"),
+            None => message.to_owned(),
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -604,5 +629,25 @@ mod tests {
             check(&dir).unwrap(),
             ["upward arrow: args/bad.rs names core/exit.rs"]
         );
+    }
+
+    #[test]
+    fn doc_warnings_are_named_by_place_without_the_counts() {
+        let stderr = "\
+ Documenting bench-sched v0.1.0 (/w/crates/bench-sched)
+warning: unresolved link to `crate::Outcome`
+  --> crates/bench-sched/src/host.rs:27:68
+   |
+27 |     /// Load averages at the end ([`crate::Outcome`]).
+   |
+warning: `bench-sched` (lib doc) generated 1 warning
+warning: `bench-stats` (lib doc) generated 2 warnings
+    Finished `dev` profile
+";
+        assert_eq!(
+            doc_warnings(stderr),
+            ["crates/bench-sched/src/host.rs:27:68: unresolved link to `crate::Outcome`"]
+        );
+        assert!(doc_warnings("    Finished `dev` profile\n").is_empty());
     }
 }

@@ -239,23 +239,10 @@ fn check_directory_writable(path: &Path, dir: Option<&Path>) -> Result<(), Histo
     let dir = dir
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let probe = dir.join(format!(".abba-history-write-check-{}", std::process::id()));
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)
-    {
-        Ok(_) => {
-            let _ = std::fs::remove_file(&probe);
-            Ok(())
-        }
-        // A leftover probe of this process id: the directory is writable.
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(_) => Err(HistoryError::ReadOnly {
-            path: path.to_path_buf(),
-            migrate_from: None,
-        }),
-    }
+    bench_stats::probe::probe_writable_dir(dir).map_err(|_| HistoryError::ReadOnly {
+        path: path.to_path_buf(),
+        migrate_from: None,
+    })
 }
 
 impl Store {

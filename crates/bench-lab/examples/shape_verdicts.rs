@@ -8,10 +8,10 @@
 //! `quiet,drift`). With `SHOW=<case>` set, each claimed or gated session of that case
 //! prints its parts on stderr.
 
-use bench_lab::sim::{Change, Mode, NoiseProfile, SimDesign, simulate_change};
+use bench_lab::sim::{Change, Mode, NoiseProfile, analyze_change};
+use bench_stats::Outcome;
 use bench_stats::analysis::regressions;
 use bench_stats::paired::shape::PartMove;
-use bench_stats::{AnalysisConfig, Outcome, analyze};
 
 /// Counts of one cell: sessions, SLOWER, FASTER, MIXED, EQUIVALENT, 2% gate, 5% gate,
 /// fast runs SLOWER.
@@ -47,12 +47,7 @@ fn cell(profile: NoiseProfile, name: &str, change: &Change, range: std::ops::Ran
     let mut v = [0u32; 8];
     for r in range {
         let seed = 7_000 + u64::from(r);
-        let e = simulate_change(&cfg, change, SimDesign::Abba, 30, 1, seed);
-        let config = AnalysisConfig {
-            seed,
-            ..AnalysisConfig::default()
-        };
-        let Ok(a) = analyze(&e.dataset, &config) else {
+        let Some(a) = analyze_change(&cfg, change, 30, seed) else {
             continue;
         };
         let c = &a.groups[0].comparisons[0];

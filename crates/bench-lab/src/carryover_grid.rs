@@ -7,10 +7,10 @@
 //! `audit-grid`, seeds from 50,000): the same flags print the same bytes.
 
 use anyhow::Result;
-use bench_lab::sim::{Change, NoiseProfile, SimDesign, simulate_change};
+use bench_lab::sim::{Change, NoiseProfile, analyze_change};
+use bench_stats::Outcome;
 use bench_stats::model::report::WarningCode;
 use bench_stats::sim::SimConfig;
-use bench_stats::{AnalysisConfig, Outcome, analyze};
 
 use crate::decision_grid::parse_profile;
 
@@ -59,12 +59,7 @@ fn cell(cfg: &SimConfig, change: &Change, blocks: u32, reps: u32) -> Cell {
         let mut c = Cell::default();
         for r in range {
             let seed = 50_000 + u64::from(r);
-            let e = simulate_change(cfg, change, SimDesign::Abba, blocks, 1, seed);
-            let config = AnalysisConfig {
-                seed,
-                ..AnalysisConfig::default()
-            };
-            let Ok(a) = analyze(&e.dataset, &config) else {
+            let Some(a) = analyze_change(cfg, change, blocks, seed) else {
                 continue;
             };
             let o = a.groups[0].comparisons[0].outcome;

@@ -28,7 +28,7 @@ use bench_stats::Outcome;
 use serde_json::Value;
 
 use crate::calibrate::Neighbour;
-use crate::run::{build_abba, compute_command, target_dir};
+use crate::run::{build_abba, compute_command, stdout_of, target_dir};
 
 /// Flags of `counters`.
 #[derive(clap::Args, Debug)]
@@ -136,23 +136,18 @@ fn verdict_of(json: &Value) -> Result<Verdict> {
 /// Runs `abba compare --json ARGS`, saving its JSON as `dir/STEM.json`.
 fn compare(abba: &Path, dir: &Path, stem: &str, args: &[String]) -> Result<Value> {
     let raw = dir.join(format!("{stem}.jsonl"));
-    let out = Command::new(abba)
-        .args([
-            "compare", "--json", "--quiet", "--force", "-n", "A", "-n", "B",
-        ])
-        .arg("--output")
-        .arg(&raw)
-        .args(args)
-        .output()
-        .with_context(|| format!("starting {}", abba.display()))?;
-    ensure!(
-        out.status.success(),
-        "abba compare ({stem}) exited with {}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr).trim()
-    );
-    std::fs::write(dir.join(format!("{stem}.json")), &out.stdout)?;
-    serde_json::from_slice(&out.stdout).with_context(|| format!("reading {stem}'s JSON"))
+    let out = stdout_of(
+        Command::new(abba)
+            .args([
+                "compare", "--json", "--quiet", "--force", "-n", "A", "-n", "B",
+            ])
+            .arg("--output")
+            .arg(&raw)
+            .args(args),
+        &format!("abba compare ({stem})"),
+    )?;
+    std::fs::write(dir.join(format!("{stem}.json")), &out)?;
+    serde_json::from_slice(&out).with_context(|| format!("reading {stem}'s JSON"))
 }
 
 /// The median wall time (ns) of variant A's successful runs in a raw file.

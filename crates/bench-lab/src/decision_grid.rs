@@ -15,7 +15,7 @@
 
 use anyhow::Result;
 use bench_lab::sim::{
-    Change, Experiment, NoiseProfile, SimConfig, SimDesign, simulate_change, truth,
+    Change, Experiment, NoiseProfile, SimConfig, SimDesign, analyze_change, simulate_change, truth,
 };
 use bench_stats::analysis::SequentialRun;
 use bench_stats::sequential::{
@@ -608,12 +608,7 @@ fn audit_tally(
         let (mut t, mut warned, mut gate) = (Tally::default(), 0u32, 0u32);
         for r in range {
             let seed = 50_000 + u64::from(r);
-            let e = simulate_change(cfg, change, SimDesign::Abba, blocks, 1, seed);
-            let config = AnalysisConfig {
-                seed,
-                ..AnalysisConfig::default()
-            };
-            let Ok(a) = analyze(&e.dataset, &config) else {
+            let Some(a) = analyze_change(cfg, change, blocks, seed) else {
                 continue;
             };
             let o = a.groups[0].comparisons[0].outcome;

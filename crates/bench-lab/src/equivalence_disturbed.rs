@@ -16,11 +16,9 @@
 //!   profile: how they stop and after how many blocks.
 
 use anyhow::Result;
-use bench_lab::sim::{
-    Change, NoiseProfile, SimConfig, SimDesign, disturbed_machine, simulate_change,
-};
+use bench_lab::sim::{Change, NoiseProfile, SimConfig, analyze_change, disturbed_machine};
+use bench_stats::Outcome;
 use bench_stats::paired::shape::{PartStatistic, QuantileShift};
-use bench_stats::{AnalysisConfig, Outcome, analyze};
 
 use crate::decision_grid::until_decided;
 
@@ -101,12 +99,7 @@ impl Session {
 }
 
 fn session(cfg: &SimConfig, change: &Change, blocks: u32, seed: u64) -> Option<Session> {
-    let e = simulate_change(cfg, change, SimDesign::Abba, blocks, 1, seed);
-    let config = AnalysisConfig {
-        seed,
-        ..AnalysisConfig::default()
-    };
-    let a = analyze(&e.dataset, &config).ok()?;
+    let a = analyze_change(cfg, change, blocks, seed)?;
     let c = &a.groups[0].comparisons[0];
     let s = c.distribution.as_ref()?;
     let (mut r, mut own) = ([f64::INFINITY; 5], [MARGIN; 4]);

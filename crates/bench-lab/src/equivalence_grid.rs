@@ -21,10 +21,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, ensure};
-use bench_lab::sim::{Change, SimDesign, simulate_change};
+use bench_lab::sim::{Change, analyze_change};
+use bench_stats::Outcome;
 use bench_stats::paired::shape::{PartStatistic, QuantileShift, ShapeAnalysis};
 use bench_stats::sim::{NoiseProfile, SimConfig};
-use bench_stats::{AnalysisConfig, Outcome, analyze};
 
 const MARGIN: f64 = 0.01;
 
@@ -110,12 +110,7 @@ fn tally(cfg: &SimConfig, change: &Change, blocks: u32, reps: u32) -> Tally {
         let mut t = Tally::default();
         for r in range {
             let seed = 20_000 + u64::from(r);
-            let e = simulate_change(cfg, change, SimDesign::Abba, blocks, 1, seed);
-            let config = AnalysisConfig {
-                seed,
-                ..AnalysisConfig::default()
-            };
-            let Ok(a) = analyze(&e.dataset, &config) else {
+            let Some(a) = analyze_change(cfg, change, blocks, seed) else {
                 continue;
             };
             let c = &a.groups[0].comparisons[0];

@@ -47,6 +47,25 @@ pub fn target_dir(root: &Path) -> PathBuf {
     }
 }
 
+/// Runs `command` (abba, hyperfine) to its end and returns its standard output; an error
+/// names `what` with the exit status and the standard error when it failed, or the program
+/// when it could not start.
+///
+/// # Errors
+/// The program did not start or did not exit with 0.
+pub fn stdout_of(command: &mut std::process::Command, what: &str) -> Result<Vec<u8>> {
+    let out = command
+        .output()
+        .with_context(|| format!("starting {}", command.get_program().to_string_lossy()))?;
+    anyhow::ensure!(
+        out.status.success(),
+        "{what} exited with {}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+    Ok(out.stdout)
+}
+
 /// Builds `abba` in release mode (`$CARGO build --release -p bench-cli`, `cargo` when
 /// `$CARGO` is unset) and returns the path of the binary.
 ///
@@ -248,7 +267,7 @@ pub fn run_plan(abba: &Path, plan: &Plan) -> Result<BlockTable> {
     block_table(plan, &outcome.to_dataset())
 }
 
-/// The plan's values as `values[variant][block]` in M ops/s (see [`block_values`]).
+/// The plan's values as `values[variant][block]` in M ops/s (see `block_values`).
 ///
 /// # Errors
 /// A block of a variant without a value.
@@ -289,6 +308,24 @@ fn block_values(names: &[String], blocks: u32, loaded: &Loaded) -> Result<Vec<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stdout_of_returns_the_output_or_names_the_failure() {
+        let out = stdout_of(Command::new("sh").args(["-c", "echo hi"]), "sh echo").unwrap();
+        assert_eq!(out, b"hi\n");
+        let err = stdout_of(
+            Command::new("sh").args(["-c", "echo oops >&2; exit 3"]),
+            "sh exit",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("sh exit exited with exit status: 3: oops"),
+            "{err}"
+        );
+        let err = stdout_of(&mut Command::new("/nonexistent/abba"), "x").unwrap_err();
+        assert_eq!(err.to_string(), "starting /nonexistent/abba");
+    }
 
     #[test]
     fn kernel_command_has_the_appendix_flags() {

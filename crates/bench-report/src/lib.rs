@@ -78,7 +78,6 @@
 )]
 
 mod atomic;
-mod compare_plan;
 mod console;
 mod csv_options;
 mod error;
@@ -100,6 +99,7 @@ mod progress_bar;
 mod single;
 mod suite;
 mod suite_noise;
+mod too_few;
 mod unit_warning;
 mod units;
 mod view;
@@ -111,7 +111,6 @@ pub use crate::history::render_history_page;
 pub use crate::progress_bar::{ANALYSIS_BAR_AFTER, AnalysisBar, RunBar};
 pub use crate::{
     atomic::write_atomic,
-    compare_plan::{BlockShortfall, render_compare_too_few_blocks},
     console::render_console,
     csv_options::render_ignored_csv_options,
     error::ExportError,
@@ -134,9 +133,9 @@ pub use crate::{
         render_shard_note, render_suite_bmf, render_suite_console, render_suite_dry_run,
         render_suite_failures, render_suite_github_benchmark, render_suite_json,
         render_suite_listing, render_suite_markdown, render_suite_pr_comment, render_suite_start,
-        render_too_few_blocks,
     },
     suite_noise::{SuiteNoiseLine, suite_noise_line},
+    too_few::{TooFewBlocks, render_too_few_blocks},
     unit_warning::{UnitSetting, render_rate_unit_warning},
     units::format_value,
     wrap::{wrap, wrap_schedule_line},

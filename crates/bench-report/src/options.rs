@@ -96,7 +96,7 @@ pub struct RenderOptions {
     /// unlimited, nothing wrapped.
     pub width: Option<usize>,
     /// What the compact report tells the reader to do for the full one (the CLI passes
-    /// `--verbose`), printed as "<hint> for details"; `None` (the default) says nothing.
+    /// `--verbose`), printed as "`<hint>` for details"; `None` (the default) says nothing.
     pub full_report_hint: Option<&'static str>,
 }
 

@@ -364,20 +364,8 @@ pub fn check_writable(flag: &str, given: &Path) -> Result<(), PathConflict> {
     if !dir.is_dir() {
         return refuse(format!("the directory {} does not exist", dir.display()));
     }
-    let probe = dir.join(format!(".abba-write-check.{}", std::process::id()));
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)
-    {
-        Ok(_) => {
-            let _ = std::fs::remove_file(&probe);
-            Ok(())
-        }
-        // Another process's probe: the directory takes files.
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => refuse(format!("cannot create a file in {}: {e}", dir.display())),
-    }
+    bench_stats::probe::probe_writable_dir(dir)
+        .or_else(|e| refuse(format!("cannot create a file in {}: {e}", dir.display())))
 }
 
 /// Refuses a directory export (`flag given`, the SVG charts) that is neither a directory

@@ -24,7 +24,8 @@ pub struct HostFacts {
     pub aslr: Option<u8>,
     /// 1, 5 and 15 minute load averages at the start.
     pub load_start: Option<[f64; 3]>,
-    /// Load averages at the end (filled in the trailer line and [`crate::Outcome`]).
+    /// Load averages at the end: `None` when the header is written; the end's are recorded
+    /// in the trailer line ([`crate::Experiment::load_end`]).
     pub load_end: Option<[f64; 3]>,
     /// Size of abba's own environment in bytes (`KEY=VALUE\0` each).
     pub env_bytes: usize,

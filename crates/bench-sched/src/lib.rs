@@ -48,30 +48,13 @@
 //!
 //! ## Harness overhead
 //!
-//! `cargo bench -p bench-sched --bench overhead` (`benches/overhead.rs`) runs `true` 1000
-//! times through [`RealRunner`] and then `hyperfine -N --warmup 20 --runs 1000
-//! --export-json` (hyperfine 1.15.0) on the same command, and prints mean and median wall
-//! time per run. Figures on the shared 2-core build machine, first while other builds ran
-//! (load average 4 to 6, "busy": only the order of magnitude is meaningful), then quiet:
-//!
-//! | run | RealRunner mean / median | hyperfine -N mean / median | ratio of means / medians |
-//! | --- | --- | --- | --- |
-//! | busy 1 | 1421.6 / 939.3 µs | 953.9 µs / – | 1.49 / – |
-//! | busy 2 | 2851.5 / 1476.7 µs | 3420.1 / 2172.6 µs | 0.83 / 0.68 |
-//! | quiet 1 | 1179.1 / 1177.9 µs | 1282.8 / 1163.5 µs | 0.92 / 1.01 |
-//! | quiet 2 | 1132.1 / 1159.6 µs | 1181.1 / 1208.1 µs | 0.96 / 0.96 |
-//! | quiet 3 | 1302.5 / 1225.4 µs | 1307.7 / 1222.0 µs | 1.00 / 1.00 |
-//!
-//! On the quiet machine (load average about 0.1, three back-to-back runs) abba's runner
-//! measures `true` at 0.92-1.00x hyperfine's mean and 0.96-1.01x its median: no worse.
-//!
-//! The harness's own cost per run outside the measured interval (loop time minus measured
-//! wall) was 27 to 53 µs. Per run it spawns with `Command`, waits with `waitid`/`wait4`,
-//! and starts no thread unless a timeout is set, so its measured wall time is in the same
-//! range as hyperfine's. The figures above predate the `pre_exec` hook that ties every
-//! child's life to abba's (`PR_SET_PDEATHSIG`): with it, std forks instead of using
-//! `posix_spawn`, which adds the (small) cost of copying abba's page tables to every
-//! run's wall time, the same for every variant; rerun the bench to requote them.
+//! Per run [`RealRunner`] spawns the command with `posix_spawn` (a `pre_exec` hook only
+//! with `--pin`), waits for its exit in one `poll` (a pidfd where the kernel has one) and
+//! reaps it with `wait4`, starting no thread; the timed window holds the spawn and the
+//! wait, so its wall time is comparable with hyperfine's `-N`. The
+//! measured ratio to hyperfine and the harness's cost outside the window are in
+//! `docs/performance.md`, beside their command (`cargo bench -p bench-sched --bench
+//! overhead`).
 #![deny(missing_docs)]
 // A match on one of our enums names every variant, so a new variant is a compile (or
 // clippy) error wherever it needs a decision.

@@ -42,6 +42,7 @@
 //! | [`special`] | erfc, the normal distribution, log-gamma, the incomplete gamma and beta, Student's t |
 //! | [`model`] | the input ([`Dataset`]) and the result ([`Analysis`]) types |
 //! | [`analysis`] | the engine, its configuration and the pluggable significance strategy |
+//! | [`probe`] | not statistics: the one write probe of the crates that write files (`bench-report`, `bench-history`) |
 //! | `sim` | (feature `sim`) the seeded noise machine and named noise profiles `abba plan --profile` simulates its pilot on |
 //!
 //! The whole analysis of two variants measured in the same blocks:
@@ -95,6 +96,7 @@ pub mod model;
 pub mod paired;
 pub mod parametric;
 pub mod plan;
+pub mod probe;
 pub mod rank;
 pub mod resample;
 pub mod sequential;

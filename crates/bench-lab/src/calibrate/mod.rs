@@ -39,6 +39,7 @@ use anyhow::{Context, Result, bail, ensure};
 use bench_sched::{ReferenceRuns, Schedule};
 use bench_stats::{ANALYSIS_SCHEMA, Analysis, Outcome, Verdict, Warning, WarningCode};
 
+use crate::run::stdout_of;
 use crate::table::{Align, TextTable};
 
 mod noise;
@@ -721,25 +722,20 @@ fn experiment(
     seed: u64,
 ) -> Result<Observation> {
     let raw = dir.join(format!("{stem}.jsonl"));
-    let out = Command::new(abba)
-        .args([
-            "compare", "--json", "--quiet", "--force", "-n", "A", "-n", "B",
-        ])
-        .args(["--design", design.flag()])
-        .args(["--blocks", &blocks.to_string()])
-        .args(["--seed", &seed.to_string()])
-        .arg("--output")
-        .arg(&raw)
-        .args(cmds)
-        .output()
-        .with_context(|| format!("starting {}", abba.display()))?;
-    ensure!(
-        out.status.success(),
-        "abba compare ({stem}) exited with {}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr).trim()
-    );
-    let text = String::from_utf8(out.stdout).context("abba compare printed non-UTF-8")?;
+    let out = stdout_of(
+        Command::new(abba)
+            .args([
+                "compare", "--json", "--quiet", "--force", "-n", "A", "-n", "B",
+            ])
+            .args(["--design", design.flag()])
+            .args(["--blocks", &blocks.to_string()])
+            .args(["--seed", &seed.to_string()])
+            .arg("--output")
+            .arg(&raw)
+            .args(cmds),
+        &format!("abba compare ({stem})"),
+    )?;
+    let text = String::from_utf8(out).context("abba compare printed non-UTF-8")?;
     let json_path = dir.join(format!("{stem}.json"));
     std::fs::write(&json_path, &text)
         .with_context(|| format!("writing {}", json_path.display()))?;
@@ -764,21 +760,14 @@ fn experiment(
 
 /// `abba analyze --json --quiet EXTRA RAW`, read as a [`Reading`].
 fn reanalyse(abba: &Path, raw: &Path, extra: &[&str]) -> Result<Reading> {
-    let out = Command::new(abba)
-        .args(["analyze", "--json", "--quiet"])
-        .args(extra)
-        .arg(raw)
-        .output()
-        .with_context(|| format!("starting {}", abba.display()))?;
-    ensure!(
-        out.status.success(),
-        "abba analyze {} {} exited with {}: {}",
-        extra.join(" "),
-        raw.display(),
-        out.status,
-        String::from_utf8_lossy(&out.stderr).trim()
-    );
-    parse_analysis(&String::from_utf8_lossy(&out.stdout)).with_context(|| {
+    let out = stdout_of(
+        Command::new(abba)
+            .args(["analyze", "--json", "--quiet"])
+            .args(extra)
+            .arg(raw),
+        &format!("abba analyze {} {}", extra.join(" "), raw.display()),
+    )?;
+    parse_analysis(&String::from_utf8_lossy(&out)).with_context(|| {
         format!(
             "reading the analysis of {} with {}",
             raw.display(),

@@ -32,6 +32,7 @@ use super::rates::{quantile, sorted_finite};
 use super::side::{self, Decision, Method, test_call};
 use super::{CalibrateArgs, Design, Runtime, Scenario, Setup, experiment, load_average};
 use crate::neighbour::schedule::summarize;
+use crate::run::stdout_of;
 
 /// Level of the Welch and Mann-Whitney tests of the sequential tools (abba's default
 /// alpha; abba's own verdicts use the alpha of their analysis).
@@ -336,19 +337,13 @@ fn raw_cpu_values(path: &Path) -> Result<[Vec<f64>; 2]> {
 
 /// `abba analyze --json --quiet --metric cpu RAW`: the same runs decided on CPU time.
 fn on_cpu_time(abba: &Path, raw: &Path) -> Result<super::Reading> {
-    let out = Command::new(abba)
-        .args(["analyze", "--json", "--quiet", "--metric", "cpu"])
-        .arg(raw)
-        .output()
-        .with_context(|| format!("starting {}", abba.display()))?;
-    ensure!(
-        out.status.success(),
-        "abba analyze --metric cpu {} exited with {}: {}",
-        raw.display(),
-        out.status,
-        String::from_utf8_lossy(&out.stderr).trim()
-    );
-    super::parse_analysis(&String::from_utf8_lossy(&out.stdout))
+    let out = stdout_of(
+        Command::new(abba)
+            .args(["analyze", "--json", "--quiet", "--metric", "cpu"])
+            .arg(raw),
+        &format!("abba analyze --metric cpu {}", raw.display()),
+    )?;
+    super::parse_analysis(&String::from_utf8_lossy(&out))
         .with_context(|| format!("reading the CPU-time analysis of {}", raw.display()))
 }
 
@@ -374,20 +369,15 @@ fn two_series(data: &bench_stats::Dataset, path: &Path) -> Result<[Vec<f64>; 2]>
 /// its times of A and of B (ns).
 fn hyperfine_times(dir: &Path, stem: &str, cmds: [&str; 2], runs: u32) -> Result<[Vec<f64>; 2]> {
     let json = dir.join(format!("{stem}.json"));
-    let out = Command::new("hyperfine")
-        .args(["-N", "--style", "none", "--runs", &runs.to_string()])
-        .arg("--export-json")
-        .arg(&json)
-        .args(["-n", "A", "-n", "B"])
-        .args(cmds)
-        .output()
-        .context("starting hyperfine")?;
-    ensure!(
-        out.status.success(),
-        "hyperfine ({stem}) exited with {}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr).trim()
-    );
+    stdout_of(
+        Command::new("hyperfine")
+            .args(["-N", "--style", "none", "--runs", &runs.to_string()])
+            .arg("--export-json")
+            .arg(&json)
+            .args(["-n", "A", "-n", "B"])
+            .args(cmds),
+        &format!("hyperfine ({stem})"),
+    )?;
     let loaded = bench_sched::read_hyperfine(&json)?;
     two_series(&loaded.dataset, &json)
 }

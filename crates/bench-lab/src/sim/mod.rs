@@ -47,8 +47,9 @@ pub use change::{Change, Mode, Truth, truth};
 
 /// A quiet machine that disturbs some runs: [`NoiseProfile::Quiet`] with 8% of runs (of
 /// either variant alike, independently) pre-empted and made 20-50% slower. The audit's
-/// case of issue 42 (item 4): the typical run is pinned within a few tenths of a percent
-/// at 60 blocks, while the slow runs (p90) sit at the edge of the disturbed 8%.
+/// case of issue 42 (item 4): the typical run's interval narrows with the blocks, while
+/// the slow runs (p90) sit at the edge of the disturbed runs, where they have no density to
+/// narrow on (the figures: `docs/calibration.md`, `cargo xtask equivalence-disturbed`).
 pub fn disturbed_machine() -> SimConfig {
     SimConfig {
         spike_prob: 0.08,
@@ -197,6 +198,23 @@ pub fn simulate_cycles(
     seed: u64,
 ) -> Experiment {
     simulate_change(cfg, &Change::none(), design, blocks, cycles, seed)
+}
+
+/// One ABBA session of `blocks` blocks of `cfg` with `change` (seed `seed`), analysed by
+/// `bench_stats::analyze` with the default settings and the same seed; `None` when the
+/// analysis refuses the data. Time: as [`simulate_change`] and `analyze`.
+pub fn analyze_change(
+    cfg: &SimConfig,
+    change: &Change,
+    blocks: u32,
+    seed: u64,
+) -> Option<bench_stats::Analysis> {
+    let e = simulate_change(cfg, change, SimDesign::Abba, blocks, 1, seed);
+    let config = bench_stats::AnalysisConfig {
+        seed,
+        ..bench_stats::AnalysisConfig::default()
+    };
+    bench_stats::analyze(&e.dataset, &config).ok()
 }
 
 /// [`simulate_cycles`] with the programs of `change`: every run of variant `v` is also

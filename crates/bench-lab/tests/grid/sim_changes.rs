@@ -185,3 +185,27 @@ fn any_mixture_any_direction() {
         "B's fast mode 4% faster, 45% of its runs 15% slower"
     );
 }
+
+#[test]
+fn analyze_change_is_the_simulated_session_analysed_with_its_seed() {
+    let cfg = NoiseProfile::Quiet.config();
+    let a = bench_lab::sim::analyze_change(&cfg, &Change::shift(1.10), 12, 5).unwrap();
+    let e = simulate_change(&cfg, &Change::shift(1.10), SimDesign::Abba, 12, 1, 5);
+    let config = bench_stats::AnalysisConfig {
+        seed: 5,
+        ..bench_stats::AnalysisConfig::default()
+    };
+    let b = bench_stats::analyze(&e.dataset, &config).unwrap();
+    assert_eq!(
+        a.groups[0].comparisons[0].outcome,
+        b.groups[0].comparisons[0].outcome
+    );
+    assert_eq!(
+        a.groups[0].comparisons[0].ratio,
+        b.groups[0].comparisons[0].ratio
+    );
+    assert_eq!(
+        a.groups[0].comparisons[0].outcome,
+        bench_stats::Outcome::Slower
+    );
+}

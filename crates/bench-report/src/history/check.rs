@@ -117,7 +117,6 @@ fn change_lines(s: &Series, r: &RecentChange, label: &str, out: &mut String) {
 /// are), one that does not by its interval and the threshold it stays within.
 fn chain_line(s: &Series, c: &ChainCheck, label: &str, out: &mut String) {
     let Some(ch) = &s.chain else { return };
-    let [lo, hi] = ch.chain.interval;
     if c.fails() {
         let mut gate = c.gate.clone();
         gate.benchmark = Some(label.to_owned());
@@ -127,13 +126,8 @@ fn chain_line(s: &Series, c: &ChainCheck, label: &str, out: &mut String) {
     } else {
         let _ = writeln!(
             out,
-            "{label}: chain of {} paired steps #{} -> #{}: {} [{}, {}], within --fail-if-slower {}",
-            ch.steps.len(),
-            ch.from + 1,
-            ch.to + 1,
-            percent(ch.chain.ratio),
-            percent(lo),
-            percent(hi),
+            "{label}: {}, within --fail-if-slower {}",
+            super::chain_span_text(ch),
             percent(1.0 + c.threshold)
         );
     }

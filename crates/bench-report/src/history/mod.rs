@@ -125,6 +125,20 @@ pub fn series_change_word(
     }
 }
 
+/// `chain of 3 paired steps #2 -> #5: +1.20% [+0.40%, +2.00%]`: a chain of paired steps
+/// with its ratio and interval, as `history show` and `history check` say it.
+pub(crate) fn chain_span_text(ch: &bench_stats::history::ChainSpan) -> String {
+    format!(
+        "chain of {} paired steps #{} -> #{}: {} [{}, {}]",
+        ch.steps.len(),
+        ch.from + 1,
+        ch.to + 1,
+        percent_change(ch.chain.ratio),
+        percent_change(ch.chain.interval[0]),
+        percent_change(ch.chain.interval[1])
+    )
+}
+
 /// Whether `benchmark`'s values are counts (its metric names a counted event).
 pub(crate) fn is_counted(benchmark: &bench_stats::history::SeriesBenchmark) -> bool {
     bench_stats::Quantity::from(benchmark.metric.clone()).is_count()

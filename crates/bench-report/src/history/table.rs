@@ -191,13 +191,8 @@ fn chain_line(out: &mut String, s: &Series) {
                 .collect();
             let _ = writeln!(
                 out,
-                "chain of {} paired steps #{} -> #{}: {} [{}, {}] ({}); largest steps: {}",
-                ch.steps.len(),
-                ch.from + 1,
-                ch.to + 1,
-                percent(ch.chain.ratio),
-                percent(ch.chain.interval[0]),
-                percent(ch.chain.interval[1]),
+                "{} ({}); largest steps: {}",
+                super::chain_span_text(ch),
                 chain_word(ch.chain.interval, b.higher_is_better, is_counted(b)),
                 largest.join(", ")
             );

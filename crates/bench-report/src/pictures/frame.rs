@@ -55,6 +55,14 @@ impl Area {
             bottom: height - BOTTOM,
         }
     }
+
+    /// The middle of the area (x, y), where a chart with nothing to draw says so.
+    pub fn centre(&self) -> (f64, f64) {
+        (
+            (self.left + self.right) / 2.0,
+            (self.top + self.bottom) / 2.0,
+        )
+    }
 }
 
 const LEGEND_LINE: f64 = 15.0;

@@ -187,9 +187,10 @@ fn draw_levels(
         style::marker_path(&mut marks, style::Shape::Circle, x, ys.px(l.value / s), 3.5);
     }
     if levels.is_empty() {
+        let (x, y) = area.centre();
         svg.text(
-            (area.left + area.right) / 2.0,
-            (area.top + area.bottom) / 2.0,
+            x,
+            y,
             Anchor::Middle,
             "no levels recorded (only paired steps)",
             "",
@@ -199,15 +200,21 @@ fn draw_levels(
             &line,
             &format!(r#"fill="none" stroke="{col}" stroke-width="1" stroke-opacity="0.5""#),
         );
-        svg.path(
-            &bars,
-            &format!(r#"stroke="{INK}" stroke-width="1.5" class="error-bars""#),
-        );
-        svg.path(
-            &marks,
-            &format!(r#"fill="{col}" stroke="{INK}" class="points""#),
-        );
+        bars_and_points(svg, &bars, &marks, col);
     }
+}
+
+/// The intervals (`bars`, one path) and the markers (`marks`) of a history chart, in
+/// colour `col`.
+fn bars_and_points(svg: &mut Svg, bars: &str, marks: &str, col: &str) {
+    svg.path(
+        bars,
+        &format!(r#"stroke="{INK}" stroke-width="1.5" class="error-bars""#),
+    );
+    svg.path(
+        marks,
+        &format!(r#"fill="{col}" stroke="{INK}" class="points""#),
+    );
 }
 
 /// The steps chart: each commit's paired ratio to an earlier commit with its interval,
@@ -270,22 +277,10 @@ pub fn history_steps_chart(chart: &HistoryChart) -> Chart {
         style::marker_path(&mut marks, style::Shape::Square, x, ys.px(l.value), 3.5);
     }
     if steps.is_empty() {
-        svg.text(
-            (area.left + area.right) / 2.0,
-            (area.top + area.bottom) / 2.0,
-            Anchor::Middle,
-            "no paired steps recorded",
-            "",
-        );
+        let (x, y) = area.centre();
+        svg.text(x, y, Anchor::Middle, "no paired steps recorded", "");
     } else {
-        svg.path(
-            &bars,
-            &format!(r#"stroke="{INK}" stroke-width="1.5" class="error-bars""#),
-        );
-        svg.path(
-            &marks,
-            &format!(r#"fill="{col}" stroke="{INK}" class="points""#),
-        );
+        bars_and_points(&mut svg, &bars, &marks, col);
     }
     frame::border(&mut svg, area);
     let description = format!("paired steps of {} commits with intervals", steps.len());

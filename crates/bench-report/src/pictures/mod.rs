@@ -219,6 +219,20 @@ pub fn charts(p: &Pictures<'_>) -> Vec<Chart> {
     out
 }
 
+/// A comparison's row label in the charts: `candidate / baseline`, with ` [class]` in
+/// cross-class mode.
+pub(crate) fn comparison_label(
+    g: &bench_stats::GroupAnalysis,
+    c: &bench_stats::Comparison,
+) -> String {
+    let class = g
+        .class
+        .as_deref()
+        .map(|c| format!(" [{c}]"))
+        .unwrap_or_default();
+    format!("{} / {}{class}", c.candidate, g.baseline)
+}
+
 /// The comparisons with per-block values, as (label, candidate index, comparison).
 pub(crate) fn blocked_rows<'a>(
     p: &Pictures<'a>,
@@ -230,13 +244,7 @@ pub(crate) fn blocked_rows<'a>(
             if paired.block_values.len() < 2 {
                 continue;
             }
-            let class = g
-                .class
-                .as_deref()
-                .map(|c| format!(" [{c}]"))
-                .unwrap_or_default();
-            let label = format!("{} / {}{class}", c.candidate, g.baseline);
-            rows.push((label, p.variant_index(&c.candidate), c));
+            rows.push((comparison_label(g, c), p.variant_index(&c.candidate), c));
         }
     }
     rows

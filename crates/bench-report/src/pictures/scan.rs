@@ -141,12 +141,7 @@ fn draw_points(svg: &mut Svg, area: Area, (xs, ys): (&Scale, &Scale), points: &[
             &format!(r#"fill="{col}" stroke="{INK}" class="points""#),
         );
     } else {
-        svg.text(
-            (area.left + area.right) / 2.0,
-            (area.top + area.bottom) / 2.0,
-            Anchor::Middle,
-            "no points",
-            "",
-        );
+        let (x, y) = area.centre();
+        svg.text(x, y, Anchor::Middle, "no points", "");
     }
 }

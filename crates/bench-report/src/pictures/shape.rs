@@ -116,13 +116,8 @@ fn rows<'a>(p: &Pictures<'a>) -> Vec<Row<'a>> {
             if drawable(shape).next().is_none() {
                 continue;
             }
-            let class = g
-                .class
-                .as_deref()
-                .map(|c| format!(" [{c}]"))
-                .unwrap_or_default();
             out.push(Row {
-                label: format!("{} / {}{class}", c.candidate, g.baseline),
+                label: super::comparison_label(g, c),
                 color: p.variant_index(&c.candidate),
                 shape,
             });

@@ -24,7 +24,7 @@ pub use markdown::{
 };
 pub use plan::{
     render_complete_resume, render_shard_note, render_suite_dry_run, render_suite_failures,
-    render_suite_listing, render_suite_start, render_too_few_blocks,
+    render_suite_listing, render_suite_start,
 };
 
 use crate::units::{fixed, level_text, p_text};

@@ -1,5 +1,5 @@
 //! A suite before and beside its report: `abba suite --list` (each benchmark's command per
-//! variant), `--dry-run` (the first blocks' orders), the warning of too few blocks and the
+//! variant), `--dry-run` (the first blocks' orders) and the
 //! benchmarks that could not be compared.
 
 use bench_stats::suite::FailedBenchmark;
@@ -67,40 +67,6 @@ pub fn render_suite_failures(failed: &[FailedBenchmark], none_left: bool) -> Str
         "the other benchmarks are reported, their exports written"
     };
     format!("{}\n{rest}", each.join("\n"))
-}
-
-/// The warning, before the runs, of a suite of `blocks` below the `needed` fewest with
-/// which some benchmark's paired test can reach `alpha` at all (`None` when there are
-/// enough): they run anyway (a smoke test); below `min_paired` the report says "not
-/// tested", and with a gate (`gated`) `--fail-if-slower` then fails.
-pub fn render_too_few_blocks(
-    blocks: usize,
-    needed: usize,
-    min_paired: usize,
-    alpha: f64,
-    gated: bool,
-) -> Option<String> {
-    if blocks >= needed {
-        return None;
-    }
-    let says = if blocks < min_paired {
-        "the report will say \"not tested\""
-    } else {
-        "no comparison can be significant, whatever the data"
-    };
-    let gate = if gated {
-        "; --fail-if-slower then fails (exit 1), as it cannot rule a slowdown out"
-    } else {
-        ""
-    };
-    Some(format!(
-        "{} too few for a verdict: the paired test needs at least {needed} blocks at alpha {alpha} (--blocks {needed}); {says}{gate}",
-        if blocks == 1 {
-            "1 block is".to_owned()
-        } else {
-            format!("{blocks} blocks are")
-        },
-    ))
 }
 
 /// The line `abba suite` says as its runs start: `benchmarks` x `variants`, the `blocks`

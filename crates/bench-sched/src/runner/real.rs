@@ -35,8 +35,8 @@ const STOP_CHECK: Duration = Duration::from_millis(250);
 /// Each run: stdin is `/dev/null`; the child is started with `posix_spawn` (no `pre_exec`
 /// hook unless `--pin` is given) in its own process group, which is killed when the run
 /// ends, so background processes it started (`sleep 100 &`) do not outlive the run. The
-/// group is recorded with the orphan guardian (a process forked once, see
-/// [`crate::sys`]) that kills it if abba dies, even by SIGKILL; when the guardian cannot
+/// group is recorded with the orphan guardian (a process forked once, in the
+/// crate's `sys` module) that kills it if abba dies, even by SIGKILL; when the guardian cannot
 /// start, the direct child gets `PR_SET_PDEATHSIG` instead. abba is also a child
 /// subreaper (Linux), so a process that left the group (`setsid`) and lost its parent is
 /// adopted by abba and ended, with its group, as the run ends (see `end_adopted`). Stderr (when not shown) and
@@ -44,7 +44,7 @@ const STOP_CHECK: Duration = Duration::from_millis(250);
 /// only the last [`STDERR_TAIL_BYTES`] of stderr and the last JSON object line of stdout
 /// are kept, so memory and disk stay bounded however much the command prints. One `poll`
 /// waits for the child's exit (a pidfd), its output and the timeout, which kills the
-/// group on time; a child found stopped for [`STOPPED_GRACE`] is killed and reported as
+/// group on time; a child found stopped for one second (`STOPPED_GRACE`) is killed and reported as
 /// [`Termination::Stopped`]. Wall time is measured with `Instant` from just before spawn
 /// to the moment the child has exited; user/sys time and peak RSS come from `wait4`.
 /// Nothing but that `wait4` reaps: the child is looked at with `waitid(WNOWAIT)`, always

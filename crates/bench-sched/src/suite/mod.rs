@@ -286,7 +286,7 @@ impl Suite {
 
 impl ExperimentConfig {
     /// The fewest blocks at which every benchmark of the suite can reach `analysis`'s alpha
-    /// with its paired test ([`AnalysisConfig::min_paired_blocks_for`] of its variants and
+    /// with its paired test ([`bench_stats::AnalysisConfig::min_paired_blocks_for`] of its variants and
     /// runs per block); 0 outside a suite. Time: O(runs of a block).
     pub fn suite_min_blocks(&self, analysis: &bench_stats::AnalysisConfig) -> usize {
         let Some(suite) = &self.suite else { return 0 };

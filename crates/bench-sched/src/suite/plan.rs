@@ -40,7 +40,7 @@ pub struct SuiteOptions {
     /// The sequential stop rule of every benchmark (`--until decided`), its `alpha` each
     /// benchmark's level ([`bench_stats::suite::sequential_level`]): a benchmark runs in
     /// every block until its sequence decides, the suite until all are decided or at the
-    /// rule's `max_blocks`, which replaces the blocks (see [`crate::suite`]'s `until`).
+    /// rule's `max_blocks`, which replaces the blocks (see the suite's `until` module).
     /// Default: none (every planned block).
     pub until: Option<bench_stats::sequential::SequentialRule>,
     /// A cap on the session's wall time ([`ExperimentConfig::time_budget`]). Default: none.

@@ -101,7 +101,7 @@ pub(crate) fn complete_prefix(experiment: &Experiment) -> usize {
 /// How a suite's experiment ended, for its report ([`bench_stats::suite::SuiteReport::stop`]):
 /// `None` for a fixed suite run without `time_budget`. Under a stop rule it says whether
 /// every benchmark was decided; the budget is the one the session ran under (its end line
-/// records it when it ended the session). Time: as [`decided`].
+/// records it when it ended the session). Time: as `decided`, the per-benchmark stop check.
 pub fn suite_stop(
     experiment: &Experiment,
     time_budget: Option<std::time::Duration>,

@@ -1,7 +1,7 @@
 //! Carryover that differs between two of 3+ variants run in blocks that each hold every
 //! variant once (Williams or random orders), blocks back to back.
 //!
-//! With two variants the ABBA/BAAB contrast answers this ([`super::carryover`]). With more,
+//! With two variants the ABBA/BAAB contrast answers this ([`super::carryover()`]). With more,
 //! a carryover that depends on which variant ran just before is a *residual effect*
 //! `rho_u` of the preceding variant `u` on the next run. A Williams design lets every
 //! variant precede every other equally often, so the residual effects do not bias a

@@ -39,7 +39,8 @@
 //! an upper bound, since a state change inside the block also separates them).
 //! [`RatioOfRatios::noisy`] is set when `CV_r² / n` exceeds [`REFERENCE_BIAS_LIMIT`] =
 //! 0.1 %: the size of the smallest effects a well-controlled paired comparison resolves (the
-//! appendix's null comparison bounds the ratio within about ±0.4 %). The simulation test
+//! appendix's null comparison, `docs/appendix.md` with its command, bounds the ratio to
+//! a few tenths of a percent). The simulation test
 //! `reference_sim.rs` checks the `CV_r² / n` law. The reference's block values are always
 //! returned so a reader can judge for themselves.
 

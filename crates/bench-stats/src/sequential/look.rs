@@ -1,6 +1,6 @@
 //! The block log-ratios of a dataset, as the analysis summarizes its blocks.
 
-use crate::analysis::blocks::block_table;
+use crate::analysis::blocks::{BlockTable, block_table};
 use crate::model::dataset::{Dataset, Series};
 use crate::paired::estimators::PairedEstimator;
 
@@ -14,15 +14,7 @@ use super::rule::{LookDecision, SequentialRule, block_log_ratios};
 /// `baseline` names the baseline (default: the first series). `None` when the data are
 /// not two blocked series or a block value is not positive. Time: O(values log blocks).
 pub fn dataset_log_ratios(data: &Dataset, baseline: Option<&str>) -> Option<Vec<f64>> {
-    if data.series.len() != 2 {
-        return None;
-    }
-    let b = match baseline {
-        Some(name) => data.series.iter().position(|s| s.name == name)?,
-        None => 0,
-    };
-    let members: Vec<&Series> = vec![&data.series[b], &data.series[1 - b]];
-    let table = block_table(&members)?;
+    let table = two_blocked(data, baseline)?;
     // The default estimator's block summary: each variant's median run in the block.
     let summary = PairedEstimator::default()
         .block_summary()
@@ -38,14 +30,9 @@ pub fn dataset_log_ratios(data: &Dataset, baseline: Option<&str>) -> Option<Vec<
     block_log_ratios(&values)
 }
 
-/// The shape check of a two-variant blocked dataset ([`crate::paired::shape`]): the two
-/// run distributions at p10, p50 and p90 and the mean run, family-wise at `rule.alpha`, margin
-/// `rule.margin`. `None` when the data are not two blocked series of positive runs.
-pub fn dataset_shape(
-    data: &Dataset,
-    baseline: Option<&str>,
-    rule: &SequentialRule,
-) -> Option<ShapeAnalysis> {
+/// The block table of a two-variant dataset, the baseline (`baseline`, default the first
+/// series) first; `None` unless there are exactly two series and their blocks pair up.
+fn two_blocked(data: &Dataset, baseline: Option<&str>) -> Option<BlockTable> {
     if data.series.len() != 2 {
         return None;
     }
@@ -54,7 +41,18 @@ pub fn dataset_shape(
         None => 0,
     };
     let members: Vec<&Series> = vec![&data.series[b], &data.series[1 - b]];
-    let table = block_table(&members)?;
+    block_table(&members)
+}
+
+/// The shape check of a two-variant blocked dataset ([`crate::paired::shape`]): the two
+/// run distributions at p10, p50 and p90 and the mean run, family-wise at `rule.alpha`, margin
+/// `rule.margin`. `None` when the data are not two blocked series of positive runs.
+pub fn dataset_shape(
+    data: &Dataset,
+    baseline: Option<&str>,
+    rule: &SequentialRule,
+) -> Option<ShapeAnalysis> {
+    let table = two_blocked(data, baseline)?;
     let config = ShapeConfig {
         alpha: rule.alpha,
         confidence: 1.0 - rule.alpha,

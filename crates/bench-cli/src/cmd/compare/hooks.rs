@@ -133,23 +133,24 @@ fn bound_runs(args: &CompareArgs, config: &mut ExperimentConfig, per: u32) -> an
 
 /// A fixed block count below the fewest a paired comparison can be tested with is run
 /// anyway (a pilot, a smoke test), with a warning now, before the runs, naming the count
-/// the verdict needs ([`bench_report::render_compare_too_few_blocks`]).
+/// the verdict needs ([`bench_report::TooFewBlocks`]).
 fn warn_too_few_blocks(args: &CompareArgs, config: &ExperimentConfig, per: u32) {
     let analysis = args.analysis.apply(bench_stats::AnalysisConfig::default());
     let blocked = config.design != bench_sched::Design::Sequential && config.variants.len() >= 2;
     if !blocked || config.until.is_some() || args.analysis.quiet {
         return;
     }
-    let shortfall = bench_report::BlockShortfall {
+    let warning = bench_report::TooFewBlocks {
         blocks: config.blocks as usize,
         needed: analysis.min_paired_blocks_for(config.variants.len(), per as usize),
         min_paired: analysis.min_paired_blocks(),
-        runs_per_block: per as usize,
-        candidates: config.variants.len() - 1,
-        counts: config.metric.count_event().is_some(),
         alpha: args.analysis.alpha(),
+        holm_comparisons: config.variants.len() - 1,
+        runs_per_block: Some(per as usize),
+        exact_counts: config.metric.count_event().is_some(),
+        gated: false,
     };
-    if let Some(w) = bench_report::render_compare_too_few_blocks(&shortfall) {
+    if let Some(w) = warning.render() {
         stderr_line(format_args!("abba: warning: {w}"));
     }
 }
