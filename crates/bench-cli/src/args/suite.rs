@@ -1,4 +1,8 @@
 //! The arguments of `abba suite`.
+//!
+//! The field docs are `abba suite --help` (clap's text, where `[variants]` is the suite
+//! file's table), not rustdoc links.
+#![allow(rustdoc::broken_intra_doc_links)]
 
 use std::path::PathBuf;
 use std::time::Duration;

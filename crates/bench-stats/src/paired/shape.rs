@@ -13,10 +13,10 @@
 //!    alike, so the ratio of the pooled quantiles estimates the quantile ratio of the two
 //!    run distributions itself (a quantile treatment effect), whatever the change's shape;
 //!    the blocks still pair the variants through the test (step 3). No center taken from a
-//!    block's own runs, which the candidate's change would move (see [`centre`]); when
+//!    block's own runs, which the candidate's change would move (see `centre`); when
 //!    the blocks' levels drift (a label-free pre-test: the neighbours predict a block's
 //!    level better than the session's median level), each block is centered on the median
-//!    level of its 3 neighbours either side, its own left out ([`neighbours_centres`]),
+//!    level of its 3 neighbours either side, its own left out (`neighbours_centres`),
 //!    whatever its run counts.
 //! 2. **Quantiles.** At each quantile `q` the Harrell-Davis estimate (a Beta-weighted mean
 //!    of all order statistics; Harrell & Davis 1982) of each variant's pooled log-runs;
