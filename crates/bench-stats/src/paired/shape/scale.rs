@@ -145,7 +145,7 @@ pub(super) struct SortedRuns {
 
 impl SortedRuns {
     /// `blocks[b]`: block `b`'s (baseline, candidate) runs, as many of each.
-    pub(super) fn new(blocks: &[(Vec<f64>, Vec<f64>)]) -> SortedRuns {
+    pub(super) fn new(blocks: &super::Pairs) -> SortedRuns {
         let total: usize = blocks.iter().map(|(a, b)| a.len() + b.len()).sum();
         let mut runs: Vec<(f64, u32)> = Vec::with_capacity(total);
         for (i, (a, b)) in blocks.iter().enumerate() {
@@ -169,14 +169,14 @@ impl SortedRuns {
 /// candidate's runs in order (rounding is monotone). Two sorts of `N / 2` runs, then
 /// `O(N)` an alignment, for one sort of `N` runs an alignment.
 pub(super) struct SortedSides<'a> {
-    observed: &'a [(Vec<f64>, Vec<f64>)],
+    observed: &'a super::Pairs,
     sides: [Vec<(f64, u32)>; 2],
     per_block: Vec<u32>,
 }
 
 impl<'a> SortedSides<'a> {
     /// `observed[b]`: block `b`'s (baseline, candidate) runs, as many of each.
-    pub(super) fn new(observed: &'a [(Vec<f64>, Vec<f64>)]) -> SortedSides<'a> {
+    pub(super) fn new(observed: &'a super::Pairs) -> SortedSides<'a> {
         let side = |candidate: bool| {
             let mut runs: Vec<(f64, u32)> = Vec::new();
             for (i, (a, b)) in observed.iter().enumerate() {
@@ -198,7 +198,7 @@ impl<'a> SortedSides<'a> {
     /// run), else by [`SortedRuns::new`]. Either way a sorted order of the same runs, and
     /// the statistics read from any sorted order are the same numbers (runs of equal
     /// value trade places without changing a pool's sum). Time: `O(N)` when merged.
-    pub(super) fn shifted(&self, aligned: &[(Vec<f64>, Vec<f64>)], shift: f64) -> SortedRuns {
+    pub(super) fn shifted(&self, aligned: &super::Pairs, shift: f64) -> SortedRuns {
         let same = |x: &[f64], y: &[f64], by: f64| {
             x.len() == y.len()
                 && x.iter()
@@ -749,7 +749,7 @@ pub(super) struct SortedRunIds {
 
 impl SortedRunIds {
     /// `blocks[b]`: block `b`'s (baseline, candidate) runs.
-    pub(super) fn new(blocks: &[(Vec<f64>, Vec<f64>)]) -> SortedRunIds {
+    pub(super) fn new(blocks: &super::Pairs) -> SortedRunIds {
         let mut runs: Vec<(f64, u32)> = Vec::new();
         for (a, b) in blocks {
             for &x in a.iter().chain(b) {
