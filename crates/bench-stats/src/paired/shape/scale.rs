@@ -552,8 +552,11 @@ fn evaluate_draws(
 }
 
 /// At most this many bytes of coin flips are kept for a later shape check
-/// ([`share_arrangements`]): 64 MiB, the flips of 2,000 arrangements of 268,000 blocks.
-const SHARED_FLIPS_MAX_BYTES: usize = 64 << 20;
+/// ([`share_arrangements`]): 16 MiB, the flips of 2,000 arrangements of 67,000 blocks.
+/// Beyond it the later check draws its flips again (the same ones, from the seed): kept,
+/// the flips of 2,000 arrangements of a 10^6-run file's 250,000 blocks (62.5 MB) would
+/// stand on top of the analysis's own peak and hold it above issue 39's ~300 MB.
+const SHARED_FLIPS_MAX_BYTES: usize = 16 << 20;
 
 /// The coin flips of one shape check's random arrangements, kept for the next check of
 /// the same blocks and seed while a [`share_arrangements`] scope is open.
@@ -574,7 +577,8 @@ static SHARED: std::sync::Mutex<(usize, Option<SharedFlips>)> = std::sync::Mutex
 /// same draws, so the same numbers, without drawing them again. The noise diagnosis
 /// decides a wall-time experiment a second time on CPU time; its shape check reads the
 /// wall-time check's arrangements. The last check's flips are kept (one bit a block and
-/// arrangement, up to 64 MiB) until the last open scope closes.
+/// arrangement, up to 16 MiB: a larger check's are drawn again) until the last open scope
+/// closes.
 pub fn share_arrangements<R>(f: impl FnOnce() -> R) -> R {
     /// Closes the scope when `f` returns or unwinds.
     struct Close;
