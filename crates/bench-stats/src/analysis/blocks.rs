@@ -106,8 +106,14 @@ mod tests {
         let t = block_table(&[&a, &b]).unwrap();
         assert_eq!(t.ids, [1, 2]);
         assert_eq!(t.dropped, 2);
-        assert_eq!(t.replicates[0], Blocks::from(vec![vec![3.0, 4.0], vec![5.0, 6.0]]));
-        assert_eq!(t.replicates[1], Blocks::from(vec![vec![7.0, 2.0], vec![8.0]]));
+        assert_eq!(
+            t.replicates[0],
+            Blocks::from(vec![vec![3.0, 4.0], vec![5.0, 6.0]])
+        );
+        assert_eq!(
+            t.replicates[1],
+            Blocks::from(vec![vec![7.0, 2.0], vec![8.0]])
+        );
         assert_eq!(t.means, [vec![3.5, 4.5], vec![5.5, 8.0]]);
     }
 

@@ -533,7 +533,9 @@ impl Pairs {
     }
 
     /// Each block's (baseline, candidate) runs.
-    fn iter(&self) -> std::iter::Zip<crate::model::blocks::Iter<'_>, crate::model::blocks::Iter<'_>> {
+    fn iter(
+        &self,
+    ) -> std::iter::Zip<crate::model::blocks::Iter<'_>, crate::model::blocks::Iter<'_>> {
         self.a.iter().zip(self.b.iter())
     }
 }
@@ -839,7 +841,7 @@ fn observed_statistic((a, b): &(Vec<f64>, Vec<f64>), windows: &[HdWindow; 2]) ->
 /// arrangements of blocks with equal counts through [`scale::random_references`] (one
 /// sort per alignment, one pass over the arrangements), the others by [`reference`].
 fn references(
-    logs: &LogBlocks,
+    logs: LogBlocks,
     observed: &Pairs,
     (windows, estimates): (&[[HdWindow; 2]], &[f64]),
     arrangements: Arrangements,
@@ -857,8 +859,10 @@ fn references(
                 .iter()
                 .map(|&t| sides.shifted(&logs.normalized(t), t)),
         );
-        // The sides are read no more: freed before the arrangements' pass.
+        // The sides and the log-runs are read no more: freed before the arrangements'
+        // pass.
         drop(sides);
+        drop(logs);
         // Equal counts: both variants' weights are the same.
         let parts: Vec<(usize, &HdWindow)> = (0..windows.len())
             .map(|j| (0, &windows[j][0]))
@@ -1160,8 +1164,10 @@ pub(crate) fn shape_analysis_keeping(
     // Every part's statistic under the same arrangements (the joint reference of the
     // min-p adjustment), and each quantile's on the data aligned at its estimate (its
     // interval's).
+    let equal_counts = logs.equal_counts();
+    // The log-runs move into `references`, which frees them before its largest step.
     let (unaligned, aligned) = references(
-        &logs,
+        logs,
         &observed,
         (&windows, &estimates),
         arrangements,
@@ -1179,7 +1185,7 @@ pub(crate) fn shape_analysis_keeping(
     // the joint reference of random reassignments, which need not hold the data's own
     // dependence when neighbouring runs move together (simulated A/A claims of 6.5-8.5%
     // at 10 blocks of 3 + 1 runs with min-p, 3.5-5.5% with Bonferroni).
-    let family = Family::new(&joint, &shares, arrangements, logs.equal_counts());
+    let family = Family::new(&joint, &shares, arrangements, equal_counts);
     let check = QuantileCheck {
         pools: sorted_pools(&observed),
         // The last reader of the blocks as observed: moved, not copied.
@@ -1411,9 +1417,8 @@ impl MeanRuns {
             .zip(&logs.b)
             .map(|(a, b)| lmean(b) - lmean(a))
             .collect();
-        let mean = |v: &Blocks| {
-            v.values().iter().map(|x| x.exp()).sum::<f64>() / v.values().len() as f64
-        };
+        let mean =
+            |v: &Blocks| v.values().iter().map(|x| x.exp()).sum::<f64>() / v.values().len() as f64;
         MeanRuns {
             statistic: signed_rank_statistic(&observed),
             observed,
