@@ -6,6 +6,12 @@
 //!
 //! The files are written once by a seeded generator to `target/scale/` (about 230 bytes a
 //! run) and reused while their size matches; the release binary is built first.
+//!
+//! With `--base BINARY` (another build of abba, say main's: `cp target/release/abba
+//! /tmp/abba-base` before a change) each file is analysed by both binaries, one after the
+//! other, and the peak memory (max RSS) and CPU of both are printed side by side with
+//! whether `abba analyze FILE --json` prints the same bytes, for both estimators: the
+//! check that keeps a memory figure (issue 39: 10^6 runs in at most ~300 MB).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -27,6 +33,10 @@ pub struct ScaleArgs {
     /// Leave out the SciPy comparison of the rank tests.
     #[arg(long)]
     pub no_scipy: bool,
+    /// Another abba binary to run beside this one on the same files: peak memory and CPU
+    /// side by side, and whether `--json` prints the same bytes (both estimators).
+    #[arg(long, value_name = "BINARY")]
+    pub base: Option<PathBuf>,
 }
 
 /// One timed analysis.
@@ -90,10 +100,99 @@ pub fn run(root: &Path, args: &ScaleArgs) -> Result<()> {
             per_run(&last.2, last.0) / per_run(&first.2, first.0)
         );
     }
+    if let Some(base) = &args.base {
+        beside_base(&abba, base, &dir, &args.runs)?;
+    }
     if !args.no_scipy {
         crate::scipy_timing::run(root)?;
     }
     Ok(())
+}
+
+/// `abba analyze FILE --json [--estimator E]` of `base` and of `abba` on each file, one
+/// after the other: peak memory (max RSS) and CPU side by side, and whether the two print
+/// the same bytes. Fails when they do not.
+fn beside_base(abba: &Path, base: &Path, dir: &Path, runs: &[usize]) -> Result<()> {
+    ensure!(base.is_file(), "--base {}: no such file", base.display());
+    println!(
+        "beside {}: `abba analyze FILE --json [--estimator E]`, peak = max RSS (MiB), CPU = user + sys",
+        base.display()
+    );
+    println!(
+        "{:>9}  {:>18}  {:>20}  {:>20}  {:>10}  same bytes",
+        "runs", "estimator", "peak base -> this", "CPU base -> this", "peak ratio"
+    );
+    let mut differ = Vec::new();
+    for &n in runs {
+        let file = raw_file(dir, n)?;
+        for estimator in [None, Some("hl-min-log-ratio")] {
+            let (b, b_out) = json_run(base, &file, estimator)?;
+            let (t, t_out) = json_run(abba, &file, estimator)?;
+            let same = b_out == t_out;
+            let name = estimator.unwrap_or("default");
+            println!(
+                "{n:>9}  {name:>18}  {:>20}  {:>20}  {:>9.2}x  {}",
+                format!("{:.0} -> {:.0}", b.peak_mib, t.peak_mib),
+                format!("{:.2} -> {:.2} s", b.cpu, t.cpu),
+                t.peak_mib / b.peak_mib,
+                if same { "yes" } else { "NO" }
+            );
+            if !same {
+                differ.push(format!("{n} runs, {name}"));
+            }
+        }
+    }
+    ensure!(
+        differ.is_empty(),
+        "`abba analyze --json` printed other bytes than the base binary: {}",
+        differ.join("; ")
+    );
+    Ok(())
+}
+
+/// One `abba analyze FILE --json [--estimator E]` under `/usr/bin/time`: its figures and
+/// what it printed.
+fn json_run(abba: &Path, file: &Path, estimator: Option<&str>) -> Result<(Timing, Vec<u8>)> {
+    let mut cmd = Command::new("/usr/bin/time");
+    cmd.args(["-f", "SCALE %e %U %S %M"])
+        .arg(abba)
+        .arg("analyze")
+        .arg(file)
+        .arg("--json");
+    if let Some(e) = estimator {
+        cmd.args(["--estimator", e]);
+    }
+    let out = cmd
+        .output()
+        .context("running /usr/bin/time (GNU time) around abba")?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let timing = parse_timing(&stderr)?;
+    ensure!(
+        out.status.success(),
+        "{} analyze {} --json failed: {stderr}",
+        abba.display(),
+        file.display()
+    );
+    Ok((timing, out.stdout))
+}
+
+/// The figures `/usr/bin/time -f 'SCALE %e %U %S %M'` printed on `stderr`.
+fn parse_timing(stderr: &str) -> Result<Timing> {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("SCALE "))
+        .with_context(|| format!("no timing from /usr/bin/time: {stderr}"))?;
+    let v: Vec<f64> = line
+        .split_whitespace()
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("bad timing line {line:?}"))?;
+    ensure!(v.len() == 4, "bad timing line {line:?}");
+    Ok(Timing {
+        wall: v[0],
+        cpu: v[1] + v[2],
+        peak_mib: v[3] / 1024.0,
+    })
 }
 
 /// `target/scale/abba-N.jsonl`: `runs / 4` ABBA/BAAB blocks, each with a session level
@@ -148,26 +247,13 @@ fn timed(abba: &Path, file: &Path, estimator: Option<&str>, repeat: usize) -> Re
             .output()
             .context("running /usr/bin/time (GNU time) around abba")?;
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let line = stderr
-            .lines()
-            .find_map(|l| l.strip_prefix("SCALE "))
-            .with_context(|| format!("no timing from /usr/bin/time: {stderr}"))?;
-        let v: Vec<f64> = line
-            .split_whitespace()
-            .map(str::parse)
-            .collect::<Result<_, _>>()
-            .with_context(|| format!("bad timing line {line:?}"))?;
-        ensure!(v.len() == 4, "bad timing line {line:?}");
+        let timing = parse_timing(&stderr)?;
         ensure!(
             out.status.success(),
             "abba analyze {} failed: {stderr}",
             file.display()
         );
-        all.push(Timing {
-            wall: v[0],
-            cpu: v[1] + v[2],
-            peak_mib: v[3] / 1024.0,
-        });
+        all.push(timing);
     }
     all.sort_by(|a, b| a.cpu.total_cmp(&b.cpu));
     Ok(all[all.len() / 2])

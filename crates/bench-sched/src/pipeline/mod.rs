@@ -305,7 +305,8 @@ fn stopped_early(e: &Experiment, remarks: &[ReadWarning]) -> Option<Warning> {
 /// baseline, or no values at all.
 pub fn analyze_input(input: &Input, config: &AnalysisConfig) -> Result<Analysis, StatsError> {
     // The noise diagnosis decides a wall-time experiment again on CPU time: its shape
-    // check reads the arrangements the first one drew (the same numbers, drawn once).
+    // check reads the arrangements the first one drew (the same numbers, drawn once; a
+    // check of more than 16 MiB of coin flips draws them again instead of keeping them).
     match &input.experiment {
         Some(e) if noise::diagnosed(e) => {
             bench_stats::paired::shape::share_arrangements(|| analyze_input_once(input, config))

@@ -1,5 +1,6 @@
 //! The block table: every member's values grouped by the blocks all members share.
 
+use crate::model::Blocks;
 use crate::model::dataset::Series;
 
 /// Block means of every member over the blocks all members share, plus the per-block
@@ -7,8 +8,9 @@ use crate::model::dataset::Series;
 pub(crate) struct BlockTable {
     /// `means[b][g]`.
     pub(crate) means: Vec<Vec<f64>>,
-    /// `replicates[g][b]`: every value of member `g` in block `b`.
-    pub(crate) replicates: Vec<Vec<Vec<f64>>>,
+    /// `replicates[g][b]`: every value of member `g` in block `b` (one flat array a
+    /// member).
+    pub(crate) replicates: Vec<Blocks>,
     /// Block ids, ascending.
     pub(crate) ids: Vec<u32>,
     /// Blocks some member did not run in.
@@ -52,18 +54,17 @@ pub(crate) fn block_table(members: &[&Series]) -> Option<BlockTable> {
         }
     }
     let dropped = all.len() - ids.len();
-    let replicates: Vec<Vec<Vec<f64>>> = per_member
-        .iter()
+    let replicates: Vec<Blocks> = per_member
+        .into_iter()
         .map(|pairs| {
-            let mut out = Vec::with_capacity(ids.len());
+            let mut out = Blocks::with_capacity(ids.len(), pairs.len());
             let mut groups = pairs.chunk_by(|x, y| x.0 == y.0).peekable();
             for &b in &ids {
                 while groups.next_if(|g| g[0].0 < b).is_some() {}
-                let values = groups
-                    .next_if(|g| g[0].0 == b)
-                    .map(|g| g.iter().map(|p| p.1).collect())
-                    .unwrap_or_default();
-                out.push(values);
+                match groups.next_if(|g| g[0].0 == b) {
+                    Some(g) => out.push_iter(g.iter().map(|p| p.1)),
+                    None => out.push(&[]),
+                }
             }
             out
         })
@@ -105,8 +106,14 @@ mod tests {
         let t = block_table(&[&a, &b]).unwrap();
         assert_eq!(t.ids, [1, 2]);
         assert_eq!(t.dropped, 2);
-        assert_eq!(t.replicates[0], [vec![3.0, 4.0], vec![5.0, 6.0]]);
-        assert_eq!(t.replicates[1], [vec![7.0, 2.0], vec![8.0]]);
+        assert_eq!(
+            t.replicates[0],
+            Blocks::from(vec![vec![3.0, 4.0], vec![5.0, 6.0]])
+        );
+        assert_eq!(
+            t.replicates[1],
+            Blocks::from(vec![vec![7.0, 2.0], vec![8.0]])
+        );
         assert_eq!(t.means, [vec![3.5, 4.5], vec![5.5, 8.0]]);
     }
 

@@ -610,8 +610,11 @@ fn paired_report(
             &t.replicates[input.candidate],
         );
         let replicated = base.iter().chain(cand.iter()).any(|r| r.len() > 1);
+        fn views(b: &crate::model::Blocks) -> Vec<&[f64]> {
+            b.iter().collect()
+        }
         replicated
-            .then(|| paired_variance_components(base, cand).ok())
+            .then(|| paired_variance_components(&views(base), &views(cand)).ok())
             .flatten()
             .map(|vc| vc.to_report())
     });

@@ -213,11 +213,11 @@ fn verdict_of(p: f64, alpha: f64) -> Verdict {
 /// block medians decides, as for two variants.
 pub(crate) fn typical_run_omnibus(
     ctx: &SignificanceContext<'_>,
-    replicates: &[Vec<Vec<f64>>],
+    replicates: &[crate::model::Blocks],
     paired: &[Option<PairedAnalysis>],
     config: &AnalysisConfig,
 ) -> SignificanceReport {
-    let blocks = replicates.first().map_or(0, Vec::len);
+    let blocks = replicates.first().map_or(0, crate::model::Blocks::len);
     let medians: Option<Vec<Vec<f64>>> = (0..blocks)
         .map(|b| {
             replicates

@@ -1,6 +1,7 @@
 //! The data model: what an analysis takes in ([`Dataset`]) and what it gives back
 //! ([`Analysis`], the `abba.analysis/1` document every renderer and script reads).
 
+pub mod blocks;
 pub mod dataset;
 pub mod distribution;
 pub mod levels;
@@ -10,6 +11,7 @@ pub mod noise;
 mod rate;
 pub mod report;
 
+pub use blocks::{AsBlocks, Blocks};
 pub use dataset::{
     Dataset, Observation, Parameter, Quantity, ReferenceRun, Series, nanos_per_time_unit,
 };

@@ -16,6 +16,8 @@
 //! `u_b`). The interval is `L ± t_{k-1} se`, Student's t with `k - 1` degrees of freedom.
 //! Time: O(runs).
 
+use crate::model::blocks::{AsBlocks, Blocks};
+
 /// The ratio of the two variants' means of all runs and its interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -32,17 +34,18 @@ pub struct AllRunsMean {
 /// that variant's runs in it) with its two-sided interval at `level`. `None` when a value
 /// is not positive and finite, or a variant has no run.
 pub fn all_runs_mean(
-    baseline: &[Vec<f64>],
-    candidate: &[Vec<f64>],
+    baseline: &(impl AsBlocks + ?Sized),
+    candidate: &(impl AsBlocks + ?Sized),
     level: f64,
 ) -> Option<AllRunsMean> {
-    let all = baseline.iter().chain(candidate).flatten();
-    if all.clone().any(|&x| !(x.is_finite() && x > 0.0)) {
+    let (baseline, candidate) = (&*baseline.as_blocks(), &*candidate.as_blocks());
+    let mut all = baseline.values().iter().chain(candidate.values());
+    if all.any(|&x| !(x.is_finite() && x > 0.0)) {
         return None;
     }
-    let stats = |v: &[Vec<f64>]| {
-        let n = v.iter().map(Vec::len).sum::<usize>() as f64;
-        (v.iter().flatten().sum::<f64>() / n, n)
+    let stats = |v: &Blocks| {
+        let n = v.values().len() as f64;
+        (v.values().iter().sum::<f64>() / n, n)
     };
     let ((m_a, n_a), (m_b, n_b)) = (stats(baseline), stats(candidate));
     if n_a == 0.0 || n_b == 0.0 {

@@ -11,6 +11,7 @@
 //! baseline.
 
 use crate::descriptive::summary::{mean, median, variance_parts};
+use crate::model::blocks::{AsBlocks, Blocks as RunBlocks};
 use crate::model::distribution::{DistributionKind, IntervalDistribution};
 use crate::model::report::PairedReport;
 use crate::paired::robust::{BlockSummary, pooled_median_ratio};
@@ -760,10 +761,11 @@ const NEEDS_RUNS: StatsError = StatsError::InvalidParameter {
 /// # Ok::<(), bench_stats::StatsError>(())
 /// ```
 pub fn paired_analysis_of_runs(
-    baseline: &[Vec<f64>],
-    candidate: &[Vec<f64>],
+    baseline: &(impl AsBlocks + ?Sized),
+    candidate: &(impl AsBlocks + ?Sized),
     config: &PairedConfig,
 ) -> Result<PairedAnalysis, StatsError> {
+    let (baseline, candidate) = (&*baseline.as_blocks(), &*candidate.as_blocks());
     let means = |blocks| summarize(blocks, BlockSummary::Mean);
     let mut analysis = paired_analysis(&means(baseline)?, &means(candidate)?, config)?;
     if config.estimator.needs_runs() {
@@ -773,7 +775,7 @@ pub fn paired_analysis_of_runs(
 }
 
 /// One value per block: `summary` of the block's runs.
-fn summarize(blocks: &[Vec<f64>], summary: BlockSummary) -> Result<Sample, StatsError> {
+fn summarize(blocks: &RunBlocks, summary: BlockSummary) -> Result<Sample, StatsError> {
     let values: Option<Vec<f64>> = blocks.iter().map(|r| summary.of(r)).collect();
     let values = values.ok_or(StatsError::TooFewSamples {
         what: "runs in every block",
@@ -784,8 +786,8 @@ fn summarize(blocks: &[Vec<f64>], summary: BlockSummary) -> Result<Sample, Stats
 }
 
 fn runs_estimate(
-    baseline: &[Vec<f64>],
-    candidate: &[Vec<f64>],
+    baseline: &RunBlocks,
+    candidate: &RunBlocks,
     config: &PairedConfig,
 ) -> Result<RunsEstimate, StatsError> {
     if config.estimator == PairedEstimator::PooledMedianRatio {
@@ -841,14 +843,14 @@ fn runs_estimate(
 /// median run) is then compared as [`PairedEstimator::HodgesLehmannMedianLogRatio`] does,
 /// by the signed-rank test of the block differences, with no shape check.
 fn typical_run_estimate(
-    baseline: &[Vec<f64>],
-    candidate: &[Vec<f64>],
+    baseline: &RunBlocks,
+    candidate: &RunBlocks,
     config: &PairedConfig,
 ) -> Result<RunsEstimate, StatsError> {
     if baseline
+        .values()
         .iter()
-        .chain(candidate)
-        .flatten()
+        .chain(candidate.values())
         .any(|&x| !(x > 0.0 && x.is_finite()))
     {
         let medians = PairedConfig {

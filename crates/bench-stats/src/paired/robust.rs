@@ -13,6 +13,7 @@
 
 use crate::StatsError;
 use crate::descriptive::summary::{median, quantile_sorted};
+use crate::model::blocks::{AsBlocks, Blocks};
 use crate::model::distribution::IntervalDistribution;
 use crate::resample::bootstrap::{
     self, BootstrapConfig, BootstrapInterval, IntervalMethod, Statistic, per_resample,
@@ -87,12 +88,12 @@ pub struct PooledMedianRatio {
 
 /// Pooled medians over resampled blocks.
 struct PooledMedians<'a> {
-    baseline: &'a [Vec<f64>],
-    candidate: &'a [Vec<f64>],
+    baseline: &'a Blocks,
+    candidate: &'a Blocks,
 }
 
 impl PooledMedians<'_> {
-    fn pooled(blocks: &[Vec<f64>], idx: &[usize]) -> Option<f64> {
+    fn pooled(blocks: &Blocks, idx: &[usize]) -> Option<f64> {
         let runs: Vec<f64> = idx
             .iter()
             .flat_map(|&i| blocks[i].iter().copied())
@@ -142,10 +143,11 @@ impl Statistic for PooledMedians<'_> {
 /// # Ok::<(), bench_stats::StatsError>(())
 /// ```
 pub fn pooled_median_ratio(
-    baseline: &[Vec<f64>],
-    candidate: &[Vec<f64>],
+    baseline: &(impl AsBlocks + ?Sized),
+    candidate: &(impl AsBlocks + ?Sized),
     config: &BootstrapConfig,
 ) -> Result<PooledMedianRatio, StatsError> {
+    let (baseline, candidate) = (&*baseline.as_blocks(), &*candidate.as_blocks());
     config.validate()?;
     check_blocks(baseline, candidate)?;
     if baseline.len() > crate::paired::LARGE_SAMPLE_BLOCKS {
@@ -189,14 +191,14 @@ pub fn pooled_median_ratio(
     })
 }
 
-fn check_blocks(baseline: &[Vec<f64>], candidate: &[Vec<f64>]) -> Result<(), StatsError> {
+fn check_blocks(baseline: &Blocks, candidate: &Blocks) -> Result<(), StatsError> {
     if baseline.len() != candidate.len() {
         return Err(StatsError::LengthMismatch {
             left: baseline.len(),
             right: candidate.len(),
         });
     }
-    let empty = baseline.iter().chain(candidate).any(Vec::is_empty);
+    let empty = baseline.iter().chain(candidate).any(<[f64]>::is_empty);
     if baseline.len() < 2 || empty {
         return Err(StatsError::TooFewSamples {
             what: "paired blocks with runs of both variants",
@@ -245,12 +247,12 @@ fn median_and_sparsity(runs: &mut [f64]) -> (f64, f64) {
 }
 
 fn large_sample(
-    baseline: &[Vec<f64>],
-    candidate: &[Vec<f64>],
+    baseline: &Blocks,
+    candidate: &Blocks,
     config: &BootstrapConfig,
 ) -> Result<PooledMedianRatio, StatsError> {
-    let mut a: Vec<f64> = baseline.iter().flatten().copied().collect();
-    let mut c: Vec<f64> = candidate.iter().flatten().copied().collect();
+    let mut a: Vec<f64> = baseline.values().to_vec();
+    let mut c: Vec<f64> = candidate.values().to_vec();
     let (na, nc) = (a.len() as f64, c.len() as f64);
     let (ma, sa) = median_and_sparsity(&mut a);
     let (mc, sc) = median_and_sparsity(&mut c);
@@ -354,7 +356,7 @@ mod tests {
             ..BootstrapConfig::default()
         };
         let boot = pooled_median_ratio(&a, &b, &config).unwrap();
-        let large = large_sample(&a, &b, &config).unwrap();
+        let large = large_sample(&Blocks::from(&a), &Blocks::from(&b), &config).unwrap();
         let ratio = large.interval.standard_error / boot.interval.standard_error;
         assert!((0.75..1.33).contains(&ratio), "se ratio {ratio}");
         assert!((large.interval.estimate - boot.interval.estimate).abs() < 1e-12);

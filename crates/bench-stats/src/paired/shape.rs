@@ -58,6 +58,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 pub use self::scale::share_arrangements;
 use self::scale::{HdWindow, SortedRunIds};
 use crate::StatsError;
+use crate::model::blocks::{AsBlocks, Blocks};
 use crate::model::distribution::{DistributionKind, IntervalDistribution, MAX_DISTRIBUTION_VALUES};
 use crate::rank::wilcoxon::median_in_place;
 use crate::special::regularized_beta;
@@ -529,10 +530,40 @@ fn neighbours_predict(levels: &[f64]) -> bool {
     local < whole
 }
 
+/// Each block's (baseline, candidate) runs, one flat array a variant.
+#[derive(Debug, Clone)]
+struct Pairs {
+    a: Blocks,
+    b: Blocks,
+}
+
+impl Pairs {
+    /// The number of blocks.
+    fn len(&self) -> usize {
+        self.a.len()
+    }
+
+    /// Each block's (baseline, candidate) runs.
+    fn iter(
+        &self,
+    ) -> std::iter::Zip<crate::model::blocks::Iter<'_>, crate::model::blocks::Iter<'_>> {
+        self.a.iter().zip(self.b.iter())
+    }
+}
+
+impl<'a> IntoIterator for &'a Pairs {
+    type Item = (&'a [f64], &'a [f64]);
+    type IntoIter = std::iter::Zip<crate::model::blocks::Iter<'a>, crate::model::blocks::Iter<'a>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// Log-runs of the blocks, with each block's center.
 struct LogBlocks {
-    a: Vec<Vec<f64>>,
-    b: Vec<Vec<f64>>,
+    a: Blocks,
+    b: Blocks,
     /// One run of each variant in every block: each block is centered on the mean of its
     /// two log-runs, and the typical run is the paired location ([`centre`]).
     single: bool,
@@ -543,7 +574,11 @@ struct LogBlocks {
 }
 
 impl LogBlocks {
-    fn new(baseline: &[Vec<f64>], candidate: &[Vec<f64>]) -> Result<Self, StatsError> {
+    fn new(
+        baseline: &(impl AsBlocks + ?Sized),
+        candidate: &(impl AsBlocks + ?Sized),
+    ) -> Result<Self, StatsError> {
+        let (baseline, candidate) = (&*baseline.as_blocks(), &*candidate.as_blocks());
         if baseline.len() != candidate.len() {
             return Err(StatsError::LengthMismatch {
                 left: baseline.len(),
@@ -557,30 +592,24 @@ impl LogBlocks {
                 got: baseline.len(),
             });
         }
-        let logs = |blocks: &[Vec<f64>]| -> Result<Vec<Vec<f64>>, StatsError> {
-            blocks
-                .iter()
-                .map(|runs| {
-                    if runs.is_empty() {
-                        return Err(StatsError::TooFewSamples {
-                            what: "runs of each variant in every block",
-                            needed: 1,
-                            got: 0,
-                        });
-                    }
-                    runs.iter()
-                        .map(|&x| {
-                            if x > 0.0 && x.is_finite() {
-                                Ok(x.ln())
-                            } else {
-                                Err(StatsError::ZeroDenominator {
-                                    what: "quantile ratio (every run must be positive)",
-                                })
-                            }
-                        })
-                        .collect()
-                })
-                .collect()
+        let logs = |blocks: &Blocks| -> Result<Blocks, StatsError> {
+            let mut out = Blocks::with_capacity(blocks.len(), blocks.values().len());
+            for runs in blocks {
+                if runs.is_empty() {
+                    return Err(StatsError::TooFewSamples {
+                        what: "runs of each variant in every block",
+                        needed: 1,
+                        got: 0,
+                    });
+                }
+                if runs.iter().any(|&x| !(x > 0.0 && x.is_finite())) {
+                    return Err(StatsError::ZeroDenominator {
+                        what: "quantile ratio (every run must be positive)",
+                    });
+                }
+                out.push_iter(runs.iter().map(|x| x.ln()));
+            }
+            Ok(out)
         };
         let (a, b) = (logs(baseline)?, logs(candidate)?);
         let single = a.iter().zip(&b).all(|(a, b)| a.len() == 1 && b.len() == 1);
@@ -613,25 +642,26 @@ impl LogBlocks {
 
     /// The runs of each block with the candidate's shifted by `-shift` (aligned), centered
     /// on the block's [`centre`]: `(baseline, candidate)` per block.
-    fn normalized(&self, shift: f64) -> Vec<(Vec<f64>, Vec<f64>)> {
+    fn normalized(&self, shift: f64) -> Pairs {
         let neighbours = if self.neighbours {
             neighbours_centres(&self.levels(shift), NEIGHBOURS)
         } else {
             Vec::new()
         };
-        self.a
-            .iter()
-            .zip(&self.b)
-            .enumerate()
-            .map(|(i, (a, b))| {
-                let b: Vec<f64> = b.iter().map(|x| x - shift).collect();
-                let c = centre(a, &b, self.single, neighbours.get(i).copied());
-                (
-                    a.iter().map(|x| x - c).collect(),
-                    b.iter().map(|x| x - c).collect(),
-                )
-            })
-            .collect()
+        let mut out = Pairs {
+            a: Blocks::with_capacity(self.a.len(), self.a.values().len()),
+            b: Blocks::with_capacity(self.b.len(), self.b.values().len()),
+        };
+        let mut shifted = Vec::new();
+        for (i, (a, b)) in self.a.iter().zip(&self.b).enumerate() {
+            shifted.clear();
+            shifted.extend(b.iter().map(|x| x - shift));
+            let b = &shifted;
+            let c = centre(a, b, self.single, neighbours.get(i).copied());
+            out.a.push_iter(a.iter().map(|x| x - c));
+            out.b.push_iter(b.iter().map(|x| x - c));
+        }
+        out
     }
 
     fn equal_counts(&self) -> bool {
@@ -639,10 +669,7 @@ impl LogBlocks {
     }
 
     fn totals(&self) -> (usize, usize) {
-        (
-            self.a.iter().map(Vec::len).sum(),
-            self.b.iter().map(Vec::len).sum(),
-        )
+        (self.a.values().len(), self.b.values().len())
     }
 }
 
@@ -719,7 +746,7 @@ impl Work {
 /// baseline's pool that is: shifting every candidate run by `u` moves this arrangement's
 /// statistic by about `c u` (1 for the observed arrangement, -1 for all swapped).
 fn arranged_stat(
-    blocks: &[(Vec<f64>, Vec<f64>)],
+    blocks: &Pairs,
     wa: &[f64],
     wb: &[f64],
     work: &mut Work,
@@ -771,7 +798,7 @@ fn arranged_stat(
 
 /// `(T_q, c)` of every arrangement on the aligned `blocks`.
 fn reference(
-    blocks: &[(Vec<f64>, Vec<f64>)],
+    blocks: &Pairs,
     wa: &[f64],
     wb: &[f64],
     arrangements: Arrangements,
@@ -786,7 +813,7 @@ fn reference(
 /// Each quantile's Harrell-Davis weights, for each variant's count of runs (`totals`), and
 /// its estimate: the statistic of the arrangement as observed.
 fn weights_and_estimates(
-    observed: &[(Vec<f64>, Vec<f64>)],
+    observed: &Pairs,
     totals: (usize, usize),
     quantiles: &[f64],
 ) -> (Vec<[HdWindow; 2]>, Vec<f64>) {
@@ -819,8 +846,8 @@ fn observed_statistic((a, b): &(Vec<f64>, Vec<f64>), windows: &[HdWindow; 2]) ->
 /// arrangements of blocks with equal counts through [`scale::random_references`] (one
 /// sort per alignment, one pass over the arrangements), the others by [`reference`].
 fn references(
-    logs: &LogBlocks,
-    observed: &[(Vec<f64>, Vec<f64>)],
+    logs: LogBlocks,
+    observed: &Pairs,
     (windows, estimates): (&[[HdWindow; 2]], &[f64]),
     arrangements: Arrangements,
     seed: u64,
@@ -837,6 +864,10 @@ fn references(
                 .iter()
                 .map(|&t| sides.shifted(&logs.normalized(t), t)),
         );
+        // The sides and the log-runs are read no more: freed before the arrangements'
+        // pass.
+        drop(sides);
+        drop(logs);
         // Equal counts: both variants' weights are the same.
         let parts: Vec<(usize, &HdWindow)> = (0..windows.len())
             .map(|j| (0, &windows[j][0]))
@@ -892,7 +923,7 @@ fn references(
         let aligned = unaligned.split_off(windows.len());
         return (unaligned, aligned);
     }
-    let of = |blocks: &[(Vec<f64>, Vec<f64>)], [wa, wb]: &[HdWindow; 2]| {
+    let of = |blocks: &Pairs, [wa, wb]: &[HdWindow; 2]| {
         reference(blocks, &wa.spread(), &wb.spread(), arrangements, seed)
     };
     let unaligned = windows.iter().map(|w| of(observed, w)).collect();
@@ -1081,8 +1112,8 @@ fn exact_p(reference: &[(f64, f64)], t: f64, extra: usize) -> f64 {
 /// # Ok::<(), bench_stats::StatsError>(())
 /// ```
 pub fn shape_analysis(
-    baseline: &[Vec<f64>],
-    candidate: &[Vec<f64>],
+    baseline: &(impl AsBlocks + ?Sized),
+    candidate: &(impl AsBlocks + ?Sized),
     config: &ShapeConfig,
 ) -> Result<ShapeAnalysis, StatsError> {
     shape_analysis_keeping(baseline, candidate, config).map(|(s, _)| s)
@@ -1096,10 +1127,11 @@ pub fn shape_analysis(
 /// reject sits where the values reach 1), at the levels it carries. `None` when no
 /// arrangement gives a finite value.
 pub(crate) fn shape_analysis_keeping(
-    baseline: &[Vec<f64>],
-    candidate: &[Vec<f64>],
+    baseline: &(impl AsBlocks + ?Sized),
+    candidate: &(impl AsBlocks + ?Sized),
     config: &ShapeConfig,
 ) -> Result<(ShapeAnalysis, Option<IntervalDistribution>), StatsError> {
+    let (baseline, candidate) = (&*baseline.as_blocks(), &*candidate.as_blocks());
     check_shape_config(config)?;
     let logs = LogBlocks::new(baseline, candidate)?;
     let n = logs.a.len();
@@ -1137,8 +1169,10 @@ pub(crate) fn shape_analysis_keeping(
     // Every part's statistic under the same arrangements (the joint reference of the
     // min-p adjustment), and each quantile's on the data aligned at its estimate (its
     // interval's).
+    let equal_counts = logs.equal_counts();
+    // The log-runs move into `references`, which frees them before its largest step.
     let (unaligned, aligned) = references(
-        &logs,
+        logs,
         &observed,
         (&windows, &estimates),
         arrangements,
@@ -1156,10 +1190,11 @@ pub(crate) fn shape_analysis_keeping(
     // the joint reference of random reassignments, which need not hold the data's own
     // dependence when neighbouring runs move together (simulated A/A claims of 6.5-8.5%
     // at 10 blocks of 3 + 1 runs with min-p, 3.5-5.5% with Bonferroni).
-    let family = Family::new(&joint, &shares, arrangements, logs.equal_counts());
+    let family = Family::new(&joint, &shares, arrangements, equal_counts);
     let check = QuantileCheck {
         pools: sorted_pools(&observed),
-        blocks: observed.clone(),
+        // The last reader of the blocks as observed: moved, not copied.
+        blocks: observed,
         single,
         c_test: family.level(config.alpha),
         c_interval: family.level(1.0 - config.confidence),
@@ -1221,19 +1256,18 @@ pub(crate) fn shape_analysis_keeping(
 }
 
 /// Every run of `blocks`, sorted.
-fn sorted_runs(blocks: &[Vec<f64>]) -> Vec<f64> {
-    let mut v: Vec<f64> = blocks.iter().flatten().copied().collect();
+fn sorted_runs(blocks: &Blocks) -> Vec<f64> {
+    let mut v: Vec<f64> = blocks.values().to_vec();
     v.sort_unstable_by(f64::total_cmp);
     v
 }
 
 /// Each variant's runs of `observed` pooled and sorted: (baseline, candidate).
-fn sorted_pools(observed: &[(Vec<f64>, Vec<f64>)]) -> (Vec<f64>, Vec<f64>) {
+fn sorted_pools(observed: &Pairs) -> (Vec<f64>, Vec<f64>) {
     let pool = |candidate: bool| {
-        let mut v: Vec<f64> = observed
-            .iter()
-            .flat_map(|(a, b)| if candidate { b } else { a }.iter().copied())
-            .collect();
+        let mut v: Vec<f64> = if candidate { &observed.b } else { &observed.a }
+            .values()
+            .to_vec();
         v.sort_unstable_by(f64::total_cmp);
         v
     };
@@ -1388,10 +1422,8 @@ impl MeanRuns {
             .zip(&logs.b)
             .map(|(a, b)| lmean(b) - lmean(a))
             .collect();
-        let mean = |v: &[Vec<f64>]| {
-            v.iter().flatten().map(|x| x.exp()).sum::<f64>()
-                / v.iter().map(Vec::len).sum::<usize>() as f64
-        };
+        let mean =
+            |v: &Blocks| v.values().iter().map(|x| x.exp()).sum::<f64>() / v.values().len() as f64;
         MeanRuns {
             statistic: signed_rank_statistic(&observed),
             observed,
@@ -1443,7 +1475,7 @@ struct QuantileCheck<'a> {
     /// sorted, and the blocks they came from: the parts' own standard errors
     /// ([`QuantileCheck::own_se`]).
     pools: (Vec<f64>, Vec<f64>),
-    blocks: Vec<(Vec<f64>, Vec<f64>)>,
+    blocks: Pairs,
     /// One run of each variant in every block: no own standard error (see [`centre`]).
     single: bool,
     arrangements: Arrangements,
@@ -2073,7 +2105,7 @@ mod tests {
         let pool = |b: bool| -> Vec<f64> {
             observed
                 .iter()
-                .flat_map(|(x, y)| if b { y.clone() } else { x.clone() })
+                .flat_map(|(x, y)| if b { y.to_vec() } else { x.to_vec() })
                 .collect()
         };
         let s = shape_analysis(&base, &cand, &ShapeConfig::default()).unwrap();

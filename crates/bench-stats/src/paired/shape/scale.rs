@@ -145,7 +145,7 @@ pub(super) struct SortedRuns {
 
 impl SortedRuns {
     /// `blocks[b]`: block `b`'s (baseline, candidate) runs, as many of each.
-    pub(super) fn new(blocks: &[(Vec<f64>, Vec<f64>)]) -> SortedRuns {
+    pub(super) fn new(blocks: &super::Pairs) -> SortedRuns {
         let total: usize = blocks.iter().map(|(a, b)| a.len() + b.len()).sum();
         let mut runs: Vec<(f64, u32)> = Vec::with_capacity(total);
         for (i, (a, b)) in blocks.iter().enumerate() {
@@ -169,14 +169,14 @@ impl SortedRuns {
 /// candidate's runs in order (rounding is monotone). Two sorts of `N / 2` runs, then
 /// `O(N)` an alignment, for one sort of `N` runs an alignment.
 pub(super) struct SortedSides<'a> {
-    observed: &'a [(Vec<f64>, Vec<f64>)],
+    observed: &'a super::Pairs,
     sides: [Vec<(f64, u32)>; 2],
     per_block: Vec<u32>,
 }
 
 impl<'a> SortedSides<'a> {
     /// `observed[b]`: block `b`'s (baseline, candidate) runs, as many of each.
-    pub(super) fn new(observed: &'a [(Vec<f64>, Vec<f64>)]) -> SortedSides<'a> {
+    pub(super) fn new(observed: &'a super::Pairs) -> SortedSides<'a> {
         let side = |candidate: bool| {
             let mut runs: Vec<(f64, u32)> = Vec::new();
             for (i, (a, b)) in observed.iter().enumerate() {
@@ -198,7 +198,7 @@ impl<'a> SortedSides<'a> {
     /// run), else by [`SortedRuns::new`]. Either way a sorted order of the same runs, and
     /// the statistics read from any sorted order are the same numbers (runs of equal
     /// value trade places without changing a pool's sum). Time: `O(N)` when merged.
-    pub(super) fn shifted(&self, aligned: &[(Vec<f64>, Vec<f64>)], shift: f64) -> SortedRuns {
+    pub(super) fn shifted(&self, aligned: &super::Pairs, shift: f64) -> SortedRuns {
         let same = |x: &[f64], y: &[f64], by: f64| {
             x.len() == y.len()
                 && x.iter()
@@ -552,8 +552,11 @@ fn evaluate_draws(
 }
 
 /// At most this many bytes of coin flips are kept for a later shape check
-/// ([`share_arrangements`]): 64 MiB, the flips of 2,000 arrangements of 268,000 blocks.
-const SHARED_FLIPS_MAX_BYTES: usize = 64 << 20;
+/// ([`share_arrangements`]): 16 MiB, the flips of 2,000 arrangements of 67,000 blocks.
+/// Beyond it the later check draws its flips again (the same ones, from the seed): kept,
+/// the flips of 2,000 arrangements of a 10^6-run file's 250,000 blocks (62.5 MB) would
+/// stand on top of the analysis's own peak and hold it above issue 39's ~300 MB.
+const SHARED_FLIPS_MAX_BYTES: usize = 16 << 20;
 
 /// The coin flips of one shape check's random arrangements, kept for the next check of
 /// the same blocks and seed while a [`share_arrangements`] scope is open.
@@ -574,7 +577,8 @@ static SHARED: std::sync::Mutex<(usize, Option<SharedFlips>)> = std::sync::Mutex
 /// same draws, so the same numbers, without drawing them again. The noise diagnosis
 /// decides a wall-time experiment a second time on CPU time; its shape check reads the
 /// wall-time check's arrangements. The last check's flips are kept (one bit a block and
-/// arrangement, up to 64 MiB) until the last open scope closes.
+/// arrangement, up to 16 MiB: a larger check's are drawn again) until the last open scope
+/// closes.
 pub fn share_arrangements<R>(f: impl FnOnce() -> R) -> R {
     /// Closes the scope when `f` returns or unwinds.
     struct Close;
@@ -749,7 +753,7 @@ pub(super) struct SortedRunIds {
 
 impl SortedRunIds {
     /// `blocks[b]`: block `b`'s (baseline, candidate) runs.
-    pub(super) fn new(blocks: &[(Vec<f64>, Vec<f64>)]) -> SortedRunIds {
+    pub(super) fn new(blocks: &super::Pairs) -> SortedRunIds {
         let mut runs: Vec<(f64, u32)> = Vec::new();
         for (a, b) in blocks {
             for &x in a.iter().chain(b) {
