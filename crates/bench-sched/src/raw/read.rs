@@ -74,6 +74,7 @@ pub(crate) fn read_raw_from(file: &str, source: impl BufRead) -> Result<Experime
     let mut data = Experiment::new(header.clone(), Vec::new(), file);
     data.offsets.header_end = first.end;
     let mut seen = Seen::new(header.variants.len());
+    let mut scratch = super::fast_line::blank();
     // A line that does not read, kept until the next non-blank line: the last such line of
     // a file, cut short, is dropped with a warning; any other is an error.
     let mut pending: Option<(Line, BadLine)> = None;
@@ -94,6 +95,16 @@ pub(crate) fn read_raw_from(file: &str, source: impl BufRead) -> Result<Experime
         // Most lines are runs: read straight into a record. Anything else (a trailer, a
         // header, an unnumbered run, a line that does not read) goes the general way below,
         // which gives the same record and names every problem.
+        // abba's own layout first, into one record filled again line after line.
+        if super::fast_line::read_plain(text, &mut scratch) && scratch.run != 0 {
+            data.session_ends.extend(data.end.take());
+            check_run(&scratch, &header, &names).map_err(|m| err(None, m))?;
+            seen.check(&scratch, true, line.no)
+                .map_err(|m| err(None, m))?;
+            data.runs.push_copy(&scratch);
+            data.offsets.run_ends.push(line.end);
+            continue;
+        }
         if let Some(run) = plain_run(text) {
             data.session_ends.extend(data.end.take());
             check_run(&run, &header, &names).map_err(|m| err(None, m))?;

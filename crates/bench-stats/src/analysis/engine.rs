@@ -13,7 +13,7 @@ use crate::analysis::significance::{
     DefaultTest, FriedmanTest, Group, SignificanceContext, SignificanceReport, SignificanceTest,
     check_report,
 };
-use crate::analysis::{carryover, exact, trend, warnings};
+use crate::analysis::{carryover, exact, progress, trend, warnings};
 use crate::descriptive::Sample;
 use crate::descriptive::summary::benchmark_summary;
 use crate::error::StatsError;
@@ -191,10 +191,32 @@ fn analyze_group(
     order.extend((0..members.len()).filter(|&i| i != baseline));
     let benchmarks = summaries(members, &samples, &order, cross);
     warnings::p99_withheld(members, &samples, warnings);
-    warnings::iid(members, &samples, warnings);
-
+    // The independence checks and the carryover diagnostics read the runs alone: side by
+    // side (each the same on any number of threads), their warnings in the order of one
+    // after the other. The paired analyses come after, alone: the shape check is parallel
+    // within, and its memory is the analysis's peak, which these would add to.
     let table = pairing_table(data, members);
+    let (iid_warnings, checked) = progress::join(
+        || {
+            let mut w = Vec::new();
+            warnings::iid(members, &samples, &mut w);
+            w
+        },
+        || {
+            table
+                .as_ref()
+                .and_then(|t| carryover::check(data, members, t, &order))
+        },
+    );
+    warnings.extend(iid_warnings);
     warnings::pairing(data, members.len(), table.as_ref(), warnings);
+    let paired = paired_analyses(
+        config,
+        table.as_ref(),
+        baseline,
+        members.len(),
+        data.higher_is_better,
+    );
 
     let groups: Vec<Group<'_>> = members
         .iter()
@@ -210,13 +232,6 @@ fn analyze_group(
         alpha: config.alpha,
         blocks: table.as_ref().map(|t| t.means.as_slice()),
     };
-    let paired = paired_analyses(
-        config,
-        table.as_ref(),
-        baseline,
-        members.len(),
-        data.higher_is_better,
-    );
     let (report, basis) = decide(custom, &ctx, table.as_ref(), &paired, config)?;
 
     // One answer per candidate, matched by position (names may repeat across classes in
@@ -262,7 +277,15 @@ fn analyze_group(
         }
     }
     if let Some(t) = &table {
-        carryover::attach(data, members, t, &order, &mut comparisons, warnings);
+        carryover::attach(
+            checked,
+            data,
+            members,
+            t,
+            &order,
+            &mut comparisons,
+            warnings,
+        );
     }
     let group = GroupAnalysis {
         class: if cross { None } else { class },
