@@ -13,7 +13,7 @@ use crate::analysis::significance::{
     DefaultTest, FriedmanTest, Group, SignificanceContext, SignificanceReport, SignificanceTest,
     check_report,
 };
-use crate::analysis::{carryover, exact, progress, trend, warnings};
+use crate::analysis::{carryover, exact, trend, warnings};
 use crate::descriptive::Sample;
 use crate::descriptive::summary::benchmark_summary;
 use crate::error::StatsError;
@@ -191,23 +191,15 @@ fn analyze_group(
     order.extend((0..members.len()).filter(|&i| i != baseline));
     let benchmarks = summaries(members, &samples, &order, cross);
     warnings::p99_withheld(members, &samples, warnings);
-    // The independence checks and the carryover diagnostics read the runs alone: side by
-    // side (each the same on any number of threads), their warnings in the order of one
-    // after the other. The paired analyses come after, alone: the shape check is parallel
-    // within, and its memory is the analysis's peak, which these would add to.
+    // The independence checks and the carryover diagnostics one after the other: side by
+    // side (`progress::join`) they raised the peak memory of a large analysis by about a
+    // third (each worker thread's allocator keeps its own memory; docs/performance.md).
+    let mut iid_warnings = Vec::new();
+    warnings::iid(members, &samples, &mut iid_warnings);
     let table = pairing_table(data, members);
-    let (iid_warnings, checked) = progress::join(
-        || {
-            let mut w = Vec::new();
-            warnings::iid(members, &samples, &mut w);
-            w
-        },
-        || {
-            table
-                .as_ref()
-                .and_then(|t| carryover::check(data, members, t, &order))
-        },
-    );
+    let checked = table
+        .as_ref()
+        .and_then(|t| carryover::check(data, members, t, &order));
     warnings.extend(iid_warnings);
     warnings::pairing(data, members.len(), table.as_ref(), warnings);
     let paired = paired_analyses(
