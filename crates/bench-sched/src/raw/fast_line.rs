@@ -247,7 +247,12 @@ fn read(text: &[u8], run: &mut RunRecord) -> Option<()> {
     if c.at != text.len() || seen & REQUIRED != REQUIRED {
         return None;
     }
-    // The fields left out: serde's defaults.
+    defaults(seen, run);
+    Some(())
+}
+
+/// The fields a line left out (not in `seen`) set to serde's defaults.
+fn defaults(seen: u32, run: &mut RunRecord) {
     let unset = |field: usize| seen >> field & 1 == 0;
     if unset(0) {
         run.run = 0;
@@ -309,7 +314,6 @@ fn read(text: &[u8], run: &mut RunRecord) -> Option<()> {
     if unset(28) {
         run.run_delay_ns = None;
     }
-    Some(())
 }
 
 #[cfg(test)]

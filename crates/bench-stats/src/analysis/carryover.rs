@@ -23,7 +23,7 @@ use crate::rank::wilcoxon::{WilcoxonConfig, paired_hl_estimate, wilcoxon_signed_
 pub(crate) enum Checked {
     /// Two variants: the ABBA/BAAB diagnostic and the steady-state reading.
     Two {
-        report: Option<CarryoverReport>,
+        report: Option<Box<CarryoverReport>>,
         steady: Option<SteadyState>,
     },
     /// 3+ variants: each candidate's residual-effect comparison with the baseline, in
@@ -34,14 +34,16 @@ pub(crate) enum Checked {
     },
 }
 
-/// Runs the diagnostics of the group (`order[0]` the baseline, then the candidates);
-/// `None` when it gets none (not an ABBA design; 3+ variants with a reference beside).
+/// Runs the diagnostics of the group (`order[0]` the baseline, then the candidates) on
+/// the blocks of `table`; `None` when it gets none (no table; not an ABBA design; 3+
+/// variants with a reference beside).
 pub(crate) fn check(
     data: &Dataset,
     members: &[&Series],
-    table: &BlockTable,
+    table: Option<&BlockTable>,
     order: &[usize],
 ) -> Option<Checked> {
+    let table = table?;
     if data.design != Some(Design::Abba) || order.is_empty() {
         return None;
     }
@@ -60,17 +62,13 @@ pub(crate) fn check(
             join,
             ..CarryoverConfig::default()
         };
-        // The diagnostic and the steady-state reading are independent: side by side. The
-        // steady-state reading needs blocks of one ABBA cycle run back to back, whose
-        // predecessors it models.
-        let (report, steady) = crate::analysis::progress::join(
-            || carryover(&runs, &config).ok(),
-            || {
-                (join == BlockJoin::BackToBack && single_cycles(&runs))
-                    .then(|| steady_state(&runs))
-                    .flatten()
-            },
-        );
+        // The steady-state reading needs blocks of one ABBA cycle run back to back, whose
+        // predecessors it models. (Beside the diagnostic, on another thread, the two
+        // raised the analysis's peak memory: that thread's allocator keeps what it held.)
+        let report = carryover(&runs, &config).ok().map(Box::new);
+        let steady = (join == BlockJoin::BackToBack && single_cycles(&runs))
+            .then(|| steady_state(&runs))
+            .flatten();
         Some(Checked::Two { report, steady })
     } else if !beside {
         let runs = runs_by_position(members, table, |v| v);

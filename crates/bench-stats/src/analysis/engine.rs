@@ -191,16 +191,9 @@ fn analyze_group(
     order.extend((0..members.len()).filter(|&i| i != baseline));
     let benchmarks = summaries(members, &samples, &order, cross);
     warnings::p99_withheld(members, &samples, warnings);
-    // The independence checks and the carryover diagnostics one after the other: side by
-    // side (`progress::join`) they raised the peak memory of a large analysis by about a
-    // third (each worker thread's allocator keeps its own memory; docs/performance.md).
-    let mut iid_warnings = Vec::new();
-    warnings::iid(members, &samples, &mut iid_warnings);
+    warnings::iid(members, &samples, warnings);
     let table = pairing_table(data, members);
-    let checked = table
-        .as_ref()
-        .and_then(|t| carryover::check(data, members, t, &order));
-    warnings.extend(iid_warnings);
+    let checked = carryover::check(data, members, table.as_ref(), &order);
     warnings::pairing(data, members.len(), table.as_ref(), warnings);
     let paired = paired_analyses(
         config,
