@@ -2,6 +2,7 @@
 //! optional trailer line `{"end": {...}}` written when the experiment stops.
 
 mod dataset;
+mod fast_line;
 mod identity;
 mod names;
 mod output;

@@ -74,6 +74,7 @@ pub(crate) fn read_raw_from(file: &str, source: impl BufRead) -> Result<Experime
     let mut data = Experiment::new(header.clone(), Vec::new(), file);
     data.offsets.header_end = first.end;
     let mut seen = Seen::new(header.variants.len());
+    let mut scratch = super::fast_line::blank();
     // A line that does not read, kept until the next non-blank line: the last such line of
     // a file, cut short, is dropped with a warning; any other is an error.
     let mut pending: Option<(Line, BadLine)> = None;
@@ -94,11 +95,11 @@ pub(crate) fn read_raw_from(file: &str, source: impl BufRead) -> Result<Experime
         // Most lines are runs: read straight into a record. Anything else (a trailer, a
         // header, an unnumbered run, a line that does not read) goes the general way below,
         // which gives the same record and names every problem.
-        if let Some(run) = plain_run(text) {
+        if let Some(run) = plain_run(text, &mut scratch) {
             data.session_ends.extend(data.end.take());
-            check_run(&run, &header, &names).map_err(|m| err(None, m))?;
-            seen.check(&run, true, line.no).map_err(|m| err(None, m))?;
-            data.runs.push(run);
+            check_run(run, &header, &names).map_err(|m| err(None, m))?;
+            seen.check(run, true, line.no).map_err(|m| err(None, m))?;
+            data.runs.push_copy(run);
             data.offsets.run_ends.push(line.end);
             continue;
         }
@@ -152,15 +153,20 @@ pub(crate) fn read_raw_from(file: &str, source: impl BufRead) -> Result<Experime
 }
 
 /// A numbered run line (`"run"` given, not 0) with no `"end"` or `"schema"` in it, read
-/// straight into its record; `None` for any other line.
-fn plain_run(text: &[u8]) -> Option<RunRecord> {
+/// straight into `scratch` (abba's own layout without serde and without an allocation,
+/// [`super::fast_line`]; any other by serde); `None` for any other line.
+fn plain_run<'r>(text: &[u8], scratch: &'r mut RunRecord) -> Option<&'r RunRecord> {
+    if super::fast_line::read_plain(text, scratch) {
+        return (scratch.run != 0).then_some(&*scratch);
+    }
     let has = |needle: &[u8]| text.windows(needle.len()).any(|w| w == needle);
     if has(b"\"end\"") || has(b"\"schema\"") {
         return None;
     }
-    serde_json::from_slice::<RunRecord>(text)
+    *scratch = serde_json::from_slice::<RunRecord>(text)
         .ok()
-        .filter(|r| r.run != 0)
+        .filter(|r| r.run != 0)?;
+    Some(&*scratch)
 }
 
 /// The run lines read so far, to name a duplicated one (as left by concatenating a file

@@ -260,6 +260,16 @@ impl Runs {
         self.core.push(core);
     }
 
+    /// Adds a copy of `record` after the others (the record itself is kept, so a reader
+    /// can fill it again): no allocation for a run kept in 80 bytes. Time: O(1) amortized.
+    pub fn push_copy(&mut self, record: &RunRecord) {
+        if let Some(core) = self.compact(record) {
+            self.core.push(core);
+        } else {
+            self.push(record.clone());
+        }
+    }
+
     /// `r` in 80 bytes, when it fits: no field beyond the core's, values in range, at
     /// most 65,535 distinct strings.
     fn compact(&mut self, r: &RunRecord) -> Option<Core> {

@@ -5,14 +5,12 @@
 //! run back to back, as `abba compare` runs them, unless a reference run sits beside every
 //! variant run (then position 0 follows a reference: separated).
 
-use std::collections::BTreeMap;
-
 use crate::analysis::blocks::BlockTable;
 use crate::analysis::warnings::fmt_p;
 use crate::diagnostics::carryover::{
     BlockJoin, CarryoverConfig, CarryoverFinding, CarryoverReport, CarryoverRun, carryover,
 };
-use crate::diagnostics::differential::residual_carryover;
+use crate::diagnostics::differential::{ResidualCarryover, residual_carryover};
 use crate::model::dataset::{Dataset, Design, Series};
 use crate::model::report::{
     CarryoverMethod, CarryoverSummary, Comparison, Outcome, Remedy, Warning, WarningCode,
@@ -20,18 +18,34 @@ use crate::model::report::{
 use crate::rank::mann_whitney::Alternative;
 use crate::rank::wilcoxon::{WilcoxonConfig, paired_hl_estimate, wilcoxon_signed_rank_with};
 
-/// Runs the diagnostics for the group and fills `comparisons[k].carryover` (comparison `k`
-/// is `members[order[k + 1]]` against `members[order[0]]`).
-pub(crate) fn attach(
+/// The carryover diagnostics of a group, computed before its comparisons are (they read
+/// the runs alone) and attached to them after ([`attach`]).
+pub(crate) enum Checked {
+    /// Two variants: the ABBA/BAAB diagnostic and the steady-state reading.
+    Two {
+        report: Option<Box<CarryoverReport>>,
+        steady: Option<SteadyState>,
+    },
+    /// 3+ variants: each candidate's residual-effect comparison with the baseline, in
+    /// the order of the candidates.
+    Residual {
+        join: BlockJoin,
+        results: Vec<Option<ResidualCarryover>>,
+    },
+}
+
+/// Runs the diagnostics of the group (`order[0]` the baseline, then the candidates) on
+/// the blocks of `table`; `None` when it gets none (no table; not an ABBA design; 3+
+/// variants with a reference beside).
+pub(crate) fn check(
     data: &Dataset,
     members: &[&Series],
-    table: &BlockTable,
+    table: Option<&BlockTable>,
     order: &[usize],
-    comparisons: &mut [Comparison],
-    warnings: &mut Vec<Warning>,
-) {
-    if data.design != Some(Design::Abba) || order.len() != comparisons.len() + 1 {
-        return;
+) -> Option<Checked> {
+    let table = table?;
+    if data.design != Some(Design::Abba) || order.is_empty() {
+        return None;
     }
     let beside = !data.reference_beside.is_empty();
     let join = if beside {
@@ -49,58 +63,96 @@ pub(crate) fn attach(
             ..CarryoverConfig::default()
         };
         // The steady-state reading needs blocks of one ABBA cycle run back to back, whose
-        // predecessors it models.
+        // predecessors it models. (Beside the diagnostic, on another thread, the two
+        // raised the analysis's peak memory: that thread's allocator keeps what it held.)
+        let report = carryover(&runs, &config).ok().map(Box::new);
         let steady = (join == BlockJoin::BackToBack && single_cycles(&runs))
             .then(|| steady_state(&runs))
             .flatten();
-        if let (Ok(report), Some(c)) = (carryover(&runs, &config), comparisons.first_mut()) {
-            c.carryover = Some(two_variant_summary(&report));
-            two_variant_warnings(
-                &report,
-                &c.candidate,
-                &data.unit,
-                steady.is_none(),
-                warnings,
-            );
-        }
-        if let (Some(s), Some(c)) = (steady, comparisons.first_mut()) {
-            let base = baseline_scale(members[baseline], table);
-            let words = CarryoverWords {
-                baseline: &members[baseline].name,
-                unit: &data.unit,
-                scale: base,
-                higher_is_better: data.higher_is_better,
-            };
-            hold_direction(c, &s, &words, config.alpha, warnings);
-        }
+        Some(Checked::Two { report, steady })
     } else if !beside {
         let runs = runs_by_position(members, table, |v| v);
-        for (&candidate, c) in order[1..].iter().zip(comparisons.iter_mut()) {
-            let alpha = CarryoverConfig::default().alpha;
-            let Ok(r) = residual_carryover(&runs, members.len(), baseline, candidate, join, alpha)
-            else {
-                continue;
-            };
-            c.carryover = Some(CarryoverSummary {
-                join,
-                method: CarryoverMethod::ResidualEffects,
-                blocks: table.ids.len(),
-                baseline_position_means: None,
-                candidate_position_means: None,
-                position_effect: None,
-                position_p: None,
-                differential: Some(r.estimate),
-                version_bias: Some(r.version_bias),
-                differential_p: Some(r.p_value),
-            });
-            if r.detected {
-                warnings.push(differential_warning(
+        let alpha = CarryoverConfig::default().alpha;
+        let results = order[1..]
+            .iter()
+            .map(|&candidate| {
+                residual_carryover(&runs, members.len(), baseline, candidate, join, alpha).ok()
+            })
+            .collect();
+        Some(Checked::Residual { join, results })
+    } else {
+        None
+    }
+}
+
+/// Fills `comparisons[k].carryover` from the group's diagnostics `checked` ([`check`] of
+/// the same group; comparison `k` is `members[order[k + 1]]` against
+/// `members[order[0]]`) and warns.
+pub(crate) fn attach(
+    checked: Option<Checked>,
+    data: &Dataset,
+    members: &[&Series],
+    table: &BlockTable,
+    order: &[usize],
+    comparisons: &mut [Comparison],
+    warnings: &mut Vec<Warning>,
+) {
+    if order.len() != comparisons.len() + 1 {
+        return;
+    }
+    let Some(checked) = checked else {
+        return;
+    };
+    let baseline = order[0];
+    match checked {
+        Checked::Two { report, steady } => {
+            if let (Some(report), Some(c)) = (report, comparisons.first_mut()) {
+                c.carryover = Some(two_variant_summary(&report));
+                two_variant_warnings(
+                    &report,
                     &c.candidate,
-                    r.estimate,
-                    r.version_bias,
-                    r.p_value,
-                    ("run right after it reads", &data.unit),
-                ));
+                    &data.unit,
+                    steady.is_none(),
+                    warnings,
+                );
+            }
+            if let (Some(s), Some(c)) = (steady, comparisons.first_mut()) {
+                let base = baseline_scale(members[baseline], table);
+                let words = CarryoverWords {
+                    baseline: &members[baseline].name,
+                    unit: &data.unit,
+                    scale: base,
+                    higher_is_better: data.higher_is_better,
+                };
+                hold_direction(c, &s, &words, CarryoverConfig::default().alpha, warnings);
+            }
+        }
+        Checked::Residual { join, results } => {
+            for (r, c) in results.into_iter().zip(comparisons.iter_mut()) {
+                let Some(r) = r else {
+                    continue;
+                };
+                c.carryover = Some(CarryoverSummary {
+                    join,
+                    method: CarryoverMethod::ResidualEffects,
+                    blocks: table.ids.len(),
+                    baseline_position_means: None,
+                    candidate_position_means: None,
+                    position_effect: None,
+                    position_p: None,
+                    differential: Some(r.estimate),
+                    version_bias: Some(r.version_bias),
+                    differential_p: Some(r.p_value),
+                });
+                if r.detected {
+                    warnings.push(differential_warning(
+                        &c.candidate,
+                        r.estimate,
+                        r.version_bias,
+                        r.p_value,
+                        ("run right after it reads", &data.unit),
+                    ));
+                }
             }
         }
     }
@@ -113,34 +165,59 @@ fn runs_by_position(
     table: &BlockTable,
     variant: impl Fn(usize) -> usize,
 ) -> Vec<CarryoverRun> {
-    // Every run of the table's blocks in one list (members in order, each in arrival
-    // order), then one stable sort by block and recorded position: each block's runs in
-    // the order a list per block sorted by position gives, without a list per block.
-    // Memory: 24 bytes a run.
-    let kept = |o: &crate::model::dataset::Observation| match (o.block, o.position) {
-        (Some(b), Some(p)) => table.ids.binary_search(&b).is_ok().then_some((b, p)),
-        _ => None,
-    };
-    let count = members
-        .iter()
-        .flat_map(|s| &s.observations)
-        .filter(|o| kept(o).is_some())
-        .count();
-    let mut runs = Vec::with_capacity(count);
+    // Every run of the table's blocks in one list, ordered by block and recorded position,
+    // a block's runs of equal position in list order (members in order, each in arrival
+    // order): the order one stable sort by (block, position) gives, here by counting the
+    // runs of each block (the table's blocks are its index) and placing them, then a
+    // stable sort of each block's few runs by position. Memory: 24 bytes a run, 4 bytes
+    // a run while placing and 4 a block.
+    let index = BlockIndex::new(&table.ids);
+    let mut slot: Vec<u32> = Vec::new();
+    let mut starts = vec![0u32; table.ids.len() + 1];
+    for o in members.iter().flat_map(|s| &s.observations) {
+        if let (Some(b), Some(_)) = (o.block, o.position)
+            && let Some(i) = index.of(b)
+        {
+            starts[i + 1] += 1;
+            slot.push(i as u32);
+        }
+    }
+    for i in 0..table.ids.len() {
+        starts[i + 1] += starts[i];
+    }
+    let count = slot.len();
+    let mut next = starts.clone();
+    let mut runs = vec![
+        CarryoverRun {
+            variant: 0,
+            block: 0,
+            position: 0,
+            value: 0.0,
+        };
+        count
+    ];
+    let mut k = 0;
     for (m, s) in members.iter().enumerate() {
         for o in &s.observations {
-            if let Some((block, position)) = kept(o) {
-                runs.push(CarryoverRun {
+            if let (Some(block), Some(position)) = (o.block, o.position)
+                && index.of(block).is_some()
+            {
+                let i = slot[k] as usize;
+                k += 1;
+                runs[next[i] as usize] = CarryoverRun {
                     variant: variant(m),
                     block,
                     position,
                     value: o.value,
-                });
+                };
+                next[i] += 1;
             }
         }
     }
-    runs.sort_by_key(|r| (r.block, r.position));
-    for group in runs.chunk_by_mut(|a, b| a.block == b.block) {
+    drop(slot);
+    for w in starts.windows(2) {
+        let group = &mut runs[w[0] as usize..w[1] as usize];
+        group.sort_by_key(|r| r.position);
         for (position, r) in group.iter_mut().enumerate() {
             r.position = position as u32;
         }
@@ -148,23 +225,75 @@ fn runs_by_position(
     runs
 }
 
+/// Where a block id sits among the table's ids (ascending): a table by id when the ids
+/// are dense enough (at most 4 ids a block, plus 1,024), else a binary search.
+struct BlockIndex<'a> {
+    ids: &'a [u32],
+    dense: Vec<u32>,
+}
+
+impl BlockIndex<'_> {
+    fn new(ids: &[u32]) -> BlockIndex<'_> {
+        let dense = match ids.last() {
+            Some(&last) if (last as usize) < 4 * ids.len() + 1024 => {
+                let mut dense = vec![u32::MAX; last as usize + 1];
+                for (i, &id) in ids.iter().enumerate() {
+                    dense[id as usize] = i as u32;
+                }
+                dense
+            }
+            _ => Vec::new(),
+        };
+        BlockIndex { ids, dense }
+    }
+
+    /// The index of `id` among the ids, `None` when it is not one.
+    fn of(&self, id: u32) -> Option<usize> {
+        if self.dense.is_empty() {
+            self.ids.binary_search(&id).ok()
+        } else {
+            self.dense
+                .get(id as usize)
+                .filter(|&&i| i != u32::MAX)
+                .map(|&i| i as usize)
+        }
+    }
+}
+
+/// The runs of each block, in ascending block order, each block's runs in list order:
+/// the groups a map from block to a list of its runs gives. `runs` sorted by block (as
+/// [`runs_by_position`] gives them) are read in place; others are sorted by block first
+/// (stably).
+fn by_block(runs: &[CarryoverRun]) -> std::borrow::Cow<'_, [CarryoverRun]> {
+    if runs.is_sorted_by_key(|r| r.block) {
+        std::borrow::Cow::Borrowed(runs)
+    } else {
+        let mut sorted = runs.to_vec();
+        sorted.sort_by_key(|r| r.block);
+        std::borrow::Cow::Owned(sorted)
+    }
+}
+
 /// Two variants run with several ABBA cycles per block (`--runs-per-block`: `A B B A`
 /// repeated, then `B A A B` repeated): only each block's first cycle (positions 0-3)
 /// reaches the ABBA/BAAB diagnostic. Its first run follows the previous block's last,
 /// the other variant, as the diagnostic's back-to-back model says; a later cycle's first
 /// run follows its own variant, which the model does not describe. Blocks of one cycle
-/// pass whole.
-fn first_cycles(runs: Vec<CarryoverRun>) -> Vec<CarryoverRun> {
-    let mut len: BTreeMap<u32, u32> = BTreeMap::new();
-    for r in &runs {
-        *len.entry(r.block).or_default() += 1;
+/// pass whole. `runs` sorted by block ([`runs_by_position`]).
+fn first_cycles(mut runs: Vec<CarryoverRun>) -> Vec<CarryoverRun> {
+    debug_assert!(runs.is_sorted_by_key(|r| r.block));
+    let mut keep = Vec::with_capacity(runs.len());
+    for group in runs.chunk_by(|a, b| a.block == b.block) {
+        let n = group.len();
+        keep.extend(
+            group
+                .iter()
+                .map(|r| !(n > 4 && n % 4 == 0) || r.position < 4),
+        );
     }
-    runs.into_iter()
-        .filter(|r| {
-            let n = len[&r.block];
-            !(n > 4 && n % 4 == 0) || r.position < 4
-        })
-        .collect()
+    let mut kept = keep.into_iter();
+    runs.retain(|_| kept.next().unwrap_or(false));
+    runs
 }
 
 fn two_variant_summary(r: &CarryoverReport) -> CarryoverSummary {
@@ -270,11 +399,9 @@ pub(crate) struct SteadyState {
 
 /// Every block holds 4 runs (one ABBA cycle): the predecessors [`steady_state`] models.
 fn single_cycles(runs: &[CarryoverRun]) -> bool {
-    let mut len: BTreeMap<u32, u32> = BTreeMap::new();
-    for r in runs {
-        *len.entry(r.block).or_default() += 1;
-    }
-    len.values().all(|&n| n == 4)
+    by_block(runs)
+        .chunk_by(|a, b| a.block == b.block)
+        .all(|g| g.len() == 4)
 }
 
 /// The steady-state reading of [`SteadyState`]; `None` with fewer than 6 complete
@@ -282,25 +409,25 @@ fn single_cycles(runs: &[CarryoverRun]) -> bool {
 /// Time: `O(b²)` for `b` blocks (the Hodges-Lehmann estimates; the signed-rank tests are
 /// exact up to 50 blocks, normal beyond).
 pub(crate) fn steady_state(runs: &[CarryoverRun]) -> Option<SteadyState> {
-    let mut by_block: BTreeMap<u32, [Option<(usize, f64)>; 4]> = BTreeMap::new();
-    for r in runs {
-        let cell = by_block.entry(r.block).or_default();
-        let slot = cell.get_mut(r.position as usize)?;
-        *slot = Some((r.variant, r.value));
-    }
+    let grouped = by_block(runs);
     let (mut m, mut d, mut s) = (Vec::new(), Vec::new(), Vec::new());
     let mut kinds = [0usize; 2];
-    for cells in by_block.values() {
-        let Some(v) = cells.iter().copied().collect::<Option<Vec<(usize, f64)>>>() else {
+    for block in grouped.chunk_by(|a, b| a.block == b.block) {
+        let mut cells: [Option<(usize, f64)>; 4] = [None; 4];
+        for r in block {
+            let slot = cells.get_mut(r.position as usize)?;
+            *slot = Some((r.variant, r.value));
+        }
+        let [Some(c0), Some(c1), Some(c2), Some(c3)] = cells else {
             continue;
         };
+        let v = [c0, c1, c2, c3];
         if v.iter().any(|c| !(c.1 > 0.0 && c.1.is_finite())) {
             return None;
         }
-        let y: Vec<f64> = v.iter().map(|c| c.1.ln()).collect();
-        let order: Vec<usize> = v.iter().map(|c| c.0).collect();
+        let y = v.map(|c| c.1.ln());
         // `sign` turns a BAAB block's contrasts into the ABBA block's (B less A).
-        let sign = match order.as_slice() {
+        let sign = match v.map(|c| c.0) {
             [0, 1, 1, 0] => 1.0,
             [1, 0, 0, 1] => -1.0,
             _ => continue,
@@ -576,5 +703,37 @@ mod tests {
         // One cycle per block: nothing changes.
         let single = [block(0, &[0, 1, 1, 0]), block(1, &[1, 0, 0, 1])].concat();
         assert_eq!(first_cycles(single.clone()), single);
+    }
+
+    #[test]
+    fn the_steady_state_reads_the_same_from_runs_in_any_order() {
+        // 8 ABBA/BAAB blocks with a carryover that B leaves behind.
+        let mut runs = Vec::new();
+        for b in 0..8u32 {
+            let order = if b % 2 == 0 {
+                [0, 1, 1, 0]
+            } else {
+                [1, 0, 0, 1]
+            };
+            for (p, &v) in order.iter().enumerate() {
+                let after_b = p > 0 && order[p - 1] == 1;
+                runs.push(CarryoverRun {
+                    variant: v,
+                    block: b,
+                    position: p as u32,
+                    value: 100.0 + f64::from(b) + if after_b { 5.0 } else { 0.0 } + p as f64 * 0.1,
+                });
+            }
+        }
+        let sorted = steady_state(&runs).expect("8 blocks of both kinds");
+        assert!(single_cycles(&runs));
+        let mut shuffled = runs.clone();
+        shuffled.reverse();
+        shuffled.rotate_left(5);
+        assert_eq!(steady_state(&shuffled), Some(sorted));
+        assert!(single_cycles(&shuffled));
+        // A block of 3 runs: not single cycles, in any order.
+        shuffled.retain(|r| !(r.block == 2 && r.position == 3));
+        assert!(!single_cycles(&shuffled));
     }
 }

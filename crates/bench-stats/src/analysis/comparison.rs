@@ -59,8 +59,16 @@ pub(crate) fn build_comparison(
     let cand = &input.samples[input.candidate];
     let name = &input.members[input.candidate].name;
 
-    let cliff = cliffs_delta(base, cand);
-    let hl = shift_report(base, cand, config.confidence);
+    // The unpaired rank statistics of the runs read the two samples alone: side by side.
+    let ((cliff, hl), mann_whitney) = crate::analysis::progress::join(
+        || {
+            crate::analysis::progress::join(
+                || cliffs_delta(base, cand),
+                || shift_report(base, cand, config.confidence),
+            )
+        },
+        || mann_whitney_report(base, cand),
+    );
 
     let (ratio, ratio_ci) = headline_ratio(input);
     let headline_distribution = input
@@ -139,7 +147,7 @@ pub(crate) fn build_comparison(
         ratio,
         ratio_ci,
         decision: Some(decision),
-        mann_whitney: mann_whitney_report(base, cand),
+        mann_whitney,
         p_value_adjusted: pw.p_value_adjusted,
         cliffs_delta: Some(gated_cliff(cliff, downgraded)),
         hodges_lehmann: hl,

@@ -192,9 +192,16 @@ fn analyze_group(
     let benchmarks = summaries(members, &samples, &order, cross);
     warnings::p99_withheld(members, &samples, warnings);
     warnings::iid(members, &samples, warnings);
-
     let table = pairing_table(data, members);
+    let checked = carryover::check(data, members, table.as_ref(), &order);
     warnings::pairing(data, members.len(), table.as_ref(), warnings);
+    let paired = paired_analyses(
+        config,
+        table.as_ref(),
+        baseline,
+        members.len(),
+        data.higher_is_better,
+    );
 
     let groups: Vec<Group<'_>> = members
         .iter()
@@ -210,13 +217,6 @@ fn analyze_group(
         alpha: config.alpha,
         blocks: table.as_ref().map(|t| t.means.as_slice()),
     };
-    let paired = paired_analyses(
-        config,
-        table.as_ref(),
-        baseline,
-        members.len(),
-        data.higher_is_better,
-    );
     let (report, basis) = decide(custom, &ctx, table.as_ref(), &paired, config)?;
 
     // One answer per candidate, matched by position (names may repeat across classes in
@@ -262,7 +262,15 @@ fn analyze_group(
         }
     }
     if let Some(t) = &table {
-        carryover::attach(data, members, t, &order, &mut comparisons, warnings);
+        carryover::attach(
+            checked,
+            data,
+            members,
+            t,
+            &order,
+            &mut comparisons,
+            warnings,
+        );
     }
     let group = GroupAnalysis {
         class: if cross { None } else { class },
