@@ -63,6 +63,9 @@ pub const WITHIN_BLOCK_SCREEN: f64 = 4.0;
 /// Random orders of the permutation test (its p is a multiple of 1 / (this + 1)).
 const RESAMPLES: u32 = 1999;
 
+/// Longest pair whose orders are tabulated (6! = 720); longer ones are shuffled afresh.
+const MAX_ENUMERATED: usize = 6;
+
 /// The settings of [`within_block_dependence_with`]: the level it warns at and the span
 /// that leaves a block out. `WithinBlockConfig::default()` is what the analysis uses.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -165,76 +168,78 @@ pub fn within_block_dependence_with(
             .or_default()
             .push((r.position, r.variant, r.value.ln()));
     }
-    // Centred logs of each block in position order, grouped by the order of variants.
+    // Logs of each block in position order, grouped by the order of variants (blocks in
+    // the order of their ids).
     let mut groups: BTreeMap<Vec<usize>, Vec<Vec<f64>>> = BTreeMap::new();
     for mut b in blocks.into_values().filter(|b| b.len() >= 3) {
         b.sort_by_key(|r| r.0);
         if b.windows(2).any(|w| w[0].0 == w[1].0) {
             continue;
         }
-        let mean = b.iter().map(|r| r.2).sum::<f64>() / b.len() as f64;
         let order: Vec<usize> = b.iter().map(|r| r.1).collect();
         groups
             .entry(order)
             .or_default()
-            .push(b.iter().map(|r| r.2 - mean).collect());
+            .push(b.iter().map(|r| r.2).collect());
     }
-    let groups: Vec<Vec<Vec<f64>>> = groups.into_values().filter(|g| g.len() >= 2).collect();
-    // First pass: residuals around each group's median at each position, which a
-    // disturbed run cannot drag, and the SD of the undisturbed runs from the lower quarter
-    // of their absolute values (|Z| of a normal is below 0.3186 a quarter of the time: on
-    // a machine that disturbs half of the blocks, the median absolute residual is already
-    // a disturbed one).
-    let mut all: Vec<f64> = groups
+    // Neighbouring blocks of a group in pairs, fixed by the design alone (not by the data):
+    // the difference of two blocks of the same order takes out every fixed effect of
+    // variant, position and order, a linear drift and both block levels, without an
+    // estimate that all blocks share (a shared estimate moves every block alike, and the
+    // pairs' u would no longer be independent).
+    let pairs: Vec<Vec<f64>> = groups
+        .values()
+        .flat_map(|g| g.chunks_exact(2))
+        .map(|pair| pair[0].iter().zip(&pair[1]).map(|(a, b)| a - b).collect())
+        .collect();
+    // The run noise's SD, from the lower quarter of every pair's deviations from its own
+    // mean (|Z| of a normal is below 0.3186 a quarter of the time; on a machine that
+    // disturbs half of the blocks the median deviation is already a disturbed one),
+    // each scaled to one run (`e`'s values less their mean have variance
+    // `2 σ² (1 − 1/m)`). A function of each pair's values whatever their order.
+    let mut all: Vec<f64> = pairs
         .iter()
-        .flat_map(|g| residuals(g))
-        .flatten()
-        .map(f64::abs)
+        .flat_map(|e| {
+            let m = e.len() as f64;
+            let mean = e.iter().sum::<f64>() / m;
+            let unit = (2.0 * (1.0 - 1.0 / m)).sqrt();
+            e.iter().map(move |v| (v - mean).abs() / unit)
+        })
         .collect();
     if all.is_empty() {
         return None;
     }
     all.sort_by(f64::total_cmp);
     let robust_sd = crate::descriptive::summary::quantile_sorted(&all, 0.25) / 0.3186;
-    // A block touched by a disturbance (residuals spanning more than `screen` robust SDs)
-    // is left out, and out of its group's means: what a burst or a pre-emption does to a
-    // few runs is not the dependence of the typical run, and through the group's means it
-    // would move every other block alike.
-    let limit = config.screen * robust_sd;
+    // A pair touched by a disturbance (its difference spanning more than `screen` SDs of
+    // a difference, `√2 σ`) is left out: what a burst or a pre-emption does to a few runs
+    // is not the dependence of the typical run. The span does not depend on the order of
+    // the pair's values, so leaving a pair out does not select orders: the test below
+    // stays exact among the pairs kept.
+    let limit = config.screen * std::f64::consts::SQRT_2 * robust_sd;
     let mut tables: Vec<Vec<f64>> = Vec::new();
+    let mut long: Vec<Vec<f64>> = Vec::new();
     let (mut observed, mut num, mut den) = (0.0, 0.0, 0.0);
-    for g in &groups {
-        let keep: Vec<bool> = residuals(g).iter().map(|e| span(e) <= limit).collect();
-        // Neighbouring kept blocks of the group in pairs: the difference of two blocks
-        // of the same order takes out every fixed effect of variant, position and order
-        // without an estimate that all blocks share (a shared estimate moves every
-        // block's residuals alike, and the pairs' u would no longer be independent).
-        let kept: Vec<&Vec<f64>> = g
-            .iter()
-            .zip(&keep)
-            .filter(|(_, k)| **k)
-            .map(|(b, _)| b)
-            .collect();
-        for pair in kept.chunks_exact(2) {
-            let e: Vec<f64> = pair[0].iter().zip(pair[1]).map(|(a, b)| a - b).collect();
-            let Some((stat, diff, scale)) = lag_statistic(&e) else {
-                continue;
-            };
-            let Some(table) = order_table(&e) else {
-                continue;
-            };
-            observed += stat;
-            num += diff;
-            den += scale;
-            tables.push(table);
+    for e in pairs.iter().filter(|e| span(e) <= limit) {
+        let Some((stat, diff, scale)) = lag_statistic(e) else {
+            continue;
+        };
+        observed += stat;
+        num += diff;
+        den += scale;
+        if e.len() <= MAX_ENUMERATED {
+            tables.push(order_table(e)?);
+        } else {
+            long.push(e.clone());
         }
     }
-    if tables.len() < WITHIN_MIN_PAIRS {
+    let read = tables.len() + long.len();
+    if read < WITHIN_MIN_PAIRS {
         return None;
     }
-    let p_value = permutation_p(observed, &tables);
+    let p_value = permutation_p(observed, &tables, &long);
     Some(WithinBlockDependence {
-        blocks: 2 * tables.len(),
+        blocks: 2 * read,
         excess_lag1: num / den,
         p_value,
         dependent: p_value <= config.level,
@@ -249,36 +254,27 @@ fn span(x: &[f64]) -> f64 {
 }
 
 /// The one-sided p of the permutation test: `Σ u` of random orders of each pair's values
-/// (one entry of its [`order_table`] each, with a fixed seed) against `observed`.
-fn permutation_p(observed: f64, tables: &[Vec<f64>]) -> f64 {
+/// (one entry of its [`order_table`] each, or a fresh random order of a longer pair's
+/// values; fixed seed) against `observed`.
+fn permutation_p(observed: f64, tables: &[Vec<f64>], long: &[Vec<f64>]) -> f64 {
+    use rand::seq::SliceRandom;
     use rand::{Rng, SeedableRng};
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(0x00ab_ba42);
-    // Ties (orders with the same u, such as a reversal) count as reaching the observed.
+    let mut scratch: Vec<Vec<f64>> = long.to_vec();
+    // Ties (orders with the same u, such as a reversal, or tied values) count as reaching
+    // the observed: the p never falls below the exact one.
     let tie = 1e-9 * (1.0 + observed.abs());
     let reached = (0..RESAMPLES)
         .filter(|_| {
-            let drawn: f64 = tables.iter().map(|t| t[rng.random_range(0..t.len())]).sum();
+            let mut drawn: f64 = tables.iter().map(|t| t[rng.random_range(0..t.len())]).sum();
+            for x in &mut scratch {
+                x.shuffle(&mut rng);
+                drawn += lag_statistic(x).map_or(0.0, |s| s.0);
+            }
             drawn >= observed - tie
         })
         .count();
     (1.0 + reached as f64) / (f64::from(RESAMPLES) + 1.0)
-}
-
-/// The residuals of the blocks of one group: each block's centred logs less the group's
-/// median at each position.
-fn residuals(group: &[Vec<f64>]) -> Vec<Vec<f64>> {
-    let m = group.first().map_or(0, Vec::len);
-    let at: Vec<f64> = (0..m)
-        .map(|p| {
-            let mut v: Vec<f64> = group.iter().map(|b| b[p]).collect();
-            v.sort_by(f64::total_cmp);
-            crate::descriptive::summary::quantile_sorted(&v, 0.5)
-        })
-        .collect();
-    group
-        .iter()
-        .map(|b| b.iter().zip(&at).map(|(x, a)| x - a).collect())
-        .collect()
 }
 
 /// `u` of the difference `e` of a pair of blocks (module docs), with its numerator and
@@ -308,38 +304,27 @@ fn lag_statistic(x: &[f64]) -> Option<(f64, f64, f64)> {
     Some((diff / scale, diff, scale))
 }
 
-/// `u` of the orders of `e`'s values: every order when `e` has up to 6 values (Heap's
-/// algorithm; the observed order among them), else 720 orders drawn with a fixed seed.
-/// Under exchangeable runs each is as likely as the observed one.
+/// `u` of every order of `e`'s values (Heap's algorithm; the observed order among them),
+/// for pairs of up to [`MAX_ENUMERATED`] values. Under exchangeable runs each is as likely
+/// as the observed one.
 fn order_table(e: &[f64]) -> Option<Vec<f64>> {
     let mut x = e.to_vec();
-    let mut table = Vec::new();
-    if x.len() <= 6 {
-        let mut c = vec![0usize; x.len()];
-        table.push(lag_statistic(&x)?.0);
-        let mut i = 0;
-        while i < x.len() {
-            if c[i] < i {
-                if i % 2 == 0 {
-                    x.swap(0, i);
-                } else {
-                    x.swap(c[i], i);
-                }
-                table.push(lag_statistic(&x)?.0);
-                c[i] += 1;
-                i = 0;
+    let mut c = vec![0usize; x.len()];
+    let mut table = vec![lag_statistic(&x)?.0];
+    let mut i = 0;
+    while i < x.len() {
+        if c[i] < i {
+            if i % 2 == 0 {
+                x.swap(0, i);
             } else {
-                c[i] = 0;
-                i += 1;
+                x.swap(c[i], i);
             }
-        }
-    } else {
-        use rand::SeedableRng;
-        use rand::seq::SliceRandom;
-        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(0x00ab_ba42);
-        for _ in 0..720 {
-            x.shuffle(&mut rng);
             table.push(lag_statistic(&x)?.0);
+            c[i] += 1;
+            i = 0;
+        } else {
+            c[i] = 0;
+            i += 1;
         }
     }
     Some(table)
