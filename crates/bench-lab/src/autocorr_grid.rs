@@ -33,10 +33,17 @@ pub struct AutocorrGridArgs {
     /// (`WITHIN_BLOCK_SCREEN`).
     #[arg(long, default_value_t = WITHIN_BLOCK_SCREEN)]
     screen: f64,
+
     /// The profiles without their bursts of slow runs (the ablation that shows what the
     /// A/A rate owes to them).
     #[arg(long)]
     no_bursts: bool,
+    /// What the warning claims, measured: on A/A sessions of each profile (with and
+    /// without its bursts, and with AR(1) noise of 0.5), the variance of the paired
+    /// estimate with 4 runs a block over that with 8 (2 if a block's runs were
+    /// independent, 1 if the extra runs added nothing).
+    #[arg(long, conflicts_with_all = ["audit", "no_bursts"])]
+    precision: bool,
     /// The audit's A/A cases of issue 42 instead of the profiles: block levels with
     /// position effects, drift, heavy tails, quantized values, integer counts with ties,
     /// unequal counts, and 1 to 8 runs a block (every one exchangeable inside its blocks).
@@ -88,7 +95,11 @@ fn audit_cases() -> Vec<AuditCase> {
         c("2 runs a block", [&[0, 1], &[1, 0]], Noise::Normal),
         c("3 runs a block", [&[0, 1, 0], &[1, 0, 1]], Noise::Normal),
         c("4 runs a block (ABBA)", ABBA, Noise::Normal),
-        c("6 runs a block", [&[0, 1, 1, 0, 1, 0], &[1, 0, 0, 1, 0, 1]], Noise::Normal),
+        c(
+            "6 runs a block",
+            [&[0, 1, 1, 0, 1, 0], &[1, 0, 0, 1, 0, 1]],
+            Noise::Normal,
+        ),
         c(
             "8 runs a block",
             [&[0, 1, 1, 0, 1, 0, 0, 1], &[1, 0, 0, 1, 0, 1, 1, 0]],
@@ -98,8 +109,16 @@ fn audit_cases() -> Vec<AuditCase> {
             shuffled: true,
             ..c("4 runs a block, random order", ABBA, Noise::Normal)
         },
-        c("unequal counts (3 A, 1 B)", [&[0, 0, 0, 1], &[1, 0, 0, 0]], Noise::Normal),
-        c("unequal counts (2 A, 1 B)", [&[0, 0, 1], &[1, 0, 0]], Noise::Normal),
+        c(
+            "unequal counts (3 A, 1 B)",
+            [&[0, 0, 0, 1], &[1, 0, 0, 0]],
+            Noise::Normal,
+        ),
+        c(
+            "unequal counts (2 A, 1 B)",
+            [&[0, 0, 1], &[1, 0, 0]],
+            Noise::Normal,
+        ),
         AuditCase {
             drift: Some(false),
             ..c("linear drift", ABBA, Noise::Normal)
@@ -138,7 +157,6 @@ fn poisson(rng: &mut Xoshiro256PlusPlus, lambda: f64) -> f64 {
 /// counts), the first run of a block 3% slower and the second 1%, a run after the other
 /// variant 0.5% faster, the case's drift and noise.
 fn audit_session(case: &AuditCase, blocks: u32, seed: u64) -> Vec<BlockedRun> {
-    use rand::Rng;
     use rand::seq::SliceRandom;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let slope = 0.0005 * normal(&mut rng);
@@ -198,8 +216,19 @@ const PHIS: [f64; 2] = [0.3, 0.5];
 
 /// One session's runs, with AR(1) noise of coefficient `phi` and log-SD `ar_sd` over the
 /// whole stream multiplied in when `ar_sd > 0`.
-fn session(cfg: &SimConfig, blocks: u32, (phi, ar_sd): (f64, f64), seed: u64) -> Vec<BlockedRun> {
-    let e = simulate_change(cfg, &Change::none(), SimDesign::Abba, blocks, 1, seed);
+fn session(cfg: &SimConfig, blocks: u32, ar: (f64, f64), seed: u64) -> Vec<BlockedRun> {
+    session_cycles(cfg, blocks, 1, ar, seed)
+}
+
+/// [`session`] with `cycles` ABBA cycles in every block.
+fn session_cycles(
+    cfg: &SimConfig,
+    blocks: u32,
+    cycles: u32,
+    (phi, ar_sd): (f64, f64),
+    seed: u64,
+) -> Vec<BlockedRun> {
+    let e = simulate_change(cfg, &Change::none(), SimDesign::Abba, blocks, cycles, seed);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed_a121);
     let mut z = normal(&mut rng);
     e.runs
@@ -239,18 +268,22 @@ fn stream_fires(runs: &[BlockedRun]) -> bool {
 pub fn run(args: &AutocorrGridArgs) -> Result<()> {
     let reps = args.reps;
     let config = WithinBlockConfig::default().with_screen(args.screen);
+    if args.precision {
+        return run_precision(args);
+    }
     let se = 100.0 * (WITHIN_BLOCK_LEVEL * (1.0 - WITHIN_BLOCK_LEVEL) / f64::from(reps)).sqrt();
     println!(
         "# the autocorrelation warning of blocked runs, {reps} sessions per cell (seeds from 70,000)\n"
     );
     println!(
-        "within-block check at one-sided p <= {WITHIN_BLOCK_LEVEL} (exact permutation test), blocks whose residuals span more than {} robust SDs left out; nominal + 2 MC SE = {:.2}% at {reps} sessions; the stream's lag-1 check (r > 0.5 in either variant's runs, 50+ runs) beside it; AR(1) rows multiply every run by AR(1) noise of the coefficient named, with the profile's run-level SD, over the whole stream.\n",
+        "within-block check at one-sided p <= {WITHIN_BLOCK_LEVEL} (exact sign-flip test), contrasts (of pairs of blocks) beyond {} robust SDs of a run set to 0; nominal + 2 MC SE = {:.2}% at {reps} sessions; the stream's lag-1 check (r > 0.5 in either variant's runs, 50+ runs) beside it; AR(1) rows multiply every run by AR(1) noise of the coefficient named, with the profile's run-level SD, over the whole stream.\n",
         args.screen,
         100.0 * WITHIN_BLOCK_LEVEL + 2.0 * se,
     );
     if args.audit {
         return run_audit(args, &config);
     }
+
     if args.no_bursts {
         println!("The profiles without their bursts of slow runs (`--no-bursts`).\n");
     }
@@ -298,7 +331,9 @@ fn run_audit(args: &AutocorrGridArgs, config: &WithinBlockConfig) -> Result<()> 
     println!(
         "The audit's A/A cases (issue 42): block log levels with SD 5%, the first run of a block 3% slower and the second 1%, a run after the other variant 0.5% faster; run noise normal 1% unless named; runs exchangeable inside their blocks after those.\n"
     );
-    println!("| case | blocks | within-block check fires | read (of sessions) | stream lag-1 check fires |");
+    println!(
+        "| case | blocks | within-block check fires | read (of sessions) | stream lag-1 check fires |"
+    );
     println!("| --- | --- | --- | --- | --- |");
     for case in audit_cases() {
         for blocks in [10, 30, 60] {
@@ -317,6 +352,70 @@ fn run_audit(args: &AutocorrGridArgs, config: &WithinBlockConfig) -> Result<()> 
                 pct(within),
                 pct(read),
                 pct(stream),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The paired estimate of a session: the mean over blocks of (mean log of B's runs less
+/// mean log of A's runs).
+fn paired_estimate(runs: &[BlockedRun]) -> f64 {
+    let blocks = runs.iter().map(|r| r.block + 1).max().unwrap_or(0) as usize;
+    let mut sums = vec![[(0.0, 0u32); 2]; blocks];
+    for r in runs {
+        let s = &mut sums[r.block as usize][r.variant];
+        s.0 += r.value.ln();
+        s.1 += 1;
+    }
+    let d: Vec<f64> = sums
+        .iter()
+        .filter(|s| s[0].1 > 0 && s[1].1 > 0)
+        .map(|s| s[1].0 / f64::from(s[1].1) - s[0].0 / f64::from(s[0].1))
+        .collect();
+    d.iter().sum::<f64>() / d.len() as f64
+}
+
+/// `--precision`: the variance of the paired estimate at 4 runs a block over that at 8
+/// (30 blocks, A/A), by profile, with and without bursts, and with AR(1) noise of 0.5.
+fn run_precision(args: &AutocorrGridArgs) -> Result<()> {
+    let reps = args.reps;
+    println!(
+        "What the warning claims (a block's runs count for fewer than their number): the variance of the paired estimate (mean over 30 blocks of B's mean log less A's) with 4 runs a block over that with 8 (ABBA repeated), {reps} A/A sessions each; 2.0 when a block's runs are independent, 1.0 when the extra runs add nothing. Both variances from the same seeds.\n"
+    );
+    println!("| profile | noise | var(4 runs) / var(8 runs) |");
+    println!("| --- | --- | --- |");
+    let profiles: Vec<NoiseProfile> = match args.profile {
+        Some(p) => vec![p],
+        None => NoiseProfile::ALL.to_vec(),
+    };
+    let variance = |x: &[f64]| {
+        let m = x.iter().sum::<f64>() / x.len() as f64;
+        x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (x.len() as f64 - 1.0)
+    };
+    for profile in profiles {
+        for (what, bursts, phi) in [
+            ("as simulated", true, 0.0),
+            ("without bursts", false, 0.0),
+            ("without bursts, + AR(1) 0.5", false, 0.5),
+        ] {
+            let mut cfg = profile.config();
+            if !bursts {
+                cfg.burst_start = 0.0;
+            }
+            let ar = (phi, if phi > 0.0 { cfg.sigma_w } else { 0.0 });
+            let mut est = [Vec::new(), Vec::new()];
+            for r in 0..reps {
+                for (k, cycles) in [1u32, 2].into_iter().enumerate() {
+                    let seed = 70_000 + u64::from(r);
+                    let runs = session_cycles(&cfg, 30, cycles, ar, seed);
+                    est[k].push(paired_estimate(&runs));
+                }
+            }
+            println!(
+                "| {} | {what} | {:.2} |",
+                profile.as_str(),
+                variance(&est[0]) / variance(&est[1])
             );
         }
     }
