@@ -190,13 +190,13 @@ fn block_levels_alone_do_not_raise_the_autocorrelation_warning() {
 
 #[test]
 fn ar1_noise_inside_blocks_raises_the_autocorrelation_warning() {
-    // AR(1) of 0.8 as the whole run noise, 60 blocks of 4 runs: the check (at 1%) finds it
-    // in 3 of these 6 seeded sessions; on A/A data it fires on at most 2% (`cargo xtask
-    // autocorrelation-grid`), so 3 of 6 by chance would have a probability under 1e-3.
-    // Since the span screen (issue 42) it reads fewer blocks (a strong AR(1) moves a
-    // block's runs apart), so it finds less than the 4 of 6 it found before.
+    // AR(1) of 0.8 as the whole run noise, 240 blocks of 4 runs: the sign-flip check (at
+    // 1%, issue 42 session 6) finds it in 12 of 100 sessions at 60 blocks (`cargo test -p
+    // bench-stats --lib diagnostics::within_block`), more with more blocks; on A/A data it
+    // fires on about 1% (`cargo xtask autocorrelation-grid`), so 2 of 6 by chance would
+    // have a probability near 1.5e-3.
     let found = (0..6)
-        .filter(|&seed| autocorrelation_warned(&levels_and_ar1(60, 0.05, 0.8, 600 + seed)))
+        .filter(|&seed| autocorrelation_warned(&levels_and_ar1(240, 0.05, 0.8, 600 + seed)))
         .count();
-    assert!(found >= 3, "found in {found} of 6");
+    assert!(found >= 2, "found in {found} of 6");
 }
