@@ -59,16 +59,9 @@ pub(crate) fn build_comparison(
     let cand = &input.samples[input.candidate];
     let name = &input.members[input.candidate].name;
 
-    // The unpaired rank statistics of the runs read the two samples alone: side by side.
-    let ((cliff, hl), mann_whitney) = crate::analysis::progress::join(
-        || {
-            crate::analysis::progress::join(
-                || cliffs_delta(base, cand),
-                || shift_report(base, cand, config.confidence),
-            )
-        },
-        || mann_whitney_report(base, cand),
-    );
+    let cliff = cliffs_delta(base, cand);
+    let hl = shift_report(base, cand, config.confidence);
+    let mann_whitney = mann_whitney_report(base, cand);
 
     let (ratio, ratio_ci) = headline_ratio(input);
     let headline_distribution = input

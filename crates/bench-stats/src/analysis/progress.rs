@@ -96,30 +96,6 @@ pub(crate) fn with_hook<T>(hook: Option<&ProgressHook>, f: impl FnOnce() -> T) -
     f()
 }
 
-/// `a()` and `b()`, side by side with the `parallel` feature (`rayon::join`), one after
-/// the other without it; each runs with this thread's hook (a closure may run on another
-/// thread, which then reports to the same hook). Independent checks of one analysis run
-/// this way: each computes what it computes alone, so the results are the same on any
-/// number of threads.
-pub(crate) fn join<A: Send, B: Send>(
-    a: impl FnOnce() -> A + Send,
-    b: impl FnOnce() -> B + Send,
-) -> (A, B) {
-    #[cfg(feature = "parallel")]
-    {
-        let hook = CURRENT.with(|c| c.borrow().clone());
-        let hook_a = hook.clone();
-        rayon::join(
-            move || with_hook(hook_a.as_ref(), a),
-            move || with_hook(hook.as_ref(), b),
-        )
-    }
-    #[cfg(not(feature = "parallel"))]
-    {
-        (a(), b())
-    }
-}
-
 /// Tells this thread's hook, if any, that `done` of `total` steps of `stage` are done.
 pub(crate) fn report(stage: Stage, done: u64, total: u64) {
     CURRENT.with(|c| {
