@@ -126,11 +126,10 @@ pub const TAIL_MARGIN_FACTOR: f64 = 3.0;
 /// it holds the slow runs in place of their quantile ([`ALL_RUNS_MARGIN_FACTOR`] times
 /// the margin: `±2%` at the default `±1%`). On a machine that disturbs some runs of both
 /// variants (8% of runs 20-50% slower) the slow runs' quantile sits at the edge of the
-/// disturbed runs, where it has no density to narrow on: its 90% interval reached
-/// ±18-27% at 30-150 blocks and no unchanged benchmark was EQUIVALENT. A slow tail that
-/// grew moves the mean of all runs by its share times its size (10% of runs 30% slower:
-/// +3%, 30% of runs 20% slower: +6%), which `±2%` rejects, and the mean's interval
-/// narrows with the runs. Calibrated by `cargo xtask equivalence-disturbed`
+/// disturbed runs, where it has no density to narrow on, so its interval stays far wider
+/// than the margin and no unchanged benchmark is EQUIVALENT. A slow tail that grew moves
+/// the mean of all runs by its share times its size (10% of runs 30% slower: +3%), which
+/// `±2%` rejects, and the mean's interval narrows with the runs. Calibrated by `cargo xtask equivalence-disturbed`
 /// (`docs/calibration.md#equivalence-on-a-machine-that-disturbs-some-runs`).
 pub const ALL_RUNS_MARGIN_FACTOR: f64 = 2.0;
 

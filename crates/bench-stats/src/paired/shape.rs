@@ -444,12 +444,12 @@ fn dot(w: &[f64], v: &[f64]) -> f64 {
 /// shape. A center computed from the block's own runs would move with the candidate's
 /// change (the mean of the variants' fastest runs, used until issue 42, put half of the
 /// change of the candidate's fastest run into every baseline run of the block: p10 of a
-/// candidate whose fast mode is 4% faster read 1.045), and one from the baseline's runs
-/// alone would narrow the baseline's distribution (tails biased with no change at all).
-/// Simulated on every profile at 30 blocks (`cargo run -p bench-lab --example` of
-/// `docs/estimator-grid.md`), dropping the center raised the power of the
-/// `--fail-if-slower 2%` gate at a 4% slowdown (shared-vm 95.5% -> 100%, drift 95.5% ->
-/// 94%): the noise of a 2 + 2 block's fastest runs outweighed the block effects it removed.
+/// candidate whose fast mode is 4% faster read about 1.045), and one from the baseline's
+/// runs alone would narrow the baseline's distribution (tails biased with no change at
+/// all). Dropping the center raised the power of the `--fail-if-slower` gate on the
+/// simulated profiles (docs/estimator-grid.md, "Parts that mean their names", with its
+/// command): the noise of
+/// a 2 + 2 block's fastest runs outweighed the block effects it removed.
 /// The load phases and drift that pooling keeps (the pools of a drifting session are
 /// wider than its runs' spread at any one time) are taken out by the neighbours' centre
 /// when a label-free pre-test finds them ([`neighbours_predict`], [`neighbours_centres`]):
@@ -484,11 +484,10 @@ fn centre(a: &[f64], b: &[f64], single: bool, neighbours: Option<f64>) -> f64 {
     }
 }
 
-/// Blocks either side of a block whose levels give its neighbours' centre. Chosen by
-/// simulation at 30 blocks (`cargo run -p bench-lab --example shape_verdicts -- 200
-/// shared-vm,drift`): the `--fail-if-slower 2%` gate at a 4% slowdown on `drift` trips in
-/// 79.5 / 86.0 / 86.5 / 86.0% at 1 / 2 / 3 / 4 blocks either side (76.5% uncentered),
-/// `shared-vm` unchanged at 93.5-94.0%.
+/// Blocks either side of a block whose levels give its neighbours' centre: chosen by
+/// simulation on the drift profile's gate power at 1-4 blocks either side
+/// (docs/estimator-grid.md, "Drift's power back: the neighbours' centre", with its
+/// command).
 const NEIGHBOURS: usize = 3;
 
 /// Each block's neighbours' centre: the median of the levels of the `k` blocks either
