@@ -448,8 +448,8 @@ fn dot(w: &[f64], v: &[f64]) -> f64 {
 /// runs alone would narrow the baseline's distribution (tails biased with no change at
 /// all). Dropping the center raised the power of the `--fail-if-slower` gate on the
 /// simulated profiles (docs/estimator-grid.md, "Parts that mean their names", with its
-/// command): the noise of
-/// a 2 + 2 block's fastest runs outweighed the block effects it removed.
+/// command): the noise of a 2 + 2 block's fastest runs outweighed the block effects it
+/// removed.
 /// The load phases and drift that pooling keeps (the pools of a drifting session are
 /// wider than its runs' spread at any one time) are taken out by the neighbours' centre
 /// when a label-free pre-test finds them ([`neighbours_predict`], [`neighbours_centres`]):
