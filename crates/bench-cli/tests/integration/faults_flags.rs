@@ -248,7 +248,13 @@ fn f6_one_block_is_singular_and_levels_have_no_needless_decimals() {
         .env("COLUMNS", "200")
         .assert();
     let out = stdout_of(&assert);
-    assert!(out.contains("98.3%"), "{out}");
+    // Benjamini-Hochberg over three: 1 - alpha/3 (98.3%) with nothing significant, 96.7%
+    // or 95.0% when real timings of `true` (an A/A run on a loaded machine) let one or
+    // more comparisons through at alpha; always one decimal.
+    assert!(
+        ["98.3%", "96.7%", "95.0%"].iter().any(|l| out.contains(l)),
+        "{out}"
+    );
     assert!(!out.contains(".000%"), "{out}");
     assert!(!out.contains(".000 %"), "{out}");
 }
