@@ -81,12 +81,7 @@ fn monotone(rows: &[Vec<f64>], direction: TrendDirection) -> bool {
         .map(|j| {
             let mut col: Vec<f64> = rows.iter().map(|r| r[j]).collect();
             col.sort_by(f64::total_cmp);
-            let n = col.len();
-            if n % 2 == 1 {
-                col[n / 2]
-            } else {
-                (col[n / 2 - 1] + col[n / 2]) / 2.0
-            }
+            crate::descriptive::summary::quantile_sorted(&col, 0.5)
         })
         .collect();
     medians.windows(2).all(|w| match direction {

@@ -1,6 +1,8 @@
 //! A commit's level: the median run of one experiment with its distribution-free
 //! interval, and several experiments' levels of one commit pooled into one.
 
+use crate::descriptive::summary::quantile_sorted;
+
 /// The normal quantile of the levels' 95% interval, `Phi^-1(0.975)`.
 const Z_95: f64 = 1.959_963_984_540_054;
 
@@ -18,17 +20,6 @@ pub struct Level {
     pub n: u64,
     /// Experiments behind it (several: the interval spans all of theirs).
     pub experiments: usize,
-}
-
-/// The middle of ascending `sorted` (non-empty): the middle value, or the mean of the two
-/// middle ones computed as `a/2 + b/2` (no overflow). Time: O(1).
-fn middle(sorted: &[f64]) -> f64 {
-    let n = sorted.len();
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        sorted[n / 2 - 1] / 2.0 + sorted[n / 2] / 2.0
-    }
 }
 
 impl Level {
@@ -56,7 +47,7 @@ impl Level {
         let lo = ((n as f64) / 2.0 - half).floor().max(0.0) as usize;
         let hi = (((n as f64) / 2.0 + half).ceil() as usize).min(n - 1);
         Some(Level {
-            median: middle(&sorted),
+            median: quantile_sorted(&sorted, 0.5),
             low: sorted[lo.min(n - 1)],
             high: sorted[hi],
             n: n as u64,
@@ -83,7 +74,7 @@ impl Level {
         let mut medians: Vec<f64> = levels.iter().map(|l| l.median).collect();
         medians.sort_by(f64::total_cmp);
         Some(Level {
-            median: middle(&medians),
+            median: quantile_sorted(&medians, 0.5),
             low: levels.iter().map(|l| l.low).fold(f64::INFINITY, f64::min),
             high: levels
                 .iter()

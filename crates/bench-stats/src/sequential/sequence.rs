@@ -76,11 +76,10 @@ impl ConfidenceSequence {
     /// The sample median of the log-ratios so far (NaN before the first block): where the
     /// sign sequence is centred, so the way it is heading.
     pub fn median(&self) -> f64 {
-        let n = self.sorted.len();
-        match n {
-            0 => f64::NAN,
-            _ if n % 2 == 1 => self.sorted[n / 2],
-            _ => 0.5 * (self.sorted[n / 2 - 1] + self.sorted[n / 2]),
+        if self.sorted.is_empty() {
+            f64::NAN
+        } else {
+            crate::descriptive::summary::quantile_sorted(&self.sorted, 0.5)
         }
     }
 
