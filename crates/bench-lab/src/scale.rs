@@ -150,19 +150,25 @@ fn beside_base(abba: &Path, base: &Path, dir: &Path, runs: &[usize]) -> Result<(
     Ok(())
 }
 
-/// One `abba analyze FILE --json [--estimator E]` under `/usr/bin/time`: its figures and
-/// what it printed.
-fn json_run(abba: &Path, file: &Path, estimator: Option<&str>) -> Result<(Timing, Vec<u8>)> {
+/// `abba analyze FILE FLAG [--estimator E]` under `/usr/bin/time`, which prints its wall,
+/// user, system time and peak after `SCALE`.
+fn analyze_under_time(abba: &Path, file: &Path, estimator: Option<&str>, flag: &str) -> Command {
     let mut cmd = Command::new("/usr/bin/time");
     cmd.args(["-f", "SCALE %e %U %S %M"])
         .arg(abba)
         .arg("analyze")
         .arg(file)
-        .arg("--json");
+        .arg(flag);
     if let Some(e) = estimator {
         cmd.args(["--estimator", e]);
     }
-    let out = cmd
+    cmd
+}
+
+/// One `abba analyze FILE --json [--estimator E]` under `/usr/bin/time`: its figures and
+/// what it printed.
+fn json_run(abba: &Path, file: &Path, estimator: Option<&str>) -> Result<(Timing, Vec<u8>)> {
+    let out = analyze_under_time(abba, file, estimator, "--json")
         .output()
         .context("running /usr/bin/time (GNU time) around abba")?;
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -233,16 +239,7 @@ fn raw_file(dir: &Path, runs: usize) -> Result<PathBuf> {
 fn timed(abba: &Path, file: &Path, estimator: Option<&str>, repeat: usize) -> Result<Timing> {
     let mut all = Vec::new();
     for _ in 0..repeat.max(1) {
-        let mut cmd = Command::new("/usr/bin/time");
-        cmd.args(["-f", "SCALE %e %U %S %M"])
-            .arg(abba)
-            .arg("analyze")
-            .arg(file)
-            .arg("-q");
-        if let Some(e) = estimator {
-            cmd.args(["--estimator", e]);
-        }
-        let out = cmd
+        let out = analyze_under_time(abba, file, estimator, "-q")
             .stdout(Stdio::null())
             .output()
             .context("running /usr/bin/time (GNU time) around abba")?;
