@@ -7,9 +7,13 @@
 //!
 //! - `all parts`: every part (p10, p50, p90, mean run) inside ±margin (abba before issue
 //!   37);
-//! - `tails x3` (the default now): the typical and mean run inside ±margin, each tail
-//!   inside ±3 margin (`bench_stats::analysis::TAIL_MARGIN_FACTOR`);
-//! - `tails free`: the typical and mean run inside ±margin, the tails not required;
+//! - `tails x2`: the typical run inside ±margin, the mean run inside ±2 margin
+//!   (`bench_stats::analysis::ALL_RUNS_MARGIN_FACTOR`, the default since issue 42), each
+//!   tail inside ±2 margin;
+//! - `tails x3` (the default now): the same with each tail inside ±3 margin
+//!   (`bench_stats::analysis::TAIL_MARGIN_FACTOR`);
+//! - `tails free`: the typical run inside ±margin, the mean run inside ±2 margin, the tails
+//!   not required;
 //!
 //! for no change, a shift of the margin and of twice it, and tail regressions; and how
 //! often an unchanged benchmark ends in a claim resting on a tail alone (`SLOWER (slow
@@ -68,8 +72,9 @@ fn inside(q: &QuantileShift, m: f64) -> bool {
         .is_some_and(|[lo, hi]| lo >= 1.0 - m - 1e-12 && hi <= 1.0 + m + 1e-12)
 }
 
-/// The rules (tails at 1, 2 and 3 times the margin, and free), on one shape check with no
-/// part moved beyond the margin.
+/// The rules (every part at the margin; then the typical run at the margin, the mean run at
+/// its own, `part_margin`, and the tails at 2 and 3 times the margin, and free), on one
+/// shape check with no part moved beyond the margin.
 fn rules(s: &ShapeAnalysis) -> [bool; RULES] {
     let moved = s
         .parts()
@@ -77,14 +82,17 @@ fn rules(s: &ShapeAnalysis) -> [bool; RULES] {
     if moved {
         return [false; RULES];
     }
-    let core = s.parts().filter(|q| !is_tail(q)).all(|q| inside(q, MARGIN));
+    let core = s
+        .parts()
+        .filter(|q| !is_tail(q))
+        .all(|q| inside(q, bench_stats::analysis::part_margin(q, MARGIN)));
     let tails = |k: f64| {
         s.parts()
             .filter(|q| is_tail(q))
             .all(|q| inside(q, k * MARGIN))
     };
     [
-        core && tails(1.0),
+        s.parts().all(|q| inside(q, MARGIN)),
         core && tails(2.0),
         core && tails(3.0),
         core,

@@ -7,11 +7,12 @@
 //!   comparison's own ratio interval) excludes 1 whenever the intervals are at
 //!   `1 - alpha` (the default);
 //! - FASTER / SLOWER point the way `decision.ratio` does;
-//! - EQUIVALENT implies every part it requires lies inside its margin: the typical and the
-//!   mean run's `1 - 2 alpha` intervals inside ±margin, each tail's inside ±3 margin
-//!   (`bench_stats::analysis::TAIL_MARGIN_FACTOR`), or for the slow runs the mean of all
-//!   runs' (`distribution.all_runs`) inside ±2 margin (`ALL_RUNS_MARGIN_FACTOR`), or
-//!   without a shape check the equivalence interval inside ±margin.
+//! - EQUIVALENT implies every part it requires lies inside its margin: the typical run's
+//!   `1 - 2 alpha` interval inside ±margin, the mean run's inside ±2 margin
+//!   (`bench_stats::analysis::ALL_RUNS_MARGIN_FACTOR`), each tail's inside ±3 margin
+//!   (`TAIL_MARGIN_FACTOR`), or for the slow runs the mean run's (or, with no mean run,
+//!   the mean of all runs', `distribution.all_runs`) inside ±2 margin, or without a shape
+//!   check the equivalence interval inside ±margin.
 
 use std::path::{Path, PathBuf};
 
@@ -92,14 +93,20 @@ fn check(doc: &Value, what: &str) -> usize {
                         .unwrap()
                         .iter()
                         .chain(s.get("mean"));
-                    let all_runs = s.get("all_runs").is_some_and(|a| {
+                    let all_runs = s.get("mean").or(s.get("all_runs")).is_some_and(|a| {
                         inside(&a["equivalence_interval"], margin * ALL_RUNS_FACTOR)
                     });
                     for q in parts {
                         let at = q["quantile"].as_f64();
                         let tail = at.is_some_and(|x| (x - 0.5).abs() > 1e-9);
                         let slow = at.is_some_and(|x| (x > 0.5) != higher);
-                        let m = if tail { margin * TAIL_FACTOR } else { margin };
+                        let m = if tail {
+                            margin * TAIL_FACTOR
+                        } else if at.is_none() {
+                            margin * ALL_RUNS_FACTOR
+                        } else {
+                            margin
+                        };
                         assert!(
                             inside(&q["equivalence_interval"], m) || (tail && slow && all_runs),
                             "{name}: EQUIVALENT, but a part is not inside ±{m}: {q}"

@@ -661,8 +661,9 @@ impl ShapeWords<'_> {
         )
     }
 
-    /// Equivalent: the typical and mean run within the margin, the tails within theirs
-    /// (the slow runs, when their own interval is wider, held by the mean of all runs).
+    /// Equivalent: the typical run within the margin, the mean run and the tails within
+    /// theirs (the slow runs, when their own interval is wider, held by the mean run, or
+    /// with unequal counts by the mean of all runs).
     fn equivalent_sentence(&self) -> String {
         let (cand, base, s, m) = (self.f.candidate, self.f.baseline, self.s, self.margin());
         let margin = self.f.config.equivalence_margin;
@@ -679,7 +680,9 @@ impl ShapeWords<'_> {
                     self.f.higher_is_better,
                 );
                 by_mean |= held;
-                let wider = if held {
+                let wider = if held && s.mean.is_some() {
+                    format!(" (wider than ±{own:.1}%, held by the mean run)")
+                } else if held {
                     format!(" (wider than ±{own:.1}%, held by the mean of all runs)")
                 } else if (own - m).abs() > 1e-9 {
                     format!(" (inside ±{own:.1}%)")
@@ -690,6 +693,8 @@ impl ShapeWords<'_> {
             })
             .collect();
         let mut all = all;
+        // Held by the mean of all runs where the mean run is not a part (its entry is
+        // already there when it is).
         if let (true, Some(a)) = (by_mean, s.all_runs) {
             let ci = a.equivalence_interval.unwrap_or([a.ratio, a.ratio]);
             all.push(format!(
@@ -703,15 +708,18 @@ impl ShapeWords<'_> {
         } else {
             format!("{cand} and {base} are equivalent within ±{m:.1}%")
         };
+        let tails = m * crate::analysis::decision::TAIL_MARGIN_FACTOR;
         format!(
             "{lead} {}: {}, {}, paired over {} blocks.",
             if s.parts().count() == 1 {
                 "in its typical run".to_owned()
-            } else {
+            } else if s.mean.is_some() {
                 format!(
-                    "in its typical and mean run, its tails within ±{:.1}%",
-                    m * crate::analysis::decision::TAIL_MARGIN_FACTOR
+                    "in its typical run, its mean run within ±{:.1}% and its tails within ±{tails:.1}%",
+                    m * crate::analysis::decision::ALL_RUNS_MARGIN_FACTOR
                 )
+            } else {
+                format!("in its typical run, its tails within ±{tails:.1}%")
             },
             all.join(", "),
             self.tost(),
@@ -835,8 +843,16 @@ impl ShapeWords<'_> {
         } else {
             String::new()
         };
+        let mean = if s.mean.is_some() {
+            format!(
+                ", ±{:.1}% for the mean run",
+                m * crate::analysis::decision::ALL_RUNS_MARGIN_FACTOR
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "Not equivalent until the {} {} inside the margin (±{m:.1}% for the typical and mean run, ±{:.1}% for the tails{by_mean}). ",
+            "Not equivalent until the {} {} inside the margin (±{m:.1}% for the typical run{mean}, ±{:.1}% for the tails{by_mean}). ",
             joined(names),
             if plural { "are" } else { "is" },
             m * crate::analysis::decision::TAIL_MARGIN_FACTOR

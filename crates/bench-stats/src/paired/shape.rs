@@ -34,7 +34,8 @@
 //! 4. **The mean run.** The ratio of the two variants' mean runs over every run (as many
 //!    runs of each variant in every block: the sum of the candidate's runs over the
 //!    baseline's), with Fieller's interval from the blocks' sums of runs, Student's t over
-//!    the blocks ([`RatioOfMeans`]; Fieller 1954). It is tested against "nothing changed"
+//!    the blocks (`crate::paired::all_runs`, the one estimator of that ratio; Fieller
+//!    1954). It is tested against "nothing changed"
 //!    by the largest of three p's: the signed-rank test of the blocks' log-ratios of mean
 //!    runs, the randomization p of the signed-rank statistic over the same arrangements
 //!    (exact when nothing changed; a disturbed run moves its block's ratio, but the rank
@@ -65,6 +66,7 @@ use self::scale::{HdWindow, SortedRunIds};
 use crate::StatsError;
 use crate::model::blocks::{AsBlocks, Blocks};
 use crate::model::distribution::{DistributionKind, IntervalDistribution, MAX_DISTRIBUTION_VALUES};
+use crate::paired::all_runs::RatioOfMeans;
 use crate::rank::wilcoxon::median_in_place;
 use crate::special::regularized_beta;
 
@@ -261,9 +263,12 @@ pub struct ShapeAnalysis {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub mean: Option<QuantileShift>,
-    /// The mean of all runs (two or more runs of each variant in a block), which
-    /// EQUIVALENT reads in place of the slow runs when their quantile cannot be pinned
-    /// (`crate::analysis::decision`); not a part: it is not tested for a move.
+    /// The mean of all runs when the mean run is not a part (two or more runs of each
+    /// variant in a block, unequal counts): the same ratio and interval as the mean-run
+    /// part's ([`crate::paired::all_runs`]), which EQUIVALENT reads in place of the slow
+    /// runs when their quantile cannot be pinned (`crate::analysis::decision`); not a
+    /// part: it is not tested for a move. With the mean-run part it is absent
+    /// ([`ShapeAnalysis::mean_of_all_runs`] reads either).
     #[cfg_attr(
         feature = "serde",
         serde(default, skip_serializing_if = "Option::is_none")
@@ -350,6 +355,18 @@ impl ShapeAnalysis {
                 }
             })
         })
+    }
+
+    /// The mean of all runs: the mean-run part's ratio and equivalence interval when it is
+    /// checked, else [`ShapeAnalysis::all_runs`] (one estimator, [`crate::paired::all_runs`]).
+    pub fn mean_of_all_runs(&self) -> Option<crate::paired::all_runs::AllRunsMean> {
+        match &self.mean {
+            Some(m) => Some(crate::paired::all_runs::AllRunsMean::new(
+                m.ratio,
+                m.equivalence_interval,
+            )),
+            None => self.all_runs,
+        }
     }
 
     /// Every part inside the margin.
@@ -1241,8 +1258,9 @@ pub(crate) fn shape_analysis_keeping(
         .iter()
         .find(|q| q.quantile == typical_q)
         .map_or(config.confidence, |q| q.confidence);
-    // The mean of all runs, for the equivalence test alone (see `ShapeAnalysis::all_runs`).
-    let all_runs = (!single)
+    // The mean of all runs where the mean run is not a part, for the equivalence test
+    // alone (see `ShapeAnalysis::all_runs`).
+    let all_runs = (!single && mean.is_none())
         .then(|| crate::paired::all_runs::all_runs_mean(baseline, candidate, 1.0 - check.a_equiv))
         .flatten();
     let shape = ShapeAnalysis {
@@ -1403,7 +1421,7 @@ pub fn part_shares(parts: usize) -> Vec<f64> {
 }
 
 /// The mean run's part: the ratio of the two variants' mean runs over every run, with
-/// Fieller's interval from the blocks' sums ([`RatioOfMeans`]), tested against "nothing
+/// Fieller's interval from the blocks' sums (`RatioOfMeans`), tested against "nothing
 /// changed" by the Wilcoxon signed-rank statistic of the blocks' log-ratios of mean runs
 /// under every arrangement of [`reference`] (the same swaps; checked only when every block
 /// holds as many runs of each variant).
@@ -1416,8 +1434,8 @@ struct MeanRuns {
     statistic: f64,
     /// The mean run of each variant over every run, in the data's unit.
     means: (f64, f64),
-    /// Each block's sums of runs, for the ratio's interval.
-    ratio: RatioOfMeans,
+    /// The ratio of the mean runs and its interval (`None` when a run's value overflows).
+    ratio: Option<RatioOfMeans>,
 }
 
 impl MeanRuns {
@@ -1437,107 +1455,8 @@ impl MeanRuns {
             observed,
             reference: Vec::new(),
             means: (mean(&logs.a), mean(&logs.b)),
-            ratio: RatioOfMeans::new(&logs.a, &logs.b),
+            ratio: RatioOfMeans::of_blocks(&logs.a, &logs.b, f64::exp),
         }
-    }
-}
-
-/// The ratio of two variants' mean runs from paired blocks, `R = sum_b y_b / sum_b x_b`
-/// for `x_b`, `y_b` the sums of the baseline's and the candidate's runs in block `b`
-/// (as many runs of each in a block, so `R` is the ratio of the mean runs over
-/// every run), and Fieller's interval for it (Fieller 1954): with `z_b(R) = y_b - R x_b`,
-/// independent over the blocks with mean 0 at the true ratio whatever the runs' shape and
-/// however the runs of a block are correlated, the interval at `1 - a` is every `R` whose
-/// Student t of `mean z(R)` (`k - 1` degrees of freedom for `k` blocks) is inside
-/// `t_{1 - a/2}`: the roots of a quadratic in `R`. A block level that slows both variants
-/// alike leaves `z_b` at the true ratio unmoved. At `R = 1` it is the paired t-test of the
-/// blocks' sums ([`RatioOfMeans::p_value`]), so the interval excludes 1 exactly when that
-/// test's p is below `a`. Time: O(k) for the sums, O(1) per interval.
-struct RatioOfMeans {
-    /// Blocks.
-    k: f64,
-    /// The candidate's sum over the baseline's, over every block: `R`.
-    estimate: f64,
-    /// The sample covariances of the blocks' `(x_b, y_b)`, each divided by the mean `x`:
-    /// `(s_xx, s_xy, s_yy)`.
-    cov: (f64, f64, f64),
-    /// The sample variance of `z_b(estimate)`, scaled as `cov`.
-    s_z: f64,
-}
-
-impl RatioOfMeans {
-    /// From each block's log-runs (`a[b]`, `b[b]`: baseline's, candidate's).
-    fn new(a: &[Vec<f64>], b: &[Vec<f64>]) -> RatioOfMeans {
-        let sum = |v: &[f64]| v.iter().map(|x| x.exp()).sum::<f64>();
-        let xs: Vec<f64> = a.iter().map(|v| sum(v)).collect();
-        let ys: Vec<f64> = b.iter().map(|v| sum(v)).collect();
-        Self::of_sums(&xs, &ys)
-    }
-
-    /// From the blocks' sums `x_b` (baseline) and `y_b` (candidate), all positive.
-    fn of_sums(xs: &[f64], ys: &[f64]) -> RatioOfMeans {
-        let k = xs.len() as f64;
-        let mx = xs.iter().sum::<f64>() / k;
-        // Scaled by the mean x: R and every t-ratio are unchanged, the squares stay small.
-        let x: Vec<f64> = xs.iter().map(|v| v / mx).collect();
-        let y: Vec<f64> = ys.iter().map(|v| v / mx).collect();
-        let my = y.iter().sum::<f64>() / k;
-        let estimate = my;
-        let d = (k - 1.0).max(1.0);
-        let (mut sxx, mut sxy, mut syy, mut s_z) = (0.0, 0.0, 0.0, 0.0);
-        for (&xi, &yi) in x.iter().zip(&y) {
-            let (dx, dy) = (xi - 1.0, yi - my);
-            sxx += dx * dx;
-            sxy += dx * dy;
-            syy += dy * dy;
-            let dz = dy - estimate * dx;
-            s_z += dz * dz;
-        }
-        RatioOfMeans {
-            k,
-            estimate,
-            cov: (sxx / d, sxy / d, syy / d),
-            s_z: s_z / d,
-        }
-    }
-
-    /// The two-sided p of `R = 1`: the paired t-test of the blocks' sums, `mean(y - x)`
-    /// over its standard error with `k - 1` degrees of freedom (1 when every block's
-    /// sums are equal, 0 when they differ by the same amount in every block).
-    fn p_value(&self) -> f64 {
-        let (sxx, sxy, syy) = self.cov;
-        let var = (syy - 2.0 * sxy + sxx).max(0.0) / self.k;
-        let diff = self.estimate - 1.0;
-        if var <= 0.0 || var.sqrt() <= 1e-14 * diff.abs() {
-            return if diff.abs() <= 1e-14 { 1.0 } else { 0.0 };
-        }
-        let t = diff.abs() / var.sqrt();
-        crate::special::student_t_sf(t, self.k - 1.0).map_or(1.0, |p| (2.0 * p).min(1.0))
-    }
-
-    /// Fieller's interval for `R` at `1 - a`; `None` when it is not a bounded interval
-    /// (the mean of the baseline's sums not clear of 0 at that level, or too few blocks).
-    fn interval(&self, a: f64) -> Option<[f64; 2]> {
-        if self.k < 2.0 || !(a > 0.0 && a < 1.0) {
-            return None;
-        }
-        let t = crate::special::student_t_ppf(1.0 - a / 2.0, self.k - 1.0)?;
-        let g = t * t / self.k;
-        let (sxx, sxy, syy) = self.cov;
-        // (mean z(R))^2 <= g var z(R): A R^2 - 2 B R + C <= 0, mean x = 1.
-        let qa = 1.0 - g * sxx;
-        if qa <= 0.0 {
-            return None;
-        }
-        let qb = self.estimate - g * sxy;
-        // B^2 - A C = g (var z(estimate) - g (s_xx s_yy - s_xy^2)), both terms >= 0 at
-        // a bounded interval; written so that it does not cancel.
-        let det = (sxx * syy - sxy * sxy).max(0.0);
-        let disc = (g * (self.s_z - g * det)).max(0.0);
-        let half = disc.sqrt();
-        let lo = (qb - half) / qa;
-        let hi = (qb + half) / qa;
-        (lo.is_finite() && hi.is_finite() && lo > 0.0).then_some([lo, hi])
     }
 }
 
@@ -1623,7 +1542,7 @@ impl QuantileCheck<'_> {
     }
 
     /// The mean run's part (part `j`): the ratio of the variants' mean runs with
-    /// Fieller's interval ([`RatioOfMeans`]), tested against "nothing changed" by the
+    /// Fieller's interval (`RatioOfMeans`), tested against "nothing changed" by the
     /// largest of three p's: the randomization p of the blocks' signed-rank statistic over
     /// the family's arrangements (exact when nothing changed), the signed-rank test's own,
     /// and the interval's (the paired t-test of the blocks' sums). The part moves only when
@@ -1636,8 +1555,10 @@ impl QuantileCheck<'_> {
         let p_exact = exact_p(&reference, m.statistic, extra);
         let p_rank =
             crate::rank::wilcoxon::signed_rank_no_change(&m.observed).map_or(1.0, |t| t.p_value);
-        let r = &m.ratio;
-        let p = p_exact.max(p_rank).max(r.p_value());
+        let r = m.ratio.as_ref();
+        let p = p_exact
+            .max(p_rank)
+            .max(r.map_or(1.0, RatioOfMeans::p_value));
         let hold_one = |i: Option<[f64; 2]>, reject: bool| {
             i.map(|[lo, hi]| {
                 if reject {
@@ -1647,7 +1568,7 @@ impl QuantileCheck<'_> {
                 }
             })
         };
-        let interval = hold_one(r.interval(a_interval), p <= a_interval);
+        let interval = hold_one(r.and_then(|r| r.interval(a_interval)), p <= a_interval);
         let excludes = interval.is_some_and(|[lo, hi]| lo > 1.0 || hi < 1.0);
         // At a tie of the t-test with its critical value the interval's roots can hold 1
         // by rounding: the part is then not significant at its level, and its p (above
@@ -1657,12 +1578,9 @@ impl QuantileCheck<'_> {
         } else {
             p
         };
-        let equivalence_interval = hold_one(r.interval(self.a_equiv), p <= self.a_equiv);
-        let ratio = if r.estimate.is_finite() && r.estimate > 0.0 {
-            r.estimate
-        } else {
-            1.0
-        };
+        let equivalence_interval =
+            hold_one(r.and_then(|r| r.interval(self.a_equiv)), p <= self.a_equiv);
+        let ratio = r.map_or(1.0, |r| r.estimate);
         let tested = Tested {
             ratio,
             interval,
@@ -1836,66 +1754,6 @@ impl QuantileCheck<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Fieller's interval and the paired t-test against SciPy
-    /// (`fixtures/scipy/generate_fieller.py`): the interval's ends found there without the
-    /// closed form, as the ratios at which `ttest_1samp(y - R x)` has p `a`.
-    #[test]
-    fn ratio_of_means_matches_scipy_fieller() {
-        let text = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../fixtures/scipy/fieller.json"
-        ))
-        .expect("fixture");
-        let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
-        let cases = doc["cases"].as_array().expect("cases");
-        assert!(cases.len() >= 12);
-        let close = |got: f64, want: f64| (got - want).abs() <= 1e-9 * want.abs().max(1e-300);
-        let (mut bounded, mut unbounded) = (0, 0);
-        for case in cases {
-            let x: Vec<f64> = serde_json::from_value(case["x"].clone()).expect("x");
-            let y: Vec<f64> = serde_json::from_value(case["y"].clone()).expect("y");
-            let r = RatioOfMeans::of_sums(&x, &y);
-            let want = case["ratio"].as_f64().expect("ratio");
-            assert!(
-                close(r.estimate, want),
-                "k {}: {} vs {want}",
-                x.len(),
-                r.estimate
-            );
-            let p = case["p_value"].as_f64().expect("p");
-            assert!(
-                (r.p_value() - p).abs() <= 1e-9 * p.max(1e-12),
-                "k {}: p {} vs SciPy {p}",
-                x.len(),
-                r.p_value()
-            );
-            for level in case["intervals"].as_array().expect("intervals") {
-                let a = level["a"].as_f64().expect("a");
-                let want: Option<[f64; 2]> =
-                    serde_json::from_value(level["interval"].clone()).expect("interval");
-                let got = r.interval(a);
-                match (got, want) {
-                    (Some(g), Some(w)) => {
-                        bounded += 1;
-                        assert!(
-                            close(g[0], w[0]) && close(g[1], w[1]),
-                            "k {} a {a}: {g:?} vs SciPy {w:?}",
-                            x.len()
-                        );
-                        // The interval excludes 1 exactly when the t-test rejects at `a`.
-                        assert_eq!(g[0] > 1.0 || g[1] < 1.0, r.p_value() < a);
-                    }
-                    (None, None) => unbounded += 1,
-                    _ => panic!("k {} a {a}: {got:?} vs SciPy {want:?}", x.len()),
-                }
-            }
-        }
-        assert!(
-            bounded >= 40 && unbounded >= 2,
-            "{bounded} bounded, {unbounded} not"
-        );
-    }
 
     #[test]
     fn the_mean_run_is_the_ratio_of_the_mean_runs_not_of_the_blocks() {
