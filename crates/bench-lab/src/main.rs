@@ -138,8 +138,8 @@ enum Task {
     /// takes the profiles' bursts out (a Markdown table; seeded).
     AutocorrelationGrid(autocorr_grid::AutocorrGridArgs),
     /// Which parts EQUIVALENT requires, calibrated: P(EQUIVALENT) at ±1% under four rules
-    /// (every part; typical and mean run with the tails at ±2% or ±3%, the default; the tails
-    /// free) on the simulated profiles and a stable metric, for no change, shifts of 1% and
+    /// (every part at ±1%; the typical run at ±1%, the mean run at ±2% and the tails at ±2%
+    /// or ±3%, the default; the tails free) on the simulated profiles and a stable metric, for no change, shifts of 1% and
     /// 2% and tail regressions, with tail-only claims; `--real N` adds real A/A and +2%
     /// experiments on this machine on CPU and wall time (Markdown tables).
     EquivalenceGrid(equivalence_grid::EquivalenceGridArgs),

@@ -851,11 +851,19 @@ impl ShapeWords<'_> {
         } else {
             String::new()
         };
+        // With one run of each variant per block only the typical run is checked.
+        let margins = if s.parts().count() == 1 {
+            format!("±{m:.1}%")
+        } else {
+            format!(
+                "±{m:.1}% for the typical run{mean}, ±{:.1}% for the tails{by_mean}",
+                m * crate::analysis::decision::TAIL_MARGIN_FACTOR
+            )
+        };
         format!(
-            "Not equivalent until the {} {} inside the margin (±{m:.1}% for the typical run{mean}, ±{:.1}% for the tails{by_mean}). ",
+            "Not equivalent until the {} {} inside the margin ({margins}). ",
             joined(names),
             if plural { "are" } else { "is" },
-            m * crate::analysis::decision::TAIL_MARGIN_FACTOR
         )
     }
 

@@ -67,8 +67,8 @@ pub fn dataset_shape(
 /// resolved (each has its interval: with too few blocks for a part's share of alpha it
 /// cannot move, and its silence is no agreement) and no part moved against the decision
 /// beyond the margin (a decision "larger" with no part significantly smaller, "smaller"
-/// with none larger, "equivalent" with the typical and mean run shown inside `margin` and
-/// the tails inside theirs). A sequence
+/// with none larger, "equivalent" with the typical run shown inside `margin` and the mean
+/// run and the tails inside theirs). A sequence
 /// stops only on a decision that agrees; undecided looks agree trivially.
 pub fn shape_agrees(
     decision: LookDecision,
@@ -85,8 +85,8 @@ pub fn shape_agrees(
         LookDecision::Larger => !worse,
         LookDecision::Smaller if larger_worse => !worse,
         LookDecision::Smaller => !better,
-        // EQUIVALENT claims the typical and mean run inside the margin and the tails
-        // inside theirs (`crate::analysis::decision::shape_equivalent`).
+        // EQUIVALENT claims the typical run inside the margin and the mean run and the
+        // tails inside theirs (`crate::analysis::decision::shape_equivalent`).
         LookDecision::Equivalent => {
             crate::analysis::decision::shape_equivalent(shape, margin, higher_is_better)
         }

@@ -6,8 +6,9 @@
 //!
 //! Before, the slow runs (p90) had to be pinned to ±3% by their own interval, which sits at
 //! the edge of the disturbed runs: at 150 blocks 1% of unchanged benchmarks were
-//! EQUIVALENT. Now the slow runs, when not moved, may be held by the mean of all runs
-//! inside ±2%, which a slow tail that grew moves.
+//! EQUIVALENT. Now the slow runs, when not moved, are held by the mean run (the mean of
+//! all runs) inside ±2%, the margin EQUIVALENT holds the mean run to, which a slow tail
+//! that grew moves.
 
 use bench_lab::sim::{Change, SimDesign, disturbed_machine, simulate_change};
 use bench_stats::{AnalysisConfig, Comparison, Outcome, analyze};
@@ -47,7 +48,7 @@ fn an_unchanged_benchmark_on_a_machine_that_disturbs_some_runs_is_equivalent_at_
 #[test]
 fn a_real_tail_regression_on_that_machine_is_not_equivalent() {
     // 10% of B's runs 30% slower (its mean 3% slower) and 30% of them 20% slower (6%):
-    // the mean of all runs that holds the slow runs leaves ±2%.
+    // the mean run that holds the slow runs leaves ±2%.
     for change in [
         Change::share(0.1, (1.3, 1.3)),
         Change::share(0.3, (1.2, 1.2)),
