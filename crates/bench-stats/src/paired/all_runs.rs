@@ -1,5 +1,5 @@
 //! The mean run: the ratio of the two variants' mean runs over every run (the total time
-//! the runs took, per run), with Fieller's interval over the blocks ([`RatioOfMeans`]).
+//! the runs took, per run), with Fieller's interval over the blocks (`RatioOfMeans`).
 //! One estimator, read in two places: the shape check's mean-run part
 //! (`crate::paired::shape`, tested there against "nothing changed"), and, when the blocks
 //! hold unequal counts and that part is not checked, [`AllRunsMean`], which EQUIVALENT
