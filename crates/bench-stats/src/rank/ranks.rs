@@ -317,9 +317,6 @@ fn doubled_rank_sums(keys: &[u64], base: usize, tag_bits: u32, sums: &mut [u64])
 trait KeySource: Sync {
     /// Calls `f(key)` for every value, in the same order on every call.
     fn each(&self, f: impl FnMut(u64));
-
-    /// Calls `f(key)` for about one value in `step` (a sample spread over all of them).
-    fn each_nth(&self, step: usize, f: impl FnMut(u64));
 }
 
 /// Groups of finite values keyed `(sort_key(x) - offset) << bits | group`.
@@ -333,14 +330,6 @@ impl KeySource for Tagged<'_> {
     fn each(&self, mut f: impl FnMut(u64)) {
         for (tag, g) in (0_u64..).zip(self.groups) {
             for &x in *g {
-                f((sort_key(x) - self.offset) << self.bits | tag);
-            }
-        }
-    }
-
-    fn each_nth(&self, step: usize, mut f: impl FnMut(u64)) {
-        for (tag, g) in (0_u64..).zip(self.groups) {
-            for &x in g.iter().step_by(step) {
                 f((sort_key(x) - self.offset) << self.bits | tag);
             }
         }
@@ -359,14 +348,6 @@ impl KeySource for Signed<'_> {
             }
         }
     }
-
-    fn each_nth(&self, step: usize, mut f: impl FnMut(u64)) {
-        for &d in self.0.iter().step_by(step) {
-            if d != 0.0 {
-                f(d.abs().to_bits() << 1 | u64::from(d > 0.0));
-            }
-        }
-    }
 }
 
 /// From this many keys up, [`tagged_rank_sums`] splits the keys into buckets first.
@@ -380,8 +361,7 @@ const PARALLEL_MIN: usize = 1 << 17;
 /// keys all have the same bits above bit `top` (`top` = 64 - the leading zeros of what
 /// varies), tags in the low `tag_bits`, into `sums` (zeroed, one per tag).
 ///
-/// Fewer than `bucketed_min` keys ([`BUCKETED_MIN`]; 0 in tests), or buckets that a sample
-/// finds unbalanced ([`Buckets::balanced`]): collected and sorted in one piece. More: split by
+/// Fewer than `bucketed_min` keys ([`BUCKETED_MIN`] but in tests): collected and sorted in one piece. More: split by
 /// their top varying bits (above the tag, so equal values stay together) into up to 2^13
 /// buckets in key order, by one counting pass and one pass that writes each key into
 /// its bucket; then each bucket is sorted and ranked while it is in cache, its ranks
@@ -401,75 +381,29 @@ fn tagged_rank_sums(
     sums: &mut [u64],
     bucketed_min: usize,
 ) -> Ties {
-    let buckets = Buckets::new(n, top, tag_bits);
-    // `bucketed_min` 0 (tests): in buckets whatever the sample says.
-    if n < bucketed_min || (bucketed_min > 0 && !buckets.balanced(src, n)) {
+    if n < bucketed_min {
         let mut keys: Vec<u64> = Vec::with_capacity(n);
         src.each(|key| keys.push(key));
         sort_keys(&mut keys);
         return doubled_rank_sums(&keys, 0, tag_bits, sums);
     }
-    bucketed_rank_sums(src, n, &buckets, tag_bits, sums)
+    bucketed_rank_sums(src, n, top, tag_bits, sums)
 }
 
-/// How [`tagged_rank_sums`] splits keys into buckets: by the `bits` bits below bit `top`
-/// (all keys agree above it), never below the tag (equal values share a bucket).
-struct Buckets {
-    bits: u32,
-    shift: u32,
-    mask: u64,
-}
-
-/// About this many keys of a set are sampled to judge its buckets ([`Buckets::balanced`]).
-const BUCKET_SAMPLE: usize = 1 << 13;
-
-/// A set whose largest bucket would hold more keys than this is sorted in one piece.
-const BUCKET_MAX: usize = 1 << 12;
-
-impl Buckets {
-    fn new(n: usize, top: u32, tag_bits: u32) -> Buckets {
-        // About 2^(log2 n - 4) buckets, at most 2^13: few enough to write into at once.
-        let bits = n.max(1).ilog2().saturating_sub(4).min(13);
-        Buckets {
-            bits,
-            // 64 only with 0 bits (one bucket).
-            shift: top.saturating_sub(bits).max(tag_bits).min(63),
-            mask: (1_u64 << bits) - 1,
-        }
-    }
-
-    fn of(&self, key: u64) -> usize {
-        ((key >> self.shift) & self.mask) as usize
-    }
-
-    /// Whether a sample of [`BUCKET_SAMPLE`] of the `n` keys says that no bucket would
-    /// hold more than about [`BUCKET_MAX`] keys. Skewed data (run times whose few slow
-    /// outliers stretch the range, so the bulk falls into a few buckets) and data with few
-    /// distinct values gain nothing from the buckets: one sort ranks them faster.
-    fn balanced(&self, src: &impl KeySource, n: usize) -> bool {
-        let step = (n / BUCKET_SAMPLE).max(1);
-        let mut sample: Vec<usize> = Vec::with_capacity(n / step + 64);
-        src.each_nth(step, |key| sample.push(self.of(key)));
-        sample.sort_unstable();
-        let largest = sample
-            .chunk_by(|a, b| a == b)
-            .map(<[usize]>::len)
-            .max()
-            .unwrap_or(0);
-        largest * step <= BUCKET_MAX
-    }
-}
-
-/// [`tagged_rank_sums`] in `buckets`, at any `n`.
+/// [`tagged_rank_sums`] by buckets, at any `n`.
 fn bucketed_rank_sums(
     src: &impl KeySource,
     n: usize,
-    buckets: &Buckets,
+    top: u32,
     tag_bits: u32,
     sums: &mut [u64],
 ) -> Ties {
-    let bits = buckets.bits;
-    let bucket = |key: u64| buckets.of(key);
+    // About 2^(log2 n - 4) buckets, at most 2^13: few enough to write into at once.
+    let bits = n.max(1).ilog2().saturating_sub(4).min(13);
+    // Above the tag, so equal values share a bucket; 64 only with 0 bits (one bucket).
+    let shift = top.saturating_sub(bits).max(tag_bits).min(63);
+    let mask = (1_u64 << bits) - 1;
+    let bucket = |key: u64| ((key >> shift) & mask) as usize;
     // bounds[b + 1] counts bucket b, then the running sums make it where bucket b + 1 starts.
     let mut bounds = vec![0_usize; (1 << bits) + 1];
     src.each(|key| bounds[bucket(key) + 1] += 1);
@@ -972,44 +906,5 @@ mod tests {
             assert_eq!(single.install(|| group_rank_sums(&slices)), one);
             assert_eq!(single.install(|| signed_rank_sum(&d)), s);
         }
-    }
-
-    /// The sample's judgement: uniform values spread over the buckets; run times whose
-    /// outliers stretch the range, and values with few distinct levels, do not.
-    #[test]
-    fn buckets_are_used_only_when_the_sample_finds_them_balanced() {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as f64 / (1u64 << 53) as f64
-        };
-        let n = 200_000;
-        let uniform: Vec<f64> = (0..n).map(|_| next()).collect();
-        let timings: Vec<f64> = (0..n)
-            .map(|i| {
-                let v = 1e6 * (1.0 + 0.02 * (next() - 0.5));
-                if i % 100 == 0 { v * 8.0 } else { v }
-            })
-            .collect();
-        let levels: Vec<f64> = (0..n).map(|_| (1000.0 + 40.0 * next()).round()).collect();
-        let judge = |values: &[f64]| {
-            let (mut and, mut or) = (u64::MAX, 0_u64);
-            for &v in values {
-                and &= sort_key(v);
-                or |= sort_key(v);
-            }
-            let groups = [values];
-            let src = Tagged {
-                groups: &groups,
-                bits: 0,
-                offset: 0,
-            };
-            Buckets::new(values.len(), varying_top(and ^ or), 0).balanced(&src, values.len())
-        };
-        assert!(judge(&uniform));
-        assert!(!judge(&timings));
-        assert!(!judge(&levels));
     }
 }
