@@ -171,32 +171,22 @@ pub(crate) struct SignedRankSum {
 /// numbers as summing [`mid_ranks`] of `|d|` (the ranks are multiples of 1/2: every sum
 /// is exact). Time: O(n log n); memory: O(n).
 pub(crate) fn signed_rank_sum(differences: &[f64]) -> SignedRankSum {
-    signed_rank_sum_at(differences, BUCKETED_MIN)
-}
-
-/// [`signed_rank_sum`], in buckets from `bucketed_min` differences up.
-fn signed_rank_sum_at(differences: &[f64], bucketed_min: usize) -> SignedRankSum {
-    let src = Signed(differences);
-    let (mut n, mut all_and, mut all_or) = (0_usize, u64::MAX, 0_u64);
-    src.each(|key| {
-        n += 1;
-        all_and &= key;
-        all_or |= key;
-    });
+    let mut keys: Vec<u64> = Vec::with_capacity(differences.len());
+    keys.extend(
+        differences
+            .iter()
+            .filter(|&&d| d != 0.0)
+            .map(|&d| d.abs().to_bits() << 1 | u64::from(d > 0.0)),
+    );
+    sort_keys(&mut keys);
     let mut sums = [0_u64; 2];
-    let top = varying_top(all_and ^ all_or);
-    let ties = tagged_rank_sums(&src, n, top, 1, &mut sums, bucketed_min);
+    let ties = doubled_rank_sums(&keys, 1, &mut sums);
     SignedRankSum {
         t_plus: sums[1] as f64 / 2.0,
-        tie_term: ties.term_f64(),
+        tie_term: ties.term,
         largest_tie: ties.largest,
-        n,
+        n: keys.len(),
     }
-}
-
-/// The number of bits up to the highest set bit of `varying` (0 for none).
-fn varying_top(varying: u64) -> u32 {
-    64 - varying.leading_zeros()
 }
 
 /// Rank sums of several groups ranked together, with the tie bookkeeping of [`mid_ranks`].
@@ -243,52 +233,25 @@ fn group_start(keys: &[u64], end: usize, key: u64) -> usize {
     start
 }
 
-/// Tie bookkeeping of one ranking: `sum(t^3 - t)` over the runs of equal values (in
-/// integers, so the sum is exact and the same in any order of the runs), and the longest
-/// run (1 when all values differ, 0 for none).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Tie bookkeeping of one ranking: `sum(t^3 - t)` over the runs of equal values, and the
+/// longest run (1 when all values differ, 0 for none).
 struct Ties {
-    term: u128,
+    term: f64,
     largest: usize,
 }
 
-impl Ties {
-    /// Adds a run of `t` equal values.
-    fn add(&mut self, t: usize) {
-        let t = t as u128;
-        self.term += t * t * t - t;
-        self.largest = self.largest.max(t as usize);
-    }
-
-    /// The bookkeeping of two disjoint sets of runs together.
-    fn join(self, other: Ties) -> Ties {
-        Ties {
-            term: self.term + other.term,
-            largest: self.largest.max(other.largest),
-        }
-    }
-
-    /// `sum(t^3 - t)` as the `f64` the tests use (rounded once).
-    fn term_f64(&self) -> f64 {
-        self.term as f64
-    }
-}
-
 /// The doubled mid-rank sums of sorted tagged `keys` (each a value in the high bits and a
-/// tag in the low `tag_bits`), per tag, added into `sums` (indexed by tag): a run of equal
-/// values over the 0-based positions `s..e` has the mid-rank `(s + 1 + e) / 2`, so every
-/// element of it adds `s + 1 + e`; `base` is the position of `keys[0]` in the whole
-/// ranking (so a bucket of it can be ranked on its own). In integers, so the sums are
-/// exact; the runs are found in the same pass. Time: O(n).
-fn doubled_rank_sums(keys: &[u64], base: usize, tag_bits: u32, sums: &mut [u64]) -> Ties {
+/// tag in the low `tag_bits`), per tag, into `sums` (indexed by tag, zeroed by the
+/// caller): a run of equal values over the 0-based positions `s..e` has the mid-rank
+/// `(s + 1 + e) / 2`, so every element of it adds `s + 1 + e`. In integers, so the sums
+/// are exact; the runs are found in the same pass. Time: O(n).
+fn doubled_rank_sums(keys: &[u64], tag_bits: u32, sums: &mut [u64]) -> Ties {
     let n = keys.len();
     let tag_mask = (1_u64 << tag_bits) - 1;
     let mut ties = Ties {
-        term: 0,
+        term: 0.0,
         largest: usize::from(n > 0),
     };
-    // Doubled 1-based positions: position i adds 2 (base + i + 1) when not tied.
-    let first = 2 * base as u64 + 2;
     let mut i = 0;
     while i < n {
         let value = keys[i] >> tag_bits;
@@ -297,174 +260,21 @@ fn doubled_rank_sums(keys: &[u64], base: usize, tag_bits: u32, sums: &mut [u64])
             while end < n && keys[end] >> tag_bits == value {
                 end += 1;
             }
-            let doubled = (2 * base + i + 1 + end) as u64;
+            let doubled = (i + 1 + end) as u64;
             for &k in &keys[i..end] {
                 sums[(k & tag_mask) as usize] += doubled;
             }
-            ties.add(end - i);
+            let t = (end - i) as f64;
+            ties.term += t * t * t - t;
+            ties.largest = ties.largest.max(end - i);
             i = end;
         } else {
             // Not tied: the mid-rank is the 1-based position.
-            sums[(keys[i] & tag_mask) as usize] += first + 2 * i as u64;
+            sums[(keys[i] & tag_mask) as usize] += 2 * (i as u64 + 1);
             i += 1;
         }
     }
     ties
-}
-
-/// A set of values to rank as tagged integer keys (each key ordered as its value is, its
-/// tag in the low bits).
-trait KeySource: Sync {
-    /// Calls `f(key)` for every value, in the same order on every call.
-    fn each(&self, f: impl FnMut(u64));
-}
-
-/// Groups of finite values keyed `(sort_key(x) - offset) << bits | group`.
-struct Tagged<'a> {
-    groups: &'a [&'a [f64]],
-    bits: u32,
-    offset: u64,
-}
-
-impl KeySource for Tagged<'_> {
-    fn each(&self, mut f: impl FnMut(u64)) {
-        for (tag, g) in (0_u64..).zip(self.groups) {
-            for &x in *g {
-                f((sort_key(x) - self.offset) << self.bits | tag);
-            }
-        }
-    }
-}
-
-/// Non-zero differences keyed by `|d|`'s bits then the sign (non-negative floats order as
-/// their bits; the sign is the tag).
-struct Signed<'a>(&'a [f64]);
-
-impl KeySource for Signed<'_> {
-    fn each(&self, mut f: impl FnMut(u64)) {
-        for &d in self.0 {
-            if d != 0.0 {
-                f(d.abs().to_bits() << 1 | u64::from(d > 0.0));
-            }
-        }
-    }
-}
-
-/// From this many keys up, [`tagged_rank_sums`] splits the keys into buckets first.
-const BUCKETED_MIN: usize = 1 << 16;
-
-/// From this many keys up, the buckets are sorted on the rayon pool (`parallel` feature).
-#[cfg(feature = "parallel")]
-const PARALLEL_MIN: usize = 1 << 17;
-
-/// The doubled mid-rank sums per tag ([`doubled_rank_sums`]) of the `n` keys of `src`, whose
-/// keys all have the same bits above bit `top` (`top` = 64 - the leading zeros of what
-/// varies), tags in the low `tag_bits`, into `sums` (zeroed, one per tag).
-///
-/// Fewer than `bucketed_min` keys ([`BUCKETED_MIN`] but in tests): collected and sorted in one piece. More: split by
-/// their top varying bits (above the tag, so equal values stay together) into up to 2^13
-/// buckets in key order, by one counting pass and one pass that writes each key into
-/// its bucket; then each bucket is sorted and ranked while it is in cache, its ranks
-/// offset by where it starts. The buckets side by side are the one sorted array, so the
-/// sums and runs are those of one sort; a sort's work grows as `n log n`, and buckets of
-/// about a hundred keys save most of its levels for the cost of the two passes (the
-/// measurements are in docs/performance.md). Skewed data only make some buckets larger
-/// (at worst one bucket: one sort, plus the passes). On the rayon pool (`parallel`
-/// feature, [`PARALLEL_MIN`] keys or more) the buckets are ranked in two halves side by
-/// side; the sums are integers, so they are the same on any number of threads.
-/// Time: O(n log n); memory: `n` keys and `2^13 + 1` counts.
-fn tagged_rank_sums(
-    src: &impl KeySource,
-    n: usize,
-    top: u32,
-    tag_bits: u32,
-    sums: &mut [u64],
-    bucketed_min: usize,
-) -> Ties {
-    if n < bucketed_min {
-        let mut keys: Vec<u64> = Vec::with_capacity(n);
-        src.each(|key| keys.push(key));
-        sort_keys(&mut keys);
-        return doubled_rank_sums(&keys, 0, tag_bits, sums);
-    }
-    bucketed_rank_sums(src, n, top, tag_bits, sums)
-}
-
-/// [`tagged_rank_sums`] by buckets, at any `n`.
-fn bucketed_rank_sums(
-    src: &impl KeySource,
-    n: usize,
-    top: u32,
-    tag_bits: u32,
-    sums: &mut [u64],
-) -> Ties {
-    // About 2^(log2 n - 4) buckets, at most 2^13: few enough to write into at once.
-    let bits = n.max(1).ilog2().saturating_sub(4).min(13);
-    // Above the tag, so equal values share a bucket; 64 only with 0 bits (one bucket).
-    let shift = top.saturating_sub(bits).max(tag_bits).min(63);
-    let mask = (1_u64 << bits) - 1;
-    let bucket = |key: u64| ((key >> shift) & mask) as usize;
-    // bounds[b + 1] counts bucket b, then the running sums make it where bucket b + 1 starts.
-    let mut bounds = vec![0_usize; (1 << bits) + 1];
-    src.each(|key| bounds[bucket(key) + 1] += 1);
-    for b in 1..bounds.len() {
-        bounds[b] += bounds[b - 1];
-    }
-    let mut keys = vec![0_u64; n];
-    let mut next = bounds[..1 << bits].to_vec();
-    src.each(|key| {
-        let b = bucket(key);
-        keys[next[b]] = key;
-        next[b] += 1;
-    });
-    let (bucket_sums, ties) = rank_buckets(&mut keys, &bounds, tag_bits, sums.len());
-    for (s, b) in sums.iter_mut().zip(bucket_sums) {
-        *s += b;
-    }
-    ties
-}
-
-/// Sorts and ranks each bucket of `keys` (bucket `b` is `keys[bounds[b] - bounds[0]..
-/// bounds[b + 1] - bounds[0]]`, `bounds[0]` its position in the whole ranking): the doubled
-/// rank sums per tag (`tags` of them) and the ties. On the rayon pool for
-/// [`PARALLEL_MIN`] keys or more (`parallel` feature): split at the bucket boundary nearest
-/// the middle, both halves by `rayon::join`.
-fn rank_buckets(
-    keys: &mut [u64],
-    bounds: &[usize],
-    tag_bits: u32,
-    tags: usize,
-) -> (Vec<u64>, Ties) {
-    #[cfg(feature = "parallel")]
-    if keys.len() >= PARALLEL_MIN && bounds.len() > 2 {
-        let base = bounds[0];
-        let half = base + keys.len() / 2;
-        // Both sides keep at least one bucket.
-        let mid = bounds
-            .partition_point(|&s| s < half)
-            .clamp(1, bounds.len() - 2);
-        let (left, right) = keys.split_at_mut(bounds[mid] - base);
-        let ((mut sums, ties), (right_sums, right_ties)) = rayon::join(
-            || rank_buckets(left, &bounds[..=mid], tag_bits, tags),
-            || rank_buckets(right, &bounds[mid..], tag_bits, tags),
-        );
-        for (s, r) in sums.iter_mut().zip(right_sums) {
-            *s += r;
-        }
-        return (sums, ties.join(right_ties));
-    }
-    let base = bounds[0];
-    let mut sums = vec![0_u64; tags];
-    let mut ties = Ties {
-        term: 0,
-        largest: usize::from(!keys.is_empty()),
-    };
-    for w in bounds.windows(2) {
-        let bucket = &mut keys[w[0] - base..w[1] - base];
-        sort_keys(bucket);
-        ties = ties.join(doubled_rank_sums(bucket, w[0], tag_bits, &mut sums));
-    }
-    (sums, ties)
 }
 
 /// Mid-rank sums of `groups` pooled, without materialising the ranks. When the pooled
@@ -479,30 +289,26 @@ fn rank_buckets(
 /// mid-ranks are multiples of 1/2, exact in `f64` below 2^52).
 /// Time: O(n log n) (+ O(n k) for the merge of k groups); memory: O(n).
 pub(crate) fn group_rank_sums(groups: &[&[f64]]) -> GroupRanks {
-    group_rank_sums_at(groups, BUCKETED_MIN)
-}
-
-/// [`group_rank_sums`], in buckets from `bucketed_min` values up.
-fn group_rank_sums_at(groups: &[&[f64]], bucketed_min: usize) -> GroupRanks {
     let k = groups.len();
     let tag_bits = usize::BITS - k.saturating_sub(1).leading_zeros();
     let n: usize = groups.iter().map(|g| g.len()).sum();
     if n == 0 || tag_bits >= 64 {
         return merged_rank_sums(groups);
     }
-    // Which bits of the keys vary: when the top `bits` of every key are the same (values of
-    // one sign, and for up to 4 groups of one side of 2.0 or so: every run time in seconds
-    // or in nanoseconds), `key << bits | group` loses nothing.
+    // First `key << bits | group`, noting which bits vary: when the top `bits` of every key
+    // are the same (values of one sign, and for up to 4 groups of one side of 2.0 or so:
+    // every run time in seconds or in nanoseconds), the shift lost nothing.
+    let mut keys: Vec<u64> = Vec::with_capacity(n);
     let (mut all_and, mut all_or) = (u64::MAX, 0_u64);
-    for &x in groups.iter().copied().flatten() {
-        let key = sort_key(x);
-        all_and &= key;
-        all_or |= key;
+    for (tag, g) in (0_u64..).zip(groups) {
+        keys.extend(g.iter().map(|&x| {
+            let key = sort_key(x);
+            all_and &= key;
+            all_or |= key;
+            key << tag_bits | tag
+        }));
     }
-    let varying = all_and ^ all_or;
-    let (offset, top) = if tag_bits == 0 || varying >> (64 - tag_bits) == 0 {
-        (0, varying_top(varying << tag_bits))
-    } else {
+    if tag_bits > 0 && (all_and ^ all_or) >> (64 - tag_bits) != 0 {
         // Else `(key - min) << bits | group`, when the range leaves the room.
         let (mut lo, mut hi) = (u64::MAX, 0);
         for &x in groups.iter().copied().flatten() {
@@ -513,18 +319,17 @@ fn group_rank_sums_at(groups: &[&[f64]], bucketed_min: usize) -> GroupRanks {
         if (hi - lo) >> (64 - tag_bits) != 0 {
             return merged_rank_sums(groups);
         }
-        (lo, varying_top((hi - lo) << tag_bits))
-    };
-    let src = Tagged {
-        groups,
-        bits: tag_bits,
-        offset,
-    };
+        keys.clear();
+        for (tag, g) in (0_u64..).zip(groups) {
+            keys.extend(g.iter().map(|&x| (sort_key(x) - lo) << tag_bits | tag));
+        }
+    }
+    sort_keys(&mut keys);
     let mut sums = vec![0_u64; 1 << tag_bits];
-    let ties = tagged_rank_sums(&src, n, top, tag_bits, &mut sums, bucketed_min);
+    let ties = doubled_rank_sums(&keys, tag_bits, &mut sums);
     GroupRanks {
         rank_sums: sums[..k].iter().map(|&s| s as f64 / 2.0).collect(),
-        tie_term: ties.term_f64(),
+        tie_term: ties.term,
         largest_tie: ties.largest,
     }
 }
@@ -548,10 +353,8 @@ fn merged_rank_sums(groups: &[&[f64]]) -> GroupRanks {
     let k = sorted.len();
     let mut pos = vec![0_usize; k];
     let mut rank_sums = vec![0.0; k];
-    let mut ties = Ties {
-        term: 0,
-        largest: usize::from(sorted.iter().any(|g| g.len() > 1)),
-    };
+    let mut tie_term = 0.0;
+    let mut largest_tie = usize::from(sorted.iter().any(|g| g.len() > 1));
     let mut next = 1_usize;
     loop {
         let min = (0..k).map(|g| sorted[g][pos[g]]).min().unwrap_or(END);
@@ -586,13 +389,15 @@ fn merged_rank_sums(groups: &[&[f64]]) -> GroupRanks {
                 rank_sums[g] += count as f64 * rank;
             }
         }
-        ties.add(tied);
+        let t = tied as f64;
+        tie_term += t * t * t - t;
+        largest_tie = largest_tie.max(tied);
         next += tied;
     }
     GroupRanks {
         rank_sums,
-        tie_term: ties.term_f64(),
-        largest_tie: ties.largest,
+        tie_term,
+        largest_tie,
     }
 }
 
@@ -715,12 +520,9 @@ mod tests {
         }
         prop_assert_eq!(got.tie_term, term);
         prop_assert_eq!(got.largest_tie, largest);
-        // And the merge path on the same groups, whichever path the above took, and the
-        // one-sort and the bucketed paths at this size.
+        // And the merge path on the same groups, whichever path the above took.
         let merged = merged_rank_sums(&slices);
-        prop_assert_eq!(&merged, &got);
-        prop_assert_eq!(&group_rank_sums_at(&slices, usize::MAX), &got);
-        prop_assert_eq!(&group_rank_sums_at(&slices, 0), &got);
+        prop_assert_eq!(merged, got);
         Ok(())
     }
 
@@ -759,8 +561,6 @@ mod tests {
                 .map(|(_, r)| r)
                 .sum();
             let s = signed_rank_sum(&d);
-            proptest::prop_assert_eq!(signed_rank_sum_at(&d, 0), s);
-            proptest::prop_assert_eq!(signed_rank_sum_at(&d, usize::MAX), s);
             proptest::prop_assert_eq!(s.n, nonzero.len());
             proptest::prop_assert_eq!(s.t_plus, t_plus);
             proptest::prop_assert_eq!(s.tie_term, term);
@@ -820,91 +620,5 @@ mod tests {
             start += g.len();
         }
         assert_eq!((got.tie_term, got.largest_tie), (r.tie_term, r.largest_tie));
-    }
-
-    /// The bucketed and the one-sort rankings on edge cases: all values tied, one value a
-    /// group, groups of very different sizes, signed zeros, a single huge outlier that puts
-    /// every other value into one bucket, and values of both signs far apart.
-    #[test]
-    fn bucketed_and_one_sort_rankings_agree_on_edge_cases() {
-        let many: Vec<f64> = (0..5_000).map(|i| f64::from(i % 7)).collect();
-        let spread: Vec<f64> = (0..3_000).map(|i| f64::from(i) * 1e-3).collect();
-        let cases: Vec<Vec<Vec<f64>>> = vec![
-            vec![vec![1.0; 100], vec![1.0; 37]],
-            vec![vec![2.5], vec![2.5]],
-            vec![vec![1.0], vec![2.0], vec![-3.0]],
-            vec![vec![0.0, -0.0, 0.0], vec![-0.0]],
-            vec![many.clone(), vec![3.0]],
-            vec![spread.clone(), vec![1e300], many.clone()],
-            vec![vec![-1e300, 1e300, 0.0], spread.clone()],
-            vec![spread.iter().map(|v| -v).collect(), spread.clone()],
-        ];
-        for (i, groups) in cases.iter().enumerate() {
-            let slices: Vec<&[f64]> = groups.iter().map(Vec::as_slice).collect();
-            let one = group_rank_sums_at(&slices, usize::MAX);
-            assert_eq!(group_rank_sums_at(&slices, 0), one, "case {i}");
-            assert_eq!(merged_rank_sums(&slices), one, "case {i}");
-            let pooled: Vec<f64> = groups.iter().flatten().copied().collect();
-            let r = mid_ranks(&pooled);
-            assert_eq!((one.tie_term, one.largest_tie), (r.tie_term, r.largest_tie));
-            let diffs: Vec<f64> = pooled.iter().map(|v| v - 1.0).collect();
-            let s = signed_rank_sum_at(&diffs, usize::MAX);
-            assert_eq!(signed_rank_sum_at(&diffs, 0), s, "case {i}");
-        }
-    }
-
-    /// Above [`BUCKETED_MIN`] and the parallel threshold: the bucketed ranking of 2 and 3
-    /// groups with many ties and outliers equals the one-sort ranking, on the rayon pool and
-    /// on a pool of one thread.
-    #[test]
-    fn bucketed_ranking_at_scale_is_the_one_sort_ranking_on_any_pool() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as f64 / (1u64 << 53) as f64
-        };
-        // Run times around 1e6 ns: a third rounded to whole ns (ties), one in 500 a slow
-        // outlier, unequal group sizes.
-        let groups: Vec<Vec<f64>> = [90_000, 60_017, 3]
-            .iter()
-            .map(|&len| {
-                (0..len)
-                    .map(|i| {
-                        let v = 1e6 * (1.0 + 0.02 * (next() - 0.5));
-                        match i % 500 {
-                            0 => v * 8.0,
-                            j if j % 3 == 0 => v.round(),
-                            _ => v,
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        let slices: Vec<&[f64]> = groups.iter().map(Vec::as_slice).collect();
-        let one = group_rank_sums_at(&slices, usize::MAX);
-        assert!(one.largest_tie > 1);
-        assert_eq!(group_rank_sums(&slices), one);
-        assert_eq!(
-            group_rank_sums(&slices[..2]),
-            group_rank_sums_at(&slices[..2], usize::MAX)
-        );
-        let d: Vec<f64> = groups[0]
-            .iter()
-            .zip(&groups[1])
-            .map(|(a, b)| b - a)
-            .collect();
-        let s = signed_rank_sum_at(&d, usize::MAX);
-        assert_eq!(signed_rank_sum(&d), s);
-        #[cfg(feature = "parallel")]
-        {
-            let single = rayon::ThreadPoolBuilder::new()
-                .num_threads(1)
-                .build()
-                .expect("a pool of one thread");
-            assert_eq!(single.install(|| group_rank_sums(&slices)), one);
-            assert_eq!(single.install(|| signed_rank_sum(&d)), s);
-        }
     }
 }
