@@ -621,4 +621,42 @@ mod tests {
         }
         assert_eq!((got.tie_term, got.largest_tie), (r.tie_term, r.largest_tie));
     }
+
+    /// The tagged single sort, the merge of the groups sorted apart, and the mid-ranks of
+    /// the concatenation agree on edge cases: every value tied, one value a group, groups
+    /// of very different sizes, signed zeros, values of both signs far apart (the merge
+    /// path), and many ties across the groups.
+    #[test]
+    fn tagged_merged_and_mid_ranks_agree_on_edge_cases() {
+        let levels: Vec<f64> = (0..5_000).map(|i| f64::from(i % 7)).collect();
+        let spread: Vec<f64> = (0..3_000).map(|i| f64::from(i) * 1e-3).collect();
+        let cases: Vec<Vec<Vec<f64>>> = vec![
+            vec![vec![1.0; 100], vec![1.0; 37]],
+            vec![vec![2.5], vec![2.5]],
+            vec![vec![1.0], vec![2.0], vec![-3.0]],
+            vec![vec![0.0, -0.0, 0.0], vec![-0.0]],
+            vec![levels.clone(), vec![3.0]],
+            vec![spread.clone(), vec![1e300], levels.clone()],
+            vec![vec![-1e300, 1e300, 0.0], spread.clone()],
+            vec![spread.iter().map(|v| -v).collect(), spread.clone()],
+        ];
+        for (i, groups) in cases.iter().enumerate() {
+            let slices: Vec<&[f64]> = groups.iter().map(Vec::as_slice).collect();
+            let got = group_rank_sums(&slices);
+            assert_eq!(merged_rank_sums(&slices), got, "case {i}");
+            let pooled: Vec<f64> = groups.iter().flatten().copied().collect();
+            let r = mid_ranks(&pooled);
+            let mut start = 0;
+            for (g, grp) in groups.iter().enumerate() {
+                let want: f64 = r.ranks[start..start + grp.len()].iter().sum();
+                assert_eq!(got.rank_sums[g], want, "case {i} group {g}");
+                start += grp.len();
+            }
+            assert_eq!(
+                (got.tie_term, got.largest_tie),
+                (r.tie_term, r.largest_tie),
+                "case {i}"
+            );
+        }
+    }
 }
