@@ -389,7 +389,8 @@ fn the_autocorrelation_warning_says_the_answer_and_keeps_its_figures_for_verbose
     let at = full.find(said).expect("the warning in the full report");
     let figures = &full[at + said.len()..];
     assert!(
-        figures.starts_with(" (their correlation exceeds that of runs further apart in the block by ")
+        figures
+            .starts_with(" (their correlation exceeds that of runs further apart in the block by ")
             && figures.contains("exact one-sided sign-flip p = ")
             && figures.contains("undisturbed blocks, warned at p <= 0.01)"),
         "{full}"
