@@ -928,7 +928,7 @@ pub(crate) fn outcome_tag(a: &Analysis, c: &Comparison) -> String {
 
 /// Whether the values are times or throughputs (faster and slower apply): the document's
 /// quantity, else what its unit names (KiB is memory), else time.
-fn is_speed(a: &Analysis) -> bool {
+pub(crate) fn is_speed(a: &Analysis) -> bool {
     let quantity = a.quantity.clone().or_else(|| Quantity::of_unit(&a.unit));
     matches!(quantity, None | Some(Quantity::Time | Quantity::Throughput))
 }
@@ -1425,8 +1425,14 @@ fn alternative_lines(
         PairedEstimator::MeanDifference | PairedEstimator::RatioOfMeans
     );
     if !mean_based {
+        // A time's outlier is a slow run; anything else's, an outlying value.
+        let outlier = if is_speed(a) {
+            "slow run"
+        } else {
+            "outlying run"
+        };
         lines.push(format!(
-            "  mean-based block bootstrap (the appendix's): difference ({b} - {base}) {}, ratio ({b} / {base}) {} ({conf}) {} means: one slow run moves them",
+            "  mean-based block bootstrap (the appendix's): difference ({b} - {base}) {}, ratio ({b} / {base}) {} ({conf}) {} means: one {outlier} moves them",
             shift_with_ci(p.mean_difference, p.difference_ci, &a.unit, t, sym.none),
             ratio_with_ci(p.ratio, p.ratio_ci, sym.none),
             sym.dash

@@ -421,3 +421,83 @@ fn the_autocorrelation_warning_says_the_answer_and_keeps_its_figures_for_verbose
         "{doc}"
     );
 }
+
+#[test]
+fn memory_has_low_and_high_ends_not_fast_and_slow_runs_in_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let rss = fixture("raw_two.jsonl").replace(
+        r#""metric":"json:v","unit":"value""#,
+        r#""metric":"max-rss","unit":"KiB""#,
+    );
+    let rss = write(dir.path(), "rss.jsonl", &rss);
+    let rss = rss.to_str().unwrap();
+    let (md, html, svg) = (
+        dir.path().join("r.md"),
+        dir.path().join("r.html"),
+        dir.path().join("svg"),
+    );
+    let out = abba()
+        .args([
+            "analyze",
+            "--seed",
+            "1",
+            "-v",
+            rss,
+            "--fail-if-slower",
+            "1%",
+        ])
+        .arg("--export-markdown")
+        .arg(&md)
+        .arg("--export-html")
+        .arg(&html)
+        .arg("--export-svg")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    let console =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let shape = std::fs::read_to_string(svg.join("shape.svg")).expect("the shape chart");
+    for (what, text) in [
+        ("console", console.clone()),
+        ("markdown", std::fs::read_to_string(&md).unwrap()),
+        ("shape.svg", shape.clone()),
+    ] {
+        assert!(
+            !text.contains("fast run") && !text.contains("slow run"),
+            "{what}: {text}"
+        );
+    }
+    // The page's caption says what p10 and p90 are for times and for other values; its
+    // chart names memory's parts as the SVG does.
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        !page.contains("p10 fast runs") && page.contains("p10 low end"),
+        "{page}"
+    );
+    // The parts are named by where they sit in the distribution.
+    assert!(
+        shape.contains("p10 low end") && shape.contains("p90 high end"),
+        "{shape}"
+    );
+    // Memory that went up is higher, not slower.
+    assert!(shape.contains("1.048x higher"), "{shape}");
+    assert!(console.contains("low end (p10)"), "{console}");
+    // A time keeps its fast and slow runs.
+    let time = dir.path().join("time.svg");
+    let wall = fixture("raw_two.jsonl").replace(
+        r#""metric":"json:v","unit":"value""#,
+        r#""metric":"wall","unit":"ns""#,
+    );
+    let wall = write(dir.path(), "wall.jsonl", &wall);
+    abba()
+        .args(["analyze", "--seed", "1", "-q", wall.to_str().unwrap()])
+        .arg("--export-svg")
+        .arg(&time)
+        .assert()
+        .code(0);
+    let shape = std::fs::read_to_string(time.join("shape.svg")).unwrap();
+    assert!(
+        shape.contains("p10 fast runs") && shape.contains("p90 slow runs"),
+        "{shape}"
+    );
+}
