@@ -375,7 +375,11 @@ fn move_word(part: PartMove, (higher_is_better, speed): (bool, bool)) -> &'stati
                 "lower"
             }
         }
-        other => other.as_str(),
+        PartMove::Slower
+        | PartMove::Faster
+        | PartMove::Negligible
+        | PartMove::Equivalent
+        | PartMove::Unclear => part.as_str(),
     }
 }
 
