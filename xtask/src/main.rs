@@ -56,31 +56,46 @@ enum Task {
     /// Builds `abba` in release mode, runs `abba compute --op int --threads 1 --json`
     /// as child processes in randomized blocks, and writes `target/appendix/REPORT.md`
     /// plus the raw JSONL of every experiment under `target/appendix/`.
+    #[command(
+        after_help = "Example: cargo xtask reproduce-appendix --blocks 12 --seed 1 --duration 0.3 (or --check)"
+    )]
     ReproduceAppendix(AppendixArgs),
     /// Run the demo with --export-html, load the report in headless Chromium (screenshot,
     /// console, chart sizes), and time a 10,000-run report; `--update-docs` refreshes
     /// docs/demo-report.png.
+    #[command(
+        after_help = "Example: cargo xtask browser-check --blocks 12 --width 900 --update-docs"
+    )]
     BrowserCheck(browser::BrowserArgs),
     /// Re-run the commands that print the figures marked in the README and docs/
     /// (`<!-- abba-figure: COMMAND -->`) and fail unless each figure appears in what its
     /// command printed; by default the slow ones, which the tests do not run.
+    #[command(
+        after_help = "Example: cargo xtask check-figures --only autocorrelation-grid (or --list)"
+    )]
     CheckFigures(figures::FiguresArgs),
     /// The release asset of this platform: `abba` built with the `dist` profile
     /// (stripped, no debug info, fat LTO) in `target/dist/`, packed as
     /// `abba-TARGET.tar.gz` with its `.sha256`, as the action's install step downloads it.
+    #[command(after_help = "Example: cargo xtask dist")]
     Dist,
     /// actionlint, zizmor and shellcheck over the example workflows and the two actions
     /// (`action.yml`, `comment/action.yml`); `.ci/run` installs them from PyPI.
+    #[command(after_help = "Example: cargo xtask lint-workflows")]
     LintWorkflows,
     /// Any other command: one of bench-lab's research drivers (`cargo run -p bench-lab --
     /// help` lists them), run with the arguments given.
-    #[command(external_subcommand)]
+    #[command(
+        external_subcommand,
+        after_help = "Example: cargo xtask decision-grid --reps 100 --only default,oracle"
+    )]
     Lab(Vec<OsString>),
     /// Check the layers of the `abba` binary (`crates/bench-cli/src`): no import cycle
     /// between files, no upward arrow (args <- core <- commands <- main), no command
     /// naming another. The same check runs in `cargo test` (bench-cli's `layers` test).
     /// Also: the library crates' arrows, and `cargo doc --workspace --no-deps` with no
     /// rustdoc warning (a broken or private intra-doc link).
+    #[command(after_help = "Example: cargo xtask tidy")]
     Tidy,
 }
 
@@ -182,6 +197,36 @@ mod tests {
     fn check_and_json_conflict() {
         assert!(Cli::try_parse_from(["xtask", "reproduce-appendix", "--check", "--json"]).is_err());
         assert!(Cli::try_parse_from(["xtask", "reproduce-appendix", "--blocks", "1"]).is_err());
+    }
+
+    /// Every chore's help ends with one example that parses, flags included (and the
+    /// alternative after "(or", when there is one).
+    #[test]
+    fn every_chore_shows_an_example_that_parses() {
+        let cli = Cli::command();
+        for sub in cli.get_subcommands().filter(|c| c.get_name() != "help") {
+            let name = sub.get_name();
+            let help = sub.get_after_help().map(ToString::to_string);
+            let example = help
+                .as_deref()
+                .and_then(|h| h.strip_prefix("Example: cargo xtask "))
+                .unwrap_or_else(|| panic!("{name}: no `Example: cargo xtask ...` after its help"));
+            let mut lines = example.split(" (or ");
+            let main = lines.next().unwrap();
+            let argv: Vec<&str> = std::iter::once("xtask")
+                .chain(main.split_whitespace())
+                .collect();
+            if let Err(e) = Cli::try_parse_from(&argv) {
+                panic!("{name}: {main}: {e}");
+            }
+            if let Some(alt) = lines.next() {
+                let argv: Vec<&str> = ["xtask", main.split_whitespace().next().unwrap()]
+                    .into_iter()
+                    .chain(alt.trim_end_matches(')').split_whitespace())
+                    .collect();
+                assert!(Cli::try_parse_from(&argv).is_ok(), "{name}: {alt}");
+            }
+        }
     }
 
     #[test]

@@ -381,7 +381,7 @@ fn paired_estimate(runs: &[BlockedRun]) -> f64 {
 fn run_precision(args: &AutocorrGridArgs) -> Result<()> {
     let reps = args.reps;
     println!(
-        "What the warning claims (a block's runs count for fewer than their number): the variance of the paired estimate (mean over 30 blocks of B's mean log less A's) with 4 runs a block over that with 8 (ABBA repeated), {reps} A/A sessions each; 2.0 when a block's runs are independent, 1.0 when the extra runs add nothing. Both variances from the same seeds.\n"
+        "Whether a block's runs count for fewer than their number (what the warning said until session 7): the variance of the paired estimate (mean over 30 blocks of B's mean log less A's) with 4 runs a block over that with 8 (ABBA repeated), {reps} A/A sessions each; 2.0 when a block's runs are independent, 1.0 when the extra runs add nothing. Both variances from the same seeds.\n"
     );
     println!("| profile | noise | var(4 runs) / var(8 runs) |");
     println!("| --- | --- | --- |");

@@ -89,15 +89,16 @@ pub fn render_console(analysis: &Analysis, options: &RenderOptions) -> String {
         out.push('\n');
         prose(&mut out, &line, width, "", "  ");
     }
-    let warnings: Vec<&str> = report
+    // The compact report says each warning; the full one adds its figures.
+    let warnings: Vec<String> = report
         .warnings
         .iter()
         .filter(|w| verbose || !w.informational)
-        .map(|w| w.text.as_str())
+        .map(|w| if verbose { w.full() } else { w.text.clone() })
         .collect();
     if !warnings.is_empty() {
         out.push_str("\nWarnings:\n");
-        for w in warnings {
+        for w in &warnings {
             prose(&mut out, w, width, "  ", "    ");
         }
     }

@@ -84,15 +84,16 @@ pub fn render_markdown(analysis: &Analysis) -> String {
             let _ = writeln!(out, "\n**Can be controlled:** {}", escape(item));
         }
     }
-    let warnings: Vec<&str> = report
+    // A document read at leisure: each warning with its figures.
+    let warnings: Vec<String> = report
         .warnings
         .iter()
         .filter(|w| !w.informational)
-        .map(|w| w.text.as_str())
+        .map(view::WarningLine::full)
         .collect();
     if !warnings.is_empty() {
         out.push_str("\n### Warnings\n\n");
-        for item in warnings {
+        for item in &warnings {
             let _ = writeln!(out, "- {}", escape(item));
         }
     }

@@ -150,6 +150,8 @@ pub(crate) struct ReportView {
 #[derive(Debug, Clone)]
 pub(crate) struct WarningLine {
     pub(crate) text: String,
+    /// The figures behind it, for the full report ([`bench_stats::model::Warning::detail`]).
+    pub(crate) detail: Option<String>,
     pub(crate) informational: bool,
 }
 
@@ -185,6 +187,7 @@ pub(crate) fn build(a: &Analysis, sym: &Symbols) -> ReportView {
                     Some(b) => format!("{} ({b}): {}", w.code, w.message),
                     None => format!("{}: {}", w.code, w.message),
                 },
+                detail: w.detail.clone(),
                 informational: is_informational(w.code),
             })
             .chain(a.groups.iter().filter(|_| !cross_class).flat_map(|g| {
@@ -227,9 +230,20 @@ fn typical_not_medians(g: &GroupAnalysis, c: &Comparison, sym: &Symbols) -> Opti
             ratio_with_ci(Some(r), None, sym.none),
             ratio_with_ci(Some(rm), None, sym.none)
         ),
+        detail: None,
         // Shown in the compact report too: the table puts the two side by side.
         informational: false,
     })
+}
+
+impl WarningLine {
+    /// The warning with its figures (`text (detail)`), as the full report shows it.
+    pub(crate) fn full(&self) -> String {
+        match &self.detail {
+            Some(d) => format!("{} ({d})", self.text),
+            None => self.text.clone(),
+        }
+    }
 }
 
 /// Warnings that say how the report was made rather than what to distrust.
@@ -914,7 +928,7 @@ pub(crate) fn outcome_tag(a: &Analysis, c: &Comparison) -> String {
 
 /// Whether the values are times or throughputs (faster and slower apply): the document's
 /// quantity, else what its unit names (KiB is memory), else time.
-fn is_speed(a: &Analysis) -> bool {
+pub(crate) fn is_speed(a: &Analysis) -> bool {
     let quantity = a.quantity.clone().or_else(|| Quantity::of_unit(&a.unit));
     matches!(quantity, None | Some(Quantity::Time | Quantity::Throughput))
 }
@@ -1411,8 +1425,14 @@ fn alternative_lines(
         PairedEstimator::MeanDifference | PairedEstimator::RatioOfMeans
     );
     if !mean_based {
+        // A time's outlier is a slow run; anything else's, an outlying value.
+        let outlier = if is_speed(a) {
+            "slow run"
+        } else {
+            "outlying run"
+        };
         lines.push(format!(
-            "  mean-based block bootstrap (the appendix's): difference ({b} - {base}) {}, ratio ({b} / {base}) {} ({conf}) {} means: one slow run moves them",
+            "  mean-based block bootstrap (the appendix's): difference ({b} - {base}) {}, ratio ({b} / {base}) {} ({conf}) {} means: one {outlier} moves them",
             shift_with_ci(p.mean_difference, p.difference_ci, &a.unit, t, sym.none),
             ratio_with_ci(p.ratio, p.ratio_ci, sym.none),
             sym.dash

@@ -509,7 +509,7 @@ fn step_summary(args: &SuiteArgs, summary: &str) -> Option<String> {
 fn merge(args: &SuiteArgs) -> anyhow::Result<u8> {
     let mut parts = Vec::with_capacity(args.merge.len());
     for path in &args.merge {
-        parts.push(bench_sched::read_raw(path).map_err(|e| usage(e.to_string()))?);
+        parts.push(bench_sched::read_raw(path).map_err(|e| usage(format!("--merge: {e}")))?);
     }
     let shards = parts.len();
     let (merged, analysis, correction, gates) =

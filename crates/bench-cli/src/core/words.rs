@@ -10,6 +10,9 @@ pub(crate) fn remedy_text(remedy: Remedy) -> &'static str {
         Remedy::DisablePracticalGate => " (--min-practical-effect 0 turns the gate off)",
         Remedy::PairInBlocks => ". Use --design abba to pair them",
         Remedy::SettleBetweenRuns => ", but consider --settle",
+        Remedy::ClearCarriedState => {
+            ". If a run leaves a state the next one picks up (a cache, a file, heat), --settle (a pause between runs) lets it clear"
+        }
         Remedy::PinCpus => " (use --pin to hold this fixed)",
         Remedy::ConfirmStandout => {
             " (abba compare --confirm reruns it against the baseline with a fresh seed)"

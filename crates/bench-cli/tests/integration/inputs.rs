@@ -140,7 +140,8 @@ fn a_repeated_variant_block_row_is_kept_but_named() {
         warnings(&doc).iter().any(|(code, m)| code == "input"
             && m.ends_with(
                 "block 4 holds 2 values of A (lines 8, 26), the others 1: \
-                 block values are means of unequal counts"
+                 unequal counts, as a duplicated or missing row leaves; each value is kept \
+                 as a run of the block (an estimator of one value a block reads their mean)"
             )),
         "{doc}"
     );

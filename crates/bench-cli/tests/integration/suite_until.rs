@@ -342,3 +342,95 @@ fn variant_with_an_unknown_name_or_no_value_exits_2_naming_the_flag() {
     let bare = ["suite", file, "--list", "--variant", "head"];
     refused_with(&bare, 2, "--variant \"head\": expected NAME=VALUE");
 }
+
+/// A suite of two benchmarks of `true` (fast, nothing to measure), `first` and `second`.
+fn two_trues(dir: &Path, name: &str, [first, second]: [&str; 2]) -> PathBuf {
+    write(
+        dir,
+        name,
+        &format!(
+            "[variants]\nbase = \"a\"\nhead = \"b\"\n\n[settings]\nwarmup = 0\n\n\
+             [[benchmark]]\nname = \"{first}\"\ncommand = \"true {{variant}}\"\n\n\
+             [[benchmark]]\nname = \"{second}\"\ncommand = \"true {{variant}}\"\n"
+        ),
+    )
+}
+
+#[test]
+fn every_stop_rule_resume_and_merge_refusal_of_a_suite_names_its_flag_and_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let file = two_trues(d, "s.toml", ["t", "u"]);
+    let file = file.to_str().unwrap();
+    // A suite of a fixed number of blocks, to resume.
+    let fixed = d.join("fixed.jsonl");
+    abba()
+        .args(["suite", file, "--blocks", "2", "-q", "-o"])
+        .arg(&fixed)
+        .assert()
+        .code(0);
+    let fixed = fixed.to_str().unwrap();
+    let before = std::fs::read(fixed).unwrap();
+    let lines = |e: &str| e.trim().lines().count();
+    let err = refused_with(
+        &["suite", file, "--resume", fixed, "--until", "decided"],
+        2,
+        "--until decided: the file to --resume ran a fixed number of blocks",
+    );
+    assert!(
+        err.contains("resume it without --until (or give --blocks to extend it)")
+            && lines(&err) == 1,
+        "{err}"
+    );
+    // --min-blocks past --max-blocks names both, and what to change.
+    let err = refused_with(
+        &[
+            "suite",
+            file,
+            "--until",
+            "decided",
+            "--min-blocks",
+            "300",
+            "--max-blocks",
+            "100",
+        ],
+        2,
+        "--min-blocks 300 with --max-blocks 100:",
+    );
+    assert!(
+        err.contains("give --max-blocks 300 or more, or a smaller --min-blocks"),
+        "{err}"
+    );
+    // The level alone: the flag, where the level comes from, and the fewest blocks.
+    refused_with(
+        &["suite", file, "--until", "decided", "--max-blocks", "3"],
+        2,
+        "--max-blocks 3: each benchmark's sequence runs at level 0.025 (--alpha 0.05 over 2 \
+         benchmarks) and cannot decide before 8 blocks: give --max-blocks 8 or more",
+    );
+    // A file to resume that cannot be read, or of another suite.
+    let missing = d.join("missing.jsonl");
+    let err = refused_with(
+        &["suite", file, "--resume", missing.to_str().unwrap()],
+        2,
+        "--resume: ",
+    );
+    assert!(err.contains("missing.jsonl"), "{err}");
+    let other = two_trues(d, "other.toml", ["x", "y"]);
+    refused_with(
+        &["suite", other.to_str().unwrap(), "--resume", fixed],
+        2,
+        "its benchmarks (t, u) are none of this suite file's (x, y)",
+    );
+    // Files to merge that are not shards, or cannot be read.
+    let err = refused_with(&["suite", "--merge", fixed], 2, "--merge: ");
+    assert!(err.contains("not a shard of a suite"), "{err}");
+    refused_with(
+        &["suite", "--merge", missing.to_str().unwrap()],
+        2,
+        "--merge: ",
+    );
+    // Nothing ran: the resumed file is as it was, and no other raw file was written.
+    assert_eq!(std::fs::read(fixed).unwrap(), before);
+    assert!(!d.join("abba-suite.jsonl").exists());
+}

@@ -310,3 +310,194 @@ fn negative_values_are_tested_without_a_ratio_paired_and_unpaired() {
     );
     assert!(!s.contains("differences"), "{s}");
 }
+
+/// A raw file of `blocks` blocks of 8 runs (ABBAABBA, then BAABBAAB), A/A: every run
+/// keeps 0.9 of the state the run before it left in its block (an AR(1) of the log-runs
+/// inside blocks, SD about 5%), over block levels of SD 5%. Seeded, so the file is fixed.
+fn carried_state_raw(dir: &Path, blocks: u32) -> PathBuf {
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    // Standard normal draws: the sum of 12 uniforms less 6 (an xorshift stream).
+    let mut normal = move || {
+        let mut sum = 0.0;
+        for _ in 0..12 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            sum += (seed >> 11) as f64 / (1u64 << 53) as f64;
+        }
+        sum - 6.0
+    };
+    let header = serde_json::json!({
+        "schema": "abba.raw/1", "abba_version": "0.1.0", "design": "abba", "seed": 7,
+        "blocks": blocks, "cycles": 2,
+        "variants": [{"name": "A", "command": "./a"}, {"name": "B", "command": "./b"}],
+        "reference": null, "metric": "wall", "unit": "ns", "higher_is_better": false,
+        "layout": "random", "pin": null, "warmup": 0, "settle_ns": 0,
+        "host": {"cpu_model": null, "cores": 2, "kernel": null, "governor": null,
+                 "turbo": null, "aslr": 2, "load_start": null, "load_end": null,
+                 "env_bytes": 10, "argv_bytes": 5, "start_time": "2026-12-01T00:00:00Z",
+                 "hostname": "vm"},
+        "experiment": "carried-state",
+    });
+    let mut lines = vec![header.to_string()];
+    let mut run = 0;
+    for b in 0..blocks {
+        let order = if b % 2 == 0 { "ABBAABBA" } else { "BAABBAAB" };
+        let level = 0.05 * normal();
+        let mut state = 0.05 * normal();
+        for (p, v) in order.chars().enumerate() {
+            if p > 0 {
+                state = 0.9 * state + 0.05 * (1.0f64 - 0.81).sqrt() * normal();
+            }
+            let wall = (1e7 * (level + state).exp()).round() as i64;
+            lines.push(
+                serde_json::json!({
+                    "run": run, "block": b, "position": p, "variant": v.to_string(),
+                    "wall_ns": wall, "user_ns": wall, "sys_ns": 0, "max_rss_kib": 1000,
+                    "exit_code": 0, "timed_out": false, "env_pad": p, "metric": null,
+                })
+                .to_string(),
+            );
+            run += 1;
+        }
+    }
+    let path = dir.join("carried.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+#[test]
+fn the_autocorrelation_warning_says_the_answer_and_keeps_its_figures_for_verbose_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = carried_state_raw(dir.path(), 60);
+    let raw = raw.to_str().unwrap();
+    let said = "autocorrelation: neighbouring runs inside a block move together beyond the \
+                block's level; the verdict holds, since its tests compare whole blocks. If a \
+                run leaves a state the next one picks up (a cache, a file, heat), --settle (a \
+                pause between runs) lets it clear";
+    let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    // The compact report: the answer and what to do, no statistic.
+    let compact = flat(&report(&[raw]));
+    assert!(compact.contains(said), "{compact}");
+    assert!(!compact.contains("sign-flip p ="), "{compact}");
+    // Nothing the simulator contradicts: more runs a block are not said to add nothing
+    // (`cargo xtask autocorrelation-grid --precision`, docs/estimator-grid.md).
+    assert!(!compact.contains("fewer than their number"), "{compact}");
+    assert!(!compact.contains("more blocks, not more runs"), "{compact}");
+    // The full report adds the figures after the sentence.
+    let full = flat(&report(&["-v", raw]));
+    let at = full.find(said).expect("the warning in the full report");
+    let figures = &full[at + said.len()..];
+    assert!(
+        figures
+            .starts_with(" (their correlation exceeds that of runs further apart in the block by ")
+            && figures.contains("exact one-sided sign-flip p = ")
+            && figures.contains("undisturbed blocks, warned at p <= 0.01)"),
+        "{full}"
+    );
+    // JSON keeps the statistic in its own field, the message as the compact report says it.
+    let doc = analyze_json(&[raw]);
+    let w = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["code"] == "autocorrelation")
+        .expect("an autocorrelation warning");
+    assert!(
+        said.ends_with(w["message"].as_str().unwrap())
+            || said.contains(w["message"].as_str().unwrap()),
+        "{w}"
+    );
+    let detail = w["detail"].as_str().unwrap();
+    assert!(detail.contains("sign-flip p = "), "{detail}");
+    // Warnings without figures carry no detail field.
+    assert!(
+        doc["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w["code"] != "autocorrelation")
+            .all(|w| w.get("detail").is_none()),
+        "{doc}"
+    );
+}
+
+#[test]
+fn memory_has_low_and_high_ends_not_fast_and_slow_runs_in_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let rss = fixture("raw_two.jsonl").replace(
+        r#""metric":"json:v","unit":"value""#,
+        r#""metric":"max-rss","unit":"KiB""#,
+    );
+    let rss = write(dir.path(), "rss.jsonl", &rss);
+    let rss = rss.to_str().unwrap();
+    let (md, html, svg) = (
+        dir.path().join("r.md"),
+        dir.path().join("r.html"),
+        dir.path().join("svg"),
+    );
+    let out = abba()
+        .args([
+            "analyze",
+            "--seed",
+            "1",
+            "-v",
+            rss,
+            "--fail-if-slower",
+            "1%",
+        ])
+        .arg("--export-markdown")
+        .arg(&md)
+        .arg("--export-html")
+        .arg(&html)
+        .arg("--export-svg")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    let console =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let shape = std::fs::read_to_string(svg.join("shape.svg")).expect("the shape chart");
+    for (what, text) in [
+        ("console", console.clone()),
+        ("markdown", std::fs::read_to_string(&md).unwrap()),
+        ("shape.svg", shape.clone()),
+    ] {
+        assert!(
+            !text.contains("fast run") && !text.contains("slow run"),
+            "{what}: {text}"
+        );
+    }
+    // The page's caption says what p10 and p90 are for times and for other values; its
+    // chart names memory's parts as the SVG does.
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        !page.contains("p10 fast runs") && page.contains("p10 low end"),
+        "{page}"
+    );
+    // The parts are named by where they sit in the distribution.
+    assert!(
+        shape.contains("p10 low end") && shape.contains("p90 high end"),
+        "{shape}"
+    );
+    // Memory that went up is higher, not slower.
+    assert!(shape.contains("1.048x higher"), "{shape}");
+    assert!(console.contains("low end (p10)"), "{console}");
+    // A time keeps its fast and slow runs.
+    let time = dir.path().join("time.svg");
+    let wall = fixture("raw_two.jsonl").replace(
+        r#""metric":"json:v","unit":"value""#,
+        r#""metric":"wall","unit":"ns""#,
+    );
+    let wall = write(dir.path(), "wall.jsonl", &wall);
+    abba()
+        .args(["analyze", "--seed", "1", "-q", wall.to_str().unwrap()])
+        .arg("--export-svg")
+        .arg(&time)
+        .assert()
+        .code(0);
+    let shape = std::fs::read_to_string(time.join("shape.svg")).unwrap();
+    assert!(
+        shape.contains("p10 fast runs") && shape.contains("p90 slow runs"),
+        "{shape}"
+    );
+}

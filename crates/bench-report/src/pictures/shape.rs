@@ -37,7 +37,11 @@ pub fn chart(p: &Pictures<'_>) -> Option<Chart> {
     let rows = rows(p);
     let first = rows.first()?;
     let margin = p.analysis.equivalence_margin;
-    let hib = p.analysis.higher_is_better;
+    // Times and throughputs have fast and slow runs; other values low and high ends.
+    let hib = (
+        p.analysis.higher_is_better,
+        crate::view::is_speed(p.analysis),
+    );
     let shown = rows.len().min(MAX_ROWS);
     let drawn: Vec<&QuantileShift> = rows
         .iter()
@@ -148,21 +152,24 @@ fn moved(q: &QuantileShift) -> bool {
 }
 
 /// "p10 fast runs", "p50 typical run", "p90 slow runs" (for throughputs the low quantiles
-/// are the slow runs) or "mean run", as the verdict's sentence names them.
-fn part_label(q: &QuantileShift, higher_is_better: bool) -> String {
+/// are the slow runs; for values that are not times, "p10 low end" and "p90 high end") or
+/// "mean run", as the verdict's sentence names them.
+fn part_label(q: &QuantileShift, (higher_is_better, speed): (bool, bool)) -> String {
     if q.statistic == PartStatistic::Mean {
         return "mean run".to_owned();
     }
     format!(
         "p{} {}",
         num(q.quantile * 100.0),
-        part_name(q.quantile, higher_is_better)
+        part_name(q.quantile, higher_is_better, speed)
     )
 }
 
-fn part_name(q: f64, higher_is_better: bool) -> &'static str {
+fn part_name(q: f64, higher_is_better: bool, speed: bool) -> &'static str {
     if (q - 0.5).abs() < 1e-9 {
         "typical run"
+    } else if !speed {
+        if q < 0.5 { "low end" } else { "high end" }
     } else if (q < 0.5) != higher_is_better {
         "fast runs"
     } else {
@@ -213,7 +220,7 @@ fn legend(
 }
 
 /// Draws one row; returns how many drawn parts have no interval.
-fn row(svg: &mut Svg, area: Area, r: &Row<'_>, margin: f64, higher_is_better: bool) -> usize {
+fn row(svg: &mut Svg, area: Area, r: &Row<'_>, margin: f64, words: (bool, bool)) -> usize {
     let parts: Vec<&QuantileShift> = drawable(r.shape).collect();
     let ys = y_scale(&parts, margin, area);
     // Categories evenly spaced, half a step inside the frame.
@@ -232,7 +239,7 @@ fn row(svg: &mut Svg, area: Area, r: &Row<'_>, margin: f64, higher_is_better: bo
     intervals(svg, &ys, &with, col);
     points(svg, &ys, &parts, &xs, r.color);
     frame::border(svg, area);
-    labels(svg, area, &parts, &xs, higher_is_better);
+    labels(svg, area, &parts, &xs, words);
     parts.iter().filter(|q| bounds(q).is_none()).count()
 }
 
@@ -356,23 +363,43 @@ fn points(svg: &mut Svg, ys: &Scale, parts: &[&QuantileShift], xs: &[f64], color
     }
 }
 
+/// How a part moved: `slower` / `faster` for times and throughputs, `higher` / `lower` for
+/// other values (memory is not slower); the other moves as the model names them.
+fn move_word(part: PartMove, (higher_is_better, speed): (bool, bool)) -> &'static str {
+    match part {
+        PartMove::Slower | PartMove::Faster if !speed => {
+            // Slower is the worse way: up when lower is better.
+            if (part == PartMove::Slower) != higher_is_better {
+                "higher"
+            } else {
+                "lower"
+            }
+        }
+        PartMove::Slower
+        | PartMove::Faster
+        | PartMove::Negligible
+        | PartMove::Equivalent
+        | PartMove::Unclear => part.as_str(),
+    }
+}
+
 /// Under each part: its quantile and name, then its ratio and how it moved; and the y
 /// axis label.
-fn labels(svg: &mut Svg, area: Area, parts: &[&QuantileShift], xs: &[f64], higher_is_better: bool) {
+fn labels(svg: &mut Svg, area: Area, parts: &[&QuantileShift], xs: &[f64], words: (bool, bool)) {
     for (q, &x) in parts.iter().zip(xs) {
         svg.line(x, area.bottom, x, area.bottom + 5.0, INK, "");
         svg.text(
             x,
             area.bottom + 18.0,
             Anchor::Middle,
-            &part_label(q, higher_is_better),
+            &part_label(q, words),
             r#"class="quantile""#,
         );
         svg.text(
             x,
             area.bottom + 32.0,
             Anchor::Middle,
-            &format!("{} {}", ratio_text(q.ratio), q.part.as_str()),
+            &format!("{} {}", ratio_text(q.ratio), move_word(q.part, words)),
             r#"font-size="11" class="part""#,
         );
     }

@@ -493,8 +493,9 @@ fn block_ids(placed: &[Placement], members: &[usize]) -> BTreeSet<u32> {
         .collect()
 }
 
-/// Several values of a variant in one block are kept (several runs per block), and the block
-/// value is their mean; when the number of values per (variant, block) differs within a
+/// Several values of a variant in one block are kept, each as a run of the block (several
+/// runs per block; an estimator of one value a block reads their mean); when the number of
+/// values per (variant, block) differs within a
 /// class, one [`ReadWarningKind::Input`] warning names the cells that differ from the most
 /// common count, with their lines (as a duplicated row would show up). Block numbers are
 /// 1-based places among the blocks kept, exactly as the block tables number them.
@@ -545,7 +546,7 @@ fn unequal_counts(
         file: file.to_owned(),
         line: None,
         message: format!(
-            "{}{}, the others {usual}: block values are means of unequal counts",
+            "{}{}, the others {usual}: unequal counts, as a duplicated or missing row leaves; each value is kept as a run of the block (an estimator of one value a block reads their mean)",
             class_prefix(dataset, members),
             shorten(&odd, "; "),
         ),
@@ -806,7 +807,8 @@ mod tests {
         assert_eq!(
             l.warnings[0].message,
             "block 2 holds 2 values of A (lines 4, 8), the others 1: \
-             block values are means of unequal counts"
+             unequal counts, as a duplicated or missing row leaves; each value is kept as a \
+             run of the block (an estimator of one value a block reads their mean)"
         );
         assert_eq!(
             l.dataset.series[0].observations.len(),
@@ -821,7 +823,8 @@ mod tests {
         assert_eq!(
             l.warnings[0].message,
             "block 2 holds 1 value of B (line 8), the others 2: \
-             block values are means of unequal counts"
+             unequal counts, as a duplicated or missing row leaves; each value is kept as a \
+             run of the block (an estimator of one value a block reads their mean)"
         );
         // Block numbers count the blocks kept, as the tables do.
         let gap = "variant,value,block\nA,1,0\nB,1,0\nA,1,1\nA,1,2\nB,1,2\nB,1,2\n";

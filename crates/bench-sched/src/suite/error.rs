@@ -47,18 +47,28 @@ pub enum SuiteError {
     },
     /// The planned experiment is invalid.
     Config(Box<ConfigError>),
-    /// A setting the suite cannot have.
+    /// A flag's value the suite cannot have: the message starts with the flag (`--only x:
+    /// no benchmark matches ...`) and says what to give instead.
     Invalid(String),
-    /// A stop rule asked of a resumed file that ran a fixed number of blocks.
+    /// A stop rule (`--until decided`) asked of a resumed file (`--resume`) that ran a
+    /// fixed number of blocks.
     StopRuleOnFixedResume,
-    /// The stop rule's limit comes before any block at which a benchmark could decide.
+    /// The stop rule's limit (`--max-blocks`) comes before any block at which a benchmark
+    /// could decide.
     CannotDecide {
         /// The limit, in blocks.
         max_blocks: u32,
         /// Each benchmark's level (the suite's alpha over its benchmarks).
         level: f64,
-        /// The fewest blocks at which a sequence at that level can decide.
+        /// The fewest blocks at which a sequence at that level can decide (or
+        /// `--min-blocks`, when it asks for more).
         needed: u32,
+        /// The suite's alpha the level comes from, or `None` when it is a resumed file's.
+        alpha: Option<f64>,
+        /// The benchmarks the alpha is shared over.
+        benchmarks: usize,
+        /// `--min-blocks`, when it and not the level makes `needed`.
+        min_blocks: Option<u32>,
     },
 }
 
@@ -118,16 +128,37 @@ impl fmt::Display for SuiteError {
             SuiteError::Config(e) => write!(f, "{}", SchedError::Config((**e).clone())),
             SuiteError::Invalid(message) => f.write_str(message),
             SuiteError::StopRuleOnFixedResume => f.write_str(
-                "the file to resume ran a fixed number of blocks, so it cannot continue under a stop rule",
+                "--until decided: the file to --resume ran a fixed number of blocks, so it cannot continue under a stop rule; resume it without --until (or give --blocks to extend it)",
+            ),
+            SuiteError::CannotDecide {
+                max_blocks,
+                needed,
+                min_blocks: Some(min),
+                ..
+            } if min == needed => write!(
+                f,
+                "--min-blocks {min} with --max-blocks {max_blocks}: no look comes before block {min}, after the limit; give --max-blocks {min} or more, or a smaller --min-blocks"
             ),
             SuiteError::CannotDecide {
                 max_blocks,
                 level,
                 needed,
-            } => write!(
-                f,
-                "a limit of {max_blocks} blocks: each benchmark's sequence runs at level {level} and cannot decide before {needed} blocks"
-            ),
+                alpha,
+                benchmarks,
+                ..
+            } => {
+                let over = match alpha {
+                    Some(a) if *benchmarks > 1 && level < a => {
+                        format!("--alpha {a} over {benchmarks} benchmarks")
+                    }
+                    Some(a) => format!("--alpha {a}"),
+                    None => "the resumed file's".to_owned(),
+                };
+                write!(
+                    f,
+                    "--max-blocks {max_blocks}: each benchmark's sequence runs at level {level} ({over}) and cannot decide before {needed} blocks: give --max-blocks {needed} or more"
+                )
+            }
         }
     }
 }

@@ -107,7 +107,7 @@ impl<'s> SuiteSession<'s> {
         let resume = resume
             .map(ResumePoint::load)
             .transpose()
-            .map_err(|e| SuiteError::Invalid(e.to_string()))?;
+            .map_err(|e| SuiteError::Invalid(format!("--resume: {e}")))?;
         let only: Vec<String> = match &resume {
             Some(point) => point
                 .header()
@@ -118,6 +118,14 @@ impl<'s> SuiteSession<'s> {
             None => only.to_vec(),
         };
         let picked = spec.pick(&only);
+        if let (true, Some(point)) = (picked.is_empty(), &resume) {
+            return Err(SuiteError::Invalid(format!(
+                "--resume {}: its benchmarks ({}) are none of this suite file's ({}); resume it with the suite file that wrote it",
+                point.path().display(),
+                only.join(", "),
+                spec.benchmark_names().join(", ")
+            )));
+        }
         if picked.is_empty() {
             return Err(SuiteError::Invalid(format!(
                 "--only {}: no benchmark matches (the suite has: {})",
@@ -181,8 +189,7 @@ impl<'s> SuiteSession<'s> {
             analysis.equivalence_margin,
             request.correction,
             benchmarks,
-        )
-        .map_err(|e| stop_rule_error(e, alpha, benchmarks))?;
+        )?;
         if options.time_budget.is_some_and(|t| t.is_zero()) {
             return Err(SuiteError::Invalid(
                 "--time-budget must be longer than 0 (e.g. `30s`, `5min`)".to_owned(),
@@ -236,7 +243,8 @@ impl SuitePlan {
         parts: Vec<Experiment>,
         mut request: SuiteRequest,
     ) -> Result<(Experiment, AnalysisConfig, Correction, SuiteGates), SuiteError> {
-        let merged = super::merge_shards(parts).map_err(|e| SuiteError::Invalid(e.to_string()))?;
+        let merged =
+            super::merge_shards(parts).map_err(|e| SuiteError::Invalid(format!("--merge: {e}")))?;
         let names: Vec<&str> = merged
             .header
             .suite
@@ -284,35 +292,6 @@ fn check_analysis(analysis: &AnalysisConfig, variants: &[&str]) -> Result<(), Su
     analysis
         .validate()
         .map_err(|e| SuiteError::Invalid(format!("--{e}")))
-}
-
-/// The stop rule's refusal said with the settings that change it.
-fn stop_rule_error(e: SuiteError, alpha: f64, benchmarks: usize) -> SuiteError {
-    match e {
-        SuiteError::StopRuleOnFixedResume => SuiteError::Invalid(
-            "--until decided: the file to --resume ran a fixed number of blocks; resume it without --until (or give --blocks to extend it)".to_owned(),
-        ),
-        SuiteError::CannotDecide {
-            max_blocks,
-            level,
-            needed,
-        } => {
-            let over = if benchmarks > 1 && level < alpha {
-                format!("--alpha {alpha} over {benchmarks} benchmarks")
-            } else {
-                format!("--alpha {alpha}")
-            };
-            SuiteError::Invalid(format!(
-                "--max-blocks {max_blocks}: each benchmark's sequence runs at level {level} ({over}) and cannot decide before {needed} blocks: give --max-blocks {needed} or more"
-            ))
-        }
-        other @ (SuiteError::Read { .. }
-        | SuiteError::At { .. }
-        | SuiteError::File { .. }
-        | SuiteError::Command { .. }
-        | SuiteError::Config(_)
-        | SuiteError::Invalid(_)) => other,
-    }
 }
 
 impl ExperimentConfig {

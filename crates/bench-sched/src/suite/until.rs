@@ -162,6 +162,36 @@ mod tests {
     use crate::suite::SuiteBenchmark;
     use crate::*;
 
+    /// The stop rule's refusals name the flags that change them, from the library as from
+    /// the binary.
+    #[test]
+    fn the_stop_rules_refusals_name_their_flags() {
+        use bench_stats::suite::Correction;
+        let ask = |max, min| StopRequest {
+            until: true,
+            max_blocks: Some(max),
+            min_blocks: min,
+        };
+        let said = |request| {
+            suite_stop_rule(request, None, 0.05, 0.01, Correction::BenjaminiHochberg, 2)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            said(ask(3, None)),
+            "--max-blocks 3: each benchmark's sequence runs at level 0.025 (--alpha 0.05 over 2 benchmarks) and cannot decide before 8 blocks: give --max-blocks 8 or more"
+        );
+        assert_eq!(
+            said(ask(100, Some(300))),
+            "--min-blocks 300 with --max-blocks 100: no look comes before block 300, after the limit; give --max-blocks 300 or more, or a smaller --min-blocks"
+        );
+        let fixed = SuiteError::StopRuleOnFixedResume.to_string();
+        assert!(
+            fixed.starts_with("--until decided: the file to --resume ran a fixed number of blocks"),
+            "{fixed}"
+        );
+    }
+
     /// Two benchmarks: `clear` (B 10% slower than A in every block) and `seesaw` (B 5%
     /// faster and slower than A in alternate blocks: never decided), at most `max` blocks.
     fn config(max: u32) -> ExperimentConfig {
@@ -363,7 +393,8 @@ pub fn suite_stop_rule(
     benchmarks: usize,
 ) -> Result<Option<bench_stats::sequential::SequentialRule>, super::SuiteError> {
     use bench_stats::sequential::SequentialRule;
-    let rule = match resumed.and_then(|h| h.stop_rule.as_ref()) {
+    let recorded = resumed.and_then(|h| h.stop_rule.as_ref());
+    let rule = match recorded {
         Some(r) => SequentialRule {
             max_blocks: request.max_blocks.unwrap_or(r.max_blocks),
             ..r.to_rule()
@@ -380,12 +411,16 @@ pub fn suite_stop_rule(
             }
         }
     };
-    let needed = SequentialRule::needed_blocks(rule.alpha).max(rule.min_blocks);
+    let by_level = SequentialRule::needed_blocks(rule.alpha);
+    let needed = by_level.max(rule.min_blocks);
     if rule.max_blocks < needed {
         return Err(super::SuiteError::CannotDecide {
             max_blocks: rule.max_blocks,
             level: rule.alpha,
             needed,
+            alpha: recorded.is_none().then_some(alpha),
+            benchmarks,
+            min_blocks: request.min_blocks.filter(|&m| m > by_level),
         });
     }
     Ok(Some(rule))

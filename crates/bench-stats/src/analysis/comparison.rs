@@ -373,12 +373,13 @@ fn sequential(
         },
         s,
     );
+    let speed = matches!(facts.quantity, Quantity::Time | Quantity::Throughput);
     Some(reconcile(
         sv,
         s,
         shape_outcome,
         &sentence,
-        input.data.higher_is_better,
+        (input.data.higher_is_better, speed),
     ))
 }
 

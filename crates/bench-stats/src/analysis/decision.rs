@@ -673,6 +673,29 @@ mod tests {
     }
 
     #[test]
+    fn the_parts_of_a_value_that_is_not_a_time_are_its_low_and_high_ends() {
+        // The list of parts a sequential verdict quotes at its stop (issue 42, item 6).
+        use crate::analysis::verdict::shape_parts;
+        let still = |q: f64| part(q, PartMove::Equivalent, [0.995, 1.005], [0.996, 1.004]);
+        let s = shape(still(0.1), still(0.5), still(0.9), still(f64::NAN));
+        let memory = shape_parts(&s, false, false);
+        assert!(
+            memory.starts_with("low end (p10) ")
+                && memory.contains("typical run (p50) ")
+                && memory.contains("high end (p90) ")
+                && memory.contains("mean run "),
+            "{memory}"
+        );
+        let time = shape_parts(&s, false, true);
+        assert!(
+            time.starts_with("fast runs (p10) ") && time.contains("slow runs (p90) "),
+            "{time}"
+        );
+        // A throughput's fast runs are its high end.
+        assert!(shape_parts(&s, true, true).starts_with("slow runs (p10) "));
+    }
+
+    #[test]
     fn a_claim_rests_on_the_typical_then_the_mean_run_and_on_a_tail_only_when_they_did_not_move() {
         let still = |q: f64| part(q, PartMove::Equivalent, [0.995, 1.005], [0.996, 1.004]);
         let slower = |q: f64| part(q, PartMove::Slower, [1.05, 1.2], [1.06, 1.19]);

@@ -215,13 +215,14 @@ fn sentence(
 /// a decision no part of the distribution contradicts stands, with the parts quoted; a
 /// shape check that finds the parts moved apart makes it mixed; a decision the shape check
 /// contradicts is not a decision (inconclusive, both stated). `shape_sentence` is the
-/// fixed-sample sentence of the shape check.
+/// fixed-sample sentence of the shape check; `speed`: the values are times or throughputs
+/// (their tails are fast and slow runs; other values' are low and high ends).
 pub(crate) fn reconcile(
     mut s: SequentialVerdict,
     shape: &ShapeAnalysis,
     shape_outcome: Outcome,
     shape_sentence: &str,
-    higher_is_better: bool,
+    (higher_is_better, speed): (bool, bool),
 ) -> SequentialVerdict {
     let decision = match s.outcome {
         Outcome::Faster if higher_is_better => LookDecision::Larger,
@@ -231,7 +232,7 @@ pub(crate) fn reconcile(
         Outcome::Equivalent => LookDecision::Equivalent,
         Outcome::Inconclusive | Outcome::Mixed => LookDecision::Undecided,
     };
-    let parts = crate::analysis::verdict::shape_parts(shape, higher_is_better);
+    let parts = crate::analysis::verdict::shape_parts(shape, higher_is_better, speed);
     if shape_outcome == Outcome::Mixed {
         s.summary = format!(
             "{shape_sentence} The sequential rule on each block's median runs said: {}",

@@ -995,14 +995,15 @@ pub(crate) fn part_label(q: &QuantileShift, higher_is_better: bool, speed: bool)
 }
 
 /// "fast runs (p10) 1.02x [0.99, 1.05] at 99.1%, typical run (p50) ..., mean run ...":
-/// every part with its interval's level.
-pub(crate) fn shape_parts(s: &ShapeAnalysis, higher_is_better: bool) -> String {
+/// every part with its interval's level, named as [`part_label`] names it (`speed`: the
+/// values are times or throughputs).
+pub(crate) fn shape_parts(s: &ShapeAnalysis, higher_is_better: bool, speed: bool) -> String {
     let parts: Vec<String> = s
         .parts()
         .map(|q| {
             format!(
                 "{} {} at {:.1}%",
-                q.part_name(higher_is_better),
+                part_label(q, higher_is_better, speed),
                 part_ratio(q),
                 q.confidence * 100.0
             )

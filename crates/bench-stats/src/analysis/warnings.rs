@@ -108,14 +108,15 @@ fn within_blocks(members: &[&Series], warnings: &mut Vec<Warning>) {
         Warning::new(
             WarningCode::Autocorrelation,
             None,
-            format!(
-                "neighbouring runs inside a block move together beyond the block's level (their correlation exceeds that of runs further apart in the block by {:.2}; exact one-sided permutation p = {} over {} undisturbed blocks, warned at p <= {WITHIN_BLOCK_LEVEL}): the verdict's tests take the block as their unit, so they hold; a block's runs count for fewer than their number, so precision comes from more blocks, not more runs per block",
-                d.excess_lag1,
-                fmt_p(Some(d.p_value)),
-                d.blocks,
-            ),
+            "neighbouring runs inside a block move together beyond the block's level; the verdict holds, since its tests compare whole blocks",
         )
-        .with_remedy(Remedy::SettleBetweenRuns),
+        .with_detail(format!(
+            "their correlation exceeds that of runs further apart in the block by {:.2}; exact one-sided sign-flip p = {} over {} undisturbed blocks, warned at p <= {WITHIN_BLOCK_LEVEL}",
+            d.excess_lag1,
+            fmt_p(Some(d.p_value)),
+            d.blocks,
+        ))
+        .with_remedy(Remedy::ClearCarriedState),
     );
 }
 

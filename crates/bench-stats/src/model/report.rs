@@ -788,6 +788,14 @@ pub struct Warning {
     pub benchmark: Option<String>,
     /// The explanation in words: facts only, no command-line flags.
     pub message: String,
+    /// The figures behind `message` (a statistic and its test), for a reader who asks for
+    /// them: the full report and the JSON document carry them, the compact report leaves
+    /// them out. `None` when the message says it all.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub detail: Option<String>,
     /// What the user can change to address it, when something can; a front end words it
     /// in its own terms (the CLI names the flag). Not serialized.
     #[cfg_attr(feature = "serde", serde(skip))]
@@ -804,6 +812,9 @@ pub enum Remedy {
     PairInBlocks,
     /// Let the machine settle between runs.
     SettleBetweenRuns,
+    /// Let a state that one run leaves to the next (a cache, a file, heat) clear between
+    /// runs, when there is one.
+    ClearCarriedState,
     /// Pin the runs to fixed CPUs.
     PinCpus,
     /// Confirm the standout with an independent run against the baseline.
@@ -1014,8 +1025,15 @@ impl Warning {
             code,
             benchmark: benchmark.map(str::to_owned),
             message: message.into(),
+            detail: None,
             remedy: None,
         }
+    }
+
+    /// The same warning with the figures behind it ([`Warning::detail`]).
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
     }
 
     /// The same warning with a remedy.

@@ -372,3 +372,61 @@ fn nearly_deterministic_counts_and_constant_times_keep_the_statistical_path() {
     let c = only(&times, &AnalysisConfig::default());
     assert_ne!(c.verdict_basis, bench_stats::VerdictBasis::Exact);
 }
+
+/// Issue 42, item 6: the standout of three variants is the one whose largest moved part
+/// (the part its verdict rests on, a tail or the mean run included) is furthest from 1,
+/// not the one with the largest typical-run ratio.
+#[test]
+fn the_standout_is_chosen_on_the_part_that_moved_furthest_not_on_the_typical_run_alone() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(42);
+    // 30 blocks of A B C C B A, each run 1% noise over a block level of 3%: B every run
+    // 6% slower (a shift); C a quarter of its runs 60% slower, the rest unchanged (its
+    // typical run barely moves, its slow runs and mean run do).
+    let mut obs: [Vec<Observation>; 3] = Default::default();
+    for block in 0..30u32 {
+        let level: f64 = 0.03 * (rng.random::<f64>() - 0.5) * 3.4;
+        for (position, v) in [0usize, 1, 2, 2, 1, 0].into_iter().enumerate() {
+            let noise = 0.01 * (rng.random::<f64>() - 0.5) * 3.4;
+            let factor = match v {
+                1 => 1.06,
+                2 if rng.random::<f64>() < 0.25 => 1.6,
+                _ => 1.0,
+            };
+            let value = 1e6 * factor * (level + noise).exp();
+            obs[v].push(Observation::in_block(value, block).at_position(position as u32));
+        }
+    }
+    let [a, b, c] = obs;
+    let data = Dataset::new(
+        "ns",
+        vec![
+            Series::new("A", a),
+            Series::new("B", b),
+            Series::new("C", c),
+        ],
+    )
+    .with_design(Design::Abba);
+    let analysis = analyze(&data, &AnalysisConfig::default()).unwrap();
+    let group = &analysis.groups[0];
+    let [b, c] = [&group.comparisons[0], &group.comparisons[1]];
+    assert_eq!(b.verdict, Verdict::Significant, "{}", b.summary);
+    assert_eq!(c.verdict, Verdict::Significant, "{}", c.summary);
+    // On the typical run alone B would stand out.
+    let typical = |x: &Comparison| x.ratio.unwrap().ln().abs();
+    assert!(typical(b) > typical(c), "{} / {}", b.summary, c.summary);
+    let (what, ratio) = c.largest_change().unwrap();
+    assert!(ratio > 1.3, "{what} {ratio}");
+    assert_eq!(group.standout().map(|s| s.candidate.as_str()), Some("C"));
+    let said = analysis
+        .warnings
+        .iter()
+        .find(|w| w.code == bench_stats::WarningCode::Standout)
+        .expect("a standout warning");
+    assert!(
+        said.message.starts_with(&format!(
+            "C stands out among 2 candidates ({what} {ratio:.3}x"
+        )),
+        "{}",
+        said.message
+    );
+}
