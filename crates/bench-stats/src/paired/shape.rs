@@ -1568,7 +1568,16 @@ impl QuantileCheck<'_> {
                 }
             })
         };
-        let interval = hold_one(r.and_then(|r| r.interval(a_interval)), p <= a_interval);
+        // As for the quantile parts, no interval where the randomization test cannot
+        // reach the level (too few blocks): its smallest attainable p is above it.
+        let extreme = m.reference.iter().fold(f64::NEG_INFINITY, |x, &w| x.max(w));
+        let smallest_p = if extreme.is_finite() {
+            exact_p(&reference, extreme, extra)
+        } else {
+            1.0
+        };
+        let reach = |a: f64| r.filter(|_| smallest_p <= a + 1e-12).and_then(|r| r.interval(a));
+        let interval = hold_one(reach(a_interval), p <= a_interval);
         let excludes = interval.is_some_and(|[lo, hi]| lo > 1.0 || hi < 1.0);
         // At a tie of the t-test with its critical value the interval's roots can hold 1
         // by rounding: the part is then not significant at its level, and its p (above
@@ -1578,8 +1587,7 @@ impl QuantileCheck<'_> {
         } else {
             p
         };
-        let equivalence_interval =
-            hold_one(r.and_then(|r| r.interval(self.a_equiv)), p <= self.a_equiv);
+        let equivalence_interval = hold_one(reach(self.a_equiv), p <= self.a_equiv);
         let ratio = r.map_or(1.0, |r| r.estimate);
         let tested = Tested {
             ratio,
