@@ -190,8 +190,10 @@ fn analyze_group(
     let mut order: Vec<usize> = vec![baseline];
     order.extend((0..members.len()).filter(|&i| i != baseline));
     let benchmarks = summaries(members, &samples, &order, cross);
-    warnings::p99_withheld(members, &samples, warnings);
-    warnings::iid(members, &samples, warnings);
+    if config.warning_checks {
+        warnings::p99_withheld(members, &samples, warnings);
+        warnings::iid(members, &samples, warnings);
+    }
     let table = pairing_table(data, members);
     let checked = carryover::check(data, members, table.as_ref(), &order);
     warnings::pairing(data, members.len(), table.as_ref(), warnings);
