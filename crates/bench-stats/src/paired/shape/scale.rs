@@ -665,14 +665,8 @@ pub(super) fn random_references(
     let apart = reused.is_none() && n >= DRAW_APART_FROM && cfg!(feature = "parallel");
     let mut draw_chunk = |size: usize| -> Vec<Draw> {
         if apart {
-            let ms: Vec<u64> = (drawn as u64..(drawn + size) as u64).collect();
+            let draws = draw_apart((seed, n, words), drawn..drawn + size, &make);
             drawn += size;
-            let draws = map_in_order(&ms, &|&m| {
-                let mut at = crate::resample::jump::xoshiro_after(seed, m * (n as u64 + 1));
-                let mut bits = vec![0u64; words];
-                draw_flips(&mut at, &mut bits, n);
-                make(bits)
-            });
             if let Some(r) = &mut record {
                 for d in &draws {
                     r.extend_from_slice(&d.bits);
@@ -732,6 +726,23 @@ pub(super) fn random_references(
         keep_flips(key, bits);
     }
     (references, mean)
+}
+
+/// Arrangements `which` of `n` blocks (`words` words of flips each) under `seed`, side by
+/// side, each drawn from where the seeded stream reaches it: `n` flips and one seed of
+/// the reassignments for every arrangement before it. `make` turns flips into a draw.
+fn draw_apart(
+    (seed, n, words): (u64, usize, usize),
+    which: std::ops::Range<usize>,
+    make: &(impl Fn(Vec<u64>) -> Draw + Sync),
+) -> Vec<Draw> {
+    let ms: Vec<u64> = (which.start as u64..which.end as u64).collect();
+    map_in_order(&ms, &|&m| {
+        let mut at = crate::resample::jump::xoshiro_after(seed, m * (n as u64 + 1));
+        let mut bits = vec![0u64; words];
+        draw_flips(&mut at, &mut bits, n);
+        make(bits)
+    })
 }
 
 /// In a sharing scope ([`share_arrangements`]): the flips kept for `key` (`(seed, blocks,
