@@ -32,8 +32,13 @@ pub(crate) fn noise_report(
     // The runs decided on CPU time, as `abba analyze --metric cpu` decides them (the same
     // dataset and analysis; what it adds after the comparisons, warnings and controls, is
     // not read here), without a copy of the runs.
+    // Its warnings are dropped, so the checks that only warn do not run.
     let cpu = e.to_dataset_on(&Metric::Cpu).dataset;
-    let cpu_analysis = super::analyze_dataset(input, &cpu, config).ok();
+    let verdicts_only = AnalysisConfig {
+        warning_checks: false,
+        ..config.clone()
+    };
+    let cpu_analysis = super::analyze_dataset(input, &cpu, &verdicts_only).ok();
     let comparisons = diagnose(
         e,
         &input.loaded.dataset,

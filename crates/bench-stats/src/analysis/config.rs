@@ -138,6 +138,12 @@ pub struct AnalysisConfig {
     /// Told how far a long analysis has come (see [`crate::analysis::Progress`]); never
     /// changes a result. Default none.
     pub progress: Option<crate::analysis::ProgressHook>,
+    /// Whether the checks whose only product is a warning run: each series' drift and
+    /// autocorrelation, the dependence of runs inside blocks, p99 withheld. Default
+    /// `true`. A caller that reads the comparisons and drops the warnings (the noise
+    /// diagnosis's analysis on CPU time) turns it off to skip their cost; no verdict,
+    /// ratio, interval or other field of a comparison depends on it.
+    pub warning_checks: bool,
 }
 
 /// A sequential experiment as the analysis sees it: the rule, and whether the experiment
@@ -169,6 +175,7 @@ impl Default for AnalysisConfig {
             interval: IntervalMethod::Percentile,
             sequential: None,
             progress: None,
+            warning_checks: true,
         }
     }
 }

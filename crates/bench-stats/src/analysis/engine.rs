@@ -190,8 +190,7 @@ fn analyze_group(
     let mut order: Vec<usize> = vec![baseline];
     order.extend((0..members.len()).filter(|&i| i != baseline));
     let benchmarks = summaries(members, &samples, &order, cross);
-    warnings::p99_withheld(members, &samples, warnings);
-    warnings::iid(members, &samples, warnings);
+    warning_checks(config, members, &samples, warnings);
     let table = pairing_table(data, members);
     let checked = carryover::check(data, members, table.as_ref(), &order);
     warnings::pairing(data, members.len(), table.as_ref(), warnings);
@@ -282,6 +281,20 @@ fn analyze_group(
     };
     warnings.extend(warnings::standout(&group));
     Ok(group)
+}
+
+/// The checks of a group whose only product is a warning (p99 withheld, drift,
+/// autocorrelation), unless the config turns them off.
+fn warning_checks(
+    config: &AnalysisConfig,
+    members: &[&Series],
+    samples: &[Sample],
+    warnings: &mut Vec<Warning>,
+) {
+    if config.warning_checks {
+        warnings::p99_withheld(members, samples, warnings);
+        warnings::iid(members, samples, warnings);
+    }
 }
 
 /// Descriptive rows in `order`; in cross-class mode each row names its class.

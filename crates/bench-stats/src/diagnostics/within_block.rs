@@ -264,11 +264,22 @@ fn chain_sum(contrasts: &[Vec<f64>]) -> f64 {
         .sum()
 }
 
+/// The seed of the sign-flip test's stream.
+const SIGN_SEED: u64 = 0x00ab_ba42;
+
+/// Resamples evaluated as one piece: each piece starts where the one stream of signs
+/// reaches its first resample ([`jumped`]), so the pieces can run on any number of
+/// threads and count the same resamples reaching the observed sum.
+const PIECE: u32 = 64;
+
+/// Sign draws (one per contrast and resample) below which the test runs as one piece on
+/// the calling thread (no jump): small checks, such as the lab's grids run by the
+/// thousand.
+const SERIAL_DRAWS: u64 = 1 << 22;
+
 /// The one-sided p of the sign-flip test: the contrasts' signs drawn at random (1,999
 /// times, fixed seed), [`chain_sum`] against the observed one; ties count as reaching it.
 fn sign_flip_p(contrasts: &[Vec<f64>]) -> f64 {
-    use rand::{Rng, SeedableRng};
-    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(0x00ab_ba42);
     let observed = chain_sum(contrasts);
     // Relative to the products' own size: counts of a million vary by parts per million.
     let size: f64 = contrasts
@@ -277,7 +288,8 @@ fn sign_flip_p(contrasts: &[Vec<f64>]) -> f64 {
         .sum();
     let tie = 1e-9 * size;
     // Each resample draws one sign a contrast, pair by pair in order (the stream of a
-    // flipped copy of every contrast), and sums each pair's flipped neighbour products in
+    // flipped copy of every contrast: a sign is the top bit of one 64-bit draw, as
+    // `Rng::random::<bool>` reads it), and sums each pair's flipped neighbour products in
     // the order `chain_sum` does: a sign flip is exact in floating point, so the sums are
     // those of the flipped copies, without copying them (a million runs are 125,000 pairs
     // and 1,999 resamples).
@@ -285,27 +297,61 @@ fn sign_flip_p(contrasts: &[Vec<f64>]) -> f64 {
         .iter()
         .flat_map(|d| d.windows(2).map(|w| w[0] * w[1]))
         .collect();
-    let mut signs: Vec<bool> = Vec::new();
-    let reached = (0..RESAMPLES)
-        .filter(|_| {
-            let mut at = 0;
-            let flipped_sum: f64 = contrasts
-                .iter()
-                .map(|d| {
-                    signs.clear();
-                    signs.extend(d.iter().map(|_| rng.random::<bool>()));
-                    let p = &products[at..at + d.len().saturating_sub(1)];
-                    at += p.len();
-                    p.iter()
-                        .zip(signs.windows(2))
-                        .map(|(p, s)| if s[0] == s[1] { *p } else { -*p })
-                        .sum::<f64>()
-                })
-                .sum();
-            flipped_sum >= observed - tie
-        })
-        .count();
+    let lens: Vec<usize> = contrasts.iter().map(Vec::len).collect();
+    let draws: u64 = lens.iter().map(|&l| l as u64).sum();
+    let threshold = observed - tie;
+    let count = |from: u32, to: u32| -> usize {
+        let mut rng = jumped(u64::from(from) * draws);
+        (from..to)
+            .filter(|_| flipped_sum(&lens, &products, &mut rng) >= threshold)
+            .count()
+    };
+    let reached = if draws * u64::from(RESAMPLES) < SERIAL_DRAWS {
+        count(0, RESAMPLES)
+    } else {
+        let pieces: Vec<u32> = (0..RESAMPLES.div_ceil(PIECE)).collect();
+        let piece = |&k: &u32| count(k * PIECE, ((k + 1) * PIECE).min(RESAMPLES));
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            pieces.par_iter().map(piece).sum::<usize>()
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            pieces.iter().map(piece).sum::<usize>()
+        }
+    };
     (1.0 + reached as f64) / (f64::from(RESAMPLES) + 1.0)
+}
+
+/// One resample's [`chain_sum`] of the contrasts (of `lens` contrasts a pair, their
+/// neighbour products `products` in order) with one sign drawn a contrast from `rng`.
+fn flipped_sum(lens: &[usize], products: &[f64], rng: &mut impl rand::RngCore) -> f64 {
+    let mut at = 0;
+    lens.iter()
+        .map(|&len| {
+            if len == 0 {
+                return 0.0;
+            }
+            let p = &products[at..at + len - 1];
+            at += p.len();
+            let mut previous = rng.next_u64() >> 63;
+            p.iter()
+                .map(|&p| {
+                    let sign = rng.next_u64() >> 63;
+                    let flip = previous ^ sign;
+                    previous = sign;
+                    // The sign bit flipped when the two signs differ: exactly `-p`.
+                    f64::from_bits(p.to_bits() ^ (flip << 63))
+                })
+                .sum::<f64>()
+        })
+        .sum()
+}
+
+/// The sign-flip stream after `steps` draws, without drawing them.
+fn jumped(steps: u64) -> rand_xoshiro::Xoshiro256PlusPlus {
+    crate::resample::jump::xoshiro_after(SIGN_SEED, steps)
 }
 
 #[cfg(test)]
@@ -491,6 +537,65 @@ mod tests {
             "p = {}",
             d.p_value
         );
+    }
+
+    /// The sign-flip p as it was first written: one `random::<bool>()` a contrast, a
+    /// flipped copy's chain sum, on one thread.
+    fn sign_flip_p_by_copies(contrasts: &[Vec<f64>]) -> f64 {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(SIGN_SEED);
+        let observed = chain_sum(contrasts);
+        let size: f64 = contrasts
+            .iter()
+            .map(|d| d.windows(2).map(|w| (w[0] * w[1]).abs()).sum::<f64>())
+            .sum();
+        let reached = (0..RESAMPLES)
+            .filter(|_| {
+                let flipped: Vec<Vec<f64>> = contrasts
+                    .iter()
+                    .map(|d| {
+                        d.iter()
+                            .map(|&v| if rng.random::<bool>() { -v } else { v })
+                            .collect()
+                    })
+                    .collect();
+                chain_sum(&flipped) >= observed - 1e-9 * size
+            })
+            .count();
+        (1.0 + reached as f64) / (f64::from(RESAMPLES) + 1.0)
+    }
+
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn the_p_is_that_of_flipped_copies_in_pieces_on_any_number_of_threads() {
+        // Pairs of 2 and 3 contrasts (blocks of 4 and 6 runs), some set to 0, enough of
+        // them that the resamples run in pieces.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let contrasts: Vec<Vec<f64>> = (0..1200)
+            .map(|i| {
+                let len = if i % 3 == 0 { 3 } else { 2 };
+                (0..len)
+                    .map(|j| {
+                        let z = crate::sim::normal(&mut rng);
+                        if (i + j) % 17 == 0 { 0.0 } else { z + 0.05 }
+                    })
+                    .collect()
+            })
+            .collect();
+        let draws: u64 = contrasts.iter().map(|d| d.len() as u64).sum();
+        assert!(draws * u64::from(RESAMPLES) >= SERIAL_DRAWS);
+        let expected = sign_flip_p_by_copies(&contrasts);
+        assert!(expected > 0.001 && expected < 0.999, "{expected}");
+        for threads in [1, 2, 3] {
+            let p = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| sign_flip_p(&contrasts));
+            assert_eq!(p, expected, "{threads} threads");
+        }
+        // Below the size that runs in pieces.
+        let few = &contrasts[..100];
+        assert_eq!(sign_flip_p(few), sign_flip_p_by_copies(few));
     }
 
     #[test]

@@ -16,4 +16,5 @@ pub use bootstrap::{
     BcaParameters, BootstrapConfig, BootstrapInterval, IntervalMethod, MIN_RESAMPLES,
     bca_from_replicates, bootstrap_mean, bootstrap_statistic, unpaired_bootstrap_difference,
 };
+pub(crate) mod jump;
 pub(crate) mod median_ratio;

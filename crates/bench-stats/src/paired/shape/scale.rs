@@ -42,6 +42,11 @@ pub(super) const FULL_WEIGHTS_UNTIL: usize = 4096;
 /// evaluated).
 const CHUNK: usize = 64;
 
+/// From this many blocks on, the arrangements of a chunk are drawn side by side, each from
+/// where the seeded stream reaches it ([`crate::resample::jump`]): the same flips as drawn
+/// in order, at the cost of one jump (a few microseconds) an arrangement.
+const DRAW_APART_FROM: usize = 4096;
+
 /// The Harrell-Davis weights of a sample of `n` at `q` over the ranks they reach:
 /// `weights[i]` is the weight of the order statistic of 0-based rank `start + i`.
 #[derive(Debug, Clone)]
@@ -638,7 +643,37 @@ pub(super) fn random_references(
     let key = (seed, n, count);
     let (reused, mut record) = shared_flips(key, words);
     let mut drawn = 0usize;
+    // An arrangement's draw from its flips: the runs it moves and the mean run's statistic.
+    let make = |bits: Vec<u64>| -> Draw {
+        let moved: u64 = match same_count {
+            Some(r) => r * bits.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
+            None => set_bits(&bits).map(|i| u64::from(per_block[i])).sum(),
+        };
+        let flipped: f64 = match signed_ranks {
+            Some(ranks) => flipped_sum(&bits, ranks),
+            None => 0.0,
+        };
+        Draw {
+            bits,
+            moved: moved as usize,
+            mean: mean_observed - 2.0 * flipped,
+        }
+    };
+    // Many blocks: each arrangement drawn from where the one stream reaches it (n flips and
+    // one reassignment seed before it, for every earlier arrangement), the arrangements of
+    // a chunk side by side; the very flips of the stream drawn in order.
+    let apart = reused.is_none() && n >= DRAW_APART_FROM && cfg!(feature = "parallel");
     let mut draw_chunk = |size: usize| -> Vec<Draw> {
+        if apart {
+            let draws = draw_apart((seed, n, words), drawn..drawn + size, &make);
+            drawn += size;
+            if let Some(r) = &mut record {
+                for d in &draws {
+                    r.extend_from_slice(&d.bits);
+                }
+            }
+            return draws;
+        }
         (0..size)
             .map(|_| {
                 let mut bits = vec![0u64; words];
@@ -656,19 +691,7 @@ pub(super) fn random_references(
                     }
                 }
                 drawn += 1;
-                let moved: u64 = match same_count {
-                    Some(r) => r * bits.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
-                    None => set_bits(&bits).map(|i| u64::from(per_block[i])).sum(),
-                };
-                let flipped: f64 = match signed_ranks {
-                    Some(ranks) => flipped_sum(&bits, ranks),
-                    None => 0.0,
-                };
-                Draw {
-                    bits,
-                    moved: moved as usize,
-                    mean: mean_observed - 2.0 * flipped,
-                }
+                make(bits)
             })
             .collect()
     };
@@ -703,6 +726,23 @@ pub(super) fn random_references(
         keep_flips(key, bits);
     }
     (references, mean)
+}
+
+/// Arrangements `which` of `n` blocks (`words` words of flips each) under `seed`, side by
+/// side, each drawn from where the seeded stream reaches it: `n` flips and one seed of
+/// the reassignments for every arrangement before it. `make` turns flips into a draw.
+fn draw_apart(
+    (seed, n, words): (u64, usize, usize),
+    which: std::ops::Range<usize>,
+    make: &(impl Fn(Vec<u64>) -> Draw + Sync),
+) -> Vec<Draw> {
+    let ms: Vec<u64> = (which.start as u64..which.end as u64).collect();
+    map_in_order(&ms, &|&m| {
+        let mut at = crate::resample::jump::xoshiro_after(seed, m * (n as u64 + 1));
+        let mut bits = vec![0u64; words];
+        draw_flips(&mut at, &mut bits, n);
+        make(bits)
+    })
 }
 
 /// In a sharing scope ([`share_arrangements`]): the flips kept for `key` (`(seed, blocks,
@@ -1266,6 +1306,13 @@ mod tests {
     fn many_runs_give_the_sorted_pools_numbers_through_the_window() {
         // 4400 runs a variant: the weights are windowed, and so is the reading.
         check_against_sorted_pools(2200, 2, 24);
+    }
+
+    #[test]
+    fn many_blocks_give_the_sorted_pools_numbers_drawn_apart() {
+        // DRAW_APART_FROM blocks and more: each arrangement drawn from where the stream
+        // reaches it, over two chunks; the same numbers as the stream drawn in order.
+        check_against_sorted_pools(DRAW_APART_FROM + 4, 2, CHUNK + 6);
     }
 
     #[test]
