@@ -13,7 +13,7 @@
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::{SimConfig, SimDesign, simulate_change};
+use super::{Experiment, Session, SimConfig, SimDesign, simulate_change};
 
 /// One mode of a program's run time: with probability `weight` (relative to the other
 /// modes' weights) a run takes `factor` times the machine's time, the factor uniform in
@@ -265,6 +265,65 @@ pub fn truth(cfg: &SimConfig, change: &Change, sessions: u32, blocks: u32, seed:
             runs[v].push(x);
         }
     }
+    ratios(runs)
+}
+
+/// Replicas of a session's runs [`session_truth`] draws by default: 250 replicas of a
+/// 30-block session pool 30,000 runs of each variant.
+pub const SESSION_REPLICAS: u32 = 250;
+
+/// The session's truth: the ratios of each quantile (type 7) and of the means of the runs
+/// `B` and `A` would give on the machine as it was during the session `e` (simulated from
+/// `cfg` with `change`), the estimand a paired experiment can have.
+///
+/// The session's machine state is held fixed: each slot's factor in `e.machine` (the
+/// session's level, load phase and drift, and the slot's carryover and first-run factor
+/// as its run had them). Everything else is drawn again, `replicas` times, from `seed`:
+/// each run's own noise (lognormal, bursts, spikes, from a [`Session`] of `cfg` with its
+/// level, drift, phases and order factors taken out) and the change's draw (its mixture
+/// membership and factor). Both variants run in every slot of the session with the same
+/// machine noise (common random numbers) and a draw of their own program each, so the
+/// comparison is made under the same conditions for both: a shift's truth is the shift
+/// (to rounding) and no change's is exactly 1, the same as the pooled [`truth`]'s; where
+/// the change is not a shift the two differ by what the session's machine state does to
+/// the change's effect on each quantile. Time: O(replicas runs log(replicas runs)).
+pub fn session_truth(
+    cfg: &SimConfig,
+    change: &Change,
+    e: &Experiment,
+    replicas: u32,
+    seed: u64,
+) -> Truth {
+    let noise_only = SimConfig {
+        mean: 1.0,
+        sigma_b: 0.0,
+        drift_sd_per_run: 0.0,
+        phase_len: (0, 0),
+        phase_sd: 0.0,
+        carryover: 0.0,
+        after_b: 0.0,
+        first_run: (0.0, 0.0),
+        effect: 1.0,
+        ..*cfg
+    };
+    let slots = e.machine.len() * replicas as usize;
+    let mut runs: [Vec<f64>; 2] = [Vec::with_capacity(slots), Vec::with_capacity(slots)];
+    for r in 0..u64::from(replicas) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5e55_1017_7a0e_0000 ^ r);
+        let mut program = Change::stream(seed.wrapping_add(r.wrapping_mul(0x9e37_79b9)));
+        let mut s = Session::start(&noise_only, &mut rng);
+        for &m in &e.machine {
+            let (noise, _) = s.run(&noise_only, &mut rng, 0, false);
+            let slot = m * noise;
+            runs[0].push(slot * change.draw(0, &mut program));
+            runs[1].push(slot * change.draw(1, &mut program) * cfg.effect);
+        }
+    }
+    ratios(runs)
+}
+
+/// The ratios `B / A` of the quantiles (type 7) and of the means of each variant's runs.
+fn ratios(mut runs: [Vec<f64>; 2]) -> Truth {
     for r in &mut runs {
         r.sort_by(f64::total_cmp);
     }

@@ -43,7 +43,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 mod change;
 
 pub use bench_stats::sim::{NoiseProfile, Run, Session, SimConfig, abba_runs, normal, series};
-pub use change::{Change, Mode, Truth, truth};
+pub use change::{Change, Mode, SESSION_REPLICAS, Truth, session_truth, truth};
 
 /// A quiet machine that disturbs some runs: [`NoiseProfile::Quiet`] with 8% of runs (of
 /// either variant alike, independently) pre-empted and made 20-50% slower. The audit's
@@ -100,6 +100,11 @@ pub struct Experiment {
     /// Per run (parallel to `runs`): `true` when the machine disturbed it (inside a burst
     /// or pre-empted by a spike).
     pub disturbed: Vec<bool>,
+    /// Per run slot (parallel to `runs`): the machine's state in that slot, the factor
+    /// every run there would take before its own noise, the change and the effect (the
+    /// session's level, load phase and drift, the noise's mean, and the slot's carryover
+    /// and first-run factor as its run had them). What [`session_truth`] holds fixed.
+    pub machine: Vec<f64>,
 }
 
 impl Experiment {
@@ -232,12 +237,14 @@ pub fn simulate_change(
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut program = Change::stream(seed);
     let mut disturbed = Vec::new();
+    let mut machine = Vec::new();
     let mut runs = Vec::new();
     let block_truth = if design == SimDesign::Sequential {
         let per_variant = 2 * blocks * cycles.max(1);
         for variant in 0..2 {
             let mut s = Session::start(cfg, &mut rng);
             for k in 0..per_variant {
+                machine.push(s.expected(cfg) * s.order_factor(cfg, variant, false));
                 let (v, d) = s.run(cfg, &mut rng, variant, false);
                 let v = v * change.draw(variant, &mut program);
                 runs.push((variant, k / 2, k % 2, v));
@@ -254,9 +261,9 @@ pub fn simulate_change(
             let share = [0, 1].map(|v| 1.0 / order.iter().filter(|&&o| o == v).count() as f64);
             let mut block_expected = 0.0;
             for (p, &variant) in order.iter().enumerate() {
-                let e = s.expected(cfg)
-                    * s.order_factor(cfg, variant, p == 0)
-                    * change.mean_factor(variant);
+                let slot = s.expected(cfg) * s.order_factor(cfg, variant, p == 0);
+                machine.push(slot);
+                let e = slot * change.mean_factor(variant);
                 // Expected B - A contribution of this run to the block difference.
                 block_expected += if variant == 1 {
                     share[1] * e * cfg.effect
@@ -274,6 +281,7 @@ pub fn simulate_change(
     };
     let mut e = assemble(design, blocks, runs, block_truth);
     e.disturbed = disturbed;
+    e.machine = machine;
     e
 }
 
@@ -317,6 +325,7 @@ fn assemble(design: SimDesign, blocks: u32, runs: Runs, block_truth: Vec<f64>) -
         runs,
         block_truth,
         disturbed: Vec::new(),
+        machine: Vec::new(),
     }
 }
 

@@ -3,7 +3,8 @@
 //! noise, or against the plain simulator on the same seed.
 
 use bench_lab::sim::{
-    Change, Mode, NoiseProfile, SimConfig, SimDesign, simulate_change, simulate_cycles, truth,
+    Change, Mode, NoiseProfile, SimConfig, SimDesign, session_truth, simulate_change,
+    simulate_cycles, truth,
 };
 
 /// A machine whose only noise is bursts and spikes: every undisturbed run takes exactly
@@ -208,4 +209,77 @@ fn analyze_change_is_the_simulated_session_analysed_with_its_seed() {
         a.groups[0].comparisons[0].outcome,
         bench_stats::Outcome::Slower
     );
+}
+
+#[test]
+fn a_shifts_session_truth_is_the_shift_and_agrees_with_the_pooled_truth() {
+    // Both variants run in every slot of the session with the same machine noise, so
+    // a shift's session truth is the shift to rounding and no change's is exactly 1, on
+    // every profile; the pooled truth (400 sessions' runs) agrees within its Monte Carlo
+    // error.
+    for profile in NoiseProfile::ALL {
+        let cfg = profile.config();
+        for (change, effect) in [(Change::shift(1.02), 1.02), (Change::none(), 1.0)] {
+            let pooled = truth(&cfg, &change, 200, 30, 77);
+            for seed in [1, 2, 3] {
+                let e = simulate_change(&cfg, &change, SimDesign::Abba, 30, 1, seed);
+                let t = session_truth(&cfg, &change, &e, 20, seed);
+                for q in [t.p10, t.median, t.p90, t.mean] {
+                    assert!((q - effect).abs() < 1e-12, "{profile}: {t:?}");
+                }
+                for (s, p) in [
+                    (t.p10, pooled.p10),
+                    (t.median, pooled.median),
+                    (t.p90, pooled.p90),
+                    (t.mean, pooled.mean),
+                ] {
+                    assert!((s / p - 1.0).abs() < 0.01, "{profile}: {t:?} vs {pooled:?}");
+                }
+            }
+        }
+        // The same holds with the shift in `cfg.effect`.
+        let shifted = cfg.with_effect(1.05);
+        let e = simulate_change(&shifted, &Change::none(), SimDesign::Abba, 30, 1, 4);
+        let t = session_truth(&shifted, &Change::none(), &e, 20, 4);
+        assert!((t.median - 1.05).abs() < 1e-12, "{profile}: {t:?}");
+    }
+}
+
+#[test]
+fn a_sessions_truth_holds_its_machine_state_and_draws_the_rest_again() {
+    // A machine whose only noise is the session's level (SD 10%): every session's truth
+    // is the change's mixture exactly (the level cancels), while the pooled truth blurs
+    // the mixture with the levels of 200 sessions.
+    let cfg = SimConfig {
+        sigma_b: 0.1,
+        ..noiseless()
+    };
+    let change = Change::share(0.3, (1.2, 1.2));
+    for seed in [5, 6] {
+        let e = simulate_change(&cfg, &change, SimDesign::Abba, 30, 1, seed);
+        let t = session_truth(&cfg, &change, &e, 200, seed);
+        same((t.p10, t.median, t.p90), (1.0, 1.0, 1.2));
+        assert!((t.mean - 1.06).abs() < 0.005, "{t:?}");
+    }
+    // With load phases too, each run is its slot's recorded state times its program's
+    // factor.
+    let phased = SimConfig {
+        phase_len: (5, 20),
+        phase_sd: 0.05,
+        ..cfg
+    };
+    let e = simulate_change(&phased, &change, SimDesign::Abba, 30, 1, 5);
+    assert_eq!(e.machine.len(), e.runs.len());
+    for (&m, r) in e.machine.iter().zip(&e.runs) {
+        let f = r.3 / m;
+        assert!((f - 1.0).abs() < 1e-12 || (f - 1.2).abs() < 1e-12, "{f}");
+    }
+    let pooled = truth(&cfg, &change, 200, 30, 7);
+    assert!(pooled.median > 1.01, "{pooled:?}");
+    // The run noise is drawn again: a quiet machine's session truth of a 30% share has
+    // its median a little above 1 (the unchanged runs' upper half), not exactly 1.
+    let quiet = NoiseProfile::Quiet.config();
+    let e = simulate_change(&quiet, &change, SimDesign::Abba, 30, 1, 8);
+    let t = session_truth(&quiet, &change, &e, 200, 8);
+    assert!(t.median > 1.003 && t.median < 1.02, "{t:?}");
 }
