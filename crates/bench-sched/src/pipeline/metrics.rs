@@ -220,8 +220,10 @@ pub fn metrics_report(
         .into_iter()
         .filter(|m| *m != own && *m != Metric::Cpu && !matches!(m, Metric::Json(_)))
         .collect();
+    // Only each metric's ratio and interval are read: the checks that only warn are skipped.
     let plain = AnalysisConfig {
         sequential: None,
+        warning_checks: false,
         ..config.clone()
     };
     let mut per_metric: Vec<(Metric, BTreeMap<_, _>)> = vec![(own.clone(), ratios(analysis))];
