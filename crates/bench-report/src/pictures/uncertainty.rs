@@ -119,6 +119,11 @@ fn describe(
                 (None, Some(ci)) if ci.contains(&1.0) => {
                     "; an end held at no change: the exact test does not reject"
                 }
+                // The interval is the hull of the inversion and the part's own interval
+                // (its standard error over the blocks), which can reach beyond every value.
+                (None, Some(_)) => {
+                    "; an end beyond these values: the part's own interval, from its standard error over the blocks"
+                }
                 _ => "",
             };
             format!(

@@ -1569,14 +1569,13 @@ impl QuantileCheck<'_> {
             })
         };
         // As for the quantile parts, no interval where the randomization test cannot
-        // reach the level (too few blocks): its smallest attainable p is above it.
-        let extreme = m.reference.iter().fold(f64::NEG_INFINITY, |x, &w| x.max(w));
-        let smallest_p = if extreme.is_finite() {
-            exact_p(&reference, extreme, extra)
-        } else {
-            1.0
+        // reach the level (too few blocks): the observed arrangement alone on a side gives
+        // `p = 2 (1 + extra) / n` for `n` arrangements.
+        let n = (m.reference.len() + extra) as f64;
+        let reach = |a: f64| {
+            r.filter(|_| (a * n / 2.0).floor() >= (1 + extra) as f64)
+                .and_then(|r| r.interval(a))
         };
-        let reach = |a: f64| r.filter(|_| smallest_p <= a + 1e-12).and_then(|r| r.interval(a));
         let interval = hold_one(reach(a_interval), p <= a_interval);
         let excludes = interval.is_some_and(|[lo, hi]| lo > 1.0 || hi < 1.0);
         // At a tie of the t-test with its critical value the interval's roots can hold 1
