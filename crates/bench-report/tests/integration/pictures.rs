@@ -171,7 +171,10 @@ fn uncertainty_draws_the_distribution_the_interval_was_read_from_for_every_estim
             if ci.contains(&1.0) {
                 assert!(svg.contains("held at no change"), "{name}");
             } else {
-                assert!(svg.contains("the part&#39;s own interval"), "{name}: {ci:?}");
+                assert!(
+                    svg.contains("the part&#39;s own interval"),
+                    "{name}: {ci:?}"
+                );
                 assert!(!svg.contains("held at no change"), "{name}");
             }
             assert!(svg.contains(&format!("data-values=\"{}\"", d.values.len())));
