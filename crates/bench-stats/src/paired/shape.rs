@@ -1094,6 +1094,18 @@ fn level_of(sorted: &[f64], x: f64) -> Option<f64> {
     Some(((j - 1) as f64 + (x - a) / (b - a)) / last)
 }
 
+/// An interval whose test does not `reject` no change, widened to hold it (ratio 1), so
+/// the interval never claims more than the test.
+fn hold_one(interval: Option<[f64; 2]>, reject: bool) -> Option<[f64; 2]> {
+    interval.map(|[lo, hi]| {
+        if reject {
+            [lo, hi]
+        } else {
+            [lo.min(1.0), hi.max(1.0)]
+        }
+    })
+}
+
 /// The randomization test's two-sided p of `t` against the statistics of every arrangement
 /// of the data as observed: `2 min(#{T_m >= t}, #{T_m <= t}) / K`, counting the observed
 /// arrangement once more (`extra`) when the arrangements are random.
@@ -1559,15 +1571,6 @@ impl QuantileCheck<'_> {
         let p = p_exact
             .max(p_rank)
             .max(r.map_or(1.0, RatioOfMeans::p_value));
-        let hold_one = |i: Option<[f64; 2]>, reject: bool| {
-            i.map(|[lo, hi]| {
-                if reject {
-                    [lo, hi]
-                } else {
-                    [lo.min(1.0), hi.max(1.0)]
-                }
-            })
-        };
         // As for the quantile parts, no interval where the randomization test cannot
         // reach the level (too few blocks): the observed arrangement alone on a side gives
         // `p = 2 (1 + extra) / n` for `n` arrangements.
@@ -1836,15 +1839,6 @@ impl QuantileCheck<'_> {
         // The decision is the exact test's; an inverted interval that excludes no change
         // while the exact test does not reject is widened to hold it, so the interval
         // never claims more than the test.
-        let hold_one = |i: Option<[f64; 2]>, reject: bool| {
-            i.map(|[lo, hi]| {
-                if reject {
-                    [lo, hi]
-                } else {
-                    [lo.min(1.0), hi.max(1.0)]
-                }
-            })
-        };
         let interval = hold_one(interval, p <= a_interval);
         let distribution = keep.then(|| inversion.distribution(t, interval)).flatten();
         let equivalence_interval = hold_one(equivalence_interval, p <= self.a_equiv);
