@@ -15,7 +15,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use anyhow::{Context, Result, ensure};
 use rand::{Rng, SeedableRng};
@@ -126,8 +126,8 @@ fn beside_base(abba: &Path, base: &Path, dir: &Path, runs: &[usize]) -> Result<(
     for &n in runs {
         let file = raw_file(dir, n)?;
         for estimator in [None, Some("hl-min-log-ratio")] {
-            let (b, b_out) = json_run(base, &file, estimator)?;
-            let (t, t_out) = json_run(abba, &file, estimator)?;
+            let (b, b_out) = analyze_under_time(base, &file, estimator, "--json")?;
+            let (t, t_out) = analyze_under_time(abba, &file, estimator, "--json")?;
             let same = b_out == t_out;
             let name = estimator.unwrap_or("default");
             println!(
@@ -150,9 +150,14 @@ fn beside_base(abba: &Path, base: &Path, dir: &Path, runs: &[usize]) -> Result<(
     Ok(())
 }
 
-/// `abba analyze FILE FLAG [--estimator E]` under `/usr/bin/time`, which prints its wall,
-/// user, system time and peak after `SCALE`.
-fn analyze_under_time(abba: &Path, file: &Path, estimator: Option<&str>, flag: &str) -> Command {
+/// One `abba analyze FILE FLAG [--estimator E]` under `/usr/bin/time`: its figures and
+/// what it printed (`FLAG` is `--json` for the byte check, `-q` for the timings alone).
+fn analyze_under_time(
+    abba: &Path,
+    file: &Path,
+    estimator: Option<&str>,
+    flag: &str,
+) -> Result<(Timing, Vec<u8>)> {
     let mut cmd = Command::new("/usr/bin/time");
     cmd.args(["-f", "SCALE %e %U %S %M"])
         .arg(abba)
@@ -162,20 +167,14 @@ fn analyze_under_time(abba: &Path, file: &Path, estimator: Option<&str>, flag: &
     if let Some(e) = estimator {
         cmd.args(["--estimator", e]);
     }
-    cmd
-}
-
-/// One `abba analyze FILE --json [--estimator E]` under `/usr/bin/time`: its figures and
-/// what it printed.
-fn json_run(abba: &Path, file: &Path, estimator: Option<&str>) -> Result<(Timing, Vec<u8>)> {
-    let out = analyze_under_time(abba, file, estimator, "--json")
+    let out = cmd
         .output()
         .context("running /usr/bin/time (GNU time) around abba")?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     let timing = parse_timing(&stderr)?;
     ensure!(
         out.status.success(),
-        "{} analyze {} --json failed: {stderr}",
+        "{} analyze {} {flag} failed: {stderr}",
         abba.display(),
         file.display()
     );
@@ -239,17 +238,7 @@ fn raw_file(dir: &Path, runs: usize) -> Result<PathBuf> {
 fn timed(abba: &Path, file: &Path, estimator: Option<&str>, repeat: usize) -> Result<Timing> {
     let mut all = Vec::new();
     for _ in 0..repeat.max(1) {
-        let out = analyze_under_time(abba, file, estimator, "-q")
-            .stdout(Stdio::null())
-            .output()
-            .context("running /usr/bin/time (GNU time) around abba")?;
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let timing = parse_timing(&stderr)?;
-        ensure!(
-            out.status.success(),
-            "abba analyze {} failed: {stderr}",
-            file.display()
-        );
+        let (timing, _) = analyze_under_time(abba, file, estimator, "-q")?;
         all.push(timing);
     }
     all.sort_by(|a, b| a.cpu.total_cmp(&b.cpu));
