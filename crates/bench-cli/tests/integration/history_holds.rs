@@ -251,7 +251,6 @@ fn reading_commands_never_write_and_a_new_history_needs_its_directory() {
 #[test]
 fn a_history_on_read_only_storage_reads_and_says_why_it_cannot_record() {
     use std::os::unix::fs::PermissionsExt;
-    use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let raw = raw_file(d, "1.jsonl", 1, 8, 1.3);
@@ -266,13 +265,7 @@ fn a_history_on_read_only_storage_reads_and_says_why_it_cannot_record() {
     mode(d, 0o755).unwrap();
     let before = std::fs::read(ro.join("h.db")).unwrap();
     // As root every file is writable: the reader runs as nobody there.
-    let as_reader = |args: &[&str]| {
-        let mut c = abba(&ro);
-        if is_root() {
-            c.uid(65_534).gid(65_534);
-        }
-        c.args(args).output().unwrap()
-    };
+    let as_reader = |args: &[&str]| as_nobody(&ro, d).args(args).output().unwrap();
     let out = as_reader(&["history", "show", "toy", "--history", "h.db"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("+30.1"), "{}", text(&out.stdout));
@@ -328,6 +321,33 @@ fn a_history_on_read_only_storage_reads_and_says_why_it_cannot_record() {
 }
 
 /// Whether this process runs as root (its files' modes do not bind it).
+/// `abba` in `dir`, run as nobody when the tests run as root (root may write anything).
+/// Nobody may not reach the build's own binary (a checkout under a private directory,
+/// `mktemp -d`), so it runs a copy in `bin_dir` (mode 0755), with the same environment.
+fn as_nobody(dir: &Path, bin_dir: &Path) -> Command {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let base = abba(dir);
+    if !is_root() {
+        return base;
+    }
+    let bin = bin_dir.join("abba-as-nobody");
+    if !bin.exists() {
+        std::fs::copy(base.get_program(), &bin).unwrap();
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let mut c = Command::new(&bin);
+    c.current_dir(dir);
+    for (k, v) in base.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    c.uid(65_534).gid(65_534);
+    c
+}
+
 fn is_root() -> bool {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
@@ -488,7 +508,6 @@ fn a_pull_request_without_a_merge_base_is_said_with_its_fix() {
 #[test]
 fn recording_into_read_only_storage_is_refused_before_anything_runs() {
     use std::os::unix::fs::PermissionsExt;
-    use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let ro = d.join("ro");
@@ -498,10 +517,7 @@ fn recording_into_read_only_storage_is_refused_before_anything_runs() {
     mode(&ro, 0o555).unwrap();
     let marker = d.join("ran");
     // As root every directory is writable: abba runs as nobody there.
-    let mut c = abba(d);
-    if is_root() {
-        c.uid(65_534).gid(65_534);
-    }
+    let mut c = as_nobody(d, d);
     let touch = format!("touch {}", marker.display());
     let out = c
         .args(["compare", "--record", "--commit", "c1", "--history"])
