@@ -694,6 +694,12 @@ impl LogBlocks {
     }
 }
 
+/// Groups of blocks the jackknife of [`jackknife_ses`] leaves out in turn, at most: with
+/// more blocks, group `g` is every block `i` with `i mod JACKKNIFE_GROUPS = g` (so its
+/// blocks lie far apart and each moves only its own neighbours' centres), and the cost
+/// stays `JACKKNIFE_GROUPS` sorts of the pools.
+const JACKKNIFE_GROUPS: usize = 64;
+
 /// Each quantile's delete-one-block jackknife standard error of its estimate `T_q` when
 /// the blocks are centered on their neighbours' centres (0 for each quantile otherwise,
 /// and with fewer than 3 blocks): block `i` left out, the other blocks are centered again
@@ -707,8 +713,10 @@ impl LogBlocks {
 /// many of its runs fell in the slow mode) it moves the tails' estimate by more than the
 /// blocks' own runs say. The blocks are the independent units, so leaving each out in
 /// turn carries that, whatever the runs within a block share. Without a centre the
-/// sandwich is the estimate's whole linearization and this is not read. Time: O(k n log
-/// n) for `n` runs in `k` blocks.
+/// sandwich is the estimate's whole linearization and this is not read. With more than
+/// [`JACKKNIFE_GROUPS`] blocks the units left out are that many groups of blocks (the
+/// grouped jackknife, `k` replaced by the number of groups). Time: O(G n log n) for `n`
+/// runs and `G = min(k, JACKKNIFE_GROUPS)`.
 fn jackknife_ses(logs: &LogBlocks, quantiles: &[f64]) -> Vec<f64> {
     let k = logs.a.len();
     if k < 3 || !logs.neighbours {
@@ -717,12 +725,13 @@ fn jackknife_ses(logs: &LogBlocks, quantiles: &[f64]) -> Vec<f64> {
     // Each leave-one-out pool size's windows (blocks of equal counts give one size).
     let mut windows: std::collections::HashMap<(usize, usize), Vec<[HdWindow; 2]>> =
         std::collections::HashMap::new();
-    let mut estimates: Vec<Vec<f64>> = vec![Vec::with_capacity(k); quantiles.len()];
-    for i in 0..k {
+    let groups = k.min(JACKKNIFE_GROUPS);
+    let mut estimates: Vec<Vec<f64>> = vec![Vec::with_capacity(groups); quantiles.len()];
+    for g in 0..groups {
         let without = |blocks: &Blocks| {
-            let mut out = Blocks::with_capacity(k - 1, blocks.values().len());
+            let mut out = Blocks::with_capacity(k, blocks.values().len());
             for (b, runs) in blocks.iter().enumerate() {
-                if b != i {
+                if b % groups != g {
                     out.push(runs);
                 }
             }
@@ -752,13 +761,13 @@ fn jackknife_ses(logs: &LogBlocks, quantiles: &[f64]) -> Vec<f64> {
             estimates[j].push(wb.dot(&left_b) - wa.dot(&left_a));
         }
     }
-    let kf = k as f64;
+    let gf = groups as f64;
     estimates
         .iter()
         .map(|t| {
-            let mean = t.iter().sum::<f64>() / kf;
+            let mean = t.iter().sum::<f64>() / gf;
             let ss: f64 = t.iter().map(|x| (x - mean) * (x - mean)).sum();
-            (ss * (kf - 1.0) / kf).sqrt()
+            (ss * (gf - 1.0) / gf).sqrt()
         })
         .collect()
 }
@@ -2532,14 +2541,14 @@ mod distribution_tests {
         }
         assert!(matched >= 2, "{matched}");
     }
-    /// 24 blocks of 2 + 2 runs on a machine that drifts 1% a block, the candidate's runs
-    /// 4% faster in 45% of draws and 15% slower in the rest: the blocks' levels move with
-    /// how many of a block's candidate runs were slow, and the blocks are centered on
+    /// `blocks` blocks of 2 + 2 runs on a machine that drifts 1% a block, the candidate's
+    /// runs 4% faster in 45% of draws and 15% slower in the rest: the blocks' levels move
+    /// with how many of a block's candidate runs were slow, and the blocks are centered on
     /// their neighbours.
-    fn drifting_bimodal() -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    fn drifting_bimodal(blocks: u32) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(42);
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        for i in 0..24 {
+        for i in 0..blocks {
             let level = (0.01 * f64::from(i)).exp();
             let run = |rng: &mut Xoshiro256PlusPlus| level * (1.0 + 0.01 * rng.random::<f64>());
             let mode = |rng: &mut Xoshiro256PlusPlus| {
@@ -2558,43 +2567,47 @@ mod distribution_tests {
 
     #[test]
     fn the_jackknife_leaves_each_block_out_of_the_whole_estimate() {
-        let (a, b) = drifting_bimodal();
-        let logs = LogBlocks::new(&a, &b).unwrap();
-        assert!(logs.neighbours, "the session is centered on its neighbours");
-        let jackknife = jackknife_ses(&logs, &SHAPE_QUANTILES);
-        // The reference: each block left out of the data and the whole analysis run
-        // again (its own centring pre-test and centres), its parts' ratios read back.
-        let config = ShapeConfig {
-            permutations: 200,
-            ..ShapeConfig::default()
-        };
-        let k = a.len();
-        let mut left_out = vec![Vec::new(); SHAPE_QUANTILES.len()];
-        for i in 0..k {
-            let drop = |v: &[Vec<f64>]| -> Vec<Vec<f64>> {
-                v.iter()
-                    .enumerate()
-                    .filter(|&(j, _)| j != i)
-                    .map(|(_, r)| r.clone())
-                    .collect()
+        // 24 blocks: each left out in turn; 150: the 64 groups of every 64th block.
+        for blocks in [24, 150] {
+            let (a, b) = drifting_bimodal(blocks);
+            let logs = LogBlocks::new(&a, &b).unwrap();
+            assert!(logs.neighbours, "the session is centered on its neighbours");
+            let jackknife = jackknife_ses(&logs, &SHAPE_QUANTILES);
+            // The reference: each group left out of the data and the whole analysis run
+            // again (its own centring pre-test and centres), its parts' ratios read back.
+            let config = ShapeConfig {
+                permutations: 200,
+                ..ShapeConfig::default()
             };
-            let (a_i, b_i) = (drop(&a), drop(&b));
-            assert!(LogBlocks::new(&a_i, &b_i).unwrap().neighbours);
-            let s = shape_analysis(&a_i, &b_i, &config).unwrap();
-            for (j, part) in s.quantiles.iter().enumerate() {
-                left_out[j].push(part.ratio.ln());
+            let groups = a.len().min(JACKKNIFE_GROUPS);
+            let mut left_out = vec![Vec::new(); SHAPE_QUANTILES.len()];
+            for g in 0..groups {
+                let drop = |v: &[Vec<f64>]| -> Vec<Vec<f64>> {
+                    v.iter()
+                        .enumerate()
+                        .filter(|&(j, _)| j % groups != g)
+                        .map(|(_, r)| r.clone())
+                        .collect()
+                };
+                let (a_g, b_g) = (drop(&a), drop(&b));
+                assert!(LogBlocks::new(&a_g, &b_g).unwrap().neighbours);
+                let s = shape_analysis(&a_g, &b_g, &config).unwrap();
+                for (j, part) in s.quantiles.iter().enumerate() {
+                    left_out[j].push(part.ratio.ln());
+                }
             }
-        }
-        let kf = k as f64;
-        for (j, t) in left_out.iter().enumerate() {
-            let mean = t.iter().sum::<f64>() / kf;
-            let var = (kf - 1.0) / kf * t.iter().map(|x| (x - mean).powi(2)).sum::<f64>();
-            assert!(
-                (jackknife[j] - var.sqrt()).abs() < 1e-12,
-                "{j}: {} vs {}",
-                jackknife[j],
-                var.sqrt()
-            );
+            let gf = groups as f64;
+            for (j, t) in left_out.iter().enumerate() {
+                let mean = t.iter().sum::<f64>() / gf;
+                let var = (gf - 1.0) / gf * t.iter().map(|x| (x - mean).powi(2)).sum::<f64>();
+                assert!(jackknife[j] > 0.0);
+                assert!(
+                    (jackknife[j] - var.sqrt()).abs() < 1e-12,
+                    "{blocks} blocks, part {j}: {} vs {}",
+                    jackknife[j],
+                    var.sqrt()
+                );
+            }
         }
         // Without a centre the sandwich is the whole reading: no jackknife.
         let steady = LogBlocks::new(&skewed().0, &skewed().1).unwrap();
@@ -2609,7 +2622,7 @@ mod distribution_tests {
         // reads, and the own interval is read at Student's t with k - 1 = 23 degrees of
         // freedom. Until this the fast runs' interval was the sandwich's at a normal z:
         // narrower than `t * jackknife` on both sides.
-        let (a, b) = drifting_bimodal();
+        let (a, b) = drifting_bimodal(24);
         let logs = LogBlocks::new(&a, &b).unwrap();
         let jackknife = jackknife_ses(&logs, &SHAPE_QUANTILES)[0];
         let observed = logs.normalized(0.0);
