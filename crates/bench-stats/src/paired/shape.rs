@@ -1274,13 +1274,9 @@ pub(crate) fn shape_analysis_keeping(
     };
     let shares = part_shares(parts);
     let observed = logs.normalized(0.0);
-    let totals = logs.totals();
-    let (windows, estimates) = weights_and_estimates(&observed, totals, checked);
-    let jackknife = if single {
-        vec![0.0; checked.len()]
-    } else {
-        jackknife_ses(&logs, checked)
-    };
+    let (windows, estimates) = weights_and_estimates(&observed, logs.totals(), checked);
+    // Zeros unless the blocks are centered on their neighbours (never with one run each).
+    let jackknife = jackknife_ses(&logs, checked);
     let mut mean = with_mean.then(|| MeanRuns::new(&logs));
     // Every part's statistic under the same arrangements (the joint reference of the
     // min-p adjustment), and each quantile's on the data aligned at its estimate (its
