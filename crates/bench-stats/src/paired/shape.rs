@@ -879,15 +879,13 @@ fn references(
     {
         // Each variant's runs sorted once; every alignment merges them.
         let sides = scale::SortedSides::new(observed);
-        let mut sorted = vec![sides.shifted(observed, 0.0)];
-        sorted.extend(
-            estimates
-                .iter()
-                .map(|&t| sides.shifted(&logs.normalized(t), t)),
-        );
-        // The sides and the log-runs are read no more: freed before the arrangements'
-        // pass.
-        drop(sides);
+        let aligned: Vec<scale::SortedRuns> = estimates
+            .iter()
+            .map(|&t| sides.shifted(&logs.normalized(t), t))
+            .collect();
+        let mut sorted = vec![sides.into_runs()];
+        sorted.extend(aligned);
+        // The log-runs are read no more: freed before the arrangements' pass.
         drop(logs);
         // Equal counts: both variants' weights are the same.
         let parts: Vec<(usize, &HdWindow)> = (0..windows.len())

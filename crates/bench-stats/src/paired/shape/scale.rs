@@ -144,8 +144,8 @@ impl HdWindow {
 pub(super) struct SortedRuns {
     values: Vec<f64>,
     tags: Vec<u32>,
-    /// Runs of each variant in each block (equal counts).
-    per_block: Vec<u32>,
+    /// Runs of each variant in each block (equal counts), shared by the alignments.
+    per_block: std::sync::Arc<[u32]>,
 }
 
 impl SortedRuns {
@@ -168,15 +168,16 @@ impl SortedRuns {
     }
 }
 
-/// Each variant's runs of the data as observed, sorted apart (with their tags as in
-/// [`SortedRuns`]): the runs of an alignment that shifts every candidate run by the same
-/// amount are the merge of the two ([`SortedSides::shifted`]), a shift keeping the
-/// candidate's runs in order (rounding is monotone). Two sorts of `N / 2` runs, then
-/// `O(N)` an alignment, for one sort of `N` runs an alignment.
+/// The runs of the data as observed, sorted ([`SortedSides::into_runs`]): each variant's
+/// runs are sorted apart and merged, and the runs of an alignment that shifts every
+/// candidate run by the same amount are the merge of the two variants' runs read back from
+/// that order ([`SortedSides::shifted`]), a shift keeping the candidate's runs in order
+/// (rounding is monotone). Two sorts of `N / 2` runs, then `O(N)` an alignment, for one
+/// sort of `N` runs an alignment; the runs are held once (the observed order), not once
+/// more per variant.
 pub(super) struct SortedSides<'a> {
     observed: &'a super::Pairs,
-    sides: [Vec<(f64, u32)>; 2],
-    per_block: Vec<u32>,
+    runs: SortedRuns,
 }
 
 impl<'a> SortedSides<'a> {
@@ -191,18 +192,24 @@ impl<'a> SortedSides<'a> {
             runs.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
             runs
         };
-        SortedSides {
-            observed,
-            sides: [side(false), side(true)],
-            per_block: observed.iter().map(|(a, _)| a.len() as u32).collect(),
-        }
+        let (a, b) = both(|| side(false), || side(true));
+        let per_block: std::sync::Arc<[u32]> =
+            observed.iter().map(|(a, _)| a.len() as u32).collect();
+        let runs = merge(
+            a.iter().copied(),
+            b.iter().copied(),
+            a.len() + b.len(),
+            0.0,
+            per_block,
+        );
+        SortedSides { observed, runs }
     }
 
     /// The [`SortedRuns`] of `aligned`: by a merge when `aligned` is the data as observed
     /// with every candidate run `x` replaced by `x - shift` (bit for bit, checked run by
     /// run), else by [`SortedRuns::new`]. Either way a sorted order of the same runs, and
-    /// the statistics read from any sorted order are the same numbers (runs of equal
-    /// value trade places without changing a pool's sum). Time: `O(N)` when merged.
+    /// the statistics read from any sorted order are the same numbers (runs of equal value
+    /// trade places without changing a pool's sum). Time: `O(N)` when merged.
     pub(super) fn shifted(&self, aligned: &super::Pairs, shift: f64) -> SortedRuns {
         let same = |x: &[f64], y: &[f64], by: f64| {
             x.len() == y.len()
@@ -218,35 +225,62 @@ impl<'a> SortedSides<'a> {
         if !merges {
             return SortedRuns::new(aligned);
         }
-        let [a, b] = &self.sides;
-        let mut values = Vec::with_capacity(a.len() + b.len());
-        let mut tags = Vec::with_capacity(a.len() + b.len());
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() && j < b.len() {
-            let y = b[j].0 - shift;
-            if a[i].0.total_cmp(&y).is_le() {
-                values.push(a[i].0);
-                tags.push(a[i].1);
-                i += 1;
-            } else {
-                values.push(y);
-                tags.push(b[j].1);
-                j += 1;
-            }
-        }
-        for &(x, tag) in &a[i..] {
+        // Each variant's runs in the observed order: the order it was sorted in.
+        let r = &self.runs;
+        let side = |candidate: u32| {
+            r.values
+                .iter()
+                .zip(&r.tags)
+                .filter(move |(_, t)| *t & 1 == candidate)
+                .map(|(&x, &t)| (x, t))
+        };
+        merge(
+            side(0),
+            side(1),
+            r.values.len(),
+            shift,
+            std::sync::Arc::clone(&r.per_block),
+        )
+    }
+
+    /// The runs as observed, sorted (the [`SortedRuns`] of `shifted(observed, 0.0)`).
+    pub(super) fn into_runs(self) -> SortedRuns {
+        self.runs
+    }
+}
+
+/// The baseline's runs `a` and the candidate's `b` (each ascending, `(value, tag)`),
+/// every candidate run shifted down by `shift`, merged in order (a baseline run first
+/// on a tie).
+fn merge(
+    a: impl Iterator<Item = (f64, u32)>,
+    b: impl Iterator<Item = (f64, u32)>,
+    total: usize,
+    shift: f64,
+    per_block: std::sync::Arc<[u32]>,
+) -> SortedRuns {
+    let mut values = Vec::with_capacity(total);
+    let mut tags = Vec::with_capacity(total);
+    let (mut a, mut b) = (a.peekable(), b.map(|(x, t)| (x - shift, t)).peekable());
+    while let (Some(&(x, s)), Some(&(y, t))) = (a.peek(), b.peek()) {
+        if x.total_cmp(&y).is_le() {
             values.push(x);
-            tags.push(tag);
+            tags.push(s);
+            a.next();
+        } else {
+            values.push(y);
+            tags.push(t);
+            b.next();
         }
-        for &(x, tag) in &b[j..] {
-            values.push(x - shift);
-            tags.push(tag);
-        }
-        SortedRuns {
-            values,
-            tags,
-            per_block: self.per_block.clone(),
-        }
+    }
+    for (x, tag) in a.chain(b) {
+        values.push(x);
+        tags.push(tag);
+    }
+    SortedRuns {
+        values,
+        tags,
+        per_block,
     }
 }
 
@@ -620,10 +654,9 @@ pub(super) fn random_references(
     signed_ranks: Option<&[f64]>,
     progress: &mut dyn FnMut(usize),
 ) -> (Vec<super::Reference>, Option<Vec<f64>>) {
-    let readers: Vec<(Reader, Weights)> = parts
-        .iter()
-        .map(|&(r, window)| (Reader::new(&sorted[r], window), Weights::new(window)))
-        .collect();
+    let readers: Vec<(Reader, Weights)> = map_in_order(parts, &|&(r, window)| {
+        (Reader::new(&sorted[r], window), Weights::new(window))
+    });
     let Some(first) = sorted.first() else {
         return (Vec::new(), None);
     };
@@ -631,6 +664,7 @@ pub(super) fn random_references(
     let n = per_block.len();
     let pool = first.values.len() / 2;
     let mean_observed: f64 = signed_ranks.map_or(0.0, |r| r.iter().sum());
+    let table = signed_ranks.and_then(FlipTable::new);
     // Every block's count, when they are all the same (the usual layout).
     let same_count = per_block
         .first()
@@ -649,9 +683,10 @@ pub(super) fn random_references(
             Some(r) => r * bits.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
             None => set_bits(&bits).map(|i| u64::from(per_block[i])).sum(),
         };
-        let flipped: f64 = match signed_ranks {
-            Some(ranks) => flipped_sum(&bits, ranks),
-            None => 0.0,
+        let flipped: f64 = match (&table, signed_ranks) {
+            (Some(table), _) => table.flipped_sum(&bits),
+            (None, Some(ranks)) => flipped_sum(&bits, ranks),
+            (None, None) => 0.0,
         };
         Draw {
             bits,
@@ -1081,6 +1116,50 @@ fn flipped_sum(bits: &[u64], ranks: &[f64]) -> f64 {
     lanes.iter().sum()
 }
 
+/// The signed ranks (each a multiple of 1/2) four blocks at a time: entry `16 g + m` is
+/// the sum of twice the ranks of blocks `4 g .. 4 g + 4` whose bit is set in the nibble
+/// `m`, an integer. [`FlipTable::flipped_sum`] reads one entry a nibble of flips where
+/// [`flipped_sum`] adds one term a block; every sum is exact (integers), so the same
+/// number. Memory: 16 bytes a block.
+struct FlipTable {
+    sums: Vec<i32>,
+}
+
+impl FlipTable {
+    /// `None` when a rank is not a multiple of 1/2 or four of them do not fit an `i32`.
+    fn new(ranks: &[f64]) -> Option<FlipTable> {
+        let twice: Vec<i32> = ranks
+            .iter()
+            .map(|&r| {
+                let t = 2.0 * r;
+                (t.fract() == 0.0 && t.abs() <= f64::from(i32::MAX / 4)).then_some(t as i32)
+            })
+            .collect::<Option<_>>()?;
+        let groups = ranks.len().div_ceil(64) * 16;
+        let mut sums = vec![0i32; groups * 16];
+        for (g, entries) in sums.chunks_exact_mut(16).enumerate() {
+            let four: [i32; 4] =
+                std::array::from_fn(|k| twice.get(4 * g + k).copied().unwrap_or(0));
+            for (m, e) in entries.iter_mut().enumerate() {
+                *e = (0..4).filter(|k| m >> k & 1 == 1).map(|k| four[k]).sum();
+            }
+        }
+        Some(FlipTable { sums })
+    }
+
+    /// [`flipped_sum`] of the ranks the table was made of. Time: `O(n / 4)` lookups.
+    fn flipped_sum(&self, bits: &[u64]) -> f64 {
+        let mut total = 0i64;
+        for (word, sums) in bits.iter().zip(self.sums.chunks_exact(256)) {
+            for (k, entries) in sums.chunks_exact(16).enumerate() {
+                total += i64::from(entries[(word >> (4 * k) & 15) as usize]);
+            }
+        }
+        // Exact: |total| is below 2^53 (ranks below 2^28).
+        total as f64 / 2.0
+    }
+}
+
 /// The indices of the bits set in `words`, ascending.
 fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
     words.iter().enumerate().flat_map(|(w, &word)| {
@@ -1351,6 +1430,9 @@ mod tests {
             draw_flips(&mut rng, &mut bits, n);
             let one_by_one: f64 = set_bits(&bits).map(|i| ranks[i]).sum();
             assert_eq!(flipped_sum(&bits, &ranks[..n]), one_by_one, "{n}");
+            let table = FlipTable::new(&ranks[..n]).unwrap();
+            let lanes = flipped_sum(&bits, &ranks[..n]);
+            assert_eq!(table.flipped_sum(&bits).to_bits(), lanes.to_bits(), "{n}");
         }
     }
 
