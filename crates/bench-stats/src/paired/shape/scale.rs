@@ -139,11 +139,23 @@ impl HdWindow {
     }
 }
 
+/// Makes every run of an alignment again, sorted (a sorted order of the same runs).
+pub(super) type Again = Box<dyn Fn() -> SortedRuns + Send + Sync>;
+
 /// Every run of one alignment, sorted, each with its block and variant:
-/// `tags[g] = block << 1 | candidate`.
+/// `tags[g] = block << 1 | candidate`; or only the positions one quantile's reader reads
+/// ([`SortedRuns::windowed`]).
 pub(super) struct SortedRuns {
+    /// The values at positions `from..from + values.len()`.
     values: Vec<f64>,
     tags: Vec<u32>,
+    /// The first position held (0 when every run is).
+    from: usize,
+    /// How many runs the alignment has.
+    total: usize,
+    /// When only a window is held: the reader of the window's quantile (made on every
+    /// run), and how every run is made again ([`SortedRuns::whole`]).
+    windowed: Option<(Reader, Again)>,
     /// Runs of each variant in each block (equal counts), shared by the alignments.
     per_block: std::sync::Arc<[u32]>,
 }
@@ -159,13 +171,71 @@ impl SortedRuns {
             runs.extend(b.iter().map(|&x| (x, tag | 1)));
         }
         runs.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
-        let (values, tags) = runs.into_iter().unzip();
+        let (values, tags): (Vec<f64>, Vec<u32>) = runs.into_iter().unzip();
         SortedRuns {
+            total: values.len(),
             values,
             tags,
+            from: 0,
+            windowed: None,
             per_block: blocks.iter().map(|(a, _)| a.len() as u32).collect(),
         }
     }
+
+    /// Only the positions the reader of `window` reads (with that reader, made on every
+    /// run), when the window is narrower than the runs: for an alignment that quantile
+    /// alone reads. An arrangement beyond the reader's window (7 standard deviations of
+    /// its count) reads every run, made `again` (any sorted order of the same runs gives
+    /// the same sums). Memory: the window's runs instead of every run.
+    pub(super) fn windowed(self, window: &HdWindow, again: Again) -> SortedRuns {
+        if self.from != 0 || self.windowed.is_some() {
+            return self;
+        }
+        let reader = Reader::new(&self, window);
+        let (lo, hi) = (reader.lo, reader.hi);
+        if hi - lo >= self.total / 2 {
+            return self;
+        }
+        SortedRuns {
+            values: self.values[lo..hi].to_vec(),
+            tags: self.tags[lo..hi].to_vec(),
+            from: lo,
+            total: self.total,
+            windowed: Some((reader, again)),
+            per_block: self.per_block,
+        }
+    }
+
+    /// Every run, made again when only a window is held; `None` when all are held.
+    fn whole(&self) -> Option<SortedRuns> {
+        self.windowed.as_ref().map(|(_, again)| again())
+    }
+
+    /// The tags and values at positions `lo..hi` (held).
+    fn at(&self, (lo, hi): (usize, usize)) -> (&[u32], &[f64]) {
+        let (lo, hi) = (lo - self.from, hi - self.from);
+        (&self.tags[lo..hi], &self.values[lo..hi])
+    }
+}
+
+/// The runs of `observed` (all held) with the candidate's shifted down by `shift`, merged
+/// as [`SortedSides::shifted`] merges them.
+fn merged_again(observed: &SortedRuns, shift: f64) -> SortedRuns {
+    let r = observed;
+    let side = |candidate: u32| {
+        r.values
+            .iter()
+            .zip(&r.tags)
+            .filter(move |(_, t)| *t & 1 == candidate)
+            .map(|(&x, &t)| (x, t))
+    };
+    merge(
+        side(0),
+        side(1),
+        r.values.len(),
+        shift,
+        std::sync::Arc::clone(&r.per_block),
+    )
 }
 
 /// The runs of the data as observed, sorted ([`SortedSides::into_runs`]): each variant's
@@ -211,36 +281,27 @@ impl<'a> SortedSides<'a> {
     /// the statistics read from any sorted order are the same numbers (runs of equal value
     /// trade places without changing a pool's sum). Time: `O(N)` when merged.
     pub(super) fn shifted(&self, aligned: &super::Pairs, shift: f64) -> SortedRuns {
+        if !self.merges(aligned, shift) {
+            return SortedRuns::new(aligned);
+        }
+        // Each variant's runs in the observed order: the order it was sorted in.
+        merged_again(&self.runs, shift)
+    }
+
+    /// Whether `aligned` is the data as observed with every candidate run `x` replaced by
+    /// `x - shift`, bit for bit.
+    fn merges(&self, aligned: &super::Pairs, shift: f64) -> bool {
         let same = |x: &[f64], y: &[f64], by: f64| {
             x.len() == y.len()
                 && x.iter()
                     .zip(y)
                     .all(|(x, y)| (y - by).to_bits() == x.to_bits())
         };
-        let merges = aligned.len() == self.observed.len()
+        aligned.len() == self.observed.len()
             && aligned
                 .iter()
                 .zip(self.observed)
-                .all(|((a, b), (oa, ob))| same(a, oa, 0.0) && same(b, ob, shift));
-        if !merges {
-            return SortedRuns::new(aligned);
-        }
-        // Each variant's runs in the observed order: the order it was sorted in.
-        let r = &self.runs;
-        let side = |candidate: u32| {
-            r.values
-                .iter()
-                .zip(&r.tags)
-                .filter(move |(_, t)| *t & 1 == candidate)
-                .map(|(&x, &t)| (x, t))
-        };
-        merge(
-            side(0),
-            side(1),
-            r.values.len(),
-            shift,
-            std::sync::Arc::clone(&r.per_block),
-        )
+                .all(|((a, b), (oa, ob))| same(a, oa, 0.0) && same(b, ob, shift))
     }
 
     /// The runs as observed, sorted (the [`SortedRuns`] of `shifted(observed, 0.0)`).
@@ -278,8 +339,11 @@ fn merge(
         tags.push(tag);
     }
     SortedRuns {
+        total: values.len(),
         values,
         tags,
+        from: 0,
+        windowed: None,
         per_block,
     }
 }
@@ -296,6 +360,7 @@ pub(super) struct Draw {
 /// Where a quantile's statistic is read in a [`SortedRuns`] for any arrangement: the
 /// positions `lo..hi`, and how many runs of the baseline's pool lie below `lo` as a
 /// function of the swapped blocks.
+#[derive(Clone)]
 struct Reader {
     lo: usize,
     hi: usize,
@@ -309,7 +374,8 @@ struct Reader {
 
 impl Reader {
     fn new(runs: &SortedRuns, window: &HdWindow) -> Reader {
-        let total = runs.values.len();
+        let total = runs.total;
+        debug_assert_eq!(runs.values.len(), total, "a reader is made on every run");
         let (k0, k1) = (window.start, window.end());
         let place = |lo: usize| -> (i64, Vec<i64>) {
             let mut d = vec![0i64; runs.per_block.len()];
@@ -427,11 +493,8 @@ fn scan(
     // pool is multiplied by 0, and adding a zero leaves a sum's bits as they are (a sum
     // that starts at +0 is never -0), so the sums are the branching loop's.
     let mut met_a = 0usize;
-    for (g, (&tag, &value)) in runs.tags[lo..hi]
-        .iter()
-        .zip(&runs.values[lo..hi])
-        .enumerate()
-    {
+    let (tags, values) = runs.at((lo, hi));
+    for (g, (&tag, &value)) in tags.iter().zip(values).enumerate() {
         let block = (tag >> 1) as usize;
         let swap = bits[block >> 6] >> (block & 63) & 1;
         // In the baseline's pool: a baseline run of an unswapped block, or a candidate run
@@ -504,11 +567,8 @@ fn scan4(
     let len = padded.len() - 1;
     let words = bits[0].len();
     let [x0, x1, x2, x3] = bits.map(|b| &b[..words]);
-    for (g, (&tag, &value)) in runs.tags[lo..hi]
-        .iter()
-        .zip(&runs.values[lo..hi])
-        .enumerate()
-    {
+    let (tags, values) = runs.at((lo, hi));
+    for (g, (&tag, &value)) in tags.iter().zip(values).enumerate() {
         let block = (tag >> 1) as usize;
         let (word, bit) = (block >> 6, block & 63);
         let candidate = u64::from(tag & 1);
@@ -561,10 +621,14 @@ fn evaluate_draws(
     let mut inside: Vec<(usize, [usize; 2])> = Vec::with_capacity(draws.len());
     for (p, (&(r, window), (reader, weights))) in parts.iter().zip(readers).enumerate() {
         let runs = &sorted[r];
-        let whole = (0, runs.values.len());
-        // Beyond the window: the whole array (every arrangement fills it).
-        let outside =
-            |m: usize| scan(runs, window, &draws[m].bits, whole, [0, 0]).unwrap_or(f64::NAN);
+        let whole = (0, runs.total);
+        // Beyond the window: the whole array (every arrangement fills it), merged again
+        // when only the window is held.
+        let outside = |m: usize| {
+            let merged = runs.whole();
+            let every = merged.as_ref().unwrap_or(runs);
+            scan(every, window, &draws[m].bits, whole, [0, 0]).unwrap_or(f64::NAN)
+        };
         inside.clear();
         for (m, draw) in draws.iter().enumerate() {
             match reader.below(window, draw, swapped[m]) {
@@ -654,15 +718,20 @@ pub(super) fn random_references(
     signed_ranks: Option<&[f64]>,
     progress: &mut dyn FnMut(usize),
 ) -> (Vec<super::Reference>, Option<Vec<f64>>) {
+    // A window's runs come with their reader (of the one quantile that reads them).
     let readers: Vec<(Reader, Weights)> = map_in_order(parts, &|&(r, window)| {
-        (Reader::new(&sorted[r], window), Weights::new(window))
+        let reader = match &sorted[r].windowed {
+            Some((reader, _)) => reader.clone(),
+            None => Reader::new(&sorted[r], window),
+        };
+        (reader, Weights::new(window))
     });
     let Some(first) = sorted.first() else {
         return (Vec::new(), None);
     };
     let per_block = &first.per_block;
     let n = per_block.len();
-    let pool = first.values.len() / 2;
+    let pool = first.total / 2;
     let mean_observed: f64 = signed_ranks.map_or(0.0, |r| r.iter().sum());
     let table = signed_ranks.and_then(FlipTable::new);
     // Every block's count, when they are all the same (the usual layout).
@@ -1477,6 +1546,67 @@ mod tests {
                 "{d}"
             );
         }
+    }
+
+    #[test]
+    fn an_alignment_held_in_its_window_gives_the_numbers_of_every_run() {
+        let (a, b) = data(12_000, 2, 1.01, 11);
+        let logs = LogBlocks::new(&a, &b).unwrap();
+        let observed = logs.normalized(0.0);
+        let t = 0.0123;
+        let aligned = logs.normalized(t);
+        let sides = SortedSides::new(&observed);
+        let window = HdWindow::new(24_000, 0.9);
+        let again = {
+            let aligned = aligned.clone();
+            move || SortedRuns::new(&aligned)
+        };
+        let held = sides
+            .shifted(&aligned, t)
+            .windowed(&window, Box::new(again));
+        assert!(held.values.len() < held.total / 2, "{}", held.values.len());
+        let every = vec![sides.shifted(&observed, 0.0), sides.shifted(&aligned, t)];
+        let held = vec![sides.into_runs(), held];
+        let parts = [(1, &window), (0, &window)];
+        let references =
+            |sorted: &[SortedRuns]| random_references(sorted, &parts, 150, 4, None, &mut |_| {}).0;
+        assert_eq!(references(&held), references(&every));
+        // An arrangement far outside the window: read from every run, merged again.
+        let mut bits = vec![0u64; 12_000usize.div_ceil(64)];
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            if y[0] < x[0] {
+                bits[i >> 6] |= 1 << (i & 63);
+            }
+        }
+        let draws = [Draw {
+            bits,
+            moved: 0,
+            mean: 0.0,
+        }];
+        let read = |sorted: &[SortedRuns]| {
+            let readers: Vec<(Reader, Weights)> = parts
+                .iter()
+                .map(|&(r, w)| {
+                    let reader = match &sorted[r].windowed {
+                        Some((reader, _)) => reader.clone(),
+                        None => Reader::new(&sorted[r], w),
+                    };
+                    (reader, Weights::new(w))
+                })
+                .collect();
+            evaluate_draws(sorted, &parts, &readers, &draws)
+        };
+        let swapped = draws[0]
+            .bits
+            .iter()
+            .map(|w| i64::from(w.count_ones()))
+            .sum();
+        if let Some((reader, _)) = &held[1].windowed {
+            assert!(reader.below(&window, &draws[0], swapped).is_none());
+        }
+        let (x, y) = (read(&held), read(&every));
+        assert!(x[0][0].is_finite());
+        assert_eq!(x[0][0].to_bits(), y[0][0].to_bits());
     }
 
     #[test]
