@@ -277,11 +277,11 @@ impl Runs {
     /// Adds `core`, with its metric and run delay in their columns (a column made, 0 for
     /// every run before, when the first run has one).
     fn push_core(&mut self, core: Core, metric: Option<f64>, delay: Option<u64>) {
+        // A column is made (one entry a run) once a run has a value: then it holds
+        // `before` entries, and `resize` adds none.
         fn column<T: Copy + Default>(c: &mut Vec<T>, value: Option<T>, before: usize) {
-            if value.is_some() && c.is_empty() {
+            if value.is_some() || !c.is_empty() {
                 c.resize(before, T::default());
-            }
-            if !c.is_empty() {
                 c.push(value.unwrap_or_default());
             }
         }
@@ -668,6 +668,7 @@ mod tests {
         let mut records: Vec<RunRecord> = (0..8).map(plain).collect();
         records[2].signal = Some(9);
         records[6].signal = Some(9);
+        records[0].metric = Some(2.5);
         records[3].metric = Some(1.5);
         records[7].run_delay_ns = Some(3);
         let mut runs = Runs::from(records.clone());
