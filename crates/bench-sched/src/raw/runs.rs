@@ -1,4 +1,4 @@
-//! [`Runs`]: an experiment's runs stored compactly (80 bytes a run, strings interned),
+//! [`Runs`]: an experiment's runs stored compactly (64 bytes a run, strings interned),
 //! and [`Run`], the view of one run with every field of its [`RunRecord`].
 
 use std::collections::HashMap;
@@ -7,16 +7,22 @@ use super::RunRecord;
 use crate::counter::CountEvent;
 
 /// Every run of an experiment, in file order, stored compactly: a run as most raw files
-/// hold it (no counts, no hooks, no reference beside a run, values that fit) takes 80
-/// bytes, its variant, CPU list and suite benchmark interned; any other run is kept whole
+/// hold it (no counts, no hooks, no reference beside a run, values that fit) takes 64
+/// bytes (8 more for each of the metric and the run delay that some run records), its variant, CPU list and suite benchmark interned; any other run is kept whole
 /// beside it. Read a run with [`Runs::get`] or [`Runs::iter`] (a [`Run`] with the
 /// record's fields), or the whole record with [`Run::to_record`].
 ///
-/// Memory: 80 bytes a run, plus each distinct string once and each run kept whole.
+/// Memory: 64 bytes a run (72 or 80 when some run records a metric or a run delay), plus
+/// each distinct string once and each run kept whole.
 /// The record read back is the record pushed, field for field.
 #[derive(Clone, Default)]
 pub struct Runs {
     core: Vec<Core>,
+    /// Each run's metric ([`Core`]'s flag [`HAS_METRIC`]; 0 without): empty until a run
+    /// has one, then one a run.
+    metric: Vec<f64>,
+    /// Each run's run delay, as [`Runs::metric`] ([`HAS_DELAY`]).
+    run_delay_ns: Vec<u64>,
     /// The runs that do not fit [`Core`], whole; [`Core::aux`] indexes them.
     whole: Vec<RunRecord>,
     /// Interned strings: variant names, CPU lists, benchmarks (index 0 unused: "none").
@@ -24,14 +30,13 @@ pub struct Runs {
     index: HashMap<Box<str>, u16>,
 }
 
-/// One run in [`Runs`] (80 bytes). The fields valid under a flag are 0 without it.
+/// One run in [`Runs`] (64 bytes; its metric and run delay in [`Runs`]' columns). The
+/// fields valid under a flag are 0 without it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Core {
     wall_ns: u64,
     user_ns: u64,
     sys_ns: u64,
-    metric: f64,
-    run_delay_ns: u64,
     run: u32,
     block: u32,
     position: u32,
@@ -234,6 +239,7 @@ impl Runs {
 
     /// Adds `record` after the others. Time: O(1) amortized (a hash of each string).
     pub fn push(&mut self, record: RunRecord) {
+        let (metric, delay) = (record.metric, record.run_delay_ns);
         let core = self.compact(&record).unwrap_or_else(|| {
             let aux = self.whole.len() as u32;
             self.whole.push(record);
@@ -241,8 +247,6 @@ impl Runs {
                 wall_ns: 0,
                 user_ns: 0,
                 sys_ns: 0,
-                metric: 0.0,
-                run_delay_ns: 0,
                 run: 0,
                 block: 0,
                 position: 0,
@@ -257,20 +261,42 @@ impl Runs {
                 flags: WHOLE,
             }
         });
-        self.core.push(core);
+        self.push_core(core, metric, delay);
     }
 
     /// Adds a copy of `record` after the others (the record itself is kept, so a reader
-    /// can fill it again): no allocation for a run kept in 80 bytes. Time: O(1) amortized.
+    /// can fill it again): no allocation for a run kept in 64 bytes. Time: O(1) amortized.
     pub fn push_copy(&mut self, record: &RunRecord) {
         if let Some(core) = self.compact(record) {
-            self.core.push(core);
+            self.push_core(core, record.metric, record.run_delay_ns);
         } else {
             self.push(record.clone());
         }
     }
 
-    /// `r` in 80 bytes, when it fits: no field beyond the core's, values in range, at
+    /// Adds `core`, with its metric and run delay in their columns (a column made, 0 for
+    /// every run before, when the first run has one).
+    fn push_core(&mut self, core: Core, metric: Option<f64>, delay: Option<u64>) {
+        // A column is made (one entry a run) once a run has a value: then it holds
+        // `before` entries, and `resize` adds none.
+        fn column<T: Copy + Default>(c: &mut Vec<T>, value: Option<T>, before: usize) {
+            if value.is_some() || !c.is_empty() {
+                c.resize(before, T::default());
+                c.push(value.unwrap_or_default());
+            }
+        }
+        let before = self.core.len();
+        let (metric, delay) = if core.flags & WHOLE != 0 {
+            (None, None)
+        } else {
+            (metric, delay)
+        };
+        column(&mut self.metric, metric, before);
+        column(&mut self.run_delay_ns, delay, before);
+        self.core.push(core);
+    }
+
+    /// `r` in 64 bytes, when it fits: no field beyond the core's, values in range, at
     /// most 65,535 distinct strings.
     fn compact(&mut self, r: &RunRecord) -> Option<Core> {
         let rare = r.beside.is_some()
@@ -304,8 +330,6 @@ impl Runs {
             wall_ns: r.wall_ns,
             user_ns: r.user_ns,
             sys_ns: r.sys_ns,
-            metric: r.metric.unwrap_or(0.0),
-            run_delay_ns: r.run_delay_ns.unwrap_or(0),
             run: r.run,
             block: r.block,
             position: r.position,
@@ -363,7 +387,7 @@ impl Runs {
             signal: None,
             timed_out: on(TIMED_OUT),
             env_pad: c.env_pad as usize,
-            metric: on(HAS_METRIC).then_some(c.metric),
+            metric: on(HAS_METRIC).then(|| self.metric[i]),
             allowed_cpus: name(c.allowed_cpus),
             session: c.session,
             prepare_ns: None,
@@ -377,7 +401,7 @@ impl Runs {
             cache_misses: None,
             counted_processes: None,
             count_error: None,
-            run_delay_ns: on(HAS_DELAY).then_some(c.run_delay_ns),
+            run_delay_ns: on(HAS_DELAY).then(|| self.run_delay_ns[i]),
         })
     }
 
@@ -429,6 +453,8 @@ impl Runs {
             return;
         }
         self.core.truncate(n);
+        self.metric.truncate(n);
+        self.run_delay_ns.truncate(n);
         let whole = self
             .core
             .iter()
@@ -453,6 +479,8 @@ impl Runs {
     /// Frees the room reserved beyond the runs held.
     pub fn shrink_to_fit(&mut self) {
         self.core.shrink_to_fit();
+        self.metric.shrink_to_fit();
+        self.run_delay_ns.shrink_to_fit();
         self.whole.shrink_to_fit();
     }
 
@@ -593,8 +621,11 @@ mod tests {
     }
 
     #[test]
-    fn a_run_is_kept_in_80_bytes() {
-        assert_eq!(std::mem::size_of::<Core>(), 80);
+    fn a_run_is_kept_in_64_bytes() {
+        assert_eq!(std::mem::size_of::<Core>(), 64);
+        // No run with a metric or a run delay: neither column is made.
+        let runs = Runs::from(vec![plain(0), plain(1)]);
+        assert!(runs.metric.is_empty() && runs.run_delay_ns.is_empty());
     }
 
     #[test]
@@ -637,12 +668,20 @@ mod tests {
         let mut records: Vec<RunRecord> = (0..8).map(plain).collect();
         records[2].signal = Some(9);
         records[6].signal = Some(9);
+        records[0].metric = Some(2.5);
+        records[3].metric = Some(1.5);
+        records[7].run_delay_ns = Some(3);
         let mut runs = Runs::from(records.clone());
         runs.truncate(5);
         assert_eq!(runs.records(), records[..5].to_vec());
         assert_eq!(runs.whole.len(), 1);
+        // The columns are made (run 3's metric, run 7's delay) and cut with the runs.
+        assert_eq!((runs.metric.len(), runs.run_delay_ns.len()), (5, 5));
         runs.push(records[6].clone());
         assert_eq!(runs.at(5).to_record(), records[6]);
+        runs.push(records[7].clone());
+        assert_eq!(runs.at(6).to_record(), records[7]);
+        assert_eq!(runs.at(3).to_record(), records[3]);
         assert_eq!(runs.slice(1..3).records(), records[1..3].to_vec());
     }
 

@@ -169,52 +169,56 @@ pub fn within_block_dependence_with(
     runs: &[BlockedRun],
     config: &WithinBlockConfig,
 ) -> Option<WithinBlockDependence> {
-    let mut blocks: BTreeMap<u32, Vec<(u32, usize, f64)>> = BTreeMap::new();
+    // Every run as (block, position, variant, log), in block then position order (a
+    // stable sort: runs of one place keep their order of arrival).
+    let mut logs: Vec<(u32, u32, usize, f64)> = Vec::with_capacity(runs.len());
     for r in runs {
         if !(r.value > 0.0 && r.value.is_finite()) {
             return None;
         }
-        blocks
-            .entry(r.block)
-            .or_default()
-            .push((r.position, r.variant, r.value.ln()));
+        logs.push((r.block, r.position, r.variant, r.value.ln()));
     }
-    // Logs of each block in position order, grouped by the order of variants (blocks in
-    // the order of their ids).
-    let mut groups: BTreeMap<Vec<usize>, Vec<Vec<f64>>> = BTreeMap::new();
-    for mut b in blocks.into_values().filter(|b| b.len() >= 3) {
-        b.sort_by_key(|r| r.0);
-        if b.windows(2).any(|w| w[0].0 == w[1].0) {
+    if !logs.is_sorted_by_key(|r| (r.0, r.1)) {
+        logs.sort_by_key(|r| (r.0, r.1));
+    }
+    // Each block's start in `logs`, grouped by the order of variants (blocks in the order
+    // of their ids); a block of 3 or more runs at distinct positions.
+    let mut groups: BTreeMap<Vec<usize>, Vec<usize>> = BTreeMap::new();
+    let mut start = 0;
+    for b in logs.chunk_by(|x, y| x.0 == y.0) {
+        let at = start;
+        start += b.len();
+        if b.len() < 3 || b.windows(2).any(|w| w[0].1 == w[1].1) {
             continue;
         }
-        let order: Vec<usize> = b.iter().map(|r| r.1).collect();
-        groups
-            .entry(order)
-            .or_default()
-            .push(b.iter().map(|r| r.2).collect());
+        let order: Vec<usize> = b.iter().map(|r| r.2).collect();
+        groups.entry(order).or_default().push(at);
     }
     // Neighbouring blocks of a group in pairs, fixed by the design alone (not by the data):
     // the difference `e` of two blocks of the same order takes out every fixed effect of
     // variant, position and order, and a linear drift, without an estimate that all
     // blocks share; what is left of the block levels is one shift of all of `e`, which
-    // the nested contrasts `D_j = e_j − e_{m−1−j}` take out.
-    let pairs: Vec<Vec<f64>> = groups
-        .values()
-        .flat_map(|g| g.chunks_exact(2))
-        .filter(|pair| pair[0].len() >= 4)
-        .map(|pair| {
-            let e: Vec<f64> = pair[0].iter().zip(&pair[1]).map(|(a, b)| a - b).collect();
-            let m = e.len();
-            (0..m / 2).map(|j| e[j] - e[m - 1 - j]).collect()
-        })
-        .collect();
+    // the nested contrasts `D_j = e_j − e_{m−1−j}` take out. Each pair's `m / 2`
+    // contrasts one after the other in `pairs`.
+    let mut pairs = Contrasts::default();
+    for (order, starts) in &groups {
+        let m = order.len();
+        if m < 4 {
+            continue;
+        }
+        for pair in starts.chunks_exact(2) {
+            let e = |j: usize| logs[pair[0] + j].3 - logs[pair[1] + j].3;
+            pairs.push((0..m / 2).map(|j| e(j) - e(m - 1 - j)));
+        }
+    }
+    drop(logs);
     // One run's SD from the lower quarter of the contrasts' nonzero absolute values (|Z| of
     // a normal is below 0.3186 a quarter of the time; on a machine that disturbs half of
     // the blocks the median is already a disturbed one; a contrast is a sum of four runs,
     // so its SD is twice a run's): a function of the contrasts' sizes, not of their signs.
     let mut sizes: Vec<f64> = pairs
+        .values
         .iter()
-        .flatten()
         .map(|d| d.abs())
         .filter(|d| *d > 0.0)
         .collect();
@@ -223,25 +227,37 @@ pub fn within_block_dependence_with(
     }
     sizes.sort_by(f64::total_cmp);
     let run_sd = crate::descriptive::summary::quantile_sorted(&sizes, 0.25) / 0.3186 / 2.0;
+    drop(sizes);
     // A contrast touched by a disturbance (beyond `screen` run SDs) is set to 0, and with
     // it its products: what a burst or a pre-emption does to a few runs is not the
     // dependence of the typical run. The screen reads the contrasts' sizes only, so the
     // test stays exact. A pair is read when two neighbouring contrasts are kept.
     let limit = config.screen * run_sd;
-    let kept: Vec<Vec<f64>> = pairs
-        .into_iter()
-        .map(|d| {
-            d.into_iter()
-                .map(|v| if v.abs() <= limit { v } else { 0.0 })
-                .collect::<Vec<f64>>()
-        })
-        .filter(|d| d.windows(2).any(|w| w[0] != 0.0 && w[1] != 0.0))
-        .collect();
+    let mut kept = Contrasts::default();
+    for d in pairs.iter() {
+        let screened = d.iter().map(|&v| if v.abs() <= limit { v } else { 0.0 });
+        let both = |w: &[f64]| w[0] != 0.0 && w[1] != 0.0;
+        let mut row = [0.0f64; 8];
+        if d.len() <= row.len() {
+            for (r, v) in row.iter_mut().zip(screened) {
+                *r = v;
+            }
+            if row[..d.len()].windows(2).any(both) {
+                kept.push(row[..d.len()].iter().copied());
+            }
+        } else {
+            let row: Vec<f64> = screened.collect();
+            if row.windows(2).any(both) {
+                kept.push(row.into_iter());
+            }
+        }
+    }
+    drop(pairs);
     if kept.len() < WITHIN_MIN_PAIRS {
         return None;
     }
     let (mut num, mut den) = (0.0, 0.0);
-    for d in &kept {
+    for d in kept.iter() {
         for w in d.windows(2).filter(|w| w[0] != 0.0 && w[1] != 0.0) {
             num += w[0] * w[1];
             den += (w[0] * w[0] + w[1] * w[1]) / 2.0;
@@ -256,8 +272,36 @@ pub fn within_block_dependence_with(
     })
 }
 
+/// Each pair of blocks' contrasts, one pair after the other in one array.
+#[derive(Default)]
+struct Contrasts {
+    values: Vec<f64>,
+    /// Where each pair's contrasts end in `values`.
+    ends: Vec<usize>,
+}
+
+impl Contrasts {
+    fn push(&mut self, d: impl Iterator<Item = f64>) {
+        self.values.extend(d);
+        self.ends.push(self.values.len());
+    }
+
+    /// How many pairs.
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Each pair's contrasts, in order.
+    fn iter(&self) -> impl Iterator<Item = &[f64]> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| &self.values[start..end])
+    }
+}
+
 /// `Σ` over the pairs of the products of neighbouring contrasts.
-fn chain_sum(contrasts: &[Vec<f64>]) -> f64 {
+fn chain_sum(contrasts: &Contrasts) -> f64 {
     contrasts
         .iter()
         .map(|d| d.windows(2).map(|w| w[0] * w[1]).sum::<f64>())
@@ -279,7 +323,7 @@ const SERIAL_DRAWS: u64 = 1 << 22;
 
 /// The one-sided p of the sign-flip test: the contrasts' signs drawn at random (1,999
 /// times, fixed seed), [`chain_sum`] against the observed one; ties count as reaching it.
-fn sign_flip_p(contrasts: &[Vec<f64>]) -> f64 {
+fn sign_flip_p(contrasts: &Contrasts) -> f64 {
     let observed = chain_sum(contrasts);
     // Relative to the products' own size: counts of a million vary by parts per million.
     let size: f64 = contrasts
@@ -297,7 +341,7 @@ fn sign_flip_p(contrasts: &[Vec<f64>]) -> f64 {
         .iter()
         .flat_map(|d| d.windows(2).map(|w| w[0] * w[1]))
         .collect();
-    let lens: Vec<usize> = contrasts.iter().map(Vec::len).collect();
+    let lens: Vec<usize> = contrasts.iter().map(<[f64]>::len).collect();
     let draws: u64 = lens.iter().map(|&l| l as u64).sum();
     let threshold = observed - tie;
     let count = |from: u32, to: u32| -> usize {
@@ -539,11 +583,160 @@ mod tests {
         );
     }
 
+    /// Pairs of contrasts as [`Contrasts`].
+    fn flat(pairs: &[Vec<f64>]) -> Contrasts {
+        let mut out = Contrasts::default();
+        for d in pairs {
+            out.push(d.iter().copied());
+        }
+        out
+    }
+
+    /// The check as first written (a map of blocks, a list a block and a pair): the
+    /// reference of [`within_block_dependence_with`]'s flat arrays.
+    fn within_block_by_maps(
+        runs: &[BlockedRun],
+        config: &WithinBlockConfig,
+    ) -> Option<WithinBlockDependence> {
+        let mut blocks: BTreeMap<u32, Vec<(u32, usize, f64)>> = BTreeMap::new();
+        for r in runs {
+            if !(r.value > 0.0 && r.value.is_finite()) {
+                return None;
+            }
+            blocks
+                .entry(r.block)
+                .or_default()
+                .push((r.position, r.variant, r.value.ln()));
+        }
+        // Logs of each block in position order, grouped by the order of variants (blocks in
+        // the order of their ids).
+        let mut groups: BTreeMap<Vec<usize>, Vec<Vec<f64>>> = BTreeMap::new();
+        for mut b in blocks.into_values().filter(|b| b.len() >= 3) {
+            b.sort_by_key(|r| r.0);
+            if b.windows(2).any(|w| w[0].0 == w[1].0) {
+                continue;
+            }
+            let order: Vec<usize> = b.iter().map(|r| r.1).collect();
+            groups
+                .entry(order)
+                .or_default()
+                .push(b.iter().map(|r| r.2).collect());
+        }
+        // Neighbouring blocks of a group in pairs, fixed by the design alone (not by the data):
+        // the difference `e` of two blocks of the same order takes out every fixed effect of
+        // variant, position and order, and a linear drift, without an estimate that all
+        // blocks share; what is left of the block levels is one shift of all of `e`, which
+        // the nested contrasts `D_j = e_j − e_{m−1−j}` take out.
+        let pairs: Vec<Vec<f64>> = groups
+            .values()
+            .flat_map(|g| g.chunks_exact(2))
+            .filter(|pair| pair[0].len() >= 4)
+            .map(|pair| {
+                let e: Vec<f64> = pair[0].iter().zip(&pair[1]).map(|(a, b)| a - b).collect();
+                let m = e.len();
+                (0..m / 2).map(|j| e[j] - e[m - 1 - j]).collect()
+            })
+            .collect();
+        // One run's SD from the lower quarter of the contrasts' nonzero absolute values (|Z| of
+        // a normal is below 0.3186 a quarter of the time; on a machine that disturbs half of
+        // the blocks the median is already a disturbed one; a contrast is a sum of four runs,
+        // so its SD is twice a run's): a function of the contrasts' sizes, not of their signs.
+        let mut sizes: Vec<f64> = pairs
+            .iter()
+            .flatten()
+            .map(|d| d.abs())
+            .filter(|d| *d > 0.0)
+            .collect();
+        if sizes.is_empty() {
+            return None;
+        }
+        sizes.sort_by(f64::total_cmp);
+        let run_sd = crate::descriptive::summary::quantile_sorted(&sizes, 0.25) / 0.3186 / 2.0;
+        // A contrast touched by a disturbance (beyond `screen` run SDs) is set to 0, and with
+        // it its products: what a burst or a pre-emption does to a few runs is not the
+        // dependence of the typical run. The screen reads the contrasts' sizes only, so the
+        // test stays exact. A pair is read when two neighbouring contrasts are kept.
+        let limit = config.screen * run_sd;
+        let kept: Vec<Vec<f64>> = pairs
+            .into_iter()
+            .map(|d| {
+                d.into_iter()
+                    .map(|v| if v.abs() <= limit { v } else { 0.0 })
+                    .collect::<Vec<f64>>()
+            })
+            .filter(|d| d.windows(2).any(|w| w[0] != 0.0 && w[1] != 0.0))
+            .collect();
+        if kept.len() < WITHIN_MIN_PAIRS {
+            return None;
+        }
+        let (mut num, mut den) = (0.0, 0.0);
+        for d in &kept {
+            for w in d.windows(2).filter(|w| w[0] != 0.0 && w[1] != 0.0) {
+                num += w[0] * w[1];
+                den += (w[0] * w[0] + w[1] * w[1]) / 2.0;
+            }
+        }
+        let p_value = sign_flip_p(&flat(&kept));
+        Some(WithinBlockDependence {
+            blocks: 2 * kept.len(),
+            excess_lag1: if den > 0.0 { num / den } else { 0.0 },
+            p_value,
+            dependent: p_value <= config.level,
+        })
+    }
+
+    #[test]
+    fn the_flat_arrays_give_the_numbers_of_the_maps() {
+        let config = WithinBlockConfig::default();
+        let mut cases = vec![
+            abba(40, 0.05, 0.0, 0.03, 1),
+            abba(60, 0.05, 0.8, 0.0, 2),
+            abba(9, 0.05, 0.6, 0.0, 3),
+        ];
+        // Runs out of order, a block with two runs at one place, a block of 3 runs, and
+        // blocks of 6 runs in two orders.
+        let mut shuffled = abba(50, 0.02, 0.3, 0.0, 4);
+        shuffled.reverse();
+        shuffled.swap(3, 77);
+        shuffled[10].position = shuffled[11].position;
+        shuffled.retain(|r| !(r.block == 7 && r.position == 2));
+        cases.push(shuffled);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let six: Vec<BlockedRun> = (0..80u32)
+            .flat_map(|block| {
+                let order: [usize; 6] = if block % 3 == 0 {
+                    [0, 1, 1, 0, 0, 1]
+                } else {
+                    [1, 0, 0, 1, 1, 0]
+                };
+                let level = 1.0 + 0.1 * f64::from(block % 7);
+                let noise: Vec<f64> = (0..6).map(|_| rng.random::<f64>()).collect();
+                (0..6).map(move |p| BlockedRun {
+                    variant: order[p],
+                    block,
+                    position: p as u32,
+                    value: level * (1.0 + 0.02 * noise[p]),
+                })
+            })
+            .collect();
+        cases.push(six);
+        for (i, runs) in cases.iter().enumerate() {
+            for screen in [WITHIN_BLOCK_SCREEN, 1.0, 100.0] {
+                let config = config.with_screen(screen);
+                assert_eq!(
+                    within_block_dependence_with(runs, &config),
+                    within_block_by_maps(runs, &config),
+                    "case {i} screen {screen}"
+                );
+            }
+        }
+    }
+
     /// The sign-flip p as it was first written: one `random::<bool>()` a contrast, a
     /// flipped copy's chain sum, on one thread.
     fn sign_flip_p_by_copies(contrasts: &[Vec<f64>]) -> f64 {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(SIGN_SEED);
-        let observed = chain_sum(contrasts);
+        let observed = chain_sum(&flat(contrasts));
         let size: f64 = contrasts
             .iter()
             .map(|d| d.windows(2).map(|w| (w[0] * w[1]).abs()).sum::<f64>())
@@ -558,7 +751,7 @@ mod tests {
                             .collect()
                     })
                     .collect();
-                chain_sum(&flipped) >= observed - 1e-9 * size
+                chain_sum(&flat(&flipped)) >= observed - 1e-9 * size
             })
             .count();
         (1.0 + reached as f64) / (f64::from(RESAMPLES) + 1.0)
@@ -590,12 +783,12 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap()
-                .install(|| sign_flip_p(&contrasts));
+                .install(|| sign_flip_p(&flat(&contrasts)));
             assert_eq!(p, expected, "{threads} threads");
         }
         // Below the size that runs in pieces.
         let few = &contrasts[..100];
-        assert_eq!(sign_flip_p(few), sign_flip_p_by_copies(few));
+        assert_eq!(sign_flip_p(&flat(few)), sign_flip_p_by_copies(few));
     }
 
     #[test]

@@ -957,15 +957,24 @@ fn references(
     {
         // Each variant's runs sorted once; every alignment merges them.
         let sides = scale::SortedSides::new(observed);
-        let mut sorted = vec![sides.shifted(observed, 0.0)];
-        sorted.extend(
-            estimates
-                .iter()
-                .map(|&t| sides.shifted(&logs.normalized(t), t)),
-        );
-        // The sides and the log-runs are read no more: freed before the arrangements'
-        // pass.
-        drop(sides);
+        // Each alignment is read by its own quantile alone: its window is held (every run
+        // made again from the log-runs for an arrangement beyond it).
+        let logs = std::sync::Arc::new(logs);
+        let aligned: Vec<scale::SortedRuns> = estimates
+            .iter()
+            .zip(windows)
+            .map(|(&t, w)| {
+                let again = {
+                    let logs = std::sync::Arc::clone(&logs);
+                    move || scale::SortedRuns::new(&logs.normalized(t))
+                };
+                sides
+                    .shifted(&logs.normalized(t), t)
+                    .windowed(&w[0], Box::new(again))
+            })
+            .collect();
+        let mut sorted = vec![sides.into_runs()];
+        sorted.extend(aligned);
         drop(logs);
         // Equal counts: both variants' weights are the same.
         let parts: Vec<(usize, &HdWindow)> = (0..windows.len())

@@ -139,13 +139,25 @@ impl HdWindow {
     }
 }
 
+/// Makes every run of an alignment again, sorted (a sorted order of the same runs).
+pub(super) type Again = Box<dyn Fn() -> SortedRuns + Send + Sync>;
+
 /// Every run of one alignment, sorted, each with its block and variant:
-/// `tags[g] = block << 1 | candidate`.
+/// `tags[g] = block << 1 | candidate`; or only the positions one quantile's reader reads
+/// ([`SortedRuns::windowed`]).
 pub(super) struct SortedRuns {
+    /// The values at positions `from..from + values.len()`.
     values: Vec<f64>,
     tags: Vec<u32>,
-    /// Runs of each variant in each block (equal counts).
-    per_block: Vec<u32>,
+    /// The first position held (0 when every run is).
+    from: usize,
+    /// How many runs the alignment has.
+    total: usize,
+    /// When only a window is held: the reader of the window's quantile (made on every
+    /// run), and how every run is made again ([`SortedRuns::whole`]).
+    windowed: Option<(Reader, Again)>,
+    /// Runs of each variant in each block (equal counts), shared by the alignments.
+    per_block: std::sync::Arc<[u32]>,
 }
 
 impl SortedRuns {
@@ -159,24 +171,83 @@ impl SortedRuns {
             runs.extend(b.iter().map(|&x| (x, tag | 1)));
         }
         runs.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
-        let (values, tags) = runs.into_iter().unzip();
+        let (values, tags): (Vec<f64>, Vec<u32>) = runs.into_iter().unzip();
         SortedRuns {
+            total: values.len(),
             values,
             tags,
+            from: 0,
+            windowed: None,
             per_block: blocks.iter().map(|(a, _)| a.len() as u32).collect(),
         }
     }
+
+    /// Only the positions the reader of `window` reads (with that reader, made on every
+    /// run), when the window is narrower than the runs: for an alignment that quantile
+    /// alone reads. An arrangement beyond the reader's window (7 standard deviations of
+    /// its count) reads every run, made `again` (any sorted order of the same runs gives
+    /// the same sums). Memory: the window's runs instead of every run.
+    pub(super) fn windowed(self, window: &HdWindow, again: Again) -> SortedRuns {
+        if self.from != 0 || self.windowed.is_some() {
+            return self;
+        }
+        let reader = Reader::new(&self, window);
+        let (lo, hi) = (reader.lo, reader.hi);
+        if hi - lo >= self.total / 2 {
+            return self;
+        }
+        SortedRuns {
+            values: self.values[lo..hi].to_vec(),
+            tags: self.tags[lo..hi].to_vec(),
+            from: lo,
+            total: self.total,
+            windowed: Some((reader, again)),
+            per_block: self.per_block,
+        }
+    }
+
+    /// Every run, made again when only a window is held; `None` when all are held.
+    fn whole(&self) -> Option<SortedRuns> {
+        self.windowed.as_ref().map(|(_, again)| again())
+    }
+
+    /// The tags and values at positions `lo..hi` (held).
+    fn at(&self, (lo, hi): (usize, usize)) -> (&[u32], &[f64]) {
+        let (lo, hi) = (lo - self.from, hi - self.from);
+        (&self.tags[lo..hi], &self.values[lo..hi])
+    }
 }
 
-/// Each variant's runs of the data as observed, sorted apart (with their tags as in
-/// [`SortedRuns`]): the runs of an alignment that shifts every candidate run by the same
-/// amount are the merge of the two ([`SortedSides::shifted`]), a shift keeping the
-/// candidate's runs in order (rounding is monotone). Two sorts of `N / 2` runs, then
-/// `O(N)` an alignment, for one sort of `N` runs an alignment.
+/// The runs of `observed` (all held) with the candidate's shifted down by `shift`, merged
+/// as [`SortedSides::shifted`] merges them.
+fn merged_again(observed: &SortedRuns, shift: f64) -> SortedRuns {
+    let r = observed;
+    let side = |candidate: u32| {
+        r.values
+            .iter()
+            .zip(&r.tags)
+            .filter(move |(_, t)| *t & 1 == candidate)
+            .map(|(&x, &t)| (x, t))
+    };
+    merge(
+        side(0),
+        side(1),
+        r.values.len(),
+        shift,
+        std::sync::Arc::clone(&r.per_block),
+    )
+}
+
+/// The runs of the data as observed, sorted ([`SortedSides::into_runs`]): each variant's
+/// runs are sorted apart and merged, and the runs of an alignment that shifts every
+/// candidate run by the same amount are the merge of the two variants' runs read back from
+/// that order ([`SortedSides::shifted`]), a shift keeping the candidate's runs in order
+/// (rounding is monotone). Two sorts of `N / 2` runs, then `O(N)` an alignment, for one
+/// sort of `N` runs an alignment; the runs are held once (the observed order), not once
+/// more per variant.
 pub(super) struct SortedSides<'a> {
     observed: &'a super::Pairs,
-    sides: [Vec<(f64, u32)>; 2],
-    per_block: Vec<u32>,
+    runs: SortedRuns,
 }
 
 impl<'a> SortedSides<'a> {
@@ -191,62 +262,89 @@ impl<'a> SortedSides<'a> {
             runs.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
             runs
         };
-        SortedSides {
-            observed,
-            sides: [side(false), side(true)],
-            per_block: observed.iter().map(|(a, _)| a.len() as u32).collect(),
-        }
+        let (a, b) = both(|| side(false), || side(true));
+        let per_block: std::sync::Arc<[u32]> =
+            observed.iter().map(|(a, _)| a.len() as u32).collect();
+        let runs = merge(
+            a.iter().copied(),
+            b.iter().copied(),
+            a.len() + b.len(),
+            0.0,
+            per_block,
+        );
+        SortedSides { observed, runs }
     }
 
     /// The [`SortedRuns`] of `aligned`: by a merge when `aligned` is the data as observed
     /// with every candidate run `x` replaced by `x - shift` (bit for bit, checked run by
     /// run), else by [`SortedRuns::new`]. Either way a sorted order of the same runs, and
-    /// the statistics read from any sorted order are the same numbers (runs of equal
-    /// value trade places without changing a pool's sum). Time: `O(N)` when merged.
+    /// the statistics read from any sorted order are the same numbers (runs of equal value
+    /// trade places without changing a pool's sum). Time: `O(N)` when merged.
     pub(super) fn shifted(&self, aligned: &super::Pairs, shift: f64) -> SortedRuns {
+        if !self.merges(aligned, shift) {
+            return SortedRuns::new(aligned);
+        }
+        // Each variant's runs in the observed order: the order it was sorted in.
+        merged_again(&self.runs, shift)
+    }
+
+    /// Whether `aligned` is the data as observed with every candidate run `x` replaced by
+    /// `x - shift`, bit for bit.
+    fn merges(&self, aligned: &super::Pairs, shift: f64) -> bool {
         let same = |x: &[f64], y: &[f64], by: f64| {
             x.len() == y.len()
                 && x.iter()
                     .zip(y)
                     .all(|(x, y)| (y - by).to_bits() == x.to_bits())
         };
-        let merges = aligned.len() == self.observed.len()
+        aligned.len() == self.observed.len()
             && aligned
                 .iter()
                 .zip(self.observed)
-                .all(|((a, b), (oa, ob))| same(a, oa, 0.0) && same(b, ob, shift));
-        if !merges {
-            return SortedRuns::new(aligned);
-        }
-        let [a, b] = &self.sides;
-        let mut values = Vec::with_capacity(a.len() + b.len());
-        let mut tags = Vec::with_capacity(a.len() + b.len());
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() && j < b.len() {
-            let y = b[j].0 - shift;
-            if a[i].0.total_cmp(&y).is_le() {
-                values.push(a[i].0);
-                tags.push(a[i].1);
-                i += 1;
-            } else {
-                values.push(y);
-                tags.push(b[j].1);
-                j += 1;
-            }
-        }
-        for &(x, tag) in &a[i..] {
+                .all(|((a, b), (oa, ob))| same(a, oa, 0.0) && same(b, ob, shift))
+    }
+
+    /// The runs as observed, sorted (the [`SortedRuns`] of `shifted(observed, 0.0)`).
+    pub(super) fn into_runs(self) -> SortedRuns {
+        self.runs
+    }
+}
+
+/// The baseline's runs `a` and the candidate's `b` (each ascending, `(value, tag)`),
+/// every candidate run shifted down by `shift`, merged in order (a baseline run first
+/// on a tie).
+fn merge(
+    a: impl Iterator<Item = (f64, u32)>,
+    b: impl Iterator<Item = (f64, u32)>,
+    total: usize,
+    shift: f64,
+    per_block: std::sync::Arc<[u32]>,
+) -> SortedRuns {
+    let mut values = Vec::with_capacity(total);
+    let mut tags = Vec::with_capacity(total);
+    let (mut a, mut b) = (a.peekable(), b.map(|(x, t)| (x - shift, t)).peekable());
+    while let (Some(&(x, s)), Some(&(y, t))) = (a.peek(), b.peek()) {
+        if x.total_cmp(&y).is_le() {
             values.push(x);
-            tags.push(tag);
+            tags.push(s);
+            a.next();
+        } else {
+            values.push(y);
+            tags.push(t);
+            b.next();
         }
-        for &(x, tag) in &b[j..] {
-            values.push(x - shift);
-            tags.push(tag);
-        }
-        SortedRuns {
-            values,
-            tags,
-            per_block: self.per_block.clone(),
-        }
+    }
+    for (x, tag) in a.chain(b) {
+        values.push(x);
+        tags.push(tag);
+    }
+    SortedRuns {
+        total: values.len(),
+        values,
+        tags,
+        from: 0,
+        windowed: None,
+        per_block,
     }
 }
 
@@ -262,6 +360,7 @@ pub(super) struct Draw {
 /// Where a quantile's statistic is read in a [`SortedRuns`] for any arrangement: the
 /// positions `lo..hi`, and how many runs of the baseline's pool lie below `lo` as a
 /// function of the swapped blocks.
+#[derive(Clone)]
 struct Reader {
     lo: usize,
     hi: usize,
@@ -275,7 +374,8 @@ struct Reader {
 
 impl Reader {
     fn new(runs: &SortedRuns, window: &HdWindow) -> Reader {
-        let total = runs.values.len();
+        let total = runs.total;
+        debug_assert_eq!(runs.values.len(), total, "a reader is made on every run");
         let (k0, k1) = (window.start, window.end());
         let place = |lo: usize| -> (i64, Vec<i64>) {
             let mut d = vec![0i64; runs.per_block.len()];
@@ -393,11 +493,8 @@ fn scan(
     // pool is multiplied by 0, and adding a zero leaves a sum's bits as they are (a sum
     // that starts at +0 is never -0), so the sums are the branching loop's.
     let mut met_a = 0usize;
-    for (g, (&tag, &value)) in runs.tags[lo..hi]
-        .iter()
-        .zip(&runs.values[lo..hi])
-        .enumerate()
-    {
+    let (tags, values) = runs.at((lo, hi));
+    for (g, (&tag, &value)) in tags.iter().zip(values).enumerate() {
         let block = (tag >> 1) as usize;
         let swap = bits[block >> 6] >> (block & 63) & 1;
         // In the baseline's pool: a baseline run of an unswapped block, or a candidate run
@@ -470,11 +567,8 @@ fn scan4(
     let len = padded.len() - 1;
     let words = bits[0].len();
     let [x0, x1, x2, x3] = bits.map(|b| &b[..words]);
-    for (g, (&tag, &value)) in runs.tags[lo..hi]
-        .iter()
-        .zip(&runs.values[lo..hi])
-        .enumerate()
-    {
+    let (tags, values) = runs.at((lo, hi));
+    for (g, (&tag, &value)) in tags.iter().zip(values).enumerate() {
         let block = (tag >> 1) as usize;
         let (word, bit) = (block >> 6, block & 63);
         let candidate = u64::from(tag & 1);
@@ -527,10 +621,14 @@ fn evaluate_draws(
     let mut inside: Vec<(usize, [usize; 2])> = Vec::with_capacity(draws.len());
     for (p, (&(r, window), (reader, weights))) in parts.iter().zip(readers).enumerate() {
         let runs = &sorted[r];
-        let whole = (0, runs.values.len());
-        // Beyond the window: the whole array (every arrangement fills it).
-        let outside =
-            |m: usize| scan(runs, window, &draws[m].bits, whole, [0, 0]).unwrap_or(f64::NAN);
+        let whole = (0, runs.total);
+        // Beyond the window: the whole array (every arrangement fills it), merged again
+        // when only the window is held.
+        let outside = |m: usize| {
+            let merged = runs.whole();
+            let every = merged.as_ref().unwrap_or(runs);
+            scan(every, window, &draws[m].bits, whole, [0, 0]).unwrap_or(f64::NAN)
+        };
         inside.clear();
         for (m, draw) in draws.iter().enumerate() {
             match reader.below(window, draw, swapped[m]) {
@@ -620,17 +718,22 @@ pub(super) fn random_references(
     signed_ranks: Option<&[f64]>,
     progress: &mut dyn FnMut(usize),
 ) -> (Vec<super::Reference>, Option<Vec<f64>>) {
-    let readers: Vec<(Reader, Weights)> = parts
-        .iter()
-        .map(|&(r, window)| (Reader::new(&sorted[r], window), Weights::new(window)))
-        .collect();
+    // A window's runs come with their reader (of the one quantile that reads them).
+    let readers: Vec<(Reader, Weights)> = map_in_order(parts, &|&(r, window)| {
+        let reader = match &sorted[r].windowed {
+            Some((reader, _)) => reader.clone(),
+            None => Reader::new(&sorted[r], window),
+        };
+        (reader, Weights::new(window))
+    });
     let Some(first) = sorted.first() else {
         return (Vec::new(), None);
     };
     let per_block = &first.per_block;
     let n = per_block.len();
-    let pool = first.values.len() / 2;
+    let pool = first.total / 2;
     let mean_observed: f64 = signed_ranks.map_or(0.0, |r| r.iter().sum());
+    let table = signed_ranks.and_then(FlipTable::new);
     // Every block's count, when they are all the same (the usual layout).
     let same_count = per_block
         .first()
@@ -649,9 +752,10 @@ pub(super) fn random_references(
             Some(r) => r * bits.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
             None => set_bits(&bits).map(|i| u64::from(per_block[i])).sum(),
         };
-        let flipped: f64 = match signed_ranks {
-            Some(ranks) => flipped_sum(&bits, ranks),
-            None => 0.0,
+        let flipped: f64 = match (&table, signed_ranks) {
+            (Some(table), _) => table.flipped_sum(&bits),
+            (None, Some(ranks)) => flipped_sum(&bits, ranks),
+            (None, None) => 0.0,
         };
         Draw {
             bits,
@@ -1081,6 +1185,50 @@ fn flipped_sum(bits: &[u64], ranks: &[f64]) -> f64 {
     lanes.iter().sum()
 }
 
+/// The signed ranks (each a multiple of 1/2) four blocks at a time: entry `16 g + m` is
+/// the sum of twice the ranks of blocks `4 g .. 4 g + 4` whose bit is set in the nibble
+/// `m`, an integer. [`FlipTable::flipped_sum`] reads one entry a nibble of flips where
+/// [`flipped_sum`] adds one term a block; every sum is exact (integers), so the same
+/// number. Memory: 16 bytes a block.
+struct FlipTable {
+    sums: Vec<i32>,
+}
+
+impl FlipTable {
+    /// `None` when a rank is not a multiple of 1/2 or four of them do not fit an `i32`.
+    fn new(ranks: &[f64]) -> Option<FlipTable> {
+        let twice: Vec<i32> = ranks
+            .iter()
+            .map(|&r| {
+                let t = 2.0 * r;
+                (t.fract() == 0.0 && t.abs() <= f64::from(i32::MAX / 4)).then_some(t as i32)
+            })
+            .collect::<Option<_>>()?;
+        let groups = ranks.len().div_ceil(64) * 16;
+        let mut sums = vec![0i32; groups * 16];
+        for (g, entries) in sums.chunks_exact_mut(16).enumerate() {
+            let four: [i32; 4] =
+                std::array::from_fn(|k| twice.get(4 * g + k).copied().unwrap_or(0));
+            for (m, e) in entries.iter_mut().enumerate() {
+                *e = (0..4).filter(|k| m >> k & 1 == 1).map(|k| four[k]).sum();
+            }
+        }
+        Some(FlipTable { sums })
+    }
+
+    /// [`flipped_sum`] of the ranks the table was made of. Time: `O(n / 4)` lookups.
+    fn flipped_sum(&self, bits: &[u64]) -> f64 {
+        let mut total = 0i64;
+        for (word, sums) in bits.iter().zip(self.sums.chunks_exact(256)) {
+            for (k, entries) in sums.chunks_exact(16).enumerate() {
+                total += i64::from(entries[(word >> (4 * k) & 15) as usize]);
+            }
+        }
+        // Exact: |total| is below 2^53 (ranks below 2^28).
+        total as f64 / 2.0
+    }
+}
+
 /// The indices of the bits set in `words`, ascending.
 fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
     words.iter().enumerate().flat_map(|(w, &word)| {
@@ -1351,6 +1499,9 @@ mod tests {
             draw_flips(&mut rng, &mut bits, n);
             let one_by_one: f64 = set_bits(&bits).map(|i| ranks[i]).sum();
             assert_eq!(flipped_sum(&bits, &ranks[..n]), one_by_one, "{n}");
+            let table = FlipTable::new(&ranks[..n]).unwrap();
+            let lanes = flipped_sum(&bits, &ranks[..n]);
+            assert_eq!(table.flipped_sum(&bits).to_bits(), lanes.to_bits(), "{n}");
         }
     }
 
@@ -1395,6 +1546,67 @@ mod tests {
                 "{d}"
             );
         }
+    }
+
+    #[test]
+    fn an_alignment_held_in_its_window_gives_the_numbers_of_every_run() {
+        let (a, b) = data(12_000, 2, 1.01, 11);
+        let logs = LogBlocks::new(&a, &b).unwrap();
+        let observed = logs.normalized(0.0);
+        let t = 0.0123;
+        let aligned = logs.normalized(t);
+        let sides = SortedSides::new(&observed);
+        let window = HdWindow::new(24_000, 0.9);
+        let again = {
+            let aligned = aligned.clone();
+            move || SortedRuns::new(&aligned)
+        };
+        let held = sides
+            .shifted(&aligned, t)
+            .windowed(&window, Box::new(again));
+        assert!(held.values.len() < held.total / 2, "{}", held.values.len());
+        let every = vec![sides.shifted(&observed, 0.0), sides.shifted(&aligned, t)];
+        let held = vec![sides.into_runs(), held];
+        let parts = [(1, &window), (0, &window)];
+        let references =
+            |sorted: &[SortedRuns]| random_references(sorted, &parts, 150, 4, None, &mut |_| {}).0;
+        assert_eq!(references(&held), references(&every));
+        // An arrangement far outside the window: read from every run, merged again.
+        let mut bits = vec![0u64; 12_000usize.div_ceil(64)];
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            if y[0] < x[0] {
+                bits[i >> 6] |= 1 << (i & 63);
+            }
+        }
+        let draws = [Draw {
+            bits,
+            moved: 0,
+            mean: 0.0,
+        }];
+        let read = |sorted: &[SortedRuns]| {
+            let readers: Vec<(Reader, Weights)> = parts
+                .iter()
+                .map(|&(r, w)| {
+                    let reader = match &sorted[r].windowed {
+                        Some((reader, _)) => reader.clone(),
+                        None => Reader::new(&sorted[r], w),
+                    };
+                    (reader, Weights::new(w))
+                })
+                .collect();
+            evaluate_draws(sorted, &parts, &readers, &draws)
+        };
+        let swapped = draws[0]
+            .bits
+            .iter()
+            .map(|w| i64::from(w.count_ones()))
+            .sum();
+        if let Some((reader, _)) = &held[1].windowed {
+            assert!(reader.below(&window, &draws[0], swapped).is_none());
+        }
+        let (x, y) = (read(&held), read(&every));
+        assert!(x[0][0].is_finite());
+        assert_eq!(x[0][0].to_bits(), y[0][0].to_bits());
     }
 
     #[test]
