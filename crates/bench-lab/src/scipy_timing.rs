@@ -71,6 +71,8 @@ struct Cost {
     /// CPU time of every thread of the process (abba's) or of the process (SciPy's worker).
     cpu: f64,
     wall: f64,
+    /// Page faults of abba's process during the call (0 on SciPy's side, not counted).
+    faults: f64,
 }
 
 /// Runs the comparison from the workspace root `root`.
@@ -120,7 +122,7 @@ pub fn run(root: &Path) -> Result<()> {
         load_average(),
     );
     println!(
-        "{:<34} {:>9} {:>9} {:>7}   {:>9} {:>10} {:>7}   {:>11} {:>11}",
+        "{:<34} {:>9} {:>9} {:>7}   {:>9} {:>10} {:>7}   {:>11} {:>11} {:>7}",
         "test",
         "abba cpu",
         "scipy cpu",
@@ -129,7 +131,8 @@ pub fn run(root: &Path) -> Result<()> {
         "scipy wall",
         "ratio",
         "p (abba)",
-        "p (scipy)"
+        "p (scipy)",
+        "faults"
     );
 
     let t = interleaved(&mut scipy, &single, "mwu", || mann_whitney_u(&a, &b))?;
@@ -282,6 +285,7 @@ impl Scipy {
             Cost {
                 cpu: field("cpu")?,
                 wall: field("wall")?,
+                faults: 0.0,
             },
             field("p")?,
         ))
@@ -331,6 +335,19 @@ mod clock {
     pub(super) fn process() -> Result<f64> {
         read(libc::CLOCK_PROCESS_CPUTIME_ID)
     }
+
+    /// Page faults of this process so far (minor and major: the first touches of fresh
+    /// memory), from `getrusage(RUSAGE_SELF)`.
+    pub(super) fn page_faults() -> Result<u64> {
+        // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `usage` is a valid, writable rusage for the duration of the call.
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &raw mut usage) };
+        if rc != 0 {
+            bail!("getrusage failed: {}", std::io::Error::last_os_error());
+        }
+        Ok(u64::try_from(usage.ru_minflt + usage.ru_majflt).unwrap_or(0))
+    }
 }
 
 /// One timed call of `f`.
@@ -338,10 +355,18 @@ fn timed<T, E>(f: impl FnOnce() -> Result<T, E>) -> Result<(Cost, T)>
 where
     E: std::error::Error + Send + Sync + 'static,
 {
-    let (c0, w0) = (clock::process()?, Instant::now());
+    let (f0, c0, w0) = (clock::page_faults()?, clock::process()?, Instant::now());
     let r = f()?;
     let (wall, c1) = (w0.elapsed().as_secs_f64(), clock::process()?);
-    Ok((Cost { cpu: c1 - c0, wall }, r))
+    let faults = clock::page_faults()?.saturating_sub(f0) as f64;
+    Ok((
+        Cost {
+            cpu: c1 - c0,
+            wall,
+            faults,
+        },
+        r,
+    ))
 }
 
 /// The median costs of one test: abba on one thread, abba on the rayon pool, SciPy; abba's
@@ -416,6 +441,7 @@ fn median(costs: &[Cost]) -> Cost {
     Cost {
         cpu: of(|c| c.cpu),
         wall: of(|c| c.wall),
+        faults: of(|c| c.faults),
     }
 }
 
@@ -427,7 +453,7 @@ fn rows<T>(name: &str, t: &Timing<T>, threads: usize, p: impl Fn(&T) -> f64) {
         (format!("{name}, {threads} threads"), &t.pool),
     ] {
         println!(
-            "{:<34} {:>6.1} ms {:>6.1} ms {:>6.2}x   {:>6.1} ms {:>7.1} ms {:>6.2}x   {:>11.4e} {:>11.4e}",
+            "{:<34} {:>6.1} ms {:>6.1} ms {:>6.2}x   {:>6.1} ms {:>7.1} ms {:>6.2}x   {:>11.4e} {:>11.4e} {:>7}",
             label,
             ours.cpu * 1e3,
             t.scipy.cpu * 1e3,
@@ -436,7 +462,8 @@ fn rows<T>(name: &str, t: &Timing<T>, threads: usize, p: impl Fn(&T) -> f64) {
             t.scipy.wall * 1e3,
             t.scipy.wall / ours.wall,
             p(&t.ours),
-            t.p_scipy
+            t.p_scipy,
+            ours.faults
         );
     }
 }

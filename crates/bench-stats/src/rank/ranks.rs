@@ -171,14 +171,9 @@ pub(crate) struct SignedRankSum {
 /// numbers as summing [`mid_ranks`] of `|d|` (the ranks are multiples of 1/2: every sum
 /// is exact). Time: O(n log n); memory: O(n).
 pub(crate) fn signed_rank_sum(differences: &[f64]) -> SignedRankSum {
-    let mut keys: Vec<u64> = Vec::with_capacity(differences.len());
-    keys.extend(
-        differences
-            .iter()
-            .filter(|&&d| d != 0.0)
-            .map(|&d| d.abs().to_bits() << 1 | u64::from(d > 0.0)),
-    );
-    sort_keys(&mut keys);
+    let src = Signed(differences);
+    let n = differences.iter().filter(|&&d| d != 0.0).count();
+    let keys = sorted_keys(&src, n);
     let mut sums = [0_u64; 2];
     let ties = doubled_rank_sums(&keys, 1, &mut sums);
     SignedRankSum {
@@ -209,16 +204,199 @@ fn sort_key(x: f64) -> u64 {
     bits ^ (((bits as i64) >> 63) as u64 | 1 << 63)
 }
 
-/// Sorts `keys` ascending with the standard library's unstable sort (ipnsort).
+/// Integer keys to sort, ordered as the values they stand for.
+trait KeySource {
+    /// Calls `f` with every key, in the same order on every call.
+    fn each(&self, f: impl FnMut(u64));
+    /// Appends every key to `keys`, in the order of [`KeySource::each`].
+    fn extend_into(&self, keys: &mut Vec<u64>);
+    /// About `count` keys, taken at even steps (all of them when there are fewer).
+    fn sample(&self, count: usize) -> Vec<u64>;
+}
+
+/// Groups of finite values keyed `(sort_key(x) - offset) << bits | group`.
+struct Tagged<'a> {
+    groups: &'a [&'a [f64]],
+    bits: u32,
+    offset: u64,
+}
+
+impl Tagged<'_> {
+    fn key(&self, x: f64, tag: u64) -> u64 {
+        (sort_key(x) - self.offset) << self.bits | tag
+    }
+}
+
+impl KeySource for Tagged<'_> {
+    fn each(&self, mut f: impl FnMut(u64)) {
+        for (tag, g) in (0_u64..).zip(self.groups) {
+            for &x in *g {
+                f(self.key(x, tag));
+            }
+        }
+    }
+
+    fn extend_into(&self, keys: &mut Vec<u64>) {
+        for (tag, g) in (0_u64..).zip(self.groups) {
+            keys.extend(g.iter().map(|&x| self.key(x, tag)));
+        }
+    }
+
+    fn sample(&self, count: usize) -> Vec<u64> {
+        let n: usize = self.groups.iter().map(|g| g.len()).sum();
+        let step = (n / count.max(1)).max(1);
+        let mut out = Vec::with_capacity(n / step + 1);
+        // Positions in the groups laid end to end: the next sampled one, the group's first.
+        let (mut next, mut first) = (0, 0);
+        for (tag, g) in (0_u64..).zip(self.groups) {
+            while next < first + g.len() {
+                out.push(self.key(g[next - first], tag));
+                next += step;
+            }
+            first += g.len();
+        }
+        out
+    }
+}
+
+/// Non-zero differences keyed by `|d|`'s bits then the sign (non-negative floats order as
+/// their bits; the sign is the tag).
+struct Signed<'a>(&'a [f64]);
+
+impl Signed<'_> {
+    fn key(d: f64) -> u64 {
+        d.abs().to_bits() << 1 | u64::from(d > 0.0)
+    }
+}
+
+impl KeySource for Signed<'_> {
+    fn each(&self, mut f: impl FnMut(u64)) {
+        for &d in self.0 {
+            if d != 0.0 {
+                f(Signed::key(d));
+            }
+        }
+    }
+
+    fn extend_into(&self, keys: &mut Vec<u64>) {
+        keys.extend(
+            self.0
+                .iter()
+                .filter(|&&d| d != 0.0)
+                .map(|&d| Signed::key(d)),
+        );
+    }
+
+    fn sample(&self, count: usize) -> Vec<u64> {
+        let step = (self.0.len() / count.max(1)).max(1);
+        self.0
+            .iter()
+            .step_by(step)
+            .filter(|&&d| d != 0.0)
+            .map(|&d| Signed::key(d))
+            .collect()
+    }
+}
+
+/// The `n` keys of `src` sorted ascending: the same array as the standard library's
+/// unstable sort (ipnsort), which sorts fewer than [`BUCKETED_MIN`] keys, and more whose
+/// sample [`bucket_sorted`] judges too uneven to split.
 ///
 /// An LSD radix sort with 11-bit digits was here before: on the shared 2-vCPU machine,
-/// whose memory bandwidth the other jobs share, its six passes over 10^6 keys took 28 ms
-/// of CPU against the comparison sort's 16 ms (median of 9 each, uniform doubles' keys;
-/// 7.5 against 20 ms with many ties), and 16-bit digits or a most-significant-digit
-/// first split did no better (the measurements are in docs/performance.md).
-/// Time: O(n log n); memory: in place.
-fn sort_keys(keys: &mut [u64]) {
+/// whose memory bandwidth the other jobs share, its six passes over 10^6 keys cost more
+/// than the comparison sort (the measurements are in docs/performance.md).
+/// Time: O(n log n); memory: `n` keys.
+fn sorted_keys(src: &impl KeySource, n: usize) -> Vec<u64> {
+    if n >= BUCKETED_MIN {
+        if let Some(keys) = bucket_sorted(src, n, true) {
+            return keys;
+        }
+    }
+    let mut keys = Vec::with_capacity(n);
+    src.extend_into(&mut keys);
     keys.sort_unstable();
+    keys
+}
+
+/// From this many keys up, [`sorted_keys`] tries [`bucket_sorted`].
+const BUCKETED_MIN: usize = 1 << 17;
+
+/// About this many keys are sampled to place the buckets.
+const SAMPLE: usize = 4096;
+
+/// Key ranges of equal width from a sampled key `lo` up: bucket 0 holds the keys below
+/// `lo`, bucket `1 + i` those `i` widths of `2^shift` above it, and the last bucket
+/// everything above. A key's bucket never decreases as the key grows, so the buckets
+/// sorted one by one and laid side by side are the sorted keys.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    lo: u64,
+    shift: u32,
+    last: u64,
+}
+
+impl Window {
+    /// The bucket of `key`, without a branch.
+    fn of(self, key: u64) -> usize {
+        let above = u64::from(key >= self.lo);
+        ((key.saturating_sub(self.lo) >> self.shift) + above).min(self.last) as usize
+    }
+}
+
+/// The `n` keys of `src` sorted by buckets (about 2^(log2 n - 7) of them, at most 2^13):
+/// one pass counts each bucket, one writes every key into its bucket, then each bucket,
+/// about a hundred keys that fit in the cache, is sorted on its own: a sort's work grows
+/// as `n log n`, and most of its levels are saved for the two passes. The keys go from
+/// `src` straight into their buckets, so the buffer is the one a single sort would fill.
+/// The buckets split the range between the 1/64 and 63/64 quantiles of [`SAMPLE`] keys
+/// taken at even steps, so outliers (the slow runs of a benchmark) do not widen them;
+/// the keys outside go to the first and the last bucket. With `judge`, `None` (sort in
+/// one piece) when a bucket between those would hold more than 1/32 of the sample:
+/// values crowded into a few narrow places, or few distinct values, where the passes
+/// would cost more than they save. Time: O(n log n); memory: `n` keys and the counts.
+fn bucket_sorted(src: &impl KeySource, n: usize, judge: bool) -> Option<Vec<u64>> {
+    let mut sample = src.sample(SAMPLE);
+    if sample.is_empty() {
+        return None;
+    }
+    sample.sort_unstable();
+    let m = sample.len();
+    let (lo, hi) = (sample[m / 64], sample[m - 1 - m / 64]);
+    let bits = n.max(2).ilog2().saturating_sub(6).clamp(2, 13);
+    let buckets = 1_usize << bits;
+    // The narrowest width that fits the span in the buckets between the first and last.
+    let inner = (buckets - 2) as u64;
+    let shift = (0..64).find(|&s| (hi - lo) >> s < inner).unwrap_or(63);
+    let window = Window {
+        lo,
+        shift,
+        last: (buckets - 1) as u64,
+    };
+    // bounds[b + 1] counts bucket b, then the running sums make it where bucket b + 1 starts.
+    let mut bounds = vec![0_usize; buckets + 1];
+    for &k in &sample {
+        bounds[window.of(k) + 1] += 1;
+    }
+    // The first and the last bucket hold the sample's 1/64 tails by construction.
+    if judge && bounds[2..buckets].iter().any(|&c| c * 32 > m) {
+        return None;
+    }
+    bounds.fill(0);
+    src.each(|k| bounds[window.of(k) + 1] += 1);
+    for b in 1..bounds.len() {
+        bounds[b] += bounds[b - 1];
+    }
+    let mut next = bounds[..buckets].to_vec();
+    let mut keys = vec![0_u64; n];
+    src.each(|k| {
+        let b = window.of(k);
+        keys[next[b]] = k;
+        next[b] += 1;
+    });
+    for range in bounds.windows(2) {
+        keys[range[0]..range[1]].sort_unstable();
+    }
+    Some(keys)
 }
 
 /// Above the key of every finite value ([`sort_key`] of the largest is below it).
@@ -295,19 +473,19 @@ pub(crate) fn group_rank_sums(groups: &[&[f64]]) -> GroupRanks {
     if n == 0 || tag_bits >= 64 {
         return merged_rank_sums(groups);
     }
-    // First `key << bits | group`, noting which bits vary: when the top `bits` of every key
-    // are the same (values of one sign, and for up to 4 groups of one side of 2.0 or so:
-    // every run time in seconds or in nanoseconds), the shift lost nothing.
-    let mut keys: Vec<u64> = Vec::with_capacity(n);
+    // `key << bits | group` when the top `bits` of every key are the same (values of one
+    // sign, and for up to 4 groups of one side of 2.0 or so: every run time in seconds or
+    // in nanoseconds): the shift loses nothing.
     let (mut all_and, mut all_or) = (u64::MAX, 0_u64);
-    for (tag, g) in (0_u64..).zip(groups) {
-        keys.extend(g.iter().map(|&x| {
+    for g in groups {
+        // One group at a time, so the loop vectorizes.
+        for &x in *g {
             let key = sort_key(x);
             all_and &= key;
             all_or |= key;
-            key << tag_bits | tag
-        }));
+        }
     }
+    let mut offset = 0;
     if tag_bits > 0 && (all_and ^ all_or) >> (64 - tag_bits) != 0 {
         // Else `(key - min) << bits | group`, when the range leaves the room.
         let (mut lo, mut hi) = (u64::MAX, 0);
@@ -319,12 +497,14 @@ pub(crate) fn group_rank_sums(groups: &[&[f64]]) -> GroupRanks {
         if (hi - lo) >> (64 - tag_bits) != 0 {
             return merged_rank_sums(groups);
         }
-        keys.clear();
-        for (tag, g) in (0_u64..).zip(groups) {
-            keys.extend(g.iter().map(|&x| (sort_key(x) - lo) << tag_bits | tag));
-        }
+        offset = lo;
     }
-    sort_keys(&mut keys);
+    let src = Tagged {
+        groups,
+        bits: tag_bits,
+        offset,
+    };
+    let keys = sorted_keys(&src, n);
     let mut sums = vec![0_u64; 1 << tag_bits];
     let ties = doubled_rank_sums(&keys, tag_bits, &mut sums);
     GroupRanks {
@@ -345,7 +525,7 @@ fn merged_rank_sums(groups: &[&[f64]]) -> GroupRanks {
         .map(|g| {
             let mut keys: Vec<u64> = Vec::with_capacity(g.len() + 1);
             keys.extend(g.iter().map(|&x| sort_key(x)));
-            sort_keys(&mut keys);
+            keys.sort_unstable();
             keys.push(END);
             keys
         })
@@ -579,6 +759,111 @@ mod tests {
             proptest::prop_assert_eq!(counted.ranks, ranks);
             proptest::prop_assert_eq!(counted.tie_term, term);
             proptest::prop_assert_eq!(counted.largest_tie, largest);
+        }
+    }
+
+    /// Keys given as they are, for holding the bucketed sort to the plain one.
+    struct Plain<'a>(&'a [u64]);
+
+    impl KeySource for Plain<'_> {
+        fn each(&self, f: impl FnMut(u64)) {
+            self.0.iter().copied().for_each(f);
+        }
+
+        fn extend_into(&self, keys: &mut Vec<u64>) {
+            keys.extend_from_slice(self.0);
+        }
+
+        fn sample(&self, count: usize) -> Vec<u64> {
+            let step = (self.0.len() / count.max(1)).max(1);
+            self.0.iter().step_by(step).copied().collect()
+        }
+    }
+
+    /// The bucketed sort without its judgement is the plain sort on any keys: a window
+    /// narrower than a bucket's worth of sample, all keys equal, the extremes of `u64`.
+    fn check_bucketed(keys: &[u64]) -> Result<(), proptest::test_runner::TestCaseError> {
+        let mut want = keys.to_vec();
+        want.sort_unstable();
+        let got = bucket_sorted(&Plain(keys), keys.len(), false);
+        proptest::prop_assert_eq!(got, if keys.is_empty() { None } else { Some(want) });
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn bucketed_sort_is_the_plain_sort(
+            keys in proptest::collection::vec(
+                proptest::prop_oneof![
+                    3 => proptest::prelude::any::<u64>(),
+                    3 => 0..64_u64,
+                    2 => (1_u64 << 40)..(1_u64 << 40) + 5_000,
+                    1 => proptest::sample::select(vec![0, 1, u64::MAX, u64::MAX - 1, 1 << 63]),
+                ],
+                0..3_000,
+            )
+        ) {
+            check_bucketed(&keys)?;
+        }
+    }
+
+    /// From [`BUCKETED_MIN`] keys up: the keys of uniform values and of run times with
+    /// outliers are bucketed, few distinct values are sorted in one piece; every way gives
+    /// the plain sort's array, and so the same rank sums.
+    #[test]
+    fn sorted_keys_at_scale_are_the_plain_sort() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let n = BUCKETED_MIN + 12_345;
+        let uniform: Vec<f64> = (0..n).map(|_| next()).collect();
+        let runs: Vec<f64> = (0..n)
+            .map(|_| {
+                let slow = if next() < 0.01 {
+                    2.0 + 8.0 * next()
+                } else {
+                    1.0
+                };
+                (1.234e6 * (1.0 + 0.02 * (next() - 0.5)) * slow).round() / 1e9
+            })
+            .collect();
+        let levels: Vec<f64> = (0..n).map(|_| (next() * 20.0).floor()).collect();
+        for (name, values, bucketed) in [
+            ("uniform", &uniform, true),
+            ("run times", &runs, true),
+            ("20 levels", &levels, false),
+        ] {
+            let (a, b) = values.split_at(n / 3);
+            let groups: [&[f64]; 2] = [a, b];
+            let src = Tagged {
+                groups: &groups,
+                bits: 1,
+                offset: 0,
+            };
+            let mut want = Vec::new();
+            src.extend_into(&mut want);
+            want.sort_unstable();
+            assert_eq!(
+                bucket_sorted(&src, n, true).is_some(),
+                bucketed,
+                "{name}: bucketed"
+            );
+            assert_eq!(sorted_keys(&src, n), want, "{name}");
+            // Neighbours' differences: as many as the values, less one.
+            let d: Vec<f64> = values.windows(2).map(|w| w[1] - w[0]).collect();
+            let mut want: Vec<u64> = d
+                .iter()
+                .filter(|&&v| v != 0.0)
+                .map(|&v| Signed::key(v))
+                .collect();
+            want.sort_unstable();
+            assert_eq!(sorted_keys(&Signed(&d), want.len()), want, "{name}: signed");
         }
     }
 
