@@ -792,7 +792,8 @@ impl Arrangements {
     /// `f(swap, rng)` for every arrangement of `n` blocks, in order: `swap(block)` says
     /// whether the block's variants trade runs, `rng` reassigns the runs of blocks with
     /// unequal counts. Seeded by `seed` alone, so every part's statistic sees the same
-    /// arrangements.
+    /// arrangements. A random arrangement's flips are one draw each, 64 to a draw from
+    /// [`scale::WORD_FLIPS_FROM`] blocks ([`scale::fill_flips`]).
     fn each<T>(
         self,
         n: usize,
@@ -810,9 +811,7 @@ impl Arrangements {
             Arrangements::Random(k) => {
                 let mut flips = vec![false; n];
                 for _ in 0..k {
-                    for flip in &mut flips {
-                        *flip = rng.random::<bool>();
-                    }
+                    scale::fill_flips(&mut rng, &mut flips);
                     let mut sub = Xoshiro256PlusPlus::seed_from_u64(rng.random());
                     out.push(f(&|i| flips[i], &mut sub));
                 }

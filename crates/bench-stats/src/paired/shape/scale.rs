@@ -47,6 +47,24 @@ const CHUNK: usize = 64;
 /// in order, at the cost of one jump (a few microseconds) an arrangement.
 const DRAW_APART_FROM: usize = 4096;
 
+/// From this many blocks on, a random arrangement's flips come 64 to a draw of the
+/// generator (flip `i` is bit `i % 64` of the `i / 64`-th draw) instead of one draw each
+/// (the top bit, as `random::<bool>()`): the same fair, independent flips, a 64th of the
+/// draws. Below, every arrangement (and every figure and snapshot made on it) is as it
+/// was.
+pub(super) const WORD_FLIPS_FROM: usize = 4096;
+
+/// Generator steps one random arrangement of `n` blocks takes: its flips, then the seed of
+/// its reassignments.
+fn steps_per_arrangement(n: usize) -> u64 {
+    let flips = if n >= WORD_FLIPS_FROM {
+        n.div_ceil(64)
+    } else {
+        n
+    };
+    flips as u64 + 1
+}
+
 /// The Harrell-Davis weights of a sample of `n` at `q` over the ranks they reach:
 /// `weights[i]` is the weight of the order statistic of 0-based rank `start + i`.
 #[derive(Debug, Clone)]
@@ -784,9 +802,8 @@ pub(super) fn random_references(
                 match &reused {
                     Some(all) => bits.copy_from_slice(&all[drawn * words..(drawn + 1) * words]),
                     None => {
-                        // As Arrangements::each draws them: one bool per block
-                        // (`random::<bool>` is the top bit of the next 64), then the seed
-                        // of the reassignments (unused with equal counts).
+                        // As Arrangements::each draws them: the flips ([`draw_flips`]),
+                        // then the seed of the reassignments (unused with equal counts).
                         draw_flips(&mut rng, &mut bits, n);
                         let _reassignments: u64 = rng.random();
                         if let Some(r) = &mut record {
@@ -842,7 +859,7 @@ fn draw_apart(
 ) -> Vec<Draw> {
     let ms: Vec<u64> = (which.start as u64..which.end as u64).collect();
     map_in_order(&ms, &|&m| {
-        let mut at = crate::resample::jump::xoshiro_after(seed, m * (n as u64 + 1));
+        let mut at = crate::resample::jump::xoshiro_after(seed, m * steps_per_arrangement(n));
         let mut bits = vec![0u64; words];
         draw_flips(&mut at, &mut bits, n);
         make(bits)
@@ -1077,9 +1094,7 @@ pub(super) fn random_references_by_run(
         (0..size)
             .map(|_| {
                 // As Arrangements::each draws them, and arranged_stat reassigns.
-                for flip in &mut flips {
-                    *flip = rng.random::<bool>();
-                }
+                fill_flips(&mut rng, &mut flips);
                 let mut sub = Xoshiro256PlusPlus::seed_from_u64(rng.random());
                 let mut bits = vec![0u64; total.div_ceil(64)];
                 let mut set = |id: usize| bits[id >> 6] |= 1 << (id & 63);
@@ -1144,19 +1159,49 @@ pub(super) fn random_references_by_run(
     references
 }
 
-/// `n` coin flips into `bits` (bit `i % 64` of word `i / 64`), each the top bit of the
-/// next 64 of `rng`, as `rng.random::<bool>()` draws them one at a time. A word at a time,
-/// without a branch, on a copy of the generator's state held in registers (written back
-/// after), so the stream is the same. Time: `O(n)`, one generator step a flip.
+/// One random arrangement's flips of `flips.len()` blocks, one `bool` a block, the same
+/// flips [`draw_flips`] packs into words: below [`WORD_FLIPS_FROM`] blocks one draw a
+/// flip (`random::<bool>()`), from it 64 flips a draw.
+pub(super) fn fill_flips(rng: &mut Xoshiro256PlusPlus, flips: &mut [bool]) {
+    if flips.len() >= WORD_FLIPS_FROM {
+        for chunk in flips.chunks_mut(64) {
+            let x = rng.next_u64();
+            for (j, flip) in chunk.iter_mut().enumerate() {
+                *flip = x >> j & 1 == 1;
+            }
+        }
+    } else {
+        for flip in flips {
+            *flip = rng.random::<bool>();
+        }
+    }
+}
+
+/// `n` coin flips into `bits` (bit `i % 64` of word `i / 64`): below
+/// [`WORD_FLIPS_FROM`] blocks each the top bit of the next 64 of `rng`, as
+/// `rng.random::<bool>()` draws them one at a time; from it, a word a draw. A word at a
+/// time, without a branch, on a copy of the generator's state held in registers (written
+/// back after), so the stream is the same. Time: `O(n)` (`O(n / 64)` from
+/// [`WORD_FLIPS_FROM`]), one generator step a flip (a word).
 fn draw_flips(rng: &mut Xoshiro256PlusPlus, bits: &mut [u64], n: usize) {
     let mut local = rng.clone();
+    let by_word = n >= WORD_FLIPS_FROM;
     for (w, word) in bits.iter_mut().enumerate() {
         let flips = n.saturating_sub(w * 64).min(64);
-        let mut x = 0u64;
-        for j in 0..flips {
-            x |= (local.next_u64() >> 63) << j;
-        }
-        *word = x;
+        *word = if by_word {
+            let x = local.next_u64();
+            if flips == 64 {
+                x
+            } else {
+                x & ((1u64 << flips) - 1)
+            }
+        } else {
+            let mut x = 0u64;
+            for j in 0..flips {
+                x |= (local.next_u64() >> 63) << j;
+            }
+            x
+        };
     }
     *rng = local;
 }
@@ -1454,6 +1499,41 @@ mod tests {
     fn many_runs_give_the_sorted_pools_numbers_through_the_window() {
         // 4400 runs a variant: the weights are windowed, and so is the reading.
         check_against_sorted_pools(2200, 2, 24);
+    }
+
+    #[test]
+    fn flips_as_bools_and_as_words_are_the_same_draws() {
+        // One draw a flip below WORD_FLIPS_FROM blocks, 64 flips a draw from it: the bools
+        // of Arrangements::each and of the run-by-run arrangements are the packed words'
+        // bits, and both leave the generator where an arrangement's steps say.
+        for n in [
+            1usize,
+            65,
+            1000,
+            WORD_FLIPS_FROM - 1,
+            WORD_FLIPS_FROM,
+            WORD_FLIPS_FROM + 70,
+        ] {
+            let mut by_bool = Xoshiro256PlusPlus::seed_from_u64(n as u64);
+            let mut by_word = by_bool.clone();
+            let mut flips = vec![false; n];
+            fill_flips(&mut by_bool, &mut flips);
+            let mut bits = vec![0u64; n.div_ceil(64)];
+            draw_flips(&mut by_word, &mut bits, n);
+            let unpacked: Vec<bool> = (0..n).map(|i| bits[i >> 6] >> (i & 63) & 1 == 1).collect();
+            assert_eq!(flips, unpacked, "{n}");
+            assert_eq!(by_bool, by_word, "{n}");
+            let mut stepped = Xoshiro256PlusPlus::seed_from_u64(n as u64);
+            for _ in 1..steps_per_arrangement(n) {
+                stepped.next_u64();
+            }
+            assert_eq!(stepped, by_word, "{n}");
+            // Fair flips either way: about half set.
+            let set = flips.iter().filter(|&&f| f).count();
+            if n >= 1000 {
+                assert!(set.abs_diff(n / 2) < n / 10, "{n}: {set}");
+            }
+        }
     }
 
     #[test]
