@@ -15,6 +15,7 @@
 // The one use of `unsafe` here: a call of `clock_gettime`.
 #![allow(unsafe_code)]
 
+use bench_lab::rank_data::{TOTAL, scipy_timing_data as data, uniform_stream};
 use bench_stats::Sample;
 use bench_stats::rank::{kruskal_wallis, mann_whitney_u, wilcoxon_signed_rank};
 
@@ -30,46 +31,10 @@ fn thread_cpu() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
-const TOTAL: usize = 1_000_000;
-const SEED: u64 = 0x5eed_ab0a;
-
-/// `bench-lab scipy-timing`'s data: two halves for Mann-Whitney, three thirds for
-/// Kruskal-Wallis.
-fn data() -> (Vec<f64>, Vec<f64>, Vec<Vec<f64>>) {
-    let mut state = SEED;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1_u64 << 53) as f64
-    };
-    let half = TOTAL / 2;
-    let a: Vec<f64> = (0..half).map(|_| next()).collect();
-    let b: Vec<f64> = (half..TOTAL).map(|_| 0.001 + next()).collect();
-    let third = TOTAL / 3;
-    let sizes = [third, third, TOTAL - 2 * third];
-    let groups = sizes
-        .iter()
-        .enumerate()
-        .map(|(g, &n)| (0..n).map(|_| 0.001 * g as f64 + next()).collect())
-        .collect();
-    (a, b, groups)
-}
-
 /// `n` run times in seconds: 1.234 ms times `scale`, a bell of +-3% (2% in standard
 /// deviation-ish), 1% of them 2 to 10 times slower, rounded to the nanosecond.
 fn run_times(seed: u64, n: usize, scale: f64) -> Vec<f64> {
-    let mut state = seed;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1_u64 << 53) as f64
-    };
+    let mut next = uniform_stream(seed);
     (0..n)
         .map(|_| {
             let bell = next() + next() + next() - 1.5;

@@ -40,6 +40,7 @@
     clippy::match_wildcard_for_single_variants
 )]
 
+pub mod rank_data;
 pub mod run;
 pub mod sim;
 pub mod table;

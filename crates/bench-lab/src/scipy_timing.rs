@@ -19,6 +19,7 @@
 //! skipped (successfully, with a message) when `python3` cannot import SciPy.
 
 use anyhow::{Context, Result, bail};
+use bench_lab::rank_data::{TOTAL, scipy_timing_data};
 use bench_stats::Sample;
 use bench_stats::rank::{
     friedman, hodges_lehmann, kruskal_wallis, mann_whitney_u, paired_hodges_lehmann,
@@ -29,9 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
-const TOTAL: usize = 1_000_000;
 const REPETITIONS: usize = 9;
-const SEED: u64 = 0x5eed_ab0a;
 
 /// The Python side: reads the same file, then times one call per line read from stdin
 /// (`mwu`, `kw`, `w` or `f`) and answers with one JSON line: its process CPU time and
@@ -179,7 +178,7 @@ struct Inputs {
 
 /// Writes [`data`] to `target/scipy-timing/data.f64` under `root` and lays it out for abba.
 fn inputs(root: &Path) -> Result<Inputs> {
-    let (mwu_a, mwu_b, kw_groups) = data();
+    let (mwu_a, mwu_b, kw_groups) = scipy_timing_data();
     let dir = root.join("target").join("scipy-timing");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join("data.f64");
@@ -479,30 +478,4 @@ fn alone_row(name: &str, ours: &Cost) {
         ours.wall * 1e3,
         "(none)"
     );
-}
-
-/// Two halves for Mann-Whitney and three thirds for Kruskal-Wallis, uniform on [0, 1)
-/// with small offsets between groups.
-fn data() -> (Vec<f64>, Vec<f64>, Vec<Vec<f64>>) {
-    let mut state = SEED;
-    let mut next = move || {
-        // SplitMix64 (Steele, Lea & Flood 2014), top 53 bits as a uniform double.
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1_u64 << 53) as f64
-    };
-    let half = TOTAL / 2;
-    let a: Vec<f64> = (0..half).map(|_| next()).collect();
-    let b: Vec<f64> = (half..TOTAL).map(|_| 0.001 + next()).collect();
-    let third = TOTAL / 3;
-    let sizes = [third, third, TOTAL - 2 * third];
-    let groups = sizes
-        .iter()
-        .enumerate()
-        .map(|(g, &n)| (0..n).map(|_| 0.001 * g as f64 + next()).collect())
-        .collect();
-    (a, b, groups)
 }
