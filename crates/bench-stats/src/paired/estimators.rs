@@ -340,9 +340,7 @@ fn jackknife_se(stat: &BlockStat<'_, '_>, idx: &[Vec<usize>]) -> Option<f64> {
         );
         values.push(stat.value(&work)?);
     }
-    let m = mean(&values);
-    let ss: f64 = values.iter().map(|v| (v - m).powi(2)).sum();
-    let se = ((n as f64 - 1.0) / n as f64 * ss).sqrt();
+    let se = crate::resample::jackknife_standard_error(&values);
     se.is_finite().then_some(se)
 }
 

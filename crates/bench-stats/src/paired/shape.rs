@@ -761,14 +761,9 @@ fn jackknife_ses(logs: &LogBlocks, quantiles: &[f64]) -> Vec<f64> {
             estimates[j].push(wb.dot(&left_b) - wa.dot(&left_a));
         }
     }
-    let gf = groups as f64;
     estimates
         .iter()
-        .map(|t| {
-            let mean = t.iter().sum::<f64>() / gf;
-            let ss: f64 = t.iter().map(|x| (x - mean) * (x - mean)).sum();
-            (ss * (gf - 1.0) / gf).sqrt()
-        })
+        .map(|t| crate::resample::jackknife_standard_error(t))
         .collect()
 }
 

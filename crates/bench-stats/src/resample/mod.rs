@@ -18,3 +18,16 @@ pub use bootstrap::{
 };
 pub(crate) mod jump;
 pub(crate) mod median_ratio;
+
+/// The jackknife standard error from the leave-one-out (or leave-one-group-out) values of
+/// a statistic: `sqrt((g - 1) / g * sum (v_i - mean v)^2)` over the `g` values (0 for
+/// fewer than 2).
+pub(crate) fn jackknife_standard_error(values: &[f64]) -> f64 {
+    let g = values.len() as f64;
+    if values.len() < 2 {
+        return 0.0;
+    }
+    let m = crate::descriptive::summary::mean(values);
+    let ss: f64 = values.iter().map(|v| (v - m) * (v - m)).sum();
+    ((g - 1.0) / g * ss).sqrt()
+}
