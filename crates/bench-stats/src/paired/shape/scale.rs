@@ -190,13 +190,22 @@ impl SortedRuns {
         }
         runs.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
         let (values, tags): (Vec<f64>, Vec<u32>) = runs.into_iter().unzip();
+        SortedRuns::held(
+            values,
+            tags,
+            blocks.iter().map(|(a, _)| a.len() as u32).collect(),
+        )
+    }
+
+    /// Every run held, `values` ascending with their `tags`.
+    fn held(values: Vec<f64>, tags: Vec<u32>, per_block: std::sync::Arc<[u32]>) -> SortedRuns {
         SortedRuns {
             total: values.len(),
             values,
             tags,
             from: 0,
             windowed: None,
-            per_block: blocks.iter().map(|(a, _)| a.len() as u32).collect(),
+            per_block,
         }
     }
 
@@ -356,14 +365,7 @@ fn merge(
         values.push(x);
         tags.push(tag);
     }
-    SortedRuns {
-        total: values.len(),
-        values,
-        tags,
-        from: 0,
-        windowed: None,
-        per_block,
-    }
+    SortedRuns::held(values, tags, per_block)
 }
 
 /// One arrangement: which blocks swap, as bits.
