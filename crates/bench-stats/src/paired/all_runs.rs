@@ -1,5 +1,6 @@
 //! The mean run: the ratio of the two variants' mean runs over every run (the total time
-//! the runs took, per run), with Fieller's interval over the blocks (`RatioOfMeans`).
+//! the runs took, per run), with its interval over the blocks (`RatioOfMeans`): the
+//! sign-flip test of Fieller's statistic inverted, Fieller's own above 4,096 blocks.
 //! One estimator, read in two places: the shape check's mean-run part
 //! (`crate::paired::shape`, tested there against "nothing changed"), and, when the blocks
 //! hold unequal counts and that part is not checked, [`AllRunsMean`], which EQUIVALENT
@@ -13,11 +14,17 @@
 //! With `x_b` and `y_b` the baseline's and the candidate's sums of runs in block `b`, each
 //! over its variant's number of runs, `R = sum y_b / sum x_b` is the ratio of the mean
 //! runs. `z_b(R) = y_b - R x_b` are independent over the blocks (the runs of a block may
-//! be correlated), and a block level that slows both variants alike cancels in them;
-//! Fieller's interval at `1 - a` is every `R` whose Student t of `mean z(R)` (`k - 1`
-//! degrees of freedom for `k` blocks) is inside `t_{1 - a/2}`, the roots of a quadratic
-//! in `R` (Fieller 1954). At `R = 1` it is the paired t-test of the blocks' sums. Checked
-//! against SciPy (`fixtures/scipy/generate_fieller.py`). Time: O(runs).
+//! be correlated), and a block level that slows both variants alike cancels in them.
+//! The interval at `1 - a` is every `R` at which the sign-flip test of the `z_b(R)` does
+//! not reject at `a` (`SignFlips`: each pattern of signs over the blocks as likely as the
+//! observed one when the `z_b` are symmetric, exact then whatever their tails); at `R = 1`
+//! it is the sign-flip test of the blocks' differences of sums. Student's t over the same
+//! `z_b(R)` (Fieller 1954, the roots of a quadratic in `R`) is conservative where a few
+//! blocks carry most of the spread, as a machine's spikes and bursts make them, and is
+//! kept above [`FLIP_BLOCKS`] blocks, where the two agree and the flips would cost a pass
+//! over the blocks each. Fieller's interval is checked against SciPy
+//! (`fixtures/scipy/generate_fieller.py`), the sign flips' ends against their own p.
+//! Time: O(runs) and `O(P k)` for `P` patterns of `k` blocks.
 
 use crate::model::blocks::{AsBlocks, Blocks};
 
@@ -67,17 +74,22 @@ pub fn all_runs_mean(
 /// The ratio of two variants' mean runs from paired blocks, `R = sum_b y_b / sum_b x_b`
 /// for `x_b`, `y_b` the sums of the baseline's and the candidate's runs in block `b`, each
 /// over its variant's number of runs (so `R` is the ratio of the mean runs over every run,
-/// with equal counts or not), and Fieller's interval for it (Fieller 1954): with `z_b(R) = y_b - R x_b`,
-/// independent over the blocks with mean 0 at the true ratio whatever the runs' shape and
-/// however the runs of a block are correlated, the interval at `1 - a` is every `R` whose
-/// Student t of `mean z(R)` (`k - 1` degrees of freedom for `k` blocks) is inside
-/// `t_{1 - a/2}`: the roots of a quadratic in `R`. A block level that slows both variants
-/// alike leaves `z_b` at the true ratio unmoved. At `R = 1` it is the paired t-test of the
-/// blocks' sums ([`RatioOfMeans::p_value`]), so the interval excludes 1 exactly when that
-/// test's p is below `a`. Time: O(k) for the sums, O(1) per interval.
+/// with equal counts or not), and its interval: with `z_b(R) = y_b - R x_b`, independent
+/// over the blocks with mean 0 at the true ratio whatever the runs' shape and however the
+/// runs of a block are correlated (a block level that slows both variants alike leaves
+/// `z_b` at the true ratio unmoved), the interval at `1 - a` is every `R` at which the
+/// sign-flip test of the `z_b(R)` does not reject at `a` ([`SignFlips`]; up to
+/// [`FLIP_BLOCKS`] blocks) or Fieller's, every `R` whose Student t of `mean z(R)` (`k - 1`
+/// degrees of freedom for `k` blocks) is inside `t_{1 - a/2}` (Fieller 1954, the roots of
+/// a quadratic in `R`; above). At `R = 1` either is the test of the blocks' differences
+/// of sums ([`RatioOfMeans::p_value`]), so the interval excludes 1 exactly when that
+/// test's p is at most `a`. Time: O(k) for the sums, `O(P k)` for `P` sign patterns,
+/// O(P) per interval.
 pub(crate) struct RatioOfMeans {
     /// Blocks.
     k: f64,
+    /// The sign-flip sums ([`SignFlips`]); `None` above [`FLIP_BLOCKS`] blocks.
+    flips: Option<SignFlips>,
     /// The candidate's sum over the baseline's, over every block: `R`.
     pub(crate) estimate: f64,
     /// The sample covariances of the blocks' `(x_b, y_b)`, each divided by the mean `x`:
@@ -136,18 +148,43 @@ impl RatioOfMeans {
             let dz = dy - estimate * dx;
             s_z += dz * dz;
         }
+        let flips = (xs.len() <= FLIP_BLOCKS).then(|| SignFlips::new(xs, ys, mx));
         RatioOfMeans {
             k,
+            flips,
             estimate,
             cov: (sxx / d, sxy / d, syy / d),
             s_z: s_z / d,
         }
     }
 
+    /// The two-sided p of `R = 1`: the sign-flip test of the blocks' `z(1) = y - x`
+    /// ([`SignFlips`]) up to [`FLIP_BLOCKS`] blocks, the paired t-test
+    /// ([`RatioOfMeans::t_p_value`]) above. The interval ([`RatioOfMeans::interval`])
+    /// excludes 1 exactly when it is below the interval's `a`.
+    pub(crate) fn p_value(&self) -> f64 {
+        match &self.flips {
+            Some(f) => f.p_value(1.0),
+            None => self.t_p_value(),
+        }
+    }
+
+    /// The interval of `R` at `1 - a`: the sign-flip test inverted
+    /// ([`SignFlips::interval`]) up to [`FLIP_BLOCKS`] blocks, Fieller's
+    /// ([`RatioOfMeans::fieller_interval`]) above. `None` when it is not a bounded
+    /// interval.
+    pub(crate) fn interval(&self, a: f64) -> Option<[f64; 2]> {
+        match &self.flips {
+            Some(f) if self.k >= 2.0 && a > 0.0 && a < 1.0 => f.interval(a),
+            Some(_) => None,
+            None => self.fieller_interval(a),
+        }
+    }
+
     /// The two-sided p of `R = 1`: the paired t-test of the blocks' sums, `mean(y - x)`
     /// over its standard error with `k - 1` degrees of freedom (1 when every block's
     /// sums are equal, 0 when they differ by the same amount in every block).
-    pub(crate) fn p_value(&self) -> f64 {
+    pub(crate) fn t_p_value(&self) -> f64 {
         let (sxx, sxy, syy) = self.cov;
         let var = (syy - 2.0 * sxy + sxx).max(0.0) / self.k;
         let diff = self.estimate - 1.0;
@@ -160,7 +197,7 @@ impl RatioOfMeans {
 
     /// Fieller's interval for `R` at `1 - a`; `None` when it is not a bounded interval
     /// (the mean of the baseline's sums not clear of 0 at that level, or too few blocks).
-    pub(crate) fn interval(&self, a: f64) -> Option<[f64; 2]> {
+    pub(crate) fn fieller_interval(&self, a: f64) -> Option<[f64; 2]> {
         if self.k < 2.0 || !(a > 0.0 && a < 1.0) {
             return None;
         }
@@ -181,6 +218,140 @@ impl RatioOfMeans {
         let lo = (qb - half) / qa;
         let hi = (qb + half) / qa;
         (lo.is_finite() && hi.is_finite() && lo > 0.0).then_some([lo, hi])
+    }
+}
+
+/// Blocks up to which the mean run's interval inverts the sign-flip test; above, where the
+/// flips would cost `FLIPS` passes over the blocks, Fieller's interval at Student's t
+/// (which the sign-flip test approaches as the blocks grow).
+const FLIP_BLOCKS: usize = 4096;
+
+/// Random sign flips beside the observed one; every flip of the blocks when they are at
+/// most this many (`2^k <= FLIPS + 1`).
+const FLIPS: usize = 1999;
+
+/// The sign-flip test of the blocks' `z_b(R) = y_b - R x_b` and its inversion in `R`.
+///
+/// At the true ratio `z_b(R)` has mean 0 in every block; when the blocks' `z_b` are
+/// symmetric about it (the two variants' runs exchangeable within a block, as the
+/// randomized order makes them when nothing changed, or a change that scales every run)
+/// each sign pattern `s` of the blocks is as likely as the observed one, and the p of
+/// `R` is the share of patterns with `|sum_b s_b z_b(R)| >= |sum_b z_b(R)|`: the
+/// studentized statistic `mean z / se(z)` orders the patterns the same way (`sum z_b^2`
+/// is the same under every pattern), so this is the sign-flip test of Student's t, exact
+/// under symmetry whatever the tails and asymptotically valid without it (Janssen 1999).
+/// Student's t itself is conservative when a few blocks carry most of the spread (a
+/// spike, a burst, a load phase that changes inside a block: Efron 1969), and its
+/// interval was longer than its level on machines that disturb runs.
+///
+/// With `X_s = sum s_b x_b` and `Y_s = sum s_b y_b` the statistic is `|Y_s - R X_s|`, so
+/// each pattern is two numbers and the p of any `R` is one pass over the patterns. A
+/// pattern other than the observed one and its negation (which tie at every `R`) reaches
+/// the observed statistic for `R` between the two roots `(Y_s - Y) / (X_s - X)` and
+/// `(Y_s + Y) / (X_s + X)` (`|X_s| < X` since every `x_b > 0`), an interval that holds the
+/// estimate `Y / X`, where every pattern ties. The confidence set `{R : p(R) > a}` is
+/// then an interval whose ends are order statistics of the patterns' roots. Time: `O(P k)`
+/// for `P` patterns and `k` blocks, `O(P)` per interval.
+#[derive(Debug, Clone)]
+struct SignFlips {
+    /// `(X, Y)`: the sums of every block, the observed pattern.
+    observed: (f64, f64),
+    /// `(X_s, Y_s)` of every other pattern, the observed one's negation included.
+    patterns: Vec<(f64, f64)>,
+}
+
+impl SignFlips {
+    /// The patterns of the blocks' sums `xs`, `ys` (each divided by `scale`): every one
+    /// when there are at most `FLIPS + 1`, else `FLIPS` drawn from a fixed seed.
+    fn new(xs: &[f64], ys: &[f64], scale: f64) -> SignFlips {
+        use rand::{Rng, SeedableRng};
+        let k = xs.len();
+        let (x, y): (Vec<f64>, Vec<f64>) = xs
+            .iter()
+            .zip(ys)
+            .map(|(&x, &y)| (x / scale, y / scale))
+            .unzip();
+        let sum = |mask: &dyn Fn(usize) -> bool| {
+            (0..k).fold((0.0, 0.0), |(sx, sy), b| {
+                if mask(b) {
+                    (sx - x[b], sy - y[b])
+                } else {
+                    (sx + x[b], sy + y[b])
+                }
+            })
+        };
+        let observed = sum(&|_| false);
+        let patterns = if k < 63 && (1u64 << k) <= (FLIPS + 1) as u64 {
+            (1..1u64 << k).map(|m| sum(&|b| m >> b & 1 == 1)).collect()
+        } else {
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(0x5165_6e46_6c69_7073);
+            let mut words = vec![0u64; k.div_ceil(64)];
+            (0..FLIPS)
+                .map(|_| {
+                    words.iter_mut().for_each(|w| *w = rng.random());
+                    sum(&|b| words[b / 64] >> (b % 64) & 1 == 1)
+                })
+                .collect()
+        };
+        SignFlips { observed, patterns }
+    }
+
+    /// Patterns in all, the observed one included.
+    fn count(&self) -> usize {
+        self.patterns.len() + 1
+    }
+
+    /// Whether pattern `(xs, ys)` ties the observed one at every `R` (the negation).
+    fn always(&self, (xs, ys): (f64, f64)) -> bool {
+        let (x, y) = self.observed;
+        (xs + x).abs() <= 1e-12 * x && (ys + y).abs() <= 1e-12 * y.abs().max(x)
+    }
+
+    /// The share of patterns whose statistic at `R` is at least the observed one's.
+    fn p_value(&self, r: f64) -> f64 {
+        let (x, y) = self.observed;
+        let at = (y - r * x).abs();
+        let tol = 1e-12 * (y.abs() + r.abs() * x);
+        let reached = self
+            .patterns
+            .iter()
+            .filter(|&&(xs, ys)| (ys - r * xs).abs() >= at - tol)
+            .count();
+        (1 + reached) as f64 / self.count() as f64
+    }
+
+    /// `{R : p(R) > a}`, an interval around `Y / X`; `None` when every `R` is in it (the
+    /// patterns that tie everywhere are more than `a` of them: too few blocks).
+    fn interval(&self, a: f64) -> Option<[f64; 2]> {
+        let (x, y) = self.observed;
+        let n = self.count();
+        // p(R) <= a exactly when at most `m` patterns reach the observed statistic.
+        let m = (a * n as f64 + 1e-9).floor() as usize;
+        let mut fixed = 1;
+        let (mut lo, mut hi) = (Vec::new(), Vec::new());
+        for &(xs, ys) in &self.patterns {
+            if self.always((xs, ys)) {
+                fixed += 1;
+                continue;
+            }
+            let (r1, r2) = ((ys - y) / (xs - x), (ys + y) / (xs + x));
+            lo.push(r1.min(r2));
+            hi.push(r1.max(r2));
+        }
+        if m < fixed {
+            return None;
+        }
+        // Above the estimate the patterns that reach are those whose upper root is past
+        // `R`: `R` is rejected once at most `m - fixed` of them are, so the upper end is
+        // the `(m - fixed + 1)`-th largest upper root; the lower end likewise.
+        let j = m - fixed;
+        if j >= hi.len() {
+            return None;
+        }
+        let top = hi.len() - 1 - j;
+        let upper = *hi.select_nth_unstable_by(top, f64::total_cmp).1;
+        let lower = *lo.select_nth_unstable_by(j, f64::total_cmp).1;
+        (lower.is_finite() && upper.is_finite() && lower > 0.0).then_some([lower, upper])
     }
 }
 
@@ -275,16 +446,16 @@ mod tests {
             );
             let p = case["p_value"].as_f64().expect("p");
             assert!(
-                (r.p_value() - p).abs() <= 1e-9 * p.max(1e-12),
+                (r.t_p_value() - p).abs() <= 1e-9 * p.max(1e-12),
                 "k {}: p {} vs SciPy {p}",
                 x.len(),
-                r.p_value()
+                r.t_p_value()
             );
             for level in case["intervals"].as_array().expect("intervals") {
                 let a = level["a"].as_f64().expect("a");
                 let want: Option<[f64; 2]> =
                     serde_json::from_value(level["interval"].clone()).expect("interval");
-                let got = r.interval(a);
+                let got = r.fieller_interval(a);
                 match (got, want) {
                     (Some(g), Some(w)) => {
                         bounded += 1;
@@ -294,7 +465,7 @@ mod tests {
                             x.len()
                         );
                         // The interval excludes 1 exactly when the t-test rejects at `a`.
-                        assert_eq!(g[0] > 1.0 || g[1] < 1.0, r.p_value() < a);
+                        assert_eq!(g[0] > 1.0 || g[1] < 1.0, r.t_p_value() < a);
                     }
                     (None, None) => unbounded += 1,
                     _ => panic!("k {} a {a}: {got:?} vs SciPy {want:?}", x.len()),
@@ -322,13 +493,14 @@ mod coverage_tests {
     /// The share of `reps` sessions whose interval at `1 - a` holds the true ratio of the
     /// mean runs, each session 30 blocks of 2 + 2 runs: a block level (SD 10%), run noise
     /// (1%), each of the candidate's runs `slow` times slower with probability `share`, and
-    /// each run of either variant disturbed (`burst` times slower) with probability
-    /// `disturbed`. The true ratio is `1 - share + share slow`.
+    /// each run of either variant disturbed (a factor uniform in `burst`) with probability
+    /// `disturbed`. The true ratio is `1 - share + share slow`. The interval is `interval`'s.
     fn coverage(
         reps: u64,
         (share, slow): (f64, f64),
-        (disturbed, burst): (f64, f64),
+        (disturbed, burst): (f64, (f64, f64)),
         a: f64,
+        interval: fn(&RatioOfMeans, f64) -> Option<[f64; 2]>,
     ) -> f64 {
         let truth = 1.0 - share + share * slow;
         let mut covered = 0u32;
@@ -341,7 +513,7 @@ mod coverage_tests {
                 for _ in 0..2 {
                     let run = |rng: &mut Xoshiro256PlusPlus| {
                         let d = if rng.random::<f64>() < disturbed {
-                            burst
+                            burst.0 + (burst.1 - burst.0) * rng.random::<f64>()
                         } else {
                             1.0
                         };
@@ -358,27 +530,95 @@ mod coverage_tests {
                 xs.push(x);
                 ys.push(y);
             }
-            let [lo, hi] = RatioOfMeans::of_sums(&xs, &ys)
-                .interval(a)
-                .expect("bounded");
+            let [lo, hi] = interval(&RatioOfMeans::of_sums(&xs, &ys), a).expect("bounded");
             covered += u32::from(lo <= truth && truth <= hi);
         }
         f64::from(covered) / reps as f64
     }
 
-    /// Fieller's interval covers the ratio of the mean runs near its level on the
+    /// The mean run's interval covers the ratio of the mean runs near its level on the
     /// changes that made it the mean run's (issue 42): a share of the candidate's runs
     /// slower (the blocks' sums right-skewed: the part-coverage grid's quiet "30% of B's
     /// runs 20% slower") and, with nothing changed, a machine that disturbs 5% of all runs
     /// (heavy tails on both sides). 3,000 sessions each: Monte Carlo SD 0.4 points.
+    /// Fieller's interval at Student's t does as well on these.
     #[test]
-    fn fieller_covers_the_mean_ratio_near_its_level_on_skewed_and_disturbed_blocks() {
-        for (change, disturbance) in [((0.3, 1.2), (0.0, 1.0)), ((0.0, 1.0), (0.05, 1.6))] {
-            let c = coverage(3000, change, disturbance, 0.05);
+    fn the_interval_covers_the_mean_ratio_near_its_level_on_skewed_and_disturbed_blocks() {
+        let cases = [
+            ((0.3, 1.2), (0.0, (1.0, 1.0))),
+            ((0.0, 1.0), (0.05, (1.6, 1.6))),
+        ];
+        for (change, disturbance) in cases {
+            for (name, interval) in [
+                ("sign flips", RatioOfMeans::interval as fn(&_, _) -> _),
+                ("Fieller", RatioOfMeans::fieller_interval),
+            ] {
+                let c = coverage(3000, change, disturbance, 0.05, interval);
+                assert!(
+                    (0.938..=0.962).contains(&c),
+                    "{name} {change:?} {disturbance:?}: {c}"
+                );
+            }
+        }
+    }
+
+    /// Where a few blocks carry most of the spread (2.5% of runs 1.5-3.5x slower, as a
+    /// machine's pre-emptions make them; about one block in ten hit), Student's t is
+    /// conservative (Efron 1969) and Fieller's interval held the truth above its level
+    /// (the simulated bursty machine's mean cells 98-99% at 96.8%, issue 42); the sign
+    /// flips hold it at its level. 3,000 sessions, nothing changed and a 30%-of-runs
+    /// change.
+    #[test]
+    fn spikes_leave_the_sign_flip_interval_at_its_level_where_fieller_is_conservative() {
+        let spikes = (0.025, (1.5, 3.5));
+        for change in [(0.0, 1.0), (0.3, 1.2)] {
+            let flips = coverage(3000, change, spikes, 0.05, RatioOfMeans::interval);
+            let fieller = coverage(3000, change, spikes, 0.05, RatioOfMeans::fieller_interval);
             assert!(
-                (0.938..=0.962).contains(&c),
-                "{change:?} {disturbance:?}: {c}"
+                (0.938..=0.962).contains(&flips),
+                "{change:?}: sign flips {flips}"
             );
+            assert!(
+                fieller > flips + 0.01,
+                "{change:?}: Fieller {fieller}, flips {flips}"
+            );
+        }
+    }
+
+    /// The interval's ends are where the sign-flip p crosses its level: inside them (by a
+    /// hair) `p > a`, outside `p <= a`, on blocks few enough to enumerate every pattern and
+    /// on blocks drawn at random.
+    #[test]
+    fn the_sign_flip_interval_ends_where_its_p_crosses_the_level() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        for k in [6, 9, 10, 11, 30, 200] {
+            let xs: Vec<f64> = (0..k)
+                .map(|_| 10.0 * (0.2 * normal(&mut rng)).exp())
+                .collect();
+            let ys: Vec<f64> = xs
+                .iter()
+                .map(|x| 1.03 * x * (0.05 * normal(&mut rng)).exp())
+                .collect();
+            let r = RatioOfMeans::of_sums(&xs, &ys);
+            let f = r.flips.as_ref().expect("flips");
+            for a in [0.05, 0.1, 0.2] {
+                let Some([lo, hi]) = r.interval(a) else {
+                    assert!(k <= 6, "k {k} a {a}");
+                    continue;
+                };
+                assert!(lo < r.estimate && r.estimate < hi);
+                let eps = 1e-9 * hi;
+                assert!(
+                    f.p_value(lo + eps) > a && f.p_value(hi - eps) > a,
+                    "k {k} a {a}"
+                );
+                assert!(
+                    f.p_value(lo - eps) <= a && f.p_value(hi + eps) <= a,
+                    "k {k} a {a}"
+                );
+                // The test at 1 agrees with the interval.
+                assert_eq!(lo > 1.0 || hi < 1.0, r.p_value() <= a, "k {k} a {a}");
+            }
         }
     }
 }

@@ -33,14 +33,14 @@
 //!    `p >= 2 / (K + 1)` for `K` arrangements).
 //! 4. **The mean run.** The ratio of the two variants' mean runs over every run (as many
 //!    runs of each variant in every block: the sum of the candidate's runs over the
-//!    baseline's), with Fieller's interval from the blocks' sums of runs, Student's t over
-//!    the blocks (`crate::paired::all_runs`, the one estimator of that ratio; Fieller
-//!    1954). It is tested against "nothing changed"
+//!    baseline's), with the interval of the sign-flip test of the blocks' sums of runs
+//!    inverted (`crate::paired::all_runs`, the one estimator of that ratio: Fieller's
+//!    statistic, its reference the blocks' sign patterns). It is tested against "nothing changed"
 //!    by the largest of three p's: the signed-rank test of the blocks' log-ratios of mean
 //!    runs, the randomization p of the signed-rank statistic over the same arrangements
 //!    (exact when nothing changed; a disturbed run moves its block's ratio, but the rank
-//!    across blocks bounds how far) and the interval's own test (the paired t-test of the
-//!    blocks' sums). The part moves only when all three reject; its interval, widened to
+//!    across blocks bounds how far) and the interval's own test (the sign-flip test of the
+//!    blocks' differences of sums). The part moves only when all three reject; its interval, widened to
 //!    hold no change when they do not, then excludes no change exactly when it moves.
 //! 5. **Multiplicity.** The decision over the checked parts is controlled family-wise by a
 //!    weighted single-step min-p adjustment (Westfall & Young 1993): every arrangement
@@ -87,8 +87,8 @@ pub enum PartStatistic {
     /// A quantile of each variant's runs (Harrell-Davis), [`QuantileShift::quantile`].
     #[default]
     Quantile,
-    /// The mean run: the ratio of the variants' mean runs over every run, with Fieller's
-    /// interval over the blocks.
+    /// The mean run: the ratio of the variants' mean runs over every run, with its
+    /// interval over the blocks (the sign-flip test of Fieller's statistic, inverted).
     Mean,
 }
 
@@ -1516,7 +1516,7 @@ pub fn part_shares(parts: usize) -> Vec<f64> {
 }
 
 /// The mean run's part: the ratio of the two variants' mean runs over every run, with
-/// Fieller's interval from the blocks' sums (`RatioOfMeans`), tested against "nothing
+/// its interval from the blocks' sums (`RatioOfMeans`), tested against "nothing
 /// changed" by the Wilcoxon signed-rank statistic of the blocks' log-ratios of mean runs
 /// under every arrangement of [`reference`] (the same swaps; checked only when every block
 /// holds as many runs of each variant).
@@ -1639,10 +1639,10 @@ impl QuantileCheck<'_> {
     }
 
     /// The mean run's part (part `j`): the ratio of the variants' mean runs with
-    /// Fieller's interval (`RatioOfMeans`), tested against "nothing changed" by the
+    /// its interval (`RatioOfMeans`), tested against "nothing changed" by the
     /// largest of three p's: the randomization p of the blocks' signed-rank statistic over
     /// the family's arrangements (exact when nothing changed), the signed-rank test's own,
-    /// and the interval's (the paired t-test of the blocks' sums). The part moves only when
+    /// and the interval's (the test of the blocks' sums it inverts). The part moves only when
     /// all three reject, so its interval at `1 - a` excludes no change exactly when its p
     /// is at most `a`; an interval whose test does not reject is widened to hold no change.
     fn mean_shift(&self, m: &MeanRuns, j: usize) -> QuantileShift {
@@ -1666,7 +1666,7 @@ impl QuantileCheck<'_> {
         };
         let interval = hold_one(reach(a_interval), p <= a_interval);
         let excludes = interval.is_some_and(|[lo, hi]| lo > 1.0 || hi < 1.0);
-        // At a tie of the t-test with its critical value the interval's roots can hold 1
+        // At a tie of the interval's test with its level the interval's roots can hold 1
         // by rounding: the part is then not significant at its level, and its p (above
         // the level by more than the adjustment's tolerance) says so.
         let p = if p <= a_interval && !excludes {
