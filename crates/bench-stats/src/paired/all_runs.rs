@@ -271,25 +271,38 @@ impl SignFlips {
             .zip(ys)
             .map(|(&x, &y)| (x / scale, y / scale))
             .unzip();
-        let sum = |mask: &dyn Fn(usize) -> bool| {
-            (0..k).fold((0.0, 0.0), |(sx, sy), b| {
-                if mask(b) {
-                    (sx - x[b], sy - y[b])
-                } else {
-                    (sx + x[b], sy + y[b])
+        let observed = (x.iter().sum::<f64>(), y.iter().sum::<f64>());
+        // A pattern flips the blocks whose bits are set: `X_s = X - 2 sum_flipped x_b`.
+        let flipped = |words: &[u64]| {
+            let (mut fx, mut fy) = (0.0, 0.0);
+            for (w, &word) in words.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    let b = w * 64 + bits.trailing_zeros() as usize;
+                    fx += x[b];
+                    fy += y[b];
+                    bits &= bits - 1;
                 }
-            })
+            }
+            (observed.0 - 2.0 * fx, observed.1 - 2.0 * fy)
         };
-        let observed = sum(&|_| false);
         let patterns = if k < 63 && (1u64 << k) <= (FLIPS + 1) as u64 {
-            (1..1u64 << k).map(|m| sum(&|b| m >> b & 1 == 1)).collect()
+            (1..1u64 << k).map(|m| flipped(&[m])).collect()
         } else {
             let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(0x5165_6e46_6c69_7073);
             let mut words = vec![0u64; k.div_ceil(64)];
+            let last = if k % 64 == 0 {
+                u64::MAX
+            } else {
+                (1u64 << (k % 64)) - 1
+            };
             (0..FLIPS)
                 .map(|_| {
                     words.iter_mut().for_each(|w| *w = rng.random());
-                    sum(&|b| words[b / 64] >> (b % 64) & 1 == 1)
+                    if let Some(w) = words.last_mut() {
+                        *w &= last;
+                    }
+                    flipped(&words)
                 })
                 .collect()
         };
