@@ -23,7 +23,8 @@
 //! blocks carry most of the spread, as a machine's spikes and bursts make them, and is
 //! kept above [`FLIP_BLOCKS`] blocks, where the two agree and the flips would cost a pass
 //! over the blocks each. Fieller's interval is checked against SciPy
-//! (`fixtures/scipy/generate_fieller.py`), the sign flips' ends against their own p.
+//! (`fixtures/scipy/generate_fieller.py`), the sign flips' p and interval against SciPy's
+//! exact `permutation_test` (`fixtures/scipy/generate_sign_flip_ratio.py`).
 //! Time: O(runs) and `O(P k)` for `P` patterns of `k` blocks.
 
 use crate::model::blocks::{AsBlocks, Blocks};
@@ -487,6 +488,56 @@ mod tests {
         }
         assert!(
             bounded >= 40 && unbounded >= 2,
+            "{bounded} bounded, {unbounded} not"
+        );
+    }
+    /// The sign-flip test and its interval against SciPy
+    /// (`fixtures/scipy/generate_sign_flip_ratio.py`): 3 to 10 blocks, every pattern
+    /// enumerated on both sides, `scipy.stats.permutation_test`'s exact p of `R = 1` and the
+    /// interval's ends found there by bisection on `R` (no interval where the observed
+    /// pattern and its negation alone exceed the level).
+    #[test]
+    fn sign_flip_interval_matches_scipy_permutation_test() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/scipy/sign_flip_ratio.json"
+        ))
+        .expect("fixture");
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+        let cases = doc["cases"].as_array().expect("cases");
+        assert!(cases.len() >= 8);
+        let (mut bounded, mut unbounded) = (0, 0);
+        for case in cases {
+            let x: Vec<f64> = serde_json::from_value(case["x"].clone()).expect("x");
+            let y: Vec<f64> = serde_json::from_value(case["y"].clone()).expect("y");
+            let k = x.len();
+            let r = RatioOfMeans::of_sums(&x, &y);
+            let p = case["p_value"].as_f64().expect("p");
+            assert!(
+                (r.p_value() - p).abs() <= 1e-12,
+                "k {k}: p {} vs SciPy {p}",
+                r.p_value()
+            );
+            for level in case["intervals"].as_array().expect("intervals") {
+                let a = level["a"].as_f64().expect("a");
+                let want: Option<[f64; 2]> =
+                    serde_json::from_value(level["interval"].clone()).expect("interval");
+                match (r.interval(a), want) {
+                    (Some(g), Some(w)) => {
+                        bounded += 1;
+                        let close = |g: f64, w: f64| (g - w).abs() <= 1e-9 * w;
+                        assert!(
+                            close(g[0], w[0]) && close(g[1], w[1]),
+                            "k {k} a {a}: {g:?} vs SciPy {w:?}"
+                        );
+                    }
+                    (None, None) => unbounded += 1,
+                    (got, want) => panic!("k {k} a {a}: {got:?} vs SciPy {want:?}"),
+                }
+            }
+        }
+        assert!(
+            bounded >= 30 && unbounded >= 4,
             "{bounded} bounded, {unbounded} not"
         );
     }
