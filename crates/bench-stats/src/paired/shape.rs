@@ -573,8 +573,8 @@ const PRETEST_SEED: u64 = 0x6e65_6967_6862_6f75;
 /// a slow mode in some blocks and not in others: the block's median moves with how many
 /// did) are predicted by their neighbours as well in any order, so they centre at most at
 /// `PRETEST_LEVEL`, whatever their distribution (the rule `L < whole` alone centered them
-/// more often: docs/estimator-grid.md, "Drift's power back: the neighbours' centre",
-/// with the figures and their commands). The levels ignore the labels, so the
+/// more often: docs/estimator-grid.md, "A pre-test B's change cannot set off", with the
+/// figures and their commands). The levels ignore the labels, so the
 /// choice moves with no arrangement and the randomization test stays exact. Time: O(m n k
 /// log k) for `n` blocks at most, and none of the orders when `L` is not below the
 /// median's deviation (a steady session); the orders stop as soon as the count is
@@ -2278,8 +2278,9 @@ mod tests {
 
     #[test]
     fn the_pretest_depends_on_the_levels_alone_and_is_exact_at_its_level() {
-        // Continuous i.i.d. levels: at most PRETEST_LEVEL of sessions, whatever the seed of
-        // the analysis (the orders are seeded with a constant: the same answer every call).
+        // Continuous i.i.d. levels: at most PRETEST_LEVEL of sessions (5% of 400 is 20,
+        // SD 4.4), and the same answer on every call (the orders are seeded with a
+        // constant, not with the analysis' seed or the clock).
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(37);
         let mut fired = 0;
         for _ in 0..400 {
