@@ -21,7 +21,7 @@
 //! it is the sign-flip test of the blocks' differences of sums. Student's t over the same
 //! `z_b(R)` (Fieller 1954, the roots of a quadratic in `R`) is conservative where a few
 //! blocks carry most of the spread, as a machine's spikes and bursts make them, and is
-//! kept above [`FLIP_BLOCKS`] blocks, where the two agree and the flips would cost a pass
+//! kept above 4,096 blocks (`FLIP_BLOCKS`), where the two agree and the flips would cost a pass
 //! over the blocks each. Fieller's interval is checked against SciPy
 //! (`fixtures/scipy/generate_fieller.py`), the sign flips' p and interval against SciPy's
 //! exact `permutation_test` (`fixtures/scipy/generate_sign_flip_ratio.py`).
