@@ -541,6 +541,17 @@ fn local_deviation(levels: &[f64], window: &mut Vec<f64>) -> f64 {
         .sum()
 }
 
+/// The pre-test's statistic `L` ([`local_deviation`]) when it is below the levels' sum of
+/// absolute deviations from their median (the neighbours predict the levels better than
+/// one centre for the session), `None` otherwise: the first half of
+/// [`neighbours_predict`], without the blocks' order tested.
+fn neighbours_beat_median(levels: &[f64], window: &mut Vec<f64>) -> Option<f64> {
+    let local = local_deviation(levels, window);
+    let global = median_in_place(&mut levels.to_vec());
+    let whole: f64 = levels.iter().map(|l| (l - global).abs()).sum();
+    (local < whole).then_some(local)
+}
+
 /// The level of [`neighbours_predict`]'s permutation test: a session whose blocks' levels
 /// have no order in time (independent, identically distributed, whatever makes them vary)
 /// is centered in at most this share of sessions.
@@ -585,12 +596,9 @@ fn neighbours_predict(levels: &[f64]) -> bool {
         return false;
     }
     let mut window = Vec::with_capacity(2 * NEIGHBOURS);
-    let local = local_deviation(levels, &mut window);
-    let global = median_in_place(&mut levels.to_vec());
-    let whole: f64 = levels.iter().map(|l| (l - global).abs()).sum();
-    if local >= whole {
+    let Some(local) = neighbours_beat_median(levels, &mut window) else {
         return false;
-    }
+    };
     let orders = PRETEST_ORDERS[usize::from(n > PRETEST_FEW_BLOCKS)];
     // At most this many orders may predict as well as the observed one.
     let allowed = (PRETEST_LEVEL * (orders + 1) as f64).round() as usize - 1;
@@ -2255,11 +2263,7 @@ mod tests {
         let (mut old, mut new) = (0, 0);
         for _ in 0..sessions {
             let levels = bimodal_levels(30, &mut rng);
-            let mut window = Vec::new();
-            let local = local_deviation(&levels, &mut window);
-            let global = median_in_place(&mut levels.clone());
-            let whole: f64 = levels.iter().map(|l| (l - global).abs()).sum();
-            old += usize::from(local < whole);
+            old += usize::from(neighbours_beat_median(&levels, &mut Vec::new()).is_some());
             new += usize::from(neighbours_predict(&levels));
         }
         // 5% of 400 is 20, SD 4.4: 29 is two SD above.
